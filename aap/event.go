@@ -1,0 +1,337 @@
+package aap
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+
+	"github.com/aapagui/aapagui/internal/jsonenc"
+)
+
+// EventName is the SSE event name of a streaming-turn event.
+type EventName string
+
+// The SSE event names of AAP v3.
+const (
+	EventTurnStart     EventName = "turn_start"
+	EventTextDelta     EventName = "text_delta"     // delta mode only
+	EventThinkingDelta EventName = "thinking_delta" // delta mode only
+	EventText          EventName = "text"           // message mode only
+	EventThinking      EventName = "thinking"       // message mode only
+	EventToolCall      EventName = "tool_call"
+	EventToolResult    EventName = "tool_result" // server-side tools only
+	EventTurnStop      EventName = "turn_stop"
+)
+
+// Event is one event of a streaming turn. The set is closed apart from
+// *UnknownEvent, which stands for a name this package does not know.
+type Event interface {
+	// EventName is the SSE event name.
+	EventName() EventName
+	// AppendData appends the JSON of the event's data field.
+	AppendData(dst []byte) ([]byte, error)
+}
+
+// TurnStart opens every turn stream.
+type TurnStart struct{}
+
+// TextDelta is a piece of the agent's text.
+type TextDelta struct{ Delta string }
+
+// ThinkingDelta is a piece of the agent's thinking.
+type ThinkingDelta struct{ Delta string }
+
+// Text is one whole text message.
+type Text struct{ Text string }
+
+// Thinking is one whole thinking message.
+type Thinking struct{ Thinking string }
+
+// ToolCall is a call the agent makes to a tool.
+type ToolCall struct {
+	ToolCallID string
+	Name       string
+	// Input is the JSON object of arguments, kept byte for byte.
+	Input json.RawMessage
+}
+
+// ToolResult is the result of a server-side tool call.
+type ToolResult struct {
+	ToolCallID string
+	Content    Content
+}
+
+// TurnStop closes every turn stream.
+type TurnStop struct{ StopReason StopReason }
+
+// UnknownEvent is an event whose name this package does not know, kept so
+// that a reader can skip it without failing the stream.
+type UnknownEvent struct {
+	Name EventName
+	Data json.RawMessage
+}
+
+// EventName returns EventTurnStart.
+func (*TurnStart) EventName() EventName { return EventTurnStart }
+
+// EventName returns EventTextDelta.
+func (*TextDelta) EventName() EventName { return EventTextDelta }
+
+// EventName returns EventThinkingDelta.
+func (*ThinkingDelta) EventName() EventName { return EventThinkingDelta }
+
+// EventName returns EventText.
+func (*Text) EventName() EventName { return EventText }
+
+// EventName returns EventThinking.
+func (*Thinking) EventName() EventName { return EventThinking }
+
+// EventName returns EventToolCall.
+func (*ToolCall) EventName() EventName { return EventToolCall }
+
+// EventName returns EventToolResult.
+func (*ToolResult) EventName() EventName { return EventToolResult }
+
+// EventName returns EventTurnStop.
+func (*TurnStop) EventName() EventName { return EventTurnStop }
+
+// EventName returns the unknown name.
+func (e *UnknownEvent) EventName() EventName { return e.Name }
+
+// AppendData appends {}.
+func (*TurnStart) AppendData(dst []byte) ([]byte, error) { return append(dst, '{', '}'), nil }
+
+// AppendData appends {"delta":…}.
+func (e *TextDelta) AppendData(dst []byte) ([]byte, error) {
+	return appendStringField(dst, `{"delta":`, e.Delta), nil
+}
+
+// AppendData appends {"delta":…}.
+func (e *ThinkingDelta) AppendData(dst []byte) ([]byte, error) {
+	return appendStringField(dst, `{"delta":`, e.Delta), nil
+}
+
+// AppendData appends {"text":…}.
+func (e *Text) AppendData(dst []byte) ([]byte, error) {
+	return appendStringField(dst, `{"text":`, e.Text), nil
+}
+
+// AppendData appends {"thinking":…}.
+func (e *Thinking) AppendData(dst []byte) ([]byte, error) {
+	return appendStringField(dst, `{"thinking":`, e.Thinking), nil
+}
+
+// AppendData appends {"toolCallId":…,"name":…,"input":…} with Input
+// compacted ({} when empty). Input that is not a JSON object is an error.
+func (e *ToolCall) AppendData(dst []byte) ([]byte, error) {
+	dst = append(dst, `{"toolCallId":`...)
+	dst = jsonenc.AppendString(dst, e.ToolCallID)
+	dst = append(dst, `,"name":`...)
+	dst = jsonenc.AppendString(dst, e.Name)
+	dst = append(dst, `,"input":`...)
+	dst, err := AppendInput(dst, e.Input)
+	if err != nil {
+		return dst, err
+	}
+	return append(dst, '}'), nil
+}
+
+// AppendData appends {"toolCallId":…,"content":…}.
+func (e *ToolResult) AppendData(dst []byte) ([]byte, error) {
+	dst = append(dst, `{"toolCallId":`...)
+	dst = jsonenc.AppendString(dst, e.ToolCallID)
+	dst = append(dst, `,"content":`...)
+	if e.Content.Blocks == nil {
+		dst = jsonenc.AppendString(dst, e.Content.Text)
+	} else {
+		b, err := json.Marshal(e.Content.Blocks)
+		if err != nil {
+			return dst, err
+		}
+		dst = append(dst, b...)
+	}
+	return append(dst, '}'), nil
+}
+
+// AppendData appends {"stopReason":…}.
+func (e *TurnStop) AppendData(dst []byte) ([]byte, error) {
+	return appendStringField(dst, `{"stopReason":`, string(e.StopReason)), nil
+}
+
+// AppendData appends the data as it was received, compacted.
+func (e *UnknownEvent) AppendData(dst []byte) ([]byte, error) {
+	if len(e.Data) == 0 {
+		return append(dst, '{', '}'), nil
+	}
+	var buf bytes.Buffer
+	if err := json.Compact(&buf, e.Data); err != nil {
+		return dst, err
+	}
+	return append(dst, buf.Bytes()...), nil
+}
+
+func appendStringField(dst []byte, prefix, s string) []byte {
+	dst = append(dst, prefix...)
+	dst = jsonenc.AppendString(dst, s)
+	return append(dst, '}')
+}
+
+// ErrInputNotObject reports tool input that is not a JSON object.
+var ErrInputNotObject = errors.New("aap: tool input must be a JSON object")
+
+// AppendInput appends tool input compacted, writing {} for empty input. It
+// fails with ErrInputNotObject (wrapped) when input is not a JSON object.
+func AppendInput(dst []byte, input json.RawMessage) ([]byte, error) {
+	if len(input) == 0 {
+		return append(dst, '{', '}'), nil
+	}
+	if firstByte(input) != '{' {
+		return dst, ErrInputNotObject
+	}
+	if isCompact(input) && json.Valid(input) {
+		return append(dst, input...), nil
+	}
+	buf := bytes.NewBuffer(dst)
+	if err := json.Compact(buf, input); err != nil {
+		return dst, errors.Join(ErrInputNotObject, err)
+	}
+	return buf.Bytes(), nil
+}
+
+// isCompact reports whether b has no insignificant whitespace, checking
+// cheaply: whitespace outside strings is the only thing Compact removes.
+func isCompact(b []byte) bool {
+	inString, escaped := false, false
+	for _, c := range b {
+		switch {
+		case escaped:
+			escaped = false
+		case inString:
+			switch c {
+			case '\\':
+				escaped = true
+			case '"':
+				inString = false
+			}
+		case c == '"':
+			inString = true
+		case c == ' ' || c == '\t' || c == '\n' || c == '\r':
+			return false
+		}
+	}
+	return true
+}
+
+// DecodeEvent decodes the data of an SSE event with the given name. An
+// unknown name yields *UnknownEvent, not an error; data that does not fit
+// the named event yields a *DecodeError.
+func DecodeEvent(name string, data []byte) (Event, error) {
+	n := EventName(name)
+	var ev Event
+	var err error
+	switch n {
+	case EventTurnStart:
+		if firstByte(data) != '{' {
+			return nil, &DecodeError{Field: name, Reason: "data must be a JSON object"}
+		}
+		if !json.Valid(data) {
+			return nil, &DecodeError{Field: name, Reason: "data is not valid JSON"}
+		}
+		return &TurnStart{}, nil
+	case EventTextDelta, EventThinkingDelta:
+		var w struct {
+			Delta *string `json:"delta"`
+		}
+		if err = decodeObject(data, &w); err == nil && w.Delta == nil {
+			err = fieldErr("delta", "required")
+		}
+		if err == nil {
+			if n == EventTextDelta {
+				ev = &TextDelta{Delta: *w.Delta}
+			} else {
+				ev = &ThinkingDelta{Delta: *w.Delta}
+			}
+		}
+	case EventText:
+		var w struct {
+			Text *string `json:"text"`
+		}
+		if err = decodeObject(data, &w); err == nil && w.Text == nil {
+			err = fieldErr("text", "required")
+		}
+		if err == nil {
+			ev = &Text{Text: *w.Text}
+		}
+	case EventThinking:
+		var w struct {
+			Thinking *string `json:"thinking"`
+		}
+		if err = decodeObject(data, &w); err == nil && w.Thinking == nil {
+			err = fieldErr("thinking", "required")
+		}
+		if err == nil {
+			ev = &Thinking{Thinking: *w.Thinking}
+		}
+	case EventToolCall:
+		var w struct {
+			ToolCallID *string         `json:"toolCallId"`
+			Name       *string         `json:"name"`
+			Input      json.RawMessage `json:"input"`
+		}
+		err = decodeObject(data, &w)
+		switch {
+		case err != nil:
+		case w.ToolCallID == nil || *w.ToolCallID == "":
+			err = fieldErr("toolCallId", "required")
+		case w.Name == nil || *w.Name == "":
+			err = fieldErr("name", "required")
+		default:
+			var in json.RawMessage
+			if in, err = decodeInput(w.Input); err != nil {
+				err = within("input", err)
+			} else {
+				ev = &ToolCall{ToolCallID: *w.ToolCallID, Name: *w.Name, Input: in}
+			}
+		}
+	case EventToolResult:
+		var w struct {
+			ToolCallID *string         `json:"toolCallId"`
+			Content    json.RawMessage `json:"content"`
+		}
+		err = decodeObject(data, &w)
+		switch {
+		case err != nil:
+		case w.ToolCallID == nil || *w.ToolCallID == "":
+			err = fieldErr("toolCallId", "required")
+		case w.Content == nil:
+			err = fieldErr("content", "required")
+		default:
+			var c Content
+			if c, err = decodeContent(w.Content); err != nil {
+				err = within("content", err)
+			} else {
+				ev = &ToolResult{ToolCallID: *w.ToolCallID, Content: c}
+			}
+		}
+	case EventTurnStop:
+		var w struct {
+			StopReason *StopReason `json:"stopReason"`
+		}
+		err = decodeObject(data, &w)
+		switch {
+		case err != nil:
+		case w.StopReason == nil:
+			err = fieldErr("stopReason", "required")
+		case !w.StopReason.Valid():
+			err = fieldErr("stopReason", "unknown stop reason %q", *w.StopReason)
+		default:
+			ev = &TurnStop{StopReason: *w.StopReason}
+		}
+	default:
+		return &UnknownEvent{Name: n, Data: bytes.Clone(data)}, nil
+	}
+	if err != nil {
+		return nil, within(name, err)
+	}
+	return ev, nil
+}

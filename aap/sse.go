@@ -1,0 +1,62 @@
+package aap
+
+import (
+	"errors"
+	"io"
+	"iter"
+	"strings"
+
+	"github.com/aapagui/aapagui/internal/sse"
+)
+
+// AppendFrame appends ev as one SSE frame: "event: <name>", "data: <json>"
+// and a blank line, the framing of the AAP reference server.
+func AppendFrame(dst []byte, ev Event) ([]byte, error) {
+	if strings.ContainsAny(string(ev.EventName()), "\r\n") {
+		return dst, errors.New("aap: event name contains a line break")
+	}
+	// The data is compact JSON with no raw line breaks, so it fits on one
+	// data: line; writing it in place avoids a copy.
+	start := len(dst)
+	dst = append(dst, "event: "...)
+	dst = append(dst, ev.EventName()...)
+	dst = append(dst, "\ndata: "...)
+	dst, err := ev.AppendData(dst)
+	if err != nil {
+		return dst[:start], err
+	}
+	return append(dst, '\n', '\n'), nil
+}
+
+// ErrIncompleteEvent reports a stream that ended in the middle of an SSE
+// event (the connection was cut).
+var ErrIncompleteEvent = sse.ErrIncompleteEvent
+
+// ReadEvents reads AAP SSE events from r until EOF, decoding each with
+// DecodeEvent. maxEventSize bounds a single event (zero: 16 MiB). A frame
+// that fails to decode, an oversized event or a read error ends the
+// sequence with that error; a stream cut in the middle of an event ends it
+// with ErrIncompleteEvent. Unknown event names yield
+// *UnknownEvent.
+func ReadEvents(r io.Reader, maxEventSize int) iter.Seq2[Event, error] {
+	return func(yield func(Event, error) bool) {
+		for f, err := range sse.Read(r, sse.ReadOptions{MaxEventSize: maxEventSize}) {
+			if err != nil {
+				yield(nil, err)
+				return
+			}
+			name := f.Name
+			if name == "" {
+				name = "message"
+			}
+			ev, err := DecodeEvent(name, f.Data)
+			if err != nil {
+				yield(nil, err)
+				return
+			}
+			if !yield(ev, nil) {
+				return
+			}
+		}
+	}
+}

@@ -1,0 +1,76 @@
+// Package jsonenc holds the allocation-free JSON building blocks shared by the
+// project's hand-written encoders on the per-event hot path.
+//
+// Everything here produces exactly the bytes encoding/json produces with HTML
+// escaping turned off, so a fast path and its encoding/json fallback can never
+// disagree on the wire.
+package jsonenc
+
+import (
+	"unicode/utf8"
+)
+
+const hex = "0123456789abcdef"
+
+// safe[b] reports whether the ASCII byte b can be copied into a JSON string
+// unchanged (HTML escaping off).
+var safe = func() (t [utf8.RuneSelf]bool) {
+	for b := 0x20; b < utf8.RuneSelf; b++ {
+		t[b] = b != '"' && b != '\\'
+	}
+	return t
+}()
+
+// AppendString appends s as a quoted JSON string, escaped exactly as
+// encoding/json does with SetEscapeHTML(false): invalid UTF-8 becomes
+// \ufffd, and U+2028 and U+2029 are escaped.
+func AppendString(dst []byte, s string) []byte {
+	dst = append(dst, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		if b := s[i]; b < utf8.RuneSelf {
+			if safe[b] {
+				i++
+				continue
+			}
+			dst = append(dst, s[start:i]...)
+			switch b {
+			case '\\', '"':
+				dst = append(dst, '\\', b)
+			case '\b':
+				dst = append(dst, '\\', 'b')
+			case '\f':
+				dst = append(dst, '\\', 'f')
+			case '\n':
+				dst = append(dst, '\\', 'n')
+			case '\r':
+				dst = append(dst, '\\', 'r')
+			case '\t':
+				dst = append(dst, '\\', 't')
+			default:
+				dst = append(dst, '\\', 'u', '0', '0', hex[b>>4], hex[b&0xF])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			dst = append(dst, s[start:i]...)
+			dst = append(dst, `\ufffd`...)
+			i += size
+			start = i
+			continue
+		}
+		if r == '\u2028' || r == '\u2029' {
+			dst = append(dst, s[start:i]...)
+			dst = append(dst, '\\', 'u', '2', '0', '2', hex[r&0xF])
+			i += size
+			start = i
+			continue
+		}
+		i += size
+	}
+	dst = append(dst, s[start:]...)
+	return append(dst, '"')
+}

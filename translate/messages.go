@@ -1,0 +1,421 @@
+package translate
+
+import (
+	"bytes"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/url"
+	"strings"
+
+	"github.com/ag-ui-protocol/ag-ui/sdks/community/go/pkg/core/types"
+
+	"github.com/aapagui/aapagui/aap"
+)
+
+// MessageError reports a message that cannot be translated. Index is the
+// message's position in the input, ID its AG-UI id when known.
+type MessageError struct {
+	Index  int
+	ID     string
+	Reason string
+	Err    error
+}
+
+func (e *MessageError) Error() string {
+	if e.ID != "" {
+		return fmt.Sprintf("message %d (id %q): %s", e.Index, e.ID, e.Reason)
+	}
+	return fmt.Sprintf("message %d: %s", e.Index, e.Reason)
+}
+
+func (e *MessageError) Unwrap() error { return e.Err }
+
+// ErrUnsupportedContent is wrapped by errors for content that has no
+// counterpart on the other side (AG-UI audio, video and documents; AAP
+// thinking or tool_use blocks in a user message).
+var ErrUnsupportedContent = errors.New("content has no counterpart in the other protocol")
+
+// MessagesToAGUI translates AAP history messages to AG-UI messages. newID
+// supplies one id per AAP message (nil: random ids); an assistant message's
+// thinking blocks become reasoning messages placed before it, with ids
+// derived by ReasoningMessageID. A tool_permission message is an error: it
+// belongs in RunAgentInput.resume (see ResumeFromPermission).
+func MessagesToAGUI(msgs []aap.Message, newID func() string) ([]types.Message, error) {
+	newID = orRandom(newID, "msg-")
+	out := make([]types.Message, 0, len(msgs))
+	for i, m := range msgs {
+		var err error
+		if out, err = AppendMessageToAGUI(out, m, newID()); err != nil {
+			var me *MessageError
+			if errors.As(err, &me) {
+				me.Index = i
+				return nil, me
+			}
+			return nil, &MessageError{Index: i, Reason: err.Error(), Err: err}
+		}
+	}
+	return out, nil
+}
+
+// AppendMessageToAGUI appends the AG-UI form of one AAP message, using id
+// for it (and ids derived from it for its reasoning messages).
+func AppendMessageToAGUI(dst []types.Message, m aap.Message, id string) ([]types.Message, error) {
+	switch m := m.(type) {
+	case *aap.SystemMessage:
+		return append(dst, types.Message{ID: id, Role: types.RoleSystem, Content: m.Content}), nil
+	case *aap.UserMessage:
+		c, err := userContentToAGUI(m.Content)
+		if err != nil {
+			return dst, &MessageError{ID: id, Reason: err.Error(), Err: err}
+		}
+		return append(dst, types.Message{ID: id, Role: types.RoleUser, Content: c}), nil
+	case *aap.AssistantMessage:
+		return appendAssistantToAGUI(dst, m, id)
+	case *aap.ToolMessage:
+		return append(dst, types.Message{
+			ID: id, Role: types.RoleTool, ToolCallID: m.ToolCallID, Content: ToolContentString(m.Content),
+		}), nil
+	case *aap.ToolPermissionMessage:
+		return dst, &MessageError{ID: id, Reason: "a tool_permission is not a history message; it becomes a resume entry"}
+	}
+	return dst, &MessageError{ID: id, Reason: fmt.Sprintf("unknown message type %T", m)}
+}
+
+func appendAssistantToAGUI(dst []types.Message, m *aap.AssistantMessage, id string) ([]types.Message, error) {
+	if !m.Content.IsBlocks() {
+		return append(dst, types.Message{ID: id, Role: types.RoleAssistant, Content: m.Content.Text}), nil
+	}
+	var text strings.Builder
+	var calls []types.ToolCall
+	n := 0
+	// AG-UI has one text per assistant message: separate blocks are joined
+	// as paragraphs.
+	addText := func(s string) {
+		if text.Len() > 0 {
+			text.WriteString("\n\n")
+		}
+		text.WriteString(s)
+	}
+	for _, b := range m.Content.Blocks {
+		switch b := b.(type) {
+		case *aap.ThinkingBlock:
+			dst = append(dst, types.Message{ID: ReasoningMessageID(id, n), Role: types.RoleReasoning, Content: b.Thinking})
+			n++
+		case *aap.TextBlock:
+			addText(b.Text)
+		case *aap.ImageBlock:
+			// AG-UI assistant content is text only: keep the image as a
+			// Markdown image so that nothing is lost from view.
+			addText("![image](" + b.URL + ")")
+		case *aap.ToolUseBlock:
+			args, err := ArgumentsFromInput(b.Input)
+			if err != nil {
+				return dst, &MessageError{ID: id, Reason: fmt.Sprintf("tool call %q: %v", b.ToolCallID, err), Err: err}
+			}
+			calls = append(calls, types.ToolCall{
+				ID: b.ToolCallID, Type: types.ToolCallTypeFunction,
+				Function: types.FunctionCall{Name: b.Name, Arguments: args},
+			})
+		}
+	}
+	msg := types.Message{ID: id, Role: types.RoleAssistant, ToolCalls: calls}
+	if text.Len() > 0 {
+		msg.Content = text.String()
+	}
+	return append(dst, msg), nil
+}
+
+func userContentToAGUI(c aap.Content) (any, error) {
+	if !c.IsBlocks() {
+		return c.Text, nil
+	}
+	parts := make([]types.InputContent, 0, len(c.Blocks))
+	for i, b := range c.Blocks {
+		switch b := b.(type) {
+		case *aap.TextBlock:
+			parts = append(parts, types.InputContent{Type: types.InputContentTypeText, Text: b.Text})
+		case *aap.ImageBlock:
+			src, err := imageSource(b.URL)
+			if err != nil {
+				return nil, fmt.Errorf("content[%d]: %w", i, err)
+			}
+			parts = append(parts, types.InputContent{Type: types.InputContentTypeImage, Source: src})
+		default:
+			return nil, fmt.Errorf("content[%d]: a %s block in a user message: %w", i, b.BlockType(), ErrUnsupportedContent)
+		}
+	}
+	return parts, nil
+}
+
+// imageSource turns an AAP image URL into an AG-UI source: https URLs stay
+// URLs, data: URIs become base64 data with their MIME type (a data: URI
+// that is not base64 is percent-decoded and re-encoded as base64).
+func imageSource(u string) (*types.InputContentSource, error) {
+	if !strings.HasPrefix(u, "data:") {
+		return &types.InputContentSource{Type: types.InputContentSourceTypeURL, Value: u}, nil
+	}
+	meta, payload, ok := strings.Cut(u[len("data:"):], ",")
+	if !ok {
+		return nil, errors.New("malformed data: URI (no comma)")
+	}
+	mime, isBase64 := strings.CutSuffix(meta, ";base64")
+	if mime == "" {
+		mime = "text/plain;charset=US-ASCII" // RFC 2397's default
+	}
+	if !isBase64 {
+		raw, err := url.PathUnescape(payload)
+		if err != nil {
+			return nil, fmt.Errorf("malformed data: URI: %w", err)
+		}
+		payload = base64.StdEncoding.EncodeToString([]byte(raw))
+	}
+	return &types.InputContentSource{Type: types.InputContentSourceTypeData, Value: payload, MimeType: mime}, nil
+}
+
+// ToolContentString renders AAP tool-result content as the string AG-UI
+// carries: the string itself; text blocks joined in order; and, when there
+// are other blocks, the JSON of the whole block list, so nothing is lost.
+func ToolContentString(c aap.Content) string {
+	if !c.IsBlocks() {
+		return c.Text
+	}
+	for _, b := range c.Blocks {
+		if b.BlockType() != aap.BlockText {
+			out, err := json.Marshal(c.Blocks)
+			if err != nil { // only possible with invalid tool input bytes
+				return c.PlainText()
+			}
+			return string(out)
+		}
+	}
+	return c.PlainText()
+}
+
+// MessagesToAAP translates AG-UI messages to AAP history messages.
+// developer becomes system; reasoning messages are folded into the
+// assistant message that follows them as thinking blocks; activity messages
+// are UI-only and skipped. Content AAP cannot carry (audio, video,
+// documents) and tool arguments that are not a JSON object are errors
+// naming the message: nothing is dropped silently.
+func MessagesToAAP(msgs []types.Message) ([]aap.Message, error) {
+	out := make([]aap.Message, 0, len(msgs))
+	var thinking []aap.ContentBlock
+	flushThinking := func() {
+		if len(thinking) > 0 {
+			out = append(out, &aap.AssistantMessage{Content: aap.BlockContent(thinking...)})
+			thinking = nil
+		}
+	}
+	for i := range msgs {
+		m := &msgs[i]
+		fail := func(err error) error {
+			var me *MessageError
+			if errors.As(err, &me) {
+				me.Index, me.ID = i, m.ID
+				return me
+			}
+			return &MessageError{Index: i, ID: m.ID, Reason: err.Error(), Err: err}
+		}
+		if m.Role == types.RoleReasoning {
+			s, err := stringContent(m.Content)
+			if err != nil {
+				return nil, fail(err)
+			}
+			thinking = append(thinking, &aap.ThinkingBlock{Thinking: s})
+			continue
+		}
+		if m.Role == types.RoleActivity {
+			continue
+		}
+		if m.Role != types.RoleAssistant {
+			flushThinking()
+		}
+		switch m.Role {
+		case types.RoleSystem, types.RoleDeveloper:
+			s, err := stringContent(m.Content)
+			if err != nil {
+				return nil, fail(err)
+			}
+			out = append(out, &aap.SystemMessage{Content: s})
+		case types.RoleUser:
+			c, err := userContentToAAP(m.Content)
+			if err != nil {
+				return nil, fail(err)
+			}
+			out = append(out, &aap.UserMessage{Content: c})
+		case types.RoleAssistant:
+			a, err := assistantToAAP(m, thinking)
+			if err != nil {
+				return nil, fail(err)
+			}
+			thinking = nil
+			out = append(out, a)
+		case types.RoleTool:
+			if m.ToolCallID == "" {
+				return nil, fail(errors.New("tool message without toolCallId"))
+			}
+			s, err := stringContent(m.Content)
+			if err != nil {
+				return nil, fail(err)
+			}
+			out = append(out, &aap.ToolMessage{ToolCallID: m.ToolCallID, Content: aap.TextContent(toolText(s, m.Error))})
+		default:
+			return nil, fail(fmt.Errorf("unknown role %q", m.Role))
+		}
+	}
+	flushThinking()
+	return out, nil
+}
+
+// toolText folds an AG-UI tool error into the AAP content, which has no
+// error field.
+func toolText(content, errText string) string {
+	switch {
+	case errText == "":
+		return content
+	case content == "":
+		return "Error: " + errText
+	}
+	return "Error: " + errText + "\n\n" + content
+}
+
+func assistantToAAP(m *types.Message, thinking []aap.ContentBlock) (*aap.AssistantMessage, error) {
+	text, err := stringContent(m.Content)
+	if err != nil {
+		return nil, err
+	}
+	if len(thinking) == 0 && len(m.ToolCalls) == 0 {
+		return &aap.AssistantMessage{Content: aap.TextContent(text)}, nil
+	}
+	blocks := thinking
+	if text != "" {
+		blocks = append(blocks, &aap.TextBlock{Text: text})
+	}
+	for _, tc := range m.ToolCalls {
+		if tc.ID == "" || tc.Function.Name == "" {
+			return nil, errors.New("tool call without id or function name")
+		}
+		in, err := InputFromArguments(tc.ID, tc.Function.Arguments)
+		if err != nil {
+			return nil, err
+		}
+		blocks = append(blocks, &aap.ToolUseBlock{ToolCallID: tc.ID, Name: tc.Function.Name, Input: in})
+	}
+	return &aap.AssistantMessage{Content: aap.BlockContent(blocks...)}, nil
+}
+
+// stringContent accepts a string or absent content.
+func stringContent(c any) (string, error) {
+	switch c := c.(type) {
+	case nil:
+		return "", nil
+	case string:
+		return c, nil
+	}
+	return "", fmt.Errorf("content must be a string, got %s", valueKind(c))
+}
+
+func valueKind(v any) string {
+	switch v.(type) {
+	case []any, []types.InputContent:
+		return "an array"
+	case map[string]any:
+		return "an object"
+	case float64, json.Number:
+		return "a number"
+	case bool:
+		return "a boolean"
+	}
+	return fmt.Sprintf("%T", v)
+}
+
+func userContentToAAP(c any) (aap.Content, error) {
+	var parts []types.InputContent
+	switch c := c.(type) {
+	case nil:
+		return aap.TextContent(""), nil
+	case string:
+		return aap.TextContent(c), nil
+	case []types.InputContent:
+		parts = c
+	case []any:
+		raw, err := json.Marshal(c)
+		if err == nil {
+			err = json.Unmarshal(raw, &parts)
+		}
+		if err != nil {
+			return aap.Content{}, fmt.Errorf("content: %w", err)
+		}
+	default:
+		return aap.Content{}, fmt.Errorf("content must be a string or an array of input parts, got %s", valueKind(c))
+	}
+	blocks := make([]aap.ContentBlock, 0, len(parts))
+	for i, p := range parts {
+		b, err := inputPartToAAP(p)
+		if err != nil {
+			return aap.Content{}, fmt.Errorf("content[%d]: %w", i, err)
+		}
+		blocks = append(blocks, b)
+	}
+	return aap.BlockContent(blocks...), nil
+}
+
+func inputPartToAAP(p types.InputContent) (aap.ContentBlock, error) {
+	switch p.Type {
+	case types.InputContentTypeText:
+		return &aap.TextBlock{Text: p.Text}, nil
+	case types.InputContentTypeImage:
+		if p.Source == nil {
+			return nil, errors.New("image without source")
+		}
+		return imageFromSource(p.Source.Type, p.Source.Value, p.Source.MimeType)
+	case types.InputContentTypeBinary:
+		if !strings.HasPrefix(p.MimeType, "image/") {
+			return nil, fmt.Errorf("binary content of type %q: %w", p.MimeType, ErrUnsupportedContent)
+		}
+		switch {
+		case p.URL != "":
+			return imageFromSource(types.InputContentSourceTypeURL, p.URL, p.MimeType)
+		case p.Data != "":
+			return imageFromSource(types.InputContentSourceTypeData, p.Data, p.MimeType)
+		}
+		return nil, errors.New("binary image given only by id: AAP needs a URL or the data")
+	case types.InputContentTypeAudio, types.InputContentTypeVideo, types.InputContentTypeDocument:
+		return nil, fmt.Errorf("%s input: %w", p.Type, ErrUnsupportedContent)
+	}
+	return nil, fmt.Errorf("unknown input content type %q", p.Type)
+}
+
+func imageFromSource(kind, value, mime string) (aap.ContentBlock, error) {
+	switch kind {
+	case types.InputContentSourceTypeURL:
+		if !strings.HasPrefix(value, "https://") && !strings.HasPrefix(value, "data:") {
+			return nil, fmt.Errorf("image URL %q: AAP takes only https:// URLs and data: URIs", truncate(value, 64))
+		}
+		return &aap.ImageBlock{URL: value}, nil
+	case types.InputContentSourceTypeData:
+		if mime == "" {
+			return nil, errors.New("image data without mimeType")
+		}
+		if strings.ContainsAny(mime, ",") {
+			return nil, fmt.Errorf("invalid image mimeType %q", mime)
+		}
+		var b bytes.Buffer
+		b.Grow(len("data:;base64,") + len(mime) + len(value))
+		b.WriteString("data:")
+		b.WriteString(mime)
+		b.WriteString(";base64,")
+		b.WriteString(value)
+		return &aap.ImageBlock{URL: b.String()}, nil
+	}
+	return nil, fmt.Errorf("unknown image source type %q", kind)
+}
+
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
+}

@@ -1,0 +1,440 @@
+package translate
+
+import (
+	"github.com/ag-ui-protocol/ag-ui/sdks/community/go/pkg/core/events"
+	"github.com/ag-ui-protocol/ag-ui/sdks/community/go/pkg/core/types"
+
+	"github.com/aapagui/aapagui/aap"
+)
+
+// AGUIToAAPOptions configures an AGUIToAAP translator.
+type AGUIToAAPOptions struct {
+	// Mode is the AAP stream mode to produce. StreamDelta emits text_delta
+	// and thinking_delta; StreamMessage emits one text or thinking event per
+	// message; StreamNone emits nothing from Feed: read Response at the end.
+	// The zero value means StreamDelta.
+	Mode aap.StreamMode
+}
+
+// AGUIToAAP translates the AG-UI events of one run into the AAP events of
+// one turn, and builds the turn's AAP history messages as it goes (in every
+// mode, so that a caller can store what was said even if the run fails
+// halfway).
+//
+// The AAP stream it produces always starts with turn_start and ends with
+// exactly one turn_stop, whatever it is fed.
+type AGUIToAAP struct {
+	mode    aap.StreamMode
+	out     []aap.Event
+	started bool
+	done    bool
+	stop    aap.StopReason
+
+	texts     []openText // open text messages (usually at most one)
+	thoughts  []openText // open reasoning messages
+	chunkText string     // id of the text message opened by TEXT_MESSAGE_CHUNK
+	chunkRsn  string     // id of the reasoning message opened by REASONING_MESSAGE_CHUNK
+	chunking  bool       // a TOOL_CALL_CHUNK call may be open
+	args      ArgsAccumulator
+
+	called     map[string]bool // tool calls completed in this run
+	answered   map[string]bool // tool calls with a TOOL_CALL_RESULT in this run
+	unanswered int             // completed calls without a result
+
+	history    []aap.Message
+	blocks     []aap.ContentBlock // the assistant message being built
+	interrupts []types.Interrupt
+	runError   *events.RunErrorEvent
+	incomplete bool
+}
+
+type openText struct {
+	id  string
+	buf []byte
+}
+
+// thinkingID keys the deprecated THINKING_TEXT_MESSAGE_* events, which have
+// no message id.
+const thinkingID = "\x00thinking"
+
+// NewAGUIToAAP returns a translator for one run.
+func NewAGUIToAAP(opts AGUIToAAPOptions) *AGUIToAAP {
+	mode := opts.Mode
+	if mode == "" {
+		mode = aap.StreamDelta
+	}
+	return &AGUIToAAP{mode: mode}
+}
+
+// Feed translates one AG-UI event. The returned slice is reused by the next
+// call to Feed or Finish; the events in it are not. Events with no AAP
+// meaning (steps, state, snapshots, activity, raw, custom, unknown types)
+// produce nothing; the caller may act on them itself.
+func (t *AGUIToAAP) Feed(ev events.Event) ([]aap.Event, error) {
+	t.out = t.out[:0]
+	if t.done {
+		return t.out, ErrTerminated
+	}
+	t.begin()
+	typ := ev.Type()
+	switch typ {
+	case events.EventTypeTextMessageChunk, events.EventTypeToolCallChunk, events.EventTypeReasoningMessageChunk:
+	default:
+		t.endChunked()
+	}
+	var err error
+	switch e := ev.(type) {
+	case *events.RunStartedEvent:
+		// turn_start was emitted by begin.
+	case *events.TextMessageStartEvent:
+		t.openText(&t.texts, e.MessageID)
+	case *events.TextMessageContentEvent:
+		t.textDelta(e.MessageID, e.Delta)
+	case *events.TextMessageEndEvent:
+		t.endText(e.MessageID)
+	case *events.TextMessageChunkEvent:
+		t.endChunkedTool()
+		t.endChunkedReasoning()
+		t.chunkTextEvent(e)
+	case *events.ReasoningMessageStartEvent:
+		t.openText(&t.thoughts, e.MessageID)
+	case *events.ReasoningMessageContentEvent:
+		t.thinkingDelta(e.MessageID, e.Delta)
+	case *events.ReasoningMessageEndEvent:
+		t.endThinking(e.MessageID)
+	case *events.ReasoningMessageChunkEvent:
+		t.endChunkedTool()
+		t.endChunkedText()
+		t.chunkReasoningEvent(e)
+	case *events.ThinkingTextMessageStartEvent:
+		t.openText(&t.thoughts, thinkingID)
+	case *events.ThinkingTextMessageContentEvent:
+		t.thinkingDelta(thinkingID, e.Delta)
+	case *events.ThinkingTextMessageEndEvent:
+		t.endThinking(thinkingID)
+	case *events.ToolCallStartEvent:
+		parent := ""
+		if e.ParentMessageID != nil {
+			parent = *e.ParentMessageID
+		}
+		if err = t.args.Start(e.ToolCallID, e.ToolCallName, parent); err != nil {
+			err = &StreamError{Event: string(typ), Reason: err.Error()}
+		}
+	case *events.ToolCallArgsEvent:
+		if err = t.args.Append(e.ToolCallID, e.Delta); err != nil {
+			err = &StreamError{Event: string(typ), Reason: err.Error()}
+		}
+	case *events.ToolCallEndEvent:
+		var c CompletedCall
+		if c, err = t.args.End(e.ToolCallID); err != nil {
+			err = &StreamError{Event: string(typ), Reason: err.Error()}
+		} else {
+			t.toolCall(c)
+		}
+	case *events.ToolCallChunkEvent:
+		t.endChunkedText()
+		t.endChunkedReasoning()
+		var ended []CompletedCall
+		ended, _, err = t.args.Chunk(e.ToolCallID, e.ToolCallName, e.ParentMessageID, e.Delta)
+		for _, c := range ended {
+			t.toolCall(c)
+		}
+		if err != nil {
+			err = &StreamError{Event: string(typ), Reason: err.Error()}
+		} else {
+			t.chunking = true
+		}
+	case *events.ToolCallResultEvent:
+		t.toolResult(e)
+	case *events.RunFinishedEvent:
+		t.finish(e)
+	case *events.RunErrorEvent:
+		t.runError = e
+		t.end(aap.StopError)
+	}
+	return t.out, err
+}
+
+// Finish ends the turn if the run did not: open messages and tool calls are
+// closed and the turn stops with "error" (an AG-UI stream that ends without
+// RUN_FINISHED has failed). It returns the events still to emit, if any.
+func (t *AGUIToAAP) Finish() []aap.Event {
+	t.out = t.out[:0]
+	if t.done {
+		return t.out
+	}
+	t.begin()
+	t.incomplete = true
+	t.end(aap.StopError)
+	return t.out
+}
+
+// Done reports whether the turn has stopped.
+func (t *AGUIToAAP) Done() bool { return t.done }
+
+// StopReason is the turn's stop reason, once Done.
+func (t *AGUIToAAP) StopReason() aap.StopReason { return t.stop }
+
+// Incomplete reports whether the run ended without a terminal event.
+func (t *AGUIToAAP) Incomplete() bool { return t.incomplete }
+
+// RunError is the RUN_ERROR that ended the run, if one did.
+func (t *AGUIToAAP) RunError() *events.RunErrorEvent { return t.runError }
+
+// Interrupts are the interrupts the run finished with, if any.
+func (t *AGUIToAAP) Interrupts() []types.Interrupt { return t.interrupts }
+
+// Messages returns the AAP history messages of the turn so far: assistant
+// messages (thinking, text and tool_use blocks, in the order they
+// completed) and tool messages for results. An assistant message holding a
+// single text block is given as string content.
+func (t *AGUIToAAP) Messages() []aap.Message {
+	t.flushAssistant()
+	return t.history
+}
+
+// Response returns the StreamNone response body: the stop reason and the
+// turn's messages. Call it once Done.
+func (t *AGUIToAAP) Response() *aap.PostSessionTurnResponse {
+	msgs := t.Messages()
+	if msgs == nil {
+		msgs = []aap.Message{}
+	}
+	return &aap.PostSessionTurnResponse{StopReason: t.stop, Messages: msgs}
+}
+
+func (t *AGUIToAAP) begin() {
+	if !t.started {
+		t.started = true
+		t.emit(&aap.TurnStart{})
+	}
+}
+
+func (t *AGUIToAAP) emit(ev aap.Event) {
+	if t.mode != aap.StreamNone {
+		t.out = append(t.out, ev)
+	}
+}
+
+func (t *AGUIToAAP) openText(list *[]openText, id string) *openText {
+	for i := range *list {
+		if (*list)[i].id == id {
+			return &(*list)[i]
+		}
+	}
+	*list = append(*list, openText{id: id})
+	return &(*list)[len(*list)-1]
+}
+
+func (t *AGUIToAAP) textDelta(id, delta string) {
+	o := t.openText(&t.texts, id)
+	if delta == "" {
+		return
+	}
+	o.buf = append(o.buf, delta...)
+	if t.mode == aap.StreamDelta {
+		t.out = append(t.out, &aap.TextDelta{Delta: delta})
+	}
+}
+
+func (t *AGUIToAAP) thinkingDelta(id, delta string) {
+	o := t.openText(&t.thoughts, id)
+	if delta == "" {
+		return
+	}
+	o.buf = append(o.buf, delta...)
+	if t.mode == aap.StreamDelta {
+		t.out = append(t.out, &aap.ThinkingDelta{Delta: delta})
+	}
+}
+
+// take removes the open message with the given id and returns its text.
+func take(list *[]openText, id string) (string, bool) {
+	for i := range *list {
+		if (*list)[i].id == id {
+			s := string((*list)[i].buf)
+			*list = append((*list)[:i], (*list)[i+1:]...)
+			return s, true
+		}
+	}
+	return "", false
+}
+
+func (t *AGUIToAAP) endText(id string) {
+	s, ok := take(&t.texts, id)
+	if !ok || s == "" {
+		return
+	}
+	if t.mode == aap.StreamMessage {
+		t.out = append(t.out, &aap.Text{Text: s})
+	}
+	t.blocks = append(t.blocks, &aap.TextBlock{Text: s})
+}
+
+func (t *AGUIToAAP) endThinking(id string) {
+	s, ok := take(&t.thoughts, id)
+	if !ok || s == "" {
+		return
+	}
+	if t.mode == aap.StreamMessage {
+		t.out = append(t.out, &aap.Thinking{Thinking: s})
+	}
+	t.blocks = append(t.blocks, &aap.ThinkingBlock{Thinking: s})
+}
+
+func (t *AGUIToAAP) chunkTextEvent(e *events.TextMessageChunkEvent) {
+	if e.MessageID != nil && *e.MessageID != t.chunkText {
+		t.endChunkedText()
+		t.chunkText = *e.MessageID
+	}
+	if t.chunkText == "" { // a chunk with no id and none open: give it one
+		t.chunkText = "\x00chunk"
+	}
+	if e.Delta != nil {
+		t.textDelta(t.chunkText, *e.Delta)
+	} else {
+		t.openText(&t.texts, t.chunkText)
+	}
+}
+
+func (t *AGUIToAAP) chunkReasoningEvent(e *events.ReasoningMessageChunkEvent) {
+	if e.MessageID != nil && *e.MessageID != t.chunkRsn {
+		t.endChunkedReasoning()
+		t.chunkRsn = *e.MessageID
+	}
+	if t.chunkRsn == "" {
+		t.chunkRsn = "\x00chunk"
+	}
+	if e.Delta != nil {
+		t.thinkingDelta(t.chunkRsn, *e.Delta)
+	} else {
+		t.openText(&t.thoughts, t.chunkRsn)
+	}
+}
+
+func (t *AGUIToAAP) endChunked() {
+	t.endChunkedText()
+	t.endChunkedReasoning()
+	t.endChunkedTool()
+}
+
+func (t *AGUIToAAP) endChunkedText() {
+	if t.chunkText != "" {
+		t.endText(t.chunkText)
+		t.chunkText = ""
+	}
+}
+
+func (t *AGUIToAAP) endChunkedReasoning() {
+	if t.chunkRsn != "" {
+		t.endThinking(t.chunkRsn)
+		t.chunkRsn = ""
+	}
+}
+
+func (t *AGUIToAAP) endChunkedTool() {
+	if !t.chunking {
+		return
+	}
+	t.chunking = false
+	if c, ok := t.args.EndChunked(); ok {
+		t.toolCall(c)
+	}
+}
+
+// toolCall emits a completed call. Arguments that are not a JSON object are
+// kept under RawArgumentsKey rather than dropped.
+func (t *AGUIToAAP) toolCall(c CompletedCall) {
+	in, _ := RecoverInput(c.Arguments)
+	t.emit(&aap.ToolCall{ToolCallID: c.ToolCallID, Name: c.Name, Input: in})
+	t.blocks = append(t.blocks, &aap.ToolUseBlock{ToolCallID: c.ToolCallID, Name: c.Name, Input: in})
+	if t.called == nil {
+		t.called = make(map[string]bool)
+	}
+	t.called[c.ToolCallID] = true
+	t.unanswered++
+}
+
+func (t *AGUIToAAP) toolResult(e *events.ToolCallResultEvent) {
+	// A result for a call still streaming closes it first, so that the AAP
+	// stream never shows a result before its call.
+	for _, id := range t.args.Open() {
+		if id == e.ToolCallID {
+			if c, err := t.args.End(id); err == nil {
+				t.toolCall(c)
+			}
+		}
+	}
+	content := aap.TextContent(e.Content)
+	t.emit(&aap.ToolResult{ToolCallID: e.ToolCallID, Content: content})
+	t.flushAssistant()
+	t.history = append(t.history, &aap.ToolMessage{ToolCallID: e.ToolCallID, Content: content})
+	if t.called[e.ToolCallID] && !t.answered[e.ToolCallID] {
+		if t.answered == nil {
+			t.answered = make(map[string]bool)
+		}
+		t.answered[e.ToolCallID] = true
+		t.unanswered--
+	}
+}
+
+func (t *AGUIToAAP) flushAssistant() {
+	if len(t.blocks) == 0 {
+		return
+	}
+	var c aap.Content
+	if tb, ok := t.blocks[0].(*aap.TextBlock); ok && len(t.blocks) == 1 {
+		c = aap.TextContent(tb.Text)
+	} else {
+		c = aap.BlockContent(t.blocks...)
+	}
+	t.history = append(t.history, &aap.AssistantMessage{Content: c})
+	t.blocks = nil
+}
+
+// closeOpen ends every message and tool call still open, in the order they
+// were opened.
+func (t *AGUIToAAP) closeOpen() {
+	t.endChunked()
+	for len(t.thoughts) > 0 {
+		t.endThinking(t.thoughts[0].id)
+	}
+	for len(t.texts) > 0 {
+		t.endText(t.texts[0].id)
+	}
+	for _, id := range t.args.Open() {
+		if c, err := t.args.End(id); err == nil {
+			t.toolCall(c)
+		}
+	}
+}
+
+func (t *AGUIToAAP) finish(e *events.RunFinishedEvent) {
+	t.closeOpen()
+	stop := aap.StopEndTurn
+	if e.Outcome != nil && e.Outcome.Type == events.RunFinishedOutcomeTypeInterrupt {
+		t.interrupts = e.Outcome.Interrupts
+		for _, in := range e.Outcome.Interrupts {
+			if in.Reason == InterruptReasonToolCall && t.called[in.ToolCallID] {
+				continue
+			}
+			// Not bound to a call the AAP side has seen: present it as a
+			// call of the reserved interrupt tool.
+			t.toolCall(CompletedCall{ToolCallID: in.ID, Name: InterruptToolName, Arguments: string(interruptInput(in))})
+		}
+		stop = aap.StopToolUse
+	} else if r, ok := StopReasonFromResult(e.Result); ok {
+		stop = r
+	} else if t.unanswered > 0 {
+		stop = aap.StopToolUse
+	}
+	t.end(stop)
+}
+
+func (t *AGUIToAAP) end(stop aap.StopReason) {
+	t.closeOpen()
+	t.flushAssistant()
+	t.stop = stop
+	t.done = true
+	t.emit(&aap.TurnStop{StopReason: stop})
+}

@@ -1,0 +1,186 @@
+package translate
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"github.com/ag-ui-protocol/ag-ui/sdks/community/go/pkg/core/types"
+
+	"github.com/aapagui/aapagui/aap"
+)
+
+// TurnInput is the AG-UI side of one AAP turn request: the messages to
+// append to the thread and the resume entries for its open interrupts.
+type TurnInput struct {
+	Messages []types.Message     `json:"messages"`
+	Resume   []types.ResumeEntry `json:"resume,omitempty"`
+}
+
+// findInterrupt finds the open interrupt a toolCallId answers: the one
+// bound to that tool call, or (for InterruptToolName calls) the one whose
+// id it is.
+func findInterrupt(open []types.Interrupt, toolCallID string) (types.Interrupt, bool) {
+	for _, in := range open {
+		if in.ToolCallID == toolCallID && in.Reason == InterruptReasonToolCall {
+			return in, true
+		}
+	}
+	for _, in := range open {
+		if in.ID == toolCallID {
+			return in, true
+		}
+	}
+	return types.Interrupt{}, false
+}
+
+// TurnToAGUI translates the messages of an AAP turn request for the next
+// AG-UI run. open are the interrupts the previous run finished with; nil
+// means they are not known, and interrupt ids are then derived from
+// toolCallIds with InterruptID.
+//
+//   - A user message or a tool result becomes an AG-UI message (ids from
+//     newID; nil means random).
+//   - A tool_permission becomes a resume entry for the interrupt of its call
+//     (see ResumeFromPermission).
+//   - A tool result answering an interrupt presented as a call of
+//     InterruptToolName becomes that interrupt's resume entry, resolved,
+//     with the result (parsed as JSON when it is JSON) as payload.
+//
+// A tool_permission for a call that has no open interrupt (when open is
+// not nil) is an error.
+func TurnToAGUI(msgs []aap.Message, open []types.Interrupt, newID func() string) (TurnInput, error) {
+	newID = orRandom(newID, "msg-")
+	in := TurnInput{Messages: []types.Message{}}
+	for i, m := range msgs {
+		switch m := m.(type) {
+		case *aap.ToolPermissionMessage:
+			id := InterruptID(m.ToolCallID)
+			if open != nil {
+				it, ok := findInterrupt(open, m.ToolCallID)
+				if !ok {
+					return TurnInput{}, &MessageError{Index: i, Reason: fmt.Sprintf("tool_permission for %q: no call is waiting for permission under that id", m.ToolCallID)}
+				}
+				id = it.ID
+			}
+			in.Resume = append(in.Resume, ResumeFromPermission(m, id))
+		default:
+			if tm, ok := m.(*aap.ToolMessage); ok {
+				if it, ok := findInterrupt(open, tm.ToolCallID); ok && it.ID == tm.ToolCallID {
+					in.Resume = append(in.Resume, types.ResumeEntry{
+						InterruptID: it.ID, Status: types.ResumeStatusResolved, Payload: payloadFromContent(tm.Content),
+					})
+					continue
+				}
+			}
+			var err error
+			if in.Messages, err = AppendMessageToAGUI(in.Messages, m, newID()); err != nil {
+				if me, ok := err.(*MessageError); ok {
+					me.Index = i
+				}
+				return TurnInput{}, err
+			}
+		}
+	}
+	return in, nil
+}
+
+func payloadFromContent(c aap.Content) any {
+	s := ToolContentString(c)
+	if json.Valid([]byte(s)) {
+		return json.RawMessage(s)
+	}
+	return s
+}
+
+// TurnFromAGUI translates what is new in an AG-UI run (the messages not
+// yet delivered, and the resume entries) into the messages of an AAP turn.
+// open are the thread's open interrupts; an entry for an interrupt not
+// among them is an error, unless open is nil, in which case interrupt ids
+// are read with ToolCallIDFromInterrupt.
+//
+// A tool message for a call that a resume entry answers is part of that
+// answer (CopilotKit adds one after an interrupt) and is not sent again as a
+// tool result.
+func TurnFromAGUI(newMsgs []types.Message, resume []types.ResumeEntry, open []types.Interrupt) ([]aap.Message, error) {
+	answered := make(map[string]bool, len(resume))
+	perms := make([]aap.Message, 0, len(resume))
+	for _, r := range resume {
+		var toolCallID string
+		if open != nil {
+			var found bool
+			for _, in := range open {
+				if in.ID == r.InterruptID {
+					toolCallID, found = in.ToolCallID, true
+					if toolCallID == "" {
+						toolCallID = in.ID
+					}
+					break
+				}
+			}
+			if !found {
+				return nil, &ResumeError{InterruptID: r.InterruptID, Reason: "no such open interrupt"}
+			}
+		} else {
+			var ok bool
+			if toolCallID, ok = ToolCallIDFromInterrupt(r.InterruptID); !ok {
+				return nil, &ResumeError{InterruptID: r.InterruptID, Reason: "not an interrupt this bridge issued"}
+			}
+		}
+		p, err := PermissionFromResume(r, toolCallID)
+		if err != nil {
+			return nil, err
+		}
+		answered[toolCallID] = true
+		perms = append(perms, p)
+	}
+	keep := newMsgs
+	if len(answered) > 0 {
+		keep = make([]types.Message, 0, len(newMsgs))
+		for _, m := range newMsgs {
+			if m.Role == types.RoleTool && answered[m.ToolCallID] {
+				continue
+			}
+			keep = append(keep, m)
+		}
+	}
+	out, err := MessagesToAAP(keep)
+	if err != nil {
+		return nil, err
+	}
+	return append(out, perms...), nil
+}
+
+// EventsFromResponse turns a StreamNone response into the events of a
+// StreamMessage turn, so that a caller can treat every upstream mode alike:
+// turn_start; per assistant message its thinking, text and tool_use blocks
+// as thinking, text and tool_call events; per tool message a tool_result;
+// turn_stop.
+func EventsFromResponse(r *aap.PostSessionTurnResponse) []aap.Event {
+	out := []aap.Event{&aap.TurnStart{}}
+	for _, m := range r.Messages {
+		switch m := m.(type) {
+		case *aap.AssistantMessage:
+			if !m.Content.IsBlocks() {
+				if m.Content.Text != "" {
+					out = append(out, &aap.Text{Text: m.Content.Text})
+				}
+				continue
+			}
+			for _, b := range m.Content.Blocks {
+				switch b := b.(type) {
+				case *aap.ThinkingBlock:
+					out = append(out, &aap.Thinking{Thinking: b.Thinking})
+				case *aap.TextBlock:
+					out = append(out, &aap.Text{Text: b.Text})
+				case *aap.ToolUseBlock:
+					out = append(out, &aap.ToolCall{ToolCallID: b.ToolCallID, Name: b.Name, Input: b.Input})
+				case *aap.ImageBlock:
+					out = append(out, &aap.Text{Text: "![image](" + b.URL + ")"})
+				}
+			}
+		case *aap.ToolMessage:
+			out = append(out, &aap.ToolResult{ToolCallID: m.ToolCallID, Content: m.Content})
+		}
+	}
+	return append(out, &aap.TurnStop{StopReason: r.StopReason})
+}
