@@ -248,6 +248,30 @@ type AgentInfo struct {
 	Capabilities *Capabilities `json:"capabilities,omitempty"`
 }
 
+// UnmarshalJSON decodes an agent, naming the failing tool or option in
+// errors.
+func (a *AgentInfo) UnmarshalJSON(data []byte) error {
+	type plain AgentInfo
+	var w struct {
+		plain
+		Tools   []json.RawMessage `json:"tools"`
+		Options []json.RawMessage `json:"options"`
+	}
+	if err := decodeObject(data, &w); err != nil {
+		return err
+	}
+	out := AgentInfo(w.plain)
+	var err error
+	if out.Tools, err = decodeList(w.Tools, unmarshalInto[ToolSpec]); err != nil {
+		return within("tools", err)
+	}
+	if out.Options, err = decodeList(w.Options, unmarshalInto[AgentOption]); err != nil {
+		return within("options", err)
+	}
+	*a = out
+	return nil
+}
+
 // Option returns the declared option with the given name.
 func (a *AgentInfo) Option(name string) (AgentOption, bool) {
 	for _, o := range a.Options {

@@ -56,6 +56,79 @@ type GetSessionsResponse struct {
 	Next     string        `json:"next,omitempty"`
 }
 
+// UnmarshalJSON decodes the response, naming the agent in errors.
+func (m *GetMetaResponse) UnmarshalJSON(data []byte) error {
+	var w struct {
+		Version *int              `json:"version"`
+		Agents  []json.RawMessage `json:"agents"`
+	}
+	if err := decodeObject(data, &w); err != nil {
+		return err
+	}
+	var out GetMetaResponse
+	if w.Version != nil {
+		out.Version = *w.Version
+	}
+	agents, err := decodeList(w.Agents, unmarshalInto[AgentInfo])
+	if err != nil {
+		return within("agents", err)
+	}
+	out.Agents = agents
+	*m = out
+	return nil
+}
+
+// UnmarshalJSON decodes a session, naming the failing field in errors.
+func (s *SessionInfo) UnmarshalJSON(data []byte) error {
+	var w struct {
+		SessionID *string           `json:"sessionId"`
+		Agent     json.RawMessage   `json:"agent"`
+		Tools     []json.RawMessage `json:"tools"`
+	}
+	if err := decodeObject(data, &w); err != nil {
+		return err
+	}
+	var out SessionInfo
+	if w.SessionID != nil {
+		out.SessionID = *w.SessionID
+	}
+	if w.Agent != nil && firstByte(w.Agent) != 'n' {
+		if err := out.Agent.UnmarshalJSON(w.Agent); err != nil {
+			return within("agent", err)
+		}
+	}
+	tools, err := decodeList(w.Tools, unmarshalInto[ToolSpec])
+	if err != nil {
+		return within("tools", err)
+	}
+	out.Tools = tools
+	*s = out
+	return nil
+}
+
+// UnmarshalJSON decodes a page of sessions, naming the failing session in
+// errors.
+func (r *GetSessionsResponse) UnmarshalJSON(data []byte) error {
+	var w struct {
+		Sessions []json.RawMessage `json:"sessions"`
+		Next     *string           `json:"next"`
+	}
+	if err := decodeObject(data, &w); err != nil {
+		return err
+	}
+	var out GetSessionsResponse
+	if w.Next != nil {
+		out.Next = *w.Next
+	}
+	sessions, err := decodeList(w.Sessions, unmarshalInto[SessionInfo])
+	if err != nil {
+		return within("sessions", err)
+	}
+	out.Sessions = sessions
+	*r = out
+	return nil
+}
+
 // PostSessionsRequest is the body of POST /sessions.
 type PostSessionsRequest struct {
 	Agent AgentConfig `json:"agent"`
@@ -70,7 +143,7 @@ func (r *PostSessionsRequest) UnmarshalJSON(data []byte) error {
 	var w struct {
 		Agent    json.RawMessage   `json:"agent"`
 		Messages []json.RawMessage `json:"messages"`
-		Tools    []ToolSpec        `json:"tools"`
+		Tools    []json.RawMessage `json:"tools"`
 	}
 	if err := decodeObject(data, &w); err != nil {
 		return err
@@ -92,7 +165,11 @@ func (r *PostSessionsRequest) UnmarshalJSON(data []byte) error {
 		}
 		out.Messages = msgs
 	}
-	out.Tools = w.Tools
+	tools, err := decodeList(w.Tools, unmarshalInto[ToolSpec])
+	if err != nil {
+		return within("tools", err)
+	}
+	out.Tools = tools
 	*r = out
 	return nil
 }
@@ -130,7 +207,7 @@ func (r *PostSessionTurnRequest) UnmarshalJSON(data []byte) error {
 		Agent    json.RawMessage   `json:"agent"`
 		Stream   *string           `json:"stream"`
 		Messages []json.RawMessage `json:"messages"`
-		Tools    []ToolSpec        `json:"tools"`
+		Tools    []json.RawMessage `json:"tools"`
 	}
 	if err := decodeObject(data, &w); err != nil {
 		return err
@@ -161,7 +238,9 @@ func (r *PostSessionTurnRequest) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	out.Messages = msgs
-	out.Tools = w.Tools
+	if out.Tools, err = decodeList(w.Tools, unmarshalInto[ToolSpec]); err != nil {
+		return within("tools", err)
+	}
 	*r = out
 	return nil
 }
@@ -188,6 +267,9 @@ func (r *PostSessionTurnResponse) UnmarshalJSON(data []byte) error {
 	if !w.StopReason.Valid() {
 		return fieldErr("stopReason", "unknown stop reason %q", *w.StopReason)
 	}
+	if w.Messages == nil {
+		return fieldErr("messages", "required")
+	}
 	msgs, err := decodeMessages(w.Messages, historyOnly)
 	if err != nil {
 		return within("messages", err)
@@ -200,6 +282,25 @@ func (r *PostSessionTurnResponse) UnmarshalJSON(data []byte) error {
 // the requested type is present.
 type GetSessionHistoryResponse struct {
 	History SessionHistory `json:"history"`
+}
+
+// UnmarshalJSON decodes the response, naming "history" in errors.
+func (r *GetSessionHistoryResponse) UnmarshalJSON(data []byte) error {
+	var w struct {
+		History json.RawMessage `json:"history"`
+	}
+	if err := decodeObject(data, &w); err != nil {
+		return err
+	}
+	if w.History == nil {
+		return fieldErr("history", "required")
+	}
+	var out GetSessionHistoryResponse
+	if err := out.History.UnmarshalJSON(w.History); err != nil {
+		return within("history", err)
+	}
+	*r = out
+	return nil
 }
 
 // SessionHistory holds history by type; a nil slice is absent.

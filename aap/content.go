@@ -3,7 +3,10 @@ package aap
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"strings"
+
+	"github.com/aapagui/aapagui/internal/jsonenc"
 )
 
 // BlockType names a kind of content block.
@@ -65,38 +68,65 @@ func (*ToolUseBlock) isBlock()  {}
 func (*ImageBlock) isBlock()    {}
 
 // MarshalJSON encodes the block with its "type".
-func (b *TextBlock) MarshalJSON() ([]byte, error) {
-	return json.Marshal(struct {
-		Type BlockType `json:"type"`
-		Text string    `json:"text"`
-	}{BlockText, b.Text})
-}
+func (b *TextBlock) MarshalJSON() ([]byte, error) { return appendBlock(nil, b) }
 
 // MarshalJSON encodes the block with its "type".
-func (b *ThinkingBlock) MarshalJSON() ([]byte, error) {
-	return json.Marshal(struct {
-		Type     BlockType `json:"type"`
-		Thinking string    `json:"thinking"`
-	}{BlockThinking, b.Thinking})
-}
+func (b *ThinkingBlock) MarshalJSON() ([]byte, error) { return appendBlock(nil, b) }
 
 // MarshalJSON encodes the block with its "type"; Input is compacted, and an
 // empty Input is written as {}.
-func (b *ToolUseBlock) MarshalJSON() ([]byte, error) {
-	return json.Marshal(struct {
-		Type       BlockType       `json:"type"`
-		ToolCallID string          `json:"toolCallId"`
-		Name       string          `json:"name"`
-		Input      json.RawMessage `json:"input"`
-	}{BlockToolUse, b.ToolCallID, b.Name, inputOrEmpty(b.Input)})
-}
+func (b *ToolUseBlock) MarshalJSON() ([]byte, error) { return appendBlock(nil, b) }
 
 // MarshalJSON encodes the block with its "type".
-func (b *ImageBlock) MarshalJSON() ([]byte, error) {
-	return json.Marshal(struct {
-		Type BlockType `json:"type"`
-		URL  string    `json:"url"`
-	}{BlockImage, b.URL})
+func (b *ImageBlock) MarshalJSON() ([]byte, error) { return appendBlock(nil, b) }
+
+// appendBlock appends the JSON of a block. It is written by hand rather than
+// with json.Marshal, whose HTML escaping would rewrite "<", ">" and "&" in
+// tool input (and which encoding/json applies to a MarshalJSON result even
+// when the caller's Encoder has SetEscapeHTML(false)).
+func appendBlock(dst []byte, b ContentBlock) ([]byte, error) {
+	switch b := b.(type) {
+	case *TextBlock:
+		dst = append(dst, `{"type":"text","text":`...)
+		dst = jsonenc.AppendString(dst, b.Text)
+	case *ThinkingBlock:
+		dst = append(dst, `{"type":"thinking","thinking":`...)
+		dst = jsonenc.AppendString(dst, b.Thinking)
+	case *ToolUseBlock:
+		dst = append(dst, `{"type":"tool_use","toolCallId":`...)
+		dst = jsonenc.AppendString(dst, b.ToolCallID)
+		dst = append(dst, `,"name":`...)
+		dst = jsonenc.AppendString(dst, b.Name)
+		dst = append(dst, `,"input":`...)
+		var err error
+		if dst, err = AppendInput(dst, b.Input); err != nil {
+			return dst, err
+		}
+	case *ImageBlock:
+		dst = append(dst, `{"type":"image","url":`...)
+		dst = jsonenc.AppendString(dst, b.URL)
+	default:
+		return dst, fmt.Errorf("aap: cannot encode content block %T", b)
+	}
+	return append(dst, '}'), nil
+}
+
+// appendContent appends content as a string or an array of blocks.
+func appendContent(dst []byte, c Content) ([]byte, error) {
+	if c.Blocks == nil {
+		return jsonenc.AppendString(dst, c.Text), nil
+	}
+	dst = append(dst, '[')
+	for i, b := range c.Blocks {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		var err error
+		if dst, err = appendBlock(dst, b); err != nil {
+			return dst, err
+		}
+	}
+	return append(dst, ']'), nil
 }
 
 var emptyObject = json.RawMessage(`{}`)
@@ -162,12 +192,7 @@ func (c Content) PlainText() string {
 }
 
 // MarshalJSON encodes the content as a string or an array of blocks.
-func (c Content) MarshalJSON() ([]byte, error) {
-	if c.Blocks == nil {
-		return json.Marshal(c.Text)
-	}
-	return json.Marshal(c.Blocks)
-}
+func (c Content) MarshalJSON() ([]byte, error) { return appendContent(nil, c) }
 
 // UnmarshalJSON decodes a string or an array of content blocks.
 func (c *Content) UnmarshalJSON(data []byte) error {

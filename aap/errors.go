@@ -58,7 +58,12 @@ func within(prefix string, err error) error {
 func jsonErr(prefix string, err error) error {
 	var te *json.UnmarshalTypeError
 	var se *json.SyntaxError
+	var de *DecodeError
 	switch {
+	case errors.As(err, &de):
+		// An UnmarshalJSON method of a nested value failed; encoding/json
+		// does not say where, so the path is only as deep as prefix.
+		return within(prefix, de)
 	case errors.As(err, &te):
 		field := prefix
 		if te.Field != "" {
@@ -91,3 +96,25 @@ func jsonKind(k string) string {
 }
 
 func index(name string, i int) string { return name + "[" + strconv.Itoa(i) + "]" }
+
+// decodeList decodes each element of a JSON array with decode, naming the
+// failing element's index in the error.
+func decodeList[T any](raws []json.RawMessage, decode func([]byte, *T) error) ([]T, error) {
+	if raws == nil {
+		return nil, nil
+	}
+	out := make([]T, len(raws))
+	for i, raw := range raws {
+		if err := decode(raw, &out[i]); err != nil {
+			return nil, within(index("", i), err)
+		}
+	}
+	return out, nil
+}
+
+func unmarshalInto[T any, P interface {
+	*T
+	json.Unmarshaler
+}](data []byte, v *T) error {
+	return P(v).UnmarshalJSON(data)
+}

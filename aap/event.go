@@ -141,14 +141,9 @@ func (e *ToolResult) AppendData(dst []byte) ([]byte, error) {
 	dst = append(dst, `{"toolCallId":`...)
 	dst = jsonenc.AppendString(dst, e.ToolCallID)
 	dst = append(dst, `,"content":`...)
-	if e.Content.Blocks == nil {
-		dst = jsonenc.AppendString(dst, e.Content.Text)
-	} else {
-		b, err := json.Marshal(e.Content.Blocks)
-		if err != nil {
-			return dst, err
-		}
-		dst = append(dst, b...)
+	dst, err := appendContent(dst, e.Content)
+	if err != nil {
+		return dst, err
 	}
 	return append(dst, '}'), nil
 }

@@ -2,6 +2,9 @@ package aap
 
 import (
 	"encoding/json"
+	"strconv"
+
+	"github.com/aapagui/aapagui/internal/jsonenc"
 )
 
 // Role names the author of a message.
@@ -80,45 +83,51 @@ func UserText(s string) *UserMessage { return &UserMessage{Content: TextContent(
 
 // MarshalJSON encodes the message with its role.
 func (m *SystemMessage) MarshalJSON() ([]byte, error) {
-	return json.Marshal(struct {
-		Role    Role   `json:"role"`
-		Content string `json:"content"`
-	}{RoleSystem, m.Content})
+	dst := append([]byte(nil), `{"role":"system","content":`...)
+	return append(jsonenc.AppendString(dst, m.Content), '}'), nil
 }
 
 // MarshalJSON encodes the message with its role.
 func (m *UserMessage) MarshalJSON() ([]byte, error) {
-	return json.Marshal(struct {
-		Role    Role    `json:"role"`
-		Content Content `json:"content"`
-	}{RoleUser, m.Content})
+	return appendRoleContent(`{"role":"user","content":`, m.Content)
 }
 
 // MarshalJSON encodes the message with its role.
 func (m *AssistantMessage) MarshalJSON() ([]byte, error) {
-	return json.Marshal(struct {
-		Role    Role    `json:"role"`
-		Content Content `json:"content"`
-	}{RoleAssistant, m.Content})
+	return appendRoleContent(`{"role":"assistant","content":`, m.Content)
 }
 
 // MarshalJSON encodes the message with its role.
 func (m *ToolMessage) MarshalJSON() ([]byte, error) {
-	return json.Marshal(struct {
-		Role       Role    `json:"role"`
-		ToolCallID string  `json:"toolCallId"`
-		Content    Content `json:"content"`
-	}{RoleTool, m.ToolCallID, m.Content})
+	dst := append([]byte(nil), `{"role":"tool","toolCallId":`...)
+	dst = jsonenc.AppendString(dst, m.ToolCallID)
+	dst = append(dst, `,"content":`...)
+	dst, err := appendContent(dst, m.Content)
+	if err != nil {
+		return nil, err
+	}
+	return append(dst, '}'), nil
 }
 
 // MarshalJSON encodes the message with its role; an empty Reason is omitted.
 func (m *ToolPermissionMessage) MarshalJSON() ([]byte, error) {
-	return json.Marshal(struct {
-		Role       Role   `json:"role"`
-		ToolCallID string `json:"toolCallId"`
-		Granted    bool   `json:"granted"`
-		Reason     string `json:"reason,omitempty"`
-	}{RoleToolPermission, m.ToolCallID, m.Granted, m.Reason})
+	dst := append([]byte(nil), `{"role":"tool_permission","toolCallId":`...)
+	dst = jsonenc.AppendString(dst, m.ToolCallID)
+	dst = append(dst, `,"granted":`...)
+	dst = strconv.AppendBool(dst, m.Granted)
+	if m.Reason != "" {
+		dst = append(dst, `,"reason":`...)
+		dst = jsonenc.AppendString(dst, m.Reason)
+	}
+	return append(dst, '}'), nil
+}
+
+func appendRoleContent(prefix string, c Content) ([]byte, error) {
+	dst, err := appendContent(append([]byte(nil), prefix...), c)
+	if err != nil {
+		return nil, err
+	}
+	return append(dst, '}'), nil
 }
 
 type wireMessage struct {

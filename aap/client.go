@@ -1,0 +1,504 @@
+package aap
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"iter"
+	"mime"
+	"net"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+)
+
+// ClientOptions configures a Client. The zero value is ready to use.
+type ClientOptions struct {
+	// HTTPClient sends the requests. Nil means a shared client whose
+	// transport keeps up to 64 idle connections per host and which has no
+	// overall timeout, since a streaming turn lasts as long as the agent
+	// runs: bound calls with their context instead.
+	HTTPClient *http.Client
+	// APIKey is sent as "Authorization: Bearer <APIKey>". Empty sends no
+	// Authorization header (unless Header has one).
+	APIKey string
+	// Header holds extra headers sent with every request. Nil sends none.
+	// The client's own Content-Type, Accept and (with APIKey) Authorization
+	// take precedence.
+	Header http.Header
+	// MaxEventSize bounds one SSE event of a streaming turn, in bytes. Zero
+	// means the default of ReadEvents.
+	MaxEventSize int
+	// MaxErrorBody is how many bytes of an error response's body are read
+	// into HTTPError.Body. Zero or negative means 64 KiB.
+	MaxErrorBody int
+}
+
+const defaultMaxErrorBody = 64 << 10
+
+// defaultHTTPClient is shared by every Client without its own, so that they
+// share one connection pool. Its transport is http.DefaultTransport's
+// settings with a pool sized for a proxy, which sends many concurrent turns
+// to one upstream: the standard library keeps only 2 idle connections per
+// host, so a burst of turns would open and close a connection each.
+var defaultHTTPClient = &http.Client{
+	Transport: &http.Transport{
+		Proxy: http.ProxyFromEnvironment,
+		DialContext: (&net.Dialer{
+			Timeout:   30 * time.Second,
+			KeepAlive: 30 * time.Second,
+		}).DialContext,
+		ForceAttemptHTTP2:     true,
+		MaxIdleConns:          256,
+		MaxIdleConnsPerHost:   64,
+		IdleConnTimeout:       90 * time.Second,
+		TLSHandshakeTimeout:   10 * time.Second,
+		ExpectContinueTimeout: time.Second,
+	},
+}
+
+// Client calls the seven endpoints of an AAP server. It is safe for
+// concurrent use.
+type Client struct {
+	base         string // without a trailing slash
+	hc           *http.Client
+	apiKey       string
+	header       http.Header
+	maxEventSize int
+	maxErrorBody int
+}
+
+// NewClient returns a client of the AAP server at baseURL, which may carry a
+// path prefix ("https://api.example.com/v1"); a trailing slash is ignored.
+// An unusable baseURL makes every call fail.
+func NewClient(baseURL string, opts ClientOptions) *Client {
+	c := &Client{
+		base:         strings.TrimRight(baseURL, "/"),
+		hc:           opts.HTTPClient,
+		apiKey:       opts.APIKey,
+		header:       opts.Header.Clone(),
+		maxEventSize: opts.MaxEventSize,
+		maxErrorBody: opts.MaxErrorBody,
+	}
+	if c.hc == nil {
+		c.hc = defaultHTTPClient
+	}
+	if c.maxErrorBody <= 0 {
+		c.maxErrorBody = defaultMaxErrorBody
+	}
+	return c
+}
+
+// The endpoints, as named in errors.
+const (
+	epMeta          = "GET /meta"
+	epListSessions  = "GET /sessions"
+	epCreateSession = "POST /sessions"
+	epGetSession    = "GET /sessions/{id}"
+	epDeleteSession = "DELETE /sessions/{id}"
+	epHistory       = "GET /sessions/{id}/history"
+	epTurn          = "POST /sessions/{id}/turns"
+)
+
+// HTTPError is an error status from the server. Code and Message come from
+// the body when it is the project's error shape (see ErrorResponse) and are
+// empty otherwise; Body holds the start of the body (see
+// ClientOptions.MaxErrorBody). The client's methods return it wrapped with
+// the endpoint: use errors.As, or IsNotFound.
+type HTTPError struct {
+	StatusCode int
+	Code       string
+	Message    string
+	Body       []byte
+}
+
+func (e *HTTPError) Error() string {
+	var sb strings.Builder
+	sb.WriteString("aap: HTTP ")
+	sb.WriteString(strconv.Itoa(e.StatusCode))
+	if text := http.StatusText(e.StatusCode); text != "" {
+		sb.WriteString(" " + text)
+	}
+	switch {
+	case e.Code != "" || e.Message != "":
+		if e.Code != "" {
+			sb.WriteString(": " + e.Code)
+		}
+		if e.Message != "" {
+			sb.WriteString(": " + e.Message)
+		}
+	case len(e.Body) > 0:
+		// Quoted so that an HTML error page stays on one line.
+		const maxShown = 200
+		body := e.Body
+		if len(body) > maxShown {
+			body = body[:maxShown]
+		}
+		sb.WriteString(": " + strconv.Quote(strings.ToValidUTF8(string(body), string(utf8.RuneError))))
+	}
+	return sb.String()
+}
+
+// IsNotFound reports whether err is (or wraps) an HTTPError with status
+// 404: the session does not exist, or the agent does not serve the
+// requested history type.
+func IsNotFound(err error) bool {
+	var he *HTTPError
+	return errors.As(err, &he) && he.StatusCode == http.StatusNotFound
+}
+
+// ErrStreamIncomplete reports a streaming turn that ended before its
+// turn_stop event: the server closed the stream early or the connection was
+// cut. The events before it were delivered.
+var ErrStreamIncomplete = errors.New("aap: stream ended before turn_stop")
+
+// endpointError names the endpoint an error came from.
+type endpointError struct {
+	endpoint string
+	what     string // what went wrong, when err alone does not say
+	err      error
+}
+
+func (e *endpointError) Error() string {
+	msg := "aap: " + e.endpoint + ": "
+	if e.what != "" {
+		msg += e.what + ": "
+	}
+	return msg + strings.TrimPrefix(e.err.Error(), "aap: ")
+}
+
+func (e *endpointError) Unwrap() error { return e.err }
+
+// Meta returns the server's protocol version and agents.
+func (c *Client) Meta(ctx context.Context) (*GetMetaResponse, error) {
+	var out GetMetaResponse
+	if err := c.call(ctx, http.MethodGet, epMeta, "/meta", nil, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// ListSessions returns one page of sessions: the first when after is empty,
+// otherwise the page after that cursor (a previous page's Next).
+func (c *Client) ListSessions(ctx context.Context, after string) (*GetSessionsResponse, error) {
+	path := "/sessions"
+	if after != "" {
+		path += "?after=" + url.QueryEscape(after)
+	}
+	var out GetSessionsResponse
+	if err := c.call(ctx, http.MethodGet, epListSessions, path, nil, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// Sessions yields every session, following the pages' next cursors. An
+// error ends the sequence; so does a cursor the server already returned,
+// which would otherwise loop forever.
+func (c *Client) Sessions(ctx context.Context) iter.Seq2[SessionInfo, error] {
+	return func(yield func(SessionInfo, error) bool) {
+		var after string
+		seen := make(map[string]bool)
+		for {
+			page, err := c.ListSessions(ctx, after)
+			if err != nil {
+				yield(SessionInfo{}, err)
+				return
+			}
+			for _, s := range page.Sessions {
+				if !yield(s, nil) {
+					return
+				}
+			}
+			if page.Next == "" {
+				return
+			}
+			if seen[page.Next] {
+				yield(SessionInfo{}, &endpointError{endpoint: epListSessions, err: fmt.Errorf("next cursor %q was already returned", page.Next)})
+				return
+			}
+			seen[page.Next] = true
+			after = page.Next
+		}
+	}
+}
+
+// CreateSession creates a session and returns its id. It does not run the
+// agent.
+func (c *Client) CreateSession(ctx context.Context, req *PostSessionsRequest) (*PostSessionsResponse, error) {
+	if req == nil {
+		return nil, &endpointError{endpoint: epCreateSession, err: errors.New("nil request")}
+	}
+	var out PostSessionsResponse
+	if err := c.call(ctx, http.MethodPost, epCreateSession, "/sessions", req, &out); err != nil {
+		return nil, err
+	}
+	if out.SessionID == "" {
+		return nil, &endpointError{endpoint: epCreateSession, what: "invalid response body", err: fieldErr("sessionId", "required")}
+	}
+	return &out, nil
+}
+
+// GetSession returns the session. Secret options come back redacted.
+func (c *Client) GetSession(ctx context.Context, id string) (*SessionInfo, error) {
+	path, err := sessionPath(epGetSession, id, "")
+	if err != nil {
+		return nil, err
+	}
+	var out SessionInfo
+	if err := c.call(ctx, http.MethodGet, epGetSession, path, nil, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// DeleteSession deletes the session and its history.
+func (c *Client) DeleteSession(ctx context.Context, id string) error {
+	path, err := sessionPath(epDeleteSession, id, "")
+	if err != nil {
+		return err
+	}
+	return c.call(ctx, http.MethodDelete, epDeleteSession, path, nil, nil)
+}
+
+// History returns the session's history of type t. A response without that
+// history type is an error; an agent that does not serve the type answers
+// 404 (see IsNotFound).
+func (c *Client) History(ctx context.Context, id string, t HistoryType) ([]Message, error) {
+	if t != HistoryCompacted && t != HistoryFull {
+		return nil, &endpointError{endpoint: epHistory, err: fmt.Errorf("unknown history type %q (want compacted or full)", t)}
+	}
+	path, err := sessionPath(epHistory, id, "/history")
+	if err != nil {
+		return nil, err
+	}
+	var out GetSessionHistoryResponse
+	if err := c.call(ctx, http.MethodGet, epHistory, path+"?type="+string(t), nil, &out); err != nil {
+		return nil, err
+	}
+	msgs := out.History.Full
+	if t == HistoryCompacted {
+		msgs = out.History.Compacted
+	}
+	if msgs == nil {
+		return nil, &endpointError{endpoint: epHistory, what: "invalid response body", err: fieldErr("history."+string(t), "required")}
+	}
+	return msgs, nil
+}
+
+// Turn sends a turn and waits for the whole response. It sends the request
+// with stream "none" whatever req.Stream says (req is not modified).
+func (c *Client) Turn(ctx context.Context, id string, req *PostSessionTurnRequest) (*PostSessionTurnResponse, error) {
+	if req == nil {
+		return nil, &endpointError{endpoint: epTurn, err: errors.New("nil request")}
+	}
+	path, err := sessionPath(epTurn, id, "/turns")
+	if err != nil {
+		return nil, err
+	}
+	r := *req
+	r.Stream = StreamNone
+	var out PostSessionTurnResponse
+	if err := c.call(ctx, http.MethodPost, epTurn, path, &r, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// StreamTurn sends a turn whose req.Stream is StreamDelta or StreamMessage
+// and yields its events as they arrive, *UnknownEvent included.
+//
+// The sequence ends after turn_stop; otherwise its last value is an error:
+// an error status (an *HTTPError, wrapped), a response that is not an event
+// stream, an event that does not decode (a *DecodeError, wrapped), the
+// context's error if ctx ends, or ErrStreamIncomplete (possibly wrapping
+// the read error) if the stream ends before turn_stop. Breaking out of the
+// loop closes the response.
+//
+// After yielding turn_stop, StreamTurn waits briefly for the server to end
+// the response, discarding anything after it, so that the connection can be
+// reused; break at turn_stop to close it at once.
+func (c *Client) StreamTurn(ctx context.Context, id string, req *PostSessionTurnRequest) iter.Seq2[Event, error] {
+	return func(yield func(Event, error) bool) {
+		if req == nil {
+			yield(nil, &endpointError{endpoint: epTurn, err: errors.New("nil request")})
+			return
+		}
+		if req.Stream != StreamDelta && req.Stream != StreamMessage {
+			yield(nil, &endpointError{endpoint: epTurn, err: fmt.Errorf("StreamTurn needs stream %q or %q, not %q", StreamDelta, StreamMessage, req.Stream)})
+			return
+		}
+		path, err := sessionPath(epTurn, id, "/turns")
+		if err != nil {
+			yield(nil, err)
+			return
+		}
+		resp, err := c.do(ctx, http.MethodPost, epTurn, path, req, "text/event-stream")
+		if err != nil {
+			yield(nil, err)
+			return
+		}
+		defer resp.Body.Close()
+		if mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type")); mt != "text/event-stream" {
+			yield(nil, &endpointError{endpoint: epTurn, err: fmt.Errorf("response is not an event stream: Content-Type %q (want text/event-stream)", resp.Header.Get("Content-Type"))})
+			return
+		}
+		stopped := false
+		for ev, err := range ReadEvents(resp.Body, c.maxEventSize) {
+			if stopped {
+				continue // draining: turn_stop is the last event
+			}
+			if err != nil {
+				yield(nil, streamError(ctx, err))
+				return
+			}
+			if !yield(ev, nil) {
+				return
+			}
+			if _, ok := ev.(*TurnStop); ok {
+				stopped = true
+				// A server that keeps the stream open after turn_stop must
+				// not hold the caller: close the body after a grace period.
+				t := time.AfterFunc(drainGrace, func() { resp.Body.Close() })
+				defer t.Stop()
+			}
+		}
+		if !stopped {
+			if err := ctx.Err(); err != nil {
+				yield(nil, err)
+				return
+			}
+			yield(nil, ErrStreamIncomplete)
+		}
+	}
+}
+
+// drainGrace is how long StreamTurn waits for the end of the response after
+// turn_stop.
+const drainGrace = time.Second
+
+// streamError turns an error of ReadEvents before turn_stop into the error
+// StreamTurn yields.
+func streamError(ctx context.Context, err error) error {
+	if ctxErr := ctx.Err(); ctxErr != nil {
+		return ctxErr
+	}
+	var de *DecodeError
+	if errors.As(err, &de) {
+		return &endpointError{endpoint: epTurn, what: "bad event", err: err}
+	}
+	// A cut connection, an oversized event or a broken frame: the turn did
+	// not complete.
+	return &endpointError{endpoint: epTurn, err: fmt.Errorf("%w: %w", ErrStreamIncomplete, err)}
+}
+
+// sessionPath returns "/sessions/<escaped id><suffix>", refusing ids that
+// would address another endpoint ("" would be /sessions, ".." its parent).
+func sessionPath(endpoint, id, suffix string) (string, error) {
+	if id == "" || id == "." || id == ".." {
+		return "", &endpointError{endpoint: endpoint, err: fmt.Errorf("invalid session id %q", id)}
+	}
+	return "/sessions/" + url.PathEscape(id) + suffix, nil
+}
+
+// call sends a request with an optional JSON body and decodes a successful
+// response into out (nil: the body is discarded).
+func (c *Client) call(ctx context.Context, method, endpoint, path string, body, out any) error {
+	resp, err := c.do(ctx, method, endpoint, path, body, "application/json")
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	if out == nil {
+		_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, int64(c.maxErrorBody)))
+		return nil
+	}
+	data, err := io.ReadAll(resp.Body)
+	if err != nil {
+		if ctxErr := ctx.Err(); ctxErr != nil {
+			return &endpointError{endpoint: endpoint, what: "reading response", err: ctxErr}
+		}
+		return &endpointError{endpoint: endpoint, what: "reading response", err: err}
+	}
+	if err := decodeBody(data, out); err != nil {
+		return &endpointError{endpoint: endpoint, what: "invalid response body", err: err}
+	}
+	return nil
+}
+
+// decodeBody decodes a response body through the types' own decoders,
+// insisting on a JSON object (json.Unmarshal would take null for an empty
+// response).
+func decodeBody(data []byte, out any) error {
+	if firstByte(data) != '{' {
+		return &DecodeError{Reason: "must be a JSON object"}
+	}
+	if err := json.Unmarshal(data, out); err != nil {
+		var de *DecodeError
+		if errors.As(err, &de) {
+			return err
+		}
+		return jsonErr("", err)
+	}
+	return nil
+}
+
+// do sends a request and returns the response if its status is 2xx. Any
+// other status is returned as an *HTTPError, with the body closed.
+func (c *Client) do(ctx context.Context, method, endpoint, path string, body any, accept string) (*http.Response, error) {
+	var rd io.Reader
+	if body != nil {
+		data, err := marshalBody(body)
+		if err != nil {
+			return nil, &endpointError{endpoint: endpoint, what: "encoding request", err: err}
+		}
+		rd = bytes.NewReader(data)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, c.base+path, rd)
+	if err != nil {
+		return nil, &endpointError{endpoint: endpoint, err: err}
+	}
+	for k, vs := range c.header {
+		req.Header[k] = append([]string(nil), vs...)
+	}
+	req.Header.Set("Accept", accept)
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	if c.apiKey != "" {
+		req.Header.Set("Authorization", "Bearer "+c.apiKey)
+	}
+	resp, err := c.hc.Do(req)
+	if err != nil {
+		return nil, &endpointError{endpoint: endpoint, err: err}
+	}
+	if resp.StatusCode >= 200 && resp.StatusCode < 300 {
+		return resp, nil
+	}
+	defer resp.Body.Close()
+	he := &HTTPError{StatusCode: resp.StatusCode}
+	he.Body, _ = io.ReadAll(io.LimitReader(resp.Body, int64(c.maxErrorBody)))
+	var er ErrorResponse
+	if json.Unmarshal(he.Body, &er) == nil {
+		he.Code, he.Message = er.Error.Code, er.Error.Message
+	}
+	return nil, &endpointError{endpoint: endpoint, err: he}
+}
+
+// marshalBody encodes a request body without encoding/json's HTML escaping,
+// which would rewrite "<", ">" and "&" inside tool input.
+func marshalBody(v any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(buf.Bytes(), []byte{'\n'}), nil
+}

@@ -1,0 +1,124 @@
+package aap_test
+
+import (
+	"encoding/json"
+	"testing"
+
+	"github.com/aapagui/aapagui/aap"
+)
+
+// FuzzDecodeMessage checks that DecodeMessage never panics and that a decoded
+// message encodes to a fixed point: decoding the encoding succeeds, keeps the
+// role and encodes to the same bytes.
+func FuzzDecodeMessage(f *testing.F) {
+	for _, s := range []string{
+		wireSystem, wireUser, wireAssistantText, wireAssistantBoth, wireAssistantTool,
+		wireTool, wireToolQuoted, wireToolDenied,
+		`{"role":"tool_permission","toolCallId":"call_002","granted":false,"reason":"User declined"}`,
+		`{"role":"user","content":[{"type":"image","url":"data:image/png;base64,AAAA"},{"type":"image","url":"https://x/y"}]}`,
+		`{"role":"assistant","content":[{"type":"tool_use","toolCallId":"c","name":"n","input":{"z":1e400,"a":9007199254740993,"s":"\u00e9<&>"}}]}`,
+		`{"role":"assistant","content":[]}`,
+		`{"role":"user","content":"a\u2028b\ud800"}`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		m, err := aap.DecodeMessage(data)
+		if err != nil {
+			return
+		}
+		first, err := json.Marshal(m)
+		if err != nil {
+			t.Fatalf("decoded message %#v does not encode: %v", m, err)
+		}
+		back, err := aap.DecodeMessage(first)
+		if err != nil {
+			t.Fatalf("encoding %s does not decode: %v", first, err)
+		}
+		if back.Role() != m.Role() {
+			t.Fatalf("role changed from %q to %q through %s", m.Role(), back.Role(), first)
+		}
+		second, err := json.Marshal(back)
+		if err != nil {
+			t.Fatalf("re-decoded message does not encode: %v", err)
+		}
+		if string(first) != string(second) {
+			t.Fatalf("not a fixed point:\n first: %s\nsecond: %s", first, second)
+		}
+	})
+}
+
+// FuzzDecodeTurnRequest checks the same fixed point for a whole turn
+// request, whose decoding also checks the shape of the turn.
+func FuzzDecodeTurnRequest(f *testing.F) {
+	for _, s := range []string{
+		wireTurnDelta, wireTurnTool, wireTurnMessage, wireTurnNone, wireTurnAgent,
+		`{"messages":[{"role":"tool","toolCallId":"a","content":[{"type":"text","text":"x"}]},{"role":"tool_permission","toolCallId":"b","granted":true}]}`,
+		`{"agent":{"tools":[],"options":{"b":"1","a":"2"}},"messages":[{"role":"user","content":"hi"}],"tools":[{"name":"t","title":"","description":"d","parameters":{"type":"object"}}]}`,
+		`{"agent":null,"stream":"none","messages":[{"role":"user","content":[{"type":"image","url":"https://x"}]}],"tools":[]}`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var r aap.PostSessionTurnRequest
+		if err := json.Unmarshal(data, &r); err != nil {
+			return
+		}
+		first, err := json.Marshal(&r)
+		if err != nil {
+			t.Fatalf("decoded request %#v does not encode: %v", r, err)
+		}
+		var back aap.PostSessionTurnRequest
+		if err := json.Unmarshal(first, &back); err != nil {
+			t.Fatalf("encoding %s does not decode: %v", first, err)
+		}
+		if err := aap.CheckTurnMessages(back.Messages); err != nil {
+			t.Fatalf("re-decoded turn has a bad shape: %v", err)
+		}
+		second, err := json.Marshal(&back)
+		if err != nil {
+			t.Fatalf("re-decoded request does not encode: %v", err)
+		}
+		if string(first) != string(second) {
+			t.Fatalf("not a fixed point:\n first: %s\nsecond: %s", first, second)
+		}
+	})
+}
+
+// FuzzDecodeEvent checks that a decoded event's data encodes with
+// AppendData, decodes again to the same kind of event and re-encodes to the
+// same bytes.
+func FuzzDecodeEvent(f *testing.F) {
+	for _, e := range captureEvents {
+		f.Add(e.event, []byte(e.data))
+	}
+	f.Add("tool_result", []byte(`{"toolCallId":"c","content":[{"type":"tool_use","toolCallId":"d","name":"n","input":{ "a" : "<>" }}]}`))
+	f.Add("usage", []byte(`{"tokens": 1}`))
+	f.Fuzz(func(t *testing.T, name string, data []byte) {
+		ev, err := aap.DecodeEvent(name, data)
+		if err != nil {
+			return
+		}
+		if ev.EventName() != aap.EventName(name) {
+			t.Fatalf("event name %q decoded as %q", name, ev.EventName())
+		}
+		first, err := ev.AppendData(nil)
+		if err != nil {
+			if _, unknown := ev.(*aap.UnknownEvent); unknown {
+				return // unknown events are kept as received, valid or not
+			}
+			t.Fatalf("decoded %#v does not encode: %v", ev, err)
+		}
+		back, err := aap.DecodeEvent(name, first)
+		if err != nil {
+			t.Fatalf("encoding %s does not decode: %v", first, err)
+		}
+		second, err := back.AppendData(nil)
+		if err != nil {
+			t.Fatalf("re-decoded event does not encode: %v", err)
+		}
+		if string(first) != string(second) {
+			t.Fatalf("not a fixed point:\n first: %s\nsecond: %s", first, second)
+		}
+	})
+}

@@ -1,0 +1,21 @@
+// Package demo holds the built-in demo agents: a deterministic script, an
+// AG-UI agent that follows it (the upstream aap2agui uses when none is
+// configured), and helpers shared with the AAP demo agent.
+//
+// The script looks at the newest user message, case-insensitively; the
+// first rule that matches wins:
+//
+//	fail               streams "Starting…" and fails
+//	think              reasons "Thinking about: <message>", then says "Done thinking."
+//	weather in <place> calls the client tool get_weather {"location": <place>} if the caller
+//	                   declared it, and after its result says "The weather in <place>: <result>";
+//	                   without the tool, says it cannot check the weather
+//	search <query>     calls the server tool web_search {"query": <query>}: inline when trusted,
+//	                   after permission when not ("Search was not allowed: <reason>" if denied),
+//	                   and says so when the tool is not enabled
+//	long <n>           streams n one-word deltas (n ≤ 1,000,000)
+//	anything else      "You said: <message>", in at least three deltas
+//
+// Text and tool arguments are always streamed in several pieces so that the
+// translators' accumulation is exercised.
+package demo
