@@ -1,6 +1,8 @@
 package translate
 
 import (
+	"slices"
+
 	"github.com/ag-ui-protocol/ag-ui/sdks/community/go/pkg/core/events"
 	"github.com/ag-ui-protocol/ag-ui/sdks/community/go/pkg/core/types"
 
@@ -42,7 +44,9 @@ type AGUIToAAP struct {
 	unanswered int             // completed calls without a result
 
 	history    []aap.Message
+	ids        []string           // the AG-UI id of each history message
 	blocks     []aap.ContentBlock // the assistant message being built
+	blocksID   string             // the AG-UI id of that message
 	interrupts []types.Interrupt
 	runError   *events.RunErrorEvent
 	incomplete bool
@@ -76,6 +80,9 @@ func (t *AGUIToAAP) Feed(ev events.Event) ([]aap.Event, error) {
 		return t.out, ErrTerminated
 	}
 	t.begin()
+	if err := checkEvent(ev); err != nil {
+		return t.out, &StreamError{Event: "(nil)", Reason: err.Error()}
+	}
 	typ := ev.Type()
 	switch typ {
 	case events.EventTypeTextMessageChunk, events.EventTypeToolCallChunk, events.EventTypeReasoningMessageChunk:
@@ -189,8 +196,31 @@ func (t *AGUIToAAP) Interrupts() []types.Interrupt { return t.interrupts }
 // completed) and tool messages for results. An assistant message holding a
 // single text block is given as string content.
 func (t *AGUIToAAP) Messages() []aap.Message {
-	t.flushAssistant()
-	return t.history
+	if len(t.blocks) == 0 {
+		return t.history
+	}
+	out := make([]aap.Message, len(t.history), len(t.history)+1)
+	copy(out, t.history)
+	return append(out, assistantMessage(t.blocks))
+}
+
+// Settled returns the history messages that are final: everything but the
+// assistant message still being built. A caller that saves history as a
+// run goes on saves Settled()[n:] after each event, then the rest of
+// Messages() at the end.
+func (t *AGUIToAAP) Settled() []aap.Message { return t.history }
+
+// MessageIDs returns, for each message of Messages,
+// the AG-UI id it had upstream: the text message's id (or the tool calls'
+// parentMessageId) for an assistant message, the TOOL_CALL_RESULT's
+// messageId for a tool message; "" when the upstream gave none.
+func (t *AGUIToAAP) MessageIDs() []string {
+	if len(t.blocks) == 0 {
+		return t.ids
+	}
+	out := make([]string, len(t.ids), len(t.ids)+1)
+	copy(out, t.ids)
+	return append(out, t.blocksID)
 }
 
 // Response returns the StreamNone response body: the stop reason and the
@@ -268,7 +298,7 @@ func (t *AGUIToAAP) endText(id string) {
 	if t.mode == aap.StreamMessage {
 		t.out = append(t.out, &aap.Text{Text: s})
 	}
-	t.blocks = append(t.blocks, &aap.TextBlock{Text: s})
+	t.addBlock(&aap.TextBlock{Text: s}, id)
 }
 
 func (t *AGUIToAAP) endThinking(id string) {
@@ -279,7 +309,7 @@ func (t *AGUIToAAP) endThinking(id string) {
 	if t.mode == aap.StreamMessage {
 		t.out = append(t.out, &aap.Thinking{Thinking: s})
 	}
-	t.blocks = append(t.blocks, &aap.ThinkingBlock{Thinking: s})
+	t.addBlock(&aap.ThinkingBlock{Thinking: s}, "")
 }
 
 func (t *AGUIToAAP) chunkTextEvent(e *events.TextMessageChunkEvent) {
@@ -347,7 +377,7 @@ func (t *AGUIToAAP) endChunkedTool() {
 func (t *AGUIToAAP) toolCall(c CompletedCall) {
 	in, _ := RecoverInput(c.Arguments)
 	t.emit(&aap.ToolCall{ToolCallID: c.ToolCallID, Name: c.Name, Input: in})
-	t.blocks = append(t.blocks, &aap.ToolUseBlock{ToolCallID: c.ToolCallID, Name: c.Name, Input: in})
+	t.addBlock(&aap.ToolUseBlock{ToolCallID: c.ToolCallID, Name: c.Name, Input: in}, c.ParentMessageID)
 	if t.called == nil {
 		t.called = make(map[string]bool)
 	}
@@ -369,6 +399,7 @@ func (t *AGUIToAAP) toolResult(e *events.ToolCallResultEvent) {
 	t.emit(&aap.ToolResult{ToolCallID: e.ToolCallID, Content: content})
 	t.flushAssistant()
 	t.history = append(t.history, &aap.ToolMessage{ToolCallID: e.ToolCallID, Content: content})
+	t.ids = append(t.ids, e.MessageID)
 	if t.called[e.ToolCallID] && !t.answered[e.ToolCallID] {
 		if t.answered == nil {
 			t.answered = make(map[string]bool)
@@ -378,18 +409,31 @@ func (t *AGUIToAAP) toolResult(e *events.ToolCallResultEvent) {
 	}
 }
 
+// assistantMessage makes the assistant message of blocks: string content
+// when it is a single text block.
+func assistantMessage(blocks []aap.ContentBlock) *aap.AssistantMessage {
+	if tb, ok := blocks[0].(*aap.TextBlock); ok && len(blocks) == 1 {
+		return &aap.AssistantMessage{Content: aap.TextContent(tb.Text)}
+	}
+	return &aap.AssistantMessage{Content: aap.BlockContent(slices.Clone(blocks)...)}
+}
+
 func (t *AGUIToAAP) flushAssistant() {
 	if len(t.blocks) == 0 {
 		return
 	}
-	var c aap.Content
-	if tb, ok := t.blocks[0].(*aap.TextBlock); ok && len(t.blocks) == 1 {
-		c = aap.TextContent(tb.Text)
-	} else {
-		c = aap.BlockContent(t.blocks...)
+	t.history = append(t.history, assistantMessage(t.blocks))
+	t.ids = append(t.ids, t.blocksID)
+	t.blocks, t.blocksID = nil, ""
+}
+
+// addBlock adds a block to the assistant message being built; id is the
+// AG-UI message it came from, if known ("" or an internal key otherwise).
+func (t *AGUIToAAP) addBlock(b aap.ContentBlock, id string) {
+	if t.blocksID == "" && id != "" && id[0] != 0 {
+		t.blocksID = id
 	}
-	t.history = append(t.history, &aap.AssistantMessage{Content: c})
-	t.blocks = nil
+	t.blocks = append(t.blocks, b)
 }
 
 // closeOpen ends every message and tool call still open, in the order they
@@ -412,7 +456,7 @@ func (t *AGUIToAAP) closeOpen() {
 func (t *AGUIToAAP) finish(e *events.RunFinishedEvent) {
 	t.closeOpen()
 	stop := aap.StopEndTurn
-	if e.Outcome != nil && e.Outcome.Type == events.RunFinishedOutcomeTypeInterrupt {
+	if e.Outcome != nil && e.Outcome.Type == events.RunFinishedOutcomeTypeInterrupt && len(e.Outcome.Interrupts) > 0 {
 		t.interrupts = e.Outcome.Interrupts
 		for _, in := range e.Outcome.Interrupts {
 			if in.Reason == InterruptReasonToolCall && t.called[in.ToolCallID] {

@@ -1,6 +1,7 @@
 package translate
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 
@@ -53,7 +54,8 @@ func ToolsToAAP(tools []types.Tool) ([]aap.ToolSpec, error) {
 			}
 			raw = b
 		}
-		if len(raw) == 0 || raw[0] != '{' {
+		raw = json.RawMessage(bytes.TrimLeft(raw, " \t\r\n"))
+		if len(raw) == 0 || raw[0] != '{' || !json.Valid(raw) {
 			return nil, fmt.Errorf("tools[%d] (%s): parameters must be a JSON Schema object", i, t.Name)
 		}
 		out[i] = aap.ToolSpec{Name: t.Name, Description: t.Description, Parameters: raw}

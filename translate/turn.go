@@ -60,6 +60,16 @@ func TurnToAGUI(msgs []aap.Message, open []types.Interrupt, newID func() string)
 				if !ok {
 					return TurnInput{}, &MessageError{Index: i, Reason: fmt.Sprintf("tool_permission for %q: no call is waiting for permission under that id", m.ToolCallID)}
 				}
+				if it.ID == m.ToolCallID && !m.Granted {
+					// An interrupt presented as an InterruptToolName call:
+					// a denial abandons it.
+					e := types.ResumeEntry{InterruptID: it.ID, Status: types.ResumeStatusCancelled}
+					if m.Reason != "" {
+						e.Payload = map[string]any{"reason": m.Reason}
+					}
+					in.Resume = append(in.Resume, e)
+					continue
+				}
 				id = it.ID
 			}
 			in.Resume = append(in.Resume, ResumeFromPermission(m, id))

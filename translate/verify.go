@@ -29,7 +29,7 @@ func (v *Verifier) fail(ev events.Event, format string, args ...any) error {
 // Check checks the next event.
 func (v *Verifier) Check(ev events.Event) error {
 	v.n++
-	if ev == nil || ev.GetBaseEvent() == nil {
+	if checkEvent(ev) != nil {
 		return fmt.Errorf("event %d: nil event", v.n)
 	}
 	typ := ev.Type()
