@@ -104,11 +104,11 @@ func base(t events.EventType) *events.BaseEvent { return &events.BaseEvent{Event
 
 func (s *aguiStream) run() {
 	s.emit(&events.RunStartedEvent{BaseEvent: base(events.EventTypeRunStarted), ThreadIDValue: s.in.ThreadID, RunIDValue: s.in.RunID})
-	if len(s.in.Resume) > 0 {
+	msgs := s.in.Messages
+	if len(s.in.Resume) > 0 && !allCancelledForNewInput(s.in) {
 		s.resume()
 		return
 	}
-	msgs := s.in.Messages
 	if n := len(msgs); n > 0 && msgs[n-1].Role == types.RoleTool {
 		s.afterToolResult(msgs[n-1])
 		return
@@ -308,4 +308,21 @@ func lastUserText(msgs []types.Message) string {
 		}
 	}
 	return ""
+}
+
+// allCancelledForNewInput reports a resume that only abandons interrupts
+// because the user said something new: the new message is what to answer.
+func allCancelledForNewInput(in *types.RunAgentInput) bool {
+	for _, r := range in.Resume {
+		if r.Status != types.ResumeStatusCancelled {
+			return false
+		}
+	}
+	n := len(in.Messages)
+	if n == 0 {
+		return false
+	}
+	// The bridge closes the abandoned calls with tool messages placed before
+	// the new user message.
+	return in.Messages[n-1].Role == types.RoleUser
 }

@@ -1,0 +1,134 @@
+package aap2agui
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"github.com/aapagui/aapagui/aap"
+	"github.com/aapagui/aapagui/store"
+)
+
+// Config configures a Server. Every field's zero value is usable except
+// Upstream and Store.
+type Config struct {
+	// Upstream is the URL of the AG-UI agent (POST RunAgentInput). Required.
+	Upstream string
+	// UpstreamHeader is sent with every upstream request (e.g. the agent's
+	// own API key). The caller's Authorization is never forwarded.
+	UpstreamHeader http.Header
+	// HTTPClient calls the upstream. nil: a client with connection pooling
+	// and no overall timeout (runs stream for as long as they take).
+	HTTPClient *http.Client
+	// ConnectTimeout bounds the time until the upstream answers with
+	// headers; zero means 60 s. Exceeding it is a 504.
+	ConnectTimeout time.Duration
+
+	// Agent describes the agent in GET /meta. Zero value: see DefaultAgent.
+	Agent aap.AgentInfo
+
+	// APIKeys are the accepted bearer keys. None: the API is open (the
+	// program warns at start-up).
+	APIKeys []string
+	// PublicMeta serves GET /meta without a key.
+	PublicMeta bool
+
+	// Store keeps sessions. Required.
+	Store store.Store
+	// BasePath mounts the API under a prefix, e.g. "/v1".
+	BasePath string
+	// MaxBody caps request bodies in bytes; zero means 8 MiB.
+	MaxBody int64
+	// MaxEventSize caps one upstream SSE event; zero means 16 MiB.
+	MaxEventSize int
+	// PageSize is the number of sessions per GET /sessions page; zero
+	// means 50.
+	PageSize int
+	// Logger receives one line per request and the events worth a look.
+	// Zero value: no logging.
+	Logger zerolog.Logger
+	// Clock returns the time; nil means time.Now.
+	Clock func() time.Time
+}
+
+// DefaultAgent is the agent description used when Config.Agent has no name:
+// an agent named "agent" with every capability the bridge serves.
+func DefaultAgent() aap.AgentInfo {
+	e := &aap.Empty{}
+	return aap.AgentInfo{
+		Name:        "agent",
+		Title:       "AG-UI agent",
+		Version:     "1.0.0",
+		Description: "An AG-UI agent served over AAP by aap2agui.",
+		Capabilities: &aap.Capabilities{
+			History:     &aap.HistoryCapabilities{Compacted: e, Full: e},
+			Stream:      &aap.StreamCapabilities{Delta: e, Message: e, None: e},
+			Application: &aap.ApplicationCapabilities{Tools: e},
+			Image:       &aap.ImageCapabilities{HTTP: e, Data: e},
+		},
+	}
+}
+
+func (c *Config) setDefaults() error {
+	if c.Store == nil {
+		return errors.New("aap2agui: Config.Store is required")
+	}
+	u, err := url.Parse(c.Upstream)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return fmt.Errorf("aap2agui: Config.Upstream %q is not an http(s) URL", c.Upstream)
+	}
+	if c.Agent.Name == "" {
+		d := DefaultAgent()
+		d.Tools, d.Options = c.Agent.Tools, c.Agent.Options
+		if c.Agent.Capabilities != nil {
+			d.Capabilities = c.Agent.Capabilities
+		}
+		c.Agent = d
+	}
+	if c.Agent.Version == "" {
+		c.Agent.Version = "1.0.0"
+	}
+	for i := range c.Agent.Options {
+		if err := c.Agent.Options[i].Validate(); err != nil {
+			return fmt.Errorf("aap2agui: agent option %d: %w", i, err)
+		}
+	}
+	if c.HTTPClient == nil {
+		c.HTTPClient = &http.Client{Transport: &http.Transport{
+			Proxy:               http.ProxyFromEnvironment,
+			MaxIdleConns:        256,
+			MaxIdleConnsPerHost: 64,
+			IdleConnTimeout:     90 * time.Second,
+			ForceAttemptHTTP2:   true,
+		}}
+	}
+	if c.ConnectTimeout == 0 {
+		c.ConnectTimeout = 60 * time.Second
+	}
+	if c.MaxBody == 0 {
+		c.MaxBody = 8 << 20
+	}
+	if c.PageSize == 0 {
+		c.PageSize = 50
+	}
+	if c.Clock == nil {
+		c.Clock = time.Now
+	}
+	return nil
+}
+
+// LoadAgentInfo reads an agent description (the AgentInfo of GET /meta:
+// name, title, version, description, options, server tools as "tools",
+// capabilities) from JSON, strictly.
+func LoadAgentInfo(data []byte) (aap.AgentInfo, error) {
+	var info aap.AgentInfo
+	if err := json.Unmarshal(data, &info); err != nil {
+		return aap.AgentInfo{}, err
+	}
+	return info, nil
+}

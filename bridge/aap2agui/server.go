@@ -1,0 +1,323 @@
+package aap2agui
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/gin-gonic/gin"
+
+	"github.com/aapagui/aapagui/aap"
+	"github.com/aapagui/aapagui/internal/web"
+	"github.com/aapagui/aapagui/store"
+	"github.com/aapagui/aapagui/translate"
+)
+
+// Server is the aap2agui HTTP handler.
+type Server struct {
+	cfg     Config
+	keys    web.Keys
+	secrets map[string]bool // names of secret options
+	engine  *gin.Engine
+}
+
+func init() { gin.SetMode(gin.ReleaseMode) }
+
+// New returns a Server for the configuration.
+func New(cfg Config) (*Server, error) {
+	if err := cfg.setDefaults(); err != nil {
+		return nil, err
+	}
+	s := &Server{cfg: cfg, keys: web.NewKeys(cfg.APIKeys), secrets: map[string]bool{}}
+	for _, o := range cfg.Agent.Options {
+		if o.Type == aap.OptionSecret {
+			s.secrets[o.Name] = true
+		}
+	}
+	e := gin.New()
+	e.HandleMethodNotAllowed = true
+	e.Use(web.RequestLog(cfg.Logger), gin.CustomRecovery(func(c *gin.Context, _ any) {
+		web.Error(c, http.StatusInternalServerError, "internal", "internal error")
+	}), web.BodyLimit(cfg.MaxBody))
+	e.NoRoute(func(c *gin.Context) {
+		web.Error(c, http.StatusNotFound, "not_found", "no such endpoint: "+c.Request.URL.Path)
+	})
+	e.NoMethod(func(c *gin.Context) {
+		web.Error(c, http.StatusMethodNotAllowed, "method_not_allowed", c.Request.Method+" is not allowed on "+c.Request.URL.Path)
+	})
+	e.GET("/healthz", func(c *gin.Context) { c.String(http.StatusOK, "ok\n") })
+	e.GET("/readyz", s.ready)
+
+	g := e.Group(strings.TrimSuffix(cfg.BasePath, "/"))
+	if cfg.PublicMeta {
+		g.GET("/meta", s.meta)
+	} else {
+		g.GET("/meta", s.auth, s.meta)
+	}
+	g.GET("/sessions", s.auth, s.listSessions)
+	g.POST("/sessions", s.auth, s.createSession)
+	g.GET("/sessions/:id", s.auth, s.getSession)
+	g.DELETE("/sessions/:id", s.auth, s.deleteSession)
+	g.GET("/sessions/:id/history", s.auth, s.history)
+	g.POST("/sessions/:id/turns", s.auth, s.turn)
+	s.engine = e
+	return s, nil
+}
+
+// ServeHTTP implements http.Handler.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.engine.ServeHTTP(w, r) }
+
+const ownerKey = "owner"
+
+func (s *Server) auth(c *gin.Context) {
+	owner, err := s.keys.Owner(c.Request)
+	if err != nil {
+		c.Header("WWW-Authenticate", `Bearer realm="aap"`)
+		web.Error(c, http.StatusUnauthorized, "unauthorized", "a valid API key is required: Authorization: Bearer <key>")
+		return
+	}
+	c.Set(ownerKey, owner)
+}
+
+func owner(c *gin.Context) string { return c.GetString(ownerKey) }
+
+func (s *Server) ready(c *gin.Context) {
+	ctx, cancel := context.WithTimeout(c.Request.Context(), 2e9)
+	defer cancel()
+	if err := s.cfg.Store.Ping(ctx); err != nil {
+		web.Logger(c).Warn().Err(err).Msg("store not ready")
+		web.Error(c, http.StatusServiceUnavailable, "not_ready", "the store is not reachable")
+		return
+	}
+	c.String(http.StatusOK, "ok\n")
+}
+
+func (s *Server) meta(c *gin.Context) {
+	web.JSON(c, http.StatusOK, aap.GetMetaResponse{Version: aap.Version, Agents: []aap.AgentInfo{s.cfg.Agent}})
+}
+
+// readBody reads the (size-limited) body and decodes it into v, answering
+// 400/413 itself; it reports whether the handler may go on.
+func readBody(c *gin.Context, v json.Unmarshaler) bool {
+	data, err := io.ReadAll(c.Request.Body)
+	if err != nil {
+		web.ReadError(c, err)
+		return false
+	}
+	if len(strings.TrimSpace(string(data))) == 0 {
+		web.Error(c, http.StatusBadRequest, "invalid_body", "the request body is empty; send a JSON object")
+		return false
+	}
+	if !json.Valid(data) {
+		web.Error(c, http.StatusBadRequest, "invalid_json", "the request body is not valid JSON")
+		return false
+	}
+	if err := v.UnmarshalJSON(data); err != nil {
+		web.Error(c, http.StatusBadRequest, "invalid_request", strings.TrimPrefix(err.Error(), "aap: "))
+		return false
+	}
+	return true
+}
+
+// checkAgent validates server tool references, options and client tools
+// against what the agent declares.
+func (s *Server) checkAgent(cfg *aap.AgentConfig, clientTools []aap.ToolSpec) error {
+	if cfg != nil {
+		for i, t := range cfg.Tools {
+			if _, ok := s.cfg.Agent.Tool(t.Name); !ok {
+				return fmt.Errorf("agent.tools[%d].name: %q is not a server tool of agent %q", i, t.Name, s.cfg.Agent.Name)
+			}
+		}
+		for name, v := range cfg.Options {
+			o, ok := s.cfg.Agent.Option(name)
+			if !ok {
+				return fmt.Errorf("agent.options.%s: agent %q has no such option", name, s.cfg.Agent.Name)
+			}
+			if o.Type == aap.OptionSelect && !slices.Contains(o.Options, v) {
+				return fmt.Errorf("agent.options.%s: %q is not one of %q", name, v, o.Options)
+			}
+		}
+	}
+	seen := map[string]bool{}
+	for i, t := range clientTools {
+		if _, ok := s.cfg.Agent.Tool(t.Name); ok {
+			return fmt.Errorf("tools[%d].name: %q is already a server tool; tool names must be unique", i, t.Name)
+		}
+		if seen[t.Name] {
+			return fmt.Errorf("tools[%d].name: %q is declared twice", i, t.Name)
+		}
+		seen[t.Name] = true
+	}
+	return nil
+}
+
+func (s *Server) createSession(c *gin.Context) {
+	var req aap.PostSessionsRequest
+	if !readBody(c, &req) {
+		return
+	}
+	if req.Agent.Name != s.cfg.Agent.Name {
+		web.Error(c, http.StatusNotFound, "unknown_agent", fmt.Sprintf("agent %q is not served here (the agent is %q)", req.Agent.Name, s.cfg.Agent.Name))
+		return
+	}
+	if err := s.checkAgent(&req.Agent, req.Tools); err != nil {
+		web.Error(c, http.StatusBadRequest, "invalid_request", err.Error())
+		return
+	}
+	seed := make([]store.Entry, len(req.Messages))
+	for i, m := range req.Messages {
+		seed[i] = store.Entry{Message: m, AGUIID: translate.RandomID("msg-")}
+		if _, err := translate.AppendMessageToAGUI(nil, m, seed[i].AGUIID); err != nil {
+			web.Error(c, http.StatusBadRequest, "invalid_request", fmt.Sprintf("messages[%d]: %v", i, err))
+			return
+		}
+	}
+	sess := &store.Session{
+		ID: translate.RandomID("sess_"), Owner: owner(c), Agent: req.Agent, Tools: req.Tools,
+		CreatedAt: s.cfg.Clock().UTC(),
+	}
+	if err := s.cfg.Store.CreateSession(c.Request.Context(), sess, seed); err != nil {
+		s.storeError(c, err)
+		return
+	}
+	web.JSON(c, http.StatusCreated, aap.PostSessionsResponse{SessionID: sess.ID})
+}
+
+// info renders a session for GET, with secret option values redacted.
+func (s *Server) info(sess *store.Session) aap.SessionInfo {
+	agent := sess.Agent
+	if len(agent.Options) > 0 {
+		opts := make(map[string]string, len(agent.Options))
+		for k, v := range agent.Options {
+			if s.secrets[k] {
+				v = "***"
+			}
+			opts[k] = v
+		}
+		agent.Options = opts
+	}
+	return aap.SessionInfo{SessionID: sess.ID, Agent: agent, Tools: sess.Tools}
+}
+
+func (s *Server) getSession(c *gin.Context) {
+	sess, ok := s.loadSession(c)
+	if !ok {
+		return
+	}
+	web.JSON(c, http.StatusOK, s.info(sess))
+}
+
+func (s *Server) loadSession(c *gin.Context) (*store.Session, bool) {
+	sess, err := s.cfg.Store.GetSession(c.Request.Context(), owner(c), c.Param("id"))
+	if err != nil {
+		s.storeError(c, err)
+		return nil, false
+	}
+	return sess, true
+}
+
+func (s *Server) storeError(c *gin.Context, err error) {
+	if errors.Is(err, store.ErrNotFound) {
+		web.Error(c, http.StatusNotFound, "session_not_found", "no session with id "+strconv.Quote(c.Param("id")))
+		return
+	}
+	web.Logger(c).Error().Err(err).Msg("store")
+	web.Error(c, http.StatusInternalServerError, "store_error", "the session store failed")
+}
+
+func (s *Server) deleteSession(c *gin.Context) {
+	if err := s.cfg.Store.DeleteSession(c.Request.Context(), owner(c), c.Param("id")); err != nil {
+		s.storeError(c, err)
+		return
+	}
+	c.Status(http.StatusNoContent)
+}
+
+// cursor encodes a listing position opaquely.
+func cursor(seq int64) string {
+	return base64.RawURLEncoding.EncodeToString([]byte("after:" + strconv.FormatInt(seq, 10)))
+}
+
+func parseCursor(s string) (int64, bool) {
+	b, err := base64.RawURLEncoding.DecodeString(s)
+	if err != nil {
+		return 0, false
+	}
+	n, ok := strings.CutPrefix(string(b), "after:")
+	if !ok {
+		return 0, false
+	}
+	seq, err := strconv.ParseInt(n, 10, 64)
+	return seq, err == nil && seq >= 0
+}
+
+func (s *Server) listSessions(c *gin.Context) {
+	var after int64
+	if a := c.Query("after"); a != "" {
+		var ok bool
+		if after, ok = parseCursor(a); !ok {
+			web.Error(c, http.StatusBadRequest, "invalid_cursor", "after is not a cursor this server issued")
+			return
+		}
+	}
+	list, err := s.cfg.Store.ListSessions(c.Request.Context(), owner(c), after, s.cfg.PageSize+1)
+	if err != nil {
+		s.storeError(c, err)
+		return
+	}
+	resp := aap.GetSessionsResponse{Sessions: []aap.SessionInfo{}}
+	if len(list) > s.cfg.PageSize {
+		list = list[:s.cfg.PageSize]
+		resp.Next = cursor(list[len(list)-1].Seq)
+	}
+	for _, sess := range list {
+		resp.Sessions = append(resp.Sessions, s.info(sess))
+	}
+	web.JSON(c, http.StatusOK, resp)
+}
+
+func (s *Server) history(c *gin.Context) {
+	t, present := c.GetQuery("type")
+	if !present || t == "" {
+		web.Error(c, http.StatusBadRequest, "invalid_request", "the type query parameter is required: full or compacted")
+		return
+	}
+	ht := aap.HistoryType(t)
+	if ht != aap.HistoryFull && ht != aap.HistoryCompacted {
+		web.Error(c, http.StatusBadRequest, "invalid_request", fmt.Sprintf("unknown history type %q (want full or compacted)", t))
+		return
+	}
+	sess, ok := s.loadSession(c)
+	if !ok {
+		return
+	}
+	if !s.cfg.Agent.Capabilities.SupportsHistory(ht) {
+		web.Error(c, http.StatusNotFound, "history_type_not_supported", fmt.Sprintf("agent %q does not serve %s history", s.cfg.Agent.Name, ht))
+		return
+	}
+	entries, err := s.cfg.Store.History(c.Request.Context(), sess.ID)
+	if err != nil {
+		s.storeError(c, err)
+		return
+	}
+	msgs := make([]aap.Message, len(entries))
+	for i, e := range entries {
+		msgs[i] = e.Message
+	}
+	// The bridge does not compact: the agent behind it keeps its own
+	// context, so the compacted history is the full one.
+	var resp aap.GetSessionHistoryResponse
+	if ht == aap.HistoryFull {
+		resp.History.Full = msgs
+	} else {
+		resp.History.Compacted = msgs
+	}
+	web.JSON(c, http.StatusOK, resp)
+}

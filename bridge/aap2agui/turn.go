@@ -1,0 +1,586 @@
+package aap2agui
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"time"
+
+	"github.com/ag-ui-protocol/ag-ui/sdks/community/go/pkg/core/events"
+	"github.com/ag-ui-protocol/ag-ui/sdks/community/go/pkg/core/types"
+	jsonpatch "github.com/evanphx/json-patch/v5"
+	"github.com/gin-gonic/gin"
+	"github.com/rs/zerolog"
+
+	"github.com/aapagui/aapagui/aap"
+	"github.com/aapagui/aapagui/internal/sse"
+	"github.com/aapagui/aapagui/internal/web"
+	"github.com/aapagui/aapagui/store"
+	"github.com/aapagui/aapagui/translate"
+)
+
+// Texts stored for tool calls that a new user message leaves unanswered,
+// so that the history handed to the agent stays valid (every call has a
+// result).
+const (
+	unansweredCall      = "Tool call was not answered: the user sent a new message instead."
+	unansweredPermisson = "Tool call cancelled: the user sent a new message instead of answering the permission request."
+)
+
+// lockTTL bounds how long a crashed replica can hold a session's turn
+// lock; a running turn renews it every lockTTL/3.
+const lockTTL = 90 * time.Second
+
+// pending describes what the session is waiting for before the next turn.
+type pending struct {
+	calls      map[string]string // toolCallId → tool name: calls without a result
+	order      []string          // their ids, in order
+	interrupts []types.Interrupt // open interrupts
+}
+
+// pendingState finds the tool calls since the last user message that have
+// no tool result yet.
+func pendingState(sess *store.Session, hist []store.Entry) pending {
+	p := pending{calls: map[string]string{}, interrupts: sess.Interrupts}
+	for _, e := range hist {
+		switch m := e.Message.(type) {
+		case *aap.UserMessage:
+			p.calls, p.order = map[string]string{}, nil
+		case *aap.AssistantMessage:
+			for _, b := range m.Content.Blocks {
+				if tu, ok := b.(*aap.ToolUseBlock); ok {
+					p.calls[tu.ToolCallID] = tu.Name
+					p.order = append(p.order, tu.ToolCallID)
+				}
+			}
+		case *aap.ToolMessage:
+			delete(p.calls, m.ToolCallID)
+		}
+	}
+	var order []string
+	for _, id := range p.order {
+		if _, ok := p.calls[id]; ok {
+			order = append(order, id)
+		}
+	}
+	p.order = order
+	return p
+}
+
+// interruptFor returns the open interrupt that a toolCallId is waiting on.
+func (p *pending) interruptFor(toolCallID string) (types.Interrupt, bool) {
+	for _, in := range p.interrupts {
+		if (in.Reason == translate.InterruptReasonToolCall && in.ToolCallID == toolCallID) || in.ID == toolCallID {
+			return in, true
+		}
+	}
+	return types.Interrupt{}, false
+}
+
+// checkTurn validates the turn's messages against what the session is
+// waiting for and returns the messages to store before the run (tool
+// results, and the closing results a new user message implies) and the
+// resume entries for cancelled interrupts.
+func checkTurn(p pending, msgs []aap.Message) (closing []aap.Message, cancelled []types.ResumeEntry, err error) {
+	if u, ok := msgs[0].(*aap.UserMessage); ok && u != nil {
+		// A new user message closes whatever is still open.
+		for _, id := range p.order {
+			text := unansweredCall
+			if _, waiting := p.interruptFor(id); waiting {
+				text = unansweredPermisson
+			}
+			closing = append(closing, &aap.ToolMessage{ToolCallID: id, Content: aap.TextContent(text)})
+		}
+		for _, in := range p.interrupts {
+			cancelled = append(cancelled, types.ResumeEntry{InterruptID: in.ID, Status: types.ResumeStatusCancelled})
+		}
+		return closing, cancelled, nil
+	}
+	answered := map[string]bool{}
+	for i, m := range msgs {
+		switch m := m.(type) {
+		case *aap.ToolMessage:
+			in, waiting := p.interruptFor(m.ToolCallID)
+			switch {
+			case waiting && in.ID != m.ToolCallID:
+				return nil, nil, fmt.Errorf("messages[%d]: tool call %q is waiting for a tool_permission, not a result", i, m.ToolCallID)
+			case !waiting && p.calls[m.ToolCallID] == "":
+				return nil, nil, fmt.Errorf("messages[%d]: no tool call %q is waiting for a result", i, m.ToolCallID)
+			}
+		case *aap.ToolPermissionMessage:
+			if _, waiting := p.interruptFor(m.ToolCallID); !waiting {
+				return nil, nil, fmt.Errorf("messages[%d]: tool call %q is not waiting for permission", i, m.ToolCallID)
+			}
+		}
+		answered[toolCallIDOf(m)] = true
+	}
+	for _, id := range p.order {
+		if !answered[id] {
+			if _, waiting := p.interruptFor(id); waiting {
+				return nil, nil, fmt.Errorf("tool call %q is waiting for a tool_permission: answer every pending call in the same turn", id)
+			}
+			return nil, nil, fmt.Errorf("tool call %q is waiting for its result: answer every pending call in the same turn", id)
+		}
+	}
+	for _, in := range p.interrupts {
+		if !answered[in.ToolCallID] && !answered[in.ID] {
+			return nil, nil, fmt.Errorf("interrupt %q is open: answer it (tool_permission for tool call %q) in the same turn", in.ID, in.ToolCallID)
+		}
+	}
+	return nil, nil, nil
+}
+
+func toolCallIDOf(m aap.Message) string {
+	switch m := m.(type) {
+	case *aap.ToolMessage:
+		return m.ToolCallID
+	case *aap.ToolPermissionMessage:
+		return m.ToolCallID
+	}
+	return ""
+}
+
+// mergeAgent applies a turn's overrides to the session: server tools
+// replace, options merge by key, client tools replace.
+func mergeAgent(sess *store.Session, req *aap.PostSessionTurnRequest) {
+	if req.Agent != nil {
+		if req.Agent.Tools != nil {
+			sess.Agent.Tools = req.Agent.Tools
+		}
+		if len(req.Agent.Options) > 0 {
+			opts := make(map[string]string, len(sess.Agent.Options)+len(req.Agent.Options))
+			for k, v := range sess.Agent.Options {
+				opts[k] = v
+			}
+			for k, v := range req.Agent.Options {
+				opts[k] = v
+			}
+			sess.Agent.Options = opts
+		}
+	}
+	if req.Tools != nil {
+		sess.Tools = req.Tools
+	}
+}
+
+func (s *Server) turn(c *gin.Context) {
+	var req aap.PostSessionTurnRequest
+	if !readBody(c, &req) {
+		return
+	}
+	log := web.Logger(c)
+	ctx := c.Request.Context()
+	sess, ok := s.loadSession(c)
+	if !ok {
+		return
+	}
+	if req.Agent != nil && req.Agent.Name != "" && req.Agent.Name != sess.Agent.Name {
+		web.Error(c, http.StatusBadRequest, "invalid_request", fmt.Sprintf("agent.name: a session's agent cannot change (it is %q)", sess.Agent.Name))
+		return
+	}
+	if err := s.checkAgent(req.Agent, req.Tools); err != nil {
+		web.Error(c, http.StatusBadRequest, "invalid_request", err.Error())
+		return
+	}
+
+	holder := translate.RandomID("turn-")
+	locked, err := s.cfg.Store.Lock(ctx, sess.ID, holder, lockTTL)
+	if err != nil {
+		s.storeError(c, err)
+		return
+	}
+	if !locked {
+		web.Error(c, http.StatusConflict, "turn_in_progress", "a turn is already running in this session; wait for it to finish")
+		return
+	}
+	// The lock is released with a context of its own: the request's may be
+	// gone by then.
+	defer func() {
+		uctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+		defer cancel()
+		if err := s.cfg.Store.Unlock(uctx, sess.ID, holder); err != nil {
+			log.Error().Err(err).Str("session", sess.ID).Msg("unlock")
+		}
+	}()
+	stopRenew := s.renewLock(ctx, sess.ID, holder, log)
+	defer stopRenew()
+
+	// Read the session again under the lock: a turn that just finished may
+	// have changed it.
+	if sess, err = s.cfg.Store.GetSession(ctx, owner(c), sess.ID); err != nil {
+		s.storeError(c, err)
+		return
+	}
+	hist, err := s.cfg.Store.History(ctx, sess.ID)
+	if err != nil {
+		s.storeError(c, err)
+		return
+	}
+	p := pendingState(sess, hist)
+	closing, cancelled, err := checkTurn(p, req.Messages)
+	if err != nil {
+		web.Error(c, http.StatusBadRequest, "invalid_turn", err.Error())
+		return
+	}
+	mergeAgent(sess, &req)
+
+	// The new history entries: closing results, then the turn's own
+	// messages (tool permissions are answers, not history).
+	var added []store.Entry
+	for _, m := range closing {
+		added = append(added, store.Entry{Message: m, AGUIID: translate.RandomID("msg-")})
+	}
+	input, err := translate.TurnToAGUI(req.Messages, nonNil(p.interrupts), func() string { return translate.RandomID("msg-") })
+	if err != nil {
+		web.Error(c, http.StatusBadRequest, "invalid_turn", err.Error())
+		return
+	}
+	j := 0
+	for _, m := range req.Messages {
+		if m.Role() == aap.RoleToolPermission {
+			continue
+		}
+		if tm, ok := m.(*aap.ToolMessage); ok {
+			if in, waiting := p.interruptFor(tm.ToolCallID); waiting && in.ID == tm.ToolCallID {
+				// The answer to an interrupt presented as a tool call: it
+				// goes in resume, and in history as the call's result.
+				added = append(added, store.Entry{Message: m, AGUIID: translate.ToolResultMessageID(tm.ToolCallID)})
+				continue
+			}
+		}
+		added = append(added, store.Entry{Message: m, AGUIID: input.Messages[j].ID})
+		j++
+	}
+
+	run, err := s.runInput(sess, append(hist, added...), append(cancelled, input.Resume...))
+	if err != nil {
+		web.Error(c, http.StatusBadRequest, "invalid_turn", err.Error())
+		return
+	}
+	body, err := s.post(ctx, run)
+	if err != nil {
+		var ue *upstreamError
+		if errors.As(err, &ue) {
+			log.Warn().Err(ue.detail).Str("session", sess.ID).Str("code", ue.code).Msg("upstream failed before the stream")
+			web.Error(c, ue.status, ue.code, ue.message)
+			return
+		}
+		web.Error(c, http.StatusBadGateway, "upstream_error", "the agent could not be called")
+		return
+	}
+	defer body.Close()
+
+	// The agent took the run: from here on the turn is part of the session.
+	sess.Interrupts = nil
+	if err := s.cfg.Store.UpdateSession(ctx, sess); err != nil {
+		s.storeError(c, err)
+		return
+	}
+	if err := s.cfg.Store.AppendHistory(ctx, sess.ID, added); err != nil {
+		s.storeError(c, err)
+		return
+	}
+	s.stream(c, &req, sess, run, body, log)
+}
+
+func nonNil(in []types.Interrupt) []types.Interrupt {
+	if in == nil {
+		return []types.Interrupt{}
+	}
+	return in
+}
+
+// renewLock keeps the turn lock while the turn runs.
+func (s *Server) renewLock(ctx context.Context, id, holder string, log *zerolog.Logger) func() {
+	done := make(chan struct{})
+	go func() {
+		t := time.NewTicker(lockTTL / 3)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-t.C:
+				if _, err := s.cfg.Store.Lock(context.WithoutCancel(ctx), id, holder, lockTTL); err != nil {
+					log.Warn().Err(err).Str("session", id).Msg("renewing the turn lock")
+				}
+			}
+		}
+	}()
+	return func() { close(done) }
+}
+
+// runInput builds the RunAgentInput of a turn.
+func (s *Server) runInput(sess *store.Session, hist []store.Entry, resume []types.ResumeEntry) (*types.RunAgentInput, error) {
+	msgs := make([]types.Message, 0, len(hist))
+	for _, e := range hist {
+		var err error
+		if msgs, err = translate.AppendMessageToAGUI(msgs, e.Message, e.AGUIID); err != nil {
+			return nil, err
+		}
+	}
+	tools := translate.ToolsToAGUI(sess.Tools)
+	if tools == nil {
+		tools = []types.Tool{}
+	}
+	var state any = map[string]any{}
+	if len(sess.State) > 0 {
+		state = json.RawMessage(sess.State)
+	}
+	agent := sess.Agent
+	return &types.RunAgentInput{
+		ThreadID:       sess.ID,
+		RunID:          translate.RandomID("run-"),
+		State:          state,
+		Messages:       msgs,
+		Tools:          tools,
+		Context:        []types.Context{},
+		ForwardedProps: map[string]any{translate.ForwardedPropsKey: translate.Forwarded{Agent: &agent}},
+		Resume:         resume,
+	}, nil
+}
+
+// turnRun is the state of one streaming turn.
+type turnRun struct {
+	s     *Server
+	sess  *store.Session
+	tr    *translate.AGUIToAAP
+	saved int // history messages of the run already stored
+	state json.RawMessage
+	log   *zerolog.Logger
+
+	stateChanged bool
+	replaced     bool // a MESSAGES_SNAPSHOT replaced the history
+	events       int
+	skipped      int
+}
+
+// stream reads the agent's events, writes the AAP response and stores
+// what the run produces as it goes.
+func (s *Server) stream(c *gin.Context, req *aap.PostSessionTurnRequest, sess *store.Session, run *types.RunAgentInput, body interface{ Read([]byte) (int, error) }, log *zerolog.Logger) {
+	ctx := c.Request.Context()
+	mode := req.Mode()
+	r := &turnRun{s: s, sess: sess, tr: translate.NewAGUIToAAP(translate.AGUIToAAPOptions{Mode: mode}), state: sess.State, log: log}
+	out := web.NewStream(c.Writer)
+	var reader = body
+	if mode != aap.StreamNone {
+		out.Start()
+		reader = web.FlushBeforeRead(body, out)
+	}
+	write := func(evs []aap.Event) {
+		buf := out.Buffer()
+		for _, ev := range evs {
+			var err error
+			if buf, err = aap.AppendFrame(buf, ev); err != nil {
+				log.Error().Err(err).Str("event", string(ev.EventName())).Msg("encoding an AAP event")
+			}
+		}
+		out.Commit(buf)
+	}
+
+	var failure error
+	for frame, err := range sse.Read(reader, sse.ReadOptions{MaxEventSize: s.cfg.MaxEventSize}) {
+		if err != nil {
+			failure = err
+			break
+		}
+		ev, err := translate.DecodeEvent(frame.Data)
+		if err != nil {
+			failure = fmt.Errorf("undecodable event from the agent: %w", err)
+			break
+		}
+		r.events++
+		if !r.observe(ctx, ev) {
+			continue
+		}
+		evs, err := r.tr.Feed(ev)
+		if err != nil && !errors.Is(err, translate.ErrTerminated) {
+			log.Warn().Err(err).Str("session", sess.ID).Msg("event out of order from the agent")
+		}
+		write(evs)
+		r.saveSettled(ctx)
+		if r.tr.Done() {
+			break
+		}
+	}
+	if failure != nil && !r.tr.Done() {
+		if ctx.Err() != nil {
+			log.Info().Str("session", sess.ID).Msg("client went away; upstream call cancelled")
+		} else {
+			log.Warn().Err(failure).Str("session", sess.ID).Msg("upstream stream failed")
+		}
+	}
+	write(r.tr.Finish())
+	if r.tr.Incomplete() && failure == nil {
+		log.Warn().Str("session", sess.ID).Msg("the agent's stream ended without RUN_FINISHED")
+	}
+	if re := r.tr.RunError(); re != nil {
+		code := ""
+		if re.Code != nil {
+			code = *re.Code
+		}
+		log.Warn().Str("session", sess.ID).Str("agent_code", code).Str("agent_message", re.Message).Msg("the agent reported an error")
+	}
+	out.Flush()
+	r.finish()
+	if mode == aap.StreamNone {
+		web.JSON(c, http.StatusOK, r.tr.Response())
+	}
+	log.Debug().Str("session", sess.ID).Int("events", r.events).Int("skipped", r.skipped).
+		Str("stop", string(r.tr.StopReason())).Msg("turn finished")
+}
+
+// observe handles the events that change the session rather than the
+// stream; it reports whether ev goes on to the translator.
+func (r *turnRun) observe(ctx context.Context, ev events.Event) bool {
+	switch e := ev.(type) {
+	case *events.StateSnapshotEvent:
+		b, err := json.Marshal(e.Snapshot)
+		if err != nil {
+			r.log.Warn().Err(err).Msg("STATE_SNAPSHOT")
+			return false
+		}
+		r.state, r.stateChanged = b, true
+		return false
+	case *events.StateDeltaEvent:
+		r.applyDelta(e)
+		return false
+	case *events.MessagesSnapshotEvent:
+		r.snapshot(ctx, e)
+		return false
+	case *translate.UnknownEvent:
+		r.skipped++
+		r.log.Debug().Str("type", string(e.Type())).Msg("unknown AG-UI event skipped")
+		return false
+	case *events.StepStartedEvent, *events.StepFinishedEvent, *events.ActivitySnapshotEvent,
+		*events.ActivityDeltaEvent, *events.RawEvent, *events.CustomEvent:
+		r.skipped++
+		r.log.Debug().Str("type", string(ev.Type())).Msg("AG-UI event with no AAP meaning")
+	}
+	return true
+}
+
+func (r *turnRun) applyDelta(e *events.StateDeltaEvent) {
+	ops, err := json.Marshal(e.Delta)
+	if err == nil {
+		var patch jsonpatch.Patch
+		if patch, err = jsonpatch.DecodePatch(ops); err == nil {
+			doc := r.state
+			if len(doc) == 0 {
+				doc = json.RawMessage(`{}`)
+			}
+			var next []byte
+			if next, err = patch.Apply(doc); err == nil {
+				r.state, r.stateChanged = next, true
+				return
+			}
+		}
+	}
+	r.log.Warn().Err(err).Msg("STATE_DELTA could not be applied; state unchanged")
+}
+
+// snapshot makes a MESSAGES_SNAPSHOT the session's history.
+func (r *turnRun) snapshot(ctx context.Context, e *events.MessagesSnapshotEvent) {
+	msgs, err := translate.MessagesToAAP(e.Messages)
+	if err != nil {
+		r.log.Warn().Err(err).Msg("MESSAGES_SNAPSHOT could not be translated; history unchanged")
+		return
+	}
+	ids := snapshotIDs(e.Messages)
+	entries := make([]store.Entry, len(msgs))
+	for i, m := range msgs {
+		id := ""
+		if i < len(ids) {
+			id = ids[i]
+		}
+		if id == "" {
+			id = translate.RandomID("msg-")
+		}
+		entries[i] = store.Entry{Message: m, AGUIID: id}
+	}
+	if err := r.s.cfg.Store.ReplaceHistory(ctx, r.sess.ID, entries); err != nil {
+		r.log.Error().Err(err).Msg("storing MESSAGES_SNAPSHOT")
+		return
+	}
+	// What the run said so far is in the snapshot.
+	r.saved = len(r.tr.Settled())
+	r.replaced = true
+}
+
+// snapshotIDs gives the AG-UI id of each AAP message MessagesToAAP makes
+// from msgs: reasoning folds into the next assistant, activity is skipped.
+func snapshotIDs(msgs []types.Message) []string {
+	var ids []string
+	pendingReasoning := ""
+	for _, m := range msgs {
+		switch m.Role {
+		case types.RoleActivity:
+		case types.RoleReasoning:
+			if pendingReasoning == "" {
+				pendingReasoning = m.ID
+			}
+		case types.RoleAssistant:
+			ids = append(ids, m.ID)
+			pendingReasoning = ""
+		default:
+			if pendingReasoning != "" {
+				ids = append(ids, pendingReasoning)
+				pendingReasoning = ""
+			}
+			ids = append(ids, m.ID)
+		}
+	}
+	if pendingReasoning != "" {
+		ids = append(ids, pendingReasoning)
+	}
+	return ids
+}
+
+// saveSettled stores the run's messages that have become final.
+func (r *turnRun) saveSettled(ctx context.Context) {
+	settled := r.tr.Settled()
+	if len(settled) <= r.saved {
+		return
+	}
+	r.append(ctx, settled, r.tr.MessageIDs())
+}
+
+func (r *turnRun) append(ctx context.Context, msgs []aap.Message, ids []string) {
+	entries := make([]store.Entry, 0, len(msgs)-r.saved)
+	for i := r.saved; i < len(msgs); i++ {
+		id := ""
+		if i < len(ids) {
+			id = ids[i]
+		}
+		if id == "" {
+			id = translate.RandomID("msg-")
+		}
+		entries = append(entries, store.Entry{Message: msgs[i], AGUIID: id})
+	}
+	if err := r.s.cfg.Store.AppendHistory(ctx, r.sess.ID, entries); err != nil {
+		r.log.Error().Err(err).Str("session", r.sess.ID).Msg("storing history")
+		return
+	}
+	r.saved = len(msgs)
+}
+
+// finish stores the rest of the run: the last messages, the open
+// interrupts and the state. It uses a context of its own so that what was
+// received is saved even when the client has gone.
+func (r *turnRun) finish() {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	msgs := r.tr.Messages()
+	if len(msgs) > r.saved {
+		r.append(ctx, msgs, r.tr.MessageIDs())
+	}
+	r.sess.Interrupts = r.tr.Interrupts()
+	if r.stateChanged {
+		r.sess.State = r.state
+	}
+	if err := r.s.cfg.Store.UpdateSession(ctx, r.sess); err != nil {
+		r.log.Error().Err(err).Str("session", r.sess.ID).Msg("storing the session after a turn")
+	}
+}

@@ -1,0 +1,96 @@
+package aap2agui
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net"
+	"net/http"
+	"time"
+
+	"github.com/ag-ui-protocol/ag-ui/sdks/community/go/pkg/core/types"
+)
+
+// upstreamError is a failure of the upstream call before its stream began.
+type upstreamError struct {
+	status  int    // the status to answer: 502 or 504
+	code    string // stable error code
+	message string // safe for the client
+	detail  error  // for the log only
+}
+
+func (e *upstreamError) Error() string { return e.message + ": " + e.detail.Error() }
+
+// post sends the run to the upstream agent and returns its SSE body. The
+// request derives from ctx, so a client that leaves cancels it.
+func (s *Server) post(ctx context.Context, in *types.RunAgentInput) (io.ReadCloser, error) {
+	var body bytes.Buffer
+	enc := json.NewEncoder(&body)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(in); err != nil {
+		return nil, &upstreamError{http.StatusBadGateway, "upstream_request", "could not encode the run for the agent", err}
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, s.cfg.Upstream, &body)
+	if err != nil {
+		return nil, &upstreamError{http.StatusBadGateway, "upstream_request", "could not build the request to the agent", err}
+	}
+	for k, vs := range s.cfg.UpstreamHeader {
+		for _, v := range vs {
+			req.Header.Add(k, v)
+		}
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "text/event-stream")
+
+	// Bound the wait for response headers only: the stream itself may run
+	// for as long as the agent takes.
+	connectCtx, cancel := context.WithCancelCause(ctx)
+	timer := time.AfterFunc(s.cfg.ConnectTimeout, func() { cancel(errConnectTimeout) })
+	resp, err := s.cfg.HTTPClient.Do(req.WithContext(connectCtx))
+	timer.Stop()
+	if err == nil && errors.Is(context.Cause(connectCtx), errConnectTimeout) {
+		resp.Body.Close() // the timer fired just as the headers arrived
+		err = errConnectTimeout
+	}
+	if err != nil {
+		cancel(nil)
+		if errors.Is(context.Cause(connectCtx), errConnectTimeout) {
+			return nil, &upstreamError{http.StatusGatewayTimeout, "upstream_timeout", fmt.Sprintf("the agent did not answer within %s", s.cfg.ConnectTimeout), err}
+		}
+		var netErr net.Error
+		if errors.As(err, &netErr) && netErr.Timeout() {
+			return nil, &upstreamError{http.StatusGatewayTimeout, "upstream_timeout", "the agent did not answer in time", err}
+		}
+		return nil, &upstreamError{http.StatusBadGateway, "upstream_unreachable", "the agent could not be reached", err}
+	}
+	if resp.StatusCode < 200 || resp.StatusCode > 299 {
+		snippet, _ := io.ReadAll(io.LimitReader(resp.Body, 4<<10))
+		resp.Body.Close()
+		cancel(nil)
+		return nil, &upstreamError{http.StatusBadGateway, "upstream_error", fmt.Sprintf("the agent answered HTTP %d", resp.StatusCode),
+			fmt.Errorf("HTTP %d: %q", resp.StatusCode, snippet)}
+	}
+	if mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type")); mt != "text/event-stream" {
+		resp.Body.Close()
+		cancel(nil)
+		return nil, &upstreamError{http.StatusBadGateway, "upstream_not_sse", "the agent did not answer with an event stream", fmt.Errorf("content type %q", resp.Header.Get("Content-Type"))}
+	}
+	return &cancelBody{ReadCloser: resp.Body, cancel: func() { cancel(nil) }}, nil
+}
+
+var errConnectTimeout = errors.New("upstream connect timeout")
+
+type cancelBody struct {
+	io.ReadCloser
+	cancel func()
+}
+
+func (b *cancelBody) Close() error {
+	err := b.ReadCloser.Close()
+	b.cancel()
+	return err
+}

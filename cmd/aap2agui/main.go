@@ -1,0 +1,160 @@
+// Command aap2agui serves the AAP v3 API in front of an AG-UI agent.
+//
+// Without --upstream it runs the built-in AG-UI demo agent, so that
+//
+//	go run ./cmd/aap2agui
+//
+// works on a fresh machine. Every flag has an environment variable
+// AAP2AGUI_<FLAG>; run with -h for the list.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"time"
+
+	"github.com/rs/zerolog"
+	"sigs.k8s.io/yaml"
+
+	"github.com/aapagui/aapagui/aap"
+	"github.com/aapagui/aapagui/bridge/aap2agui"
+	"github.com/aapagui/aapagui/demo"
+	"github.com/aapagui/aapagui/internal/cli"
+	"github.com/aapagui/aapagui/store"
+)
+
+func main() {
+	if err := run(os.Args[1:]); err != nil {
+		if !errors.Is(err, errUsage) {
+			fmt.Fprintln(os.Stderr, "aap2agui:", err)
+		}
+		os.Exit(2)
+	}
+}
+
+var errUsage = errors.New("usage")
+
+func run(args []string) error {
+	f := cli.NewFlags("aap2agui", "AAP2AGUI")
+	listen := f.String("listen", "127.0.0.1:8080", "address to serve the AAP API on")
+	upstream := f.String("upstream", "", "URL of the AG-UI agent (POST RunAgentInput); empty runs the built-in demo agent")
+	headers := f.List("upstream-header", "\n", "header sent to the agent, 'Name: value'")
+	keys := f.List("api-key", ",", "API key accepted from AAP clients; none means the API is open")
+	publicMeta := f.Bool("public-meta", false, "serve GET /meta without an API key")
+	agentFile := f.String("agent-config", "", "JSON or YAML file describing the agent (name, title, version, description, options, tools, capabilities)")
+	storeSpec := f.String("store", "sqlite:aap2agui.db", "session store: sqlite:<file> or memory:")
+	basePath := f.String("base-path", "", "mount the API under this path, e.g. /v1")
+	logLevel := f.String("log-level", "info", "debug, info, warn or error")
+	maxBody := f.Int64("max-body", 8<<20, "largest request body, in bytes")
+	grace := f.Duration("shutdown-timeout", 30*time.Second, "how long running turns may take to finish on SIGTERM")
+	if err := f.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return nil
+		}
+		return errUsage
+	}
+	log, err := cli.Logger(*logLevel)
+	if err != nil {
+		return err
+	}
+
+	cfg := aap2agui.Config{
+		Upstream: *upstream, APIKeys: *keys, PublicMeta: *publicMeta, BasePath: *basePath,
+		MaxBody: *maxBody, Logger: log, UpstreamHeader: http.Header{},
+	}
+	for _, h := range *headers {
+		name, value, err := cli.ParseHeader(h)
+		if err != nil {
+			return err
+		}
+		cfg.UpstreamHeader.Add(name, value)
+	}
+	if *agentFile != "" {
+		data, err := os.ReadFile(*agentFile)
+		if err != nil {
+			return err
+		}
+		js, err := yaml.YAMLToJSON(data)
+		if err != nil {
+			return fmt.Errorf("%s: %w", *agentFile, err)
+		}
+		if cfg.Agent, err = aap2agui.LoadAgentInfo(js); err != nil {
+			return fmt.Errorf("%s: %w", *agentFile, err)
+		}
+	}
+
+	ctx := context.Background()
+	if cfg.Upstream == "" {
+		addr, stop, err := startDemo(log)
+		if err != nil {
+			return err
+		}
+		defer stop()
+		cfg.Upstream = "http://" + addr + "/"
+		if cfg.Agent.Name == "" {
+			cfg.Agent = demoAgent()
+		}
+		log.Info().Str("upstream", cfg.Upstream).Msg("no --upstream: running the built-in AG-UI demo agent")
+	}
+
+	st, err := store.Open(*storeSpec)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	cfg.Store = st
+	srv, err := aap2agui.New(cfg)
+	if err != nil {
+		return err
+	}
+	if len(cfg.APIKeys) == 0 {
+		log.Warn().Msg("no --api-key: the AAP API is open to anyone who can reach it")
+	}
+	headerNames := make([]string, 0, len(cfg.UpstreamHeader))
+	for name := range cfg.UpstreamHeader {
+		headerNames = append(headerNames, name) // names only: values may be secrets
+	}
+	return cli.Serve(ctx, log, *listen, srv, *grace, func(a net.Addr) {
+		log.Info().Str("listen", a.String()).Str("upstream", redactURL(cfg.Upstream)).Strs("upstream_headers", headerNames).
+			Str("agent", cfg.Agent.Name).Str("store", *storeSpec).Str("base_path", cfg.BasePath).Msg("aap2agui serving")
+	})
+}
+
+func redactURL(s string) string {
+	u, err := url.Parse(s)
+	if err != nil {
+		return "(invalid URL)"
+	}
+	return u.Redacted()
+}
+
+// startDemo serves the AG-UI demo agent on a loopback port.
+func startDemo(log zerolog.Logger) (string, func(), error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", nil, err
+	}
+	srv := &http.Server{Handler: demo.AGUIAgent{}, ReadHeaderTimeout: 10 * time.Second}
+	go func() {
+		if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			log.Error().Err(err).Msg("demo agent")
+		}
+	}()
+	return ln.Addr().String(), func() { _ = srv.Close() }, nil
+}
+
+// demoAgent describes the demo agent: web_search as a server tool, every
+// capability.
+func demoAgent() aap.AgentInfo {
+	a := aap2agui.DefaultAgent()
+	a.Name, a.Title = "demo", "Demo agent"
+	a.Description = "The built-in demo agent: echoes, thinks, checks the weather with your get_weather tool, and searches with its web_search tool."
+	a.Tools = []aap.ToolSpec{demo.SearchToolSpec}
+	return a
+}

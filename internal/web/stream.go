@@ -1,0 +1,90 @@
+package web
+
+import (
+	"io"
+	"net/http"
+)
+
+// Stream writes SSE frames to a client, coalescing them: frames are
+// appended to a buffer that is written and flushed when the upstream has
+// nothing more buffered (see FlushBeforeRead) or the buffer grows large.
+// A trickling upstream thus gets per-event latency and a burst gets large
+// writes. Stream is not safe for concurrent use.
+type Stream struct {
+	w       http.ResponseWriter
+	rc      *http.ResponseController
+	buf     []byte
+	err     error
+	started bool
+	// MaxBuffer is the size at which the buffer is written out; zero means
+	// 64 KiB.
+	MaxBuffer int
+}
+
+// NewStream prepares w for an SSE response.
+func NewStream(w http.ResponseWriter) *Stream {
+	return &Stream{w: w, rc: http.NewResponseController(w), buf: make([]byte, 0, 8<<10)}
+}
+
+// Start sends the SSE response headers.
+func (s *Stream) Start() {
+	if s.started {
+		return
+	}
+	s.started = true
+	h := s.w.Header()
+	h.Set("Content-Type", "text/event-stream")
+	h.Set("Cache-Control", "no-cache")
+	h.Set("X-Accel-Buffering", "no") // no proxy buffering (nginx)
+	s.w.WriteHeader(http.StatusOK)
+}
+
+// Buffer returns the buffer to append frames to; give it back with Commit.
+func (s *Stream) Buffer() []byte { return s.buf }
+
+// Commit takes back the buffer after frames were appended, writing it out
+// if it has grown past MaxBuffer.
+func (s *Stream) Commit(buf []byte) {
+	s.buf = buf
+	max := s.MaxBuffer
+	if max == 0 {
+		max = 64 << 10
+	}
+	if len(s.buf) >= max {
+		s.Flush()
+	}
+}
+
+// Flush writes and flushes whatever is buffered.
+func (s *Stream) Flush() {
+	if len(s.buf) == 0 || s.err != nil {
+		s.buf = s.buf[:0]
+		return
+	}
+	s.Start()
+	if _, err := s.w.Write(s.buf); err != nil {
+		s.err = err
+	} else if err := s.rc.Flush(); err != nil {
+		s.err = err
+	}
+	s.buf = s.buf[:0]
+}
+
+// Err is the first write error (the client went away), if any.
+func (s *Stream) Err() error { return s.err }
+
+// FlushBeforeRead wraps an upstream body so that the stream is flushed
+// just before each read of it: the SSE parser reads only when it has
+// consumed everything already buffered, which is exactly when the client
+// should get what has been produced so far.
+func FlushBeforeRead(r io.Reader, s *Stream) io.Reader { return &flushReader{r: r, s: s} }
+
+type flushReader struct {
+	r io.Reader
+	s *Stream
+}
+
+func (f *flushReader) Read(p []byte) (int, error) {
+	f.s.Flush()
+	return f.r.Read(p)
+}

@@ -1,0 +1,151 @@
+// Package web is the HTTP plumbing the two bridges share: API-key checks,
+// JSON error bodies, request logging, and an SSE response writer that
+// coalesces frames and flushes when the upstream has nothing more buffered.
+package web
+
+import (
+	"crypto/sha256"
+	"crypto/subtle"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/gin-gonic/gin"
+	"github.com/rs/zerolog"
+
+	"github.com/aapagui/aapagui/aap"
+)
+
+// Keys checks bearer API keys. The zero value (no keys) lets every request
+// in as the anonymous owner "".
+type Keys struct {
+	hashes [][32]byte
+}
+
+// NewKeys returns a checker for the given keys (empty strings are ignored).
+func NewKeys(keys []string) Keys {
+	var k Keys
+	for _, key := range keys {
+		if key != "" {
+			k.hashes = append(k.hashes, sha256.Sum256([]byte(key)))
+		}
+	}
+	return k
+}
+
+// Open reports whether no keys are configured.
+func (k Keys) Open() bool { return len(k.hashes) == 0 }
+
+// ErrUnauthorized reports a missing or wrong API key.
+var ErrUnauthorized = errors.New("missing or invalid API key")
+
+// Owner checks the request's "Authorization: Bearer <key>" and returns the
+// owner id of the key: a hash, so that neither stores nor logs ever hold a
+// key. Every configured key is compared, in constant time.
+func (k Keys) Owner(r *http.Request) (string, error) {
+	if k.Open() {
+		return "", nil
+	}
+	auth := r.Header.Get("Authorization")
+	scheme, key, ok := strings.Cut(auth, " ")
+	if !ok || !strings.EqualFold(scheme, "Bearer") || key == "" {
+		return "", ErrUnauthorized
+	}
+	sum := sha256.Sum256([]byte(strings.TrimSpace(key)))
+	match := 0
+	for _, h := range k.hashes {
+		match |= subtle.ConstantTimeCompare(sum[:], h[:])
+	}
+	if match != 1 {
+		return "", ErrUnauthorized
+	}
+	return hex.EncodeToString(sum[:16]), nil
+}
+
+// Error writes a JSON error body {"error":{"code","message"}} and aborts.
+func Error(c *gin.Context, status int, code, message string) {
+	c.Abort()
+	WriteError(c.Writer, status, code, message)
+}
+
+// WriteError writes a JSON error body to a plain ResponseWriter.
+func WriteError(w http.ResponseWriter, status int, code, message string) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(aap.ErrorResponse{Error: aap.ErrorBody{Code: code, Message: message}})
+}
+
+// JSON writes v as the response body without HTML escaping (which would
+// rewrite raw JSON such as tool input and schemas).
+func JSON(c *gin.Context, status int, v any) {
+	c.Header("Content-Type", "application/json")
+	c.Status(status)
+	enc := json.NewEncoder(c.Writer)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(v)
+}
+
+// Logger returns the request's logger.
+func Logger(c *gin.Context) *zerolog.Logger {
+	if l, ok := c.Get(loggerKey); ok {
+		return l.(*zerolog.Logger)
+	}
+	l := zerolog.Nop()
+	return &l
+}
+
+const loggerKey = "web.logger"
+
+// RequestLog attaches a request-scoped logger (with a request id) and logs
+// one line per request when it ends: method, route, status, duration. It
+// never logs headers, so credentials cannot leak into logs.
+func RequestLog(base zerolog.Logger) gin.HandlerFunc {
+	return func(c *gin.Context) {
+		start := time.Now()
+		id := c.GetHeader("X-Request-Id")
+		if id == "" || len(id) > 64 {
+			id = newRequestID()
+		}
+		c.Header("X-Request-Id", id)
+		l := base.With().Str("request_id", id).Logger()
+		c.Set(loggerKey, &l)
+		c.Next()
+		route := c.FullPath()
+		if route == "" {
+			route = "(no route)"
+		}
+		ev := l.Info()
+		if c.Writer.Status() >= 500 {
+			ev = l.Warn()
+		}
+		ev.Str("method", c.Request.Method).Str("route", route).Int("status", c.Writer.Status()).
+			Dur("duration", time.Since(start)).Msg("request")
+	}
+}
+
+// BodyLimit caps request bodies; reading past the limit fails with
+// *http.MaxBytesError, which handlers answer with 413.
+func BodyLimit(limit int64) gin.HandlerFunc {
+	return func(c *gin.Context) {
+		if c.Request.Body != nil && limit > 0 {
+			c.Request.Body = http.MaxBytesReader(c.Writer, c.Request.Body, limit)
+		}
+		c.Next()
+	}
+}
+
+// ReadError classifies an error reading a request body: 413 for an
+// oversized body, 400 otherwise.
+func ReadError(c *gin.Context, err error) {
+	var mbe *http.MaxBytesError
+	if errors.As(err, &mbe) {
+		Error(c, http.StatusRequestEntityTooLarge, "body_too_large", "the request body is larger than the limit of "+itoa(mbe.Limit)+" bytes")
+		return
+	}
+	Error(c, http.StatusBadRequest, "invalid_body", "could not read the request body: "+err.Error())
+}
