@@ -1,0 +1,209 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"sort"
+	"sync"
+	"time"
+)
+
+// Memory is a Store in process memory, for tests and throwaway runs.
+// Messages are kept serialized, as in SQLite, so that callers never share
+// memory with it.
+type Memory struct {
+	mu       sync.Mutex
+	seq      int64
+	sessions map[string]*memSession
+	th       memThreads
+}
+
+type memSession struct {
+	s       *Session
+	history [][]byte // serialized entryJSON
+	holder  string
+	until   time.Time
+}
+
+// NewMemory returns an empty in-memory store.
+func NewMemory() *Memory { return &Memory{sessions: make(map[string]*memSession)} }
+
+func (m *Memory) get(owner, id string) (*memSession, error) {
+	ms, ok := m.sessions[id]
+	if !ok || ms.s.Owner != owner {
+		return nil, ErrNotFound
+	}
+	return ms, nil
+}
+
+// CreateSession implements Store.
+func (m *Memory) CreateSession(_ context.Context, s *Session, seed []Entry) error {
+	hist, err := encodeEntries(seed)
+	if err != nil {
+		return err
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if _, ok := m.sessions[s.ID]; ok {
+		return ErrExists
+	}
+	m.seq++
+	s.Seq = m.seq
+	c, err := copySession(s)
+	if err != nil {
+		return err
+	}
+	// As SQLite stores it: UTC, to the millisecond.
+	c.CreatedAt = c.CreatedAt.UTC().Truncate(time.Millisecond)
+	m.sessions[s.ID] = &memSession{s: c, history: hist}
+	return nil
+}
+
+// GetSession implements Store.
+func (m *Memory) GetSession(_ context.Context, owner, id string) (*Session, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	ms, err := m.get(owner, id)
+	if err != nil {
+		return nil, err
+	}
+	return copySession(ms.s)
+}
+
+// ListSessions implements Store. A limit of zero or less lists nothing.
+func (m *Memory) ListSessions(_ context.Context, owner string, after int64, limit int) ([]*Session, error) {
+	if limit <= 0 {
+		return nil, nil
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	var out []*Session
+	for _, ms := range m.sessions {
+		if ms.s.Owner == owner && ms.s.Seq > after {
+			out = append(out, ms.s)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Seq < out[j].Seq })
+	if len(out) > limit {
+		out = out[:limit]
+	}
+	for i, s := range out {
+		c, err := copySession(s)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = c
+	}
+	return out, nil
+}
+
+// UpdateSession implements Store.
+func (m *Memory) UpdateSession(_ context.Context, s *Session) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	ms, err := m.get(s.Owner, s.ID)
+	if err != nil {
+		return err
+	}
+	c, err := copySession(s)
+	if err != nil {
+		return err
+	}
+	c.Seq, c.CreatedAt = ms.s.Seq, ms.s.CreatedAt
+	ms.s = c
+	return nil
+}
+
+// DeleteSession implements Store.
+func (m *Memory) DeleteSession(_ context.Context, owner, id string) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if _, err := m.get(owner, id); err != nil {
+		return err
+	}
+	delete(m.sessions, id)
+	return nil
+}
+
+// AppendHistory implements Store.
+func (m *Memory) AppendHistory(_ context.Context, id string, entries []Entry) error {
+	enc, err := encodeEntries(entries)
+	if err != nil {
+		return err
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	ms, ok := m.sessions[id]
+	if !ok {
+		return ErrNotFound
+	}
+	ms.history = append(ms.history, enc...)
+	return nil
+}
+
+// ReplaceHistory implements Store.
+func (m *Memory) ReplaceHistory(_ context.Context, id string, entries []Entry) error {
+	enc, err := encodeEntries(entries)
+	if err != nil {
+		return err
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	ms, ok := m.sessions[id]
+	if !ok {
+		return ErrNotFound
+	}
+	ms.history = enc
+	return nil
+}
+
+// History implements Store.
+func (m *Memory) History(_ context.Context, id string) ([]Entry, error) {
+	m.mu.Lock()
+	ms, ok := m.sessions[id]
+	var hist [][]byte
+	if ok {
+		hist = ms.history[:len(ms.history):len(ms.history)]
+	}
+	m.mu.Unlock()
+	if !ok {
+		return nil, ErrNotFound
+	}
+	return decodeEntries(hist)
+}
+
+// Lock implements Store.
+func (m *Memory) Lock(_ context.Context, id, holder string, ttl time.Duration) (bool, error) {
+	if holder == "" {
+		// "" marks a free lock: taking it would lock nothing.
+		return false, errors.New("store: lock needs a holder")
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	ms, ok := m.sessions[id]
+	if !ok {
+		return false, ErrNotFound
+	}
+	now := time.Now()
+	if ms.holder != "" && ms.holder != holder && now.Before(ms.until) {
+		return false, nil
+	}
+	ms.holder, ms.until = holder, now.Add(ttl)
+	return true, nil
+}
+
+// Unlock implements Store.
+func (m *Memory) Unlock(_ context.Context, id, holder string) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if ms, ok := m.sessions[id]; ok && ms.holder == holder {
+		ms.holder = ""
+	}
+	return nil
+}
+
+// Ping implements Store.
+func (m *Memory) Ping(context.Context) error { return nil }
+
+// Close implements Store.
+func (m *Memory) Close() error { return nil }

@@ -1,0 +1,496 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"net/url"
+	"runtime"
+	"strings"
+	"sync"
+	"time"
+
+	// The pure-Go SQLite driver, registered as "sqlite".
+	_ "modernc.org/sqlite"
+)
+
+// SQLite is a Store in one SQLite file (pure Go, no cgo), in WAL mode so
+// that reads never wait for a write. Several processes on one host may
+// open the same file (WAL needs shared memory, so not over a network file
+// system): writes are serialized by SQLite's file lock, waited for up to
+// the busy timeout, and Lock is a single conditional UPDATE, so the turn
+// lock holds across processes.
+//
+// Within a process, writes go through a pool of one connection, so they
+// queue in Go instead of contending for the file lock, and reads through a
+// separate read-only pool.
+type SQLite struct {
+	w, r      *sql.DB
+	closeOnce sync.Once
+	closeErr  error
+}
+
+var _ Store = (*SQLite)(nil)
+
+// sqliteBusyTimeout is how long a write waits for another process's write
+// to finish before failing with SQLITE_BUSY.
+const sqliteBusyTimeout = 5 * time.Second
+
+// schemaVersion is the user_version of a database with the current
+// schema; migrations[v] brings version v to v+1.
+const schemaVersion = 2
+
+var migrations = [schemaVersion][]string{
+	{
+		// seq is the AUTOINCREMENT rowid, so it is never reused, even after
+		// the newest session is deleted (a listing cursor stays valid).
+		// created_at and lock_until are Unix milliseconds (UTC).
+		`CREATE TABLE IF NOT EXISTS sessions (
+			seq         INTEGER PRIMARY KEY AUTOINCREMENT,
+			id          TEXT    NOT NULL UNIQUE,
+			owner       TEXT    NOT NULL,
+			created_at  INTEGER NOT NULL,
+			data        TEXT    NOT NULL,
+			lock_holder TEXT,
+			lock_until  INTEGER
+		)`,
+		`CREATE INDEX IF NOT EXISTS sessions_owner_seq ON sessions (owner, seq)`,
+		`CREATE TABLE IF NOT EXISTS history (
+			session_id TEXT    NOT NULL REFERENCES sessions (id) ON DELETE CASCADE,
+			position   INTEGER NOT NULL,
+			data       TEXT    NOT NULL,
+			PRIMARY KEY (session_id, position)
+		) WITHOUT ROWID`,
+	},
+	{
+		// agui2aap's threads, keyed by owner and thread id, and their run
+		// locks (a lock may exist before its thread does).
+		`CREATE TABLE IF NOT EXISTS threads (
+			owner      TEXT    NOT NULL,
+			id         TEXT    NOT NULL,
+			updated_at INTEGER NOT NULL,
+			data       TEXT    NOT NULL,
+			PRIMARY KEY (owner, id)
+		) WITHOUT ROWID`,
+		`CREATE TABLE IF NOT EXISTS thread_locks (
+			owner  TEXT    NOT NULL,
+			id     TEXT    NOT NULL,
+			holder TEXT    NOT NULL,
+			until  INTEGER NOT NULL,
+			PRIMARY KEY (owner, id)
+		) WITHOUT ROWID`,
+	},
+}
+
+// schemaProbes prepare against every column the store uses, so that a file
+// holding other tables of the same names is refused on open.
+var schemaProbes = []string{
+	`SELECT seq, id, owner, created_at, data, lock_holder, lock_until FROM sessions LIMIT 0`,
+	`SELECT session_id, position, data FROM history LIMIT 0`,
+	`SELECT owner, id, updated_at, data FROM threads LIMIT 0`,
+	`SELECT owner, id, holder, until FROM thread_locks LIMIT 0`,
+}
+
+// OpenSQLite opens (creating it if needed) the SQLite store in the file at
+// path and brings its schema up to date. A file that is not a database, or
+// whose schema is newer than this program's, is an error.
+func OpenSQLite(path string) (*SQLite, error) {
+	if path == "" {
+		return nil, errors.New("store: sqlite: empty file path")
+	}
+	// The driver splits its DSN at the first '?', and an in-memory
+	// database would be private to each pooled connection.
+	if strings.Contains(path, "?") {
+		return nil, fmt.Errorf("store: sqlite: file path %q may not contain '?'", path)
+	}
+	if strings.Contains(path, ":memory:") {
+		return nil, fmt.Errorf("store: sqlite: %q is not a file (use the memory: store)", path)
+	}
+	busy := fmt.Sprint(sqliteBusyTimeout.Milliseconds())
+	common := url.Values{
+		"_pragma": {"busy_timeout(" + busy + ")", "foreign_keys(1)", "synchronous(FULL)"},
+	}
+	wq := cloneValues(common)
+	wq.Set("_journal_mode", "WAL")
+	// IMMEDIATE takes the write lock at BEGIN, where the busy timeout
+	// applies, rather than at the first write, where a stale read snapshot
+	// fails at once with SQLITE_BUSY.
+	wq.Set("_txlock", "immediate")
+	w, err := sql.Open("sqlite", path+"?"+wq.Encode())
+	if err != nil {
+		return nil, fmt.Errorf("store: sqlite %s: %w", path, err)
+	}
+	w.SetMaxOpenConns(1)
+	w.SetMaxIdleConns(1)
+	s := &SQLite{w: w}
+	if err := s.migrate(path); err != nil {
+		_ = w.Close()
+		return nil, err
+	}
+
+	rq := cloneValues(common)
+	rq.Set("_query_only", "1")
+	r, err := sql.Open("sqlite", path+"?"+rq.Encode())
+	if err != nil {
+		_ = w.Close()
+		return nil, fmt.Errorf("store: sqlite %s: %w", path, err)
+	}
+	n := max(4, runtime.GOMAXPROCS(0))
+	r.SetMaxOpenConns(n)
+	r.SetMaxIdleConns(n)
+	s.r = r
+	for _, q := range schemaProbes {
+		if _, err := r.Exec(q); err != nil {
+			_ = s.Close()
+			return nil, fmt.Errorf("store: sqlite %s: unexpected schema: %w", path, err)
+		}
+	}
+	return s, nil
+}
+
+func cloneValues(v url.Values) url.Values {
+	out := make(url.Values, len(v))
+	for k, vs := range v {
+		out[k] = append([]string(nil), vs...)
+	}
+	return out
+}
+
+// migrate creates or upgrades the schema in one IMMEDIATE transaction, so
+// that replicas opening a new file at once do not both apply it.
+func (s *SQLite) migrate(path string) error {
+	ctx := context.Background()
+	tx, err := s.w.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("store: sqlite %s: %w", path, err)
+	}
+	defer func() { _ = tx.Rollback() }()
+	var v int
+	if err := tx.QueryRowContext(ctx, `PRAGMA user_version`).Scan(&v); err != nil {
+		return fmt.Errorf("store: sqlite %s: %w", path, err)
+	}
+	if v > schemaVersion {
+		return fmt.Errorf("store: sqlite %s: schema version %d is newer than this program's (%d)", path, v, schemaVersion)
+	}
+	if v < 0 {
+		return fmt.Errorf("store: sqlite %s: invalid schema version %d", path, v)
+	}
+	for ; v < schemaVersion; v++ {
+		for _, q := range migrations[v] {
+			if _, err := tx.ExecContext(ctx, q); err != nil {
+				return fmt.Errorf("store: sqlite %s: migrating schema to version %d: %w", path, v+1, err)
+			}
+		}
+		if _, err := tx.ExecContext(ctx, fmt.Sprintf(`PRAGMA user_version = %d`, v+1)); err != nil {
+			return fmt.Errorf("store: sqlite %s: %w", path, err)
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("store: sqlite %s: %w", path, err)
+	}
+	return nil
+}
+
+// toMillis and fromMillis convert timestamps to and from their stored form.
+func toMillis(t time.Time) int64 { return t.UnixMilli() }
+
+func fromMillis(ms int64) time.Time { return time.UnixMilli(ms).UTC() }
+
+// CreateSession implements Store. It sets s.Seq on success.
+func (s *SQLite) CreateSession(ctx context.Context, sess *Session, seed []Entry) error {
+	data, err := encodeSession(sess)
+	if err != nil {
+		return err
+	}
+	hist, err := encodeEntries(seed)
+	if err != nil {
+		return err
+	}
+	var seq int64
+	err = s.write(ctx, func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx,
+			`INSERT INTO sessions (id, owner, created_at, data) VALUES (?, ?, ?, ?)
+			 ON CONFLICT (id) DO NOTHING`,
+			sess.ID, sess.Owner, toMillis(sess.CreatedAt), string(data))
+		if err != nil {
+			return err
+		}
+		if n, err := res.RowsAffected(); err != nil {
+			return err
+		} else if n == 0 {
+			return ErrExists
+		}
+		if seq, err = res.LastInsertId(); err != nil {
+			return err
+		}
+		return insertHistory(ctx, tx, sess.ID, 0, hist)
+	})
+	if err != nil {
+		return err
+	}
+	sess.Seq = seq
+	return nil
+}
+
+// GetSession implements Store.
+func (s *SQLite) GetSession(ctx context.Context, owner, id string) (*Session, error) {
+	row := s.r.QueryRowContext(ctx,
+		`SELECT seq, created_at, data FROM sessions WHERE id = ? AND owner = ?`, id, owner)
+	out := &Session{ID: id, Owner: owner}
+	var created int64
+	var data []byte
+	if err := row.Scan(&out.Seq, &created, &data); err != nil {
+		if errors.Is(err, sql.ErrNoRows) {
+			return nil, ErrNotFound
+		}
+		return nil, fmt.Errorf("store: sqlite: get session: %w", err)
+	}
+	out.CreatedAt = fromMillis(created)
+	if err := decodeSession(out, data); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// ListSessions implements Store. A limit of zero or less lists nothing.
+func (s *SQLite) ListSessions(ctx context.Context, owner string, after int64, limit int) ([]*Session, error) {
+	if limit <= 0 {
+		return nil, nil
+	}
+	rows, err := s.r.QueryContext(ctx,
+		`SELECT id, seq, created_at, data FROM sessions
+		 WHERE owner = ? AND seq > ? ORDER BY seq LIMIT ?`, owner, after, limit)
+	if err != nil {
+		return nil, fmt.Errorf("store: sqlite: list sessions: %w", err)
+	}
+	defer func() { _ = rows.Close() }()
+	var out []*Session
+	for rows.Next() {
+		sess := &Session{Owner: owner}
+		var created int64
+		var data []byte
+		if err := rows.Scan(&sess.ID, &sess.Seq, &created, &data); err != nil {
+			return nil, fmt.Errorf("store: sqlite: list sessions: %w", err)
+		}
+		sess.CreatedAt = fromMillis(created)
+		if err := decodeSession(sess, data); err != nil {
+			return nil, err
+		}
+		out = append(out, sess)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("store: sqlite: list sessions: %w", err)
+	}
+	return out, nil
+}
+
+// UpdateSession implements Store. It leaves Seq and CreatedAt as they were
+// stored.
+func (s *SQLite) UpdateSession(ctx context.Context, sess *Session) error {
+	data, err := encodeSession(sess)
+	if err != nil {
+		return err
+	}
+	res, err := s.w.ExecContext(ctx,
+		`UPDATE sessions SET data = ? WHERE id = ? AND owner = ?`, string(data), sess.ID, sess.Owner)
+	return affectedOne(res, err, "update session")
+}
+
+// DeleteSession implements Store; the history goes with the session (ON
+// DELETE CASCADE).
+func (s *SQLite) DeleteSession(ctx context.Context, owner, id string) error {
+	res, err := s.w.ExecContext(ctx, `DELETE FROM sessions WHERE id = ? AND owner = ?`, id, owner)
+	return affectedOne(res, err, "delete session")
+}
+
+// affectedOne turns the result of a statement on one session into
+// ErrNotFound when it touched no row.
+func affectedOne(res sql.Result, err error, what string) error {
+	if err != nil {
+		return fmt.Errorf("store: sqlite: %s: %w", what, err)
+	}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return fmt.Errorf("store: sqlite: %s: %w", what, err)
+	}
+	if n == 0 {
+		return ErrNotFound
+	}
+	return nil
+}
+
+// AppendHistory implements Store: the entries get the positions after the
+// last one, in one transaction.
+func (s *SQLite) AppendHistory(ctx context.Context, id string, entries []Entry) error {
+	hist, err := encodeEntries(entries)
+	if err != nil {
+		return err
+	}
+	return s.write(ctx, func(tx *sql.Tx) error {
+		var next int64
+		err := tx.QueryRowContext(ctx,
+			`SELECT (SELECT coalesce(max(position) + 1, 0) FROM history WHERE session_id = s.id)
+			 FROM sessions s WHERE s.id = ?`, id).Scan(&next)
+		if errors.Is(err, sql.ErrNoRows) {
+			return ErrNotFound
+		}
+		if err != nil {
+			return err
+		}
+		return insertHistory(ctx, tx, id, next, hist)
+	})
+}
+
+// ReplaceHistory implements Store, in one transaction.
+func (s *SQLite) ReplaceHistory(ctx context.Context, id string, entries []Entry) error {
+	hist, err := encodeEntries(entries)
+	if err != nil {
+		return err
+	}
+	return s.write(ctx, func(tx *sql.Tx) error {
+		var one int
+		err := tx.QueryRowContext(ctx, `SELECT 1 FROM sessions WHERE id = ?`, id).Scan(&one)
+		if errors.Is(err, sql.ErrNoRows) {
+			return ErrNotFound
+		}
+		if err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, `DELETE FROM history WHERE session_id = ?`, id); err != nil {
+			return err
+		}
+		return insertHistory(ctx, tx, id, 0, hist)
+	})
+}
+
+func insertHistory(ctx context.Context, tx *sql.Tx, id string, first int64, hist [][]byte) error {
+	if len(hist) == 0 {
+		return nil
+	}
+	stmt, err := tx.PrepareContext(ctx, `INSERT INTO history (session_id, position, data) VALUES (?, ?, ?)`)
+	if err != nil {
+		return err
+	}
+	defer func() { _ = stmt.Close() }()
+	for i, h := range hist {
+		if _, err := stmt.ExecContext(ctx, id, first+int64(i), string(h)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// History implements Store. One statement reads the session and its
+// entries, so a concurrent delete is seen whole or not at all.
+func (s *SQLite) History(ctx context.Context, id string) ([]Entry, error) {
+	rows, err := s.r.QueryContext(ctx,
+		`SELECT h.data FROM sessions s LEFT JOIN history h ON h.session_id = s.id
+		 WHERE s.id = ? ORDER BY h.position`, id)
+	if err != nil {
+		return nil, fmt.Errorf("store: sqlite: history: %w", err)
+	}
+	defer func() { _ = rows.Close() }()
+	found := false
+	var raw [][]byte
+	for rows.Next() {
+		found = true
+		var data []byte // NULL (no entries) scans as nil
+		if err := rows.Scan(&data); err != nil {
+			return nil, fmt.Errorf("store: sqlite: history: %w", err)
+		}
+		if data != nil {
+			raw = append(raw, data)
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("store: sqlite: history: %w", err)
+	}
+	if !found {
+		return nil, ErrNotFound
+	}
+	return decodeEntries(raw)
+}
+
+// Lock implements Store with one conditional UPDATE, atomic across
+// processes sharing the file. A lock whose time has come (until <= now) is
+// free.
+func (s *SQLite) Lock(ctx context.Context, id, holder string, ttl time.Duration) (bool, error) {
+	if holder == "" {
+		return false, errors.New("store: lock needs a holder")
+	}
+	now := time.Now()
+	res, err := s.w.ExecContext(ctx,
+		`UPDATE sessions SET lock_holder = ?, lock_until = ?
+		 WHERE id = ? AND (lock_holder IS NULL OR lock_holder = ? OR lock_until <= ?)`,
+		holder, toMillis(now.Add(ttl)), id, holder, toMillis(now))
+	err = affectedOne(res, err, "lock")
+	if !errors.Is(err, ErrNotFound) {
+		return err == nil, err
+	}
+	// No row changed: the session is missing or someone else holds it.
+	var one int
+	err = s.r.QueryRowContext(ctx, `SELECT 1 FROM sessions WHERE id = ?`, id).Scan(&one)
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		return false, ErrNotFound
+	case err != nil:
+		return false, fmt.Errorf("store: sqlite: lock: %w", err)
+	}
+	return false, nil
+}
+
+// Unlock implements Store; it does nothing unless holder has the lock.
+func (s *SQLite) Unlock(ctx context.Context, id, holder string) error {
+	_, err := s.w.ExecContext(ctx,
+		`UPDATE sessions SET lock_holder = NULL, lock_until = NULL WHERE id = ? AND lock_holder = ?`,
+		id, holder)
+	if err != nil {
+		return fmt.Errorf("store: sqlite: unlock: %w", err)
+	}
+	return nil
+}
+
+// Ping implements Store: it reads the database through both pools.
+func (s *SQLite) Ping(ctx context.Context) error {
+	for _, db := range []*sql.DB{s.w, s.r} {
+		var v int
+		if err := db.QueryRowContext(ctx, `PRAGMA user_version`).Scan(&v); err != nil {
+			return fmt.Errorf("store: sqlite: ping: %w", err)
+		}
+	}
+	return nil
+}
+
+// Close implements Store. Calling it again does nothing and returns nil.
+func (s *SQLite) Close() error {
+	s.closeOnce.Do(func() {
+		var errs []error
+		if s.r != nil {
+			errs = append(errs, s.r.Close())
+		}
+		errs = append(errs, s.w.Close())
+		s.closeErr = errors.Join(errs...)
+	})
+	return s.closeErr
+}
+
+// write runs fn in an IMMEDIATE transaction on the write pool. Sentinel
+// errors from fn pass through unwrapped.
+func (s *SQLite) write(ctx context.Context, fn func(*sql.Tx) error) error {
+	tx, err := s.w.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("store: sqlite: begin: %w", err)
+	}
+	if err := fn(tx); err != nil {
+		_ = tx.Rollback()
+		if errors.Is(err, ErrNotFound) || errors.Is(err, ErrExists) {
+			return err
+		}
+		return fmt.Errorf("store: sqlite: %w", err)
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("store: sqlite: commit: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,368 @@
+package store_test
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/ag-ui-protocol/ag-ui/sdks/community/go/pkg/core/types"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	_ "modernc.org/sqlite"
+
+	"github.com/aapagui/aapagui/aap"
+	"github.com/aapagui/aapagui/store"
+)
+
+func openFile(t *testing.T, path string) *store.SQLite {
+	t.Helper()
+	s, err := store.OpenSQLite(path)
+	require.NoError(t, err)
+	t.Cleanup(func() { assert.NoError(t, s.Close()) })
+	return s
+}
+
+// rawDB opens the file directly, bypassing the store.
+func rawDB(t *testing.T, path string) *sql.DB {
+	t.Helper()
+	db, err := sql.Open("sqlite", path+"?_pragma=busy_timeout(5000)")
+	require.NoError(t, err)
+	db.SetMaxOpenConns(1)
+	t.Cleanup(func() { _ = db.Close() })
+	return db
+}
+
+func TestSQLitePersistsAcrossReopen(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "store.db")
+	created := time.Date(2026, 7, 1, 12, 0, 0, 987654321, time.UTC)
+
+	s, err := store.OpenSQLite(path)
+	require.NoError(t, err)
+	first := richSession("s1", "alice", created)
+	require.NoError(t, s.CreateSession(ctx, first, allMessages()[:2]))
+	require.NoError(t, s.AppendHistory(ctx, "s1", allMessages()[2:]))
+	second := session("s2", "alice")
+	require.NoError(t, s.CreateSession(ctx, second, nil))
+	ok, err := s.Lock(ctx, "s1", "replica-a", time.Hour)
+	require.NoError(t, err)
+	require.True(t, ok)
+	wantSess, err := s.GetSession(ctx, "alice", "s1")
+	require.NoError(t, err)
+	require.NoError(t, s.Close())
+
+	s = openFile(t, path)
+	got, err := s.GetSession(ctx, "alice", "s1")
+	require.NoError(t, err)
+	assert.Equal(t, wantSess, got)
+	assert.True(t, got.CreatedAt.Equal(created.Truncate(time.Millisecond)))
+	assert.Equal(t, `{"z":[1,2],"a":"<b>&"}`, string(got.State))
+	assert.Equal(t, []types.Interrupt{
+		{ID: "int-1", Reason: "tool_call", Message: "May I?", ToolCallID: "call-1",
+			ResponseSchema: map[string]any{"type": "object"}, ExpiresAt: "2026-07-01T15:00:00Z",
+			Metadata: map[string]any{"k": "v", "n": 1.5}},
+		{ID: "int-2", Reason: "input"},
+	}, got.Interrupts)
+	assert.Equal(t, allMessages(), history(t, s, "s1"), "history with its AG-UI ids")
+
+	list, err := s.ListSessions(ctx, "alice", 0, 10)
+	require.NoError(t, err)
+	assert.Equal(t, []string{"s1", "s2"}, ids(list))
+
+	ok, err = s.Lock(ctx, "s1", "replica-b", time.Hour)
+	require.NoError(t, err)
+	assert.False(t, ok, "the lock survives a restart")
+	ok, err = s.Lock(ctx, "s1", "replica-a", time.Hour)
+	require.NoError(t, err)
+	assert.True(t, ok, "and its holder still has it")
+
+	third := session("s3", "alice")
+	require.NoError(t, s.CreateSession(ctx, third, nil))
+	assert.Greater(t, third.Seq, second.Seq, "Seq keeps growing after a reopen")
+}
+
+func TestSQLiteFileSettings(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "store.db")
+	openFile(t, path)
+	db := rawDB(t, path)
+	var mode string
+	require.NoError(t, db.QueryRow(`PRAGMA journal_mode`).Scan(&mode))
+	assert.Equal(t, "wal", mode)
+	var version int
+	require.NoError(t, db.QueryRow(`PRAGMA user_version`).Scan(&version))
+	assert.Equal(t, 2, version)
+}
+
+func TestSQLiteTwoReplicas(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "store.db")
+	a, b := openFile(t, path), openFile(t, path)
+
+	t.Run("see each other's writes", func(t *testing.T) {
+		require.NoError(t, a.CreateSession(ctx, session("s1", "alice"), users("1")))
+		got, err := b.GetSession(ctx, "alice", "s1")
+		require.NoError(t, err)
+		assert.Equal(t, "agent", got.Agent.Name)
+		require.ErrorIs(t, b.CreateSession(ctx, session("s1", "bob"), nil), store.ErrExists)
+
+		require.NoError(t, b.AppendHistory(ctx, "s1", users("2")))
+		require.NoError(t, a.AppendHistory(ctx, "s1", users("3")))
+		assert.Equal(t, users("1", "2", "3"), history(t, a, "s1"))
+
+		upd := session("s1", "alice")
+		upd.State = json.RawMessage(`{"from":"a"}`)
+		require.NoError(t, a.UpdateSession(ctx, upd))
+		got, err = b.GetSession(ctx, "alice", "s1")
+		require.NoError(t, err)
+		assert.Equal(t, `{"from":"a"}`, string(got.State))
+
+		require.NoError(t, b.DeleteSession(ctx, "alice", "s1"))
+		_, err = a.GetSession(ctx, "alice", "s1")
+		require.ErrorIs(t, err, store.ErrNotFound)
+		_, err = a.History(ctx, "s1")
+		require.ErrorIs(t, err, store.ErrNotFound)
+	})
+
+	t.Run("contend for the lock", func(t *testing.T) {
+		for round := range 10 {
+			id := fmt.Sprintf("lock%d", round)
+			require.NoError(t, a.CreateSession(ctx, session(id, ""), nil))
+			var wg sync.WaitGroup
+			wins := make(chan string, 16)
+			for i := range 16 {
+				s := []*store.SQLite{a, b}[i%2]
+				wg.Go(func() {
+					holder := fmt.Sprintf("h%d", i)
+					ok, err := s.Lock(ctx, id, holder, time.Hour)
+					assert.NoError(t, err)
+					if ok {
+						wins <- holder
+					}
+				})
+			}
+			wg.Wait()
+			close(wins)
+			require.Len(t, wins, 1, "round %d: exactly one holder", round)
+			winner := <-wins
+			require.NoError(t, a.Unlock(ctx, id, "h-other"))
+			require.NoError(t, b.Unlock(ctx, id, winner))
+			ok, err := a.Lock(ctx, id, "next", time.Hour)
+			require.NoError(t, err)
+			assert.True(t, ok, "unlocked through the other replica")
+		}
+	})
+
+	t.Run("concurrent writers", func(t *testing.T) {
+		testConcurrentAppends(t, []store.Store{a, b}, 16, 20)
+	})
+}
+
+func TestSQLiteWaitsForAnotherWriter(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "store.db")
+	s := openFile(t, path)
+	require.NoError(t, s.CreateSession(ctx, session("s1", ""), nil))
+
+	// Another process holds the write lock for a while.
+	conn, err := rawDB(t, path).Conn(ctx)
+	require.NoError(t, err)
+	defer func() { _ = conn.Close() }()
+	_, err = conn.ExecContext(ctx, `BEGIN IMMEDIATE`)
+	require.NoError(t, err)
+	released := make(chan struct{})
+	go func() {
+		time.Sleep(300 * time.Millisecond)
+		_, err := conn.ExecContext(ctx, `COMMIT`)
+		assert.NoError(t, err)
+		close(released)
+	}()
+
+	start := time.Now()
+	require.NoError(t, s.AppendHistory(ctx, "s1", users("a")), "a write waits (busy_timeout) instead of failing")
+	ok, err := s.Lock(ctx, "s1", "h", time.Minute)
+	require.NoError(t, err)
+	assert.True(t, ok)
+	assert.GreaterOrEqual(t, time.Since(start), 250*time.Millisecond)
+	<-released
+	assert.Equal(t, users("a"), history(t, s, "s1"))
+}
+
+func TestSQLiteOpenRefusesBadFiles(t *testing.T) {
+	// A real store file to damage.
+	good := filepath.Join(t.TempDir(), "good.db")
+	s, err := store.OpenSQLite(good)
+	require.NoError(t, err)
+	for i := range 50 {
+		require.NoError(t, s.CreateSession(context.Background(), session(fmt.Sprint(i), ""), allMessages()))
+	}
+	require.NoError(t, s.Close())
+	valid, err := os.ReadFile(good)
+	require.NoError(t, err)
+	require.Greater(t, len(valid), 4096)
+	damaged := func(from, to int, b byte) []byte {
+		out := append([]byte(nil), valid...)
+		for i := from; i < to; i++ {
+			out[i] = b
+		}
+		return out
+	}
+	noise := make([]byte, 8192)
+	rng := rand.New(rand.NewPCG(1, 2))
+	for i := range noise {
+		noise[i] = byte(rng.Uint32())
+	}
+
+	tests := []struct {
+		name    string
+		content []byte
+		setup   func(t *testing.T, path string) string
+		wantErr string
+	}{
+		{name: "text file", content: []byte("this is not a database\n"), wantErr: "not a database"},
+		{name: "random bytes", content: noise, wantErr: "not a database"},
+		{name: "damaged magic", content: damaged(0, 16, 'x'), wantErr: "not a database"},
+		{name: "truncated header", content: valid[:60]},
+		{name: "schema page overwritten", content: damaged(100, 4096, 0xAA)},
+		{name: "everything after the header zeroed", content: damaged(100, len(valid), 0)},
+		{name: "newer schema", setup: func(t *testing.T, path string) string {
+			_, err := rawDB(t, path).Exec(`PRAGMA user_version = 99`)
+			require.NoError(t, err)
+			return path
+		}, wantErr: "newer than this program's"},
+		{name: "someone else's tables", setup: func(t *testing.T, path string) string {
+			_, err := rawDB(t, path).Exec(`CREATE TABLE sessions (name TEXT)`)
+			require.NoError(t, err)
+			return path
+		}, wantErr: "schema"},
+		{name: "someone else's tables at our version", setup: func(t *testing.T, path string) string {
+			_, err := rawDB(t, path).Exec(`CREATE TABLE sessions (name TEXT); PRAGMA user_version = 1`)
+			require.NoError(t, err)
+			return path
+		}, wantErr: "unexpected schema"},
+		{name: "a directory", setup: func(t *testing.T, path string) string {
+			require.NoError(t, os.Mkdir(path, 0o755))
+			return path
+		}},
+		{name: "missing directory", setup: func(t *testing.T, path string) string {
+			return filepath.Join(path, "no", "such", "dir.db")
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "bad.db")
+			if tt.content != nil {
+				require.NoError(t, os.WriteFile(path, tt.content, 0o600))
+			}
+			if tt.setup != nil {
+				path = tt.setup(t, path)
+			}
+			s, err := store.OpenSQLite(path)
+			require.Error(t, err)
+			t.Log(err)
+			assert.Nil(t, s)
+			assert.Contains(t, err.Error(), "store: sqlite")
+			if tt.wantErr != "" {
+				assert.ErrorContains(t, err, tt.wantErr)
+			}
+		})
+	}
+}
+
+// TestSQLiteDamagedRows checks that a row that no longer decodes is an
+// error for the one call that reads it, not a panic.
+func TestSQLiteDamagedRows(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "store.db")
+	s := openFile(t, path)
+	require.NoError(t, s.CreateSession(ctx, session("s1", ""), users("a", "b")))
+	require.NoError(t, s.CreateSession(ctx, session("s2", ""), users("c")))
+	db := rawDB(t, path)
+	_, err := db.Exec(`UPDATE sessions SET data = '{"agent":' WHERE id = 's1'`)
+	require.NoError(t, err)
+	_, err = db.Exec(`UPDATE history SET data = '{"id":"x","message":{"role":"robot"}}' WHERE session_id = 's1' AND position = 1`)
+	require.NoError(t, err)
+
+	_, err = s.GetSession(ctx, "", "s1")
+	require.Error(t, err)
+	_, err = s.ListSessions(ctx, "", 0, 10)
+	require.Error(t, err)
+	_, err = s.History(ctx, "s1")
+	require.Error(t, err)
+	assert.Equal(t, users("c"), history(t, s, "s2"), "other sessions are unaffected")
+}
+
+func BenchmarkStore(b *testing.B) {
+	ctx := context.Background()
+	stores := []struct {
+		name string
+		open func(b *testing.B) store.Store
+	}{
+		{name: "memory", open: func(*testing.B) store.Store { return store.NewMemory() }},
+		{name: "sqlite", open: func(b *testing.B) store.Store {
+			s, err := store.OpenSQLite(filepath.Join(b.TempDir(), "bench.db"))
+			require.NoError(b, err)
+			b.Cleanup(func() { _ = s.Close() })
+			return s
+		}},
+	}
+	turn := []store.Entry{
+		{AGUIID: "u", Message: aap.UserText("what is the weather in Paris?")},
+		{AGUIID: "a", Message: &aap.AssistantMessage{Content: aap.BlockContent(
+			&aap.ToolUseBlock{ToolCallID: "c1", Name: "weather", Input: json.RawMessage(`{"city":"Paris"}`)})}},
+	}
+	for _, st := range stores {
+		b.Run(st.name+"/AppendHistory", func(b *testing.B) {
+			s := st.open(b)
+			require.NoError(b, s.CreateSession(ctx, session("s1", ""), nil))
+			b.ReportAllocs()
+			for b.Loop() {
+				if err := s.AppendHistory(ctx, "s1", turn); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+		b.Run(st.name+"/History100", func(b *testing.B) {
+			s := st.open(b)
+			require.NoError(b, s.CreateSession(ctx, session("s1", ""), nil))
+			for range 50 {
+				require.NoError(b, s.AppendHistory(ctx, "s1", turn))
+			}
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := s.History(ctx, "s1"); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+		b.Run(st.name+"/GetSession", func(b *testing.B) {
+			s := st.open(b)
+			require.NoError(b, s.CreateSession(ctx, richSession("s1", "o", time.Now()), nil))
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := s.GetSession(ctx, "o", "s1"); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+		b.Run(st.name+"/LockUnlock", func(b *testing.B) {
+			s := st.open(b)
+			require.NoError(b, s.CreateSession(ctx, session("s1", ""), nil))
+			b.ReportAllocs()
+			for b.Loop() {
+				if ok, err := s.Lock(ctx, "s1", "h", time.Minute); err != nil || !ok {
+					b.Fatal(ok, err)
+				}
+				if err := s.Unlock(ctx, "s1", "h"); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

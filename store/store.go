@@ -1,0 +1,192 @@
+// Package store keeps the bridges' durable state: aap2agui's sessions (with
+// their history, AG-UI state and open interrupts) and the turn locks that
+// let several replicas share one store.
+//
+// Store is the one interface; Memory is for tests and throwaway runs, SQLite
+// is the embedded durable default (a single file, pure Go). A shared SQL
+// server fits the same interface: every method is a single statement or a
+// short transaction keyed by session id.
+package store
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"reflect"
+	"strings"
+	"time"
+
+	"github.com/ag-ui-protocol/ag-ui/sdks/community/go/pkg/core/types"
+
+	"github.com/aapagui/aapagui/aap"
+)
+
+// ErrNotFound reports a session that does not exist or belongs to another
+// owner: the two are indistinguishable on purpose.
+var ErrNotFound = errors.New("store: not found")
+
+// ErrExists reports a session id that is already taken.
+var ErrExists = errors.New("store: already exists")
+
+// Session is one AAP session of aap2agui.
+type Session struct {
+	ID string
+	// Owner identifies the API key that created the session (a hash, never
+	// the key); "" when the server runs without keys.
+	Owner string
+	// Agent holds the agent name, the enabled server tools and the option
+	// values, secret ones included (redaction happens when it is shown).
+	Agent aap.AgentConfig
+	// Tools are the client-side tools; nil when none were declared.
+	Tools []aap.ToolSpec
+	// State is the AG-UI state of the thread (JSON), nil when there is none.
+	State json.RawMessage
+	// Interrupts are the interrupts the last run finished with.
+	Interrupts []types.Interrupt
+	CreatedAt  time.Time
+	// Seq orders sessions by creation; the store assigns it.
+	Seq int64
+}
+
+// Entry is one history message with the AG-UI id it is sent under.
+type Entry struct {
+	Message aap.Message
+	AGUIID  string
+}
+
+// Store persists sessions. Methods taking an owner return ErrNotFound for a
+// session of another owner.
+type Store interface {
+	// CreateSession stores a new session (assigning Seq) with its seed
+	// history.
+	CreateSession(ctx context.Context, s *Session, seed []Entry) error
+	GetSession(ctx context.Context, owner, id string) (*Session, error)
+	// ListSessions returns up to limit sessions of owner with Seq > after,
+	// oldest first; none when limit <= 0.
+	ListSessions(ctx context.Context, owner string, after int64, limit int) ([]*Session, error)
+	// UpdateSession saves Agent, Tools, State and Interrupts.
+	UpdateSession(ctx context.Context, s *Session) error
+	// DeleteSession removes a session and its history.
+	DeleteSession(ctx context.Context, owner, id string) error
+	AppendHistory(ctx context.Context, id string, entries []Entry) error
+	// ReplaceHistory makes entries the whole history.
+	ReplaceHistory(ctx context.Context, id string, entries []Entry) error
+	History(ctx context.Context, id string) ([]Entry, error)
+	// Lock takes the session's turn lock for holder until now+ttl; it
+	// returns false if another holder has it. Taking it again as the same
+	// holder extends it.
+	Lock(ctx context.Context, id, holder string, ttl time.Duration) (bool, error)
+	Unlock(ctx context.Context, id, holder string) error
+	// Ping checks that the store is usable.
+	Ping(ctx context.Context) error
+	Close() error
+
+	ThreadStore
+}
+
+// Open opens a store from a URL-like spec: "memory:" or "sqlite:<path>".
+func Open(spec string) (Store, error) {
+	kind, rest, _ := strings.Cut(spec, ":")
+	switch kind {
+	case "memory":
+		return NewMemory(), nil
+	case "sqlite":
+		if rest == "" {
+			return nil, fmt.Errorf("store %q: sqlite needs a file path (sqlite:aap2agui.db)", spec)
+		}
+		return OpenSQLite(rest)
+	}
+	return nil, fmt.Errorf("store %q: unknown kind (want memory: or sqlite:<path>)", spec)
+}
+
+// entryJSON is how an Entry is serialized.
+type entryJSON struct {
+	ID      string          `json:"id"`
+	Message json.RawMessage `json:"message"`
+}
+
+// marshal is json.Marshal without HTML escaping, which would rewrite the
+// bytes of raw JSON (tool input, schemas) kept inside.
+func marshal(v any) ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
+}
+
+func encodeMessage(m aap.Message) ([]byte, error) { return marshal(m) }
+
+func decodeMessage(b []byte) (aap.Message, error) { return aap.DecodeMessage(b) }
+
+// sessionJSON is how the mutable parts of a session are serialized.
+type sessionJSON struct {
+	Agent      aap.AgentConfig   `json:"agent"`
+	Tools      []aap.ToolSpec    `json:"tools,omitzero"`
+	State      json.RawMessage   `json:"state,omitempty"`
+	Interrupts []types.Interrupt `json:"interrupts,omitempty"`
+}
+
+func encodeSession(s *Session) ([]byte, error) {
+	return marshal(sessionJSON{Agent: s.Agent, Tools: s.Tools, State: s.State, Interrupts: s.Interrupts})
+}
+
+func decodeSession(into *Session, b []byte) error {
+	var j sessionJSON
+	if err := json.Unmarshal(b, &j); err != nil {
+		return fmt.Errorf("store: session %s: %w", into.ID, err)
+	}
+	into.Agent, into.Tools, into.State, into.Interrupts = j.Agent, j.Tools, j.State, j.Interrupts
+	return nil
+}
+
+// copySession deep-copies a session through its serialized form.
+func copySession(s *Session) (*Session, error) {
+	b, err := encodeSession(s)
+	if err != nil {
+		return nil, err
+	}
+	c := &Session{ID: s.ID, Owner: s.Owner, CreatedAt: s.CreatedAt, Seq: s.Seq}
+	return c, decodeSession(c, b)
+}
+
+func encodeEntries(entries []Entry) ([][]byte, error) {
+	out := make([][]byte, len(entries))
+	for i, e := range entries {
+		// A nil message would be stored as null and make the whole
+		// history unreadable.
+		if v := reflect.ValueOf(e.Message); !v.IsValid() || v.Kind() == reflect.Pointer && v.IsNil() {
+			return nil, fmt.Errorf("store: history entry %d: no message", i)
+		}
+		msg, err := encodeMessage(e.Message)
+		if err != nil {
+			return nil, err
+		}
+		if out[i], err = marshal(entryJSON{ID: e.AGUIID, Message: msg}); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+func decodeEntries(rows [][]byte) ([]Entry, error) {
+	out := make([]Entry, len(rows))
+	for i, row := range rows {
+		var e entryJSON
+		if err := json.Unmarshal(row, &e); err != nil {
+			return nil, fmt.Errorf("store: history entry %d: %w", i, err)
+		}
+		m, err := decodeMessage(e.Message)
+		if err != nil {
+			return nil, fmt.Errorf("store: history entry %d: %w", i, err)
+		}
+		out[i] = Entry{Message: m, AGUIID: e.ID}
+	}
+	return out, nil
+}
+
+func jsonUnmarshal(b []byte, v any) error { return json.Unmarshal(b, v) }

@@ -1,0 +1,651 @@
+package store_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/ag-ui-protocol/ag-ui/sdks/community/go/pkg/core/types"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/aapagui/aapagui/aap"
+	"github.com/aapagui/aapagui/store"
+)
+
+func TestMemory(t *testing.T) {
+	testStore(t, func(*testing.T) store.Store { return store.NewMemory() })
+}
+
+func TestSQLite(t *testing.T) {
+	testStore(t, openSQLite)
+}
+
+// openSQLite opens a store in a new file of the test's temp dir.
+func openSQLite(t *testing.T) store.Store {
+	t.Helper()
+	s, err := store.OpenSQLite(filepath.Join(t.TempDir(), "store.db"))
+	require.NoError(t, err)
+	t.Cleanup(func() { assert.NoError(t, s.Close()) })
+	return s
+}
+
+func TestOpen(t *testing.T) {
+	tests := []struct {
+		name    string
+		spec    string
+		wantErr string
+	}{
+		{name: "memory", spec: "memory:"},
+		{name: "sqlite file", spec: "sqlite:" + filepath.Join(t.TempDir(), "a.db")},
+		{name: "sqlite without a path", spec: "sqlite:", wantErr: "needs a file path"},
+		{name: "sqlite in memory", spec: "sqlite::memory:", wantErr: "not a file"},
+		{name: "sqlite path with a query", spec: "sqlite:a.db?mode=ro", wantErr: "may not contain"},
+		{name: "unknown kind", spec: "postgres://x", wantErr: "unknown kind"},
+		{name: "no kind", spec: "", wantErr: "unknown kind"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s, err := store.Open(tt.spec)
+			if tt.wantErr != "" {
+				require.ErrorContains(t, err, tt.wantErr)
+				return
+			}
+			require.NoError(t, err)
+			require.NoError(t, s.Ping(context.Background()))
+			require.NoError(t, s.Close())
+		})
+	}
+}
+
+// testStore checks the rules every Store follows; open returns a new,
+// empty store (closed by the test's cleanup).
+func testStore(t *testing.T, open func(t *testing.T) store.Store) {
+	ctx := context.Background()
+
+	t.Run("session round trip", func(t *testing.T) {
+		s := open(t)
+		created := time.Date(2026, 7, 1, 14, 30, 45, 123456789, time.FixedZone("CEST", 2*3600))
+		in := richSession("s1", "alice", created)
+		require.NoError(t, s.CreateSession(ctx, in, nil))
+		assert.Positive(t, in.Seq, "CreateSession assigns Seq")
+
+		got, err := s.GetSession(ctx, "alice", "s1")
+		require.NoError(t, err)
+		want := richSession("s1", "alice", created.Truncate(time.Millisecond).UTC())
+		want.Seq = in.Seq
+		assert.Equal(t, want, got)
+		assert.True(t, got.CreatedAt.Equal(created.Truncate(time.Millisecond)), "CreatedAt to the millisecond, got %v", got.CreatedAt)
+		assert.Equal(t, time.UTC, got.CreatedAt.Location())
+		// Raw JSON comes back byte for byte: no HTML escaping, no key order.
+		assert.Equal(t, `{"b":1,"a":"<&>"}`, string(got.Tools[0].Parameters))
+		assert.Equal(t, `{"z":[1,2],"a":"<b>&"}`, string(got.State))
+		assert.Equal(t, "sk-secret", got.Agent.Options["api_key"], "secret options are stored in clear")
+	})
+
+	t.Run("nil and empty survive", func(t *testing.T) {
+		s := open(t)
+		empty := &store.Session{ID: "empty", Agent: aap.AgentConfig{
+			Name: "a", Tools: []aap.ServerToolRef{}, Options: map[string]string{},
+		}, Tools: []aap.ToolSpec{}}
+		bare := &store.Session{ID: "bare", Agent: aap.AgentConfig{Name: "a"}}
+		require.NoError(t, s.CreateSession(ctx, empty, nil))
+		require.NoError(t, s.CreateSession(ctx, bare, nil))
+
+		got, err := s.GetSession(ctx, "", "empty")
+		require.NoError(t, err)
+		assert.NotNil(t, got.Agent.Tools, "empty server tools (all disabled) stay empty, not nil")
+		assert.Empty(t, got.Agent.Tools)
+		assert.NotNil(t, got.Agent.Options)
+		assert.NotNil(t, got.Tools)
+		got, err = s.GetSession(ctx, "", "bare")
+		require.NoError(t, err)
+		assert.Nil(t, got.Agent.Tools, "tools not given stay nil")
+		assert.Nil(t, got.Agent.Options)
+		assert.Nil(t, got.Tools)
+		assert.Nil(t, got.State)
+		assert.Nil(t, got.Interrupts)
+	})
+
+	t.Run("create with a taken id", func(t *testing.T) {
+		s := open(t)
+		require.NoError(t, s.CreateSession(ctx, session("s1", "alice"), []store.Entry{user("u1", "first")}))
+		tests := []struct{ name, owner string }{
+			{name: "same owner", owner: "alice"},
+			{name: "other owner", owner: "bob"},
+		}
+		for _, tt := range tests {
+			t.Run(tt.name, func(t *testing.T) {
+				dup := session("s1", tt.owner)
+				dup.Agent.Name = "other"
+				err := s.CreateSession(ctx, dup, []store.Entry{user("u2", "second")})
+				require.ErrorIs(t, err, store.ErrExists)
+				got, err := s.GetSession(ctx, "alice", "s1")
+				require.NoError(t, err)
+				assert.Equal(t, "agent", got.Agent.Name, "the first session is untouched")
+				assert.Equal(t, []store.Entry{user("u1", "first")}, history(t, s, "s1"))
+			})
+		}
+	})
+
+	t.Run("get", func(t *testing.T) {
+		s := open(t)
+		require.NoError(t, s.CreateSession(ctx, session("s1", "alice"), nil))
+		tests := []struct {
+			name, owner, id string
+			wantErr         error
+		}{
+			{name: "owner", owner: "alice", id: "s1"},
+			{name: "other owner", owner: "bob", id: "s1", wantErr: store.ErrNotFound},
+			{name: "no owner", owner: "", id: "s1", wantErr: store.ErrNotFound},
+			{name: "missing", owner: "alice", id: "s2", wantErr: store.ErrNotFound},
+		}
+		for _, tt := range tests {
+			t.Run(tt.name, func(t *testing.T) {
+				got, err := s.GetSession(ctx, tt.owner, tt.id)
+				if tt.wantErr != nil {
+					require.ErrorIs(t, err, tt.wantErr)
+					assert.Nil(t, got)
+					return
+				}
+				require.NoError(t, err)
+				assert.Equal(t, tt.id, got.ID)
+			})
+		}
+	})
+
+	t.Run("update", func(t *testing.T) {
+		s := open(t)
+		created := time.Date(2026, 1, 2, 3, 4, 5, 6e6, time.UTC)
+		orig := richSession("s1", "alice", created)
+		require.NoError(t, s.CreateSession(ctx, orig, nil))
+
+		upd := &store.Session{
+			ID: "s1", Owner: "alice",
+			Agent: aap.AgentConfig{Name: "agent", Options: map[string]string{"model": "big"}},
+			Tools: []aap.ToolSpec{{Name: "t2", Description: "d", Parameters: json.RawMessage(`{"type":"object"}`)}},
+			State: json.RawMessage(`{"n":2}`),
+			// Seq and CreatedAt are the store's: an update does not move them.
+			Seq: 999, CreatedAt: created.Add(time.Hour),
+		}
+		require.NoError(t, s.UpdateSession(ctx, upd))
+		got, err := s.GetSession(ctx, "alice", "s1")
+		require.NoError(t, err)
+		assert.Equal(t, upd.Agent, got.Agent)
+		assert.Equal(t, upd.Tools, got.Tools)
+		assert.Equal(t, `{"n":2}`, string(got.State))
+		assert.Nil(t, got.Interrupts, "cleared interrupts stay cleared")
+		assert.Equal(t, orig.Seq, got.Seq)
+		assert.True(t, got.CreatedAt.Equal(created), "CreatedAt %v", got.CreatedAt)
+
+		tests := []struct{ name, owner, id string }{
+			{name: "other owner", owner: "bob", id: "s1"},
+			{name: "missing", owner: "alice", id: "s2"},
+		}
+		for _, tt := range tests {
+			t.Run(tt.name, func(t *testing.T) {
+				bad := session(tt.id, tt.owner)
+				bad.Agent.Name = "hijack"
+				require.ErrorIs(t, s.UpdateSession(ctx, bad), store.ErrNotFound)
+				got, err := s.GetSession(ctx, "alice", "s1")
+				require.NoError(t, err)
+				assert.Equal(t, "agent", got.Agent.Name)
+			})
+		}
+	})
+
+	t.Run("list", func(t *testing.T) {
+		s := open(t)
+		var alice []string
+		for i := range 5 {
+			id := fmt.Sprintf("a%d", i)
+			alice = append(alice, id)
+			require.NoError(t, s.CreateSession(ctx, session(id, "alice"), nil))
+			if i%2 == 0 {
+				require.NoError(t, s.CreateSession(ctx, session(fmt.Sprintf("b%d", i), "bob"), nil))
+			}
+		}
+
+		all, err := s.ListSessions(ctx, "alice", 0, 100)
+		require.NoError(t, err)
+		assert.Equal(t, alice, ids(all), "oldest first, only alice's")
+		for i := 1; i < len(all); i++ {
+			assert.Greater(t, all[i].Seq, all[i-1].Seq)
+		}
+		assert.Equal(t, "agent", all[0].Agent.Name, "listed sessions are whole")
+
+		var paged []string
+		after := int64(0)
+		for page := 0; ; page++ {
+			require.Less(t, page, 10, "paging does not end")
+			got, err := s.ListSessions(ctx, "alice", after, 2)
+			require.NoError(t, err)
+			require.LessOrEqual(t, len(got), 2)
+			if len(got) == 0 {
+				break
+			}
+			paged = append(paged, ids(got)...)
+			after = got[len(got)-1].Seq
+		}
+		assert.Equal(t, alice, paged)
+
+		tests := []struct {
+			name  string
+			owner string
+			after int64
+			limit int
+			want  []string
+		}{
+			{name: "other owner", owner: "bob", limit: 10, want: []string{"b0", "b2", "b4"}},
+			{name: "no owner", owner: "", limit: 10},
+			{name: "after the last", owner: "alice", after: all[4].Seq, limit: 10},
+			{name: "after the middle", owner: "alice", after: all[2].Seq, limit: 10, want: alice[3:]},
+			{name: "limit 1", owner: "alice", limit: 1, want: alice[:1]},
+			{name: "limit 0", owner: "alice", limit: 0},
+			{name: "negative limit", owner: "alice", limit: -1},
+			{name: "negative after", owner: "alice", after: -5, limit: 2, want: alice[:2]},
+		}
+		for _, tt := range tests {
+			t.Run(tt.name, func(t *testing.T) {
+				got, err := s.ListSessions(ctx, tt.owner, tt.after, tt.limit)
+				require.NoError(t, err)
+				assert.Equal(t, tt.want, ids(got))
+			})
+		}
+
+		t.Run("seq is never reused", func(t *testing.T) {
+			last := all[len(all)-1]
+			require.NoError(t, s.DeleteSession(ctx, "alice", last.ID))
+			again := session("a-new", "alice")
+			require.NoError(t, s.CreateSession(ctx, again, nil))
+			assert.Greater(t, again.Seq, last.Seq, "a cursor past a deleted session must not skip a new one")
+		})
+	})
+
+	t.Run("delete", func(t *testing.T) {
+		s := open(t)
+		require.NoError(t, s.CreateSession(ctx, session("s1", "alice"), []store.Entry{user("u1", "hi")}))
+		require.NoError(t, s.CreateSession(ctx, session("s2", "alice"), []store.Entry{user("u2", "other")}))
+
+		require.ErrorIs(t, s.DeleteSession(ctx, "bob", "s1"), store.ErrNotFound, "other owner")
+		_, err := s.GetSession(ctx, "alice", "s1")
+		require.NoError(t, err, "still there after another owner's delete")
+
+		require.NoError(t, s.DeleteSession(ctx, "alice", "s1"))
+		_, err = s.GetSession(ctx, "alice", "s1")
+		require.ErrorIs(t, err, store.ErrNotFound)
+		_, err = s.History(ctx, "s1")
+		require.ErrorIs(t, err, store.ErrNotFound)
+		require.ErrorIs(t, s.AppendHistory(ctx, "s1", []store.Entry{user("u3", "x")}), store.ErrNotFound)
+		_, err = s.Lock(ctx, "s1", "h", time.Minute)
+		require.ErrorIs(t, err, store.ErrNotFound)
+		require.ErrorIs(t, s.DeleteSession(ctx, "alice", "s1"), store.ErrNotFound, "twice")
+		assert.Equal(t, []store.Entry{user("u2", "other")}, history(t, s, "s2"), "other sessions keep their history")
+
+		// The id can be taken again, and the old history is gone with it.
+		require.NoError(t, s.CreateSession(ctx, session("s1", "bob"), nil))
+		assert.Empty(t, history(t, s, "s1"))
+	})
+
+	t.Run("history round trip", func(t *testing.T) {
+		s := open(t)
+		seed := []store.Entry{
+			{AGUIID: "sys-1", Message: &aap.SystemMessage{Content: "Be <brief> & kind"}},
+			{AGUIID: "u-1", Message: aap.UserText("hello")},
+		}
+		more := allMessages()
+		require.NoError(t, s.CreateSession(ctx, session("s1", ""), seed))
+		require.NoError(t, s.AppendHistory(ctx, "s1", more))
+
+		got := history(t, s, "s1")
+		assert.Equal(t, append(append([]store.Entry{}, seed...), more...), got)
+		tu := got[4].Message.(*aap.AssistantMessage).Content.Blocks[1].(*aap.ToolUseBlock)
+		assert.Equal(t, `{"z":1,"a":9007199254740993}`, string(tu.Input), "tool input kept byte for byte")
+		tu = got[4].Message.(*aap.AssistantMessage).Content.Blocks[3].(*aap.ToolUseBlock)
+		assert.Equal(t, `{"q":"<a&b>"}`, string(tu.Input), "no HTML escaping")
+	})
+
+	t.Run("append and replace", func(t *testing.T) {
+		s := open(t)
+		require.NoError(t, s.CreateSession(ctx, session("s1", ""), nil))
+		assert.Empty(t, history(t, s, "s1"), "no seed, no history")
+
+		steps := []struct {
+			name    string
+			replace bool
+			add     []store.Entry
+			want    []string
+		}{
+			{name: "append three", add: users("1", "2", "3"), want: []string{"1", "2", "3"}},
+			{name: "append two", add: users("4", "5"), want: []string{"1", "2", "3", "4", "5"}},
+			{name: "append none", add: nil, want: []string{"1", "2", "3", "4", "5"}},
+			{name: "replace", replace: true, add: users("x", "y"), want: []string{"x", "y"}},
+			{name: "append after replace", add: users("z"), want: []string{"x", "y", "z"}},
+			{name: "replace with nothing", replace: true, add: nil, want: nil},
+			{name: "append to emptied", add: users("again"), want: []string{"again"}},
+		}
+		for _, st := range steps {
+			if st.replace {
+				require.NoError(t, s.ReplaceHistory(ctx, "s1", st.add), st.name)
+			} else {
+				require.NoError(t, s.AppendHistory(ctx, "s1", st.add), st.name)
+			}
+			var got []string
+			for _, e := range history(t, s, "s1") {
+				got = append(got, e.AGUIID)
+			}
+			assert.Equal(t, st.want, got, st.name)
+		}
+	})
+
+	t.Run("history of a missing session", func(t *testing.T) {
+		s := open(t)
+		tests := []struct {
+			name string
+			call func() error
+		}{
+			{name: "History", call: func() error { _, err := s.History(ctx, "nope"); return err }},
+			{name: "AppendHistory", call: func() error { return s.AppendHistory(ctx, "nope", users("a")) }},
+			{name: "AppendHistory nothing", call: func() error { return s.AppendHistory(ctx, "nope", nil) }},
+			{name: "ReplaceHistory", call: func() error { return s.ReplaceHistory(ctx, "nope", users("a")) }},
+			{name: "ReplaceHistory nothing", call: func() error { return s.ReplaceHistory(ctx, "nope", nil) }},
+		}
+		for _, tt := range tests {
+			t.Run(tt.name, func(t *testing.T) {
+				require.ErrorIs(t, tt.call(), store.ErrNotFound)
+			})
+		}
+		_, err := s.GetSession(ctx, "", "nope")
+		require.ErrorIs(t, err, store.ErrNotFound, "writing history does not create a session")
+	})
+
+	t.Run("entries without a message are refused", func(t *testing.T) {
+		s := open(t)
+		require.NoError(t, s.CreateSession(ctx, session("s1", ""), users("a")))
+		tests := []struct {
+			name  string
+			entry store.Entry
+		}{
+			{name: "nil", entry: store.Entry{AGUIID: "x"}},
+			{name: "nil pointer", entry: store.Entry{AGUIID: "x", Message: (*aap.UserMessage)(nil)}},
+		}
+		for _, tt := range tests {
+			t.Run(tt.name, func(t *testing.T) {
+				bad := []store.Entry{user("ok", "fine"), tt.entry}
+				require.Error(t, s.AppendHistory(ctx, "s1", bad))
+				require.Error(t, s.ReplaceHistory(ctx, "s1", bad))
+				require.Error(t, s.CreateSession(ctx, session("s2", ""), bad))
+				assert.Equal(t, users("a"), history(t, s, "s1"), "nothing was written")
+				_, err := s.GetSession(ctx, "", "s2")
+				require.ErrorIs(t, err, store.ErrNotFound)
+			})
+		}
+	})
+
+	t.Run("lock", func(t *testing.T) {
+		s := open(t)
+		require.NoError(t, s.CreateSession(ctx, session("s1", ""), nil))
+		lock := func(holder string, ttl time.Duration) bool {
+			t.Helper()
+			ok, err := s.Lock(ctx, "s1", holder, ttl)
+			require.NoError(t, err)
+			return ok
+		}
+
+		require.True(t, lock("a", time.Hour), "free lock")
+		assert.False(t, lock("b", time.Hour), "second holder refused")
+		assert.True(t, lock("a", time.Hour), "same holder extends")
+		require.NoError(t, s.Unlock(ctx, "s1", "b"))
+		assert.False(t, lock("b", time.Hour), "Unlock by a non-holder does nothing")
+		require.NoError(t, s.Unlock(ctx, "s1", "a"))
+		assert.True(t, lock("b", time.Hour), "free after Unlock")
+		require.NoError(t, s.Unlock(ctx, "s1", "b"))
+
+		// Expiry.
+		require.True(t, lock("a", time.Millisecond))
+		time.Sleep(10 * time.Millisecond)
+		assert.True(t, lock("b", time.Hour), "an expired lock can be taken")
+		assert.False(t, lock("a", time.Hour), "by the new holder only")
+		require.NoError(t, s.Unlock(ctx, "s1", "b"))
+
+		// Extending moves the expiry.
+		require.True(t, lock("c", 30*time.Millisecond))
+		require.True(t, lock("c", time.Hour))
+		time.Sleep(40 * time.Millisecond)
+		assert.False(t, lock("d", time.Hour), "the extended lock still holds")
+
+		// Other sessions have their own locks.
+		require.NoError(t, s.CreateSession(ctx, session("s2", ""), nil))
+		ok, err := s.Lock(ctx, "s2", "d", time.Hour)
+		require.NoError(t, err)
+		assert.True(t, ok)
+
+		_, err = s.Lock(ctx, "missing", "a", time.Hour)
+		require.ErrorIs(t, err, store.ErrNotFound)
+		require.NoError(t, s.Unlock(ctx, "missing", "a"), "Unlock of a missing session is a no-op")
+		_, err = s.Lock(ctx, "s2", "", time.Hour)
+		require.Error(t, err, "an empty holder would lock nothing")
+	})
+
+	t.Run("lock race", func(t *testing.T) {
+		s := open(t)
+		require.NoError(t, s.CreateSession(ctx, session("s1", ""), nil))
+		var wg sync.WaitGroup
+		wins := make(chan string, 16)
+		for i := range 16 {
+			wg.Go(func() {
+				holder := fmt.Sprintf("h%d", i)
+				ok, err := s.Lock(ctx, "s1", holder, time.Hour)
+				assert.NoError(t, err)
+				if ok {
+					wins <- holder
+				}
+			})
+		}
+		wg.Wait()
+		close(wins)
+		assert.Len(t, wins, 1, "exactly one holder wins")
+	})
+
+	t.Run("copies", func(t *testing.T) {
+		s := open(t)
+		in := richSession("s1", "alice", time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
+		entries := allMessages()
+		require.NoError(t, s.CreateSession(ctx, in, entries))
+		want, err := s.GetSession(ctx, "alice", "s1")
+		require.NoError(t, err)
+		wantHist := history(t, s, "s1")
+
+		// Mutating what was passed in...
+		in.Agent.Options["api_key"] = "changed"
+		in.Agent.Tools[0].Name = "changed"
+		in.Tools[0].Parameters[2] = 'X'
+		in.State[2] = 'X'
+		in.Interrupts[0].Metadata["k"] = "changed"
+		entries[0].AGUIID = "changed"
+		entries[2].Message.(*aap.AssistantMessage).Content.Blocks[1].(*aap.ToolUseBlock).Input[2] = 'X'
+		// ...and what came out...
+		got, err := s.GetSession(ctx, "alice", "s1")
+		require.NoError(t, err)
+		got.Agent.Options["api_key"] = "changed"
+		got.Agent.Tools[0].Name = "changed"
+		got.Tools[0].Parameters[2] = 'X'
+		got.Tools = append(got.Tools[:0], aap.ToolSpec{Name: "changed"})
+		got.State[2] = 'X'
+		got.Interrupts[0].ID = "changed"
+		got.Interrupts[0].ResponseSchema["type"] = "changed"
+		listed, err := s.ListSessions(ctx, "alice", 0, 10)
+		require.NoError(t, err)
+		listed[0].Agent.Options["model"] = "changed"
+		listed[0].State[3] = 'X'
+		hist := history(t, s, "s1")
+		hist[0].AGUIID = "changed"
+		hist[0].Message.(*aap.UserMessage).Content.Text = "changed"
+		hist[2].Message.(*aap.AssistantMessage).Content.Blocks[1].(*aap.ToolUseBlock).Input[2] = 'X'
+
+		// ...changes nothing in the store.
+		again, err := s.GetSession(ctx, "alice", "s1")
+		require.NoError(t, err)
+		assert.Equal(t, want, again)
+		assert.Equal(t, wantHist, history(t, s, "s1"))
+
+		upd := session("s1", "alice")
+		upd.State = json.RawMessage(`{"v":1}`)
+		require.NoError(t, s.UpdateSession(ctx, upd))
+		upd.State[2] = 'X'
+		again, err = s.GetSession(ctx, "alice", "s1")
+		require.NoError(t, err)
+		assert.Equal(t, `{"v":1}`, string(again.State), "mutating an updated session after the fact")
+	})
+
+	t.Run("concurrent writers", func(t *testing.T) {
+		s := open(t)
+		testConcurrentAppends(t, []store.Store{s}, 16, 10)
+	})
+
+	t.Run("ping and close", func(t *testing.T) {
+		s := open(t)
+		require.NoError(t, s.Ping(ctx))
+		require.NoError(t, s.Close())
+		require.NoError(t, s.Close(), "Close is idempotent")
+	})
+}
+
+// testConcurrentAppends runs n goroutines, spread over the handles, each
+// appending rounds entries one at a time both to its own session and to
+// one shared session, then checks that nothing was lost, duplicated or
+// reordered.
+func testConcurrentAppends(t *testing.T, handles []store.Store, n, rounds int) {
+	t.Helper()
+	ctx := context.Background()
+	require.NoError(t, handles[0].CreateSession(ctx, session("shared", ""), nil))
+	for g := range n {
+		require.NoError(t, handles[g%len(handles)].CreateSession(ctx, session(fmt.Sprintf("own%d", g), ""), nil))
+	}
+	var wg sync.WaitGroup
+	for g := range n {
+		s := handles[g%len(handles)]
+		wg.Go(func() {
+			for r := range rounds {
+				id := fmt.Sprintf("g%d-%d", g, r)
+				if !assert.NoError(t, s.AppendHistory(ctx, fmt.Sprintf("own%d", g), users(id))) {
+					return
+				}
+				if !assert.NoError(t, s.AppendHistory(ctx, "shared", users(id))) {
+					return
+				}
+				if r%3 == 0 {
+					_, err := s.History(ctx, "shared")
+					assert.NoError(t, err)
+				}
+			}
+		})
+	}
+	wg.Wait()
+
+	for g := range n {
+		got := history(t, handles[(g+1)%len(handles)], fmt.Sprintf("own%d", g))
+		require.Len(t, got, rounds)
+		for r, e := range got {
+			assert.Equal(t, fmt.Sprintf("g%d-%d", g, r), e.AGUIID)
+		}
+	}
+	shared := history(t, handles[len(handles)-1], "shared")
+	require.Len(t, shared, n*rounds)
+	next := make([]int, n) // next round expected from each goroutine
+	for _, e := range shared {
+		var g, r int
+		_, err := fmt.Sscanf(e.AGUIID, "g%d-%d", &g, &r)
+		require.NoError(t, err)
+		require.Equal(t, next[g], r, "goroutine %d's entries in its order", g)
+		next[g]++
+	}
+}
+
+func session(id, owner string) *store.Session {
+	return &store.Session{ID: id, Owner: owner, Agent: aap.AgentConfig{Name: "agent"}}
+}
+
+// richSession uses every field of a session.
+func richSession(id, owner string, created time.Time) *store.Session {
+	return &store.Session{
+		ID:    id,
+		Owner: owner,
+		Agent: aap.AgentConfig{
+			Name:    "agent",
+			Tools:   []aap.ServerToolRef{{Name: "search", Trust: true}, {Name: "shell"}},
+			Options: map[string]string{"model": "small", "api_key": "sk-secret"},
+		},
+		Tools: []aap.ToolSpec{
+			{Name: "confirm", Title: "Confirm", Description: "Ask <the> user & wait", Parameters: json.RawMessage(`{"b":1,"a":"<&>"}`)},
+			{Name: "noop", Description: "", Parameters: json.RawMessage(`{}`)},
+		},
+		State: json.RawMessage(`{"z":[1,2],"a":"<b>&"}`),
+		Interrupts: []types.Interrupt{{
+			ID:             "int-1",
+			Reason:         "tool_call",
+			Message:        "May I?",
+			ToolCallID:     "call-1",
+			ResponseSchema: map[string]any{"type": "object"},
+			ExpiresAt:      "2026-07-01T15:00:00Z",
+			Metadata:       map[string]any{"k": "v", "n": 1.5},
+		}, {ID: "int-2", Reason: "input"}},
+		CreatedAt: created,
+	}
+}
+
+// allMessages holds every message role and content-block type.
+func allMessages() []store.Entry {
+	return []store.Entry{
+		{AGUIID: "u-2", Message: &aap.UserMessage{Content: aap.BlockContent(
+			&aap.TextBlock{Text: "look:"},
+			&aap.ImageBlock{URL: "https://example.com/a.png?x=1&y=<2>"},
+			&aap.ImageBlock{URL: "data:image/png;base64,iVBORw0KGgo="},
+		)}},
+		{AGUIID: "u-3", Message: &aap.UserMessage{Content: aap.BlockContent()}},
+		{AGUIID: "a-1", Message: &aap.AssistantMessage{Content: aap.BlockContent(
+			&aap.ThinkingBlock{Thinking: "hmm\nlet me see"},
+			&aap.ToolUseBlock{ToolCallID: "call-1", Name: "lookup", Input: json.RawMessage(`{"z":1,"a":9007199254740993}`)},
+			&aap.TextBlock{Text: "done \u2028 ok"},
+			&aap.ToolUseBlock{ToolCallID: "call-2", Name: "echo", Input: json.RawMessage(`{"q":"<a&b>"}`)},
+		)}},
+		{AGUIID: "t-1", Message: &aap.ToolMessage{ToolCallID: "call-1", Content: aap.TextContent(`{"ok":true}`)}},
+		{AGUIID: "t-2", Message: &aap.ToolMessage{ToolCallID: "call-2", Content: aap.BlockContent(&aap.TextBlock{Text: "<a&b>"})}},
+		{AGUIID: "p-1", Message: &aap.ToolPermissionMessage{ToolCallID: "call-3", Granted: true}},
+		{AGUIID: "p-2", Message: &aap.ToolPermissionMessage{ToolCallID: "call-4", Granted: false, Reason: "not today"}},
+		{AGUIID: "a-2", Message: &aap.AssistantMessage{Content: aap.TextContent("plain")}},
+		{AGUIID: "", Message: aap.UserText("")},
+	}
+}
+
+func user(id, text string) store.Entry {
+	return store.Entry{AGUIID: id, Message: aap.UserText(text)}
+}
+
+// users returns one user entry per id, with the id as text.
+func users(ids ...string) []store.Entry {
+	out := make([]store.Entry, len(ids))
+	for i, id := range ids {
+		out[i] = user(id, id)
+	}
+	return out
+}
+
+func history(t *testing.T, s store.Store, id string) []store.Entry {
+	t.Helper()
+	h, err := s.History(context.Background(), id)
+	require.NoError(t, err)
+	return h
+}
+
+func ids(ss []*store.Session) []string {
+	var out []string
+	for _, s := range ss {
+		out = append(out, s.ID)
+	}
+	return out
+}

@@ -1,0 +1,115 @@
+package store_test
+
+import (
+	"context"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/ag-ui-protocol/ag-ui/sdks/community/go/pkg/core/types"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/aapagui/aapagui/store"
+)
+
+func TestThreads(t *testing.T) {
+	for name, open := range map[string]func(t *testing.T) store.Store{
+		"memory": func(*testing.T) store.Store { return store.NewMemory() },
+		"sqlite": openSQLite,
+	} {
+		t.Run(name, func(t *testing.T) { testThreads(t, open) })
+	}
+}
+
+func testThreads(t *testing.T, open func(t *testing.T) store.Store) {
+	ctx := context.Background()
+	t.Run("missing thread", func(t *testing.T) {
+		_, err := open(t).GetThread(ctx, "k1", "t1")
+		require.ErrorIs(t, err, store.ErrNotFound)
+	})
+	t.Run("round trip and replace", func(t *testing.T) {
+		s := open(t)
+		th := &store.Thread{
+			Owner: "k1", ID: "t1", Agent: "demo", SessionID: "sess_1",
+			Delivered: []string{"m1", "m2"}, ToolsDigest: "abc", ContextDigest: "def",
+			ClientCalls: []string{"call_1"},
+			Interrupts:  []types.Interrupt{{ID: "perm-call_2", Reason: "tool_call", ToolCallID: "call_2", Message: "<allow?>"}},
+			RunID:       "run-1",
+		}
+		require.NoError(t, s.SaveThread(ctx, th))
+		got, err := s.GetThread(ctx, "k1", "t1")
+		require.NoError(t, err)
+		assert.Equal(t, th.Delivered, got.Delivered)
+		assert.Equal(t, th.Interrupts, got.Interrupts)
+		assert.Equal(t, "sess_1", got.SessionID)
+		assert.Equal(t, []string{"call_1"}, got.ClientCalls)
+		assert.Equal(t, "run-1", got.RunID)
+		assert.WithinDuration(t, time.Now(), got.UpdatedAt, time.Minute)
+
+		th.SessionID, th.Delivered, th.Interrupts = "sess_2", []string{"m9"}, nil
+		require.NoError(t, s.SaveThread(ctx, th))
+		got, err = s.GetThread(ctx, "k1", "t1")
+		require.NoError(t, err)
+		assert.Equal(t, "sess_2", got.SessionID)
+		assert.Equal(t, []string{"m9"}, got.Delivered)
+		assert.Empty(t, got.Interrupts)
+	})
+	t.Run("owners are isolated", func(t *testing.T) {
+		s := open(t)
+		require.NoError(t, s.SaveThread(ctx, &store.Thread{Owner: "k1", ID: "same", SessionID: "a"}))
+		require.NoError(t, s.SaveThread(ctx, &store.Thread{Owner: "k2", ID: "same", SessionID: "b"}))
+		a, err := s.GetThread(ctx, "k1", "same")
+		require.NoError(t, err)
+		b, err := s.GetThread(ctx, "k2", "same")
+		require.NoError(t, err)
+		assert.Equal(t, "a", a.SessionID)
+		assert.Equal(t, "b", b.SessionID)
+		_, err = s.GetThread(ctx, "k3", "same")
+		require.ErrorIs(t, err, store.ErrNotFound)
+	})
+	t.Run("locks", func(t *testing.T) {
+		s := open(t)
+		ok, err := s.LockThread(ctx, "k1", "t1", "h1", time.Minute)
+		require.NoError(t, err)
+		assert.True(t, ok, "a thread that does not exist yet can be locked")
+		ok, err = s.LockThread(ctx, "k1", "t1", "h2", time.Minute)
+		require.NoError(t, err)
+		assert.False(t, ok, "second holder refused")
+		ok, err = s.LockThread(ctx, "k2", "t1", "h2", time.Minute)
+		require.NoError(t, err)
+		assert.True(t, ok, "another owner's thread of the same id is another lock")
+		ok, err = s.LockThread(ctx, "k1", "t1", "h1", time.Minute)
+		require.NoError(t, err)
+		assert.True(t, ok, "same holder extends")
+		require.NoError(t, s.UnlockThread(ctx, "k1", "t1", "h2"))
+		ok, err = s.LockThread(ctx, "k1", "t1", "h2", time.Minute)
+		require.NoError(t, err)
+		assert.False(t, ok, "unlock by a non-holder does nothing")
+		require.NoError(t, s.UnlockThread(ctx, "k1", "t1", "h1"))
+		ok, err = s.LockThread(ctx, "k1", "t1", "h2", time.Millisecond)
+		require.NoError(t, err)
+		assert.True(t, ok, "free after unlock")
+		time.Sleep(5 * time.Millisecond)
+		ok, err = s.LockThread(ctx, "k1", "t1", "h3", time.Minute)
+		require.NoError(t, err)
+		assert.True(t, ok, "an expired lock can be taken")
+		_, err = s.LockThread(ctx, "k1", "t1", "", time.Minute)
+		require.Error(t, err, "empty holder")
+	})
+}
+
+func TestThreadsSurviveReopen(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "threads.db")
+	s, err := store.OpenSQLite(path)
+	require.NoError(t, err)
+	require.NoError(t, s.SaveThread(ctx, &store.Thread{Owner: "k", ID: "t", SessionID: "sess", Delivered: []string{"a", "b"}}))
+	require.NoError(t, s.Close())
+	s, err = store.OpenSQLite(path)
+	require.NoError(t, err)
+	defer s.Close()
+	got, err := s.GetThread(ctx, "k", "t")
+	require.NoError(t, err)
+	assert.Equal(t, []string{"a", "b"}, got.Delivered)
+}
