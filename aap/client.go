@@ -326,29 +326,13 @@ func (c *Client) Turn(ctx context.Context, id string, req *PostSessionTurnReques
 // reused; break at turn_stop to close it at once.
 func (c *Client) StreamTurn(ctx context.Context, id string, req *PostSessionTurnRequest) iter.Seq2[Event, error] {
 	return func(yield func(Event, error) bool) {
-		if req == nil {
-			yield(nil, &endpointError{endpoint: epTurn, err: errors.New("nil request")})
-			return
-		}
-		if req.Stream != StreamDelta && req.Stream != StreamMessage {
-			yield(nil, &endpointError{endpoint: epTurn, err: fmt.Errorf("StreamTurn needs stream %q or %q, not %q", StreamDelta, StreamMessage, req.Stream)})
-			return
-		}
-		path, err := sessionPath(epTurn, id, "/turns")
+		body, err := c.OpenTurn(ctx, id, req)
 		if err != nil {
 			yield(nil, err)
 			return
 		}
-		resp, err := c.do(ctx, http.MethodPost, epTurn, path, req, "text/event-stream")
-		if err != nil {
-			yield(nil, err)
-			return
-		}
-		defer resp.Body.Close()
-		if mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type")); mt != "text/event-stream" {
-			yield(nil, &endpointError{endpoint: epTurn, err: fmt.Errorf("response is not an event stream: Content-Type %q (want text/event-stream)", resp.Header.Get("Content-Type"))})
-			return
-		}
+		defer body.Close()
+		resp := struct{ Body io.ReadCloser }{body}
 		stopped := false
 		for ev, err := range ReadEvents(resp.Body, c.maxEventSize) {
 			if stopped {
@@ -377,6 +361,34 @@ func (c *Client) StreamTurn(ctx context.Context, id string, req *PostSessionTurn
 			yield(nil, ErrStreamIncomplete)
 		}
 	}
+}
+
+// OpenTurn starts a streaming turn (req.Stream must be delta or message)
+// and returns the response body, an SSE stream to read with ReadEvents,
+// once the server has accepted the turn: an error status comes back as an
+// *HTTPError (wrapped) before anything is read. The caller must close the
+// body. It is the lower-level half of StreamTurn, for callers (proxies)
+// that wrap the body before reading it.
+func (c *Client) OpenTurn(ctx context.Context, id string, req *PostSessionTurnRequest) (io.ReadCloser, error) {
+	if req == nil {
+		return nil, &endpointError{endpoint: epTurn, err: errors.New("nil request")}
+	}
+	if req.Stream != StreamDelta && req.Stream != StreamMessage {
+		return nil, &endpointError{endpoint: epTurn, err: fmt.Errorf("a streaming turn needs stream %q or %q, not %q", StreamDelta, StreamMessage, req.Stream)}
+	}
+	path, err := sessionPath(epTurn, id, "/turns")
+	if err != nil {
+		return nil, err
+	}
+	resp, err := c.do(ctx, http.MethodPost, epTurn, path, req, "text/event-stream")
+	if err != nil {
+		return nil, err
+	}
+	if mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type")); mt != "text/event-stream" {
+		resp.Body.Close()
+		return nil, &endpointError{endpoint: epTurn, err: fmt.Errorf("response is not an event stream: Content-Type %q (want text/event-stream)", resp.Header.Get("Content-Type"))}
+	}
+	return resp.Body, nil
 }
 
 // drainGrace is how long StreamTurn waits for the end of the response after
