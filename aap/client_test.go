@@ -802,12 +802,12 @@ func TestClientStreamTurnErrors(t *testing.T) {
 		{
 			name: "stream none", handler: sse(streamDeltaText),
 			req:     &aap.PostSessionTurnRequest{Stream: aap.StreamNone, Messages: delta.Messages},
-			wantErr: `aap: POST /sessions/{id}/turns: StreamTurn needs stream "delta" or "message", not "none"`,
+			wantErr: `aap: POST /sessions/{id}/turns: a streaming turn needs stream "delta" or "message", not "none"`,
 		},
 		{
 			name: "stream unset", handler: sse(streamDeltaText),
 			req:     &aap.PostSessionTurnRequest{Messages: delta.Messages},
-			wantErr: `aap: POST /sessions/{id}/turns: StreamTurn needs stream "delta" or "message", not ""`,
+			wantErr: `aap: POST /sessions/{id}/turns: a streaming turn needs stream "delta" or "message", not ""`,
 		},
 		{
 			name: "nil request", handler: sse(streamDeltaText),
