@@ -114,6 +114,19 @@ func (t *AAPToAGUI) Finish() []events.Event {
 	return t.out
 }
 
+// Fail ends the run with RUN_ERROR (after closing whatever is open) for a
+// failure the AAP stream itself cannot express, such as a follow-up turn
+// the server refused. It returns nothing if the run has already ended.
+func (t *AAPToAGUI) Fail(message, code string) []events.Event {
+	t.out = t.out[:0]
+	if t.done {
+		return t.out
+	}
+	t.begin()
+	t.runError(message, code)
+	return t.out
+}
+
 // Done reports whether the terminal event has been emitted.
 func (t *AAPToAGUI) Done() bool { return t.done }
 

@@ -294,22 +294,11 @@ func nonNil(in []types.Interrupt) []types.Interrupt {
 
 // renewLock keeps the turn lock while the turn runs.
 func (s *Server) renewLock(ctx context.Context, id, holder string, log *zerolog.Logger) func() {
-	done := make(chan struct{})
-	go func() {
-		t := time.NewTicker(lockTTL / 3)
-		defer t.Stop()
-		for {
-			select {
-			case <-done:
-				return
-			case <-t.C:
-				if _, err := s.cfg.Store.Lock(context.WithoutCancel(ctx), id, holder, lockTTL); err != nil {
-					log.Warn().Err(err).Str("session", id).Msg("renewing the turn lock")
-				}
-			}
+	return web.Renew(ctx, lockTTL/3, func(ctx context.Context) {
+		if _, err := s.cfg.Store.Lock(ctx, id, holder, lockTTL); err != nil {
+			log.Warn().Err(err).Str("session", id).Msg("renewing the turn lock")
 		}
-	}()
-	return func() { close(done) }
+	})
 }
 
 // runInput builds the RunAgentInput of a turn.

@@ -1,0 +1,156 @@
+package agui2aap
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"github.com/aapagui/aapagui/aap"
+	"github.com/aapagui/aapagui/store"
+)
+
+// Policy decides what happens to untrusted server tool calls.
+type Policy string
+
+// The permission policies.
+const (
+	// PolicyInterrupt ends the run with an AG-UI interrupt per call; the
+	// client answers with resume (the default).
+	PolicyInterrupt Policy = "interrupt"
+	// PolicyGrant grants every call, for clients that cannot resume.
+	PolicyGrant Policy = "grant"
+	// PolicyDeny denies every call.
+	PolicyDeny Policy = "deny"
+)
+
+// ServerTool enables an AAP server tool. Agent "" applies to every agent
+// that declares the tool.
+type ServerTool struct {
+	Agent string
+	Name  string
+	Trust bool
+}
+
+// ParseServerTools parses "name[:trust],agent/name[:trust],…".
+func ParseServerTools(spec string) ([]ServerTool, error) {
+	var out []ServerTool
+	for _, item := range strings.Split(spec, ",") {
+		item = strings.TrimSpace(item)
+		if item == "" {
+			continue
+		}
+		var t ServerTool
+		name, trust, hasTrust := strings.Cut(item, ":")
+		if hasTrust {
+			if trust != "trust" {
+				return nil, fmt.Errorf("server tool %q: the suffix must be :trust", item)
+			}
+			t.Trust = true
+		}
+		if agent, tool, ok := strings.Cut(name, "/"); ok {
+			t.Agent, name = agent, tool
+		}
+		if name == "" {
+			return nil, fmt.Errorf("server tool %q: no tool name", item)
+		}
+		t.Name = name
+		out = append(out, t)
+	}
+	return out, nil
+}
+
+// Config configures a Server. Every field's zero value is usable except
+// Upstream and Store.
+type Config struct {
+	// Upstream is the AAP server's base URL. Required.
+	Upstream string
+	// UpstreamAPIKey is sent to the AAP server as a bearer key.
+	UpstreamAPIKey string
+	// ForwardAuth sends the caller's own Authorization header upstream
+	// instead of UpstreamAPIKey.
+	ForwardAuth bool
+	// HTTPClient calls the AAP server. nil: pooled, no overall timeout.
+	HTTPClient *http.Client
+
+	// APIKeys are the bearer keys callers must present. None: open.
+	APIKeys []string
+	// CORSOrigins are the browser origins allowed to call the bridge
+	// directly ("*" for any). None: no CORS headers.
+	CORSOrigins []string
+
+	// Store keeps threads. Required.
+	Store store.ThreadStore
+	// Policy is the permission policy for untrusted server tools; zero
+	// means PolicyInterrupt.
+	Policy Policy
+	// ServerTools are enabled on every new session of a matching agent.
+	ServerTools []ServerTool
+
+	// MaxBody caps RunAgentInput bodies; zero means 16 MiB.
+	MaxBody int64
+	// MaxEventSize caps one upstream SSE event; zero means 16 MiB.
+	MaxEventSize int
+	// MetaTTL is how long the upstream's /meta is cached; zero means 30 s.
+	MetaTTL time.Duration
+	// MaxFollowUps bounds the turns a run makes on its own (granting or
+	// denying by policy); zero means 8.
+	MaxFollowUps int
+	// Logger receives one line per request and what is worth a look.
+	Logger zerolog.Logger
+}
+
+func (c *Config) setDefaults() error {
+	if c.Store == nil {
+		return errors.New("agui2aap: Config.Store is required")
+	}
+	u, err := url.Parse(c.Upstream)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return fmt.Errorf("agui2aap: Config.Upstream %q is not an http(s) URL", c.Upstream)
+	}
+	switch c.Policy {
+	case "":
+		c.Policy = PolicyInterrupt
+	case PolicyInterrupt, PolicyGrant, PolicyDeny:
+	default:
+		return fmt.Errorf("agui2aap: unknown permission policy %q (want interrupt, grant or deny)", c.Policy)
+	}
+	if c.HTTPClient == nil {
+		c.HTTPClient = &http.Client{Transport: &http.Transport{
+			Proxy:               http.ProxyFromEnvironment,
+			MaxIdleConns:        256,
+			MaxIdleConnsPerHost: 64,
+			IdleConnTimeout:     90 * time.Second,
+			ForceAttemptHTTP2:   true,
+		}}
+	}
+	if c.MaxBody == 0 {
+		c.MaxBody = 16 << 20
+	}
+	if c.MetaTTL == 0 {
+		c.MetaTTL = 30 * time.Second
+	}
+	if c.MaxFollowUps == 0 {
+		c.MaxFollowUps = 8
+	}
+	return nil
+}
+
+// serverTools returns the configured tool refs for an agent, keeping only
+// tools the agent declares.
+func (c *Config) serverTools(info *aap.AgentInfo) []aap.ServerToolRef {
+	var out []aap.ServerToolRef
+	for _, t := range c.ServerTools {
+		if t.Agent != "" && t.Agent != info.Name {
+			continue
+		}
+		if _, ok := info.Tool(t.Name); ok {
+			out = append(out, aap.ServerToolRef{Name: t.Name, Trust: t.Trust})
+		}
+	}
+	return out
+}

@@ -1,0 +1,329 @@
+package agui2aap
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strings"
+
+	"github.com/ag-ui-protocol/ag-ui/sdks/community/go/pkg/core/types"
+
+	"github.com/aapagui/aapagui/aap"
+	"github.com/aapagui/aapagui/store"
+	"github.com/aapagui/aapagui/translate"
+)
+
+// Error codes of the RUN_ERROR events the bridge itself emits.
+const (
+	CodeInterruptsPending = "INTERRUPTS_PENDING"    // new input while interrupts are open, without resume
+	CodeUnknownInterrupt  = "UNKNOWN_INTERRUPT"     // resume names an interrupt that is not open
+	CodePartialResume     = "PARTIAL_RESUME"        // resume leaves an open interrupt unanswered
+	CodeInvalidResume     = "INVALID_RESUME"        // a resume payload that cannot be read
+	CodeInputWithResume   = "NEW_INPUT_WITH_RESUME" // a user message together with resume
+	CodeUpstreamError     = "UPSTREAM_ERROR"        // the AAP server failed a follow-up turn
+	CodeTooManyFollowUps  = "TOO_MANY_FOLLOW_UPS"   // the permission policy looped
+	closingText           = "Tool call was not answered: the conversation moved on."
+	contextHeader         = "Context from the application:"
+	policyDeniedReason    = "denied by the bridge's permission policy"
+	deniedResultFallback  = "Tool call denied"
+)
+
+// planError is a run that cannot go ahead. status 0 means the AG-UI
+// interrupt rules were broken: the run is answered with RUN_ERROR; any
+// other status is an HTTP error before the stream.
+type planError struct {
+	status  int
+	code    string
+	message string
+}
+
+func (e *planError) Error() string { return e.code + ": " + e.message }
+
+func badInput(format string, args ...any) *planError {
+	return &planError{status: http.StatusBadRequest, code: "invalid_input", message: fmt.Sprintf(format, args...)}
+}
+
+func runError(code, format string, args ...any) *planError {
+	return &planError{code: code, message: fmt.Sprintf(format, args...)}
+}
+
+// plan is what one run sends to the AAP server.
+type plan struct {
+	fresh bool          // create a new session, seeded
+	seed  []aap.Message // its seed history
+	turn  []aap.Message // the turn's messages
+	// delivered are the ids of the client's messages this run delivers.
+	delivered []string
+	// permissions answered by resume (or by policy), by toolCallId.
+	denied map[string]string // toolCallId → reason, for denials
+}
+
+// makePlan works out what is new in the client's messages since the
+// thread's session last saw it.
+func (s *Server) makePlan(th *store.Thread, in *types.RunAgentInput, agent string) (*plan, error) {
+	msgs := make([]types.Message, 0, len(in.Messages))
+	for i, m := range in.Messages {
+		if m.Role == types.RoleActivity {
+			continue // UI only, never sent to the agent
+		}
+		if m.ID == "" {
+			return nil, badInput("messages[%d]: id is required", i)
+		}
+		msgs = append(msgs, m)
+	}
+	if th == nil || th.SessionID == "" || th.Agent != agent {
+		return s.freshPlan(msgs, in)
+	}
+	delivered := make(map[string]bool, len(th.Delivered))
+	for _, id := range th.Delivered {
+		delivered[id] = true
+	}
+	present := make(map[string]bool, len(msgs))
+	for _, m := range msgs {
+		present[m.ID] = true
+	}
+	for _, id := range th.Delivered {
+		if !present[id] {
+			// The client's history no longer extends the session's: an
+			// edit, a regenerate or a branch.
+			return s.freshPlan(msgs, in)
+		}
+	}
+	var fresh []types.Message
+	for _, m := range msgs {
+		if !delivered[m.ID] && m.Role != types.RoleReasoning {
+			fresh = append(fresh, m)
+		}
+	}
+	for _, m := range fresh {
+		if m.Role != types.RoleUser && m.Role != types.RoleTool {
+			return s.freshPlan(msgs, in) // the client added an assistant or system message
+		}
+	}
+	p := &plan{delivered: ids(fresh)}
+
+	open := th.Interrupts
+	if len(open) > 0 && s.cfg.Policy == PolicyInterrupt {
+		if len(in.Resume) == 0 {
+			return nil, runError(CodeInterruptsPending, "the thread has %d open interrupt(s) (%s); answer them with resume (cancel to move on)", len(open), interruptIDs(open))
+		}
+		answered := map[string]bool{}
+		for _, r := range in.Resume {
+			if !hasInterrupt(open, r.InterruptID) {
+				return nil, runError(CodeUnknownInterrupt, "resume names interrupt %q, which is not open on this thread", r.InterruptID)
+			}
+			answered[r.InterruptID] = true
+		}
+		for _, it := range open {
+			if !answered[it.ID] {
+				return nil, runError(CodePartialResume, "interrupt %q is open and not answered: resume must answer every open interrupt", it.ID)
+			}
+		}
+		for _, m := range fresh {
+			if m.Role == types.RoleUser {
+				return nil, runError(CodeInputWithResume, "a new user message cannot come with resume: answer the interrupts first")
+			}
+		}
+		turn, err := translate.TurnFromAGUI(fresh, in.Resume, open)
+		if err != nil {
+			return nil, runError(CodeInvalidResume, "%v", err)
+		}
+		p.turn = turn
+		p.noteDenials()
+		return p, nil
+	}
+	if len(in.Resume) > 0 {
+		return nil, runError(CodeUnknownInterrupt, "resume was sent but no interrupt is open on this thread")
+	}
+	switch {
+	case len(fresh) == 1 && fresh[0].Role == types.RoleUser && len(th.ClientCalls) == 0 && len(open) == 0:
+	case len(fresh) > 0 && allTool(fresh):
+	default:
+		// Nothing new (a re-run), several user messages, or a user message
+		// while tool calls are open: start over from the client's history.
+		return s.freshPlan(msgs, in)
+	}
+	turn, err := translate.MessagesToAAP(fresh)
+	if err != nil {
+		return nil, badInput("%v", err)
+	}
+	// Under a grant or deny policy, calls left waiting by a run that also
+	// stopped for client tools are answered now, with their results.
+	for _, it := range open {
+		granted := s.cfg.Policy == PolicyGrant
+		perm := &aap.ToolPermissionMessage{ToolCallID: it.ToolCallID, Granted: granted}
+		if !granted {
+			perm.Reason = policyDeniedReason
+		}
+		turn = append(turn, perm)
+	}
+	p.turn = turn
+	p.noteDenials()
+	return p, nil
+}
+
+// freshPlan seeds a new session with the client's history up to its last
+// turn: the last user message, or the tool results after the last
+// assistant message. Tool calls the history leaves unanswered are closed
+// with a tool message, so the seed is a valid history.
+func (s *Server) freshPlan(msgs []types.Message, in *types.RunAgentInput) (*plan, error) {
+	if len(in.Resume) > 0 {
+		return nil, runError(CodeUnknownInterrupt, "resume was sent but no interrupt is open on this thread")
+	}
+	last := len(msgs) - 1
+	if last < 0 {
+		return nil, badInput("messages is empty: there is nothing to answer")
+	}
+	cut := last
+	switch msgs[last].Role {
+	case types.RoleUser:
+	case types.RoleTool:
+		for cut > 0 && msgs[cut-1].Role == types.RoleTool {
+			cut--
+		}
+	default:
+		return nil, badInput("the last message is %q: a run needs a new user message or tool results at the end", msgs[last].Role)
+	}
+	seed, err := translate.MessagesToAAP(msgs[:cut])
+	if err != nil {
+		return nil, badInput("%v", err)
+	}
+	turn, err := translate.MessagesToAAP(msgs[cut:])
+	if err != nil {
+		return nil, badInput("%v", err)
+	}
+	answered := map[string]bool{}
+	for _, m := range turn {
+		if tm, ok := m.(*aap.ToolMessage); ok {
+			answered[tm.ToolCallID] = true
+		}
+	}
+	var delivered []string
+	for _, m := range msgs {
+		if m.Role != types.RoleReasoning {
+			delivered = append(delivered, m.ID)
+		}
+	}
+	return &plan{fresh: true, seed: closeDangling(seed, answered), turn: turn, delivered: delivered}, nil
+}
+
+// closeDangling adds a tool message for every tool call of the history
+// that has no result, before the next user message (or at the end), unless
+// the coming turn answers it.
+func closeDangling(hist []aap.Message, answered map[string]bool) []aap.Message {
+	var out []aap.Message
+	var pending []string
+	flush := func(atEnd bool) {
+		for _, id := range pending {
+			if atEnd && answered[id] {
+				continue
+			}
+			out = append(out, &aap.ToolMessage{ToolCallID: id, Content: aap.TextContent(closingText)})
+		}
+		pending = nil
+	}
+	for _, m := range hist {
+		switch m := m.(type) {
+		case *aap.UserMessage:
+			flush(false)
+		case *aap.AssistantMessage:
+			for _, b := range m.Content.Blocks {
+				if tu, ok := b.(*aap.ToolUseBlock); ok {
+					pending = append(pending, tu.ToolCallID)
+				}
+			}
+		case *aap.ToolMessage:
+			for i, id := range pending {
+				if id == m.ToolCallID {
+					pending = append(pending[:i], pending[i+1:]...)
+					break
+				}
+			}
+		}
+		out = append(out, m)
+	}
+	flush(true)
+	return out
+}
+
+// noteDenials records the permissions the turn denies, so that a denied
+// call gets a TOOL_CALL_RESULT even from a server that sends none.
+func (p *plan) noteDenials() {
+	for _, m := range p.turn {
+		if pm, ok := m.(*aap.ToolPermissionMessage); ok && !pm.Granted {
+			if p.denied == nil {
+				p.denied = map[string]string{}
+			}
+			p.denied[pm.ToolCallID] = pm.Reason
+		}
+	}
+}
+
+func ids(msgs []types.Message) []string {
+	out := make([]string, len(msgs))
+	for i, m := range msgs {
+		out[i] = m.ID
+	}
+	return out
+}
+
+func allTool(msgs []types.Message) bool {
+	for _, m := range msgs {
+		if m.Role != types.RoleTool {
+			return false
+		}
+	}
+	return true
+}
+
+func hasInterrupt(open []types.Interrupt, id string) bool {
+	for _, it := range open {
+		if it.ID == id {
+			return true
+		}
+	}
+	return false
+}
+
+func interruptIDs(open []types.Interrupt) string {
+	out := make([]string, len(open))
+	for i, it := range open {
+		out[i] = it.ID
+	}
+	return strings.Join(out, ", ")
+}
+
+// digest identifies a JSON-encodable value (tools, context) compactly.
+func digest(v any) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return ""
+	}
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:12])
+}
+
+// withContext renders AG-UI context into a user message: a text block
+// before the user's own content. AAP has no context field; the agent reads
+// it as part of what the user said. It is sent when it changes.
+func withContext(m *aap.UserMessage, ctx []types.Context) *aap.UserMessage {
+	var sb strings.Builder
+	sb.WriteString(contextHeader)
+	for _, c := range ctx {
+		sb.WriteString("\n- ")
+		if c.Description != "" {
+			sb.WriteString(c.Description)
+			sb.WriteString(": ")
+		}
+		sb.WriteString(c.Value)
+	}
+	blocks := []aap.ContentBlock{&aap.TextBlock{Text: sb.String()}}
+	if m.Content.IsBlocks() {
+		blocks = append(blocks, m.Content.Blocks...)
+	} else {
+		blocks = append(blocks, &aap.TextBlock{Text: m.Content.Text})
+	}
+	return &aap.UserMessage{Content: aap.BlockContent(blocks...)}
+}

@@ -1,0 +1,420 @@
+package agui2aap
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"iter"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/ag-ui-protocol/ag-ui/sdks/community/go/pkg/core/events"
+	"github.com/ag-ui-protocol/ag-ui/sdks/community/go/pkg/core/types"
+	"github.com/gin-gonic/gin"
+	"github.com/rs/zerolog"
+
+	"github.com/aapagui/aapagui/aap"
+	"github.com/aapagui/aapagui/internal/sse"
+	"github.com/aapagui/aapagui/internal/web"
+	"github.com/aapagui/aapagui/store"
+	"github.com/aapagui/aapagui/translate"
+)
+
+// runLockTTL bounds how long a crashed replica holds a thread.
+const runLockTTL = 90 * time.Second
+
+func (s *Server) run(c *gin.Context) {
+	log := web.Logger(c)
+	ctx := c.Request.Context()
+	data, err := io.ReadAll(c.Request.Body)
+	if err != nil {
+		web.ReadError(c, err)
+		return
+	}
+	var in types.RunAgentInput
+	if err := json.Unmarshal(data, &in); err != nil {
+		web.Error(c, http.StatusBadRequest, "invalid_body", "the body is not a RunAgentInput: "+err.Error())
+		return
+	}
+	if strings.TrimSpace(in.ThreadID) == "" {
+		web.Error(c, http.StatusBadRequest, "invalid_input", "threadId is required")
+		return
+	}
+	if in.RunID == "" {
+		in.RunID = translate.RandomID("run-")
+	}
+	name := c.Param("name")
+	cl, key := s.client(c.Request)
+	meta, err := s.upstreamMeta(ctx, cl, key)
+	if err != nil {
+		upstreamError(c, err)
+		return
+	}
+	info, ok := meta.Agent(name)
+	if !ok {
+		web.Error(c, http.StatusNotFound, "unknown_agent", "no agent "+name+" on the AAP server")
+		return
+	}
+	clientTools, err := translate.ToolsToAAP(in.Tools)
+	if err != nil {
+		web.Error(c, http.StatusBadRequest, "invalid_input", err.Error())
+		return
+	}
+	fwd, err := translate.ForwardedFrom(in.ForwardedProps)
+	if err != nil {
+		web.Error(c, http.StatusBadRequest, "invalid_input", err.Error())
+		return
+	}
+
+	owner := c.GetString(ownerKey)
+	holder := translate.RandomID("run-")
+	locked, err := s.cfg.Store.LockThread(ctx, owner, in.ThreadID, holder, runLockTTL)
+	if err != nil {
+		log.Error().Err(err).Msg("store: lock thread")
+		web.Error(c, http.StatusInternalServerError, "store_error", "the thread store failed")
+		return
+	}
+	if !locked {
+		web.Error(c, http.StatusConflict, "run_in_progress", "a run is already in progress on this thread; wait for it to finish")
+		return
+	}
+	defer func() {
+		uctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+		defer cancel()
+		if err := s.cfg.Store.UnlockThread(uctx, owner, in.ThreadID, holder); err != nil {
+			log.Error().Err(err).Msg("store: unlock thread")
+		}
+	}()
+	defer web.Renew(ctx, runLockTTL/3, func(ctx context.Context) {
+		if _, err := s.cfg.Store.LockThread(ctx, owner, in.ThreadID, holder, runLockTTL); err != nil {
+			log.Warn().Err(err).Msg("renewing the thread lock")
+		}
+	})()
+
+	th, err := s.cfg.Store.GetThread(ctx, owner, in.ThreadID)
+	if errors.Is(err, store.ErrNotFound) {
+		th, err = nil, nil
+	}
+	if err != nil {
+		log.Error().Err(err).Msg("store: get thread")
+		web.Error(c, http.StatusInternalServerError, "store_error", "the thread store failed")
+		return
+	}
+	p, err := s.makePlan(th, &in, name)
+	if err != nil {
+		var pe *planError
+		if errors.As(err, &pe) && pe.status != 0 {
+			web.Error(c, pe.status, pe.code, pe.message)
+			return
+		}
+		if errors.As(err, &pe) {
+			log.Info().Str("code", pe.code).Str("thread", in.ThreadID).Msg("run refused")
+			s.refuse(c, &in, pe)
+			return
+		}
+		web.Error(c, http.StatusBadRequest, "invalid_input", err.Error())
+		return
+	}
+	if th == nil {
+		th = &store.Thread{Owner: owner, ID: in.ThreadID}
+	}
+	r := &runner{s: s, c: c, cl: cl, in: &in, info: info, th: th, p: p, log: log, clientTools: clientTools, fwd: fwd}
+	r.execute(ctx)
+}
+
+// refuse answers a run that breaks the AG-UI interrupt rules: RUN_STARTED
+// then RUN_ERROR with the rule's code.
+func (s *Server) refuse(c *gin.Context, in *types.RunAgentInput, pe *planError) {
+	t := translate.NewAAPToAGUI(translate.AAPToAGUIOptions{ThreadID: in.ThreadID, RunID: in.RunID})
+	out := web.NewStream(c.Writer)
+	out.Start()
+	writeAGUI(out, t.Fail(pe.message, pe.code), web.Logger(c))
+	out.Flush()
+}
+
+// writeAGUI appends AG-UI events as SSE frames.
+func writeAGUI(out *web.Stream, evs []events.Event, log *zerolog.Logger) {
+	buf := out.Buffer()
+	var data []byte
+	for _, ev := range evs {
+		var err error
+		if data, err = translate.AppendEvent(data[:0], ev); err != nil {
+			log.Error().Err(err).Str("event", string(ev.Type())).Msg("encoding an AG-UI event")
+			continue
+		}
+		buf = sse.AppendEvent(buf, "", data)
+	}
+	out.Commit(buf)
+}
+
+// runner carries one run through its AAP turns.
+type runner struct {
+	s           *Server
+	c           *gin.Context
+	cl          *aap.Client
+	in          *types.RunAgentInput
+	info        *aap.AgentInfo
+	th          *store.Thread
+	p           *plan
+	log         *zerolog.Logger
+	clientTools []aap.ToolSpec
+	fwd         *translate.Forwarded
+
+	out      *web.Stream
+	a2g      *translate.AAPToAGUI
+	clients  map[string]bool // client tool names
+	results  map[string]bool // toolCallIds with a tool_result in this run
+	followUp int
+}
+
+func (r *runner) mode() aap.StreamMode {
+	caps := r.info.Capabilities
+	switch {
+	case caps.SupportsStream(aap.StreamDelta):
+		return aap.StreamDelta
+	case caps.SupportsStream(aap.StreamMessage):
+		return aap.StreamMessage
+	}
+	return aap.StreamNone
+}
+
+func (r *runner) execute(ctx context.Context) {
+	in, th, p := r.in, r.th, r.p
+	toolsDigest := digest(in.Tools)
+	contextDigest := ""
+	if len(in.Context) > 0 {
+		contextDigest = digest(in.Context)
+	}
+	req := &aap.PostSessionTurnRequest{Stream: r.mode(), Messages: p.turn}
+	if u, ok := p.turn[0].(*aap.UserMessage); ok && contextDigest != "" && (p.fresh || contextDigest != th.ContextDigest) {
+		req.Messages = []aap.Message{withContext(u, in.Context)}
+		th.ContextDigest = contextDigest
+	}
+	if p.fresh {
+		agent := aap.AgentConfig{Name: r.info.Name, Tools: r.s.cfg.serverTools(r.info)}
+		if r.fwd != nil && r.fwd.Agent != nil {
+			if r.fwd.Agent.Tools != nil {
+				agent.Tools = r.fwd.Agent.Tools
+			}
+			agent.Options = r.fwd.Agent.Options
+		}
+		created, err := r.cl.CreateSession(ctx, &aap.PostSessionsRequest{Agent: agent, Messages: p.seed, Tools: r.clientTools})
+		if err != nil {
+			upstreamError(r.c, err)
+			return
+		}
+		th.SessionID, th.Agent, th.Delivered, th.ClientCalls, th.Interrupts = created.SessionID, r.info.Name, nil, nil, nil
+		th.ToolsDigest = toolsDigest
+		r.log.Info().Str("thread", in.ThreadID).Str("session", created.SessionID).Int("seed", len(p.seed)).Msg("thread moved to a new AAP session")
+	} else {
+		if toolsDigest != th.ToolsDigest {
+			req.Tools = r.clientTools
+			if req.Tools == nil {
+				req.Tools = []aap.ToolSpec{}
+			}
+			th.ToolsDigest = toolsDigest
+		}
+		if r.fwd != nil && r.fwd.Agent != nil {
+			req.Agent = &aap.AgentConfig{Tools: r.fwd.Agent.Tools, Options: r.fwd.Agent.Options}
+		}
+	}
+
+	r.clients = map[string]bool{}
+	for _, t := range in.Tools {
+		r.clients[t.Name] = true
+	}
+	interrupting := r.s.cfg.Policy == PolicyInterrupt
+	r.a2g = translate.NewAAPToAGUI(translate.AAPToAGUIOptions{
+		ThreadID: in.ThreadID, RunID: in.RunID,
+		// Under a grant or deny policy nothing is ever interrupted.
+		IsClientTool: func(name string) bool { return r.clients[name] || !interrupting },
+	})
+	r.results = map[string]bool{}
+	r.out = web.NewStream(r.c.Writer)
+
+	evs, err := r.open(ctx, th.SessionID, req)
+	if err != nil {
+		upstreamError(r.c, err)
+		return
+	}
+	r.out.Start()
+	r.pump(ctx, evs, req)
+	r.out.Flush()
+	r.save()
+}
+
+// open starts a turn and returns its events; an error before any event is
+// the upstream refusing the turn.
+func (r *runner) open(ctx context.Context, session string, req *aap.PostSessionTurnRequest) (iter.Seq2[aap.Event, error], error) {
+	if req.Stream == aap.StreamNone {
+		resp, err := r.cl.Turn(ctx, session, req)
+		if err != nil {
+			return nil, err
+		}
+		return func(yield func(aap.Event, error) bool) {
+			for _, ev := range translate.EventsFromResponse(resp) {
+				if !yield(ev, nil) {
+					return
+				}
+			}
+		}, nil
+	}
+	body, err := r.cl.OpenTurn(ctx, session, req)
+	if err != nil {
+		return nil, err
+	}
+	return func(yield func(aap.Event, error) bool) {
+		defer body.Close()
+		for ev, err := range aap.ReadEvents(web.FlushBeforeRead(body, r.out), r.s.cfg.MaxEventSize) {
+			if !yield(ev, err) || err != nil {
+				return
+			}
+		}
+	}, nil
+}
+
+// pump translates the turn's events to the client, running follow-up turns
+// when the permission policy answers for the client.
+func (r *runner) pump(ctx context.Context, evs iter.Seq2[aap.Event, error], req *aap.PostSessionTurnRequest) {
+	denied := r.p.denied
+	for {
+		next := r.stream(ctx, evs, denied)
+		if next == nil {
+			break
+		}
+		if r.followUp++; r.followUp > r.s.cfg.MaxFollowUps {
+			writeAGUI(r.out, r.a2g.Fail("the permission policy answered too many tool calls in one run", CodeTooManyFollowUps), r.log)
+			return
+		}
+		denied = nil
+		for _, m := range next {
+			if pm, ok := m.(*aap.ToolPermissionMessage); ok && !pm.Granted {
+				if denied == nil {
+					denied = map[string]string{}
+				}
+				denied[pm.ToolCallID] = pm.Reason
+			}
+		}
+		fu := &aap.PostSessionTurnRequest{Stream: req.Stream, Messages: next}
+		var err error
+		if evs, err = r.open(ctx, r.th.SessionID, fu); err != nil {
+			r.log.Warn().Err(err).Msg("follow-up turn refused")
+			writeAGUI(r.out, r.a2g.Fail("the AAP server refused a follow-up turn", CodeUpstreamError), r.log)
+			return
+		}
+	}
+	if !r.a2g.Done() {
+		writeAGUI(r.out, r.a2g.Finish(), r.log)
+	}
+}
+
+// stream feeds one turn's events to the translator. It returns the
+// permissions of a follow-up turn when the turn stopped for untrusted
+// server tools only and the policy answers them, else nil.
+func (r *runner) stream(ctx context.Context, evs iter.Seq2[aap.Event, error], denied map[string]string) []aap.Message {
+	first := r.followUp == 0
+	for ev, err := range evs {
+		if err != nil {
+			if ctx.Err() != nil {
+				r.log.Info().Msg("client went away; upstream turn cancelled")
+			} else {
+				r.log.Warn().Err(err).Msg("upstream turn failed")
+			}
+			return nil
+		}
+		switch e := ev.(type) {
+		case *aap.TurnStart:
+			if !first {
+				continue // one run, several turns
+			}
+		case *aap.ToolResult:
+			r.results[e.ToolCallID] = true
+		case *aap.UnknownEvent:
+			r.log.Debug().Str("event", string(e.Name)).Msg("unknown AAP event skipped")
+			continue
+		case *aap.TurnStop:
+			// A denied call gets a result even from a server that sends none.
+			for id, reason := range denied {
+				if !r.results[id] {
+					r.feed(&aap.ToolResult{ToolCallID: id, Content: aap.TextContent(deniedResult(reason))})
+					r.results[id] = true
+				}
+			}
+			if e.StopReason == aap.StopToolUse && r.s.cfg.Policy != PolicyInterrupt {
+				if next := r.policyAnswers(); next != nil {
+					return next
+				}
+			}
+		}
+		r.feed(ev)
+		if r.a2g.Done() {
+			return nil
+		}
+	}
+	return nil
+}
+
+// policyAnswers returns the permissions the policy gives when every pending
+// call is an untrusted server tool; nil otherwise (client tools pending:
+// the run ends and the policy answers with the client's results).
+func (r *runner) policyAnswers() []aap.Message {
+	var out []aap.Message
+	for _, c := range r.a2g.PendingCalls() {
+		if r.clients[c.Name] {
+			return nil
+		}
+		perm := &aap.ToolPermissionMessage{ToolCallID: c.ToolCallID, Granted: r.s.cfg.Policy == PolicyGrant}
+		if !perm.Granted {
+			perm.Reason = policyDeniedReason
+		}
+		out = append(out, perm)
+	}
+	return out
+}
+
+func (r *runner) feed(ev aap.Event) {
+	out, err := r.a2g.Feed(ev)
+	if err != nil && !errors.Is(err, translate.ErrTerminated) {
+		r.log.Warn().Err(err).Msg("AAP event could not be translated")
+	}
+	writeAGUI(r.out, out, r.log)
+}
+
+// save records what the session has now seen: the client's messages this
+// run delivered and the messages the run produced (by the ids the client
+// will send them back under), the calls still waiting, and the open
+// interrupts.
+func (r *runner) save() {
+	th := r.th
+	th.Delivered = append(th.Delivered, r.p.delivered...)
+	for _, m := range r.a2g.Messages() {
+		if m.Role != types.RoleReasoning {
+			th.Delivered = append(th.Delivered, m.ID)
+		}
+	}
+	th.ClientCalls, th.Interrupts = nil, nil
+	for _, call := range r.a2g.PendingCalls() {
+		if r.clients[call.Name] {
+			th.ClientCalls = append(th.ClientCalls, call.ToolCallID)
+		} else {
+			th.Interrupts = append(th.Interrupts, translate.PermissionInterrupt(call))
+		}
+	}
+	th.RunID = r.in.RunID
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := r.s.cfg.Store.SaveThread(ctx, th); err != nil {
+		r.log.Error().Err(err).Str("thread", th.ID).Msg("store: save thread")
+	}
+}
+
+// deniedResult is the result the bridge gives a denied call when the AAP
+// server sends none, in the wording AAP suggests.
+func deniedResult(reason string) string {
+	if reason == "" {
+		return deniedResultFallback
+	}
+	return deniedResultFallback + ": " + reason
+}

@@ -1,0 +1,252 @@
+package agui2aap
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/gin-gonic/gin"
+
+	"github.com/aapagui/aapagui/aap"
+	"github.com/aapagui/aapagui/internal/web"
+)
+
+// Server is the agui2aap HTTP handler.
+type Server struct {
+	cfg    Config
+	keys   web.Keys
+	engine *gin.Engine
+
+	metaMu sync.Mutex
+	meta   map[string]metaEntry // by upstream credential
+}
+
+type metaEntry struct {
+	meta *aap.GetMetaResponse
+	at   time.Time
+}
+
+func init() { gin.SetMode(gin.ReleaseMode) }
+
+// New returns a Server for the configuration.
+func New(cfg Config) (*Server, error) {
+	if err := cfg.setDefaults(); err != nil {
+		return nil, err
+	}
+	s := &Server{cfg: cfg, keys: web.NewKeys(cfg.APIKeys), meta: map[string]metaEntry{}}
+	e := gin.New()
+	e.HandleMethodNotAllowed = true
+	e.Use(web.RequestLog(cfg.Logger), gin.CustomRecovery(func(c *gin.Context, _ any) {
+		web.Error(c, http.StatusInternalServerError, "internal", "internal error")
+	}), s.cors, web.BodyLimit(cfg.MaxBody))
+	e.NoRoute(func(c *gin.Context) {
+		web.Error(c, http.StatusNotFound, "not_found", "no such endpoint: "+c.Request.URL.Path)
+	})
+	e.NoMethod(func(c *gin.Context) {
+		web.Error(c, http.StatusMethodNotAllowed, "method_not_allowed", c.Request.Method+" is not allowed on "+c.Request.URL.Path)
+	})
+	e.GET("/healthz", func(c *gin.Context) { c.String(http.StatusOK, "ok\n") })
+	e.GET("/readyz", s.ready)
+	e.GET("/agents", s.auth, s.listAgents)
+	e.POST("/agents/:name", s.auth, s.run)
+	s.engine = e
+	return s, nil
+}
+
+// ServeHTTP implements http.Handler.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.engine.ServeHTTP(w, r) }
+
+const ownerKey = "owner"
+
+// auth checks the caller's key and works out who the caller is: the hash
+// of its bridge key, or of the key it forwards upstream.
+func (s *Server) auth(c *gin.Context) {
+	owner, err := s.keys.Owner(c.Request)
+	if err != nil {
+		c.Header("WWW-Authenticate", `Bearer realm="agui2aap"`)
+		web.Error(c, http.StatusUnauthorized, "unauthorized", "a valid API key is required: Authorization: Bearer <key>")
+		return
+	}
+	if s.cfg.ForwardAuth && s.keys.Open() {
+		// The upstream checks the key; threads are scoped to it.
+		owner, _ = web.NewKeys([]string{bearer(c.Request)}).Owner(c.Request)
+	}
+	c.Set(ownerKey, owner)
+}
+
+func bearer(r *http.Request) string {
+	scheme, key, ok := strings.Cut(r.Header.Get("Authorization"), " ")
+	if !ok || !strings.EqualFold(scheme, "Bearer") {
+		return ""
+	}
+	return strings.TrimSpace(key)
+}
+
+// cors answers preflight requests and marks responses for allowed origins.
+func (s *Server) cors(c *gin.Context) {
+	origin := c.GetHeader("Origin")
+	if origin == "" || len(s.cfg.CORSOrigins) == 0 {
+		c.Next()
+		return
+	}
+	allowed := slices.Contains(s.cfg.CORSOrigins, "*") || slices.Contains(s.cfg.CORSOrigins, origin)
+	h := c.Writer.Header()
+	h.Add("Vary", "Origin")
+	if allowed {
+		h.Set("Access-Control-Allow-Origin", origin)
+		h.Set("Access-Control-Allow-Credentials", "true")
+		h.Set("Access-Control-Expose-Headers", "X-Request-Id")
+	}
+	if c.Request.Method == http.MethodOptions && c.GetHeader("Access-Control-Request-Method") != "" {
+		if !allowed {
+			web.Error(c, http.StatusForbidden, "origin_not_allowed", "origin "+origin+" may not call this bridge")
+			return
+		}
+		h.Set("Access-Control-Allow-Methods", "GET, POST, OPTIONS")
+		if req := c.GetHeader("Access-Control-Request-Headers"); req != "" {
+			h.Set("Access-Control-Allow-Headers", req)
+		} else {
+			h.Set("Access-Control-Allow-Headers", "Content-Type, Authorization, Accept")
+		}
+		h.Set("Access-Control-Max-Age", "600")
+		c.AbortWithStatus(http.StatusNoContent)
+		return
+	}
+	c.Next()
+}
+
+// client returns the AAP client for a request: with the caller's key when
+// forwarding, else with the configured one.
+func (s *Server) client(r *http.Request) (*aap.Client, string) {
+	key := s.cfg.UpstreamAPIKey
+	if s.cfg.ForwardAuth {
+		key = bearer(r)
+	}
+	return aap.NewClient(s.cfg.Upstream, aap.ClientOptions{HTTPClient: s.cfg.HTTPClient, APIKey: key, MaxEventSize: s.cfg.MaxEventSize}), key
+}
+
+// upstreamMeta returns the upstream's /meta, cached for MetaTTL per
+// credential.
+func (s *Server) upstreamMeta(ctx context.Context, cl *aap.Client, key string) (*aap.GetMetaResponse, error) {
+	s.metaMu.Lock()
+	e, ok := s.meta[key]
+	s.metaMu.Unlock()
+	if ok && time.Since(e.at) < s.cfg.MetaTTL {
+		return e.meta, nil
+	}
+	m, err := cl.Meta(ctx)
+	if err != nil {
+		return nil, err
+	}
+	s.metaMu.Lock()
+	s.meta[key] = metaEntry{meta: m, at: time.Now()}
+	s.metaMu.Unlock()
+	return m, nil
+}
+
+func (s *Server) ready(c *gin.Context) {
+	ctx, cancel := context.WithTimeout(c.Request.Context(), 3*time.Second)
+	defer cancel()
+	cl, key := s.client(c.Request)
+	if _, err := s.upstreamMeta(ctx, cl, key); err != nil {
+		web.Logger(c).Warn().Err(err).Msg("upstream not ready")
+		web.Error(c, http.StatusServiceUnavailable, "not_ready", "the AAP server is not reachable")
+		return
+	}
+	c.String(http.StatusOK, "ok\n")
+}
+
+// upstreamError answers a failed upstream call before any stream began.
+func upstreamError(c *gin.Context, err error) {
+	web.Logger(c).Warn().Err(err).Msg("upstream call failed")
+	var he *aap.HTTPError
+	switch {
+	case errors.As(err, &he) && (he.StatusCode == http.StatusUnauthorized || he.StatusCode == http.StatusForbidden):
+		web.Error(c, http.StatusBadGateway, "upstream_unauthorized", "the AAP server refused the bridge's credentials")
+	case errors.As(err, &he):
+		web.Error(c, http.StatusBadGateway, "upstream_error", "the AAP server answered HTTP "+http.StatusText(he.StatusCode))
+	case errors.Is(err, context.DeadlineExceeded):
+		web.Error(c, http.StatusGatewayTimeout, "upstream_timeout", "the AAP server did not answer in time")
+	default:
+		web.Error(c, http.StatusBadGateway, "upstream_unreachable", "the AAP server could not be reached")
+	}
+}
+
+// AgentDescription is one entry of GET /agents: the AAP agent and its
+// capabilities in AG-UI's terms.
+type AgentDescription struct {
+	Name         string            `json:"name"`
+	URL          string            `json:"url"`
+	Title        string            `json:"title,omitempty"`
+	Description  string            `json:"description,omitempty"`
+	Version      string            `json:"version"`
+	Capabilities AgentCapabilities `json:"capabilities"`
+}
+
+// AgentCapabilities follows AG-UI's capability discovery shape.
+type AgentCapabilities struct {
+	Identity struct {
+		Name        string `json:"name"`
+		Type        string `json:"type"`
+		Description string `json:"description,omitempty"`
+		Version     string `json:"version,omitempty"`
+	} `json:"identity"`
+	Transport struct {
+		Streaming bool `json:"streaming"`
+	} `json:"transport"`
+	Tools struct {
+		Supported      bool  `json:"supported"`
+		Items          []any `json:"items"`
+		ClientProvided bool  `json:"clientProvided"`
+	} `json:"tools"`
+	Reasoning struct {
+		Supported bool `json:"supported"`
+		Streaming bool `json:"streaming"`
+	} `json:"reasoning"`
+	Multimodal struct {
+		Input struct {
+			Image bool `json:"image"`
+		} `json:"input"`
+	} `json:"multimodal"`
+	HumanInTheLoop struct {
+		Supported  bool `json:"supported"`
+		Approvals  bool `json:"approvals"`
+		Interrupts bool `json:"interrupts"`
+	} `json:"humanInTheLoop"`
+}
+
+func (s *Server) listAgents(c *gin.Context) {
+	cl, key := s.client(c.Request)
+	meta, err := s.upstreamMeta(c.Request.Context(), cl, key)
+	if err != nil {
+		upstreamError(c, err)
+		return
+	}
+	out := struct {
+		Agents []AgentDescription `json:"agents"`
+	}{Agents: []AgentDescription{}}
+	for i := range meta.Agents {
+		a := &meta.Agents[i]
+		d := AgentDescription{Name: a.Name, URL: "/agents/" + a.Name, Title: a.Title, Description: a.Description, Version: a.Version}
+		caps := &d.Capabilities
+		caps.Identity.Name, caps.Identity.Type, caps.Identity.Description, caps.Identity.Version = a.Name, "aap", a.Description, a.Version
+		caps.Transport.Streaming = true
+		caps.Tools.Items = []any{}
+		for _, t := range a.Tools {
+			caps.Tools.Items = append(caps.Tools.Items, map[string]any{"name": t.Name, "description": t.Description, "parameters": t.Parameters})
+		}
+		caps.Tools.ClientProvided = a.Capabilities != nil && a.Capabilities.Application != nil && a.Capabilities.Application.Tools != nil
+		caps.Tools.Supported = caps.Tools.ClientProvided || len(a.Tools) > 0
+		// AAP has no reasoning capability flag; any agent may think.
+		caps.Reasoning.Supported, caps.Reasoning.Streaming = true, a.Capabilities.SupportsStream(aap.StreamDelta)
+		caps.Multimodal.Input.Image = a.Capabilities != nil && a.Capabilities.Image != nil && (a.Capabilities.Image.HTTP != nil || a.Capabilities.Image.Data != nil)
+		hitl := len(a.Tools) > 0 && s.cfg.Policy == PolicyInterrupt
+		caps.HumanInTheLoop.Supported, caps.HumanInTheLoop.Approvals, caps.HumanInTheLoop.Interrupts = hitl, hitl, hitl
+		out.Agents = append(out.Agents, d)
+	}
+	web.JSON(c, http.StatusOK, out)
+}
