@@ -246,7 +246,7 @@ func (s *aguiStream) afterToolResult(m types.Message) {
 	if ok && call.Function.Name == WeatherTool {
 		s.text(WeatherText(argString(call, "location"), content))
 	} else {
-		s.text("Thanks, I got the result: " + content)
+		s.text(ResultText(content))
 	}
 	s.finished()
 }

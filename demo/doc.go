@@ -1,6 +1,8 @@
-// Package demo holds the built-in demo agents: a deterministic script, an
-// AG-UI agent that follows it (the upstream aap2agui uses when none is
-// configured), and helpers shared with the AAP demo agent.
+// Package demo holds the built-in demo agents: a deterministic script and
+// two agents that follow it — AGUIAgent speaks AG-UI (the upstream
+// aap2agui uses when none is configured) and AAPAgent speaks AAP v3 (the
+// upstream of agui2aap). Both say the same things, so a conversation looks
+// the same through either, or through both bridges back to back.
 //
 // The script looks at the newest user message, case-insensitively; the
 // first rule that matches wins:

@@ -85,6 +85,10 @@ func EchoText(message string) string { return "You said: " + message }
 // WeatherText is the answer once get_weather has returned.
 func WeatherText(place, result string) string { return "The weather in " + place + ": " + result }
 
+// ResultText is the answer to the result of a client tool other than
+// get_weather.
+func ResultText(result string) string { return "Thanks, I got the result: " + result }
+
 // SearchResult is what the web_search tool returns.
 func SearchResult(query string) string {
 	return "Results for " + query + ": the demo index has three pages about " + query + "."

@@ -1,0 +1,130 @@
+// Command agui2aap serves AG-UI (one HttpAgent-compatible endpoint per
+// agent, POST /agents/:name) in front of an AAP server, so that CopilotKit
+// and other AG-UI frontends can talk to AAP agents.
+//
+// Without --upstream it runs the built-in AAP demo agent, so that
+//
+//	go run ./cmd/agui2aap
+//
+// works on a fresh machine. Every flag has an environment variable
+// AGUI2AAP_<FLAG>; run with -h for the list.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"github.com/aapagui/aapagui/bridge/agui2aap"
+	"github.com/aapagui/aapagui/demo"
+	"github.com/aapagui/aapagui/internal/cli"
+	"github.com/aapagui/aapagui/store"
+)
+
+func main() {
+	if err := run(os.Args[1:]); err != nil {
+		if !errors.Is(err, errUsage) {
+			fmt.Fprintln(os.Stderr, "agui2aap:", err)
+		}
+		os.Exit(2)
+	}
+}
+
+var errUsage = errors.New("usage")
+
+func run(args []string) error {
+	f := cli.NewFlags("agui2aap", "AGUI2AAP")
+	listen := f.String("listen", "127.0.0.1:8081", "address to serve AG-UI on")
+	upstream := f.String("upstream", "", "base URL of the AAP server; empty runs the built-in AAP demo agent")
+	upstreamKey := f.String("upstream-api-key", "", "API key for the AAP server")
+	forwardAuth := f.Bool("forward-auth", false, "send the caller's Authorization header to the AAP server instead of --upstream-api-key")
+	keys := f.List("api-key", ",", "API key accepted from callers; none means open")
+	storeSpec := f.String("store", "sqlite:agui2aap.db", "thread store: sqlite:<file> or memory:")
+	policy := f.String("permission-policy", "interrupt", "untrusted server tools: interrupt (ask the client), grant or deny")
+	serverTools := f.String("server-tools", "", "AAP server tools to enable: name[:trust] or agent/name[:trust], comma-separated")
+	origins := f.List("cors-origin", ",", "browser origin allowed to call the bridge directly (* for any)")
+	logLevel := f.String("log-level", "info", "debug, info, warn or error")
+	maxBody := f.Int64("max-body", 16<<20, "largest RunAgentInput body, in bytes")
+	grace := f.Duration("shutdown-timeout", 30*time.Second, "how long running runs may take to finish on SIGTERM")
+	if err := f.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return nil
+		}
+		return errUsage
+	}
+	log, err := cli.Logger(*logLevel)
+	if err != nil {
+		return err
+	}
+	tools, err := agui2aap.ParseServerTools(*serverTools)
+	if err != nil {
+		return err
+	}
+	cfg := agui2aap.Config{
+		Upstream: *upstream, UpstreamAPIKey: *upstreamKey, ForwardAuth: *forwardAuth, APIKeys: *keys,
+		CORSOrigins: *origins, Policy: agui2aap.Policy(strings.ToLower(*policy)), ServerTools: tools,
+		MaxBody: *maxBody, Logger: log,
+	}
+	if cfg.Upstream == "" {
+		addr, stop, err := startDemo(log)
+		if err != nil {
+			return err
+		}
+		defer stop()
+		cfg.Upstream = "http://" + addr
+		if *serverTools == "" {
+			// The demo's web_search, untrusted: searches ask permission.
+			cfg.ServerTools = []agui2aap.ServerTool{{Name: demo.SearchTool}}
+		}
+		log.Info().Str("upstream", cfg.Upstream).Msg("no --upstream: running the built-in AAP demo agent")
+	}
+	st, err := store.Open(*storeSpec)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	cfg.Store = st
+	srv, err := agui2aap.New(cfg)
+	if err != nil {
+		return err
+	}
+	if len(cfg.APIKeys) == 0 && !cfg.ForwardAuth {
+		log.Warn().Msg("no --api-key: the AG-UI endpoints are open to anyone who can reach them")
+	}
+	return cli.Serve(context.Background(), log, *listen, srv, *grace, func(a net.Addr) {
+		log.Info().Str("listen", a.String()).Str("upstream", redactURL(cfg.Upstream)).Bool("forward_auth", cfg.ForwardAuth).
+			Str("policy", string(cfg.Policy)).Str("store", *storeSpec).Strs("cors_origins", cfg.CORSOrigins).Msg("agui2aap serving")
+	})
+}
+
+func redactURL(s string) string {
+	u, err := url.Parse(s)
+	if err != nil {
+		return "(invalid URL)"
+	}
+	return u.Redacted()
+}
+
+// startDemo serves the AAP demo agent on a loopback port.
+func startDemo(log zerolog.Logger) (string, func(), error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", nil, err
+	}
+	srv := &http.Server{Handler: demo.NewAAPAgent(demo.AAPAgentOptions{}), ReadHeaderTimeout: 10 * time.Second}
+	go func() {
+		if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			log.Error().Err(err).Msg("demo agent")
+		}
+	}()
+	return ln.Addr().String(), func() { _ = srv.Close() }, nil
+}
