@@ -329,7 +329,9 @@ func (t *AAPToAGUI) runFinished(outcome *events.RunFinishedOutcome, result any) 
 func (t *AAPToAGUI) runError(msg, code string) {
 	t.closeAll()
 	ev, base := boxEvent[events.RunErrorEvent](events.EventTypeRunError, t.opts.Now)
-	ev.BaseEvent, ev.Message, ev.Code, ev.RunIDValue = base, msg, &code, t.opts.RunID
+	// No runId: RUN_ERROR has none in AG-UI's schema (the TS client strips
+	// it with a warning).
+	ev.BaseEvent, ev.Message, ev.Code = base, msg, &code
 	t.out = append(t.out, ev)
 	t.done = true
 }

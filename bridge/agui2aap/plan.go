@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"strings"
@@ -107,7 +108,7 @@ func (s *Server) makePlan(th *store.Thread, in *types.RunAgentInput, agent strin
 	open := th.Interrupts
 	if len(open) > 0 && s.cfg.Policy == PolicyInterrupt {
 		if len(in.Resume) == 0 {
-			return nil, runError(CodeInterruptsPending, "the thread has %d open interrupt(s) (%s); answer them with resume (cancel to move on)", len(open), interruptIDs(open))
+			return nil, runError(CodeInterruptsPending, "the thread has %d open interrupt(s) (%s); answer them with resume, in a run of its own (status cancelled to move on)", len(open), interruptIDs(open))
 		}
 		answered := map[string]bool{}
 		for _, r := range in.Resume {
@@ -147,7 +148,7 @@ func (s *Server) makePlan(th *store.Thread, in *types.RunAgentInput, agent strin
 	}
 	turn, err := translate.MessagesToAAP(fresh)
 	if err != nil {
-		return nil, badInput("%v", err)
+		return nil, inputError(err, in.Messages)
 	}
 	// Under a grant or deny policy, calls left waiting by a run that also
 	// stopped for client tools are answered now, with their results.
@@ -176,6 +177,14 @@ func (s *Server) freshPlan(msgs []types.Message, in *types.RunAgentInput) (*plan
 	if last < 0 {
 		return nil, badInput("messages is empty: there is nothing to answer")
 	}
+	// Every message the client has counts as delivered, even those a
+	// re-answer below leaves out: the client keeps them in its history.
+	var delivered []string
+	for _, m := range msgs {
+		if m.Role != types.RoleReasoning {
+			delivered = append(delivered, m.ID)
+		}
+	}
 	cut := last
 	switch msgs[last].Role {
 	case types.RoleUser:
@@ -183,27 +192,40 @@ func (s *Server) freshPlan(msgs []types.Message, in *types.RunAgentInput) (*plan
 		for cut > 0 && msgs[cut-1].Role == types.RoleTool {
 			cut--
 		}
+		// Tool results the client did not produce (the agent's own server
+		// tools) cannot be a turn: AAP takes results only for client tools.
+		// Answer the last user message again instead.
+		clientTools := map[string]bool{}
+		for _, t := range in.Tools {
+			clientTools[t.Name] = true
+		}
+		names := callNames(msgs[:cut])
+		for _, m := range msgs[cut:] {
+			if !clientTools[names[m.ToolCallID]] {
+				u := lastUser(msgs)
+				if u < 0 {
+					return nil, badInput("the history ends with results of the agent's own tools and has no user message to answer")
+				}
+				cut, last = u, u
+				msgs = msgs[:u+1]
+				break
+			}
+		}
 	default:
 		return nil, badInput("the last message is %q: a run needs a new user message or tool results at the end", msgs[last].Role)
 	}
 	seed, err := translate.MessagesToAAP(msgs[:cut])
 	if err != nil {
-		return nil, badInput("%v", err)
+		return nil, inputError(err, in.Messages)
 	}
 	turn, err := translate.MessagesToAAP(msgs[cut:])
 	if err != nil {
-		return nil, badInput("%v", err)
+		return nil, inputError(err, in.Messages)
 	}
 	answered := map[string]bool{}
 	for _, m := range turn {
 		if tm, ok := m.(*aap.ToolMessage); ok {
 			answered[tm.ToolCallID] = true
-		}
-	}
-	var delivered []string
-	for _, m := range msgs {
-		if m.Role != types.RoleReasoning {
-			delivered = append(delivered, m.ID)
 		}
 	}
 	return &plan{fresh: true, seed: closeDangling(seed, answered), turn: turn, delivered: delivered}, nil
@@ -259,6 +281,43 @@ func (p *plan) noteDenials() {
 			p.denied[pm.ToolCallID] = pm.Reason
 		}
 	}
+}
+
+// inputError reports a message the bridge cannot translate, naming its
+// position in the client's messages (the translator only knows its
+// position in the slice it was given).
+func inputError(err error, all []types.Message) error {
+	var me *translate.MessageError
+	if errors.As(err, &me) && me.ID != "" {
+		for i, m := range all {
+			if m.ID == me.ID {
+				me.Index = i
+				break
+			}
+		}
+		return badInput("%v", me)
+	}
+	return badInput("%v", err)
+}
+
+// callNames maps the toolCallIds of assistant messages to tool names.
+func callNames(msgs []types.Message) map[string]string {
+	out := map[string]string{}
+	for _, m := range msgs {
+		for _, c := range m.ToolCalls {
+			out[c.ID] = c.Function.Name
+		}
+	}
+	return out
+}
+
+func lastUser(msgs []types.Message) int {
+	for i := len(msgs) - 1; i >= 0; i-- {
+		if msgs[i].Role == types.RoleUser {
+			return i
+		}
+	}
+	return -1
 }
 
 func ids(msgs []types.Message) []string {

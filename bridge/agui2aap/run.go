@@ -49,7 +49,7 @@ func (s *Server) run(c *gin.Context) {
 	cl, key := s.client(c.Request)
 	meta, err := s.upstreamMeta(ctx, cl, key)
 	if err != nil {
-		upstreamError(c, err)
+		s.upstreamError(c, err)
 		return
 	}
 	info, ok := meta.Agent(name)
@@ -188,8 +188,12 @@ func (r *runner) execute(ctx context.Context) {
 		contextDigest = digest(in.Context)
 	}
 	req := &aap.PostSessionTurnRequest{Stream: r.mode(), Messages: p.turn}
-	if u, ok := p.turn[0].(*aap.UserMessage); ok && contextDigest != "" && (p.fresh || contextDigest != th.ContextDigest) {
-		req.Messages = []aap.Message{withContext(u, in.Context)}
+	if u, ok := p.turn[0].(*aap.UserMessage); ok {
+		if contextDigest != "" && (p.fresh || contextDigest != th.ContextDigest) {
+			req.Messages = []aap.Message{withContext(u, in.Context)}
+		}
+		// Remember what the session has seen, so that context that goes
+		// away and comes back is sent again.
 		th.ContextDigest = contextDigest
 	}
 	if p.fresh {
@@ -202,7 +206,7 @@ func (r *runner) execute(ctx context.Context) {
 		}
 		created, err := r.cl.CreateSession(ctx, &aap.PostSessionsRequest{Agent: agent, Messages: p.seed, Tools: r.clientTools})
 		if err != nil {
-			upstreamError(r.c, err)
+			r.s.upstreamError(r.c, err)
 			return
 		}
 		th.SessionID, th.Agent, th.Delivered, th.ClientCalls, th.Interrupts = created.SessionID, r.info.Name, nil, nil, nil
@@ -236,7 +240,7 @@ func (r *runner) execute(ctx context.Context) {
 
 	evs, err := r.open(ctx, th.SessionID, req)
 	if err != nil {
-		upstreamError(r.c, err)
+		r.s.upstreamError(r.c, err)
 		return
 	}
 	r.out.Start()

@@ -2,6 +2,8 @@ package agui2aap
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"net/http"
 	"slices"
@@ -78,6 +80,11 @@ func (s *Server) auth(c *gin.Context) {
 	c.Set(ownerKey, owner)
 }
 
+func credentialKey(key string) string {
+	sum := sha256.Sum256([]byte(key))
+	return hex.EncodeToString(sum[:16])
+}
+
 func bearer(r *http.Request) string {
 	scheme, key, ok := strings.Cut(r.Header.Get("Authorization"), " ")
 	if !ok || !strings.EqualFold(scheme, "Bearer") {
@@ -93,12 +100,20 @@ func (s *Server) cors(c *gin.Context) {
 		c.Next()
 		return
 	}
-	allowed := slices.Contains(s.cfg.CORSOrigins, "*") || slices.Contains(s.cfg.CORSOrigins, origin)
+	any := slices.Contains(s.cfg.CORSOrigins, "*")
+	allowed := any || slices.Contains(s.cfg.CORSOrigins, origin)
 	h := c.Writer.Header()
 	h.Add("Vary", "Origin")
-	if allowed {
+	switch {
+	case slices.Contains(s.cfg.CORSOrigins, origin):
+		// A listed origin may send credentials (cookies, Authorization).
 		h.Set("Access-Control-Allow-Origin", origin)
 		h.Set("Access-Control-Allow-Credentials", "true")
+	case any:
+		// Any origin, but never with credentials.
+		h.Set("Access-Control-Allow-Origin", "*")
+	}
+	if allowed {
 		h.Set("Access-Control-Expose-Headers", "X-Request-Id")
 	}
 	if c.Request.Method == http.MethodOptions && c.GetHeader("Access-Control-Request-Method") != "" {
@@ -129,9 +144,13 @@ func (s *Server) client(r *http.Request) (*aap.Client, string) {
 	return aap.NewClient(s.cfg.Upstream, aap.ClientOptions{HTTPClient: s.cfg.HTTPClient, APIKey: key, MaxEventSize: s.cfg.MaxEventSize}), key
 }
 
+// maxMetaEntries bounds the /meta cache (one entry per upstream credential).
+const maxMetaEntries = 1024
+
 // upstreamMeta returns the upstream's /meta, cached for MetaTTL per
-// credential.
+// credential (keyed by a hash, never the key itself).
 func (s *Server) upstreamMeta(ctx context.Context, cl *aap.Client, key string) (*aap.GetMetaResponse, error) {
+	key = credentialKey(key)
 	s.metaMu.Lock()
 	e, ok := s.meta[key]
 	s.metaMu.Unlock()
@@ -143,6 +162,9 @@ func (s *Server) upstreamMeta(ctx context.Context, cl *aap.Client, key string) (
 		return nil, err
 	}
 	s.metaMu.Lock()
+	if len(s.meta) >= maxMetaEntries {
+		clear(s.meta) // many distinct forwarded keys: start over rather than grow
+	}
 	s.meta[key] = metaEntry{meta: m, at: time.Now()}
 	s.metaMu.Unlock()
 	return m, nil
@@ -161,10 +183,14 @@ func (s *Server) ready(c *gin.Context) {
 }
 
 // upstreamError answers a failed upstream call before any stream began.
-func upstreamError(c *gin.Context, err error) {
+func (s *Server) upstreamError(c *gin.Context, err error) {
 	web.Logger(c).Warn().Err(err).Msg("upstream call failed")
 	var he *aap.HTTPError
 	switch {
+	case errors.As(err, &he) && s.cfg.ForwardAuth && (he.StatusCode == http.StatusUnauthorized || he.StatusCode == http.StatusForbidden):
+		// The caller's own key was refused: tell the caller.
+		c.Header("WWW-Authenticate", `Bearer realm="agui2aap"`)
+		web.Error(c, he.StatusCode, "unauthorized", "the AAP server refused the API key")
 	case errors.As(err, &he) && (he.StatusCode == http.StatusUnauthorized || he.StatusCode == http.StatusForbidden):
 		web.Error(c, http.StatusBadGateway, "upstream_unauthorized", "the AAP server refused the bridge's credentials")
 	case errors.As(err, &he):
@@ -223,7 +249,7 @@ func (s *Server) listAgents(c *gin.Context) {
 	cl, key := s.client(c.Request)
 	meta, err := s.upstreamMeta(c.Request.Context(), cl, key)
 	if err != nil {
-		upstreamError(c, err)
+		s.upstreamError(c, err)
 		return
 	}
 	out := struct {

@@ -1,0 +1,364 @@
+package agui2aap_test
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/ag-ui-protocol/ag-ui/sdks/community/go/pkg/core/types"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/aapagui/aapagui/aap"
+	"github.com/aapagui/aapagui/bridge/agui2aap"
+	"github.com/aapagui/aapagui/demo"
+	"github.com/aapagui/aapagui/translate"
+)
+
+// deadUpstream is the URL of an AAP server that is gone.
+func deadUpstream(t testing.TB) string {
+	s := httptest.NewServer(http.NotFoundHandler())
+	s.Close()
+	return s.URL
+}
+
+// Upstream failures before the stream starts are HTTP errors (502) with a
+// JSON body; nothing is stored.
+func TestUpstreamFailureBeforeStream(t *testing.T) {
+	status := func(code int, what string) http.HandlerFunc {
+		return func(w http.ResponseWriter, _ *http.Request) {
+			writeJSON(w, code, aap.ErrorResponse{Error: aap.ErrorBody{Code: "boom", Message: what}})
+		}
+	}
+	cases := []struct {
+		name     string
+		upstream func(t testing.TB) string
+		code     string
+	}{
+		{name: "AAP server down", upstream: deadUpstream, code: "upstream_unreachable"},
+		{
+			name: "AAP 500 on the turn",
+			upstream: func(t testing.TB) string {
+				return newFakeAAP(t, func(w http.ResponseWriter, _ *http.Request, _ int, _ *aap.PostSessionTurnRequest) {
+					status(http.StatusInternalServerError, "the model is down")(w, nil)
+				}).URL
+			},
+			code: "upstream_error",
+		},
+		{
+			name: "AAP 500 on /meta",
+			upstream: func(t testing.TB) string {
+				s := httptest.NewServer(status(http.StatusInternalServerError, "meta broke"))
+				t.Cleanup(s.Close)
+				return s.URL
+			},
+			code: "upstream_error",
+		},
+		{
+			name: "AAP 500 creating the session",
+			upstream: func(t testing.TB) string {
+				f := newFakeAAP(t, answerText("never"))
+				mux := http.NewServeMux()
+				mux.Handle("/", f.server.Config.Handler)
+				mux.HandleFunc("POST /sessions", status(http.StatusInternalServerError, "no room"))
+				s := httptest.NewServer(mux)
+				t.Cleanup(s.Close)
+				return s.URL
+			},
+			code: "upstream_error",
+		},
+		{
+			name: "AAP refuses the bridge's key",
+			upstream: func(t testing.TB) string {
+				return newFakeAAP(t, func(w http.ResponseWriter, _ *http.Request, _ int, _ *aap.PostSessionTurnRequest) {
+					status(http.StatusUnauthorized, "who are you")(w, nil)
+				}).URL
+			},
+			code: "upstream_unauthorized",
+		},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			e := newBridge(t, tc.upstream(t))
+			c := e.conv("down")
+			c.say("hello")
+			r := e.post(t, "/agents/demo", c.input("", nil))
+			assert.Equal(t, http.StatusBadGateway, r.Status, r.Body)
+			assert.Equal(t, "application/json", r.Header.Get("Content-Type"))
+			assert.Equal(t, tc.code, r.errorCode())
+			assert.NotContains(t, r.Body, "the model is down", "the upstream's own message is not passed on")
+		})
+	}
+}
+
+// A stream that ends or breaks mid-turn ends the run with RUN_ERROR
+// (UPSTREAM_INCOMPLETE), closing whatever was open; never a hang.
+func TestUpstreamStreamCut(t *testing.T) {
+	cases := []struct {
+		name string
+		turn func(w http.ResponseWriter)
+	}{
+		{name: "clean end without turn_stop", turn: func(w http.ResponseWriter) {
+			writeEvents(w, &aap.TurnStart{}, &aap.TextDelta{Delta: "half an "})
+		}},
+		{name: "connection aborted", turn: func(w http.ResponseWriter) {
+			writeEvents(w, &aap.TurnStart{}, &aap.TextDelta{Delta: "half an "})
+			panic(http.ErrAbortHandler)
+		}},
+		{name: "cut inside an event", turn: func(w http.ResponseWriter) {
+			writeEvents(w, &aap.TurnStart{}, &aap.TextDelta{Delta: "half an "})
+			_, _ = io.WriteString(w, "event: text_delta\ndata: {\"delta\":\"ans")
+			_ = http.NewResponseController(w).Flush()
+			panic(http.ErrAbortHandler)
+		}},
+		{name: "cut with a tool call open", turn: func(w http.ResponseWriter) {
+			writeEvents(w, &aap.TurnStart{}, &aap.TextDelta{Delta: "let me check "},
+				&aap.ToolCall{ToolCallID: "call_1", Name: demo.SearchTool, Input: json.RawMessage(`{"query":"q"}`)})
+		}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			f := newFakeAAP(t, func(w http.ResponseWriter, _ *http.Request, _ int, _ *aap.PostSessionTurnRequest) { tc.turn(w) })
+			e := newBridge(t, f.URL)
+			c := e.conv("cut")
+			c.say("hello")
+			r := c.run(t)
+			assert.Equal(t, translate.CodeIncomplete, r.errorCodeInBand())
+			assert.Nil(t, r.Finished)
+			require.NotEmpty(t, r.Text)
+			assert.True(t, strings.HasPrefix(r.Text[0], "half an ") || strings.HasPrefix(r.Text[0], "let me check "), "the partial text is kept: %q", r.Text)
+		})
+	}
+}
+
+// An agent that fails (turn_stop error) gives RUN_ERROR with its code
+// after the partial text; the thread goes on.
+func TestAgentError(t *testing.T) {
+	e := newEnv(t)
+	c := e.conv("fail")
+	c.say("please fail")
+	r := c.run(t)
+	assert.Equal(t, translate.CodeAgentError, r.errorCodeInBand())
+	assert.Equal(t, []string{demo.FailPrefix}, r.Text)
+	c.say("hello")
+	r = c.run(t)
+	assert.Equal(t, []string{demo.EchoText("hello")}, r.Text)
+}
+
+// modeLimiter wraps the AAP demo agent so that its /meta declares only
+// the given stream modes, and records the mode of every turn.
+type modeLimiter struct {
+	next  http.Handler
+	modes aap.StreamCapabilities
+	mu    sync.Mutex
+	seen  []aap.StreamMode
+}
+
+func (m *modeLimiter) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.Method == http.MethodGet && r.URL.Path == "/meta" {
+		rec := httptest.NewRecorder()
+		m.next.ServeHTTP(rec, r)
+		var meta aap.GetMetaResponse
+		if err := json.Unmarshal(rec.Body.Bytes(), &meta); err != nil {
+			writeJSON(w, http.StatusInternalServerError, err.Error())
+			return
+		}
+		for i := range meta.Agents {
+			caps := *meta.Agents[i].Capabilities
+			modes := m.modes
+			caps.Stream = &modes
+			meta.Agents[i].Capabilities = &caps
+		}
+		writeJSON(w, http.StatusOK, meta)
+		return
+	}
+	if r.Method == http.MethodPost && strings.HasSuffix(r.URL.Path, "/turns") {
+		body, _ := io.ReadAll(r.Body)
+		var req aap.PostSessionTurnRequest
+		_ = req.UnmarshalJSON(body)
+		m.mu.Lock()
+		m.seen = append(m.seen, req.Mode())
+		m.mu.Unlock()
+		r.Body = io.NopCloser(strings.NewReader(string(body)))
+	}
+	m.next.ServeHTTP(w, r)
+}
+
+// An AAP server that streams only whole messages, or does not stream at
+// all, still gives the client a complete AG-UI event stream.
+func TestUpstreamStreamModes(t *testing.T) {
+	cases := []struct {
+		name  string
+		modes aap.StreamCapabilities
+		want  aap.StreamMode
+	}{
+		{name: "delta", modes: aap.StreamCapabilities{Delta: &aap.Empty{}, Message: &aap.Empty{}, None: &aap.Empty{}}, want: aap.StreamDelta},
+		{name: "message only", modes: aap.StreamCapabilities{Message: &aap.Empty{}}, want: aap.StreamMessage},
+		{name: "message and none", modes: aap.StreamCapabilities{Message: &aap.Empty{}, None: &aap.Empty{}}, want: aap.StreamMessage},
+		{name: "none only", modes: aap.StreamCapabilities{None: &aap.Empty{}}, want: aap.StreamNone},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			lim := &modeLimiter{next: demo.NewAAPAgent(demo.AAPAgentOptions{}), modes: tc.modes}
+			up := httptest.NewServer(lim)
+			t.Cleanup(up.Close)
+			e := newBridge(t, up.URL)
+			c := e.conv("modes")
+			c.Tools = []types.Tool{weatherTool}
+
+			c.say("please think")
+			r := c.run(t)
+			assert.Equal(t, []string{demo.ThinkingText("please think")}, r.Reasoning)
+			assert.Equal(t, []string{demo.DoneThinking}, r.Text)
+
+			c.say("weather in Paris")
+			r = c.run(t)
+			require.Len(t, r.Calls, 1)
+			assert.JSONEq(t, `{"location":"Paris"}`, r.Calls[0].Args)
+			assert.Nil(t, r.Finished.Outcome)
+			c.answer(r.Calls[0].ID, "Sunny")
+			r = c.run(t)
+			assert.Equal(t, []string{demo.WeatherText("Paris", "Sunny")}, r.Text)
+
+			c.say("search cats")
+			r = c.run(t)
+			require.Equal(t, "interrupt", r.outcome())
+			it := r.interrupts()[0]
+			r = c.run(t, approve(it.ID))
+			assert.Equal(t, demo.SearchResult("cats"), r.Results[it.ToolCallID])
+			assert.Equal(t, demo.SearchAnswer(demo.SearchResult("cats")), r.lastText())
+
+			c.say("please fail")
+			r = c.run(t)
+			assert.Equal(t, translate.CodeAgentError, r.errorCodeInBand())
+
+			lim.mu.Lock()
+			defer lim.mu.Unlock()
+			for _, m := range lim.seen {
+				assert.Equal(t, tc.want, m, "the bridge asks for the best mode declared")
+			}
+			assert.Len(t, e.sessions(t), 1)
+		})
+	}
+}
+
+// A client that goes away cancels the upstream turn.
+func TestClientDisconnectCancelsUpstream(t *testing.T) {
+	ended := make(chan struct{})
+	f := newFakeAAP(t, func(w http.ResponseWriter, r *http.Request, n int, req *aap.PostSessionTurnRequest) {
+		if n > 0 {
+			answerText("quick")(w, r, n, req)
+			return
+		}
+		writeEvents(w, &aap.TurnStart{}, &aap.TextDelta{Delta: "thinking very slowly"})
+		select {
+		case <-r.Context().Done():
+			close(ended)
+		case <-time.After(testTimeout):
+		}
+	})
+	e := newBridge(t, f.URL)
+	c := e.conv("leave")
+	c.say("hello")
+	body, err := json.Marshal(c.input("", nil))
+	require.NoError(t, err)
+	ctx, cancel := context.WithCancel(testContext(t))
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, e.URL+"/agents/demo", strings.NewReader(string(body)))
+	require.NoError(t, err)
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "text/event-stream")
+	resp, err := http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	require.Equal(t, http.StatusOK, resp.StatusCode)
+	br := bufio.NewReader(resp.Body)
+	var seen []string
+	for len(seen) < 2 { // RUN_STARTED, TEXT_MESSAGE_START at least
+		line, err := br.ReadString('\n')
+		require.NoError(t, err)
+		if strings.HasPrefix(line, "data: ") {
+			seen = append(seen, line)
+		}
+	}
+	cancel()
+	resp.Body.Close()
+	select {
+	case <-ended:
+	case <-time.After(5 * time.Second):
+		t.Fatal("the upstream turn was not cancelled when the client left")
+	}
+	// The thread is free again.
+	c2 := e.conv("leave")
+	c2.say("hello")
+	require.Eventually(t, func() bool {
+		r := e.post(t, "/agents/demo", c2.input("", nil))
+		return r.Status != http.StatusConflict
+	}, 5*time.Second, 50*time.Millisecond)
+}
+
+// What an AAP server may send that needs care: events the bridge does not
+// know are skipped, max_tokens is a success with the stop reason in the
+// result, a tool call without input gets "{}", and an event over
+// MaxEventSize ends the run with RUN_ERROR.
+func TestUpstreamOddities(t *testing.T) {
+	cases := []struct {
+		name  string
+		evs   []aap.Event
+		check func(t *testing.T, r *result)
+	}{
+		{
+			name: "unknown event",
+			evs: []aap.Event{&aap.TurnStart{}, &aap.UnknownEvent{Name: "usage", Data: json.RawMessage(`{"tokens":3}`)},
+				&aap.TextDelta{Delta: "fine"}, &aap.TurnStop{StopReason: aap.StopEndTurn}},
+			check: func(t *testing.T, r *result) {
+				assert.Equal(t, []string{"fine"}, r.Text)
+				assert.Equal(t, "success", r.outcome())
+			},
+		},
+		{
+			name: "max_tokens",
+			evs:  []aap.Event{&aap.TurnStart{}, &aap.TextDelta{Delta: "trunc"}, &aap.TurnStop{StopReason: aap.StopMaxTokens}},
+			check: func(t *testing.T, r *result) {
+				assert.Equal(t, "success", r.outcome())
+				assert.Equal(t, map[string]any{"stopReason": "max_tokens"}, r.Finished.Result)
+			},
+		},
+		{
+			name: "client tool call without input",
+			evs: []aap.Event{&aap.TurnStart{}, &aap.ToolCall{ToolCallID: "call_1", Name: demo.WeatherTool},
+				&aap.TurnStop{StopReason: aap.StopToolUse}},
+			check: func(t *testing.T, r *result) {
+				require.Len(t, r.Calls, 1)
+				assert.Equal(t, "{}", r.Calls[0].Args)
+				assert.Nil(t, r.Finished.Outcome)
+			},
+		},
+		{
+			name: "event over MaxEventSize",
+			evs:  []aap.Event{&aap.TurnStart{}, &aap.TextDelta{Delta: "ok "}, &aap.TextDelta{Delta: strings.Repeat("x", 8192)}, &aap.TurnStop{StopReason: aap.StopEndTurn}},
+			check: func(t *testing.T, r *result) {
+				assert.Equal(t, translate.CodeIncomplete, r.errorCodeInBand())
+				assert.Equal(t, []string{"ok "}, r.Text)
+			},
+		},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			f := newFakeAAP(t, func(w http.ResponseWriter, _ *http.Request, _ int, _ *aap.PostSessionTurnRequest) {
+				writeEvents(w, tc.evs...)
+			})
+			e := newBridge(t, f.URL, func(c *agui2aap.Config) { c.MaxEventSize = 4096 })
+			c := e.conv("odd")
+			c.Tools = []types.Tool{weatherTool}
+			c.say("hello")
+			tc.check(t, c.run(t))
+		})
+	}
+}
