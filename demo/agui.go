@@ -2,6 +2,7 @@ package demo
 
 import (
 	"encoding/json"
+	"io"
 	"net/http"
 	"strings"
 
@@ -43,8 +44,12 @@ func (AGUIAgent) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, `{"error":{"code":"method_not_allowed","message":"POST a RunAgentInput"}}`, http.StatusMethodNotAllowed)
 		return
 	}
-	var in types.RunAgentInput
-	if err := json.NewDecoder(http.MaxBytesReader(w, r.Body, maxInput)).Decode(&in); err != nil {
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxInput))
+	var in *types.RunAgentInput
+	if err == nil {
+		in, err = translate.DecodeRunAgentInput(body)
+	}
+	if err != nil {
 		w.Header().Set("Content-Type", "application/json")
 		w.WriteHeader(http.StatusBadRequest)
 		_ = json.NewEncoder(w).Encode(aap.ErrorResponse{Error: aap.ErrorBody{Code: "invalid_body", Message: "the body is not a RunAgentInput: " + err.Error()}})
@@ -52,7 +57,7 @@ func (AGUIAgent) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	w.Header().Set("Content-Type", "text/event-stream")
 	w.Header().Set("Cache-Control", "no-cache")
-	s := &aguiStream{w: w, flusher: flusherOf(w), in: &in}
+	s := &aguiStream{w: w, flusher: flusherOf(w), in: in}
 	s.run()
 	s.flush()
 }

@@ -2,7 +2,6 @@ package agui2aap
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"io"
 	"iter"
@@ -33,11 +32,12 @@ func (s *Server) run(c *gin.Context) {
 		web.ReadError(c, err)
 		return
 	}
-	var in types.RunAgentInput
-	if err := json.Unmarshal(data, &in); err != nil {
+	inp, err := translate.DecodeRunAgentInput(data)
+	if err != nil {
 		web.Error(c, http.StatusBadRequest, "invalid_body", "the body is not a RunAgentInput: "+err.Error())
 		return
 	}
+	in := *inp
 	if strings.TrimSpace(in.ThreadID) == "" {
 		web.Error(c, http.StatusBadRequest, "invalid_input", "threadId is required")
 		return

@@ -1,0 +1,79 @@
+package translate
+
+import (
+	"bytes"
+	"encoding/json"
+
+	"github.com/ag-ui-protocol/ag-ui/sdks/community/go/pkg/core/types"
+)
+
+// runInputWire mirrors types.RunAgentInput with plain camelCase fields, so
+// that encoding/json decodes it directly: the SDK's own UnmarshalJSON goes
+// through a map per object (to accept snake_case keys), which makes a long
+// history several times slower to read.
+type runInputWire struct {
+	ThreadID       string              `json:"threadId"`
+	RunID          string              `json:"runId"`
+	ParentRunID    *string             `json:"parentRunId"`
+	State          any                 `json:"state"`
+	Messages       []messageWire       `json:"messages"`
+	Tools          []types.Tool        `json:"tools"`
+	Context        []types.Context     `json:"context"`
+	ForwardedProps any                 `json:"forwardedProps"`
+	Resume         []types.ResumeEntry `json:"resume"`
+}
+
+type messageWire struct {
+	ID               string           `json:"id"`
+	Role             types.Role       `json:"role"`
+	Content          any              `json:"content"`
+	Name             string           `json:"name"`
+	EncryptedContent string           `json:"encryptedContent"`
+	EncryptedValue   string           `json:"encryptedValue"`
+	ToolCalls        []types.ToolCall `json:"toolCalls"`
+	ToolCallID       string           `json:"toolCallId"`
+	Error            string           `json:"error"`
+	ActivityType     string           `json:"activityType"`
+}
+
+// snakeKeys are the snake_case spellings the SDK accepts; a body that uses
+// any of them is decoded by the SDK.
+var snakeKeys = [][]byte{
+	[]byte(`"thread_id"`), []byte(`"run_id"`), []byte(`"parent_run_id"`), []byte(`"forwarded_props"`),
+	[]byte(`"tool_calls"`), []byte(`"tool_call_id"`), []byte(`"encrypted_content"`), []byte(`"encrypted_value"`),
+	[]byte(`"activity_type"`), []byte(`"interrupt_id"`),
+}
+
+// DecodeRunAgentInput decodes a RunAgentInput as the SDK does (camelCase
+// keys, and the snake_case ones the SDK also accepts), faster for the
+// common camelCase body.
+func DecodeRunAgentInput(data []byte) (*types.RunAgentInput, error) {
+	for _, k := range snakeKeys {
+		if bytes.Contains(data, k) {
+			var in types.RunAgentInput
+			if err := json.Unmarshal(data, &in); err != nil {
+				return nil, err
+			}
+			return &in, nil
+		}
+	}
+	var w runInputWire
+	if err := json.Unmarshal(data, &w); err != nil {
+		return nil, err
+	}
+	in := &types.RunAgentInput{
+		ThreadID: w.ThreadID, RunID: w.RunID, ParentRunID: w.ParentRunID, State: w.State,
+		Tools: w.Tools, Context: w.Context, ForwardedProps: w.ForwardedProps, Resume: w.Resume,
+	}
+	if w.Messages != nil {
+		in.Messages = make([]types.Message, len(w.Messages))
+		for i, m := range w.Messages {
+			in.Messages[i] = types.Message{
+				ID: m.ID, Role: m.Role, Content: m.Content, Name: m.Name, EncryptedContent: m.EncryptedContent,
+				EncryptedValue: m.EncryptedValue, ToolCalls: m.ToolCalls, ToolCallID: m.ToolCallID, Error: m.Error,
+				ActivityType: m.ActivityType,
+			}
+		}
+	}
+	return in, nil
+}

@@ -1,0 +1,72 @@
+package translate_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/ag-ui-protocol/ag-ui/sdks/community/go/pkg/core/types"
+	"github.com/stretchr/testify/require"
+
+	"github.com/aapagui/aapagui/translate"
+)
+
+func runInputBody(n int) string {
+	var sb strings.Builder
+	sb.WriteString(`{"threadId":"t","runId":"r","state":{"a":1},"tools":[{"name":"get_weather","description":"d","parameters":{"type":"object"}}],"context":[{"description":"page","value":"home"}],"forwardedProps":{"aap":{"agent":{"options":{"x":"y"}}}},"resume":[{"interruptId":"i","status":"resolved","payload":{"approved":true}}],"messages":[`)
+	for i := range n {
+		if i > 0 {
+			sb.WriteByte(',')
+		}
+		switch i % 4 {
+		case 0:
+			fmt.Fprintf(&sb, `{"id":"u%d","role":"user","content":"hello %d"}`, i, i)
+		case 1:
+			fmt.Fprintf(&sb, `{"id":"a%d","role":"assistant","content":"hi","toolCalls":[{"id":"c%d","type":"function","function":{"name":"get_weather","arguments":"{\"location\":\"Paris\"}"}}]}`, i, i)
+		case 2:
+			fmt.Fprintf(&sb, `{"id":"t%d","role":"tool","toolCallId":"c%d","content":"Sunny","error":"none"}`, i, i-1)
+		case 3:
+			fmt.Fprintf(&sb, `{"id":"i%d","role":"user","content":[{"type":"text","text":"see"},{"type":"image","source":{"type":"url","value":"https://x/y.png"}}]}`, i)
+		}
+	}
+	sb.WriteString(`]}`)
+	return sb.String()
+}
+
+// DecodeRunAgentInput must read exactly what the SDK's decoder reads.
+func TestDecodeRunAgentInputMatchesSDK(t *testing.T) {
+	for name, body := range map[string]string{
+		"camelCase": runInputBody(12),
+		"snake_case": `{"thread_id":"t","run_id":"r","messages":[{"id":"m","role":"tool","tool_call_id":"c","content":"x"}],` +
+			`"forwarded_props":{"a":1}}`,
+		"empty": `{}`,
+	} {
+		t.Run(name, func(t *testing.T) {
+			var want types.RunAgentInput
+			require.NoError(t, json.Unmarshal([]byte(body), &want))
+			got, err := translate.DecodeRunAgentInput([]byte(body))
+			require.NoError(t, err)
+			require.Equal(t, want, *got)
+		})
+	}
+	_, err := translate.DecodeRunAgentInput([]byte(`{"messages":"nope"}`))
+	require.Error(t, err)
+}
+
+func BenchmarkDecodeRunAgentInput1000(b *testing.B) {
+	body := []byte(runInputBody(1000))
+	b.Run("sdk", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			var in types.RunAgentInput
+			_ = json.Unmarshal(body, &in)
+		}
+	})
+	b.Run("translate", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			_, _ = translate.DecodeRunAgentInput(body)
+		}
+	})
+}
