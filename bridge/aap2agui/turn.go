@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"net/http"
 	"time"
 
@@ -282,7 +283,21 @@ func (s *Server) turn(c *gin.Context) {
 		s.storeError(c, err)
 		return
 	}
-	s.stream(c, &req, sess, run, body, log)
+	denied := map[string]string{}
+	for _, m := range req.Messages {
+		if pm, ok := m.(*aap.ToolPermissionMessage); ok && !pm.Granted {
+			denied[pm.ToolCallID] = pm.Reason
+		}
+	}
+	s.stream(c, &req, sess, run, body, denied, log)
+}
+
+// deniedText is the tool message AAP prescribes for a denied call.
+func deniedText(reason string) string {
+	if reason == "" {
+		return "Tool call denied"
+	}
+	return "Tool call denied: " + reason
 }
 
 func nonNil(in []types.Interrupt) []types.Interrupt {
@@ -304,9 +319,14 @@ func (s *Server) renewLock(ctx context.Context, id, holder string, log *zerolog.
 // runInput builds the RunAgentInput of a turn.
 func (s *Server) runInput(sess *store.Session, hist []store.Entry, resume []types.ResumeEntry) (*types.RunAgentInput, error) {
 	msgs := make([]types.Message, 0, len(hist))
+	synthetic := map[string]bool{}
 	for _, e := range hist {
+		m := withoutInterruptCalls(e.Message, synthetic)
+		if m == nil {
+			continue
+		}
 		var err error
-		if msgs, err = translate.AppendMessageToAGUI(msgs, e.Message, e.AGUIID); err != nil {
+		if msgs, err = translate.AppendMessageToAGUI(msgs, m, e.AGUIID); err != nil {
 			return nil, err
 		}
 	}
@@ -331,6 +351,40 @@ func (s *Server) runInput(sess *store.Session, hist []store.Entry, resume []type
 	}, nil
 }
 
+// withoutInterruptCalls hides from the agent the calls of the reserved
+// interrupt tool (translate.InterruptToolName) and their answers: they are
+// how an AAP application sees the agent's own interrupts, not tool calls
+// the agent made (their answers travel as resume entries). It returns nil
+// for a message with nothing left; seen collects the hidden call ids.
+func withoutInterruptCalls(m aap.Message, seen map[string]bool) aap.Message {
+	switch m := m.(type) {
+	case *aap.AssistantMessage:
+		if !m.Content.IsBlocks() {
+			return m
+		}
+		var kept []aap.ContentBlock
+		for _, b := range m.Content.Blocks {
+			if tu, ok := b.(*aap.ToolUseBlock); ok && tu.Name == translate.InterruptToolName {
+				seen[tu.ToolCallID] = true
+				continue
+			}
+			kept = append(kept, b)
+		}
+		switch {
+		case len(kept) == len(m.Content.Blocks):
+			return m
+		case len(kept) == 0:
+			return nil
+		}
+		return &aap.AssistantMessage{Content: aap.BlockContent(kept...)}
+	case *aap.ToolMessage:
+		if seen[m.ToolCallID] {
+			return nil
+		}
+	}
+	return m
+}
+
 // turnRun is the state of one streaming turn.
 type turnRun struct {
 	s     *Server
@@ -341,17 +395,19 @@ type turnRun struct {
 	log   *zerolog.Logger
 
 	stateChanged bool
-	replaced     bool // a MESSAGES_SNAPSHOT replaced the history
+	replaced     bool              // a MESSAGES_SNAPSHOT replaced the history
+	snapIDs      map[string]bool   // the AG-UI ids of that snapshot's messages
+	denied       map[string]string // toolCallId → reason of the calls this turn denies
 	events       int
 	skipped      int
 }
 
 // stream reads the agent's events, writes the AAP response and stores
 // what the run produces as it goes.
-func (s *Server) stream(c *gin.Context, req *aap.PostSessionTurnRequest, sess *store.Session, run *types.RunAgentInput, body interface{ Read([]byte) (int, error) }, log *zerolog.Logger) {
+func (s *Server) stream(c *gin.Context, req *aap.PostSessionTurnRequest, sess *store.Session, run *types.RunAgentInput, body interface{ Read([]byte) (int, error) }, denied map[string]string, log *zerolog.Logger) {
 	ctx := c.Request.Context()
 	mode := req.Mode()
-	r := &turnRun{s: s, sess: sess, tr: translate.NewAGUIToAAP(translate.AGUIToAAPOptions{Mode: mode}), state: sess.State, log: log}
+	r := &turnRun{s: s, sess: sess, tr: translate.NewAGUIToAAP(translate.AGUIToAAPOptions{Mode: mode}), state: sess.State, log: log, denied: denied}
 	out := web.NewStream(c.Writer)
 	var reader = body
 	if mode != aap.StreamNone {
@@ -493,9 +549,14 @@ func (r *turnRun) snapshot(ctx context.Context, e *events.MessagesSnapshotEvent)
 		r.log.Error().Err(err).Msg("storing MESSAGES_SNAPSHOT")
 		return
 	}
-	// What the run said so far is in the snapshot.
+	// What the run said so far is in the snapshot, and so may be the
+	// message it is still building: skip it (by id) when it settles.
 	r.saved = len(r.tr.Settled())
 	r.replaced = true
+	r.snapIDs = make(map[string]bool, len(entries))
+	for _, e := range entries {
+		r.snapIDs[e.AGUIID] = true
+	}
 }
 
 // snapshotIDs gives the AG-UI id of each AAP message MessagesToAAP makes
@@ -543,6 +604,9 @@ func (r *turnRun) append(ctx context.Context, msgs []aap.Message, ids []string) 
 		if i < len(ids) {
 			id = ids[i]
 		}
+		if id != "" && r.snapIDs[id] {
+			continue // the snapshot holds it already
+		}
 		if id == "" {
 			id = translate.RandomID("msg-")
 		}
@@ -565,11 +629,59 @@ func (r *turnRun) finish() {
 	if len(msgs) > r.saved {
 		r.append(ctx, msgs, r.tr.MessageIDs())
 	}
+	r.recordDenials(ctx)
 	r.sess.Interrupts = r.tr.Interrupts()
 	if r.stateChanged {
 		r.sess.State = r.state
 	}
 	if err := r.s.cfg.Store.UpdateSession(ctx, r.sess); err != nil {
 		r.log.Error().Err(err).Str("session", r.sess.ID).Msg("storing the session after a turn")
+	}
+}
+
+// recordDenials gives each call this turn denied, and the agent reported no
+// result for, the tool message AAP prescribes ("Tool call denied: <reason>"),
+// placed with the call's other results, so that the history stays valid and
+// no later turn takes the call for an open one.
+func (r *turnRun) recordDenials(ctx context.Context) {
+	missing := maps.Clone(r.denied)
+	for _, m := range r.tr.Messages() {
+		if tm, ok := m.(*aap.ToolMessage); ok {
+			delete(missing, tm.ToolCallID)
+		}
+	}
+	if len(missing) == 0 || r.replaced {
+		return
+	}
+	hist, err := r.s.cfg.Store.History(ctx, r.sess.ID)
+	if err != nil {
+		r.log.Error().Err(err).Str("session", r.sess.ID).Msg("reading history to record denials")
+		return
+	}
+	out := make([]store.Entry, 0, len(hist)+len(missing))
+	for i := 0; i < len(hist); i++ {
+		out = append(out, hist[i])
+		am, ok := hist[i].Message.(*aap.AssistantMessage)
+		if !ok {
+			continue
+		}
+		for i+1 < len(hist) && hist[i+1].Message.Role() == aap.RoleTool {
+			i++
+			out = append(out, hist[i])
+		}
+		for _, b := range am.Content.Blocks {
+			if tu, ok := b.(*aap.ToolUseBlock); ok {
+				if reason, ok := missing[tu.ToolCallID]; ok {
+					out = append(out, store.Entry{
+						Message: &aap.ToolMessage{ToolCallID: tu.ToolCallID, Content: aap.TextContent(deniedText(reason))},
+						AGUIID:  translate.ToolResultMessageID(tu.ToolCallID),
+					})
+					delete(missing, tu.ToolCallID)
+				}
+			}
+		}
+	}
+	if err := r.s.cfg.Store.ReplaceHistory(ctx, r.sess.ID, out); err != nil {
+		r.log.Error().Err(err).Str("session", r.sess.ID).Msg("recording denials")
 	}
 }

@@ -1,0 +1,138 @@
+package aap2agui_test
+
+import (
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"runtime"
+	"strings"
+	"testing"
+
+	"github.com/aapagui/aapagui/aap"
+	"github.com/aapagui/aapagui/bridge/aap2agui"
+	"github.com/aapagui/aapagui/store"
+)
+
+// benchDeltas is the number of text deltas of one benchmarked run.
+const benchDeltas = 10_000
+
+// benchClient is the HTTP client of the benchmarks: one pooled connection
+// per server, as a real application keeps.
+var benchClient = &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 4}}
+
+// post sends a JSON body and returns the response.
+func post(b *testing.B, url, body string) *http.Response {
+	b.Helper()
+	req, err := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
+	if err != nil {
+		b.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := benchClient.Do(req)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if resp.StatusCode != http.StatusOK && resp.StatusCode != http.StatusCreated {
+		msg, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		b.Fatalf("POST %s: HTTP %d: %s", url, resp.StatusCode, msg)
+	}
+	return resp
+}
+
+// drain reads a response to its end and returns how many bytes it had.
+func drain(b *testing.B, resp *http.Response) int64 {
+	b.Helper()
+	defer resp.Body.Close()
+	n, err := io.Copy(io.Discard, resp.Body)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return n
+}
+
+// measure runs turn b.N times, timing only turn, and reports the time and
+// the allocations per delta. Allocations count the whole process: the
+// client, aap2agui and the demo agent it calls.
+func measure(b *testing.B, prepare func() string, turn func(string)) {
+	b.ReportAllocs()
+	var m0, m1 runtime.MemStats
+	var mallocs uint64
+	b.ResetTimer()
+	for range b.N {
+		b.StopTimer()
+		arg := prepare()
+		runtime.ReadMemStats(&m0)
+		b.StartTimer()
+		turn(arg)
+		b.StopTimer()
+		runtime.ReadMemStats(&m1)
+		mallocs += m1.Mallocs - m0.Mallocs
+		b.StartTimer()
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/benchDeltas, "ns/delta")
+	b.ReportMetric(float64(mallocs)/float64(b.N)/benchDeltas, "allocs/delta")
+}
+
+// benchTurn streams "long 10000" from the demo agent through aap2agui in
+// mode, one new session per turn (so that every run sends the same
+// history), reading the response to its end.
+func benchTurn(b *testing.B, mode aap.StreamMode) {
+	srv, err := aap2agui.New(aap2agui.Config{Upstream: demoUpstream(b), Store: store.NewMemory()})
+	if err != nil {
+		b.Fatal(err)
+	}
+	hs := httptest.NewServer(srv)
+	defer hs.Close()
+	create := func() string {
+		resp := post(b, hs.URL+"/sessions", `{"agent":{"name":"agent"}}`)
+		defer resp.Body.Close()
+		var out aap.PostSessionsResponse
+		if err := json.NewDecoder(resp.Body).Decode(&out); err != nil {
+			b.Fatal(err)
+		}
+		return out.SessionID
+	}
+	body := `{"stream":"` + string(mode) + `","messages":[{"role":"user","content":"long 10000"}]}`
+
+	// Check once that the turn is what it should be.
+	resp := post(b, hs.URL+"/sessions/"+create()+"/turns", body)
+	got, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	switch mode {
+	case aap.StreamNone:
+		var r aap.PostSessionTurnResponse
+		if err := json.Unmarshal(got, &r); err != nil || r.StopReason != aap.StopEndTurn || len(r.Messages) != 1 {
+			b.Fatalf("unexpected response (%v): %.200s", err, got)
+		}
+	default:
+		if n := strings.Count(string(got), "event: text_delta\n"); n != benchDeltas || !strings.HasSuffix(string(got), "event: turn_stop\ndata: {\"stopReason\":\"end_turn\"}\n\n") {
+			b.Fatalf("got %d text_delta events; the stream ends %q", n, got[max(0, len(got)-80):])
+		}
+	}
+
+	measure(b, create, func(id string) { drain(b, post(b, hs.URL+"/sessions/"+id+"/turns", body)) })
+}
+
+// BenchmarkTurn10kDeltas is one turn of 10,000 text deltas through
+// aap2agui in delta mode.
+func BenchmarkTurn10kDeltas(b *testing.B) { benchTurn(b, aap.StreamDelta) }
+
+// BenchmarkTurnNone10kDeltas is the same turn in none mode: one JSON
+// response at the end.
+func BenchmarkTurnNone10kDeltas(b *testing.B) { benchTurn(b, aap.StreamNone) }
+
+// BenchmarkDirect10kDeltas is the same run read directly from the demo
+// agent: the baseline of BenchmarkTurn10kDeltas.
+func BenchmarkDirect10kDeltas(b *testing.B) {
+	url := demoUpstream(b)
+	const body = `{"threadId":"thread-1","runId":"run-1","state":{},"messages":[{"id":"msg-1","role":"user","content":"long 10000"}],"tools":[],"context":[],"forwardedProps":{}}`
+	resp := post(b, url, body)
+	got, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if n := strings.Count(string(got), `"type":"TEXT_MESSAGE_CONTENT"`); n != benchDeltas {
+		b.Fatalf("got %d TEXT_MESSAGE_CONTENT events", n)
+	}
+	measure(b, func() string { return "" }, func(string) { drain(b, post(b, url, body)) })
+}
