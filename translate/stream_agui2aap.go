@@ -152,6 +152,10 @@ func (t *AGUIToAAP) Feed(ev events.Event) ([]aap.Event, error) {
 			t.chunking = true
 		}
 	case *events.ToolCallResultEvent:
+		if e.ToolCallID == "" {
+			err = &StreamError{Event: string(typ), Reason: "a tool call result without toolCallId cannot be matched to a call; skipped"}
+			break
+		}
 		t.toolResult(e)
 	case *events.RunFinishedEvent:
 		t.finish(e)
@@ -456,9 +460,17 @@ func (t *AGUIToAAP) closeOpen() {
 func (t *AGUIToAAP) finish(e *events.RunFinishedEvent) {
 	t.closeOpen()
 	stop := aap.StopEndTurn
-	if e.Outcome != nil && e.Outcome.Type == events.RunFinishedOutcomeTypeInterrupt && len(e.Outcome.Interrupts) > 0 {
-		t.interrupts = e.Outcome.Interrupts
+	var interrupts []types.Interrupt
+	if e.Outcome != nil && e.Outcome.Type == events.RunFinishedOutcomeTypeInterrupt {
 		for _, in := range e.Outcome.Interrupts {
+			if in.ID != "" { // an interrupt without an id cannot be resumed
+				interrupts = append(interrupts, in)
+			}
+		}
+	}
+	if len(interrupts) > 0 {
+		t.interrupts = interrupts
+		for _, in := range interrupts {
 			if in.Reason == InterruptReasonToolCall && t.called[in.ToolCallID] {
 				continue
 			}
