@@ -256,7 +256,7 @@ func TestNewMessageClosesOpenCalls(t *testing.T) {
 	assert.Equal(t, []string{`turn_start {}`, `text_delta {"delta":"ok"}`, `turn_stop {"stopReason":"end_turn"}`}, eventLines(t, evs))
 
 	notAnswered := "Tool call was not answered: the user sent a new message instead."
-	cancelled := "Tool call cancelled: the user sent a new message instead of answering the permission request."
+	cancelled := "Tool call was not answered: the user sent a new message instead." // the same wording for every open call
 	assert.Equal(t, []string{
 		`{"role":"user","content":"start"}`,
 		`{"role":"assistant","content":[{"type":"tool_use","toolCallId":"call_w","name":"get_weather","input":{"location":"Paris"}},{"type":"tool_use","toolCallId":"call_s","name":"web_search","input":{"query":"news"}}]}`,

@@ -183,11 +183,34 @@ func (s *Server) createSession(c *gin.Context) {
 		ID: translate.RandomID("sess_"), Owner: owner(c), Agent: req.Agent, Tools: req.Tools,
 		CreatedAt: s.cfg.Clock().UTC(),
 	}
+	// A seed that ends with calls of the agent's server tools left
+	// unanswered (a conversation carried over from elsewhere) waits for
+	// their permissions, as AAP's tool call resumption describes.
+	p := pendingState(sess, seed)
+	for _, id := range p.order {
+		if _, server := s.cfg.Agent.Tool(p.calls[id]); server {
+			sess.Interrupts = append(sess.Interrupts, translate.PermissionInterrupt(seedCall(seed, id)))
+		}
+	}
 	if err := s.cfg.Store.CreateSession(c.Request.Context(), sess, seed); err != nil {
 		s.storeError(c, err)
 		return
 	}
 	web.JSON(c, http.StatusCreated, aap.PostSessionsResponse{SessionID: sess.ID})
+}
+
+// seedCall finds a tool call in the seed history.
+func seedCall(seed []store.Entry, id string) *aap.ToolCall {
+	for _, e := range seed {
+		if am, ok := e.Message.(*aap.AssistantMessage); ok {
+			for _, b := range am.Content.Blocks {
+				if tu, ok := b.(*aap.ToolUseBlock); ok && tu.ToolCallID == id {
+					return &aap.ToolCall{ToolCallID: tu.ToolCallID, Name: tu.Name, Input: tu.Input}
+				}
+			}
+		}
+	}
+	return &aap.ToolCall{ToolCallID: id}
 }
 
 // info renders a session for GET, with secret option values redacted.

@@ -25,10 +25,7 @@ import (
 // Texts stored for tool calls that a new user message leaves unanswered,
 // so that the history handed to the agent stays valid (every call has a
 // result).
-const (
-	unansweredCall      = "Tool call was not answered: the user sent a new message instead."
-	unansweredPermisson = "Tool call cancelled: the user sent a new message instead of answering the permission request."
-)
+const unansweredCall = "Tool call was not answered: the user sent a new message instead."
 
 // lockTTL bounds how long a crashed replica can hold a session's turn
 // lock; a running turn renews it every lockTTL/3.
@@ -88,11 +85,7 @@ func checkTurn(p pending, msgs []aap.Message) (closing []aap.Message, cancelled 
 	if u, ok := msgs[0].(*aap.UserMessage); ok && u != nil {
 		// A new user message closes whatever is still open.
 		for _, id := range p.order {
-			text := unansweredCall
-			if _, waiting := p.interruptFor(id); waiting {
-				text = unansweredPermisson
-			}
-			closing = append(closing, &aap.ToolMessage{ToolCallID: id, Content: aap.TextContent(text)})
+			closing = append(closing, &aap.ToolMessage{ToolCallID: id, Content: aap.TextContent(unansweredCall)})
 		}
 		for _, in := range p.interrupts {
 			cancelled = append(cancelled, types.ResumeEntry{InterruptID: in.ID, Status: types.ResumeStatusCancelled})
@@ -274,6 +267,7 @@ func (s *Server) turn(c *gin.Context) {
 	defer body.Close()
 
 	// The agent took the run: from here on the turn is part of the session.
+	prevInterrupts := sess.Interrupts
 	sess.Interrupts = nil
 	if err := s.cfg.Store.UpdateSession(ctx, sess); err != nil {
 		s.storeError(c, err)
@@ -289,7 +283,7 @@ func (s *Server) turn(c *gin.Context) {
 			denied[pm.ToolCallID] = pm.Reason
 		}
 	}
-	s.stream(c, &req, sess, run, body, denied, log)
+	s.stream(c, &req, sess, run, body, denied, prevInterrupts, log)
 }
 
 // deniedText is the tool message AAP prescribes for a denied call.
@@ -398,16 +392,18 @@ type turnRun struct {
 	replaced     bool              // a MESSAGES_SNAPSHOT replaced the history
 	snapIDs      map[string]bool   // the AG-UI ids of that snapshot's messages
 	denied       map[string]string // toolCallId → reason of the calls this turn denies
-	events       int
-	skipped      int
+	// prevInterrupts were open before this turn.
+	prevInterrupts []types.Interrupt
+	events         int
+	skipped        int
 }
 
 // stream reads the agent's events, writes the AAP response and stores
 // what the run produces as it goes.
-func (s *Server) stream(c *gin.Context, req *aap.PostSessionTurnRequest, sess *store.Session, run *types.RunAgentInput, body interface{ Read([]byte) (int, error) }, denied map[string]string, log *zerolog.Logger) {
+func (s *Server) stream(c *gin.Context, req *aap.PostSessionTurnRequest, sess *store.Session, run *types.RunAgentInput, body interface{ Read([]byte) (int, error) }, denied map[string]string, prevInterrupts []types.Interrupt, log *zerolog.Logger) {
 	ctx := c.Request.Context()
 	mode := req.Mode()
-	r := &turnRun{s: s, sess: sess, tr: translate.NewAGUIToAAP(translate.AGUIToAAPOptions{Mode: mode}), state: sess.State, log: log, denied: denied}
+	r := &turnRun{s: s, sess: sess, tr: translate.NewAGUIToAAP(translate.AGUIToAAPOptions{Mode: mode}), state: sess.State, log: log, denied: denied, prevInterrupts: prevInterrupts}
 	out := web.NewStream(c.Writer)
 	var reader = body
 	if mode != aap.StreamNone {
@@ -631,6 +627,11 @@ func (r *turnRun) finish() {
 	}
 	r.recordDenials(ctx)
 	r.sess.Interrupts = r.tr.Interrupts()
+	if r.tr.StopReason() == aap.StopError && len(msgs) == 0 {
+		// The agent refused the run outright (e.g. it did not accept the
+		// resume): what it was waiting for is still open.
+		r.sess.Interrupts = r.prevInterrupts
+	}
 	if r.stateChanged {
 		r.sess.State = r.state
 	}

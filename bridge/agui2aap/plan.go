@@ -122,10 +122,35 @@ func (s *Server) makePlan(th *store.Thread, in *types.RunAgentInput, agent strin
 				return nil, runError(CodePartialResume, "interrupt %q is open and not answered: resume must answer every open interrupt", it.ID)
 			}
 		}
-		for _, m := range fresh {
-			if m.Role == types.RoleUser {
-				return nil, runError(CodeInputWithResume, "a new user message cannot come with resume: answer the interrupts first")
+		if hasUser(fresh) {
+			// New input that abandons the interrupts (AG-UI: new input on
+			// an interrupted thread comes with a resume that cancels them):
+			// send the user message alone; the AAP server closes the calls
+			// it was waiting on. Answering an interrupt and saying
+			// something new at once is one AAP turn too many.
+			if !allCancelled(in.Resume) {
+				return nil, runError(CodeInputWithResume, "a new user message can only come with interrupts that are cancelled, not answered: answer them in a run of their own")
 			}
+			waiting := map[string]bool{}
+			for _, it := range open {
+				waiting[it.ToolCallID] = true
+			}
+			var rest []types.Message
+			for _, m := range fresh {
+				if m.Role == types.RoleTool && waiting[m.ToolCallID] {
+					continue // the client's note on the abandoned call
+				}
+				rest = append(rest, m)
+			}
+			if len(rest) != 1 || rest[0].Role != types.RoleUser || len(th.ClientCalls) > 0 {
+				return s.freshPlan(msgs, &types.RunAgentInput{Tools: in.Tools})
+			}
+			turn, err := translate.MessagesToAAP(rest)
+			if err != nil {
+				return nil, inputError(err, in.Messages)
+			}
+			p.turn = turn
+			return p, nil
 		}
 		turn, err := translate.TurnFromAGUI(fresh, in.Resume, open)
 		if err != nil {
@@ -170,8 +195,8 @@ func (s *Server) makePlan(th *store.Thread, in *types.RunAgentInput, agent strin
 // assistant message. Tool calls the history leaves unanswered are closed
 // with a tool message, so the seed is a valid history.
 func (s *Server) freshPlan(msgs []types.Message, in *types.RunAgentInput) (*plan, error) {
-	if len(in.Resume) > 0 {
-		return nil, runError(CodeUnknownInterrupt, "resume was sent but no interrupt is open on this thread")
+	if resolved := resolvedOnly(in.Resume); len(resolved) > 0 {
+		return s.resumePlan(msgs, resolved, in.Messages)
 	}
 	last := len(msgs) - 1
 	if last < 0 {
@@ -229,6 +254,78 @@ func (s *Server) freshPlan(msgs []types.Message, in *types.RunAgentInput) (*plan
 		}
 	}
 	return &plan{fresh: true, seed: closeDangling(seed, answered), turn: turn, delivered: delivered}, nil
+}
+
+// resumePlan answers, on a new session, permissions for tool calls the
+// client's history leaves waiting at its end (a thread this bridge never
+// interrupted, e.g. a history built elsewhere): the whole history is the
+// seed and the permissions are the turn. Resume entries must name calls
+// by the bridge's interrupt ids (translate.InterruptID).
+func (s *Server) resumePlan(msgs []types.Message, resume []types.ResumeEntry, all []types.Message) (*plan, error) {
+	waiting := map[string]bool{}
+	for _, m := range msgs {
+		for _, c := range m.ToolCalls {
+			waiting[c.ID] = true
+		}
+		if m.Role == types.RoleTool {
+			delete(waiting, m.ToolCallID)
+		}
+	}
+	answered := map[string]bool{}
+	for _, r := range resume {
+		id, ok := translate.ToolCallIDFromInterrupt(r.InterruptID)
+		if !ok || !waiting[id] {
+			return nil, runError(CodeUnknownInterrupt, "resume names interrupt %q, which is not open on this thread", r.InterruptID)
+		}
+		answered[id] = true
+	}
+	var seedMsgs []types.Message
+	for _, m := range msgs {
+		if m.Role == types.RoleTool && answered[m.ToolCallID] {
+			continue // the client's note on the call: the permission answers it
+		}
+		seedMsgs = append(seedMsgs, m)
+	}
+	seed, err := translate.MessagesToAAP(seedMsgs)
+	if err != nil {
+		return nil, inputError(err, all)
+	}
+	turn, err := translate.TurnFromAGUI(nil, resume, nil)
+	if err != nil {
+		return nil, runError(CodeInvalidResume, "%v", err)
+	}
+	var delivered []string
+	for _, m := range msgs {
+		if m.Role != types.RoleReasoning {
+			delivered = append(delivered, m.ID)
+		}
+	}
+	p := &plan{fresh: true, seed: seed, turn: turn, delivered: delivered}
+	p.noteDenials()
+	return p, nil
+}
+
+func resolvedOnly(resume []types.ResumeEntry) []types.ResumeEntry {
+	var out []types.ResumeEntry
+	for _, r := range resume {
+		if r.Status != types.ResumeStatusCancelled {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+func allCancelled(resume []types.ResumeEntry) bool {
+	return len(resolvedOnly(resume)) == 0
+}
+
+func hasUser(msgs []types.Message) bool {
+	for _, m := range msgs {
+		if m.Role == types.RoleUser {
+			return true
+		}
+	}
+	return false
 }
 
 // closeDangling adds a tool message for every tool call of the history

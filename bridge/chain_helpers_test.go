@@ -1,0 +1,320 @@
+package bridge_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http/httptest"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/aapagui/aapagui/aap"
+	"github.com/aapagui/aapagui/bridge/aap2agui"
+	"github.com/aapagui/aapagui/bridge/agui2aap"
+	"github.com/aapagui/aapagui/demo"
+	"github.com/aapagui/aapagui/store"
+)
+
+// testTimeout bounds every conversation, so that a hang shows as a failure
+// rather than a stuck test run.
+const testTimeout = 20 * time.Second
+
+// chain is the AAP demo agent reached two ways: directly, and through
+// aap2agui in front of agui2aap in front of the same agent.
+type chain struct {
+	// Agent is the demo agent's description, as its /meta gives it.
+	Agent aap.AgentInfo
+	// Direct talks to the demo agent.
+	Direct *aap.Client
+	// Chained talks to aap2agui, whose upstream is agui2aap's endpoint for
+	// the demo agent.
+	Chained *aap.Client
+}
+
+// newChain starts the demo agent A, agui2aap G in front of it (memory
+// store, no server tools configured: aap2agui forwards the session's own in
+// forwardedProps) and aap2agui P in front of G's /agents/demo, describing
+// A's agent in its /meta.
+func newChain(t *testing.T) *chain {
+	t.Helper()
+	a := httptest.NewServer(demo.NewAAPAgent(demo.AAPAgentOptions{}))
+	t.Cleanup(a.Close)
+	direct := aap.NewClient(a.URL, aap.ClientOptions{})
+
+	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
+	defer cancel()
+	meta, err := direct.Meta(ctx)
+	require.NoError(t, err)
+	info, ok := meta.Agent("demo")
+	require.True(t, ok, "the demo agent's /meta lists no agent named demo")
+
+	g, err := agui2aap.New(agui2aap.Config{Upstream: a.URL, Store: store.NewMemory()})
+	require.NoError(t, err)
+	gs := httptest.NewServer(g)
+	t.Cleanup(gs.Close)
+
+	p, err := aap2agui.New(aap2agui.Config{Upstream: gs.URL + "/agents/" + info.Name, Store: store.NewMemory(), Agent: *info})
+	require.NoError(t, err)
+	ps := httptest.NewServer(p)
+	t.Cleanup(ps.Close)
+
+	return &chain{Agent: *info, Direct: direct, Chained: aap.NewClient(ps.URL, aap.ClientOptions{})}
+}
+
+// ids normalises the generated toolCallIds of one conversation: each id
+// becomes "call#<n>", numbered by order of first appearance, the same way
+// in events, turn responses, histories and the turns the test sends.
+type ids struct {
+	names map[string]string // generated id → call#n
+	real  map[string]string // call#n → generated id
+}
+
+func newIDs() *ids { return &ids{names: map[string]string{}, real: map[string]string{}} }
+
+// name returns the normalised name of a generated id, numbering it if it is
+// new.
+func (x *ids) name(id string) string {
+	if n, ok := x.names[id]; ok {
+		return n
+	}
+	n := "call#" + strconv.Itoa(len(x.names)+1)
+	x.names[id], x.real[n] = n, id
+	return n
+}
+
+// resolve turns a normalised name used in a scripted turn back into the id
+// the server generated. It fails the test for a call not seen yet.
+func (x *ids) resolve(t *testing.T, n string) string {
+	t.Helper()
+	id, ok := x.real[n]
+	require.Truef(t, ok, "the turn answers %s, which the agent has not called", n)
+	return id
+}
+
+// event renders an event as "<name> <data>" with its toolCallId normalised.
+func (x *ids) event(ev aap.Event) (string, error) {
+	switch e := ev.(type) {
+	case *aap.ToolCall:
+		c := *e
+		c.ToolCallID = x.name(c.ToolCallID)
+		ev = &c
+	case *aap.ToolResult:
+		c := *e
+		c.ToolCallID = x.name(c.ToolCallID)
+		ev = &c
+	}
+	data, err := ev.AppendData(nil)
+	if err != nil {
+		return "", err
+	}
+	return string(ev.EventName()) + " " + string(data), nil
+}
+
+// message renders a message as JSON with its toolCallIds normalised.
+func (x *ids) message(m aap.Message) (string, error) {
+	switch m := m.(type) {
+	case *aap.ToolMessage:
+		c := *m
+		c.ToolCallID = x.name(c.ToolCallID)
+		return marshal(&c)
+	case *aap.ToolPermissionMessage:
+		c := *m
+		c.ToolCallID = x.name(c.ToolCallID)
+		return marshal(&c)
+	case *aap.AssistantMessage:
+		c := *m
+		if c.Content.IsBlocks() {
+			blocks := make([]aap.ContentBlock, len(c.Content.Blocks))
+			for i, b := range c.Content.Blocks {
+				if tu, ok := b.(*aap.ToolUseBlock); ok {
+					cp := *tu
+					cp.ToolCallID = x.name(cp.ToolCallID)
+					b = &cp
+				}
+				blocks[i] = b
+			}
+			c.Content = aap.BlockContent(blocks...)
+		}
+		return marshal(&c)
+	}
+	return marshal(m)
+}
+
+// messages renders a list of messages, one JSON text each.
+func (x *ids) messages(msgs []aap.Message) ([]string, error) {
+	out := make([]string, 0, len(msgs))
+	for _, m := range msgs {
+		s, err := x.message(m)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, s)
+	}
+	return out, nil
+}
+
+// marshal encodes v without encoding/json's HTML escaping, so that the
+// comparison sees tool input and text as the server sent them ("&" and
+// "\u0026" stay different).
+func marshal(v any) (string, error) {
+	var sb strings.Builder
+	enc := json.NewEncoder(&sb)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return "", err
+	}
+	return strings.TrimSuffix(sb.String(), "\n"), nil
+}
+
+// turn is one scripted turn. Messages may answer a tool call by its
+// normalised name ("call#1"): the runner substitutes the generated id.
+type turn struct {
+	Messages []aap.Message
+	// Agent and Tools are the turn's overrides; nil sends none.
+	Agent *aap.AgentConfig
+	Tools []aap.ToolSpec
+}
+
+// transcript is what an AAP application observes of one conversation, ids
+// normalised: each turn's events (delta and message modes) or response
+// (none mode), the final full and compacted histories and the session as
+// GET /sessions/:id shows it, without its id.
+type transcript struct {
+	Turns     [][]string
+	History   []string
+	Compacted []string
+	Session   string
+}
+
+// converse creates a session with c, plays the turns in the stream mode
+// and returns the transcript. Any transport or protocol error fails the
+// test: the demo agent answers every scripted turn.
+func converse(t *testing.T, c *aap.Client, session *aap.PostSessionsRequest, turns []turn, mode aap.StreamMode) transcript {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
+	defer cancel()
+	x := newIDs()
+
+	created, err := c.CreateSession(ctx, session)
+	require.NoError(t, err)
+	id := created.SessionID
+
+	var tr transcript
+	for i, tu := range turns {
+		req := &aap.PostSessionTurnRequest{Stream: mode, Messages: resolveCalls(t, x, tu.Messages), Agent: tu.Agent, Tools: tu.Tools}
+		var got []string
+		if mode == aap.StreamNone {
+			resp, err := c.Turn(ctx, id, req)
+			require.NoErrorf(t, err, "turn %d", i+1)
+			msgs, err := x.messages(resp.Messages)
+			require.NoError(t, err)
+			got = append([]string{"stopReason " + string(resp.StopReason)}, msgs...)
+		} else {
+			for ev, err := range c.StreamTurn(ctx, id, req) {
+				require.NoErrorf(t, err, "turn %d", i+1)
+				s, err := x.event(ev)
+				require.NoError(t, err)
+				got = append(got, s)
+			}
+		}
+		tr.Turns = append(tr.Turns, got)
+	}
+
+	hist, err := c.History(ctx, id, aap.HistoryFull)
+	require.NoError(t, err)
+	tr.History, err = x.messages(hist)
+	require.NoError(t, err)
+	hist, err = c.History(ctx, id, aap.HistoryCompacted)
+	require.NoError(t, err)
+	tr.Compacted, err = x.messages(hist)
+	require.NoError(t, err)
+
+	info, err := c.GetSession(ctx, id)
+	require.NoError(t, err)
+	require.Equal(t, id, info.SessionID)
+	info.SessionID = ""
+	tr.Session, err = marshal(info)
+	require.NoError(t, err)
+	return tr
+}
+
+// resolveCalls copies a turn's messages with the normalised toolCallIds
+// they answer replaced by the generated ones.
+func resolveCalls(t *testing.T, x *ids, msgs []aap.Message) []aap.Message {
+	t.Helper()
+	out := make([]aap.Message, len(msgs))
+	for i, m := range msgs {
+		switch m := m.(type) {
+		case *aap.ToolMessage:
+			c := *m
+			if strings.HasPrefix(c.ToolCallID, "call#") {
+				c.ToolCallID = x.resolve(t, c.ToolCallID)
+			}
+			out[i] = &c
+		case *aap.ToolPermissionMessage:
+			c := *m
+			if strings.HasPrefix(c.ToolCallID, "call#") {
+				c.ToolCallID = x.resolve(t, c.ToolCallID)
+			}
+			out[i] = &c
+		default:
+			out[i] = m
+		}
+	}
+	return out
+}
+
+// accepted is a difference the chain is allowed to show: the chained
+// transcript's text From is read as To. Every accepted difference is listed
+// in acceptedDifferences with the reason it is accepted.
+type accepted struct {
+	Name, Why string
+	From, To  string
+	used      atomic.Int64
+}
+
+// acceptedDifferences are all the differences between talking to the demo
+// agent directly and through the chain that the test tolerates.
+var acceptedDifferences = []*accepted{}
+
+// unansweredText is what the demo agent stores for a call that a new user
+// message leaves unanswered.
+const unansweredText = "Tool call was not answered: the user sent a new message instead."
+
+// acceptDifferences rewrites a chained transcript with the accepted
+// differences, counting their use.
+func acceptDifferences(tr transcript) transcript {
+	rewrite := func(lines []string) []string {
+		out := make([]string, len(lines))
+		for i, l := range lines {
+			for _, a := range acceptedDifferences {
+				if strings.Contains(l, a.From) {
+					l = strings.ReplaceAll(l, a.From, a.To)
+					a.used.Add(1)
+				}
+			}
+			out[i] = l
+		}
+		return out
+	}
+	out := transcript{History: rewrite(tr.History), Compacted: rewrite(tr.Compacted), Session: tr.Session}
+	for _, tu := range tr.Turns {
+		out.Turns = append(out.Turns, rewrite(tu))
+	}
+	return out
+}
+
+// String renders a transcript for a failure message.
+func (tr transcript) String() string {
+	var sb strings.Builder
+	for i, tu := range tr.Turns {
+		fmt.Fprintf(&sb, "turn %d:\n  %s\n", i+1, strings.Join(tu, "\n  "))
+	}
+	fmt.Fprintf(&sb, "history:\n  %s\nsession: %s\n", strings.Join(tr.History, "\n  "), tr.Session)
+	return sb.String()
+}
