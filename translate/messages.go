@@ -308,6 +308,10 @@ func assistantToAAP(m *types.Message, thinking []aap.ContentBlock) (*aap.Assista
 
 // stringContent accepts a string or absent content.
 func stringContent(c any) (string, error) {
+	c, err := rawContent(c)
+	if err != nil {
+		return "", err
+	}
 	switch c := c.(type) {
 	case nil:
 		return "", nil
@@ -315,6 +319,19 @@ func stringContent(c any) (string, error) {
 		return c, nil
 	}
 	return "", fmt.Errorf("content must be a string, got %s", valueKind(c))
+}
+
+// rawContent decodes content left as raw JSON by DecodeRunAgentInputLazy.
+func rawContent(c any) (any, error) {
+	raw, ok := c.(json.RawMessage)
+	if !ok {
+		return c, nil
+	}
+	var v any
+	if err := json.Unmarshal(raw, &v); err != nil {
+		return nil, fmt.Errorf("content: %w", err)
+	}
+	return v, nil
 }
 
 func valueKind(v any) string {
@@ -333,6 +350,10 @@ func valueKind(v any) string {
 
 func userContentToAAP(c any) (aap.Content, error) {
 	var parts []types.InputContent
+	c, err := rawContent(c)
+	if err != nil {
+		return aap.Content{}, err
+	}
 	switch c := c.(type) {
 	case nil:
 		return aap.TextContent(""), nil

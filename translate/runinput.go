@@ -26,7 +26,7 @@ type runInputWire struct {
 type messageWire struct {
 	ID               string           `json:"id"`
 	Role             types.Role       `json:"role"`
-	Content          any              `json:"content"`
+	Content          json.RawMessage  `json:"content"`
 	Name             string           `json:"name"`
 	EncryptedContent string           `json:"encryptedContent"`
 	EncryptedValue   string           `json:"encryptedValue"`
@@ -48,6 +48,26 @@ var snakeKeys = [][]byte{
 // keys, and the snake_case ones the SDK also accepts), faster for the
 // common camelCase body.
 func DecodeRunAgentInput(data []byte) (*types.RunAgentInput, error) {
+	in, err := DecodeRunAgentInputLazy(data)
+	if err != nil {
+		return nil, err
+	}
+	for i := range in.Messages {
+		if raw, ok := in.Messages[i].Content.(json.RawMessage); ok {
+			if in.Messages[i].Content, err = rawContent(raw); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return in, nil
+}
+
+// DecodeRunAgentInputLazy is DecodeRunAgentInput leaving each message's
+// content as json.RawMessage, for a caller that reads the content of only
+// some messages (a proxy that forwards only what is new): the cost of a
+// long history is then little more than scanning it. The functions of this
+// package that read content (MessagesToAAP, TurnFromAGUI, …) accept it.
+func DecodeRunAgentInputLazy(data []byte) (*types.RunAgentInput, error) {
 	for _, k := range snakeKeys {
 		if bytes.Contains(data, k) {
 			var in types.RunAgentInput
@@ -68,8 +88,12 @@ func DecodeRunAgentInput(data []byte) (*types.RunAgentInput, error) {
 	if w.Messages != nil {
 		in.Messages = make([]types.Message, len(w.Messages))
 		for i, m := range w.Messages {
+			var content any
+			if len(m.Content) > 0 && string(m.Content) != "null" {
+				content = m.Content
+			}
 			in.Messages[i] = types.Message{
-				ID: m.ID, Role: m.Role, Content: m.Content, Name: m.Name, EncryptedContent: m.EncryptedContent,
+				ID: m.ID, Role: m.Role, Content: content, Name: m.Name, EncryptedContent: m.EncryptedContent,
 				EncryptedValue: m.EncryptedValue, ToolCalls: m.ToolCalls, ToolCallID: m.ToolCallID, Error: m.Error,
 				ActivityType: m.ActivityType,
 			}

@@ -32,7 +32,7 @@ func (s *Server) run(c *gin.Context) {
 		web.ReadError(c, err)
 		return
 	}
-	inp, err := translate.DecodeRunAgentInput(data)
+	inp, err := translate.DecodeRunAgentInputLazy(data)
 	if err != nil {
 		web.Error(c, http.StatusBadRequest, "invalid_body", "the body is not a RunAgentInput: "+err.Error())
 		return
