@@ -82,10 +82,21 @@ func (s *Server) makePlan(th *store.Thread, in *types.RunAgentInput, agent strin
 		delivered[id] = true
 	}
 	present := make(map[string]bool, len(msgs))
+	answered := map[string]bool{} // toolCallIds with a tool message
 	for _, m := range msgs {
 		present[m.ID] = true
+		if m.Role == types.RoleTool {
+			answered[m.ToolCallID] = true
+		}
 	}
 	for _, id := range th.Delivered {
+		// A result the bridge streamed for a call the client had already
+		// answered itself (CopilotKit adds a tool message for an
+		// interrupted call) is merged into the client's own message: its
+		// id goes away without the history being rewritten.
+		if call, ok := strings.CutPrefix(id, translate.ToolResultMessageID("")); ok && answered[call] {
+			continue
+		}
 		if !present[id] {
 			// The client's history no longer extends the session's: an
 			// edit, a regenerate or a branch.

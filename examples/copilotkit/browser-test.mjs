@@ -1,0 +1,256 @@
+// The real-browser test of the CopilotKit page: Debian's Chromium driven by
+// playwright-core (no browser download) against server.mjs, with agui2aap and
+// its built-in AAP demo agent behind it. .ci/browser-test.sh starts those.
+//
+//   BASE_URL=http://127.0.0.1:3000 ARTIFACTS=../../ci-artifacts [LOG_RUNS=runs.log] node browser-test.mjs
+//
+// LOG_RUNS, the file server.mjs logs the AG-UI traffic to, lets it check
+// that replies were streamed in several deltas (too fast to see on screen).
+//
+// It checks what a user sees: a streamed reply, a frontend tool that changes
+// the page, an approval prompt that gates a server tool (approved in one
+// thread, denied in another), and a reload that keeps the thread working.
+// Screenshots of every step go to $ARTIFACTS; the page's console is printed
+// when a step fails.
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { chromium } from "playwright-core";
+
+const baseURL = process.env.BASE_URL || "http://127.0.0.1:3000";
+const artifacts = resolve(process.env.ARTIFACTS || "ci-artifacts");
+const executablePath = process.env.CHROMIUM || "/usr/bin/chromium";
+const stepTimeout = Number(process.env.STEP_TIMEOUT_MS || 30000);
+mkdirSync(artifacts, { recursive: true });
+
+const consoleLog = [];
+const offHost = [];
+let passed = 0;
+let failed = 0;
+
+const userDataDir = mkdtempSync(join(tmpdir(), "copilotkit-chromium-"));
+const context = await chromium.launchPersistentContext(userDataDir, {
+  executablePath,
+  headless: true,
+  args: [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+  ],
+  viewport: { width: 1000, height: 760 },
+});
+const page = context.pages()[0] ?? (await context.newPage());
+page.setDefaultTimeout(stepTimeout);
+page.on("console", (m) => consoleLog.push(`[${m.type()}] ${m.text()}`));
+page.on("pageerror", (e) => consoleLog.push(`[pageerror] ${e.stack || e.message}`));
+page.on("requestfailed", (r) => consoleLog.push(`[requestfailed] ${r.method()} ${r.url()} ${r.failure()?.errorText}`));
+page.on("request", (r) => {
+  const host = new URL(r.url()).hostname;
+  if (!["127.0.0.1", "localhost", "[::1]"].includes(host) && !r.url().startsWith("data:")) offHost.push(r.url());
+});
+
+const chat = () => page.getByTestId("copilot-chat");
+const messages = () => page.getByTestId("copilot-message-list");
+
+async function shot(name) {
+  await scrollToBottom();
+  await page.screenshot({ path: join(artifacts, `${name}.png`) });
+}
+
+async function send(text) {
+  const box = page.getByTestId("copilot-chat-textarea");
+  await box.click();
+  await box.fill(text);
+  await box.press("Enter");
+  // The user message shows up at once.
+  await messages().getByText(text, { exact: true }).last().waitFor();
+}
+
+// waitText waits until the chat shows text (a substring of some message).
+async function waitText(text) {
+  await messages().getByText(text).last().waitFor();
+}
+
+// scrollToBottom brings the newest part of the chat, prompts included, into view.
+async function scrollToBottom() {
+  await page.evaluate(() => {
+    for (const el of document.querySelectorAll('[data-testid="copilot-chat"] *')) {
+      if (el.scrollHeight > el.clientHeight + 4 && getComputedStyle(el).overflowY !== "visible") {
+        el.scrollTop = el.scrollHeight;
+      }
+    }
+  });
+  await page.waitForTimeout(300);
+}
+
+async function waitIdle() {
+  await page.locator('[data-testid="copilot-chat"][data-copilot-running="false"]').waitFor();
+}
+
+// wireDeltas counts the TEXT_MESSAGE_CONTENT events agui2aap streamed for the
+// run whose newest message was userText, from server.mjs's LOG_RUNS file
+// (undefined without one).
+async function wireDeltas(userText) {
+  const file = process.env.LOG_RUNS;
+  if (!file) return undefined;
+  for (let tries = 0; tries < 30; tries++) {
+    const lines = existsSync(file) ? readFileSync(file, "utf8").split("\n") : [];
+    const input = lines
+      .filter((l) => l.startsWith(">> "))
+      .map((l) => JSON.parse(l.slice(3)))
+      .find((i) => i.messages.at(-1)?.content === userText);
+    if (input && lines.some((l) => l.startsWith(`<< ${input.runId} {"type":"RUN_FINISHED"`))) {
+      return lines.filter((l) => l.startsWith(`<< ${input.runId} {"type":"TEXT_MESSAGE_CONTENT"`)).length;
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`no run for ${JSON.stringify(userText)} in ${file}`);
+}
+
+async function step(name, fn) {
+  const started = Date.now();
+  try {
+    await fn();
+    passed++;
+    console.log(`ok   ${name} (${Date.now() - started} ms)`);
+  } catch (err) {
+    failed++;
+    console.log(`FAIL ${name} (${Date.now() - started} ms): ${err.message.split("\n")[0]}`);
+    await shot(`FAILED-${name.replace(/[^a-z0-9]+/gi, "-")}`).catch(() => {});
+    throw err;
+  }
+}
+
+const thread1 = crypto.randomUUID();
+let thread2 = "";
+try {
+  await step("page loads", async () => {
+    await page.goto(`${baseURL}/?thread=${thread1}`);
+    await chat().waitFor();
+    await page.getByTestId("copilot-chat-textarea").waitFor();
+  });
+
+  await step("a plain message streams a reply", async () => {
+    // Record every state the reply goes through on screen: the demo agent
+    // streams it in several deltas.
+    await page.evaluate(() => {
+      window.__replyStates = [];
+      const list = document.querySelector('[data-testid="copilot-message-list"]');
+      new MutationObserver(() => {
+        const text = list.innerText;
+        const i = text.lastIndexOf("You said");
+        if (i >= 0) {
+          const reply = text.slice(i).split("\n")[0];
+          if (window.__replyStates.at(-1) !== reply) window.__replyStates.push(reply);
+        }
+      }).observe(list, { subtree: true, childList: true, characterData: true });
+    });
+    await send("hello there");
+    await waitText("You said: hello there");
+    await waitIdle();
+    const states = await page.evaluate(() => window.__replyStates);
+    const deltas = await wireDeltas("hello there");
+    console.log(`     on screen in ${states.length} state(s); on the wire in ${deltas ?? "?"} TEXT_MESSAGE_CONTENT deltas`);
+    if (deltas !== undefined && deltas < 3) throw new Error(`the reply came in ${deltas} delta(s), not streamed`);
+    await shot("01-streamed-reply");
+  });
+
+  await step("weather in Paris runs the frontend tool and the agent follows up", async () => {
+    const before = await page.evaluate(() => getComputedStyle(document.body).backgroundColor);
+    await send("weather in Paris");
+    await page.waitForFunction(() => document.body.dataset.weather === "sunny");
+    // The colour fades in (a CSS transition): wait until it is the sunny one.
+    await page
+      .waitForFunction(() => getComputedStyle(document.body).backgroundColor === "rgb(255, 224, 138)", null, {
+        timeout: 5000,
+      })
+      .catch(async () => {
+        const now = await page.evaluate(() => getComputedStyle(document.body).backgroundColor);
+        throw new Error(`the page colour did not turn sunny: ${before} → ${now}`);
+      });
+    await page.locator('[data-testid="tool-call"][data-tool="get_weather"] [data-testid="tool-result"]', {
+      hasText: "Sunny, 21°C",
+    }).waitFor();
+    await waitText("The weather in Paris: Sunny, 21°C");
+    await waitIdle();
+    await shot("02-frontend-tool");
+  });
+
+  await step("search cats asks for approval; Approve runs the search", async () => {
+    await send("search cats");
+    const prompt = page.getByTestId("approval");
+    await prompt.waitFor();
+    await prompt.getByText("web_search").first().waitFor();
+    await waitIdle();
+    await shot("03-approval-prompt");
+    await prompt.getByRole("button", { name: "Approve" }).click();
+    // The tool's result (TOOL_CALL_RESULT) and the answer that uses it.
+    await page.locator('[data-testid="tool-call"][data-tool="web_search"] [data-testid="tool-result"]', {
+      hasText: "Results for cats",
+    }).waitFor();
+    await waitText("Here is what I found. Results for cats");
+    await waitIdle();
+    await page.getByTestId("approval").waitFor({ state: "detached" });
+    await shot("04-approved");
+  });
+
+  await step("a second thread: search dogs, Deny → the refusal", async () => {
+    await page.getByTestId("new-chat").click();
+    await page.waitForFunction((t) => !location.search.includes(t), thread1);
+    thread2 = new URL(page.url()).searchParams.get("thread");
+    await page.getByTestId("copilot-chat-textarea").waitFor();
+    if ((await messages().innerText()).includes("hello there")) throw new Error("the new chat shows the old thread");
+    await send("search dogs");
+    const prompt = page.getByTestId("approval");
+    await prompt.waitFor();
+    await waitIdle();
+    await prompt.getByRole("button", { name: "Deny" }).click();
+    await waitText("Search was not allowed: User denied");
+    await waitIdle();
+    await shot("05-denied");
+  });
+
+  await step("after a reload the thread continues", async () => {
+    await page.reload();
+    await page.getByTestId("copilot-chat-textarea").waitFor();
+    if (new URL(page.url()).searchParams.get("thread") !== thread2) throw new Error("the reload lost the thread id");
+    // The runtime replays the thread's history into the page.
+    await waitText("Search was not allowed: User denied");
+    await waitIdle();
+    await send("hello again");
+    await waitText("You said: hello again");
+    await waitIdle();
+    await shot("06-after-reload");
+  });
+
+  await step("the first thread is still there", async () => {
+    await page.goto(`${baseURL}/?thread=${thread1}`);
+    await waitText("Here is what I found.");
+    await waitIdle();
+    await send("one more");
+    await waitText("You said: one more");
+    await waitIdle();
+    await shot("07-first-thread-again");
+  });
+} catch {
+  // reported below
+} finally {
+  if (failed > 0) {
+    console.log("---- page console ----");
+    for (const line of consoleLog) console.log(line);
+    console.log("---- page text ----");
+    console.log(await page.locator("body").innerText().catch((e) => `(no page: ${e.message})`));
+  }
+  if (offHost.length > 0) {
+    console.log(`note: the page asked ${offHost.length} non-local URL(s), e.g. ${offHost.slice(0, 3).join(", ")}`);
+  }
+  await context.close();
+  rmSync(userDataDir, { recursive: true, force: true });
+}
+
+console.log(`browser-test: ${passed} passed, ${failed} failed`);
+process.exit(failed > 0 ? 1 : 0);
