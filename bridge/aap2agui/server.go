@@ -28,8 +28,6 @@ type Server struct {
 	engine  *gin.Engine
 }
 
-func init() { gin.SetMode(gin.ReleaseMode) }
-
 // New returns a Server for the configuration.
 func New(cfg Config) (*Server, error) {
 	if err := cfg.setDefaults(); err != nil {
@@ -41,18 +39,7 @@ func New(cfg Config) (*Server, error) {
 			s.secrets[o.Name] = true
 		}
 	}
-	e := gin.New()
-	e.HandleMethodNotAllowed = true
-	e.Use(web.RequestLog(cfg.Logger), gin.CustomRecovery(func(c *gin.Context, _ any) {
-		web.Error(c, http.StatusInternalServerError, "internal", "internal error")
-	}), web.BodyLimit(cfg.MaxBody))
-	e.NoRoute(func(c *gin.Context) {
-		web.Error(c, http.StatusNotFound, "not_found", "no such endpoint: "+c.Request.URL.Path)
-	})
-	e.NoMethod(func(c *gin.Context) {
-		web.Error(c, http.StatusMethodNotAllowed, "method_not_allowed", c.Request.Method+" is not allowed on "+c.Request.URL.Path)
-	})
-	e.GET("/healthz", func(c *gin.Context) { c.String(http.StatusOK, "ok\n") })
+	e := web.NewEngine(cfg.Logger, cfg.MaxBody)
 	e.GET("/readyz", s.ready)
 
 	g := e.Group(strings.TrimSuffix(cfg.BasePath, "/"))

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"maps"
 	"net/http"
+	"sync"
 	"time"
 
 	"github.com/ag-ui-protocol/ag-ui/sdks/community/go/pkg/core/events"
@@ -191,15 +192,16 @@ func (s *Server) turn(c *gin.Context) {
 	}
 	// The lock is released with a context of its own: the request's may be
 	// gone by then.
-	defer func() {
+	stopRenew := s.renewLock(ctx, sess.ID, holder, log)
+	release := sync.OnceFunc(func() {
+		stopRenew()
 		uctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
 		defer cancel()
 		if err := s.cfg.Store.Unlock(uctx, sess.ID, holder); err != nil {
 			log.Error().Err(err).Str("session", sess.ID).Msg("unlock")
 		}
-	}()
-	stopRenew := s.renewLock(ctx, sess.ID, holder, log)
-	defer stopRenew()
+	})
+	defer release()
 
 	// Read the session again under the lock: a turn that just finished may
 	// have changed it.
@@ -283,7 +285,7 @@ func (s *Server) turn(c *gin.Context) {
 			denied[pm.ToolCallID] = pm.Reason
 		}
 	}
-	s.stream(c, &req, sess, run, body, denied, prevInterrupts, log)
+	s.stream(c, &req, sess, run, body, denied, prevInterrupts, release, log)
 }
 
 // deniedText is the tool message AAP prescribes for a denied call.
@@ -400,7 +402,7 @@ type turnRun struct {
 
 // stream reads the agent's events, writes the AAP response and stores
 // what the run produces as it goes.
-func (s *Server) stream(c *gin.Context, req *aap.PostSessionTurnRequest, sess *store.Session, run *types.RunAgentInput, body interface{ Read([]byte) (int, error) }, denied map[string]string, prevInterrupts []types.Interrupt, log *zerolog.Logger) {
+func (s *Server) stream(c *gin.Context, req *aap.PostSessionTurnRequest, sess *store.Session, run *types.RunAgentInput, body interface{ Read([]byte) (int, error) }, denied map[string]string, prevInterrupts []types.Interrupt, release func(), log *zerolog.Logger) {
 	ctx := c.Request.Context()
 	mode := req.Mode()
 	r := &turnRun{s: s, sess: sess, tr: translate.NewAGUIToAAP(translate.AGUIToAAPOptions{Mode: mode}), state: sess.State, log: log, denied: denied, prevInterrupts: prevInterrupts}
@@ -464,8 +466,12 @@ func (s *Server) stream(c *gin.Context, req *aap.PostSessionTurnRequest, sess *s
 		}
 		log.Warn().Str("session", sess.ID).Str("agent_code", code).Str("agent_message", re.Message).Msg("the agent reported an error")
 	}
-	out.Flush()
+	// Save and free the session before the client sees the end of the
+	// turn: a client that sends its next turn at once must find the
+	// history complete and the session free.
 	r.finish()
+	release()
+	out.Flush()
 	if mode == aap.StreamNone {
 		web.JSON(c, http.StatusOK, r.tr.Response())
 	}

@@ -7,6 +7,7 @@ import (
 	"iter"
 	"net/http"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/ag-ui-protocol/ag-ui/sdks/community/go/pkg/core/events"
@@ -80,18 +81,20 @@ func (s *Server) run(c *gin.Context) {
 		web.Error(c, http.StatusConflict, "run_in_progress", "a run is already in progress on this thread; wait for it to finish")
 		return
 	}
-	defer func() {
+	stopRenew := web.Renew(ctx, runLockTTL/3, func(ctx context.Context) {
+		if _, err := s.cfg.Store.LockThread(ctx, owner, in.ThreadID, holder, runLockTTL); err != nil {
+			log.Warn().Err(err).Msg("renewing the thread lock")
+		}
+	})
+	release := sync.OnceFunc(func() {
+		stopRenew()
 		uctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
 		defer cancel()
 		if err := s.cfg.Store.UnlockThread(uctx, owner, in.ThreadID, holder); err != nil {
 			log.Error().Err(err).Msg("store: unlock thread")
 		}
-	}()
-	defer web.Renew(ctx, runLockTTL/3, func(ctx context.Context) {
-		if _, err := s.cfg.Store.LockThread(ctx, owner, in.ThreadID, holder, runLockTTL); err != nil {
-			log.Warn().Err(err).Msg("renewing the thread lock")
-		}
-	})()
+	})
+	defer release()
 
 	th, err := s.cfg.Store.GetThread(ctx, owner, in.ThreadID)
 	if errors.Is(err, store.ErrNotFound) {
@@ -120,7 +123,7 @@ func (s *Server) run(c *gin.Context) {
 	if th == nil {
 		th = &store.Thread{Owner: owner, ID: in.ThreadID}
 	}
-	r := &runner{s: s, c: c, cl: cl, in: &in, info: info, th: th, p: p, log: log, clientTools: clientTools, fwd: fwd}
+	r := &runner{s: s, c: c, cl: cl, in: &in, info: info, th: th, p: p, log: log, clientTools: clientTools, fwd: fwd, release: release}
 	r.execute(ctx)
 }
 
@@ -161,6 +164,7 @@ type runner struct {
 	log         *zerolog.Logger
 	clientTools []aap.ToolSpec
 	fwd         *translate.Forwarded
+	release     func() // frees the thread for the next run
 
 	out      *web.Stream
 	a2g      *translate.AAPToAGUI
@@ -245,8 +249,12 @@ func (r *runner) execute(ctx context.Context) {
 	}
 	r.out.Start()
 	r.pump(ctx, evs, req)
-	r.out.Flush()
+	// Save and free the thread before the client sees the end of the run:
+	// a client that starts its next run at once (CopilotKit does, after a
+	// frontend tool) must find the thread saved and free.
 	r.save()
+	r.release()
+	r.out.Flush()
 }
 
 // open starts a turn and returns its events; an error before any event is

@@ -32,26 +32,13 @@ type metaEntry struct {
 	at   time.Time
 }
 
-func init() { gin.SetMode(gin.ReleaseMode) }
-
 // New returns a Server for the configuration.
 func New(cfg Config) (*Server, error) {
 	if err := cfg.setDefaults(); err != nil {
 		return nil, err
 	}
 	s := &Server{cfg: cfg, keys: web.NewKeys(cfg.APIKeys), meta: map[string]metaEntry{}}
-	e := gin.New()
-	e.HandleMethodNotAllowed = true
-	e.Use(web.RequestLog(cfg.Logger), gin.CustomRecovery(func(c *gin.Context, _ any) {
-		web.Error(c, http.StatusInternalServerError, "internal", "internal error")
-	}), s.cors, web.BodyLimit(cfg.MaxBody))
-	e.NoRoute(func(c *gin.Context) {
-		web.Error(c, http.StatusNotFound, "not_found", "no such endpoint: "+c.Request.URL.Path)
-	})
-	e.NoMethod(func(c *gin.Context) {
-		web.Error(c, http.StatusMethodNotAllowed, "method_not_allowed", c.Request.Method+" is not allowed on "+c.Request.URL.Path)
-	})
-	e.GET("/healthz", func(c *gin.Context) { c.String(http.StatusOK, "ok\n") })
+	e := web.NewEngine(cfg.Logger, cfg.MaxBody, s.cors)
 	e.GET("/readyz", s.ready)
 	e.GET("/agents", s.auth, s.listAgents)
 	e.POST("/agents/:name", s.auth, s.run)

@@ -15,11 +15,9 @@ import (
 	"fmt"
 	"net"
 	"net/http"
-	"net/url"
 	"os"
 	"time"
 
-	"github.com/rs/zerolog"
 	"sigs.k8s.io/yaml"
 
 	"github.com/aapagui/aapagui/aap"
@@ -91,7 +89,7 @@ func run(args []string) error {
 
 	ctx := context.Background()
 	if cfg.Upstream == "" {
-		addr, stop, err := startDemo(log)
+		addr, stop, err := cli.ServeLoopback(log, "AG-UI demo agent", demo.AGUIAgent{})
 		if err != nil {
 			return err
 		}
@@ -121,32 +119,9 @@ func run(args []string) error {
 		headerNames = append(headerNames, name) // names only: values may be secrets
 	}
 	return cli.Serve(ctx, log, *listen, srv, *grace, func(a net.Addr) {
-		log.Info().Str("listen", a.String()).Str("upstream", redactURL(cfg.Upstream)).Strs("upstream_headers", headerNames).
+		log.Info().Str("listen", a.String()).Str("upstream", cli.RedactURL(cfg.Upstream)).Strs("upstream_headers", headerNames).
 			Str("agent", cfg.Agent.Name).Str("store", *storeSpec).Str("base_path", cfg.BasePath).Msg("aap2agui serving")
 	})
-}
-
-func redactURL(s string) string {
-	u, err := url.Parse(s)
-	if err != nil {
-		return "(invalid URL)"
-	}
-	return u.Redacted()
-}
-
-// startDemo serves the AG-UI demo agent on a loopback port.
-func startDemo(log zerolog.Logger) (string, func(), error) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return "", nil, err
-	}
-	srv := &http.Server{Handler: demo.AGUIAgent{}, ReadHeaderTimeout: 10 * time.Second}
-	go func() {
-		if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
-			log.Error().Err(err).Msg("demo agent")
-		}
-	}()
-	return ln.Addr().String(), func() { _ = srv.Close() }, nil
 }
 
 // demoAgent describes the demo agent: web_search as a server tool, every

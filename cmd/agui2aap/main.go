@@ -16,13 +16,9 @@ import (
 	"flag"
 	"fmt"
 	"net"
-	"net/http"
-	"net/url"
 	"os"
 	"strings"
 	"time"
-
-	"github.com/rs/zerolog"
 
 	"github.com/aapagui/aapagui/bridge/agui2aap"
 	"github.com/aapagui/aapagui/demo"
@@ -75,7 +71,7 @@ func run(args []string) error {
 		MaxBody: *maxBody, Logger: log,
 	}
 	if cfg.Upstream == "" {
-		addr, stop, err := startDemo(log)
+		addr, stop, err := cli.ServeLoopback(log, "AAP demo agent", demo.NewAAPAgent(demo.AAPAgentOptions{}))
 		if err != nil {
 			return err
 		}
@@ -101,30 +97,7 @@ func run(args []string) error {
 		log.Warn().Msg("no --api-key: the AG-UI endpoints are open to anyone who can reach them")
 	}
 	return cli.Serve(context.Background(), log, *listen, srv, *grace, func(a net.Addr) {
-		log.Info().Str("listen", a.String()).Str("upstream", redactURL(cfg.Upstream)).Bool("forward_auth", cfg.ForwardAuth).
+		log.Info().Str("listen", a.String()).Str("upstream", cli.RedactURL(cfg.Upstream)).Bool("forward_auth", cfg.ForwardAuth).
 			Str("policy", string(cfg.Policy)).Str("store", *storeSpec).Strs("cors_origins", cfg.CORSOrigins).Msg("agui2aap serving")
 	})
-}
-
-func redactURL(s string) string {
-	u, err := url.Parse(s)
-	if err != nil {
-		return "(invalid URL)"
-	}
-	return u.Redacted()
-}
-
-// startDemo serves the AAP demo agent on a loopback port.
-func startDemo(log zerolog.Logger) (string, func(), error) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return "", nil, err
-	}
-	srv := &http.Server{Handler: demo.NewAAPAgent(demo.AAPAgentOptions{}), ReadHeaderTimeout: 10 * time.Second}
-	go func() {
-		if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
-			log.Error().Err(err).Msg("demo agent")
-		}
-	}()
-	return ln.Addr().String(), func() { _ = srv.Close() }, nil
 }

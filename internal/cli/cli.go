@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"os/signal"
 	"strconv"
@@ -177,4 +178,29 @@ func Serve(ctx context.Context, log zerolog.Logger, addr string, h http.Handler,
 		return err
 	}
 	return nil
+}
+
+// RedactURL renders a URL for logs without its password.
+func RedactURL(s string) string {
+	u, err := url.Parse(s)
+	if err != nil {
+		return "(invalid URL)"
+	}
+	return u.Redacted()
+}
+
+// ServeLoopback serves h on a free loopback port (a built-in demo agent)
+// and returns its address and a function that stops it.
+func ServeLoopback(log zerolog.Logger, name string, h http.Handler) (string, func(), error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", nil, err
+	}
+	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
+	go func() {
+		if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			log.Error().Err(err).Msg(name)
+		}
+	}()
+	return ln.Addr().String(), func() { _ = srv.Close() }, nil
 }
