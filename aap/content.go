@@ -1,7 +1,6 @@
 package aap
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -127,15 +126,6 @@ func appendContent(dst []byte, c Content) ([]byte, error) {
 		}
 	}
 	return append(dst, ']'), nil
-}
-
-var emptyObject = json.RawMessage(`{}`)
-
-func inputOrEmpty(in json.RawMessage) json.RawMessage {
-	if len(bytes.TrimSpace(in)) == 0 {
-		return emptyObject
-	}
-	return in
 }
 
 // Content is the content of a message: either a string or a list of blocks.

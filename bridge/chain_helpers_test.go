@@ -282,10 +282,6 @@ type accepted struct {
 // agent directly and through the chain that the test tolerates.
 var acceptedDifferences = []*accepted{}
 
-// unansweredText is what the demo agent stores for a call that a new user
-// message leaves unanswered.
-const unansweredText = "Tool call was not answered: the user sent a new message instead."
-
 // acceptDifferences rewrites a chained transcript with the accepted
 // differences, counting their use.
 func acceptDifferences(tr transcript) transcript {

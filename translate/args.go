@@ -64,7 +64,7 @@ func ArgumentsFromInput(input json.RawMessage) (string, error) {
 		}
 		return "", &ArgumentsError{Reason: reason}
 	}
-	if bytes.IndexAny(trimmed, jsonSpace) < 0 {
+	if !bytes.ContainsAny(trimmed, jsonSpace) {
 		// Already compact (the usual case): one copy, no second pass.
 		return string(trimmed), nil
 	}

@@ -493,14 +493,6 @@ func (e *env) onlySession(t testing.TB) string {
 	return ss[0].SessionID
 }
 
-// lastSession is the id of the newest session.
-func (e *env) lastSession(t testing.TB) string {
-	t.Helper()
-	ss := e.sessions(t)
-	require.NotEmpty(t, ss)
-	return ss[len(ss)-1].SessionID
-}
-
 // history is the AAP session's full history.
 func (e *env) history(t testing.TB, id string) []aap.Message {
 	t.Helper()
