@@ -118,6 +118,7 @@ type HTTPError struct {
 	Body       []byte
 }
 
+// Error describes the failure.
 func (e *HTTPError) Error() string {
 	var sb strings.Builder
 	sb.WriteString("aap: HTTP ")
@@ -165,6 +166,7 @@ type endpointError struct {
 	err      error
 }
 
+// Error describes the failure.
 func (e *endpointError) Error() string {
 	msg := "aap: " + e.endpoint + ": "
 	if e.what != "" {
@@ -173,6 +175,7 @@ func (e *endpointError) Error() string {
 	return msg + strings.TrimPrefix(e.err.Error(), "aap: ")
 }
 
+// Unwrap returns the underlying error.
 func (e *endpointError) Unwrap() error { return e.err }
 
 // Meta returns the server's protocol version and agents.

@@ -17,6 +17,7 @@ type DecodeError struct {
 	Err    error // the underlying encoding/json error, if any
 }
 
+// Error describes the failure.
 func (e *DecodeError) Error() string {
 	if e.Field == "" {
 		return "aap: " + e.Reason
@@ -24,6 +25,7 @@ func (e *DecodeError) Error() string {
 	return "aap: " + e.Field + ": " + e.Reason
 }
 
+// Unwrap returns the underlying error.
 func (e *DecodeError) Unwrap() error { return e.Err }
 
 func fieldErr(field, format string, args ...any) *DecodeError {

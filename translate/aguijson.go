@@ -1095,6 +1095,7 @@ func appendStringMember(dst []byte, prefix, s string) []byte {
 // appendWriter is an io.Writer appending to a byte slice.
 type appendWriter struct{ buf []byte }
 
+// Write implements io.Writer.
 func (w *appendWriter) Write(p []byte) (int, error) {
 	w.buf = append(w.buf, p...)
 	return len(p), nil

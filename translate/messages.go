@@ -23,6 +23,7 @@ type MessageError struct {
 	Err    error
 }
 
+// Error describes the failure.
 func (e *MessageError) Error() string {
 	if e.ID != "" {
 		return fmt.Sprintf("message %d (id %q): %s", e.Index, e.ID, e.Reason)
@@ -30,6 +31,7 @@ func (e *MessageError) Error() string {
 	return fmt.Sprintf("message %d: %s", e.Index, e.Reason)
 }
 
+// Unwrap returns the underlying error.
 func (e *MessageError) Unwrap() error { return e.Err }
 
 // ErrUnsupportedContent is wrapped by errors for content that has no

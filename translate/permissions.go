@@ -85,6 +85,7 @@ type ResumeError struct {
 	Reason      string
 }
 
+// Error describes the failure.
 func (e *ResumeError) Error() string {
 	return fmt.Sprintf("resume for interrupt %q: %s", e.InterruptID, e.Reason)
 }

@@ -17,6 +17,7 @@ type StreamError struct {
 	Reason string
 }
 
+// Error describes the failure.
 func (e *StreamError) Error() string { return fmt.Sprintf("%s: %s", e.Event, e.Reason) }
 
 // ErrTerminated is returned by Feed for an event that arrives after the

@@ -23,6 +23,7 @@ type upstreamError struct {
 	detail  error  // for the log only
 }
 
+// Error describes the failure.
 func (e *upstreamError) Error() string { return e.message + ": " + e.detail.Error() }
 
 // post sends the run to the upstream agent and returns its SSE body. The
@@ -89,6 +90,7 @@ type cancelBody struct {
 	cancel func()
 }
 
+// Close closes the body and releases the request.
 func (b *cancelBody) Close() error {
 	err := b.ReadCloser.Close()
 	b.cancel()

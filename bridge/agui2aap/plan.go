@@ -40,6 +40,7 @@ type planError struct {
 	message string
 }
 
+// Error describes the failure.
 func (e *planError) Error() string { return e.code + ": " + e.message }
 
 func badInput(format string, args ...any) *planError {
