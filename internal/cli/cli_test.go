@@ -1,0 +1,121 @@
+package cli_test
+
+import (
+	"context"
+	"io"
+	"net"
+	"net/http"
+	"testing"
+	"time"
+
+	"github.com/rs/zerolog"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/aapagui/aapagui/internal/cli"
+)
+
+// A running request (a turn) finishes when the server is told to stop;
+// new connections are refused; Serve returns once it is done.
+func TestServeShutsDownGracefully(t *testing.T) {
+	entered, release := make(chan struct{}), make(chan struct{})
+	h := http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		w.WriteHeader(http.StatusOK)
+		_, _ = io.WriteString(w, "event: turn_start\ndata: {}\n\n")
+		w.(http.Flusher).Flush()
+		close(entered)
+		<-release
+		_, _ = io.WriteString(w, "event: turn_stop\ndata: {\"stopReason\":\"end_turn\"}\n\n")
+	})
+	ctx, stop := context.WithCancel(context.Background())
+	addrc := make(chan net.Addr, 1)
+	done := make(chan error, 1)
+	go func() { done <- cli.Serve(ctx, zerolog.Nop(), "127.0.0.1:0", h, 5*time.Second, func(a net.Addr) { addrc <- a }) }()
+	addr := (<-addrc).String()
+
+	resp, err := http.Get("http://" + addr + "/")
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	<-entered
+	stop() // as SIGTERM would
+
+	// The listener closes at once: new connections are refused.
+	require.Eventually(t, func() bool {
+		c, err := net.DialTimeout("tcp", addr, 100*time.Millisecond)
+		if err == nil {
+			c.Close()
+		}
+		return err != nil
+	}, 2*time.Second, 10*time.Millisecond)
+	select {
+	case <-done:
+		t.Fatal("Serve returned while a turn was still running")
+	default:
+	}
+	close(release)
+	body, err := io.ReadAll(resp.Body)
+	require.NoError(t, err)
+	assert.Contains(t, string(body), "turn_stop", "the running turn finished")
+	select {
+	case err := <-done:
+		require.NoError(t, err)
+	case <-time.After(5 * time.Second):
+		t.Fatal("Serve did not return after the last request")
+	}
+}
+
+// A turn that outlives the grace period is cut, and Serve still returns.
+func TestServeGraceIsBounded(t *testing.T) {
+	entered := make(chan struct{})
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(http.StatusOK)
+		w.(http.Flusher).Flush()
+		close(entered)
+		<-r.Context().Done() // never finishes on its own
+	})
+	ctx, stop := context.WithCancel(context.Background())
+	addrc := make(chan net.Addr, 1)
+	done := make(chan error, 1)
+	go func() { done <- cli.Serve(ctx, zerolog.Nop(), "127.0.0.1:0", h, 200*time.Millisecond, func(a net.Addr) { addrc <- a }) }()
+	resp, err := http.Get("http://" + (<-addrc).String() + "/")
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	<-entered
+	stop()
+	select {
+	case err := <-done:
+		require.NoError(t, err)
+	case <-time.After(5 * time.Second):
+		t.Fatal("Serve waited past its grace period")
+	}
+}
+
+func TestFlagsFromEnvironment(t *testing.T) {
+	t.Setenv("PROG_LISTEN", "127.0.0.1:9")
+	t.Setenv("PROG_API_KEY", "a, b,,c")
+	t.Setenv("PROG_VERBOSE", "true")
+	f := cli.NewFlags("prog", "PROG")
+	listen := f.String("listen", "127.0.0.1:1", "")
+	keys := f.List("api-key", ",", "")
+	verbose := f.Bool("verbose", false, "")
+	require.NoError(t, f.Parse(nil))
+	assert.Equal(t, "127.0.0.1:9", *listen)
+	assert.Equal(t, []string{"a", "b", "c"}, *keys)
+	assert.True(t, *verbose)
+
+	f = cli.NewFlags("prog", "PROG")
+	keys = f.List("api-key", ",", "")
+	require.NoError(t, f.Parse([]string{"--api-key", "z"}))
+	assert.Equal(t, []string{"z"}, *keys, "flags on the command line replace the environment's")
+}
+
+func TestParseHeader(t *testing.T) {
+	name, value, err := cli.ParseHeader("Authorization: Bearer xyz")
+	require.NoError(t, err)
+	assert.Equal(t, "Authorization", name)
+	assert.Equal(t, "Bearer xyz", value)
+	_, _, err = cli.ParseHeader("Authorization Bearer xyz")
+	require.Error(t, err)
+	assert.NotContains(t, err.Error(), "xyz", "a malformed header's value is never echoed")
+}
