@@ -31,7 +31,9 @@ func TestServeShutsDownGracefully(t *testing.T) {
 	ctx, stop := context.WithCancel(context.Background())
 	addrc := make(chan net.Addr, 1)
 	done := make(chan error, 1)
-	go func() { done <- cli.Serve(ctx, zerolog.Nop(), "127.0.0.1:0", h, 5*time.Second, func(a net.Addr) { addrc <- a }) }()
+	go func() {
+		done <- cli.Serve(ctx, zerolog.Nop(), "127.0.0.1:0", h, 5*time.Second, func(a net.Addr) { addrc <- a })
+	}()
 	addr := (<-addrc).String()
 
 	resp, err := http.Get("http://" + addr + "/")
@@ -77,7 +79,9 @@ func TestServeGraceIsBounded(t *testing.T) {
 	ctx, stop := context.WithCancel(context.Background())
 	addrc := make(chan net.Addr, 1)
 	done := make(chan error, 1)
-	go func() { done <- cli.Serve(ctx, zerolog.Nop(), "127.0.0.1:0", h, 200*time.Millisecond, func(a net.Addr) { addrc <- a }) }()
+	go func() {
+		done <- cli.Serve(ctx, zerolog.Nop(), "127.0.0.1:0", h, 200*time.Millisecond, func(a net.Addr) { addrc <- a })
+	}()
 	resp, err := http.Get("http://" + (<-addrc).String() + "/")
 	require.NoError(t, err)
 	defer resp.Body.Close()
