@@ -16,7 +16,6 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/aapagui/aapagui/aap"
-	"github.com/aapagui/aapagui/internal/sse"
 	"github.com/aapagui/aapagui/internal/web"
 	"github.com/aapagui/aapagui/store"
 	"github.com/aapagui/aapagui/translate"
@@ -137,17 +136,21 @@ func (s *Server) refuse(c *gin.Context, in *types.RunAgentInput, pe *planError) 
 	out.Flush()
 }
 
-// writeAGUI appends AG-UI events as SSE frames.
+// writeAGUI appends AG-UI events as SSE frames, encoding each in place:
+// AppendEvent writes compact JSON, which has no raw line breaks, so one
+// "data:" line holds it.
 func writeAGUI(out *web.Stream, evs []events.Event, log *zerolog.Logger) {
 	buf := out.Buffer()
-	var data []byte
 	for _, ev := range evs {
+		start := len(buf)
+		buf = append(buf, "data: "...)
 		var err error
-		if data, err = translate.AppendEvent(data[:0], ev); err != nil {
+		if buf, err = translate.AppendEvent(buf, ev); err != nil {
 			log.Error().Err(err).Str("event", string(ev.Type())).Msg("encoding an AG-UI event")
+			buf = buf[:start]
 			continue
 		}
-		buf = sse.AppendEvent(buf, "", data)
+		buf = append(buf, '\n', '\n')
 	}
 	out.Commit(buf)
 }
