@@ -9,7 +9,8 @@
 //
 // It checks what a user sees: a streamed reply, a frontend tool that changes
 // the page, an approval prompt that gates a server tool (approved in one
-// thread, denied in another), and a reload that keeps the thread working.
+// thread, denied in another), a reload that keeps the thread working, and an
+// agent error shown without breaking the thread.
 // Screenshots of every step go to $ARTIFACTS; the page's console is printed
 // when a step fails.
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
@@ -235,6 +236,20 @@ try {
     await waitText("You said: one more");
     await waitIdle();
     await shot("07-first-thread-again");
+  });
+
+  await step("an agent error is shown, and the thread goes on", async () => {
+    await page.getByTestId("new-chat").click();
+    await page.waitForFunction((t) => !location.search.includes(t), thread1);
+    await send("please fail");
+    await waitText("Starting…");
+    // agui2aap's RUN_ERROR, as CopilotKit shows it.
+    await page.getByText("The agent stopped with an error.").first().waitFor();
+    await waitIdle();
+    await shot("08-agent-error");
+    await send("are you there");
+    await waitText("You said: are you there");
+    await waitIdle();
   });
 } catch {
   // reported below

@@ -9,7 +9,7 @@
 //
 // The thread id lives in the URL (?thread=…), so a reload continues the same
 // thread and "New chat" starts another.
-import React, { useCallback, useEffect, useState } from "react";
+import { useCallback, useEffect, useState } from "react";
 import { createRoot } from "react-dom/client";
 import { z } from "zod";
 import {
