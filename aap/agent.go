@@ -2,6 +2,7 @@ package aap
 
 import (
 	"encoding/json"
+	"maps"
 )
 
 // Version is the AAP protocol version this package implements.
@@ -305,4 +306,22 @@ func (o *AgentOption) UnmarshalJSON(data []byte) error {
 	}
 	*o = v
 	return nil
+}
+
+// Override applies a turn's agent overrides as AAP prescribes: server tools
+// are replaced when given (an empty list disables them all), options are
+// merged by key. The name never changes. A nil o changes nothing.
+func (a *AgentConfig) Override(o *AgentConfig) {
+	if o == nil {
+		return
+	}
+	if o.Tools != nil {
+		a.Tools = o.Tools
+	}
+	if len(o.Options) > 0 {
+		opts := make(map[string]string, len(a.Options)+len(o.Options))
+		maps.Copy(opts, a.Options)
+		maps.Copy(opts, o.Options)
+		a.Options = opts
+	}
 }

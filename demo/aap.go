@@ -2,7 +2,6 @@ package demo
 
 import (
 	"bytes"
-	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -377,30 +376,11 @@ func (a *AAPAgent) deleteSession(w http.ResponseWriter, r *http.Request, owner s
 	w.WriteHeader(http.StatusNoContent)
 }
 
-// cursor encodes a listing position (the creation number of the last
-// session of a page) opaquely.
-func cursor(seq int64) string {
-	return base64.RawURLEncoding.EncodeToString([]byte("after:" + strconv.FormatInt(seq, 10)))
-}
-
-func parseCursor(s string) (int64, bool) {
-	b, err := base64.RawURLEncoding.DecodeString(s)
-	if err != nil {
-		return 0, false
-	}
-	n, ok := strings.CutPrefix(string(b), "after:")
-	if !ok {
-		return 0, false
-	}
-	seq, err := strconv.ParseInt(n, 10, 64)
-	return seq, err == nil && seq >= 0
-}
-
 func (a *AAPAgent) listSessions(w http.ResponseWriter, r *http.Request, owner string) {
 	var after int64
 	if c := r.URL.Query().Get("after"); c != "" {
 		var ok bool
-		if after, ok = parseCursor(c); !ok {
+		if after, ok = web.ParseCursor(c); !ok {
 			web.WriteError(w, http.StatusBadRequest, "invalid_cursor", "after is not a cursor this server issued")
 			return
 		}
@@ -414,7 +394,7 @@ func (a *AAPAgent) listSessions(w http.ResponseWriter, r *http.Request, owner st
 		resp.Sessions = append(resp.Sessions, a.infoOf(s))
 	}
 	if end < len(list) {
-		resp.Next = cursor(list[end-1].seq)
+		resp.Next = web.Cursor(list[end-1].seq)
 	}
 	a.mu.Unlock()
 	writeJSON(w, http.StatusOK, resp)
@@ -607,21 +587,7 @@ func (a *AAPAgent) startTurn(s *aapSession, req *aap.PostSessionTurnRequest) (*a
 		}
 	}
 
-	if req.Agent != nil {
-		if req.Agent.Tools != nil {
-			s.agent.Tools = req.Agent.Tools
-		}
-		if len(req.Agent.Options) > 0 {
-			opts := make(map[string]string, len(s.agent.Options)+len(req.Agent.Options))
-			for k, v := range s.agent.Options {
-				opts[k] = v
-			}
-			for k, v := range req.Agent.Options {
-				opts[k] = v
-			}
-			s.agent.Options = opts
-		}
-	}
+	s.agent.Override(req.Agent)
 	if req.Tools != nil {
 		s.tools = req.Tools
 	}

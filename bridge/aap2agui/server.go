@@ -2,7 +2,6 @@ package aap2agui
 
 import (
 	"context"
-	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -250,29 +249,11 @@ func (s *Server) deleteSession(c *gin.Context) {
 	c.Status(http.StatusNoContent)
 }
 
-// cursor encodes a listing position opaquely.
-func cursor(seq int64) string {
-	return base64.RawURLEncoding.EncodeToString([]byte("after:" + strconv.FormatInt(seq, 10)))
-}
-
-func parseCursor(s string) (int64, bool) {
-	b, err := base64.RawURLEncoding.DecodeString(s)
-	if err != nil {
-		return 0, false
-	}
-	n, ok := strings.CutPrefix(string(b), "after:")
-	if !ok {
-		return 0, false
-	}
-	seq, err := strconv.ParseInt(n, 10, 64)
-	return seq, err == nil && seq >= 0
-}
-
 func (s *Server) listSessions(c *gin.Context) {
 	var after int64
 	if a := c.Query("after"); a != "" {
 		var ok bool
-		if after, ok = parseCursor(a); !ok {
+		if after, ok = web.ParseCursor(a); !ok {
 			web.Error(c, http.StatusBadRequest, "invalid_cursor", "after is not a cursor this server issued")
 			return
 		}
@@ -285,7 +266,7 @@ func (s *Server) listSessions(c *gin.Context) {
 	resp := aap.GetSessionsResponse{Sessions: []aap.SessionInfo{}}
 	if len(list) > s.cfg.PageSize {
 		list = list[:s.cfg.PageSize]
-		resp.Next = cursor(list[len(list)-1].Seq)
+		resp.Next = web.Cursor(list[len(list)-1].Seq)
 	}
 	for _, sess := range list {
 		resp.Sessions = append(resp.Sessions, s.info(sess))

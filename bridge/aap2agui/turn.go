@@ -140,21 +140,7 @@ func toolCallIDOf(m aap.Message) string {
 // mergeAgent applies a turn's overrides to the session: server tools
 // replace, options merge by key, client tools replace.
 func mergeAgent(sess *store.Session, req *aap.PostSessionTurnRequest) {
-	if req.Agent != nil {
-		if req.Agent.Tools != nil {
-			sess.Agent.Tools = req.Agent.Tools
-		}
-		if len(req.Agent.Options) > 0 {
-			opts := make(map[string]string, len(sess.Agent.Options)+len(req.Agent.Options))
-			for k, v := range sess.Agent.Options {
-				opts[k] = v
-			}
-			for k, v := range req.Agent.Options {
-				opts[k] = v
-			}
-			sess.Agent.Options = opts
-		}
-	}
+	sess.Agent.Override(req.Agent)
 	if req.Tools != nil {
 		sess.Tools = req.Tools
 	}
