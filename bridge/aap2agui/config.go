@@ -6,6 +6,9 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"reflect"
+	"sort"
+	"strings"
 	"time"
 
 	"github.com/rs/zerolog"
@@ -37,6 +40,13 @@ type Config struct {
 	APIKeys []string
 	// PublicMeta serves GET /meta without a key.
 	PublicMeta bool
+	// AllowedHosts are the Host names (or addresses) served besides the
+	// loopback names when APIKeys is empty, against DNS rebinding; "*"
+	// serves any. With API keys every Host is served.
+	AllowedHosts []string
+	// BodyTimeout bounds the time to receive a request body; zero means
+	// 30 s, negative means no limit.
+	BodyTimeout time.Duration
 
 	// Store keeps sessions. Required.
 	Store store.Store
@@ -98,6 +108,9 @@ func (c *Config) setDefaults() error {
 			return fmt.Errorf("aap2agui: agent option %d: %w", i, err)
 		}
 	}
+	if c.BodyTimeout == 0 {
+		c.BodyTimeout = 30 * time.Second
+	}
 	if c.HTTPClient == nil {
 		c.HTTPClient = &http.Client{Transport: &http.Transport{
 			Proxy:               http.ProxyFromEnvironment,
@@ -130,5 +143,74 @@ func LoadAgentInfo(data []byte) (aap.AgentInfo, error) {
 	if err := json.Unmarshal(data, &info); err != nil {
 		return aap.AgentInfo{}, err
 	}
+	// A misspelt key ("capabilites") is an error, not a silent default.
+	// AgentInfo decodes itself (to name the failing tool), which
+	// json.Decoder.DisallowUnknownFields does not reach, so the keys are
+	// checked against the type's JSON names here.
+	var raw any
+	if err := json.Unmarshal(data, &raw); err != nil {
+		return aap.AgentInfo{}, err
+	}
+	if err := unknownKeys(reflect.TypeFor[aap.AgentInfo](), raw, ""); err != nil {
+		return aap.AgentInfo{}, err
+	}
 	return info, nil
+}
+
+// unknownKeys reports the first key of raw (decoded JSON) that t has no
+// field for, with its path. Values held as raw JSON or maps are not
+// checked: their shape is free.
+func unknownKeys(t reflect.Type, raw any, path string) error {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if t == reflect.TypeFor[json.RawMessage]() {
+		return nil
+	}
+	switch v := raw.(type) {
+	case []any:
+		if t.Kind() != reflect.Slice {
+			return nil
+		}
+		for i, e := range v {
+			if err := unknownKeys(t.Elem(), e, fmt.Sprintf("%s[%d]", path, i)); err != nil {
+				return err
+			}
+		}
+	case map[string]any:
+		if t.Kind() != reflect.Struct {
+			return nil
+		}
+		fields := map[string]reflect.Type{}
+		for i := range t.NumField() {
+			f := t.Field(i)
+			name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+			if name == "-" || !f.IsExported() {
+				continue
+			}
+			if name == "" {
+				name = f.Name
+			}
+			fields[name] = f.Type
+		}
+		keys := make([]string, 0, len(v))
+		for k := range v {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			p := k
+			if path != "" {
+				p = path + "." + k
+			}
+			ft, ok := fields[k]
+			if !ok {
+				return fmt.Errorf("unknown key %q", p)
+			}
+			if err := unknownKeys(ft, v[k], p); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }

@@ -38,7 +38,11 @@ func New(cfg Config) (*Server, error) {
 			s.secrets[o.Name] = true
 		}
 	}
-	e := web.NewEngine(cfg.Logger, cfg.MaxBody)
+	guards := []gin.HandlerFunc{web.BodyTimeout(cfg.BodyTimeout)}
+	if s.keys.Open() {
+		guards = append(guards, web.HostAllow(cfg.AllowedHosts))
+	}
+	e := web.NewEngine(cfg.Logger, cfg.MaxBody, guards...)
 	e.GET("/readyz", s.ready)
 
 	g := e.Group(strings.TrimSuffix(cfg.BasePath, "/"))
@@ -48,11 +52,11 @@ func New(cfg Config) (*Server, error) {
 		g.GET("/meta", s.auth, s.meta)
 	}
 	g.GET("/sessions", s.auth, s.listSessions)
-	g.POST("/sessions", s.auth, s.createSession)
+	g.POST("/sessions", s.auth, web.JSONBody, s.createSession)
 	g.GET("/sessions/:id", s.auth, s.getSession)
 	g.DELETE("/sessions/:id", s.auth, s.deleteSession)
 	g.GET("/sessions/:id/history", s.auth, s.history)
-	g.POST("/sessions/:id/turns", s.auth, s.turn)
+	g.POST("/sessions/:id/turns", s.auth, web.JSONBody, s.turn)
 	s.engine = e
 	return s, nil
 }

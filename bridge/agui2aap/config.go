@@ -82,6 +82,13 @@ type Config struct {
 	// CORSOrigins are the browser origins allowed to call the bridge
 	// directly ("*" for any). None: no CORS headers.
 	CORSOrigins []string
+	// AllowedHosts are the Host names (or addresses) served besides the
+	// loopback names when APIKeys is empty, against DNS rebinding; "*"
+	// serves any. With API keys every Host is served.
+	AllowedHosts []string
+	// BodyTimeout bounds the time to receive a request body; zero means
+	// 30 s, negative means no limit.
+	BodyTimeout time.Duration
 
 	// Store keeps threads. Required.
 	Store store.ThreadStore
@@ -118,6 +125,9 @@ func (c *Config) setDefaults() error {
 	case PolicyInterrupt, PolicyGrant, PolicyDeny:
 	default:
 		return fmt.Errorf("agui2aap: unknown permission policy %q (want interrupt, grant or deny)", c.Policy)
+	}
+	if c.BodyTimeout == 0 {
+		c.BodyTimeout = 30 * time.Second
 	}
 	if c.HTTPClient == nil {
 		c.HTTPClient = &http.Client{Transport: &http.Transport{

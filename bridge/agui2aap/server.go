@@ -38,10 +38,14 @@ func New(cfg Config) (*Server, error) {
 		return nil, err
 	}
 	s := &Server{cfg: cfg, keys: web.NewKeys(cfg.APIKeys), meta: map[string]metaEntry{}}
-	e := web.NewEngine(cfg.Logger, cfg.MaxBody, s.cors)
+	guards := []gin.HandlerFunc{s.cors, web.BodyTimeout(cfg.BodyTimeout)}
+	if s.keys.Open() {
+		guards = append(guards, web.HostAllow(cfg.AllowedHosts))
+	}
+	e := web.NewEngine(cfg.Logger, cfg.MaxBody, guards...)
 	e.GET("/readyz", s.ready)
 	e.GET("/agents", s.auth, s.listAgents)
-	e.POST("/agents/:name", s.auth, s.run)
+	e.POST("/agents/:name", s.auth, web.JSONBody, s.run)
 	s.engine = e
 	return s, nil
 }

@@ -50,6 +50,9 @@ func run(args []string) error {
 	basePath := f.String("base-path", "", "mount the API under this path, e.g. /v1")
 	logLevel := f.String("log-level", "info", "debug, info, warn or error")
 	maxBody := f.Int64("max-body", 8<<20, "largest request body, in bytes")
+	allowedHosts := f.List("allowed-host", ",", "Host name served besides loopback names and the listen address when there is no --api-key (* for any)")
+	insecureOpen := f.Bool("insecure-open", false, "serve without --api-key on a non-loopback --listen address")
+	bodyTimeout := f.Duration("body-timeout", 30*time.Second, "how long a client may take to send a request body")
 	grace := f.Duration("shutdown-timeout", 30*time.Second, "how long running turns may take to finish on SIGTERM")
 	if err := f.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -64,7 +67,10 @@ func run(args []string) error {
 
 	cfg := aap2agui.Config{
 		Upstream: *upstream, APIKeys: *keys, PublicMeta: *publicMeta, BasePath: *basePath,
-		MaxBody: *maxBody, Logger: log, UpstreamHeader: http.Header{},
+		MaxBody: *maxBody, Logger: log, UpstreamHeader: http.Header{}, BodyTimeout: *bodyTimeout,
+	}
+	if cfg.AllowedHosts, err = cli.CheckExposure(*listen, len(cfg.APIKeys) == 0, *insecureOpen, *allowedHosts); err != nil {
+		return err
 	}
 	for _, h := range *headers {
 		name, value, err := cli.ParseHeader(h)

@@ -50,6 +50,9 @@ func run(args []string) error {
 	origins := f.List("cors-origin", ",", "browser origin allowed to call the bridge directly (* for any)")
 	logLevel := f.String("log-level", "info", "debug, info, warn or error")
 	maxBody := f.Int64("max-body", 16<<20, "largest RunAgentInput body, in bytes")
+	allowedHosts := f.List("allowed-host", ",", "Host name served besides loopback names and the listen address when there is no --api-key (* for any)")
+	insecureOpen := f.Bool("insecure-open", false, "serve without --api-key on a non-loopback --listen address")
+	bodyTimeout := f.Duration("body-timeout", 30*time.Second, "how long a client may take to send a request body")
 	grace := f.Duration("shutdown-timeout", 30*time.Second, "how long running runs may take to finish on SIGTERM")
 	if err := f.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -68,7 +71,10 @@ func run(args []string) error {
 	cfg := agui2aap.Config{
 		Upstream: *upstream, UpstreamAPIKey: *upstreamKey, ForwardAuth: *forwardAuth, APIKeys: *keys,
 		CORSOrigins: *origins, Policy: agui2aap.Policy(strings.ToLower(*policy)), ServerTools: tools,
-		MaxBody: *maxBody, Logger: log,
+		MaxBody: *maxBody, Logger: log, BodyTimeout: *bodyTimeout,
+	}
+	if cfg.AllowedHosts, err = cli.CheckExposure(*listen, len(cfg.APIKeys) == 0, *insecureOpen, *allowedHosts); err != nil {
+		return err
 	}
 	if cfg.Upstream == "" {
 		addr, stop, err := cli.ServeLoopback(log, "AAP demo agent", demo.NewAAPAgent(demo.AAPAgentOptions{}))

@@ -25,7 +25,27 @@ import (
 // PREFIX_FLAG_NAME (upper case, dashes as underscores).
 type Flags struct {
 	*flag.FlagSet
-	prefix string
+	prefix  string
+	envErrs []error
+}
+
+// Parse parses the command line. An environment variable that does not
+// parse as its flag's type is an error (printed, like a bad flag), never
+// a silent fall-back to the default.
+func (f *Flags) Parse(args []string) error {
+	if err := errors.Join(f.envErrs...); err != nil {
+		fmt.Fprintln(f.Output(), err)
+		f.Usage()
+		return err
+	}
+	return f.FlagSet.Parse(args)
+}
+
+func (f *Flags) envErr(name, value, want string, err error) {
+	if ne := (*strconv.NumError)(nil); errors.As(err, &ne) {
+		err = ne.Err
+	}
+	f.envErrs = append(f.envErrs, fmt.Errorf("environment variable %s=%q is not %s: %v", f.Env(name), value, want, err))
 }
 
 // NewFlags returns a flag set for a program.
@@ -53,9 +73,11 @@ func (f *Flags) String(name, def, usage string) *string {
 // Bool defines a boolean flag.
 func (f *Flags) Bool(name string, def bool, usage string) *bool {
 	if v, ok := os.LookupEnv(f.Env(name)); ok {
-		if b, err := strconv.ParseBool(v); err == nil {
-			def = b
+		b, err := strconv.ParseBool(v)
+		if err != nil {
+			f.envErr(name, v, "a boolean (true or false)", err)
 		}
+		def = b
 	}
 	return f.FlagSet.Bool(name, def, usage+" (env "+f.Env(name)+")")
 }
@@ -63,9 +85,11 @@ func (f *Flags) Bool(name string, def bool, usage string) *bool {
 // Int64 defines an integer flag.
 func (f *Flags) Int64(name string, def int64, usage string) *int64 {
 	if v, ok := os.LookupEnv(f.Env(name)); ok {
-		if n, err := strconv.ParseInt(v, 10, 64); err == nil {
-			def = n
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil {
+			f.envErr(name, v, "an integer", err)
 		}
+		def = n
 	}
 	return f.FlagSet.Int64(name, def, usage+" (env "+f.Env(name)+")")
 }
@@ -73,17 +97,20 @@ func (f *Flags) Int64(name string, def int64, usage string) *int64 {
 // Duration defines a duration flag.
 func (f *Flags) Duration(name string, def time.Duration, usage string) *time.Duration {
 	if v, ok := os.LookupEnv(f.Env(name)); ok {
-		if d, err := time.ParseDuration(v); err == nil {
-			def = d
+		d, err := time.ParseDuration(v)
+		if err != nil {
+			f.envErr(name, v, "a duration (like 30s or 5m)", err)
 		}
+		def = d
 	}
 	return f.FlagSet.Duration(name, def, usage+" (env "+f.Env(name)+")")
 }
 
-// List defines a repeatable flag. Its environment variable holds several
-// values separated by sep.
+// List defines a repeatable flag. Its environment variable, and each use
+// of the flag, holds one or more values separated by sep: --api-key a,b
+// means two keys, as AAP2AGUI_API_KEY=a,b does.
 func (f *Flags) List(name, sep, usage string) *[]string {
-	l := &list{}
+	l := &list{sep: sep}
 	if v, ok := os.LookupEnv(f.Env(name)); ok {
 		for _, s := range strings.Split(v, sep) {
 			if s = strings.TrimSpace(s); s != "" {
@@ -103,6 +130,7 @@ func (f *Flags) List(name, sep, usage string) *[]string {
 type list struct {
 	values  []string
 	fromEnv bool
+	sep     string
 }
 
 func (l *list) String() string { return strings.Join(l.values, ",") }
@@ -111,7 +139,11 @@ func (l *list) Set(v string) error {
 	if l.fromEnv { // flags given on the command line replace the environment's
 		l.values, l.fromEnv = nil, false
 	}
-	l.values = append(l.values, v)
+	for _, s := range strings.Split(v, l.sep) {
+		if s = strings.TrimSpace(s); s != "" {
+			l.values = append(l.values, s)
+		}
+	}
 	return nil
 }
 
@@ -203,4 +235,33 @@ func ServeLoopback(log zerolog.Logger, name string, h http.Handler) (string, fun
 		}
 	}()
 	return ln.Addr().String(), func() { _ = srv.Close() }, nil
+}
+
+// CheckExposure refuses to serve an API without keys on a listen address
+// other than loopback unless the operator said so (insecureOpen): anyone
+// on the network could then run the agent. It returns the Host names to
+// allow besides loopback names: the listen host (when it names one) and
+// extra (--allowed-host).
+func CheckExposure(listen string, open, insecureOpen bool, extra []string) ([]string, error) {
+	host, _, err := net.SplitHostPort(listen)
+	if err != nil {
+		return nil, fmt.Errorf("--listen %q: %w", listen, err)
+	}
+	if open && !insecureOpen && !loopback(host) {
+		return nil, fmt.Errorf("--listen %s is reachable from other machines and no --api-key is set: anyone who can reach it could run the agent; "+
+			"set --api-key, listen on 127.0.0.1, or pass --insecure-open to serve it open anyway", listen)
+	}
+	hosts := append([]string(nil), extra...)
+	if ip := net.ParseIP(host); host != "" && (ip == nil || !ip.IsUnspecified()) {
+		hosts = append(hosts, host)
+	}
+	return hosts, nil
+}
+
+func loopback(host string) bool {
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
 }

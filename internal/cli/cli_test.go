@@ -123,3 +123,57 @@ func TestParseHeader(t *testing.T) {
 	require.Error(t, err)
 	assert.NotContains(t, err.Error(), "xyz", "a malformed header's value is never echoed")
 }
+
+// An environment variable that does not parse stops the program with a
+// message naming it, instead of silently using the default.
+func TestFlagsRejectBadEnvironment(t *testing.T) {
+	for _, tc := range []struct {
+		name, env, value string
+		define           func(f *cli.Flags)
+	}{
+		{"integer", "PROG_MAX_BODY", "abc", func(f *cli.Flags) { f.Int64("max-body", 8, "") }},
+		{"boolean", "PROG_PUBLIC_META", "yes please", func(f *cli.Flags) { f.Bool("public-meta", false, "") }},
+		{"duration", "PROG_SHUTDOWN_TIMEOUT", "30", func(f *cli.Flags) { f.Duration("shutdown-timeout", time.Second, "") }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Setenv(tc.env, tc.value)
+			f := cli.NewFlags("prog", "PROG")
+			f.SetOutput(io.Discard)
+			tc.define(f)
+			err := f.Parse(nil)
+			require.Error(t, err)
+			assert.Contains(t, err.Error(), tc.env)
+			assert.Contains(t, err.Error(), tc.value)
+		})
+	}
+}
+
+// --api-key a,b on the command line means two keys, as the environment
+// variable does.
+func TestListFlagSplits(t *testing.T) {
+	f := cli.NewFlags("prog", "PROG")
+	keys := f.List("api-key", ",", "")
+	headers := f.List("upstream-header", "\n", "")
+	require.NoError(t, f.Parse([]string{"--api-key", "a,b", "--api-key", "c", "--upstream-header", "X-A: 1,2"}))
+	assert.Equal(t, []string{"a", "b", "c"}, *keys)
+	assert.Equal(t, []string{"X-A: 1,2"}, *headers, "a header value keeps its commas")
+}
+
+func TestCheckExposure(t *testing.T) {
+	hosts, err := cli.CheckExposure("127.0.0.1:8080", true, false, []string{"bridge.internal"})
+	require.NoError(t, err)
+	assert.Equal(t, []string{"bridge.internal", "127.0.0.1"}, hosts)
+
+	_, err = cli.CheckExposure("0.0.0.0:8080", true, false, nil)
+	require.Error(t, err, "an open bridge on every interface needs an explicit flag")
+	assert.Contains(t, err.Error(), "--insecure-open")
+	_, err = cli.CheckExposure(":8080", true, false, nil)
+	require.Error(t, err)
+
+	hosts, err = cli.CheckExposure("0.0.0.0:8080", true, true, nil)
+	require.NoError(t, err)
+	assert.Empty(t, hosts, "an unspecified address is no Host name")
+	hosts, err = cli.CheckExposure("10.0.0.5:8080", false, false, nil)
+	require.NoError(t, err, "with API keys any address is fine")
+	assert.Equal(t, []string{"10.0.0.5"}, hosts)
+}

@@ -16,6 +16,10 @@ func init() { gin.SetMode(gin.ReleaseMode) }
 func NewEngine(log zerolog.Logger, maxBody int64, extra ...gin.HandlerFunc) *gin.Engine {
 	e := gin.New()
 	e.HandleMethodNotAllowed = true
+	// A trailing slash or a near-miss path gets the JSON 404, never an
+	// HTML redirect that a client would follow with a changed method.
+	e.RedirectTrailingSlash = false
+	e.RedirectFixedPath = false
 	e.Use(RequestLog(log), gin.CustomRecovery(func(c *gin.Context, _ any) {
 		Error(c, http.StatusInternalServerError, "internal", "internal error")
 	}))

@@ -10,6 +10,7 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
+	"os"
 	"strings"
 	"time"
 
@@ -145,6 +146,10 @@ func ReadError(c *gin.Context, err error) {
 	var mbe *http.MaxBytesError
 	if errors.As(err, &mbe) {
 		Error(c, http.StatusRequestEntityTooLarge, "body_too_large", "the request body is larger than the limit of "+itoa(mbe.Limit)+" bytes")
+		return
+	}
+	if errors.Is(err, os.ErrDeadlineExceeded) {
+		Error(c, http.StatusRequestTimeout, "body_timeout", "the request body did not arrive in time")
 		return
 	}
 	Error(c, http.StatusBadRequest, "invalid_body", "could not read the request body: "+err.Error())
