@@ -173,23 +173,23 @@ func (m *Memory) History(_ context.Context, id string) ([]Entry, error) {
 }
 
 // Lock implements Store.
-func (m *Memory) Lock(_ context.Context, id, holder string, ttl time.Duration) (bool, error) {
+func (m *Memory) Lock(_ context.Context, id, holder string, ttl time.Duration) (bool, time.Duration, error) {
 	if holder == "" {
 		// "" marks a free lock: taking it would lock nothing.
-		return false, errors.New("store: lock needs a holder")
+		return false, 0, errors.New("store: lock needs a holder")
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	ms, ok := m.sessions[id]
 	if !ok {
-		return false, ErrNotFound
+		return false, 0, ErrNotFound
 	}
 	now := time.Now()
 	if ms.holder != "" && ms.holder != holder && now.Before(ms.until) {
-		return false, nil
+		return false, ms.until.Sub(now), nil
 	}
 	ms.holder, ms.until = holder, now.Add(ttl)
-	return true, nil
+	return true, 0, nil
 }
 
 // Unlock implements Store.

@@ -415,9 +415,9 @@ func (s *SQLite) History(ctx context.Context, id string) ([]Entry, error) {
 // Lock implements Store with one conditional UPDATE, atomic across
 // processes sharing the file. A lock whose time has come (until <= now) is
 // free.
-func (s *SQLite) Lock(ctx context.Context, id, holder string, ttl time.Duration) (bool, error) {
+func (s *SQLite) Lock(ctx context.Context, id, holder string, ttl time.Duration) (bool, time.Duration, error) {
 	if holder == "" {
-		return false, errors.New("store: lock needs a holder")
+		return false, 0, errors.New("store: lock needs a holder")
 	}
 	now := time.Now()
 	res, err := s.w.ExecContext(ctx,
@@ -426,18 +426,28 @@ func (s *SQLite) Lock(ctx context.Context, id, holder string, ttl time.Duration)
 		holder, toMillis(now.Add(ttl)), id, holder, toMillis(now))
 	err = affectedOne(res, err, "lock")
 	if !errors.Is(err, ErrNotFound) {
-		return err == nil, err
+		return err == nil, 0, err
 	}
 	// No row changed: the session is missing or someone else holds it.
-	var one int
-	err = s.r.QueryRowContext(ctx, `SELECT 1 FROM sessions WHERE id = ?`, id).Scan(&one)
+	var until sql.NullInt64
+	err = s.r.QueryRowContext(ctx, `SELECT lock_until FROM sessions WHERE id = ?`, id).Scan(&until)
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
-		return false, ErrNotFound
+		return false, 0, ErrNotFound
 	case err != nil:
-		return false, fmt.Errorf("store: sqlite: lock: %w", err)
+		return false, 0, fmt.Errorf("store: sqlite: lock: %w", err)
 	}
-	return false, nil
+	return false, leftUntil(until, now), nil
+}
+
+// leftUntil is the time a lock ending at until (Unix milliseconds) has
+// left; a lock released since it was seen taken has a little left, so that
+// the caller's Retry-After is never zero.
+func leftUntil(until sql.NullInt64, now time.Time) time.Duration {
+	if !until.Valid {
+		return time.Millisecond
+	}
+	return max(fromMillis(until.Int64).Sub(now), time.Millisecond)
 }
 
 // Unlock implements Store; it does nothing unless holder has the lock.

@@ -51,7 +51,7 @@ func TestSQLitePersistsAcrossReopen(t *testing.T) {
 	require.NoError(t, s.AppendHistory(ctx, "s1", allMessages()[2:]))
 	second := session("s2", "alice")
 	require.NoError(t, s.CreateSession(ctx, second, nil))
-	ok, err := s.Lock(ctx, "s1", "replica-a", time.Hour)
+	ok, _, err := s.Lock(ctx, "s1", "replica-a", time.Hour)
 	require.NoError(t, err)
 	require.True(t, ok)
 	wantSess, err := s.GetSession(ctx, "alice", "s1")
@@ -76,10 +76,10 @@ func TestSQLitePersistsAcrossReopen(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, []string{"s1", "s2"}, ids(list))
 
-	ok, err = s.Lock(ctx, "s1", "replica-b", time.Hour)
+	ok, _, err = s.Lock(ctx, "s1", "replica-b", time.Hour)
 	require.NoError(t, err)
 	assert.False(t, ok, "the lock survives a restart")
-	ok, err = s.Lock(ctx, "s1", "replica-a", time.Hour)
+	ok, _, err = s.Lock(ctx, "s1", "replica-a", time.Hour)
 	require.NoError(t, err)
 	assert.True(t, ok, "and its holder still has it")
 
@@ -140,7 +140,7 @@ func TestSQLiteTwoReplicas(t *testing.T) {
 				s := []*store.SQLite{a, b}[i%2]
 				wg.Go(func() {
 					holder := fmt.Sprintf("h%d", i)
-					ok, err := s.Lock(ctx, id, holder, time.Hour)
+					ok, _, err := s.Lock(ctx, id, holder, time.Hour)
 					assert.NoError(t, err)
 					if ok {
 						wins <- holder
@@ -153,7 +153,7 @@ func TestSQLiteTwoReplicas(t *testing.T) {
 			winner := <-wins
 			require.NoError(t, a.Unlock(ctx, id, "h-other"))
 			require.NoError(t, b.Unlock(ctx, id, winner))
-			ok, err := a.Lock(ctx, id, "next", time.Hour)
+			ok, _, err := a.Lock(ctx, id, "next", time.Hour)
 			require.NoError(t, err)
 			assert.True(t, ok, "unlocked through the other replica")
 		}
@@ -186,7 +186,7 @@ func TestSQLiteWaitsForAnotherWriter(t *testing.T) {
 
 	start := time.Now()
 	require.NoError(t, s.AppendHistory(ctx, "s1", users("a")), "a write waits (busy_timeout) instead of failing")
-	ok, err := s.Lock(ctx, "s1", "h", time.Minute)
+	ok, _, err := s.Lock(ctx, "s1", "h", time.Minute)
 	require.NoError(t, err)
 	assert.True(t, ok)
 	assert.GreaterOrEqual(t, time.Since(start), 250*time.Millisecond)
@@ -356,7 +356,7 @@ func BenchmarkStore(b *testing.B) {
 			require.NoError(b, s.CreateSession(ctx, session("s1", ""), nil))
 			b.ReportAllocs()
 			for b.Loop() {
-				if ok, err := s.Lock(ctx, "s1", "h", time.Minute); err != nil || !ok {
+				if ok, _, err := s.Lock(ctx, "s1", "h", time.Minute); err != nil || !ok {
 					b.Fatal(ok, err)
 				}
 				if err := s.Unlock(ctx, "s1", "h"); err != nil {

@@ -44,9 +44,9 @@ func (s *SQLite) SaveThread(ctx context.Context, t *Thread) error {
 
 // LockThread implements ThreadStore: one statement, atomic across
 // processes sharing the file.
-func (s *SQLite) LockThread(ctx context.Context, owner, id, holder string, ttl time.Duration) (bool, error) {
+func (s *SQLite) LockThread(ctx context.Context, owner, id, holder string, ttl time.Duration) (bool, time.Duration, error) {
 	if holder == "" {
-		return false, errors.New("store: lock needs a holder")
+		return false, 0, errors.New("store: lock needs a holder")
 	}
 	now := time.Now()
 	res, err := s.w.ExecContext(ctx,
@@ -55,13 +55,21 @@ func (s *SQLite) LockThread(ctx context.Context, owner, id, holder string, ttl t
 		 WHERE thread_locks.holder = excluded.holder OR thread_locks.until <= ?`,
 		owner, id, holder, toMillis(now.Add(ttl)), toMillis(now))
 	if err != nil {
-		return false, fmt.Errorf("store: sqlite: lock thread: %w", err)
+		return false, 0, fmt.Errorf("store: sqlite: lock thread: %w", err)
 	}
 	n, err := res.RowsAffected()
 	if err != nil {
-		return false, fmt.Errorf("store: sqlite: lock thread: %w", err)
+		return false, 0, fmt.Errorf("store: sqlite: lock thread: %w", err)
 	}
-	return n == 1, nil
+	if n == 1 {
+		return true, 0, nil
+	}
+	var until sql.NullInt64
+	err = s.r.QueryRowContext(ctx, `SELECT until FROM thread_locks WHERE owner = ? AND id = ?`, owner, id).Scan(&until)
+	if err != nil && !errors.Is(err, sql.ErrNoRows) {
+		return false, 0, fmt.Errorf("store: sqlite: lock thread: %w", err)
+	}
+	return false, leftUntil(until, now), nil
 }
 
 // UnlockThread implements ThreadStore.

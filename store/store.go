@@ -75,9 +75,10 @@ type Store interface {
 	ReplaceHistory(ctx context.Context, id string, entries []Entry) error
 	History(ctx context.Context, id string) ([]Entry, error)
 	// Lock takes the session's turn lock for holder until now+ttl; it
-	// returns false if another holder has it. Taking it again as the same
-	// holder extends it.
-	Lock(ctx context.Context, id, holder string, ttl time.Duration) (bool, error)
+	// returns false and how long the other holder's lock has left if
+	// another holder has it. Taking it again as the same holder extends
+	// it. Callers use a Lease rather than calling it directly.
+	Lock(ctx context.Context, id, holder string, ttl time.Duration) (ok bool, left time.Duration, err error)
 	Unlock(ctx context.Context, id, holder string) error
 	// Ping checks that the store is usable.
 	Ping(ctx context.Context) error

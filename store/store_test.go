@@ -66,6 +66,8 @@ func TestOpen(t *testing.T) {
 // empty store (closed by the test's cleanup).
 func testStore(t *testing.T, open func(t *testing.T) store.Store) {
 	ctx := context.Background()
+	t.Run("threads", func(t *testing.T) { testThreads(t, open) })
+	t.Run("leases", func(t *testing.T) { testLeases(t, open) })
 
 	t.Run("session round trip", func(t *testing.T) {
 		s := open(t)
@@ -281,7 +283,7 @@ func testStore(t *testing.T, open func(t *testing.T) store.Store) {
 		_, err = s.History(ctx, "s1")
 		require.ErrorIs(t, err, store.ErrNotFound)
 		require.ErrorIs(t, s.AppendHistory(ctx, "s1", []store.Entry{user("u3", "x")}), store.ErrNotFound)
-		_, err = s.Lock(ctx, "s1", "h", time.Minute)
+		_, _, err = s.Lock(ctx, "s1", "h", time.Minute)
 		require.ErrorIs(t, err, store.ErrNotFound)
 		require.ErrorIs(t, s.DeleteSession(ctx, "alice", "s1"), store.ErrNotFound, "twice")
 		assert.Equal(t, []store.Entry{user("u2", "other")}, history(t, s, "s2"), "other sessions keep their history")
@@ -391,13 +393,17 @@ func testStore(t *testing.T, open func(t *testing.T) store.Store) {
 		require.NoError(t, s.CreateSession(ctx, session("s1", ""), nil))
 		lock := func(holder string, ttl time.Duration) bool {
 			t.Helper()
-			ok, err := s.Lock(ctx, "s1", holder, ttl)
+			ok, _, err := s.Lock(ctx, "s1", holder, ttl)
 			require.NoError(t, err)
 			return ok
 		}
 
 		require.True(t, lock("a", time.Hour), "free lock")
 		assert.False(t, lock("b", time.Hour), "second holder refused")
+		_, left, err := s.Lock(ctx, "s1", "b", time.Hour)
+		require.NoError(t, err)
+		assert.Greater(t, left, 59*time.Minute, "a refusal says how long the lock has left")
+		assert.LessOrEqual(t, left, time.Hour)
 		assert.True(t, lock("a", time.Hour), "same holder extends")
 		require.NoError(t, s.Unlock(ctx, "s1", "b"))
 		assert.False(t, lock("b", time.Hour), "Unlock by a non-holder does nothing")
@@ -420,14 +426,14 @@ func testStore(t *testing.T, open func(t *testing.T) store.Store) {
 
 		// Other sessions have their own locks.
 		require.NoError(t, s.CreateSession(ctx, session("s2", ""), nil))
-		ok, err := s.Lock(ctx, "s2", "d", time.Hour)
+		ok, _, err := s.Lock(ctx, "s2", "d", time.Hour)
 		require.NoError(t, err)
 		assert.True(t, ok)
 
-		_, err = s.Lock(ctx, "missing", "a", time.Hour)
+		_, _, err = s.Lock(ctx, "missing", "a", time.Hour)
 		require.ErrorIs(t, err, store.ErrNotFound)
 		require.NoError(t, s.Unlock(ctx, "missing", "a"), "Unlock of a missing session is a no-op")
-		_, err = s.Lock(ctx, "s2", "", time.Hour)
+		_, _, err = s.Lock(ctx, "s2", "", time.Hour)
 		require.Error(t, err, "an empty holder would lock nothing")
 	})
 
@@ -439,7 +445,7 @@ func testStore(t *testing.T, open func(t *testing.T) store.Store) {
 		for i := range 16 {
 			wg.Go(func() {
 				holder := fmt.Sprintf("h%d", i)
-				ok, err := s.Lock(ctx, "s1", holder, time.Hour)
+				ok, _, err := s.Lock(ctx, "s1", holder, time.Hour)
 				assert.NoError(t, err)
 				if ok {
 					wins <- holder
