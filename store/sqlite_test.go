@@ -101,9 +101,14 @@ func TestSQLiteFileSettings(t *testing.T) {
 }
 
 func TestSQLiteTwoReplicas(t *testing.T) {
-	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "store.db")
-	a, b := openFile(t, path), openFile(t, path)
+	testTwoReplicas(t, openFile(t, path), openFile(t, path))
+}
+
+// testTwoReplicas checks two stores on one database, as two replicas see
+// it: each sees the other's writes, and exactly one wins a lock.
+func testTwoReplicas(t *testing.T, a, b store.Store) {
+	ctx := context.Background()
 
 	t.Run("see each other's writes", func(t *testing.T) {
 		require.NoError(t, a.CreateSession(ctx, session("s1", "alice"), users("1")))
@@ -131,13 +136,13 @@ func TestSQLiteTwoReplicas(t *testing.T) {
 	})
 
 	t.Run("contend for the lock", func(t *testing.T) {
-		for round := range 10 {
+		for round := range 20 {
 			id := fmt.Sprintf("lock%d", round)
 			require.NoError(t, a.CreateSession(ctx, session(id, ""), nil))
 			var wg sync.WaitGroup
 			wins := make(chan string, 16)
 			for i := range 16 {
-				s := []*store.SQLite{a, b}[i%2]
+				s := []store.Store{a, b}[i%2]
 				wg.Go(func() {
 					holder := fmt.Sprintf("h%d", i)
 					ok, _, err := s.Lock(ctx, id, holder, time.Hour)

@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/aapagui/aapagui/aap"
+	"github.com/aapagui/aapagui/internal/pgtest"
 	"github.com/aapagui/aapagui/store"
 )
 
@@ -23,6 +24,19 @@ func TestMemory(t *testing.T) {
 
 func TestSQLite(t *testing.T) {
 	testStore(t, openSQLite)
+}
+
+func TestPostgres(t *testing.T) {
+	testStore(t, openPostgres)
+}
+
+// openPostgres opens a store in a schema of its own in the test database.
+func openPostgres(t *testing.T) store.Store {
+	t.Helper()
+	s, err := store.OpenPostgres(context.Background(), pgtest.Schema(t))
+	require.NoError(t, err)
+	t.Cleanup(func() { assert.NoError(t, s.Close()) })
+	return s
 }
 
 // openSQLite opens a store in a new file of the test's temp dir.
@@ -45,7 +59,8 @@ func TestOpen(t *testing.T) {
 		{name: "sqlite without a path", spec: "sqlite:", wantErr: "needs a file path"},
 		{name: "sqlite in memory", spec: "sqlite::memory:", wantErr: "not a file"},
 		{name: "sqlite path with a query", spec: "sqlite:a.db?mode=ro", wantErr: "may not contain"},
-		{name: "unknown kind", spec: "postgres://x", wantErr: "unknown kind"},
+		{name: "postgres without a URL", spec: "postgres:db", wantErr: "needs a URL"},
+		{name: "unknown kind, password hidden", spec: "mysql://u:secret@h/db", wantErr: "mysql://u:xxxxx@h/db"},
 		{name: "no kind", spec: "", wantErr: "unknown kind"},
 	}
 	for _, tt := range tests {

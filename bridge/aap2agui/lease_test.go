@@ -3,6 +3,7 @@ package aap2agui_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"net/http"
 	"strconv"
 	"sync/atomic"
@@ -69,4 +70,19 @@ func TestReleaseRetried(t *testing.T) {
 		assert.Equal(t, aap.StopEndTurn, resp.StopReason)
 	}
 	assert.EqualValues(t, -1, st.n.Load(), "every turn's release failed twice, then held")
+}
+
+// downStore is a store whose database cannot be reached.
+type downStore struct{ store.Store }
+
+func (downStore) Ping(context.Context) error { return errors.New("dial tcp: connection refused") }
+
+// /readyz checks the store.
+func TestReadyzChecksTheStore(t *testing.T) {
+	up := newEnv(t, demoUpstream(t))
+	r := do(t, http.MethodGet, up.Root+"/readyz", "", "")
+	assert.Equal(t, http.StatusOK, r.Status, r.Body)
+	down := newEnv(t, demoUpstream(t), func(c *aap2agui.Config) { c.Store = downStore{store.NewMemory()} })
+	r = do(t, http.MethodGet, down.Root+"/readyz", "", "")
+	requireJSONError(t, r, http.StatusServiceUnavailable, "not_ready")
 }

@@ -3,6 +3,7 @@ package agui2aap_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"net/http"
 	"strconv"
 	"sync/atomic"
@@ -68,4 +69,20 @@ func TestReleaseRetried(t *testing.T) {
 		require.NotEmpty(t, res)
 	}
 	assert.EqualValues(t, -1, st.n.Load(), "every run's release failed twice, then held")
+}
+
+// downStore is a store whose database cannot be reached.
+type downStore struct{ store.Store }
+
+func (downStore) Ping(context.Context) error { return errors.New("dial tcp: connection refused") }
+
+// /readyz checks the store as well as the AAP server.
+func TestReadyzChecksTheStore(t *testing.T) {
+	up := newEnv(t)
+	r := up.get(t, "/readyz")
+	assert.Equal(t, http.StatusOK, r.Status, r.Body)
+	down := newEnv(t, func(c *agui2aap.Config) { c.Store = downStore{store.NewMemory()} })
+	r = down.get(t, "/readyz")
+	assert.Equal(t, http.StatusServiceUnavailable, r.Status, r.Body)
+	assert.Equal(t, "not_ready", r.errorCode())
 }
