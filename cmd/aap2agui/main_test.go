@@ -24,6 +24,7 @@ func TestMain(m *testing.M) { proctest.Main(m, run) }
 // with 409 and Retry-After while the dead turn's lease runs out, then takes
 // it within the lease's TTL, with the history the dead process had saved.
 func TestKilledMidTurn(t *testing.T) {
+	t.Parallel()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	db := "sqlite:" + filepath.Join(t.TempDir(), "aap2agui.db")

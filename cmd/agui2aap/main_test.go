@@ -30,6 +30,7 @@ func runBody(runID, messages string) string {
 // 409 and Retry-After while the dead run's lease runs out, then takes it
 // within 10 s.
 func TestKilledMidRun(t *testing.T) {
+	t.Parallel()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	db := "sqlite:" + filepath.Join(t.TempDir(), "agui2aap.db")
