@@ -140,9 +140,9 @@ func TestReplicasConcurrentTurns(t *testing.T) {
 	id := created.SessionID
 	const rounds = 20
 	for round := range rounds {
-		// The winner's stream (100,000 deltas) is not read until the
+		// The winner's stream (20,000 deltas) is not read until the
 		// loser has its answer, so the winner is still running then.
-		body := fmt.Sprintf(`{"stream":"delta","messages":[{"role":"user","content":"long 100000 round %d"}]}`, round)
+		body := fmt.Sprintf(`{"stream":"delta","messages":[{"role":"user","content":"long 20000 round %d"}]}`, round)
 		var wg sync.WaitGroup
 		resps := make([]*http.Response, 2)
 		errs := make([]error, 2)
@@ -177,10 +177,10 @@ func TestReplicasConcurrentTurns(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, hist, 2*rounds)
 	for round := range rounds {
-		assert.Equal(t, aap.UserText(fmt.Sprintf("long 100000 round %d", round)), hist[2*round])
+		assert.Equal(t, aap.UserText(fmt.Sprintf("long 20000 round %d", round)), hist[2*round])
 		am, ok := hist[2*round+1].(*aap.AssistantMessage)
 		require.True(t, ok)
-		assert.Equal(t, 100000, len(strings.Fields(am.Content.Text)), "round %d: the whole answer", round)
+		assert.Equal(t, 20000, len(strings.Fields(am.Content.Text)), "round %d: the whole answer", round)
 	}
 }
 

@@ -206,9 +206,9 @@ func TestReplicasConcurrentRuns(t *testing.T) {
 	a, b, _ := replicas(t)
 	const rounds = 20
 	for round := range rounds {
-		// The winner's stream (100,000 deltas) is not read until the
+		// The winner's stream (20,000 deltas) is not read until the
 		// loser has its answer, so the winner is still running then.
-		body := fmt.Sprintf(`{"threadId":"contended","runId":"r%d","state":{},"messages":[{"id":"u%d","role":"user","content":"long 100000"}],"tools":[],"context":[],"forwardedProps":{}}`, round, round)
+		body := fmt.Sprintf(`{"threadId":"contended","runId":"r%d","state":{},"messages":[{"id":"u%d","role":"user","content":"long 20000"}],"tools":[],"context":[],"forwardedProps":{}}`, round, round)
 		var wg sync.WaitGroup
 		resps := make([]*http.Response, 2)
 		errs := make([]error, 2)
