@@ -114,6 +114,28 @@ func (m *Memory) UpdateSession(_ context.Context, s *Session) error {
 	return nil
 }
 
+// SaveSession implements Store.
+func (m *Memory) SaveSession(_ context.Context, s *Session, appended []Entry) error {
+	enc, err := encodeEntries(appended)
+	if err != nil {
+		return err
+	}
+	c, err := copySession(s)
+	if err != nil {
+		return err
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	ms, err := m.get(s.Owner, s.ID)
+	if err != nil {
+		return err
+	}
+	c.Seq, c.CreatedAt = ms.s.Seq, ms.s.CreatedAt
+	ms.s = c
+	ms.history = append(ms.history, enc...)
+	return nil
+}
+
 // DeleteSession implements Store.
 func (m *Memory) DeleteSession(_ context.Context, owner, id string) error {
 	m.mu.Lock()

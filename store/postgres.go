@@ -66,6 +66,7 @@ var pgMigrations = [pgSchemaVersion][]string{
 			owner       text        NOT NULL,
 			created_at  timestamptz NOT NULL,
 			data        text        NOT NULL,
+			history_len integer     NOT NULL DEFAULT 0,
 			lock_holder text,
 			lock_until  timestamptz
 		)`,
@@ -219,9 +220,9 @@ func (s *Postgres) CreateSession(ctx context.Context, sess *Session, seed []Entr
 	var seq int64
 	err = s.tx(ctx, func(tx pgx.Tx) error {
 		err := tx.QueryRow(ctx,
-			`INSERT INTO sessions (id, owner, created_at, data) VALUES ($1, $2, $3, $4)
+			`INSERT INTO sessions (id, owner, created_at, data, history_len) VALUES ($1, $2, $3, $4, $5)
 			 ON CONFLICT (id) DO NOTHING RETURNING seq`,
-			sess.ID, sess.Owner, sess.CreatedAt.UTC().Truncate(time.Millisecond), string(data)).Scan(&seq)
+			sess.ID, sess.Owner, sess.CreatedAt.UTC().Truncate(time.Millisecond), string(data), len(hist)).Scan(&seq)
 		if errors.Is(err, pgx.ErrNoRows) {
 			return ErrExists
 		}
@@ -243,14 +244,10 @@ func pgInsertHistory(ctx context.Context, tx pgx.Tx, id string, first int64, his
 	if len(hist) == 0 {
 		return nil
 	}
-	rows := make([]string, len(hist))
-	for i, h := range hist {
-		rows[i] = string(h)
-	}
 	_, err := tx.Exec(ctx,
 		`INSERT INTO history (session_id, position, data)
 		 SELECT $1, $2 + t.ord - 1, t.data FROM unnest($3::text[]) WITH ORDINALITY AS t (data, ord)`,
-		id, first, rows)
+		id, first, pgTexts(hist))
 	return err
 }
 
@@ -331,25 +328,78 @@ func pgAffectedOne(tag pgconn.CommandTag, err error, what string) error {
 	return nil
 }
 
-// AppendHistory implements Store. The session row is locked first, so
+// AppendHistory implements Store in one statement: the session's row
+// counts its history, and bumping the count takes the row's lock, so
 // appends to one session from several replicas get distinct positions.
 func (s *Postgres) AppendHistory(ctx context.Context, id string, entries []Entry) error {
 	hist, err := encodeEntries(entries)
 	if err != nil {
 		return err
 	}
-	return s.tx(ctx, func(tx pgx.Tx) error {
-		if err := pgLockSessionRow(ctx, tx, id); err != nil {
-			return err
+	tag, err := s.pool.Exec(ctx, pgAppend, id, pgTexts(hist))
+	if err != nil {
+		return fmt.Errorf("store: postgres: append history: %w", err)
+	}
+	if tag.RowsAffected() == 0 {
+		if len(hist) > 0 {
+			return ErrNotFound
 		}
-		// A statement of its own, after the row lock: under READ
-		// COMMITTED it sees what an append that held the lock committed.
-		var next int64
-		if err := tx.QueryRow(ctx, `SELECT coalesce(max(position) + 1, 0) FROM history WHERE session_id = $1`, id).Scan(&next); err != nil {
-			return err
-		}
-		return pgInsertHistory(ctx, tx, id, next, hist)
-	})
+		return s.exists(ctx, id)
+	}
+	return nil
+}
+
+// pgAppend appends $2 to the history of session $1: the UPDATE's RETURNING
+// sees the row as the last append left it, after waiting for its lock.
+const pgAppend = `WITH s AS (
+		UPDATE sessions SET history_len = history_len + cardinality($2::text[]) WHERE id = $1
+		RETURNING history_len - cardinality($2::text[]) AS first)
+	INSERT INTO history (session_id, position, data)
+	SELECT $1, s.first + t.ord - 1, t.data FROM s, unnest($2::text[]) WITH ORDINALITY AS t (data, ord)`
+
+func pgTexts(hist [][]byte) []string {
+	out := make([]string, len(hist))
+	for i, h := range hist {
+		out[i] = string(h)
+	}
+	return out
+}
+
+// exists returns ErrNotFound unless session id exists, whoever owns it.
+func (s *Postgres) exists(ctx context.Context, id string) error {
+	var one int
+	err := s.pool.QueryRow(ctx, `SELECT 1 FROM sessions WHERE id = $1`, id).Scan(&one)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return ErrNotFound
+	}
+	if err != nil {
+		return fmt.Errorf("store: postgres: %w", err)
+	}
+	return nil
+}
+
+// SaveSession implements Store in one transaction.
+func (s *Postgres) SaveSession(ctx context.Context, sess *Session, appended []Entry) error {
+	data, err := encodeSession(sess)
+	if err != nil {
+		return err
+	}
+	hist, err := encodeEntries(appended)
+	if err != nil {
+		return err
+	}
+	if len(hist) == 0 {
+		tag, err := s.pool.Exec(ctx, `UPDATE sessions SET data = $1 WHERE id = $2 AND owner = $3`, string(data), sess.ID, sess.Owner)
+		return pgAffectedOne(tag, err, "save session")
+	}
+	// One statement, so one round trip and one commit.
+	tag, err := s.pool.Exec(ctx, `WITH s AS (
+			UPDATE sessions SET data = $3, history_len = history_len + cardinality($4::text[]) WHERE id = $1 AND owner = $2
+			RETURNING history_len - cardinality($4::text[]) AS first)
+		INSERT INTO history (session_id, position, data)
+		SELECT $1, s.first + t.ord - 1, t.data FROM s, unnest($4::text[]) WITH ORDINALITY AS t (data, ord)`,
+		sess.ID, sess.Owner, string(data), pgTexts(hist))
+	return pgAffectedOne(tag, err, "save session")
 }
 
 // ReplaceHistory implements Store, in one transaction.
@@ -359,23 +409,18 @@ func (s *Postgres) ReplaceHistory(ctx context.Context, id string, entries []Entr
 		return err
 	}
 	return s.tx(ctx, func(tx pgx.Tx) error {
-		if err := pgLockSessionRow(ctx, tx, id); err != nil {
+		tag, err := tx.Exec(ctx, `UPDATE sessions SET history_len = $2 WHERE id = $1`, id, len(hist))
+		if err != nil {
 			return err
+		}
+		if tag.RowsAffected() == 0 {
+			return ErrNotFound
 		}
 		if _, err := tx.Exec(ctx, `DELETE FROM history WHERE session_id = $1`, id); err != nil {
 			return err
 		}
 		return pgInsertHistory(ctx, tx, id, 0, hist)
 	})
-}
-
-func pgLockSessionRow(ctx context.Context, tx pgx.Tx, id string) error {
-	var one int
-	err := tx.QueryRow(ctx, `SELECT 1 FROM sessions WHERE id = $1 FOR NO KEY UPDATE`, id).Scan(&one)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return ErrNotFound
-	}
-	return err
 }
 
 // History implements Store. One statement reads the session and its

@@ -371,3 +371,41 @@ func BenchmarkStore(b *testing.B) {
 		})
 	}
 }
+
+// Writes that arrive together share a transaction; one that fails (a
+// taken id) is rolled back alone, and the others are all stored.
+func TestSQLiteGroupedWritesFailAlone(t *testing.T) {
+	ctx := context.Background()
+	s := openFile(t, filepath.Join(t.TempDir(), "store.db"))
+	require.NoError(t, s.CreateSession(ctx, session("taken", ""), users("first")))
+	var wg sync.WaitGroup
+	errs := make([]error, 64)
+	for i := range 64 {
+		wg.Go(func() {
+			id := fmt.Sprintf("s%d", i)
+			if i%2 == 1 {
+				id = "taken"
+			}
+			errs[i] = s.CreateSession(ctx, session(id, ""), users(fmt.Sprint(i)))
+		})
+	}
+	wg.Wait()
+	for i, err := range errs {
+		if i%2 == 1 {
+			require.ErrorIs(t, err, store.ErrExists, "write %d", i)
+			continue
+		}
+		require.NoError(t, err, "write %d", i)
+		assert.Equal(t, users(fmt.Sprint(i)), history(t, s, fmt.Sprintf("s%d", i)))
+	}
+	assert.Equal(t, users("first"), history(t, s, "taken"), "the failed writes changed nothing")
+}
+
+func TestSQLiteWriteAfterClose(t *testing.T) {
+	s, err := store.OpenSQLite(filepath.Join(t.TempDir(), "store.db"))
+	require.NoError(t, err)
+	require.NoError(t, s.Close())
+	require.Error(t, s.CreateSession(context.Background(), session("s1", ""), nil))
+	_, _, err = s.Lock(context.Background(), "s1", "h", time.Second)
+	require.Error(t, err)
+}

@@ -32,7 +32,7 @@ func (s *SQLite) SaveThread(ctx context.Context, t *Thread) error {
 	if err != nil {
 		return err
 	}
-	_, err = s.w.ExecContext(ctx,
+	_, err = s.exec(ctx,
 		`INSERT INTO threads (owner, id, updated_at, data) VALUES (?, ?, ?, ?)
 		 ON CONFLICT (owner, id) DO UPDATE SET updated_at = excluded.updated_at, data = excluded.data`,
 		t.Owner, t.ID, toMillis(time.Now()), string(b))
@@ -49,7 +49,7 @@ func (s *SQLite) LockThread(ctx context.Context, owner, id, holder string, ttl t
 		return false, 0, errors.New("store: lock needs a holder")
 	}
 	now := time.Now()
-	res, err := s.w.ExecContext(ctx,
+	res, err := s.exec(ctx,
 		`INSERT INTO thread_locks (owner, id, holder, until) VALUES (?, ?, ?, ?)
 		 ON CONFLICT (owner, id) DO UPDATE SET holder = excluded.holder, until = excluded.until
 		 WHERE thread_locks.holder = excluded.holder OR thread_locks.until <= ?`,
@@ -74,7 +74,7 @@ func (s *SQLite) LockThread(ctx context.Context, owner, id, holder string, ttl t
 
 // UnlockThread implements ThreadStore.
 func (s *SQLite) UnlockThread(ctx context.Context, owner, id, holder string) error {
-	if _, err := s.w.ExecContext(ctx, `DELETE FROM thread_locks WHERE owner = ? AND id = ? AND holder = ?`, owner, id, holder); err != nil {
+	if _, err := s.exec(ctx, `DELETE FROM thread_locks WHERE owner = ? AND id = ? AND holder = ?`, owner, id, holder); err != nil {
 		return fmt.Errorf("store: sqlite: unlock thread: %w", err)
 	}
 	return nil

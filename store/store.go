@@ -72,6 +72,10 @@ type Store interface {
 	ListSessions(ctx context.Context, owner string, after int64, limit int) ([]*Session, error)
 	// UpdateSession saves Agent, Tools, State and Interrupts.
 	UpdateSession(ctx context.Context, s *Session) error
+	// SaveSession is UpdateSession and AppendHistory in one transaction:
+	// a turn's start (its messages and the session they changed) is saved
+	// whole or not at all, in one commit.
+	SaveSession(ctx context.Context, s *Session, appended []Entry) error
 	// DeleteSession removes a session and its history.
 	DeleteSession(ctx context.Context, owner, id string) error
 	AppendHistory(ctx context.Context, id string, entries []Entry) error

@@ -452,6 +452,32 @@ func testStore(t *testing.T, open func(t *testing.T) store.Store) {
 		require.Error(t, err, "an empty holder would lock nothing")
 	})
 
+	t.Run("save session", func(t *testing.T) {
+		s := open(t)
+		require.NoError(t, s.CreateSession(ctx, session("s1", "alice"), users("a")))
+		upd := session("s1", "alice")
+		upd.State = json.RawMessage(`{"n":1}`)
+		require.NoError(t, s.SaveSession(ctx, upd, users("b", "c")))
+		got, err := s.GetSession(ctx, "alice", "s1")
+		require.NoError(t, err)
+		assert.JSONEq(t, `{"n":1}`, string(got.State))
+		assert.Equal(t, users("a", "b", "c"), history(t, s, "s1"))
+		require.NoError(t, s.AppendHistory(ctx, "s1", users("d")))
+		assert.Equal(t, users("a", "b", "c", "d"), history(t, s, "s1"), "appends go on after it")
+
+		other := session("s1", "bob")
+		other.State = json.RawMessage(`{"n":2}`)
+		require.ErrorIs(t, s.SaveSession(ctx, other, users("x")), store.ErrNotFound, "another owner's session")
+		missing := session("nope", "alice")
+		require.ErrorIs(t, s.SaveSession(ctx, missing, nil), store.ErrNotFound)
+		upd.State = json.RawMessage(`{"n":3}`)
+		require.Error(t, s.SaveSession(ctx, upd, []store.Entry{{AGUIID: "x"}}), "an entry without a message")
+		got, err = s.GetSession(ctx, "alice", "s1")
+		require.NoError(t, err)
+		assert.JSONEq(t, `{"n":1}`, string(got.State), "refused saves changed nothing")
+		assert.Equal(t, users("a", "b", "c", "d"), history(t, s, "s1"))
+	})
+
 	t.Run("lock race", func(t *testing.T) {
 		s := open(t)
 		require.NoError(t, s.CreateSession(ctx, session("s1", ""), nil))

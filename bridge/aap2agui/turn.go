@@ -242,11 +242,7 @@ func (s *Server) turn(c *gin.Context) {
 	// The agent took the run: from here on the turn is part of the session.
 	prevInterrupts := sess.Interrupts
 	sess.Interrupts = nil
-	if err := s.cfg.Store.UpdateSession(ctx, sess); err != nil {
-		s.storeError(c, err)
-		return
-	}
-	if err := s.cfg.Store.AppendHistory(ctx, sess.ID, added); err != nil {
+	if err := s.cfg.Store.SaveSession(ctx, sess, added); err != nil {
 		s.storeError(c, err)
 		return
 	}
