@@ -48,6 +48,7 @@ func run(args []string) error {
 	agentFile := f.String("agent-config", "", "JSON or YAML file describing the agent (name, title, version, description, options, tools, capabilities)")
 	storeSpec := f.String("store", "sqlite:aap2agui.db", "session store: sqlite:<file>, postgres://user@host/db (replicas on several machines) or memory:")
 	basePath := f.String("base-path", "", "mount the API under this path, e.g. /v1")
+	copyFrom := f.String("copy-from", "", "copy everything from this SQLite store (sqlite:<file>) into the PostgreSQL --store, then exit")
 	logLevel := f.String("log-level", "info", "debug, info, warn or error")
 	maxBody := f.Int64("max-body", 8<<20, "largest request body, in bytes")
 	grace := f.Duration("shutdown-timeout", 30*time.Second, "how long running turns may take to finish on SIGTERM")
@@ -60,6 +61,9 @@ func run(args []string) error {
 	log, err := cli.Logger(*logLevel)
 	if err != nil {
 		return err
+	}
+	if *copyFrom != "" {
+		return cli.CopyStore(log, *copyFrom, *storeSpec)
 	}
 
 	cfg := aap2agui.Config{

@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/aapagui/aapagui/aap"
+	"github.com/aapagui/aapagui/internal/pgtest"
 	"github.com/aapagui/aapagui/internal/proctest"
 	"github.com/aapagui/aapagui/store"
 )
@@ -91,4 +92,35 @@ func post(t *testing.T, ctx context.Context, url, body string) *http.Response {
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = resp.Body.Close() })
 	return resp
+}
+
+// A user who outgrows one machine moves a SQLite store to PostgreSQL with
+// --copy-from: the conversations go on there.
+func TestCopyFromSQLite(t *testing.T) {
+	ctx := context.Background()
+	db := filepath.Join(t.TempDir(), "aap2agui.db")
+	old := proctest.Start(t, nil, "--listen", "127.0.0.1:0", "--store", "sqlite:"+db)
+	c := aap.NewClient(old.URL(), aap.ClientOptions{})
+	created, err := c.CreateSession(ctx, &aap.PostSessionsRequest{Agent: aap.AgentConfig{Name: "demo"}})
+	require.NoError(t, err)
+	id := created.SessionID
+	_, err = c.Turn(ctx, id, &aap.PostSessionTurnRequest{Messages: []aap.Message{aap.UserText("hello")}})
+	require.NoError(t, err)
+	before, err := c.History(ctx, id, aap.HistoryFull)
+	require.NoError(t, err)
+	old.Kill()
+
+	dsn := pgtest.Schema(t)
+	require.NoError(t, run([]string{"--store", dsn, "--copy-from", "sqlite:" + db, "--log-level", "error"}))
+	err = run([]string{"--store", "sqlite:" + db, "--copy-from", "sqlite:" + db, "--log-level", "error"})
+	require.ErrorContains(t, err, "into a PostgreSQL --store")
+
+	moved := proctest.Start(t, nil, "--listen", "127.0.0.1:0", "--store", dsn)
+	c = aap.NewClient(moved.URL(), aap.ClientOptions{})
+	after, err := c.History(ctx, id, aap.HistoryFull)
+	require.NoError(t, err)
+	assert.Equal(t, before, after)
+	resp, err := c.Turn(ctx, id, &aap.PostSessionTurnRequest{Messages: []aap.Message{aap.UserText("again")}})
+	require.NoError(t, err)
+	assert.Equal(t, aap.StopEndTurn, resp.StopReason)
 }

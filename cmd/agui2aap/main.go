@@ -48,6 +48,7 @@ func run(args []string) error {
 	policy := f.String("permission-policy", "interrupt", "untrusted server tools: interrupt (ask the client), grant or deny")
 	serverTools := f.String("server-tools", "", "AAP server tools to enable: name[:trust] or agent/name[:trust], comma-separated")
 	origins := f.List("cors-origin", ",", "browser origin allowed to call the bridge directly (* for any)")
+	copyFrom := f.String("copy-from", "", "copy everything from this SQLite store (sqlite:<file>) into the PostgreSQL --store, then exit")
 	logLevel := f.String("log-level", "info", "debug, info, warn or error")
 	maxBody := f.Int64("max-body", 16<<20, "largest RunAgentInput body, in bytes")
 	grace := f.Duration("shutdown-timeout", 30*time.Second, "how long running runs may take to finish on SIGTERM")
@@ -60,6 +61,9 @@ func run(args []string) error {
 	log, err := cli.Logger(*logLevel)
 	if err != nil {
 		return err
+	}
+	if *copyFrom != "" {
+		return cli.CopyStore(log, *copyFrom, *storeSpec)
 	}
 	tools, err := agui2aap.ParseServerTools(*serverTools)
 	if err != nil {

@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/aapagui/aapagui/internal/pgtest"
 	"github.com/aapagui/aapagui/internal/proctest"
 	"github.com/aapagui/aapagui/store"
 )
@@ -76,4 +77,26 @@ func post(t *testing.T, ctx context.Context, url, body string) *http.Response {
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = resp.Body.Close() })
 	return resp
+}
+
+// --copy-from moves threads from SQLite to PostgreSQL: a thread goes on
+// with its AAP session.
+func TestCopyFromSQLite(t *testing.T) {
+	ctx := context.Background()
+	db := filepath.Join(t.TempDir(), "agui2aap.db")
+	src, err := store.OpenSQLite(db)
+	require.NoError(t, err)
+	th := &store.Thread{Owner: "", ID: "t1", Agent: "demo", SessionID: "sess_1", Delivered: []string{"u1", "a1"}}
+	require.NoError(t, src.SaveThread(ctx, th))
+	require.NoError(t, src.Close())
+
+	dsn := pgtest.Schema(t)
+	require.NoError(t, run([]string{"--store", dsn, "--copy-from", "sqlite:" + db, "--log-level", "error"}))
+	dst, err := store.OpenPostgres(ctx, dsn)
+	require.NoError(t, err)
+	defer dst.Close()
+	got, err := dst.GetThread(ctx, "", "t1")
+	require.NoError(t, err)
+	assert.Equal(t, "sess_1", got.SessionID)
+	assert.Equal(t, []string{"u1", "a1"}, got.Delivered)
 }
