@@ -125,6 +125,31 @@ func take(ctx context.Context, opts LeaseOptions,
 // (this holder stalled for longer than the TTL).
 func (l *Lease) Lost() <-chan struct{} { return l.lost }
 
+// ErrLeaseLost is the cause of a Bind context's end when the lease was
+// lost.
+var ErrLeaseLost = errors.New("store: the turn lock was lost to another holder")
+
+// Bind returns a context derived from parent that ends (with cause
+// ErrLeaseLost) if the lease is lost, so that a turn whose lock another
+// holder took stops instead of running beside the new one. stop frees it.
+func (l *Lease) Bind(parent context.Context) (ctx context.Context, stop func()) {
+	ctx, cancel := context.WithCancelCause(parent)
+	go func() {
+		select {
+		case <-l.lost:
+			cancel(ErrLeaseLost)
+		case <-l.done:
+			select {
+			case <-l.lost:
+				cancel(ErrLeaseLost)
+			default:
+			}
+		case <-ctx.Done():
+		}
+	}()
+	return ctx, func() { cancel(context.Canceled) }
+}
+
 func (l *Lease) heartbeat(beat context.Context) {
 	defer close(l.done)
 	t := time.NewTicker(l.ttl / 3)

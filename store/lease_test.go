@@ -133,3 +133,64 @@ func (s *flakyUnlock) UnlockThread(ctx context.Context, owner, id, holder string
 	}
 	return s.Store.UnlockThread(ctx, owner, id, holder)
 }
+
+// holderSpy records the holder of the last Lock.
+type holderSpy struct {
+	store.Store
+	holder atomic.Value
+}
+
+func (s *holderSpy) Lock(ctx context.Context, id, holder string, ttl time.Duration) (bool, time.Duration, error) {
+	s.holder.Store(holder)
+	return s.Store.Lock(ctx, id, holder, ttl)
+}
+
+// A holder whose lock another holder took (it stalled past its TTL) is
+// told by Lost.
+func TestLeaseLost(t *testing.T) {
+	ctx := context.Background()
+	s := &holderSpy{Store: store.NewMemory()}
+	require.NoError(t, s.CreateSession(ctx, session("s1", ""), nil))
+	var lost atomic.Int32
+	l, err := store.TakeSession(ctx, s, "s1", store.LeaseOptions{TTL: 150 * time.Millisecond, OnError: func(op string, err error) {
+		if op == "lost" {
+			lost.Add(1)
+		}
+	}})
+	require.NoError(t, err)
+	defer l.Release()
+	bound, unbind := l.Bind(ctx)
+	defer unbind()
+	// The lease ran out while its holder stalled, and another took it.
+	require.NoError(t, s.Store.Unlock(ctx, "s1", s.holder.Load().(string)))
+	ok, _, err := s.Store.Lock(ctx, "s1", "other", time.Hour)
+	require.NoError(t, err)
+	require.True(t, ok)
+	select {
+	case <-l.Lost():
+	case <-time.After(5 * time.Second):
+		t.Fatal("the lost lease was not reported")
+	}
+	assert.EqualValues(t, 1, lost.Load())
+	<-bound.Done()
+	assert.ErrorIs(t, context.Cause(bound), store.ErrLeaseLost, "a bound context ends with the lease")
+	l.Release()
+	ok, _, err = s.Store.Lock(ctx, "s1", "third", time.Hour)
+	require.NoError(t, err)
+	assert.False(t, ok, "releasing a lost lease leaves the new holder's lock alone")
+}
+
+// A bound context of a lease released normally is not cancelled by it.
+func TestLeaseBindOutlivesRelease(t *testing.T) {
+	ctx := context.Background()
+	s := store.NewMemory()
+	require.NoError(t, s.CreateSession(ctx, session("s1", ""), nil))
+	l, err := store.TakeSession(ctx, s, "s1", store.LeaseOptions{})
+	require.NoError(t, err)
+	bound, unbind := l.Bind(ctx)
+	l.Release()
+	time.Sleep(20 * time.Millisecond)
+	assert.NoError(t, bound.Err())
+	unbind()
+	assert.ErrorIs(t, bound.Err(), context.Canceled)
+}

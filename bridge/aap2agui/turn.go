@@ -173,6 +173,11 @@ func (s *Server) turn(c *gin.Context) {
 	}
 	release := lease.Release
 	defer release()
+	// A turn whose lock was lost (this process stalled past the lease)
+	// stops rather than run beside the turn that took it over.
+	ctx, unbind := lease.Bind(ctx)
+	defer unbind()
+	c.Request = c.Request.WithContext(ctx)
 
 	// Read the session again under the lock: a turn that just finished may
 	// have changed it.

@@ -79,6 +79,11 @@ func (s *Server) run(c *gin.Context) {
 	}
 	release := lease.Release
 	defer release()
+	// A run whose lock was lost (this process stalled past the lease)
+	// stops rather than run beside the run that took it over.
+	ctx, unbind := lease.Bind(ctx)
+	defer unbind()
+	c.Request = c.Request.WithContext(ctx)
 
 	th, err := s.cfg.Store.GetThread(ctx, owner, in.ThreadID)
 	if errors.Is(err, store.ErrNotFound) {
