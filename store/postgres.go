@@ -30,6 +30,11 @@ import (
 // were written, as in the SQLite store.
 type Postgres struct {
 	pool *pgxpool.Pool
+	// locks serves the turn locks' statements with synchronous_commit off:
+	// a lock is not worth a WAL flush (after a database crash, a holder
+	// still alive takes its lock again at its next heartbeat), and its own
+	// pool keeps heartbeats from queueing behind data writes.
+	locks *pgxpool.Pool
 }
 
 var _ Store = (*Postgres)(nil)
@@ -127,6 +132,10 @@ func OpenPostgres(ctx context.Context, dsn string) (*Postgres, error) {
 	if cfg.ConnConfig.RuntimeParams["application_name"] == "" {
 		cfg.ConnConfig.RuntimeParams["application_name"] = "aapagui"
 	}
+	lcfg := cfg.Copy()
+	lcfg.MaxConns = max(2, cfg.MaxConns/2)
+	lcfg.MinConns = 0
+	lcfg.ConnConfig.RuntimeParams["synchronous_commit"] = "off"
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
 		return nil, fmt.Errorf("store: postgres: %w", err)
@@ -135,6 +144,10 @@ func OpenPostgres(ctx context.Context, dsn string) (*Postgres, error) {
 	if err := s.migrate(ctx); err != nil {
 		pool.Close()
 		return nil, err
+	}
+	if s.locks, err = pgxpool.NewWithConfig(ctx, lcfg); err != nil {
+		pool.Close()
+		return nil, fmt.Errorf("store: postgres: %w", err)
 	}
 	return s, nil
 }
@@ -461,7 +474,7 @@ func (s *Postgres) Lock(ctx context.Context, id, holder string, ttl time.Duratio
 	if holder == "" {
 		return false, 0, errors.New("store: lock needs a holder")
 	}
-	tag, err := s.pool.Exec(ctx,
+	tag, err := s.locks.Exec(ctx,
 		`UPDATE sessions SET lock_holder = $2, lock_until = clock_timestamp() + $3 * interval '1 microsecond'
 		 WHERE id = $1 AND (lock_holder IS NULL OR lock_holder = $2 OR lock_until <= clock_timestamp())`,
 		id, holder, ttl.Microseconds())
@@ -472,7 +485,7 @@ func (s *Postgres) Lock(ctx context.Context, id, holder string, ttl time.Duratio
 		return true, 0, nil
 	}
 	var left *float64
-	err = s.pool.QueryRow(ctx, `SELECT extract(epoch FROM lock_until - clock_timestamp())::float8 FROM sessions WHERE id = $1`, id).Scan(&left)
+	err = s.locks.QueryRow(ctx, `SELECT extract(epoch FROM lock_until - clock_timestamp())::float8 FROM sessions WHERE id = $1`, id).Scan(&left)
 	switch {
 	case errors.Is(err, pgx.ErrNoRows):
 		return false, 0, ErrNotFound
@@ -493,7 +506,7 @@ func pgLeft(seconds *float64) time.Duration {
 
 // Unlock implements Store; it does nothing unless holder has the lock.
 func (s *Postgres) Unlock(ctx context.Context, id, holder string) error {
-	_, err := s.pool.Exec(ctx,
+	_, err := s.locks.Exec(ctx,
 		`UPDATE sessions SET lock_holder = NULL, lock_until = NULL WHERE id = $1 AND lock_holder = $2`, id, holder)
 	if err != nil {
 		return fmt.Errorf("store: postgres: unlock: %w", err)
@@ -541,7 +554,7 @@ func (s *Postgres) LockThread(ctx context.Context, owner, id, holder string, ttl
 	if holder == "" {
 		return false, 0, errors.New("store: lock needs a holder")
 	}
-	tag, err := s.pool.Exec(ctx,
+	tag, err := s.locks.Exec(ctx,
 		`INSERT INTO thread_locks (owner, id, holder, until) VALUES ($1, $2, $3, clock_timestamp() + $4 * interval '1 microsecond')
 		 ON CONFLICT (owner, id) DO UPDATE SET holder = excluded.holder, until = excluded.until
 		 WHERE thread_locks.holder = excluded.holder OR thread_locks.until <= clock_timestamp()`,
@@ -553,7 +566,7 @@ func (s *Postgres) LockThread(ctx context.Context, owner, id, holder string, ttl
 		return true, 0, nil
 	}
 	var left *float64
-	err = s.pool.QueryRow(ctx, `SELECT extract(epoch FROM until - clock_timestamp())::float8 FROM thread_locks WHERE owner = $1 AND id = $2`, owner, id).Scan(&left)
+	err = s.locks.QueryRow(ctx, `SELECT extract(epoch FROM until - clock_timestamp())::float8 FROM thread_locks WHERE owner = $1 AND id = $2`, owner, id).Scan(&left)
 	if err != nil && !errors.Is(err, pgx.ErrNoRows) {
 		return false, 0, fmt.Errorf("store: postgres: lock thread: %w", err)
 	}
@@ -562,7 +575,7 @@ func (s *Postgres) LockThread(ctx context.Context, owner, id, holder string, ttl
 
 // UnlockThread implements ThreadStore.
 func (s *Postgres) UnlockThread(ctx context.Context, owner, id, holder string) error {
-	if _, err := s.pool.Exec(ctx, `DELETE FROM thread_locks WHERE owner = $1 AND id = $2 AND holder = $3`, owner, id, holder); err != nil {
+	if _, err := s.locks.Exec(ctx, `DELETE FROM thread_locks WHERE owner = $1 AND id = $2 AND holder = $3`, owner, id, holder); err != nil {
 		return fmt.Errorf("store: postgres: unlock thread: %w", err)
 	}
 	return nil
@@ -579,6 +592,7 @@ func (s *Postgres) Ping(ctx context.Context) error {
 // Close implements Store. Calling it again does nothing.
 func (s *Postgres) Close() error {
 	s.pool.Close()
+	s.locks.Close()
 	return nil
 }
 
