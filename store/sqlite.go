@@ -22,11 +22,20 @@ import (
 // the busy timeout, and Lock is a single conditional UPDATE, so the turn
 // lock holds across processes.
 //
-// Within a process, writes go through a pool of one connection, so they
-// queue in Go instead of contending for the file lock, and reads through a
-// separate read-only pool.
+// Within a process, writes go to one goroutine that commits them in groups:
+// the writes waiting when a transaction begins share it (each in a
+// savepoint of its own, so one that fails leaves the others), and a caller
+// is answered once its group has committed. With synchronous=FULL every
+// commit is an fsync; a group of many turns' writes pays one, so turns
+// starting together do not queue behind each other's fsyncs, and nothing is
+// acknowledged before it is on disk. Reads go through a separate read-only
+// pool.
 type SQLite struct {
 	w, r      *sql.DB
+	writes    chan *sqliteWrite
+	closing   sync.RWMutex // held for reading while a write is handed over
+	closed    bool
+	wdone     chan struct{}
 	closeOnce sync.Once
 	closeErr  error
 }
@@ -123,7 +132,7 @@ func OpenSQLite(path string) (*SQLite, error) {
 	}
 	w.SetMaxOpenConns(1)
 	w.SetMaxIdleConns(1)
-	s := &SQLite{w: w}
+	s := &SQLite{w: w, writes: make(chan *sqliteWrite, sqliteMaxGroup), wdone: make(chan struct{})}
 	if err := s.migrate(path); err != nil {
 		_ = w.Close()
 		return nil, err
@@ -140,6 +149,7 @@ func OpenSQLite(path string) (*SQLite, error) {
 	r.SetMaxOpenConns(n)
 	r.SetMaxIdleConns(n)
 	s.r = r
+	go s.writer()
 	for _, q := range schemaProbes {
 		if _, err := r.Exec(q); err != nil {
 			_ = s.Close()
@@ -208,7 +218,7 @@ func (s *SQLite) CreateSession(ctx context.Context, sess *Session, seed []Entry)
 		return err
 	}
 	var seq int64
-	err = s.write(ctx, func(tx *sql.Tx) error {
+	err = s.write(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		res, err := tx.ExecContext(ctx,
 			`INSERT INTO sessions (id, owner, created_at, data) VALUES (?, ?, ?, ?)
 			 ON CONFLICT (id) DO NOTHING`,
@@ -292,15 +302,38 @@ func (s *SQLite) UpdateSession(ctx context.Context, sess *Session) error {
 	if err != nil {
 		return err
 	}
-	res, err := s.w.ExecContext(ctx,
+	res, err := s.exec(ctx,
 		`UPDATE sessions SET data = ? WHERE id = ? AND owner = ?`, string(data), sess.ID, sess.Owner)
 	return affectedOne(res, err, "update session")
+}
+
+// SaveSession implements Store in one transaction.
+func (s *SQLite) SaveSession(ctx context.Context, sess *Session, appended []Entry) error {
+	data, err := encodeSession(sess)
+	if err != nil {
+		return err
+	}
+	hist, err := encodeEntries(appended)
+	if err != nil {
+		return err
+	}
+	return s.write(ctx, func(ctx context.Context, tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, `UPDATE sessions SET data = ? WHERE id = ? AND owner = ?`, string(data), sess.ID, sess.Owner)
+		if err := affectedOne(res, err, "save session"); err != nil {
+			return err
+		}
+		var next int64
+		if err := tx.QueryRowContext(ctx, `SELECT coalesce(max(position) + 1, 0) FROM history WHERE session_id = ?`, sess.ID).Scan(&next); err != nil {
+			return err
+		}
+		return insertHistory(ctx, tx, sess.ID, next, hist)
+	})
 }
 
 // DeleteSession implements Store; the history goes with the session (ON
 // DELETE CASCADE).
 func (s *SQLite) DeleteSession(ctx context.Context, owner, id string) error {
-	res, err := s.w.ExecContext(ctx, `DELETE FROM sessions WHERE id = ? AND owner = ?`, id, owner)
+	res, err := s.exec(ctx, `DELETE FROM sessions WHERE id = ? AND owner = ?`, id, owner)
 	return affectedOne(res, err, "delete session")
 }
 
@@ -327,7 +360,7 @@ func (s *SQLite) AppendHistory(ctx context.Context, id string, entries []Entry) 
 	if err != nil {
 		return err
 	}
-	return s.write(ctx, func(tx *sql.Tx) error {
+	return s.write(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		var next int64
 		err := tx.QueryRowContext(ctx,
 			`SELECT (SELECT coalesce(max(position) + 1, 0) FROM history WHERE session_id = s.id)
@@ -348,7 +381,7 @@ func (s *SQLite) ReplaceHistory(ctx context.Context, id string, entries []Entry)
 	if err != nil {
 		return err
 	}
-	return s.write(ctx, func(tx *sql.Tx) error {
+	return s.write(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		var one int
 		err := tx.QueryRowContext(ctx, `SELECT 1 FROM sessions WHERE id = ?`, id).Scan(&one)
 		if errors.Is(err, sql.ErrNoRows) {
@@ -415,34 +448,44 @@ func (s *SQLite) History(ctx context.Context, id string) ([]Entry, error) {
 // Lock implements Store with one conditional UPDATE, atomic across
 // processes sharing the file. A lock whose time has come (until <= now) is
 // free.
-func (s *SQLite) Lock(ctx context.Context, id, holder string, ttl time.Duration) (bool, error) {
+func (s *SQLite) Lock(ctx context.Context, id, holder string, ttl time.Duration) (bool, time.Duration, error) {
 	if holder == "" {
-		return false, errors.New("store: lock needs a holder")
+		return false, 0, errors.New("store: lock needs a holder")
 	}
 	now := time.Now()
-	res, err := s.w.ExecContext(ctx,
+	res, err := s.exec(ctx,
 		`UPDATE sessions SET lock_holder = ?, lock_until = ?
 		 WHERE id = ? AND (lock_holder IS NULL OR lock_holder = ? OR lock_until <= ?)`,
 		holder, toMillis(now.Add(ttl)), id, holder, toMillis(now))
 	err = affectedOne(res, err, "lock")
 	if !errors.Is(err, ErrNotFound) {
-		return err == nil, err
+		return err == nil, 0, err
 	}
 	// No row changed: the session is missing or someone else holds it.
-	var one int
-	err = s.r.QueryRowContext(ctx, `SELECT 1 FROM sessions WHERE id = ?`, id).Scan(&one)
+	var until sql.NullInt64
+	err = s.r.QueryRowContext(ctx, `SELECT lock_until FROM sessions WHERE id = ?`, id).Scan(&until)
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
-		return false, ErrNotFound
+		return false, 0, ErrNotFound
 	case err != nil:
-		return false, fmt.Errorf("store: sqlite: lock: %w", err)
+		return false, 0, fmt.Errorf("store: sqlite: lock: %w", err)
 	}
-	return false, nil
+	return false, leftUntil(until, now), nil
+}
+
+// leftUntil is the time a lock ending at until (Unix milliseconds) has
+// left; a lock released since it was seen taken has a little left, so that
+// the caller's Retry-After is never zero.
+func leftUntil(until sql.NullInt64, now time.Time) time.Duration {
+	if !until.Valid {
+		return time.Millisecond
+	}
+	return max(fromMillis(until.Int64).Sub(now), time.Millisecond)
 }
 
 // Unlock implements Store; it does nothing unless holder has the lock.
 func (s *SQLite) Unlock(ctx context.Context, id, holder string) error {
-	_, err := s.w.ExecContext(ctx,
+	_, err := s.exec(ctx,
 		`UPDATE sessions SET lock_holder = NULL, lock_until = NULL WHERE id = ? AND lock_holder = ?`,
 		id, holder)
 	if err != nil {
@@ -465,6 +508,13 @@ func (s *SQLite) Ping(ctx context.Context) error {
 // Close implements Store. Calling it again does nothing and returns nil.
 func (s *SQLite) Close() error {
 	s.closeOnce.Do(func() {
+		if s.writes != nil {
+			s.closing.Lock()
+			s.closed = true
+			close(s.writes)
+			s.closing.Unlock()
+			<-s.wdone
+		}
 		var errs []error
 		if s.r != nil {
 			errs = append(errs, s.r.Close())
@@ -475,22 +525,146 @@ func (s *SQLite) Close() error {
 	return s.closeErr
 }
 
-// write runs fn in an IMMEDIATE transaction on the write pool. Sentinel
-// errors from fn pass through unwrapped.
-func (s *SQLite) write(ctx context.Context, fn func(*sql.Tx) error) error {
-	tx, err := s.w.BeginTx(ctx, nil)
-	if err != nil {
-		return fmt.Errorf("store: sqlite: begin: %w", err)
+// sqliteMaxGroup caps the writes committed in one transaction.
+const sqliteMaxGroup = 256
+
+// errClosed reports a write to a closed store.
+var errClosed = errors.New("store: closed")
+
+// sqliteWrite is one write waiting for the writer.
+type sqliteWrite struct {
+	fn   func(context.Context, *sql.Tx) error
+	done chan error
+}
+
+// write runs fn in the writer's next transaction and returns once that
+// transaction has committed (or fn failed and was rolled back to its
+// savepoint). fn gets a context that is never cancelled: interrupting a
+// statement would roll back the whole group's transaction. A caller whose
+// ctx is done before its write begins gets ctx's error and nothing is
+// written. Sentinel errors from fn pass through unwrapped.
+func (s *SQLite) write(ctx context.Context, fn func(context.Context, *sql.Tx) error) error {
+	err := s.submit(ctx, fn)
+	switch {
+	case err == nil, errors.Is(err, ErrNotFound), errors.Is(err, ErrExists), errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
+		return err
 	}
-	if err := fn(tx); err != nil {
-		_ = tx.Rollback()
-		if errors.Is(err, ErrNotFound) || errors.Is(err, ErrExists) {
+	return fmt.Errorf("store: sqlite: %w", err)
+}
+
+// submit hands fn to the writer and waits for its answer.
+func (s *SQLite) submit(ctx context.Context, fn func(context.Context, *sql.Tx) error) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	w := &sqliteWrite{done: make(chan error, 1)}
+	w.fn = func(wctx context.Context, tx *sql.Tx) error {
+		if err := ctx.Err(); err != nil {
 			return err
 		}
-		return fmt.Errorf("store: sqlite: %w", err)
+		return fn(wctx, tx)
+	}
+	s.closing.RLock()
+	if s.closed {
+		s.closing.RUnlock()
+		return errClosed
+	}
+	s.writes <- w
+	s.closing.RUnlock()
+	return <-w.done
+}
+
+// exec runs one statement as a write; callers wrap its error.
+func (s *SQLite) exec(ctx context.Context, query string, args ...any) (sql.Result, error) {
+	var res sql.Result
+	err := s.submit(ctx, func(ctx context.Context, tx *sql.Tx) error {
+		var err error
+		res, err = tx.ExecContext(ctx, query, args...)
+		return err
+	})
+	return res, err
+}
+
+// writer commits the waiting writes in groups until the store is closed.
+func (s *SQLite) writer() {
+	defer close(s.wdone)
+	group := make([]*sqliteWrite, 0, sqliteMaxGroup)
+	for w := range s.writes {
+		group = append(group[:0], w)
+	more:
+		for len(group) < sqliteMaxGroup {
+			select {
+			case w, ok := <-s.writes:
+				if !ok {
+					break more
+				}
+				group = append(group, w)
+			default:
+				break more
+			}
+		}
+		s.commit(group)
+	}
+}
+
+// commit runs a group of writes in one IMMEDIATE transaction, each in a
+// savepoint of its own when there are several, and answers each.
+func (s *SQLite) commit(group []*sqliteWrite) {
+	ctx := context.Background()
+	errs := make([]error, len(group))
+	answer := func() {
+		for i, w := range group {
+			w.done <- errs[i]
+		}
+	}
+	tx, err := s.w.BeginTx(ctx, nil)
+	if err != nil {
+		for i := range errs {
+			errs[i] = fmt.Errorf("begin: %w", err)
+		}
+		answer()
+		return
+	}
+	savepoints := len(group) > 1
+	for i, w := range group {
+		if !savepoints {
+			errs[i] = w.fn(ctx, tx)
+			continue
+		}
+		if _, err := tx.ExecContext(ctx, `SAVEPOINT w`); err != nil {
+			errs[i] = err
+			continue
+		}
+		errs[i] = w.fn(ctx, tx)
+		if errs[i] != nil {
+			if _, err := tx.ExecContext(ctx, `ROLLBACK TO w`); err != nil {
+				// The transaction is in an unknown state: give up on all
+				// of it.
+				_ = tx.Rollback()
+				for j := range errs {
+					if errs[j] == nil || j >= i {
+						errs[j] = fmt.Errorf("rolling back a failed write: %w", err)
+					}
+				}
+				answer()
+				return
+			}
+		}
+		if _, err := tx.ExecContext(ctx, `RELEASE w`); err != nil && errs[i] == nil {
+			errs[i] = err
+		}
+	}
+	if len(group) == 1 && errs[0] != nil {
+		_ = tx.Rollback()
+		answer()
+		return
 	}
 	if err := tx.Commit(); err != nil {
-		return fmt.Errorf("store: sqlite: commit: %w", err)
+		for i := range errs {
+			if errs[i] == nil {
+				errs[i] = fmt.Errorf("commit: %w", err)
+			}
+		}
 	}
-	return nil
+	answer()
 }

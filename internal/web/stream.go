@@ -1,10 +1,8 @@
 package web
 
 import (
-	"context"
 	"io"
 	"net/http"
-	"time"
 )
 
 // Stream writes SSE frames to a client, coalescing them: frames are
@@ -89,25 +87,4 @@ type flushReader struct {
 func (f *flushReader) Read(p []byte) (int, error) {
 	f.s.Flush()
 	return f.r.Read(p)
-}
-
-// Renew calls renew every interval until the returned stop is called; it
-// keeps a lease (a turn lock) alive while a long request runs. renew gets a
-// context that outlives the request's cancellation.
-func Renew(ctx context.Context, interval time.Duration, renew func(context.Context)) (stop func()) {
-	done := make(chan struct{})
-	ctx = context.WithoutCancel(ctx)
-	go func() {
-		t := time.NewTicker(interval)
-		defer t.Stop()
-		for {
-			select {
-			case <-done:
-				return
-			case <-t.C:
-				renew(ctx)
-			}
-		}
-	}()
-	return func() { close(done) }
 }
