@@ -1,0 +1,53 @@
+// Command aapbench measures the bridges against direct reads, on loopback
+// in one process, and prints a table of ratios. See internal/bench.
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"os/signal"
+	"strconv"
+	"strings"
+
+	"github.com/aapagui/aapagui/internal/bench"
+)
+
+func ints(s string) ([]int, error) {
+	var out []int
+	for _, f := range strings.Split(s, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || n <= 0 {
+			return nil, fmt.Errorf("%q is not a positive number", f)
+		}
+		out = append(out, n)
+	}
+	return out, nil
+}
+
+func main() {
+	var o bench.Options
+	sizes := flag.String("n", "10000,100000", "deltas per throughput stream, comma-separated")
+	streams := flag.String("streams", "1,100", "concurrent trickled streams of the latency runs, comma-separated")
+	flag.IntVar(&o.Reps, "reps", 5, "interleaved repetitions of each throughput run (medians are printed)")
+	flag.DurationVar(&o.Trickle, "trickle", 0, "interval between trickled deltas (default 5ms)")
+	flag.IntVar(&o.TrickleN, "trickle-n", 200, "deltas per trickled stream")
+	flag.IntVar(&o.Idle, "idle", 1000, "concurrent idle streams of the memory runs (-1 skips them)")
+	flag.BoolVar(&o.SkipChain, "no-chain", false, "leave out the chain of both bridges")
+	flag.Parse()
+	var err error
+	if o.Sizes, err = ints(*sizes); err == nil {
+		o.Streams, err = ints(*streams)
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "aapbench:", err)
+		os.Exit(2)
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	if err := bench.Run(ctx, o); err != nil {
+		fmt.Fprintln(os.Stderr, "aapbench:", err)
+		os.Exit(1)
+	}
+}
