@@ -23,9 +23,9 @@ import (
 // lock holds across processes.
 //
 // Within a process, writes go to one goroutine that commits them in groups:
-// the writes waiting when a transaction begins share it (each in a
-// savepoint of its own, so one that fails leaves the others), and a caller
-// is answered once its group has committed. With synchronous=FULL every
+// the writes waiting when a transaction begins share it (one that fails is
+// answered alone and the others run again without it), and a caller is
+// answered once its group has committed. With synchronous=FULL every
 // commit is an fsync; a group of many turns' writes pays one, so turns
 // starting together do not queue behind each other's fsyncs, and nothing is
 // acknowledged before it is on disk. Reads go through a separate read-only
@@ -533,6 +533,7 @@ var errClosed = errors.New("store: closed")
 
 // sqliteWrite is one write waiting for the writer.
 type sqliteWrite struct {
+	ctx  context.Context // the caller's: done before the write begins, nothing is written
 	fn   func(context.Context, *sql.Tx) error
 	done chan error
 }
@@ -542,7 +543,8 @@ type sqliteWrite struct {
 // savepoint). fn gets a context that is never cancelled: interrupting a
 // statement would roll back the whole group's transaction. A caller whose
 // ctx is done before its write begins gets ctx's error and nothing is
-// written. Sentinel errors from fn pass through unwrapped.
+// written. Sentinel errors from fn pass through unwrapped; fn returns
+// ErrNotFound and ErrExists only before it has changed anything.
 func (s *SQLite) write(ctx context.Context, fn func(context.Context, *sql.Tx) error) error {
 	err := s.submit(ctx, fn)
 	switch {
@@ -557,13 +559,7 @@ func (s *SQLite) submit(ctx context.Context, fn func(context.Context, *sql.Tx) e
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	w := &sqliteWrite{done: make(chan error, 1)}
-	w.fn = func(wctx context.Context, tx *sql.Tx) error {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		return fn(wctx, tx)
-	}
+	w := &sqliteWrite{ctx: ctx, fn: fn, done: make(chan error, 1)}
 	s.closing.RLock()
 	if s.closed {
 		s.closing.RUnlock()
@@ -607,64 +603,69 @@ func (s *SQLite) writer() {
 	}
 }
 
-// commit runs a group of writes in one IMMEDIATE transaction, each in a
-// savepoint of its own when there are several, and answers each.
+// commit runs a group of writes in one IMMEDIATE transaction and answers
+// each. A write refused with ErrNotFound or ErrExists has changed nothing
+// (every write returns those before changing anything), so the others go
+// on. A write that fails otherwise (a full disk) may have changed
+// something before failing: it is answered with its error, the transaction
+// is rolled back, and the others run again in a new one. So a group
+// commits whole without the cost of a savepoint per write.
 func (s *SQLite) commit(group []*sqliteWrite) {
-	ctx := context.Background()
-	errs := make([]error, len(group))
-	answer := func() {
-		for i, w := range group {
-			w.done <- errs[i]
+	live := group[:0]
+	for _, w := range group {
+		if err := w.ctx.Err(); err != nil {
+			w.done <- err
+			continue
 		}
+		live = append(live, w)
 	}
+	for len(live) > 0 {
+		failed, err := s.tryGroup(live)
+		if failed < 0 {
+			for _, w := range live {
+				if w != nil { // nil: answered by tryGroup
+					w.done <- err
+				}
+			}
+			return
+		}
+		live[failed].done <- err
+		live = append(live[:failed], live[failed+1:]...)
+	}
+}
+
+// tryGroup runs the writes in one transaction. It returns the index of a
+// write that failed (the transaction rolled back) with its error, or -1
+// with the error of the transaction itself (nil once committed).
+func (s *SQLite) tryGroup(group []*sqliteWrite) (int, error) {
+	ctx := context.Background()
 	tx, err := s.w.BeginTx(ctx, nil)
 	if err != nil {
-		for i := range errs {
-			errs[i] = fmt.Errorf("begin: %w", err)
-		}
-		answer()
-		return
+		return -1, fmt.Errorf("begin: %w", err)
 	}
-	savepoints := len(group) > 1
+	var refused map[int]error
 	for i, w := range group {
-		if !savepoints {
-			errs[i] = w.fn(ctx, tx)
-			continue
-		}
-		if _, err := tx.ExecContext(ctx, `SAVEPOINT w`); err != nil {
-			errs[i] = err
-			continue
-		}
-		errs[i] = w.fn(ctx, tx)
-		if errs[i] != nil {
-			if _, err := tx.ExecContext(ctx, `ROLLBACK TO w`); err != nil {
-				// The transaction is in an unknown state: give up on all
-				// of it.
-				_ = tx.Rollback()
-				for j := range errs {
-					if errs[j] == nil || j >= i {
-						errs[j] = fmt.Errorf("rolling back a failed write: %w", err)
-					}
-				}
-				answer()
-				return
+		err := w.fn(ctx, tx)
+		switch {
+		case err == nil:
+		case errors.Is(err, ErrNotFound), errors.Is(err, ErrExists):
+			// A refusal: the write found nothing to change and changed
+			// nothing, so the others go on in this transaction.
+			if refused == nil {
+				refused = map[int]error{}
 			}
+			refused[i] = err
+		default:
+			_ = tx.Rollback()
+			return i, err
 		}
-		if _, err := tx.ExecContext(ctx, `RELEASE w`); err != nil && errs[i] == nil {
-			errs[i] = err
-		}
-	}
-	if len(group) == 1 && errs[0] != nil {
-		_ = tx.Rollback()
-		answer()
-		return
 	}
 	if err := tx.Commit(); err != nil {
-		for i := range errs {
-			if errs[i] == nil {
-				errs[i] = fmt.Errorf("commit: %w", err)
-			}
-		}
+		return -1, fmt.Errorf("commit: %w", err)
 	}
-	answer()
+	for i, err := range refused {
+		group[i].done <- err
+		group[i] = nil
+	}
+	return -1, nil
 }
