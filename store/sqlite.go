@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/url"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -36,6 +37,10 @@ type SQLite struct {
 	closing   sync.RWMutex // held for reading while a write is handed over
 	closed    bool
 	wdone     chan struct{}
+	stmtMu    sync.Mutex
+	stmts     map[string]*sql.Stmt // prepared once per pool and query
+	toPrepare []string             // write statements to prepare between transactions
+	noStmts   bool                 // set by Close
 	closeOnce sync.Once
 	closeErr  error
 }
@@ -219,7 +224,7 @@ func (s *SQLite) CreateSession(ctx context.Context, sess *Session, seed []Entry)
 	}
 	var seq int64
 	err = s.write(ctx, func(ctx context.Context, tx *sql.Tx) error {
-		res, err := tx.ExecContext(ctx,
+		res, err := s.txExec(ctx, tx,
 			`INSERT INTO sessions (id, owner, created_at, data) VALUES (?, ?, ?, ?)
 			 ON CONFLICT (id) DO NOTHING`,
 			sess.ID, sess.Owner, toMillis(sess.CreatedAt), string(data))
@@ -234,7 +239,7 @@ func (s *SQLite) CreateSession(ctx context.Context, sess *Session, seed []Entry)
 		if seq, err = res.LastInsertId(); err != nil {
 			return err
 		}
-		return insertHistory(ctx, tx, sess.ID, 0, hist)
+		return s.insertHistory(ctx, tx, sess.ID, 0, hist)
 	})
 	if err != nil {
 		return err
@@ -245,7 +250,7 @@ func (s *SQLite) CreateSession(ctx context.Context, sess *Session, seed []Entry)
 
 // GetSession implements Store.
 func (s *SQLite) GetSession(ctx context.Context, owner, id string) (*Session, error) {
-	row := s.r.QueryRowContext(ctx,
+	row := s.readRow(ctx,
 		`SELECT seq, created_at, data FROM sessions WHERE id = ? AND owner = ?`, id, owner)
 	out := &Session{ID: id, Owner: owner}
 	var created int64
@@ -268,7 +273,7 @@ func (s *SQLite) ListSessions(ctx context.Context, owner string, after int64, li
 	if limit <= 0 {
 		return nil, nil
 	}
-	rows, err := s.r.QueryContext(ctx,
+	rows, err := s.readRows(ctx,
 		`SELECT id, seq, created_at, data FROM sessions
 		 WHERE owner = ? AND seq > ? ORDER BY seq LIMIT ?`, owner, after, limit)
 	if err != nil {
@@ -318,15 +323,15 @@ func (s *SQLite) SaveSession(ctx context.Context, sess *Session, appended []Entr
 		return err
 	}
 	return s.write(ctx, func(ctx context.Context, tx *sql.Tx) error {
-		res, err := tx.ExecContext(ctx, `UPDATE sessions SET data = ? WHERE id = ? AND owner = ?`, string(data), sess.ID, sess.Owner)
+		res, err := s.txExec(ctx, tx, `UPDATE sessions SET data = ? WHERE id = ? AND owner = ?`, string(data), sess.ID, sess.Owner)
 		if err := affectedOne(res, err, "save session"); err != nil {
 			return err
 		}
 		var next int64
-		if err := tx.QueryRowContext(ctx, `SELECT coalesce(max(position) + 1, 0) FROM history WHERE session_id = ?`, sess.ID).Scan(&next); err != nil {
+		if err := s.txRow(ctx, tx, `SELECT coalesce(max(position) + 1, 0) FROM history WHERE session_id = ?`, sess.ID).Scan(&next); err != nil {
 			return err
 		}
-		return insertHistory(ctx, tx, sess.ID, next, hist)
+		return s.insertHistory(ctx, tx, sess.ID, next, hist)
 	})
 }
 
@@ -362,7 +367,7 @@ func (s *SQLite) AppendHistory(ctx context.Context, id string, entries []Entry) 
 	}
 	return s.write(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		var next int64
-		err := tx.QueryRowContext(ctx,
+		err := s.txRow(ctx, tx,
 			`SELECT (SELECT coalesce(max(position) + 1, 0) FROM history WHERE session_id = s.id)
 			 FROM sessions s WHERE s.id = ?`, id).Scan(&next)
 		if errors.Is(err, sql.ErrNoRows) {
@@ -371,7 +376,7 @@ func (s *SQLite) AppendHistory(ctx context.Context, id string, entries []Entry) 
 		if err != nil {
 			return err
 		}
-		return insertHistory(ctx, tx, id, next, hist)
+		return s.insertHistory(ctx, tx, id, next, hist)
 	})
 }
 
@@ -383,31 +388,23 @@ func (s *SQLite) ReplaceHistory(ctx context.Context, id string, entries []Entry)
 	}
 	return s.write(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		var one int
-		err := tx.QueryRowContext(ctx, `SELECT 1 FROM sessions WHERE id = ?`, id).Scan(&one)
+		err := s.txRow(ctx, tx, `SELECT 1 FROM sessions WHERE id = ?`, id).Scan(&one)
 		if errors.Is(err, sql.ErrNoRows) {
 			return ErrNotFound
 		}
 		if err != nil {
 			return err
 		}
-		if _, err := tx.ExecContext(ctx, `DELETE FROM history WHERE session_id = ?`, id); err != nil {
+		if _, err := s.txExec(ctx, tx, `DELETE FROM history WHERE session_id = ?`, id); err != nil {
 			return err
 		}
-		return insertHistory(ctx, tx, id, 0, hist)
+		return s.insertHistory(ctx, tx, id, 0, hist)
 	})
 }
 
-func insertHistory(ctx context.Context, tx *sql.Tx, id string, first int64, hist [][]byte) error {
-	if len(hist) == 0 {
-		return nil
-	}
-	stmt, err := tx.PrepareContext(ctx, `INSERT INTO history (session_id, position, data) VALUES (?, ?, ?)`)
-	if err != nil {
-		return err
-	}
-	defer func() { _ = stmt.Close() }()
+func (s *SQLite) insertHistory(ctx context.Context, tx *sql.Tx, id string, first int64, hist [][]byte) error {
 	for i, h := range hist {
-		if _, err := stmt.ExecContext(ctx, id, first+int64(i), string(h)); err != nil {
+		if _, err := s.txExec(ctx, tx, `INSERT INTO history (session_id, position, data) VALUES (?, ?, ?)`, id, first+int64(i), string(h)); err != nil {
 			return err
 		}
 	}
@@ -417,7 +414,7 @@ func insertHistory(ctx context.Context, tx *sql.Tx, id string, first int64, hist
 // History implements Store. One statement reads the session and its
 // entries, so a concurrent delete is seen whole or not at all.
 func (s *SQLite) History(ctx context.Context, id string) ([]Entry, error) {
-	rows, err := s.r.QueryContext(ctx,
+	rows, err := s.readRows(ctx,
 		`SELECT h.data FROM sessions s LEFT JOIN history h ON h.session_id = s.id
 		 WHERE s.id = ? ORDER BY h.position`, id)
 	if err != nil {
@@ -463,7 +460,7 @@ func (s *SQLite) Lock(ctx context.Context, id, holder string, ttl time.Duration)
 	}
 	// No row changed: the session is missing or someone else holds it.
 	var until sql.NullInt64
-	err = s.r.QueryRowContext(ctx, `SELECT lock_until FROM sessions WHERE id = ?`, id).Scan(&until)
+	err = s.readRow(ctx, `SELECT lock_until FROM sessions WHERE id = ?`, id).Scan(&until)
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
 		return false, 0, ErrNotFound
@@ -516,6 +513,12 @@ func (s *SQLite) Close() error {
 			<-s.wdone
 		}
 		var errs []error
+		s.stmtMu.Lock()
+		for _, st := range s.stmts {
+			errs = append(errs, st.Close())
+		}
+		s.stmts, s.noStmts = nil, true
+		s.stmtMu.Unlock()
 		if s.r != nil {
 			errs = append(errs, s.r.Close())
 		}
@@ -575,7 +578,7 @@ func (s *SQLite) exec(ctx context.Context, query string, args ...any) (sql.Resul
 	var res sql.Result
 	err := s.submit(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		var err error
-		res, err = tx.ExecContext(ctx, query, args...)
+		res, err = s.txExec(ctx, tx, query, args...)
 		return err
 	})
 	return res, err
@@ -600,6 +603,7 @@ func (s *SQLite) writer() {
 			}
 		}
 		s.commit(group)
+		s.prepareWrites()
 	}
 }
 
@@ -668,4 +672,85 @@ func (s *SQLite) tryGroup(group []*sqliteWrite) (int, error) {
 		group[i] = nil
 	}
 	return -1, nil
+}
+
+// stmt returns query prepared on db (the read or the write pool), from a
+// cache: preparing costs as much as running most of the store's
+// statements. nil if it is not prepared (yet): the caller runs the query
+// unprepared. Write statements are prepared by the writer between
+// transactions (the write pool's one connection is busy during one).
+func (s *SQLite) stmt(ctx context.Context, db *sql.DB, pool, query string) *sql.Stmt {
+	key := pool + "\x00" + query
+	s.stmtMu.Lock()
+	defer s.stmtMu.Unlock()
+	if st, ok := s.stmts[key]; ok {
+		return st
+	}
+	if s.noStmts {
+		return nil
+	}
+	if pool == "w" {
+		if !slices.Contains(s.toPrepare, query) {
+			s.toPrepare = append(s.toPrepare, query)
+		}
+		return nil
+	}
+	st, err := db.PrepareContext(ctx, query)
+	if err != nil {
+		return nil
+	}
+	if s.stmts == nil {
+		s.stmts = map[string]*sql.Stmt{}
+	}
+	s.stmts[key] = st
+	return st
+}
+
+// prepareWrites prepares the write statements seen since the last call;
+// the writer calls it between transactions.
+func (s *SQLite) prepareWrites() {
+	s.stmtMu.Lock()
+	defer s.stmtMu.Unlock()
+	if s.noStmts {
+		return
+	}
+	for _, q := range s.toPrepare {
+		st, err := s.w.PrepareContext(context.Background(), q)
+		if err != nil {
+			continue
+		}
+		if s.stmts == nil {
+			s.stmts = map[string]*sql.Stmt{}
+		}
+		s.stmts["w\x00"+q] = st
+	}
+	s.toPrepare = nil
+}
+
+func (s *SQLite) readRow(ctx context.Context, query string, args ...any) *sql.Row {
+	if st := s.stmt(ctx, s.r, "r", query); st != nil {
+		return st.QueryRowContext(ctx, args...)
+	}
+	return s.r.QueryRowContext(ctx, query, args...)
+}
+
+func (s *SQLite) readRows(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
+	if st := s.stmt(ctx, s.r, "r", query); st != nil {
+		return st.QueryContext(ctx, args...)
+	}
+	return s.r.QueryContext(ctx, query, args...)
+}
+
+func (s *SQLite) txExec(ctx context.Context, tx *sql.Tx, query string, args ...any) (sql.Result, error) {
+	if st := s.stmt(ctx, s.w, "w", query); st != nil {
+		return tx.StmtContext(ctx, st).ExecContext(ctx, args...)
+	}
+	return tx.ExecContext(ctx, query, args...)
+}
+
+func (s *SQLite) txRow(ctx context.Context, tx *sql.Tx, query string, args ...any) *sql.Row {
+	if st := s.stmt(ctx, s.w, "w", query); st != nil {
+		return tx.StmtContext(ctx, st).QueryRowContext(ctx, args...)
+	}
+	return tx.QueryRowContext(ctx, query, args...)
 }

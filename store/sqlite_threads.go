@@ -12,7 +12,7 @@ import (
 func (s *SQLite) GetThread(ctx context.Context, owner, id string) (*Thread, error) {
 	var updated int64
 	var data string
-	err := s.r.QueryRowContext(ctx, `SELECT updated_at, data FROM threads WHERE owner = ? AND id = ?`, owner, id).Scan(&updated, &data)
+	err := s.readRow(ctx, `SELECT updated_at, data FROM threads WHERE owner = ? AND id = ?`, owner, id).Scan(&updated, &data)
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
 		return nil, ErrNotFound
@@ -65,7 +65,7 @@ func (s *SQLite) LockThread(ctx context.Context, owner, id, holder string, ttl t
 		return true, 0, nil
 	}
 	var until sql.NullInt64
-	err = s.r.QueryRowContext(ctx, `SELECT until FROM thread_locks WHERE owner = ? AND id = ?`, owner, id).Scan(&until)
+	err = s.readRow(ctx, `SELECT until FROM thread_locks WHERE owner = ? AND id = ?`, owner, id).Scan(&until)
 	if err != nil && !errors.Is(err, sql.ErrNoRows) {
 		return false, 0, fmt.Errorf("store: sqlite: lock thread: %w", err)
 	}
