@@ -21,9 +21,11 @@ import (
 	"net/http"
 	"os"
 	"runtime"
+	"runtime/pprof"
 	"slices"
 	"sort"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -48,6 +50,9 @@ type Options struct {
 	Idle      int           // concurrent idle streams of the memory runs [1000]; < 0 skips
 	SkipChain bool          // leave the chain out
 	Out       io.Writer     // where the table goes [os.Stdout]
+	// IdleProfile, when set, is the prefix of the heap and goroutine
+	// profiles written while each path's idle streams are open.
+	IdleProfile string
 }
 
 func (o *Options) defaults() {
@@ -76,15 +81,14 @@ func (o *Options) defaults() {
 
 // env is the servers of one harness run.
 type env struct {
-	rel        *release
-	aguiURL    string // the AG-UI agent
-	aapURL     string // the AAP agent
-	a2gURL     string // aap2agui in front of the AG-UI agent (AAP)
-	g2aURL     string // agui2aap in front of the AAP agent (AG-UI)
-	chainURL   string // agui2aap in front of aap2agui in front of the AG-UI agent (AG-UI)
-	hc         *http.Client
-	closers    []func()
-	bridgeHTTP []*http.Client
+	rel      *release
+	aguiURL  string // the AG-UI agent
+	aapURL   string // the AAP agent
+	a2gURL   string // aap2agui in front of the AG-UI agent (AAP)
+	g2aURL   string // agui2aap in front of the AAP agent (AG-UI)
+	chainURL string // agui2aap in front of aap2agui in front of the AG-UI agent (AG-UI)
+	hc       *http.Client
+	closers  []func()
 }
 
 func serve(h http.Handler) (string, func(), error) {
@@ -97,8 +101,8 @@ func serve(h http.Handler) (string, func(), error) {
 	return "http://" + ln.Addr().String(), func() { srv.Close() }, nil
 }
 
-// transport is the HTTP client of the harness and of the bridges: pooled
-// with room for every concurrent stream, as a deployment would configure.
+// transport is the HTTP client of the harness's clients: pooled with room
+// for every concurrent stream.
 func transport() *http.Client {
 	return &http.Client{Transport: &http.Transport{MaxIdleConns: 20000, MaxIdleConnsPerHost: 20000, IdleConnTimeout: 90 * time.Second}}
 }
@@ -119,10 +123,10 @@ func newEnv() (*env, error) {
 	if e.aapURL, err = add(newAAPAgent(e.rel)); err != nil {
 		return nil, err
 	}
+	// The bridges call their upstreams with their default HTTP client, so
+	// that the figures are what a deployment gets.
 	newA2G := func(up string) (string, error) {
-		hc := transport()
-		e.bridgeHTTP = append(e.bridgeHTTP, hc)
-		s, err := aap2agui.New(aap2agui.Config{Upstream: up, HTTPClient: hc, Store: store.NewMemory(),
+		s, err := aap2agui.New(aap2agui.Config{Upstream: up, Store: store.NewMemory(),
 			Agent: aap.AgentInfo{Name: "bench", Version: "1", Capabilities: &aap.Capabilities{Stream: &aap.StreamCapabilities{Delta: &aap.Empty{}}}}, Logger: zerolog.Nop()})
 		if err != nil {
 			return "", err
@@ -130,9 +134,7 @@ func newEnv() (*env, error) {
 		return add(s)
 	}
 	newG2A := func(up string) (string, error) {
-		hc := transport()
-		e.bridgeHTTP = append(e.bridgeHTTP, hc)
-		s, err := agui2aap.New(agui2aap.Config{Upstream: up, HTTPClient: hc, Store: store.NewMemory(), Logger: zerolog.New(os.Stderr).Level(zerolog.WarnLevel)})
+		s, err := agui2aap.New(agui2aap.Config{Upstream: up, Store: store.NewMemory(), Logger: zerolog.New(os.Stderr).Level(zerolog.WarnLevel)})
 		if err != nil {
 			return "", err
 		}
@@ -255,7 +257,7 @@ func Run(ctx context.Context, o Options) error {
 		}
 	}
 	if o.Idle > 0 {
-		if err := idle(ctx, e, ps, o.Idle, w); err != nil {
+		if err := idle(ctx, e, ps, o.Idle, o.IdleProfile, w); err != nil {
 			return err
 		}
 	}
@@ -407,7 +409,7 @@ func latency(ctx context.Context, e *env, ps []path, c, n int, every time.Durati
 // delta, and prints the memory the process holds per open stream (Go heap
 // and stacks, after a collection), and for the bridges what that adds to
 // the direct read of the agent's protocol.
-func idle(ctx context.Context, e *env, ps []path, c int, w *tabwriter.Writer) error {
+func idle(ctx context.Context, e *env, ps []path, c int, profile string, w *tabwriter.Writer) error {
 	fmt.Fprintf(w, "\n%d idle streams\tKB/stream\tbridge KB/stream\terrors\tgoroutines/stream\t\n", c)
 	direct := map[proto]float64{}
 	var failed int64
@@ -438,12 +440,12 @@ func idle(ctx context.Context, e *env, ps []path, c int, w *tabwriter.Writer) er
 		runtime.GC()
 		per := float64(inuse()-m0) / float64(c) / 1024
 		gs := float64(runtime.NumGoroutine()-g0) / float64(c)
+		if profile != "" {
+			writeProfiles(profile + strings.ReplaceAll(p.name, " ", "-"))
+		}
 		e.rel.all()
 		wg.Wait()
 		e.hc.CloseIdleConnections()
-		for _, hc := range e.bridgeHTTP {
-			hc.CloseIdleConnections()
-		}
 		failed += errs.Load()
 		if p.bridges == 0 {
 			direct[p.client] = per
@@ -459,6 +461,15 @@ func idle(ctx context.Context, e *env, ps []path, c int, w *tabwriter.Writer) er
 		return fmt.Errorf("%d idle streams failed", failed)
 	}
 	return nil
+}
+
+func writeProfiles(prefix string) {
+	for _, name := range []string{"heap", "goroutine"} {
+		if f, err := os.Create(prefix + "." + name); err == nil {
+			_ = pprof.Lookup(name).WriteTo(f, 0)
+			f.Close()
+		}
+	}
 }
 
 // inuse is the memory the Go runtime holds for objects and stacks.
