@@ -46,19 +46,22 @@ pgtemp_start() {
 		fi
 	done
 
+	# The postgres user may not be able to enter the current directory.
+	cd "$PGTEMP_DIR"
 	"${as[@]}" "$bin/initdb" -D "$PGTEMP_DIR/data" -U postgres -A trust -E UTF8 --no-sync >"$PGTEMP_DIR/initdb.log" 2>&1 ||
 		{ cat "$PGTEMP_DIR/initdb.log" >&2; return 1; }
 	"${as[@]}" "$bin/pg_ctl" -D "$PGTEMP_DIR/data" -l "$PGTEMP_DIR/server.log" -w -t 60 start \
 		-o "-p $port -k $PGTEMP_DIR -c listen_addresses=127.0.0.1 -c fsync=${PGTEMP_FSYNC:-off} -c max_connections=300" >/dev/null ||
 		{ cat "$PGTEMP_DIR/server.log" >&2; return 1; }
 	"${as[@]}" "$bin/createdb" -h "$PGTEMP_DIR" -p "$port" -U postgres aapagui
+	cd - >/dev/null
 	export AAPAGUI_TEST_POSTGRES="postgres://postgres@127.0.0.1:$port/aapagui?sslmode=disable"
 	echo "== PostgreSQL $("$bin/postgres" --version | awk '{print $3}') on 127.0.0.1:$port (AAPAGUI_TEST_POSTGRES)"
 }
 
 pgtemp_stop() {
 	if [ -n "${PGTEMP_DIR:-}" ] && [ -d "$PGTEMP_DIR/data" ]; then
-		"${PGTEMP_AS[@]}" "$PGTEMP_BIN/pg_ctl" -D "$PGTEMP_DIR/data" -m immediate -w stop >/dev/null 2>&1 || true
+		(cd "$PGTEMP_DIR" && "${PGTEMP_AS[@]}" "$PGTEMP_BIN/pg_ctl" -D "$PGTEMP_DIR/data" -m immediate -w stop >/dev/null 2>&1) || true
 	fi
 	[ -n "${PGTEMP_DIR:-}" ] && rm -rf "$PGTEMP_DIR"
 	PGTEMP_DIR=

@@ -6,8 +6,10 @@ import (
 	"errors"
 	"net/http"
 	"strconv"
+	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -85,4 +87,55 @@ func TestReadyzChecksTheStore(t *testing.T) {
 	down := newEnv(t, demoUpstream(t), func(c *aap2agui.Config) { c.Store = downStore{store.NewMemory()} })
 	r = do(t, http.MethodGet, down.Root+"/readyz", "", "")
 	requireJSONError(t, r, http.StatusServiceUnavailable, "not_ready")
+}
+
+// stolenLock is a store in which another holder takes a session's lock
+// after its first take (as when this process stalls past the lease):
+// every renewal finds it held.
+type stolenLock struct {
+	store.Store
+	mu    sync.Mutex
+	taken map[string]bool
+}
+
+func (s *stolenLock) Lock(ctx context.Context, id, holder string, ttl time.Duration) (bool, time.Duration, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.taken[holder] {
+		return false, ttl, nil
+	}
+	s.taken[holder] = true
+	return s.Store.Lock(ctx, id, holder, ttl)
+}
+
+// A turn whose lock another holder took stops (its agent call is
+// cancelled) rather than run beside the turn that took over.
+func TestTurnStopsWhenItsLockIsLost(t *testing.T) {
+	cancelled := make(chan struct{})
+	up := newFakeUpstream(t, func(w http.ResponseWriter, r *http.Request, in *runInput, _ int) {
+		sseEvents(w, runStarted(in), `{"type":"TEXT_MESSAGE_START","messageId":"m","role":"assistant"}`,
+			`{"type":"TEXT_MESSAGE_CONTENT","messageId":"m","delta":"working"}`)
+		<-r.Context().Done()
+		close(cancelled)
+	})
+	e := newEnv(t, up.URL, func(c *aap2agui.Config) { c.Store = &stolenLock{Store: store.NewMemory(), taken: map[string]bool{}} })
+	id := e.createSession(t, aap.PostSessionsRequest{})
+	ctx, cancel := context.WithTimeout(context.Background(), 3*store.LeaseTTL)
+	defer cancel()
+	var stop aap.StopReason
+	for ev, err := range e.Client.StreamTurn(ctx, id, &aap.PostSessionTurnRequest{Stream: aap.StreamDelta, Messages: []aap.Message{aap.UserText("hi")}}) {
+		if err != nil {
+			break
+		}
+		if ts, ok := ev.(*aap.TurnStop); ok {
+			stop = ts.StopReason
+		}
+	}
+	require.NoError(t, ctx.Err(), "the turn went on after its lock was lost")
+	select {
+	case <-cancelled:
+	case <-ctx.Done():
+		t.Fatal("the agent call was not cancelled")
+	}
+	assert.Equal(t, aap.StopError, stop)
 }
