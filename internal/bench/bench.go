@@ -472,11 +472,13 @@ func writeProfiles(prefix string) {
 	}
 }
 
-// inuse is the memory the Go runtime holds for objects and stacks.
+// inuse is the memory of live objects (called after a collection) and of
+// goroutine stacks. Live bytes rather than heap spans in use: spans half
+// filled by an earlier path's streams would hide a later path's growth.
 func inuse() int64 {
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
-	return int64(ms.HeapInuse + ms.StackInuse)
+	return int64(ms.HeapAlloc + ms.StackInuse)
 }
 
 // raiseFileLimit lifts the soft limit on open files to the hard one: each
