@@ -34,7 +34,7 @@ func main() {
 	streams := flag.String("streams", "1,100", "concurrent trickled streams of the latency runs, comma-separated")
 	flag.IntVar(&o.Reps, "reps", 5, "interleaved repetitions of each throughput run (medians are printed)")
 	flag.DurationVar(&o.Trickle, "trickle", 0, "interval between trickled deltas (default 5ms)")
-	flag.IntVar(&o.TrickleN, "trickle-n", 200, "deltas per trickled stream")
+	flag.IntVar(&o.TrickleN, "trickle-n", 1000, "deltas per trickled stream")
 	flag.IntVar(&o.Idle, "idle", 1000, "concurrent idle streams of the memory runs (-1 skips them)")
 	flag.BoolVar(&o.SkipChain, "no-chain", false, "leave out the chain of both bridges")
 	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of the whole run to this file")

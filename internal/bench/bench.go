@@ -45,7 +45,7 @@ type Options struct {
 	Sizes     []int         // stream lengths of the throughput runs [10000, 100000]
 	Reps      int           // interleaved repetitions; figures are medians [5]
 	Trickle   time.Duration // interval of the trickled deltas [5ms]
-	TrickleN  int           // deltas per trickled stream [200]
+	TrickleN  int           // deltas per trickled stream [1000]
 	Streams   []int         // concurrent streams of the latency runs [1, 100]
 	Idle      int           // concurrent idle streams of the memory runs [1000]; < 0 skips
 	SkipChain bool          // leave the chain out
@@ -66,7 +66,7 @@ func (o *Options) defaults() {
 		o.Trickle = 5 * time.Millisecond
 	}
 	if o.TrickleN <= 0 {
-		o.TrickleN = 200
+		o.TrickleN = 1000
 	}
 	if len(o.Streams) == 0 {
 		o.Streams = []int{1, 100}
@@ -355,17 +355,22 @@ func throughput(ctx context.Context, e *env, ps []path, n, reps int, w *tabwrite
 // to the direct read of the agent's protocol.
 func latency(ctx context.Context, e *env, ps []path, c, n int, every time.Duration, w *tabwriter.Writer) error {
 	pr := prompt{n: n, interval: every}
-	type result struct{ p50, p99 float64 }
+	type result struct{ p50, p99, cpu float64 }
 	res := make([]result, len(ps))
 	for i, p := range ps {
 		var mu sync.Mutex
 		var lat []float64
 		var wg sync.WaitGroup
 		var firstErr error
-		for range c {
+		u0 := now()
+		for k := range c {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
+				// Streams start spread over one interval, as independent
+				// conversations would: ticks of c streams all at once
+				// would measure the queue behind them, not the bridge.
+				time.Sleep(every * time.Duration(k) / time.Duration(c))
 				local := make([]float64, 0, n)
 				_, err := e.read(ctx, p, pr, onEvent{delta: func(s string) {
 					if v, err := strconv.ParseInt(s, 10, 64); err == nil {
@@ -381,6 +386,7 @@ func latency(ctx context.Context, e *env, ps []path, c, n int, every time.Durati
 			}()
 		}
 		wg.Wait()
+		cpu := float64(now().sub(u0).cpu) / float64(c*n)
 		if firstErr != nil {
 			return fmt.Errorf("%s, %d trickled streams: %w", p.name, c, firstErr)
 		}
@@ -388,19 +394,19 @@ func latency(ctx context.Context, e *env, ps []path, c, n int, every time.Durati
 		if len(lat) == 0 {
 			return errors.New(p.name + ": no latencies")
 		}
-		res[i] = result{lat[len(lat)/2], lat[len(lat)*99/100]}
+		res[i] = result{lat[len(lat)/2], lat[len(lat)*99/100], cpu}
 	}
-	fmt.Fprintf(w, "\n%d stream(s), a delta every %v\tp50 µs\tp99 µs\tadded p50 µs\tadded p99 µs\t\n", c, every)
+	fmt.Fprintf(w, "\n%d stream(s), a delta every %v\tp50 µs\tp99 µs\tadded p50 µs\tadded p99 µs\tprocess CPU µs/event\t\n", c, every)
 	direct := map[proto]result{}
 	for i, p := range ps {
 		r := res[i]
 		if p.bridges == 0 {
 			direct[p.client] = r
-			fmt.Fprintf(w, "%s\t%.0f\t%.0f\t–\t–\t\n", p.name, r.p50/1e3, r.p99/1e3)
+			fmt.Fprintf(w, "%s\t%.0f\t%.0f\t–\t–\t%.1f\t\n", p.name, r.p50/1e3, r.p99/1e3, r.cpu/1e3)
 			continue
 		}
 		d := direct[p.agent]
-		fmt.Fprintf(w, "%s\t%.0f\t%.0f\t%.0f\t%.0f\t\n", p.name, r.p50/1e3, r.p99/1e3, (r.p50-d.p50)/1e3, (r.p99-d.p99)/1e3)
+		fmt.Fprintf(w, "%s\t%.0f\t%.0f\t%.0f\t%.0f\t%.1f\t\n", p.name, r.p50/1e3, r.p99/1e3, (r.p50-d.p50)/1e3, (r.p99-d.p99)/1e3, r.cpu/1e3)
 	}
 	return w.Flush()
 }
