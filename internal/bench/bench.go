@@ -21,9 +21,11 @@ import (
 	"net/http"
 	"os"
 	"runtime"
+	"runtime/pprof"
 	"slices"
 	"sort"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -43,11 +45,14 @@ type Options struct {
 	Sizes     []int         // stream lengths of the throughput runs [10000, 100000]
 	Reps      int           // interleaved repetitions; figures are medians [5]
 	Trickle   time.Duration // interval of the trickled deltas [5ms]
-	TrickleN  int           // deltas per trickled stream [200]
+	TrickleN  int           // deltas per trickled stream [1000]
 	Streams   []int         // concurrent streams of the latency runs [1, 100]
 	Idle      int           // concurrent idle streams of the memory runs [1000]; < 0 skips
 	SkipChain bool          // leave the chain out
 	Out       io.Writer     // where the table goes [os.Stdout]
+	// IdleProfile, when set, is the prefix of the heap and goroutine
+	// profiles written while each path's idle streams are open.
+	IdleProfile string
 }
 
 func (o *Options) defaults() {
@@ -61,7 +66,7 @@ func (o *Options) defaults() {
 		o.Trickle = 5 * time.Millisecond
 	}
 	if o.TrickleN <= 0 {
-		o.TrickleN = 200
+		o.TrickleN = 1000
 	}
 	if len(o.Streams) == 0 {
 		o.Streams = []int{1, 100}
@@ -76,15 +81,14 @@ func (o *Options) defaults() {
 
 // env is the servers of one harness run.
 type env struct {
-	rel        *release
-	aguiURL    string // the AG-UI agent
-	aapURL     string // the AAP agent
-	a2gURL     string // aap2agui in front of the AG-UI agent (AAP)
-	g2aURL     string // agui2aap in front of the AAP agent (AG-UI)
-	chainURL   string // agui2aap in front of aap2agui in front of the AG-UI agent (AG-UI)
-	hc         *http.Client
-	closers    []func()
-	bridgeHTTP []*http.Client
+	rel      *release
+	aguiURL  string // the AG-UI agent
+	aapURL   string // the AAP agent
+	a2gURL   string // aap2agui in front of the AG-UI agent (AAP)
+	g2aURL   string // agui2aap in front of the AAP agent (AG-UI)
+	chainURL string // agui2aap in front of aap2agui in front of the AG-UI agent (AG-UI)
+	hc       *http.Client
+	closers  []func()
 }
 
 func serve(h http.Handler) (string, func(), error) {
@@ -97,8 +101,8 @@ func serve(h http.Handler) (string, func(), error) {
 	return "http://" + ln.Addr().String(), func() { srv.Close() }, nil
 }
 
-// transport is the HTTP client of the harness and of the bridges: pooled
-// with room for every concurrent stream, as a deployment would configure.
+// transport is the HTTP client of the harness's clients: pooled with room
+// for every concurrent stream.
 func transport() *http.Client {
 	return &http.Client{Transport: &http.Transport{MaxIdleConns: 20000, MaxIdleConnsPerHost: 20000, IdleConnTimeout: 90 * time.Second}}
 }
@@ -119,10 +123,10 @@ func newEnv() (*env, error) {
 	if e.aapURL, err = add(newAAPAgent(e.rel)); err != nil {
 		return nil, err
 	}
+	// The bridges call their upstreams with their default HTTP client, so
+	// that the figures are what a deployment gets.
 	newA2G := func(up string) (string, error) {
-		hc := transport()
-		e.bridgeHTTP = append(e.bridgeHTTP, hc)
-		s, err := aap2agui.New(aap2agui.Config{Upstream: up, HTTPClient: hc, Store: store.NewMemory(),
+		s, err := aap2agui.New(aap2agui.Config{Upstream: up, Store: store.NewMemory(),
 			Agent: aap.AgentInfo{Name: "bench", Version: "1", Capabilities: &aap.Capabilities{Stream: &aap.StreamCapabilities{Delta: &aap.Empty{}}}}, Logger: zerolog.Nop()})
 		if err != nil {
 			return "", err
@@ -130,9 +134,7 @@ func newEnv() (*env, error) {
 		return add(s)
 	}
 	newG2A := func(up string) (string, error) {
-		hc := transport()
-		e.bridgeHTTP = append(e.bridgeHTTP, hc)
-		s, err := agui2aap.New(agui2aap.Config{Upstream: up, HTTPClient: hc, Store: store.NewMemory(), Logger: zerolog.New(os.Stderr).Level(zerolog.WarnLevel)})
+		s, err := agui2aap.New(agui2aap.Config{Upstream: up, Store: store.NewMemory(), Logger: zerolog.New(os.Stderr).Level(zerolog.WarnLevel)})
 		if err != nil {
 			return "", err
 		}
@@ -255,7 +257,7 @@ func Run(ctx context.Context, o Options) error {
 		}
 	}
 	if o.Idle > 0 {
-		if err := idle(ctx, e, ps, o.Idle, w); err != nil {
+		if err := idle(ctx, e, ps, o.Idle, o.IdleProfile, w); err != nil {
 			return err
 		}
 	}
@@ -353,17 +355,22 @@ func throughput(ctx context.Context, e *env, ps []path, n, reps int, w *tabwrite
 // to the direct read of the agent's protocol.
 func latency(ctx context.Context, e *env, ps []path, c, n int, every time.Duration, w *tabwriter.Writer) error {
 	pr := prompt{n: n, interval: every}
-	type result struct{ p50, p99 float64 }
+	type result struct{ p50, p99, cpu float64 }
 	res := make([]result, len(ps))
 	for i, p := range ps {
 		var mu sync.Mutex
 		var lat []float64
 		var wg sync.WaitGroup
 		var firstErr error
-		for range c {
+		u0 := now()
+		for k := range c {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
+				// Streams start spread over one interval, as independent
+				// conversations would: ticks of c streams all at once
+				// would measure the queue behind them, not the bridge.
+				time.Sleep(every * time.Duration(k) / time.Duration(c))
 				local := make([]float64, 0, n)
 				_, err := e.read(ctx, p, pr, onEvent{delta: func(s string) {
 					if v, err := strconv.ParseInt(s, 10, 64); err == nil {
@@ -379,6 +386,7 @@ func latency(ctx context.Context, e *env, ps []path, c, n int, every time.Durati
 			}()
 		}
 		wg.Wait()
+		cpu := float64(now().sub(u0).cpu) / float64(c*n)
 		if firstErr != nil {
 			return fmt.Errorf("%s, %d trickled streams: %w", p.name, c, firstErr)
 		}
@@ -386,19 +394,19 @@ func latency(ctx context.Context, e *env, ps []path, c, n int, every time.Durati
 		if len(lat) == 0 {
 			return errors.New(p.name + ": no latencies")
 		}
-		res[i] = result{lat[len(lat)/2], lat[len(lat)*99/100]}
+		res[i] = result{lat[len(lat)/2], lat[len(lat)*99/100], cpu}
 	}
-	fmt.Fprintf(w, "\n%d stream(s), a delta every %v\tp50 µs\tp99 µs\tadded p50 µs\tadded p99 µs\t\n", c, every)
+	fmt.Fprintf(w, "\n%d stream(s), a delta every %v\tp50 µs\tp99 µs\tadded p50 µs\tadded p99 µs\tprocess CPU µs/event\t\n", c, every)
 	direct := map[proto]result{}
 	for i, p := range ps {
 		r := res[i]
 		if p.bridges == 0 {
 			direct[p.client] = r
-			fmt.Fprintf(w, "%s\t%.0f\t%.0f\t–\t–\t\n", p.name, r.p50/1e3, r.p99/1e3)
+			fmt.Fprintf(w, "%s\t%.0f\t%.0f\t–\t–\t%.1f\t\n", p.name, r.p50/1e3, r.p99/1e3, r.cpu/1e3)
 			continue
 		}
 		d := direct[p.agent]
-		fmt.Fprintf(w, "%s\t%.0f\t%.0f\t%.0f\t%.0f\t\n", p.name, r.p50/1e3, r.p99/1e3, (r.p50-d.p50)/1e3, (r.p99-d.p99)/1e3)
+		fmt.Fprintf(w, "%s\t%.0f\t%.0f\t%.0f\t%.0f\t%.1f\t\n", p.name, r.p50/1e3, r.p99/1e3, (r.p50-d.p50)/1e3, (r.p99-d.p99)/1e3, r.cpu/1e3)
 	}
 	return w.Flush()
 }
@@ -407,7 +415,7 @@ func latency(ctx context.Context, e *env, ps []path, c, n int, every time.Durati
 // delta, and prints the memory the process holds per open stream (Go heap
 // and stacks, after a collection), and for the bridges what that adds to
 // the direct read of the agent's protocol.
-func idle(ctx context.Context, e *env, ps []path, c int, w *tabwriter.Writer) error {
+func idle(ctx context.Context, e *env, ps []path, c int, profile string, w *tabwriter.Writer) error {
 	fmt.Fprintf(w, "\n%d idle streams\tKB/stream\tbridge KB/stream\terrors\tgoroutines/stream\t\n", c)
 	direct := map[proto]float64{}
 	var failed int64
@@ -438,12 +446,12 @@ func idle(ctx context.Context, e *env, ps []path, c int, w *tabwriter.Writer) er
 		runtime.GC()
 		per := float64(inuse()-m0) / float64(c) / 1024
 		gs := float64(runtime.NumGoroutine()-g0) / float64(c)
+		if profile != "" {
+			writeProfiles(profile + strings.ReplaceAll(p.name, " ", "-"))
+		}
 		e.rel.all()
 		wg.Wait()
 		e.hc.CloseIdleConnections()
-		for _, hc := range e.bridgeHTTP {
-			hc.CloseIdleConnections()
-		}
 		failed += errs.Load()
 		if p.bridges == 0 {
 			direct[p.client] = per
@@ -461,11 +469,22 @@ func idle(ctx context.Context, e *env, ps []path, c int, w *tabwriter.Writer) er
 	return nil
 }
 
-// inuse is the memory the Go runtime holds for objects and stacks.
+func writeProfiles(prefix string) {
+	for _, name := range []string{"heap", "goroutine"} {
+		if f, err := os.Create(prefix + "." + name); err == nil {
+			_ = pprof.Lookup(name).WriteTo(f, 0)
+			f.Close()
+		}
+	}
+}
+
+// inuse is the memory of live objects (called after a collection) and of
+// goroutine stacks. Live bytes rather than heap spans in use: spans half
+// filled by an earlier path's streams would hide a later path's growth.
 func inuse() int64 {
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
-	return int64(ms.HeapInuse + ms.StackInuse)
+	return int64(ms.HeapAlloc + ms.StackInuse)
 }
 
 // raiseFileLimit lifts the soft limit on open files to the hard one: each
