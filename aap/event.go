@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"unicode/utf8"
 
 	"github.com/aapagui/aapagui/internal/jsonenc"
 )
@@ -234,6 +235,12 @@ func DecodeEvent(name string, data []byte) (Event, error) {
 		}
 		return &TurnStart{}, nil
 	case EventTextDelta, EventThinkingDelta:
+		if d, ok := fastDelta(data); ok {
+			if n == EventTextDelta {
+				return &TextDelta{Delta: d}, nil
+			}
+			return &ThinkingDelta{Delta: d}, nil
+		}
 		var w struct {
 			Delta *string `json:"delta"`
 		}
@@ -329,4 +336,31 @@ func DecodeEvent(name string, data []byte) (Event, error) {
 		return nil, within(name, err)
 	}
 	return ev, nil
+}
+
+// fastDelta decodes the data of text_delta and thinking_delta as every
+// known agent writes it, {"delta":"…"} with nothing to unescape, without
+// encoding/json. For anything else (whitespace, other keys, escapes,
+// control characters, invalid UTF-8) it reports false and DecodeEvent
+// takes the encoding/json path; where it answers, the result is exactly
+// encoding/json's (FuzzDecodeDeltaFast checks).
+func fastDelta(data []byte) (string, bool) {
+	const prefix, suffix = `{"delta":"`, `"}`
+	if len(data) < len(prefix)+len(suffix) || string(data[:len(prefix)]) != prefix || string(data[len(data)-len(suffix):]) != suffix {
+		return "", false
+	}
+	s := data[len(prefix) : len(data)-len(suffix)]
+	ascii := true
+	for _, c := range s {
+		if c < 0x20 || c == '"' || c == '\\' {
+			return "", false
+		}
+		if c >= utf8.RuneSelf {
+			ascii = false
+		}
+	}
+	if !ascii && !utf8.Valid(s) {
+		return "", false // encoding/json replaces invalid bytes with U+FFFD
+	}
+	return string(s), true
 }

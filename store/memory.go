@@ -114,6 +114,28 @@ func (m *Memory) UpdateSession(_ context.Context, s *Session) error {
 	return nil
 }
 
+// SaveSession implements Store.
+func (m *Memory) SaveSession(_ context.Context, s *Session, appended []Entry) error {
+	enc, err := encodeEntries(appended)
+	if err != nil {
+		return err
+	}
+	c, err := copySession(s)
+	if err != nil {
+		return err
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	ms, err := m.get(s.Owner, s.ID)
+	if err != nil {
+		return err
+	}
+	c.Seq, c.CreatedAt = ms.s.Seq, ms.s.CreatedAt
+	ms.s = c
+	ms.history = append(ms.history, enc...)
+	return nil
+}
+
 // DeleteSession implements Store.
 func (m *Memory) DeleteSession(_ context.Context, owner, id string) error {
 	m.mu.Lock()
@@ -173,23 +195,23 @@ func (m *Memory) History(_ context.Context, id string) ([]Entry, error) {
 }
 
 // Lock implements Store.
-func (m *Memory) Lock(_ context.Context, id, holder string, ttl time.Duration) (bool, error) {
+func (m *Memory) Lock(_ context.Context, id, holder string, ttl time.Duration) (bool, time.Duration, error) {
 	if holder == "" {
 		// "" marks a free lock: taking it would lock nothing.
-		return false, errors.New("store: lock needs a holder")
+		return false, 0, errors.New("store: lock needs a holder")
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	ms, ok := m.sessions[id]
 	if !ok {
-		return false, ErrNotFound
+		return false, 0, ErrNotFound
 	}
 	now := time.Now()
 	if ms.holder != "" && ms.holder != holder && now.Before(ms.until) {
-		return false, nil
+		return false, ms.until.Sub(now), nil
 	}
 	ms.holder, ms.until = holder, now.Add(ttl)
-	return true, nil
+	return true, 0, nil
 }
 
 // Unlock implements Store.

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/url"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -22,11 +23,24 @@ import (
 // the busy timeout, and Lock is a single conditional UPDATE, so the turn
 // lock holds across processes.
 //
-// Within a process, writes go through a pool of one connection, so they
-// queue in Go instead of contending for the file lock, and reads through a
-// separate read-only pool.
+// Within a process, writes go to one goroutine that commits them in groups:
+// the writes waiting when a transaction begins share it (one that fails is
+// answered alone and the others run again without it), and a caller is
+// answered once its group has committed. With synchronous=FULL every
+// commit is an fsync; a group of many turns' writes pays one, so turns
+// starting together do not queue behind each other's fsyncs, and nothing is
+// acknowledged before it is on disk. Reads go through a separate read-only
+// pool.
 type SQLite struct {
 	w, r      *sql.DB
+	writes    chan *sqliteWrite
+	closing   sync.RWMutex // held for reading while a write is handed over
+	closed    bool
+	wdone     chan struct{}
+	stmtMu    sync.Mutex
+	stmts     map[string]*sql.Stmt // prepared once per pool and query
+	toPrepare []string             // write statements to prepare between transactions
+	noStmts   bool                 // set by Close
 	closeOnce sync.Once
 	closeErr  error
 }
@@ -123,7 +137,7 @@ func OpenSQLite(path string) (*SQLite, error) {
 	}
 	w.SetMaxOpenConns(1)
 	w.SetMaxIdleConns(1)
-	s := &SQLite{w: w}
+	s := &SQLite{w: w, writes: make(chan *sqliteWrite, sqliteMaxGroup), wdone: make(chan struct{})}
 	if err := s.migrate(path); err != nil {
 		_ = w.Close()
 		return nil, err
@@ -140,6 +154,7 @@ func OpenSQLite(path string) (*SQLite, error) {
 	r.SetMaxOpenConns(n)
 	r.SetMaxIdleConns(n)
 	s.r = r
+	go s.writer()
 	for _, q := range schemaProbes {
 		if _, err := r.Exec(q); err != nil {
 			_ = s.Close()
@@ -208,8 +223,8 @@ func (s *SQLite) CreateSession(ctx context.Context, sess *Session, seed []Entry)
 		return err
 	}
 	var seq int64
-	err = s.write(ctx, func(tx *sql.Tx) error {
-		res, err := tx.ExecContext(ctx,
+	err = s.write(ctx, func(ctx context.Context, tx *sql.Tx) error {
+		res, err := s.txExec(ctx, tx,
 			`INSERT INTO sessions (id, owner, created_at, data) VALUES (?, ?, ?, ?)
 			 ON CONFLICT (id) DO NOTHING`,
 			sess.ID, sess.Owner, toMillis(sess.CreatedAt), string(data))
@@ -224,7 +239,7 @@ func (s *SQLite) CreateSession(ctx context.Context, sess *Session, seed []Entry)
 		if seq, err = res.LastInsertId(); err != nil {
 			return err
 		}
-		return insertHistory(ctx, tx, sess.ID, 0, hist)
+		return s.insertHistory(ctx, tx, sess.ID, 0, hist)
 	})
 	if err != nil {
 		return err
@@ -235,7 +250,7 @@ func (s *SQLite) CreateSession(ctx context.Context, sess *Session, seed []Entry)
 
 // GetSession implements Store.
 func (s *SQLite) GetSession(ctx context.Context, owner, id string) (*Session, error) {
-	row := s.r.QueryRowContext(ctx,
+	row := s.readRow(ctx,
 		`SELECT seq, created_at, data FROM sessions WHERE id = ? AND owner = ?`, id, owner)
 	out := &Session{ID: id, Owner: owner}
 	var created int64
@@ -258,7 +273,7 @@ func (s *SQLite) ListSessions(ctx context.Context, owner string, after int64, li
 	if limit <= 0 {
 		return nil, nil
 	}
-	rows, err := s.r.QueryContext(ctx,
+	rows, err := s.readRows(ctx,
 		`SELECT id, seq, created_at, data FROM sessions
 		 WHERE owner = ? AND seq > ? ORDER BY seq LIMIT ?`, owner, after, limit)
 	if err != nil {
@@ -292,15 +307,38 @@ func (s *SQLite) UpdateSession(ctx context.Context, sess *Session) error {
 	if err != nil {
 		return err
 	}
-	res, err := s.w.ExecContext(ctx,
+	res, err := s.exec(ctx,
 		`UPDATE sessions SET data = ? WHERE id = ? AND owner = ?`, string(data), sess.ID, sess.Owner)
 	return affectedOne(res, err, "update session")
+}
+
+// SaveSession implements Store in one transaction.
+func (s *SQLite) SaveSession(ctx context.Context, sess *Session, appended []Entry) error {
+	data, err := encodeSession(sess)
+	if err != nil {
+		return err
+	}
+	hist, err := encodeEntries(appended)
+	if err != nil {
+		return err
+	}
+	return s.write(ctx, func(ctx context.Context, tx *sql.Tx) error {
+		res, err := s.txExec(ctx, tx, `UPDATE sessions SET data = ? WHERE id = ? AND owner = ?`, string(data), sess.ID, sess.Owner)
+		if err := affectedOne(res, err, "save session"); err != nil {
+			return err
+		}
+		var next int64
+		if err := s.txRow(ctx, tx, `SELECT coalesce(max(position) + 1, 0) FROM history WHERE session_id = ?`, sess.ID).Scan(&next); err != nil {
+			return err
+		}
+		return s.insertHistory(ctx, tx, sess.ID, next, hist)
+	})
 }
 
 // DeleteSession implements Store; the history goes with the session (ON
 // DELETE CASCADE).
 func (s *SQLite) DeleteSession(ctx context.Context, owner, id string) error {
-	res, err := s.w.ExecContext(ctx, `DELETE FROM sessions WHERE id = ? AND owner = ?`, id, owner)
+	res, err := s.exec(ctx, `DELETE FROM sessions WHERE id = ? AND owner = ?`, id, owner)
 	return affectedOne(res, err, "delete session")
 }
 
@@ -327,9 +365,9 @@ func (s *SQLite) AppendHistory(ctx context.Context, id string, entries []Entry) 
 	if err != nil {
 		return err
 	}
-	return s.write(ctx, func(tx *sql.Tx) error {
+	return s.write(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		var next int64
-		err := tx.QueryRowContext(ctx,
+		err := s.txRow(ctx, tx,
 			`SELECT (SELECT coalesce(max(position) + 1, 0) FROM history WHERE session_id = s.id)
 			 FROM sessions s WHERE s.id = ?`, id).Scan(&next)
 		if errors.Is(err, sql.ErrNoRows) {
@@ -338,7 +376,7 @@ func (s *SQLite) AppendHistory(ctx context.Context, id string, entries []Entry) 
 		if err != nil {
 			return err
 		}
-		return insertHistory(ctx, tx, id, next, hist)
+		return s.insertHistory(ctx, tx, id, next, hist)
 	})
 }
 
@@ -348,33 +386,25 @@ func (s *SQLite) ReplaceHistory(ctx context.Context, id string, entries []Entry)
 	if err != nil {
 		return err
 	}
-	return s.write(ctx, func(tx *sql.Tx) error {
+	return s.write(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		var one int
-		err := tx.QueryRowContext(ctx, `SELECT 1 FROM sessions WHERE id = ?`, id).Scan(&one)
+		err := s.txRow(ctx, tx, `SELECT 1 FROM sessions WHERE id = ?`, id).Scan(&one)
 		if errors.Is(err, sql.ErrNoRows) {
 			return ErrNotFound
 		}
 		if err != nil {
 			return err
 		}
-		if _, err := tx.ExecContext(ctx, `DELETE FROM history WHERE session_id = ?`, id); err != nil {
+		if _, err := s.txExec(ctx, tx, `DELETE FROM history WHERE session_id = ?`, id); err != nil {
 			return err
 		}
-		return insertHistory(ctx, tx, id, 0, hist)
+		return s.insertHistory(ctx, tx, id, 0, hist)
 	})
 }
 
-func insertHistory(ctx context.Context, tx *sql.Tx, id string, first int64, hist [][]byte) error {
-	if len(hist) == 0 {
-		return nil
-	}
-	stmt, err := tx.PrepareContext(ctx, `INSERT INTO history (session_id, position, data) VALUES (?, ?, ?)`)
-	if err != nil {
-		return err
-	}
-	defer func() { _ = stmt.Close() }()
+func (s *SQLite) insertHistory(ctx context.Context, tx *sql.Tx, id string, first int64, hist [][]byte) error {
 	for i, h := range hist {
-		if _, err := stmt.ExecContext(ctx, id, first+int64(i), string(h)); err != nil {
+		if _, err := s.txExec(ctx, tx, `INSERT INTO history (session_id, position, data) VALUES (?, ?, ?)`, id, first+int64(i), string(h)); err != nil {
 			return err
 		}
 	}
@@ -384,7 +414,7 @@ func insertHistory(ctx context.Context, tx *sql.Tx, id string, first int64, hist
 // History implements Store. One statement reads the session and its
 // entries, so a concurrent delete is seen whole or not at all.
 func (s *SQLite) History(ctx context.Context, id string) ([]Entry, error) {
-	rows, err := s.r.QueryContext(ctx,
+	rows, err := s.readRows(ctx,
 		`SELECT h.data FROM sessions s LEFT JOIN history h ON h.session_id = s.id
 		 WHERE s.id = ? ORDER BY h.position`, id)
 	if err != nil {
@@ -415,34 +445,44 @@ func (s *SQLite) History(ctx context.Context, id string) ([]Entry, error) {
 // Lock implements Store with one conditional UPDATE, atomic across
 // processes sharing the file. A lock whose time has come (until <= now) is
 // free.
-func (s *SQLite) Lock(ctx context.Context, id, holder string, ttl time.Duration) (bool, error) {
+func (s *SQLite) Lock(ctx context.Context, id, holder string, ttl time.Duration) (bool, time.Duration, error) {
 	if holder == "" {
-		return false, errors.New("store: lock needs a holder")
+		return false, 0, errors.New("store: lock needs a holder")
 	}
 	now := time.Now()
-	res, err := s.w.ExecContext(ctx,
+	res, err := s.exec(ctx,
 		`UPDATE sessions SET lock_holder = ?, lock_until = ?
 		 WHERE id = ? AND (lock_holder IS NULL OR lock_holder = ? OR lock_until <= ?)`,
 		holder, toMillis(now.Add(ttl)), id, holder, toMillis(now))
 	err = affectedOne(res, err, "lock")
 	if !errors.Is(err, ErrNotFound) {
-		return err == nil, err
+		return err == nil, 0, err
 	}
 	// No row changed: the session is missing or someone else holds it.
-	var one int
-	err = s.r.QueryRowContext(ctx, `SELECT 1 FROM sessions WHERE id = ?`, id).Scan(&one)
+	var until sql.NullInt64
+	err = s.readRow(ctx, `SELECT lock_until FROM sessions WHERE id = ?`, id).Scan(&until)
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
-		return false, ErrNotFound
+		return false, 0, ErrNotFound
 	case err != nil:
-		return false, fmt.Errorf("store: sqlite: lock: %w", err)
+		return false, 0, fmt.Errorf("store: sqlite: lock: %w", err)
 	}
-	return false, nil
+	return false, leftUntil(until, now), nil
+}
+
+// leftUntil is the time a lock ending at until (Unix milliseconds) has
+// left; a lock released since it was seen taken has a little left, so that
+// the caller's Retry-After is never zero.
+func leftUntil(until sql.NullInt64, now time.Time) time.Duration {
+	if !until.Valid {
+		return time.Millisecond
+	}
+	return max(fromMillis(until.Int64).Sub(now), time.Millisecond)
 }
 
 // Unlock implements Store; it does nothing unless holder has the lock.
 func (s *SQLite) Unlock(ctx context.Context, id, holder string) error {
-	_, err := s.w.ExecContext(ctx,
+	_, err := s.exec(ctx,
 		`UPDATE sessions SET lock_holder = NULL, lock_until = NULL WHERE id = ? AND lock_holder = ?`,
 		id, holder)
 	if err != nil {
@@ -465,7 +505,20 @@ func (s *SQLite) Ping(ctx context.Context) error {
 // Close implements Store. Calling it again does nothing and returns nil.
 func (s *SQLite) Close() error {
 	s.closeOnce.Do(func() {
+		if s.writes != nil {
+			s.closing.Lock()
+			s.closed = true
+			close(s.writes)
+			s.closing.Unlock()
+			<-s.wdone
+		}
 		var errs []error
+		s.stmtMu.Lock()
+		for _, st := range s.stmts {
+			errs = append(errs, st.Close())
+		}
+		s.stmts, s.noStmts = nil, true
+		s.stmtMu.Unlock()
 		if s.r != nil {
 			errs = append(errs, s.r.Close())
 		}
@@ -475,22 +528,229 @@ func (s *SQLite) Close() error {
 	return s.closeErr
 }
 
-// write runs fn in an IMMEDIATE transaction on the write pool. Sentinel
-// errors from fn pass through unwrapped.
-func (s *SQLite) write(ctx context.Context, fn func(*sql.Tx) error) error {
+// sqliteMaxGroup caps the writes committed in one transaction.
+const sqliteMaxGroup = 256
+
+// errClosed reports a write to a closed store.
+var errClosed = errors.New("store: closed")
+
+// sqliteWrite is one write waiting for the writer.
+type sqliteWrite struct {
+	ctx  context.Context // the caller's: done before the write begins, nothing is written
+	fn   func(context.Context, *sql.Tx) error
+	done chan error
+}
+
+// write runs fn in the writer's next transaction and returns once that
+// transaction has committed (or fn failed and was rolled back to its
+// savepoint). fn gets a context that is never cancelled: interrupting a
+// statement would roll back the whole group's transaction. A caller whose
+// ctx is done before its write begins gets ctx's error and nothing is
+// written. Sentinel errors from fn pass through unwrapped; fn returns
+// ErrNotFound and ErrExists only before it has changed anything.
+func (s *SQLite) write(ctx context.Context, fn func(context.Context, *sql.Tx) error) error {
+	err := s.submit(ctx, fn)
+	switch {
+	case err == nil, errors.Is(err, ErrNotFound), errors.Is(err, ErrExists), errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
+		return err
+	}
+	return fmt.Errorf("store: sqlite: %w", err)
+}
+
+// submit hands fn to the writer and waits for its answer.
+func (s *SQLite) submit(ctx context.Context, fn func(context.Context, *sql.Tx) error) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	w := &sqliteWrite{ctx: ctx, fn: fn, done: make(chan error, 1)}
+	s.closing.RLock()
+	if s.closed {
+		s.closing.RUnlock()
+		return errClosed
+	}
+	s.writes <- w
+	s.closing.RUnlock()
+	return <-w.done
+}
+
+// exec runs one statement as a write; callers wrap its error.
+func (s *SQLite) exec(ctx context.Context, query string, args ...any) (sql.Result, error) {
+	var res sql.Result
+	err := s.submit(ctx, func(ctx context.Context, tx *sql.Tx) error {
+		var err error
+		res, err = s.txExec(ctx, tx, query, args...)
+		return err
+	})
+	return res, err
+}
+
+// writer commits the waiting writes in groups until the store is closed.
+func (s *SQLite) writer() {
+	defer close(s.wdone)
+	group := make([]*sqliteWrite, 0, sqliteMaxGroup)
+	for w := range s.writes {
+		group = append(group[:0], w)
+	more:
+		for len(group) < sqliteMaxGroup {
+			select {
+			case w, ok := <-s.writes:
+				if !ok {
+					break more
+				}
+				group = append(group, w)
+			default:
+				break more
+			}
+		}
+		s.commit(group)
+		s.prepareWrites()
+	}
+}
+
+// commit runs a group of writes in one IMMEDIATE transaction and answers
+// each. A write refused with ErrNotFound or ErrExists has changed nothing
+// (every write returns those before changing anything), so the others go
+// on. A write that fails otherwise (a full disk) may have changed
+// something before failing: it is answered with its error, the transaction
+// is rolled back, and the others run again in a new one. So a group
+// commits whole without the cost of a savepoint per write.
+func (s *SQLite) commit(group []*sqliteWrite) {
+	live := group[:0]
+	for _, w := range group {
+		if err := w.ctx.Err(); err != nil {
+			w.done <- err
+			continue
+		}
+		live = append(live, w)
+	}
+	for len(live) > 0 {
+		failed, err := s.tryGroup(live)
+		if failed < 0 {
+			for _, w := range live {
+				if w != nil { // nil: answered by tryGroup
+					w.done <- err
+				}
+			}
+			return
+		}
+		live[failed].done <- err
+		live = append(live[:failed], live[failed+1:]...)
+	}
+}
+
+// tryGroup runs the writes in one transaction. It returns the index of a
+// write that failed (the transaction rolled back) with its error, or -1
+// with the error of the transaction itself (nil once committed).
+func (s *SQLite) tryGroup(group []*sqliteWrite) (int, error) {
+	ctx := context.Background()
 	tx, err := s.w.BeginTx(ctx, nil)
 	if err != nil {
-		return fmt.Errorf("store: sqlite: begin: %w", err)
+		return -1, fmt.Errorf("begin: %w", err)
 	}
-	if err := fn(tx); err != nil {
-		_ = tx.Rollback()
-		if errors.Is(err, ErrNotFound) || errors.Is(err, ErrExists) {
-			return err
+	var refused map[int]error
+	for i, w := range group {
+		err := w.fn(ctx, tx)
+		switch {
+		case err == nil:
+		case errors.Is(err, ErrNotFound), errors.Is(err, ErrExists):
+			// A refusal: the write found nothing to change and changed
+			// nothing, so the others go on in this transaction.
+			if refused == nil {
+				refused = map[int]error{}
+			}
+			refused[i] = err
+		default:
+			_ = tx.Rollback()
+			return i, err
 		}
-		return fmt.Errorf("store: sqlite: %w", err)
 	}
 	if err := tx.Commit(); err != nil {
-		return fmt.Errorf("store: sqlite: commit: %w", err)
+		return -1, fmt.Errorf("commit: %w", err)
 	}
-	return nil
+	for i, err := range refused {
+		group[i].done <- err
+		group[i] = nil
+	}
+	return -1, nil
+}
+
+// stmt returns query prepared on db (the read or the write pool), from a
+// cache: preparing costs as much as running most of the store's
+// statements. nil if it is not prepared (yet): the caller runs the query
+// unprepared. Write statements are prepared by the writer between
+// transactions (the write pool's one connection is busy during one).
+func (s *SQLite) stmt(ctx context.Context, db *sql.DB, pool, query string) *sql.Stmt {
+	key := pool + "\x00" + query
+	s.stmtMu.Lock()
+	defer s.stmtMu.Unlock()
+	if st, ok := s.stmts[key]; ok {
+		return st
+	}
+	if s.noStmts {
+		return nil
+	}
+	if pool == "w" {
+		if !slices.Contains(s.toPrepare, query) {
+			s.toPrepare = append(s.toPrepare, query)
+		}
+		return nil
+	}
+	st, err := db.PrepareContext(ctx, query)
+	if err != nil {
+		return nil
+	}
+	if s.stmts == nil {
+		s.stmts = map[string]*sql.Stmt{}
+	}
+	s.stmts[key] = st
+	return st
+}
+
+// prepareWrites prepares the write statements seen since the last call;
+// the writer calls it between transactions.
+func (s *SQLite) prepareWrites() {
+	s.stmtMu.Lock()
+	defer s.stmtMu.Unlock()
+	if s.noStmts {
+		return
+	}
+	for _, q := range s.toPrepare {
+		st, err := s.w.PrepareContext(context.Background(), q)
+		if err != nil {
+			continue
+		}
+		if s.stmts == nil {
+			s.stmts = map[string]*sql.Stmt{}
+		}
+		s.stmts["w\x00"+q] = st
+	}
+	s.toPrepare = nil
+}
+
+func (s *SQLite) readRow(ctx context.Context, query string, args ...any) *sql.Row {
+	if st := s.stmt(ctx, s.r, "r", query); st != nil {
+		return st.QueryRowContext(ctx, args...)
+	}
+	return s.r.QueryRowContext(ctx, query, args...)
+}
+
+func (s *SQLite) readRows(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
+	if st := s.stmt(ctx, s.r, "r", query); st != nil {
+		return st.QueryContext(ctx, args...)
+	}
+	return s.r.QueryContext(ctx, query, args...)
+}
+
+func (s *SQLite) txExec(ctx context.Context, tx *sql.Tx, query string, args ...any) (sql.Result, error) {
+	if st := s.stmt(ctx, s.w, "w", query); st != nil {
+		return tx.StmtContext(ctx, st).ExecContext(ctx, args...)
+	}
+	return tx.ExecContext(ctx, query, args...)
+}
+
+func (s *SQLite) txRow(ctx context.Context, tx *sql.Tx, query string, args ...any) *sql.Row {
+	if st := s.stmt(ctx, s.w, "w", query); st != nil {
+		return tx.StmtContext(ctx, st).QueryRowContext(ctx, args...)
+	}
+	return tx.QueryRowContext(ctx, query, args...)
 }

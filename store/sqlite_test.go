@@ -51,7 +51,7 @@ func TestSQLitePersistsAcrossReopen(t *testing.T) {
 	require.NoError(t, s.AppendHistory(ctx, "s1", allMessages()[2:]))
 	second := session("s2", "alice")
 	require.NoError(t, s.CreateSession(ctx, second, nil))
-	ok, err := s.Lock(ctx, "s1", "replica-a", time.Hour)
+	ok, _, err := s.Lock(ctx, "s1", "replica-a", time.Hour)
 	require.NoError(t, err)
 	require.True(t, ok)
 	wantSess, err := s.GetSession(ctx, "alice", "s1")
@@ -76,10 +76,10 @@ func TestSQLitePersistsAcrossReopen(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, []string{"s1", "s2"}, ids(list))
 
-	ok, err = s.Lock(ctx, "s1", "replica-b", time.Hour)
+	ok, _, err = s.Lock(ctx, "s1", "replica-b", time.Hour)
 	require.NoError(t, err)
 	assert.False(t, ok, "the lock survives a restart")
-	ok, err = s.Lock(ctx, "s1", "replica-a", time.Hour)
+	ok, _, err = s.Lock(ctx, "s1", "replica-a", time.Hour)
 	require.NoError(t, err)
 	assert.True(t, ok, "and its holder still has it")
 
@@ -101,9 +101,14 @@ func TestSQLiteFileSettings(t *testing.T) {
 }
 
 func TestSQLiteTwoReplicas(t *testing.T) {
-	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "store.db")
-	a, b := openFile(t, path), openFile(t, path)
+	testTwoReplicas(t, openFile(t, path), openFile(t, path))
+}
+
+// testTwoReplicas checks two stores on one database, as two replicas see
+// it: each sees the other's writes, and exactly one wins a lock.
+func testTwoReplicas(t *testing.T, a, b store.Store) {
+	ctx := context.Background()
 
 	t.Run("see each other's writes", func(t *testing.T) {
 		require.NoError(t, a.CreateSession(ctx, session("s1", "alice"), users("1")))
@@ -131,16 +136,16 @@ func TestSQLiteTwoReplicas(t *testing.T) {
 	})
 
 	t.Run("contend for the lock", func(t *testing.T) {
-		for round := range 10 {
+		for round := range 20 {
 			id := fmt.Sprintf("lock%d", round)
 			require.NoError(t, a.CreateSession(ctx, session(id, ""), nil))
 			var wg sync.WaitGroup
 			wins := make(chan string, 16)
 			for i := range 16 {
-				s := []*store.SQLite{a, b}[i%2]
+				s := []store.Store{a, b}[i%2]
 				wg.Go(func() {
 					holder := fmt.Sprintf("h%d", i)
-					ok, err := s.Lock(ctx, id, holder, time.Hour)
+					ok, _, err := s.Lock(ctx, id, holder, time.Hour)
 					assert.NoError(t, err)
 					if ok {
 						wins <- holder
@@ -153,7 +158,7 @@ func TestSQLiteTwoReplicas(t *testing.T) {
 			winner := <-wins
 			require.NoError(t, a.Unlock(ctx, id, "h-other"))
 			require.NoError(t, b.Unlock(ctx, id, winner))
-			ok, err := a.Lock(ctx, id, "next", time.Hour)
+			ok, _, err := a.Lock(ctx, id, "next", time.Hour)
 			require.NoError(t, err)
 			assert.True(t, ok, "unlocked through the other replica")
 		}
@@ -186,7 +191,7 @@ func TestSQLiteWaitsForAnotherWriter(t *testing.T) {
 
 	start := time.Now()
 	require.NoError(t, s.AppendHistory(ctx, "s1", users("a")), "a write waits (busy_timeout) instead of failing")
-	ok, err := s.Lock(ctx, "s1", "h", time.Minute)
+	ok, _, err := s.Lock(ctx, "s1", "h", time.Minute)
 	require.NoError(t, err)
 	assert.True(t, ok)
 	assert.GreaterOrEqual(t, time.Since(start), 250*time.Millisecond)
@@ -356,7 +361,7 @@ func BenchmarkStore(b *testing.B) {
 			require.NoError(b, s.CreateSession(ctx, session("s1", ""), nil))
 			b.ReportAllocs()
 			for b.Loop() {
-				if ok, err := s.Lock(ctx, "s1", "h", time.Minute); err != nil || !ok {
+				if ok, _, err := s.Lock(ctx, "s1", "h", time.Minute); err != nil || !ok {
 					b.Fatal(ok, err)
 				}
 				if err := s.Unlock(ctx, "s1", "h"); err != nil {
@@ -365,4 +370,42 @@ func BenchmarkStore(b *testing.B) {
 			}
 		})
 	}
+}
+
+// Writes that arrive together share a transaction; one that fails (a
+// taken id) is rolled back alone, and the others are all stored.
+func TestSQLiteGroupedWritesFailAlone(t *testing.T) {
+	ctx := context.Background()
+	s := openFile(t, filepath.Join(t.TempDir(), "store.db"))
+	require.NoError(t, s.CreateSession(ctx, session("taken", ""), users("first")))
+	var wg sync.WaitGroup
+	errs := make([]error, 64)
+	for i := range 64 {
+		wg.Go(func() {
+			id := fmt.Sprintf("s%d", i)
+			if i%2 == 1 {
+				id = "taken"
+			}
+			errs[i] = s.CreateSession(ctx, session(id, ""), users(fmt.Sprint(i)))
+		})
+	}
+	wg.Wait()
+	for i, err := range errs {
+		if i%2 == 1 {
+			require.ErrorIs(t, err, store.ErrExists, "write %d", i)
+			continue
+		}
+		require.NoError(t, err, "write %d", i)
+		assert.Equal(t, users(fmt.Sprint(i)), history(t, s, fmt.Sprintf("s%d", i)))
+	}
+	assert.Equal(t, users("first"), history(t, s, "taken"), "the failed writes changed nothing")
+}
+
+func TestSQLiteWriteAfterClose(t *testing.T) {
+	s, err := store.OpenSQLite(filepath.Join(t.TempDir(), "store.db"))
+	require.NoError(t, err)
+	require.NoError(t, s.Close())
+	require.Error(t, s.CreateSession(context.Background(), session("s1", ""), nil))
+	_, _, err = s.Lock(context.Background(), "s1", "h", time.Second)
+	require.Error(t, err)
 }

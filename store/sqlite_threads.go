@@ -12,7 +12,7 @@ import (
 func (s *SQLite) GetThread(ctx context.Context, owner, id string) (*Thread, error) {
 	var updated int64
 	var data string
-	err := s.r.QueryRowContext(ctx, `SELECT updated_at, data FROM threads WHERE owner = ? AND id = ?`, owner, id).Scan(&updated, &data)
+	err := s.readRow(ctx, `SELECT updated_at, data FROM threads WHERE owner = ? AND id = ?`, owner, id).Scan(&updated, &data)
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
 		return nil, ErrNotFound
@@ -32,7 +32,7 @@ func (s *SQLite) SaveThread(ctx context.Context, t *Thread) error {
 	if err != nil {
 		return err
 	}
-	_, err = s.w.ExecContext(ctx,
+	_, err = s.exec(ctx,
 		`INSERT INTO threads (owner, id, updated_at, data) VALUES (?, ?, ?, ?)
 		 ON CONFLICT (owner, id) DO UPDATE SET updated_at = excluded.updated_at, data = excluded.data`,
 		t.Owner, t.ID, toMillis(time.Now()), string(b))
@@ -44,29 +44,37 @@ func (s *SQLite) SaveThread(ctx context.Context, t *Thread) error {
 
 // LockThread implements ThreadStore: one statement, atomic across
 // processes sharing the file.
-func (s *SQLite) LockThread(ctx context.Context, owner, id, holder string, ttl time.Duration) (bool, error) {
+func (s *SQLite) LockThread(ctx context.Context, owner, id, holder string, ttl time.Duration) (bool, time.Duration, error) {
 	if holder == "" {
-		return false, errors.New("store: lock needs a holder")
+		return false, 0, errors.New("store: lock needs a holder")
 	}
 	now := time.Now()
-	res, err := s.w.ExecContext(ctx,
+	res, err := s.exec(ctx,
 		`INSERT INTO thread_locks (owner, id, holder, until) VALUES (?, ?, ?, ?)
 		 ON CONFLICT (owner, id) DO UPDATE SET holder = excluded.holder, until = excluded.until
 		 WHERE thread_locks.holder = excluded.holder OR thread_locks.until <= ?`,
 		owner, id, holder, toMillis(now.Add(ttl)), toMillis(now))
 	if err != nil {
-		return false, fmt.Errorf("store: sqlite: lock thread: %w", err)
+		return false, 0, fmt.Errorf("store: sqlite: lock thread: %w", err)
 	}
 	n, err := res.RowsAffected()
 	if err != nil {
-		return false, fmt.Errorf("store: sqlite: lock thread: %w", err)
+		return false, 0, fmt.Errorf("store: sqlite: lock thread: %w", err)
 	}
-	return n == 1, nil
+	if n == 1 {
+		return true, 0, nil
+	}
+	var until sql.NullInt64
+	err = s.readRow(ctx, `SELECT until FROM thread_locks WHERE owner = ? AND id = ?`, owner, id).Scan(&until)
+	if err != nil && !errors.Is(err, sql.ErrNoRows) {
+		return false, 0, fmt.Errorf("store: sqlite: lock thread: %w", err)
+	}
+	return false, leftUntil(until, now), nil
 }
 
 // UnlockThread implements ThreadStore.
 func (s *SQLite) UnlockThread(ctx context.Context, owner, id, holder string) error {
-	if _, err := s.w.ExecContext(ctx, `DELETE FROM thread_locks WHERE owner = ? AND id = ? AND holder = ?`, owner, id, holder); err != nil {
+	if _, err := s.exec(ctx, `DELETE FROM thread_locks WHERE owner = ? AND id = ? AND holder = ?`, owner, id, holder); err != nil {
 		return fmt.Errorf("store: sqlite: unlock thread: %w", err)
 	}
 	return nil

@@ -3,9 +3,12 @@
 // let several replicas share one store.
 //
 // Store is the one interface; Memory is for tests and throwaway runs, SQLite
-// is the embedded durable default (a single file, pure Go). A shared SQL
-// server fits the same interface: every method is a single statement or a
-// short transaction keyed by session id.
+// is the embedded durable default (a single file, pure Go), and Postgres
+// serves replicas on several machines sharing one database. Every method
+// is a single statement or a short transaction keyed by session id.
+//
+// Turn locks are leases (Lease): taken with a short TTL, kept alive by a
+// heartbeat while the turn runs, and released with retries.
 package store
 
 import (
@@ -14,6 +17,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/url"
 	"reflect"
 	"strings"
 	"time"
@@ -68,6 +72,10 @@ type Store interface {
 	ListSessions(ctx context.Context, owner string, after int64, limit int) ([]*Session, error)
 	// UpdateSession saves Agent, Tools, State and Interrupts.
 	UpdateSession(ctx context.Context, s *Session) error
+	// SaveSession is UpdateSession and AppendHistory in one transaction:
+	// a turn's start (its messages and the session they changed) is saved
+	// whole or not at all, in one commit.
+	SaveSession(ctx context.Context, s *Session, appended []Entry) error
 	// DeleteSession removes a session and its history.
 	DeleteSession(ctx context.Context, owner, id string) error
 	AppendHistory(ctx context.Context, id string, entries []Entry) error
@@ -75,9 +83,10 @@ type Store interface {
 	ReplaceHistory(ctx context.Context, id string, entries []Entry) error
 	History(ctx context.Context, id string) ([]Entry, error)
 	// Lock takes the session's turn lock for holder until now+ttl; it
-	// returns false if another holder has it. Taking it again as the same
-	// holder extends it.
-	Lock(ctx context.Context, id, holder string, ttl time.Duration) (bool, error)
+	// returns false and how long the other holder's lock has left if
+	// another holder has it. Taking it again as the same holder extends
+	// it. Callers use a Lease rather than calling it directly.
+	Lock(ctx context.Context, id, holder string, ttl time.Duration) (ok bool, left time.Duration, err error)
 	Unlock(ctx context.Context, id, holder string) error
 	// Ping checks that the store is usable.
 	Ping(ctx context.Context) error
@@ -86,10 +95,19 @@ type Store interface {
 	ThreadStore
 }
 
-// Open opens a store from a URL-like spec: "memory:" or "sqlite:<path>".
+// Open opens a store from a URL-like spec: "memory:", "sqlite:<path>" or a
+// PostgreSQL URL ("postgres://…" or "postgresql://…"). Opening PostgreSQL
+// gives up after pgOpenTimeout.
 func Open(spec string) (Store, error) {
 	kind, rest, _ := strings.Cut(spec, ":")
 	switch kind {
+	case "postgres", "postgresql":
+		if !strings.HasPrefix(rest, "//") {
+			return nil, fmt.Errorf("store: %s needs a URL (%s://user@host/db)", kind, kind)
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), pgOpenTimeout)
+		defer cancel()
+		return OpenPostgres(ctx, spec)
 	case "memory":
 		return NewMemory(), nil
 	case "sqlite":
@@ -98,7 +116,15 @@ func Open(spec string) (Store, error) {
 		}
 		return OpenSQLite(rest)
 	}
-	return nil, fmt.Errorf("store %q: unknown kind (want memory: or sqlite:<path>)", spec)
+	return nil, fmt.Errorf("store %q: unknown kind (want memory:, sqlite:<path> or postgres://…)", redactSpec(spec))
+}
+
+// redactSpec hides a password in a store spec shown in an error.
+func redactSpec(spec string) string {
+	if u, err := url.Parse(spec); err == nil && u.User != nil {
+		return u.Redacted()
+	}
+	return spec
 }
 
 // entryJSON is how an Entry is serialized.

@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/aapagui/aapagui/aap"
+	"github.com/aapagui/aapagui/internal/pgtest"
 	"github.com/aapagui/aapagui/store"
 )
 
@@ -23,6 +24,19 @@ func TestMemory(t *testing.T) {
 
 func TestSQLite(t *testing.T) {
 	testStore(t, openSQLite)
+}
+
+func TestPostgres(t *testing.T) {
+	testStore(t, openPostgres)
+}
+
+// openPostgres opens a store in a schema of its own in the test database.
+func openPostgres(t *testing.T) store.Store {
+	t.Helper()
+	s, err := store.OpenPostgres(context.Background(), pgtest.Schema(t))
+	require.NoError(t, err)
+	t.Cleanup(func() { assert.NoError(t, s.Close()) })
+	return s
 }
 
 // openSQLite opens a store in a new file of the test's temp dir.
@@ -45,7 +59,8 @@ func TestOpen(t *testing.T) {
 		{name: "sqlite without a path", spec: "sqlite:", wantErr: "needs a file path"},
 		{name: "sqlite in memory", spec: "sqlite::memory:", wantErr: "not a file"},
 		{name: "sqlite path with a query", spec: "sqlite:a.db?mode=ro", wantErr: "may not contain"},
-		{name: "unknown kind", spec: "postgres://x", wantErr: "unknown kind"},
+		{name: "postgres without a URL", spec: "postgres:db", wantErr: "needs a URL"},
+		{name: "unknown kind, password hidden", spec: "mysql://u:secret@h/db", wantErr: "mysql://u:xxxxx@h/db"},
 		{name: "no kind", spec: "", wantErr: "unknown kind"},
 	}
 	for _, tt := range tests {
@@ -66,6 +81,8 @@ func TestOpen(t *testing.T) {
 // empty store (closed by the test's cleanup).
 func testStore(t *testing.T, open func(t *testing.T) store.Store) {
 	ctx := context.Background()
+	t.Run("threads", func(t *testing.T) { testThreads(t, open) })
+	t.Run("leases", func(t *testing.T) { testLeases(t, open) })
 
 	t.Run("session round trip", func(t *testing.T) {
 		s := open(t)
@@ -281,7 +298,7 @@ func testStore(t *testing.T, open func(t *testing.T) store.Store) {
 		_, err = s.History(ctx, "s1")
 		require.ErrorIs(t, err, store.ErrNotFound)
 		require.ErrorIs(t, s.AppendHistory(ctx, "s1", []store.Entry{user("u3", "x")}), store.ErrNotFound)
-		_, err = s.Lock(ctx, "s1", "h", time.Minute)
+		_, _, err = s.Lock(ctx, "s1", "h", time.Minute)
 		require.ErrorIs(t, err, store.ErrNotFound)
 		require.ErrorIs(t, s.DeleteSession(ctx, "alice", "s1"), store.ErrNotFound, "twice")
 		assert.Equal(t, []store.Entry{user("u2", "other")}, history(t, s, "s2"), "other sessions keep their history")
@@ -391,13 +408,17 @@ func testStore(t *testing.T, open func(t *testing.T) store.Store) {
 		require.NoError(t, s.CreateSession(ctx, session("s1", ""), nil))
 		lock := func(holder string, ttl time.Duration) bool {
 			t.Helper()
-			ok, err := s.Lock(ctx, "s1", holder, ttl)
+			ok, _, err := s.Lock(ctx, "s1", holder, ttl)
 			require.NoError(t, err)
 			return ok
 		}
 
 		require.True(t, lock("a", time.Hour), "free lock")
 		assert.False(t, lock("b", time.Hour), "second holder refused")
+		_, left, err := s.Lock(ctx, "s1", "b", time.Hour)
+		require.NoError(t, err)
+		assert.Greater(t, left, 59*time.Minute, "a refusal says how long the lock has left")
+		assert.LessOrEqual(t, left, time.Hour)
 		assert.True(t, lock("a", time.Hour), "same holder extends")
 		require.NoError(t, s.Unlock(ctx, "s1", "b"))
 		assert.False(t, lock("b", time.Hour), "Unlock by a non-holder does nothing")
@@ -420,15 +441,41 @@ func testStore(t *testing.T, open func(t *testing.T) store.Store) {
 
 		// Other sessions have their own locks.
 		require.NoError(t, s.CreateSession(ctx, session("s2", ""), nil))
-		ok, err := s.Lock(ctx, "s2", "d", time.Hour)
+		ok, _, err := s.Lock(ctx, "s2", "d", time.Hour)
 		require.NoError(t, err)
 		assert.True(t, ok)
 
-		_, err = s.Lock(ctx, "missing", "a", time.Hour)
+		_, _, err = s.Lock(ctx, "missing", "a", time.Hour)
 		require.ErrorIs(t, err, store.ErrNotFound)
 		require.NoError(t, s.Unlock(ctx, "missing", "a"), "Unlock of a missing session is a no-op")
-		_, err = s.Lock(ctx, "s2", "", time.Hour)
+		_, _, err = s.Lock(ctx, "s2", "", time.Hour)
 		require.Error(t, err, "an empty holder would lock nothing")
+	})
+
+	t.Run("save session", func(t *testing.T) {
+		s := open(t)
+		require.NoError(t, s.CreateSession(ctx, session("s1", "alice"), users("a")))
+		upd := session("s1", "alice")
+		upd.State = json.RawMessage(`{"n":1}`)
+		require.NoError(t, s.SaveSession(ctx, upd, users("b", "c")))
+		got, err := s.GetSession(ctx, "alice", "s1")
+		require.NoError(t, err)
+		assert.JSONEq(t, `{"n":1}`, string(got.State))
+		assert.Equal(t, users("a", "b", "c"), history(t, s, "s1"))
+		require.NoError(t, s.AppendHistory(ctx, "s1", users("d")))
+		assert.Equal(t, users("a", "b", "c", "d"), history(t, s, "s1"), "appends go on after it")
+
+		other := session("s1", "bob")
+		other.State = json.RawMessage(`{"n":2}`)
+		require.ErrorIs(t, s.SaveSession(ctx, other, users("x")), store.ErrNotFound, "another owner's session")
+		missing := session("nope", "alice")
+		require.ErrorIs(t, s.SaveSession(ctx, missing, nil), store.ErrNotFound)
+		upd.State = json.RawMessage(`{"n":3}`)
+		require.Error(t, s.SaveSession(ctx, upd, []store.Entry{{AGUIID: "x"}}), "an entry without a message")
+		got, err = s.GetSession(ctx, "alice", "s1")
+		require.NoError(t, err)
+		assert.JSONEq(t, `{"n":1}`, string(got.State), "refused saves changed nothing")
+		assert.Equal(t, users("a", "b", "c", "d"), history(t, s, "s1"))
 	})
 
 	t.Run("lock race", func(t *testing.T) {
@@ -439,7 +486,7 @@ func testStore(t *testing.T, open func(t *testing.T) store.Store) {
 		for i := range 16 {
 			wg.Go(func() {
 				holder := fmt.Sprintf("h%d", i)
-				ok, err := s.Lock(ctx, "s1", holder, time.Hour)
+				ok, _, err := s.Lock(ctx, "s1", holder, time.Hour)
 				assert.NoError(t, err)
 				if ok {
 					wins <- holder

@@ -42,8 +42,9 @@ type ThreadStore interface {
 	// SaveThread creates or replaces a thread.
 	SaveThread(ctx context.Context, t *Thread) error
 	// LockThread takes the thread's run lock (the thread need not exist
-	// yet); false if another holder has it. Same holder extends it.
-	LockThread(ctx context.Context, owner, id, holder string, ttl time.Duration) (bool, error)
+	// yet); false and the time the other holder's lock has left if another
+	// holder has it. Same holder extends it.
+	LockThread(ctx context.Context, owner, id, holder string, ttl time.Duration) (ok bool, left time.Duration, err error)
 	UnlockThread(ctx context.Context, owner, id, holder string) error
 }
 
@@ -119,9 +120,9 @@ func (m *Memory) SaveThread(_ context.Context, t *Thread) error {
 }
 
 // LockThread implements ThreadStore.
-func (m *Memory) LockThread(_ context.Context, owner, id, holder string, ttl time.Duration) (bool, error) {
+func (m *Memory) LockThread(_ context.Context, owner, id, holder string, ttl time.Duration) (bool, time.Duration, error) {
 	if holder == "" {
-		return false, errors.New("store: lock needs a holder")
+		return false, 0, errors.New("store: lock needs a holder")
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -131,10 +132,10 @@ func (m *Memory) LockThread(_ context.Context, owner, id, holder string, ttl tim
 	k := threadKey(owner, id)
 	now := time.Now()
 	if l, ok := m.th.locks[k]; ok && l.holder != holder && now.Before(l.until) {
-		return false, nil
+		return false, l.until.Sub(now), nil
 	}
 	m.th.locks[k] = memLock{holder: holder, until: now.Add(ttl)}
-	return true, nil
+	return true, 0, nil
 }
 
 // UnlockThread implements ThreadStore.

@@ -13,15 +13,6 @@ import (
 	"github.com/aapagui/aapagui/store"
 )
 
-func TestThreads(t *testing.T) {
-	for name, open := range map[string]func(t *testing.T) store.Store{
-		"memory": func(*testing.T) store.Store { return store.NewMemory() },
-		"sqlite": openSQLite,
-	} {
-		t.Run(name, func(t *testing.T) { testThreads(t, open) })
-	}
-}
-
 func testThreads(t *testing.T, open func(t *testing.T) store.Store) {
 	ctx := context.Background()
 	t.Run("missing thread", func(t *testing.T) {
@@ -70,31 +61,32 @@ func testThreads(t *testing.T, open func(t *testing.T) store.Store) {
 	})
 	t.Run("locks", func(t *testing.T) {
 		s := open(t)
-		ok, err := s.LockThread(ctx, "k1", "t1", "h1", time.Minute)
+		ok, _, err := s.LockThread(ctx, "k1", "t1", "h1", time.Minute)
 		require.NoError(t, err)
 		assert.True(t, ok, "a thread that does not exist yet can be locked")
-		ok, err = s.LockThread(ctx, "k1", "t1", "h2", time.Minute)
+		ok, left, err := s.LockThread(ctx, "k1", "t1", "h2", time.Minute)
 		require.NoError(t, err)
+		assert.Greater(t, left, 50*time.Second, "a refusal says how long the lock has left")
 		assert.False(t, ok, "second holder refused")
-		ok, err = s.LockThread(ctx, "k2", "t1", "h2", time.Minute)
+		ok, _, err = s.LockThread(ctx, "k2", "t1", "h2", time.Minute)
 		require.NoError(t, err)
 		assert.True(t, ok, "another owner's thread of the same id is another lock")
-		ok, err = s.LockThread(ctx, "k1", "t1", "h1", time.Minute)
+		ok, _, err = s.LockThread(ctx, "k1", "t1", "h1", time.Minute)
 		require.NoError(t, err)
 		assert.True(t, ok, "same holder extends")
 		require.NoError(t, s.UnlockThread(ctx, "k1", "t1", "h2"))
-		ok, err = s.LockThread(ctx, "k1", "t1", "h2", time.Minute)
+		ok, _, err = s.LockThread(ctx, "k1", "t1", "h2", time.Minute)
 		require.NoError(t, err)
 		assert.False(t, ok, "unlock by a non-holder does nothing")
 		require.NoError(t, s.UnlockThread(ctx, "k1", "t1", "h1"))
-		ok, err = s.LockThread(ctx, "k1", "t1", "h2", time.Millisecond)
+		ok, _, err = s.LockThread(ctx, "k1", "t1", "h2", time.Millisecond)
 		require.NoError(t, err)
 		assert.True(t, ok, "free after unlock")
 		time.Sleep(5 * time.Millisecond)
-		ok, err = s.LockThread(ctx, "k1", "t1", "h3", time.Minute)
+		ok, _, err = s.LockThread(ctx, "k1", "t1", "h3", time.Minute)
 		require.NoError(t, err)
 		assert.True(t, ok, "an expired lock can be taken")
-		_, err = s.LockThread(ctx, "k1", "t1", "", time.Minute)
+		_, _, err = s.LockThread(ctx, "k1", "t1", "", time.Minute)
 		require.Error(t, err, "empty holder")
 	})
 }

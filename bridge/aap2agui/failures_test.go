@@ -191,6 +191,7 @@ func TestOneTurnAtATime(t *testing.T) {
 		err error
 	}
 	first := make(chan outcome, 1)
+	streaming := make(chan struct{})
 	go func() {
 		var o outcome
 		for ev, err := range e.Client.StreamTurn(testContext(t), id, &aap.PostSessionTurnRequest{Stream: aap.StreamDelta, Messages: []aap.Message{aap.UserText("slow")}}) {
@@ -198,20 +199,27 @@ func TestOneTurnAtATime(t *testing.T) {
 				o.err = err
 				break
 			}
+			if len(o.evs) == 0 {
+				close(streaming)
+			}
 			o.evs = append(o.evs, ev)
 		}
 		first <- o
 	}()
-	select {
-	case <-started:
-	case <-testContext(t).Done():
-		t.Fatal("the first turn never reached the agent")
+	// The turn's start is saved before its first event reaches the client.
+	for _, ch := range []chan struct{}{started, streaming} {
+		select {
+		case <-ch:
+		case <-testContext(t).Done():
+			t.Fatal("the first turn never reached the agent")
+		}
 	}
 
 	for _, mode := range []aap.StreamMode{aap.StreamDelta, aap.StreamMessage, aap.StreamNone} {
 		t.Run("a second turn, "+string(mode), func(t *testing.T) {
 			r := do(t, http.MethodPost, e.URL+"/sessions/"+id+"/turns", "", `{"stream":"`+string(mode)+`","messages":[{"role":"user","content":"me too"}]}`)
 			requireJSONError(t, r, http.StatusConflict, "turn_in_progress")
+			requireLeaseLeft(t, r.Header, r.Body)
 		})
 	}
 	t.Run("a second turn through the client", func(t *testing.T) {

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"maps"
 	"net/http"
-	"sync"
 	"time"
 
 	"github.com/ag-ui-protocol/ag-ui/sdks/community/go/pkg/core/events"
@@ -27,10 +26,6 @@ import (
 // so that the history handed to the agent stays valid (every call has a
 // result).
 const unansweredCall = "Tool call was not answered: the user sent a new message instead."
-
-// lockTTL bounds how long a crashed replica can hold a session's turn
-// lock; a running turn renews it every lockTTL/3.
-const lockTTL = 90 * time.Second
 
 // pending describes what the session is waiting for before the next turn.
 type pending struct {
@@ -166,28 +161,23 @@ func (s *Server) turn(c *gin.Context) {
 		return
 	}
 
-	holder := translate.RandomID("turn-")
-	locked, err := s.cfg.Store.Lock(ctx, sess.ID, holder, lockTTL)
+	lease, err := store.TakeSession(ctx, s.cfg.Store, sess.ID, store.LeaseOptions{OnError: web.LeaseLog(log, "session", sess.ID)})
+	var held *store.HeldError
+	if errors.As(err, &held) {
+		web.Held(c, "turn_in_progress", fmt.Sprintf("a turn is already running in this session; wait for it to finish (its lock runs out in %.1f s unless the turn is still alive)", held.Left.Seconds()), held.Left)
+		return
+	}
 	if err != nil {
 		s.storeError(c, err)
 		return
 	}
-	if !locked {
-		web.Error(c, http.StatusConflict, "turn_in_progress", "a turn is already running in this session; wait for it to finish")
-		return
-	}
-	// The lock is released with a context of its own: the request's may be
-	// gone by then.
-	stopRenew := s.renewLock(ctx, sess.ID, holder, log)
-	release := sync.OnceFunc(func() {
-		stopRenew()
-		uctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
-		defer cancel()
-		if err := s.cfg.Store.Unlock(uctx, sess.ID, holder); err != nil {
-			log.Error().Err(err).Str("session", sess.ID).Msg("unlock")
-		}
-	})
+	release := lease.Release
 	defer release()
+	// A turn whose lock was lost (this process stalled past the lease)
+	// stops rather than run beside the turn that took it over.
+	ctx, unbind := lease.Bind(ctx)
+	defer unbind()
+	c.Request = c.Request.WithContext(ctx)
 
 	// Read the session again under the lock: a turn that just finished may
 	// have changed it.
@@ -257,11 +247,7 @@ func (s *Server) turn(c *gin.Context) {
 	// The agent took the run: from here on the turn is part of the session.
 	prevInterrupts := sess.Interrupts
 	sess.Interrupts = nil
-	if err := s.cfg.Store.UpdateSession(ctx, sess); err != nil {
-		s.storeError(c, err)
-		return
-	}
-	if err := s.cfg.Store.AppendHistory(ctx, sess.ID, added); err != nil {
+	if err := s.cfg.Store.SaveSession(ctx, sess, added); err != nil {
 		s.storeError(c, err)
 		return
 	}
@@ -287,15 +273,6 @@ func nonNil(in []types.Interrupt) []types.Interrupt {
 		return []types.Interrupt{}
 	}
 	return in
-}
-
-// renewLock keeps the turn lock while the turn runs.
-func (s *Server) renewLock(ctx context.Context, id, holder string, log *zerolog.Logger) func() {
-	return web.Renew(ctx, lockTTL/3, func(ctx context.Context) {
-		if _, err := s.cfg.Store.Lock(ctx, id, holder, lockTTL); err != nil {
-			log.Warn().Err(err).Str("session", id).Msg("renewing the turn lock")
-		}
-	})
 }
 
 // runInput builds the RunAgentInput of a turn.

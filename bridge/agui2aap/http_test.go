@@ -247,6 +247,7 @@ func TestConcurrentRunOnOneThread(t *testing.T) {
 	r := e.post(t, "/agents/demo", second)
 	assert.Equal(t, http.StatusConflict, r.Status, r.Body)
 	assert.Equal(t, "run_in_progress", r.errorCode())
+	requireLeaseLeft(t, r.Header, r.Body)
 
 	other := e.conv("other-thread")
 	other.say("hi")

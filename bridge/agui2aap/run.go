@@ -3,11 +3,11 @@ package agui2aap
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"iter"
 	"net/http"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/ag-ui-protocol/ag-ui/sdks/community/go/pkg/core/events"
@@ -20,9 +20,6 @@ import (
 	"github.com/aapagui/aapagui/store"
 	"github.com/aapagui/aapagui/translate"
 )
-
-// runLockTTL bounds how long a crashed replica holds a thread.
-const runLockTTL = 90 * time.Second
 
 func (s *Server) run(c *gin.Context) {
 	log := web.Logger(c)
@@ -69,31 +66,24 @@ func (s *Server) run(c *gin.Context) {
 	}
 
 	owner := c.GetString(ownerKey)
-	holder := translate.RandomID("run-")
-	locked, err := s.cfg.Store.LockThread(ctx, owner, in.ThreadID, holder, runLockTTL)
+	lease, err := store.TakeThread(ctx, s.cfg.Store, owner, in.ThreadID, store.LeaseOptions{OnError: web.LeaseLog(log, "thread", in.ThreadID)})
+	var held *store.HeldError
+	if errors.As(err, &held) {
+		web.Held(c, "run_in_progress", fmt.Sprintf("a run is already in progress on this thread; wait for it to finish (its lock runs out in %.1f s unless the run is still alive)", held.Left.Seconds()), held.Left)
+		return
+	}
 	if err != nil {
 		log.Error().Err(err).Msg("store: lock thread")
 		web.Error(c, http.StatusInternalServerError, "store_error", "the thread store failed")
 		return
 	}
-	if !locked {
-		web.Error(c, http.StatusConflict, "run_in_progress", "a run is already in progress on this thread; wait for it to finish")
-		return
-	}
-	stopRenew := web.Renew(ctx, runLockTTL/3, func(ctx context.Context) {
-		if _, err := s.cfg.Store.LockThread(ctx, owner, in.ThreadID, holder, runLockTTL); err != nil {
-			log.Warn().Err(err).Msg("renewing the thread lock")
-		}
-	})
-	release := sync.OnceFunc(func() {
-		stopRenew()
-		uctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
-		defer cancel()
-		if err := s.cfg.Store.UnlockThread(uctx, owner, in.ThreadID, holder); err != nil {
-			log.Error().Err(err).Msg("store: unlock thread")
-		}
-	})
+	release := lease.Release
 	defer release()
+	// A run whose lock was lost (this process stalled past the lease)
+	// stops rather than run beside the run that took it over.
+	ctx, unbind := lease.Bind(ctx)
+	defer unbind()
+	c.Request = c.Request.WithContext(ctx)
 
 	th, err := s.cfg.Store.GetThread(ctx, owner, in.ThreadID)
 	if errors.Is(err, store.ErrNotFound) {

@@ -164,6 +164,13 @@ func (s *Server) upstreamMeta(ctx context.Context, cl *aap.Client, key string) (
 func (s *Server) ready(c *gin.Context) {
 	ctx, cancel := context.WithTimeout(c.Request.Context(), 3*time.Second)
 	defer cancel()
+	if p, ok := s.cfg.Store.(interface{ Ping(context.Context) error }); ok {
+		if err := p.Ping(ctx); err != nil {
+			web.Logger(c).Warn().Err(err).Msg("store not ready")
+			web.Error(c, http.StatusServiceUnavailable, "not_ready", "the thread store is not reachable")
+			return
+		}
+	}
 	cl, key := s.client(c.Request)
 	if _, err := s.upstreamMeta(ctx, cl, key); err != nil {
 		web.Logger(c).Warn().Err(err).Msg("upstream not ready")

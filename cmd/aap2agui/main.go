@@ -46,8 +46,9 @@ func run(args []string) error {
 	keys := f.List("api-key", ",", "API key accepted from AAP clients; none means the API is open")
 	publicMeta := f.Bool("public-meta", false, "serve GET /meta without an API key")
 	agentFile := f.String("agent-config", "", "JSON or YAML file describing the agent (name, title, version, description, options, tools, capabilities)")
-	storeSpec := f.String("store", "sqlite:aap2agui.db", "session store: sqlite:<file> or memory:")
+	storeSpec := f.String("store", "sqlite:aap2agui.db", "session store: sqlite:<file>, postgres://user@host/db (replicas on several machines) or memory:")
 	basePath := f.String("base-path", "", "mount the API under this path, e.g. /v1")
+	copyFrom := f.String("copy-from", "", "copy everything from this SQLite store (sqlite:<file>) into the PostgreSQL --store, then exit")
 	logLevel := f.String("log-level", "info", "debug, info, warn or error")
 	maxBody := f.Int64("max-body", 8<<20, "largest request body, in bytes")
 	allowedHosts := f.List("allowed-host", ",", "Host name served besides loopback names and the listen address when there is no --api-key (* for any)")
@@ -63,6 +64,9 @@ func run(args []string) error {
 	log, err := cli.Logger(*logLevel)
 	if err != nil {
 		return err
+	}
+	if *copyFrom != "" {
+		return cli.CopyStore(log, *copyFrom, *storeSpec)
 	}
 
 	cfg := aap2agui.Config{
@@ -126,7 +130,7 @@ func run(args []string) error {
 	}
 	return cli.Serve(ctx, log, *listen, srv, *grace, func(a net.Addr) {
 		log.Info().Str("listen", a.String()).Str("upstream", cli.RedactURL(cfg.Upstream)).Strs("upstream_headers", headerNames).
-			Str("agent", cfg.Agent.Name).Str("store", *storeSpec).Str("base_path", cfg.BasePath).Msg("aap2agui serving")
+			Str("agent", cfg.Agent.Name).Str("store", cli.RedactURL(*storeSpec)).Str("base_path", cfg.BasePath).Msg("aap2agui serving")
 	})
 }
 

@@ -44,10 +44,11 @@ func run(args []string) error {
 	upstreamKey := f.String("upstream-api-key", "", "API key for the AAP server")
 	forwardAuth := f.Bool("forward-auth", false, "send the caller's Authorization header to the AAP server instead of --upstream-api-key")
 	keys := f.List("api-key", ",", "API key accepted from callers; none means open")
-	storeSpec := f.String("store", "sqlite:agui2aap.db", "thread store: sqlite:<file> or memory:")
+	storeSpec := f.String("store", "sqlite:agui2aap.db", "thread store: sqlite:<file>, postgres://user@host/db (replicas on several machines) or memory:")
 	policy := f.String("permission-policy", "interrupt", "untrusted server tools: interrupt (ask the client), grant or deny")
 	serverTools := f.String("server-tools", "", "AAP server tools to enable: name[:trust] or agent/name[:trust], comma-separated")
 	origins := f.List("cors-origin", ",", "browser origin allowed to call the bridge directly (* for any)")
+	copyFrom := f.String("copy-from", "", "copy everything from this SQLite store (sqlite:<file>) into the PostgreSQL --store, then exit")
 	logLevel := f.String("log-level", "info", "debug, info, warn or error")
 	maxBody := f.Int64("max-body", 16<<20, "largest RunAgentInput body, in bytes")
 	allowedHosts := f.List("allowed-host", ",", "Host name served besides loopback names and the listen address when there is no --api-key (* for any)")
@@ -63,6 +64,9 @@ func run(args []string) error {
 	log, err := cli.Logger(*logLevel)
 	if err != nil {
 		return err
+	}
+	if *copyFrom != "" {
+		return cli.CopyStore(log, *copyFrom, *storeSpec)
 	}
 	tools, err := agui2aap.ParseServerTools(*serverTools)
 	if err != nil {
@@ -104,6 +108,6 @@ func run(args []string) error {
 	}
 	return cli.Serve(context.Background(), log, *listen, srv, *grace, func(a net.Addr) {
 		log.Info().Str("listen", a.String()).Str("upstream", cli.RedactURL(cfg.Upstream)).Bool("forward_auth", cfg.ForwardAuth).
-			Str("policy", string(cfg.Policy)).Str("store", *storeSpec).Strs("cors_origins", cfg.CORSOrigins).Msg("agui2aap serving")
+			Str("policy", string(cfg.Policy)).Str("store", cli.RedactURL(*storeSpec)).Strs("cors_origins", cfg.CORSOrigins).Msg("agui2aap serving")
 	})
 }

@@ -1,20 +1,16 @@
 package sse
 
 import (
-	"bufio"
 	"bytes"
 	"errors"
 	"fmt"
 	"io"
 	"iter"
 	"strconv"
-	"strings"
-
-	gosse "github.com/tmaxmax/go-sse"
 )
 
 // DefaultMaxEventSize is the event size limit [Read] applies when
-// [ReadOptions.MaxEventSize] is zero: 16 MiB. go-sse's own default (64 KiB)
+// [ReadOptions.MaxEventSize] is zero: 16 MiB. 64 KiB (go-sse's default)
 // is far too small for AAP session snapshots and AG-UI MESSAGES_SNAPSHOT /
 // STATE_SNAPSHOT events, which carry a whole conversation (inline images
 // included); 16 MiB still bounds the memory one upstream stream can pin.
@@ -80,235 +76,267 @@ func (o ReadOptions) maxEventSize() int {
 // ErrIncompleteEvent. Breaking out of the loop early is fine; Read never
 // closes r.
 //
-// Comments and the `id:` and `retry:` fields are ignored. An event without
-// data is not yielded: the specification says not to dispatch an event
-// whose data is empty, and go-sse reports an event with no `data:` field
-// (only `event:` or `id:`) exactly like one with a single empty `data:`
-// line, so Read skips both. Neither occurs in AAP or AG-UI, whose data is
-// always JSON.
+// Read follows the specification's parsing rules (LF, CRLF and CR line
+// breaks, a leading byte order mark, comments, fields without a colon, one
+// optional space after the colon, multi-line data); the fuzz tests hold it
+// to github.com/tmaxmax/go-sse's results. Comments and the `id:` and
+// `retry:` fields are ignored. An event without data is not yielded: the
+// specification says not to dispatch an event whose data is empty, and
+// Read treats an event with no `data:` field (only `event:` or `id:`)
+// exactly like one with a single empty `data:` line, skipping both. Neither
+// occurs in AAP or AG-UI, whose data is always JSON.
 //
-// Per event Read allocates only what go-sse does (the event's text and its
-// joined data); Event.Data is copied into one reused buffer and Event.Name
-// is copied once per change of name, so that neither pins go-sse's buffers.
+// Read does not allocate per event: it reads into one buffer (4 KiB,
+// doubled while reads fill it, up to 64 KiB or what one line needs), copies
+// data into one reused buffer, and allocates Event.Name once per change of
+// name.
 func Read(r io.Reader, opts ReadOptions) iter.Seq2[Event, error] {
 	return func(yield func(Event, error) bool) {
 		if r == nil {
 			yield(Event{}, errors.New("sse: nil reader"))
 			return
 		}
-		limit := opts.maxEventSize()
-		tr := &tailReader{r: r}
-		var (
-			data []byte
-			name string
-		)
-		for ev, err := range gosse.Read(tr, &gosse.ReadConfig{MaxEventSize: limit}) {
+		p := parser{r: r, limit: opts.maxEventSize(), lf: search{at: -1}, cr: search{at: -1}}
+		for {
+			ev, err := p.next()
+			if err == io.EOF {
+				return
+			}
 			if err != nil {
-				yield(Event{}, readError(err, tr, limit))
+				yield(Event{}, err)
 				return
 			}
-			if ev.Data == "" {
-				continue
-			}
-			// ev.Type is a substring of go-sse's copy of the whole event;
-			// keeping it would pin that copy for as long as a caller keeps
-			// the name. Names rarely change from one event to the next.
-			if ev.Type != name {
-				name = strings.Clone(ev.Type)
-			}
-			data = append(data[:0], ev.Data...)
-			if !yield(Event{Name: name, Data: data}, nil) {
+			if !yield(ev, nil) {
 				return
 			}
 		}
-		// go-sse reports every error tailReader returns, but do not rely on
-		// it to end cleanly after a cut stream.
-		if tr.err != nil {
-			yield(Event{}, readError(nil, tr, limit))
-		}
 	}
-}
-
-// readError turns the error that ended go-sse's iteration into the one Read
-// yields. What tailReader saw comes first: after an I/O error or a cut stream
-// go-sse may instead report its own "unexpected end of input" for the
-// unterminated last line.
-func readError(err error, tr *tailReader, limit int) error {
-	switch {
-	case errors.Is(tr.err, ErrIncompleteEvent):
-		return ErrIncompleteEvent
-	case tr.err != nil:
-		return fmt.Errorf("sse: reading stream: %w", tr.err)
-	case errors.Is(err, bufio.ErrTooLong):
-		// go-sse scans with a bufio.Scanner whose maximum token is one event.
-		return &EventTooLargeError{Limit: limit}
-	default:
-		return fmt.Errorf("sse: %w", err)
-	}
-}
-
-// tailReader sits between the stream and go-sse and follows the event
-// framing — line breaks (LF, CRLF, CR) and blank lines, never fields — for
-// two reasons.
-//
-// At the end of the stream it replaces io.EOF with ErrIncompleteEvent when
-// the bytes read do not end at an event boundary: go-sse would otherwise
-// dispatch a final event whose blank line never came, and a non-EOF error
-// makes it drop that event, as the specification wants.
-//
-// And it keeps go-sse linear. go-sse scans with a bufio.Scanner whose split
-// function rescans the whole buffered event after every Read, so an event
-// delivered in k reads costs O(k × size): a 1 MiB snapshot arriving in 16 KiB
-// TLS records took 0.8 s, 15 MiB took 30 s. The scanner only calls Read when
-// it holds no complete event, so until a blank line arrives it has nothing
-// to dispatch anyway: Read keeps filling the scanner's buffer until it has
-// read the end of an event, the buffer is full or the stream fails. Events
-// are still handed over as soon as they are complete.
-type tailReader struct {
-	r     io.Reader
-	state tailState
-	// bom is how many bytes of a leading UTF-8 byte order mark have been
-	// read; bomDone once the start of the stream is behind.
-	bom int
-	// err is the error handed to go-sse, other than io.EOF.
-	err error
 }
 
 const (
 	byteOrderMark = "\xEF\xBB\xBF"
-	bomDone       = -1
+	minBuffer     = 4 << 10
+	maxBuffer     = 64 << 10 // what reads grow the buffer to; longer lines grow it further
 )
 
-// tailState is where the stream is relative to the event framing.
-type tailState uint8
+// parser is the state of one Read.
+type parser struct {
+	r     io.Reader
+	limit int
 
-const (
-	atBoundary   tailState = iota // at the start, or just after a blank line
-	atBoundaryCR                  // just after a blank line ended by CR: an LF would complete it
-	inLine                        // inside a non-empty line
-	afterLF                       // a non-empty line just ended with LF (or CRLF)
-	afterCR                       // a non-empty line just ended with CR: an LF would complete it
-)
+	buf        []byte // buf[start:end] is read and not yet parsed
+	start, end int
+	// lf and cr cache where the next LF and CR are: at is its index in
+	// buf, or -1 when none is known; from is where the search resumes
+	// (nothing before it, from start on, is that byte).
+	lf, cr   search
+	bomDone  bool
+	skipLF   bool // the last line ended with CR: an LF next completes a CRLF
+	eof      bool
+	ioErr    error
+	midEvent bool // a non-empty line since the last event boundary
+	size     int  // bytes of the current event so far, blank lines before it included
 
-// next is the state after the line break c ('\n' or '\r'); any other byte
-// leads to inLine.
-func (s tailState) next(c byte) tailState {
-	if c == '\n' {
-		switch s {
-		case inLine, afterCR:
-			return afterLF
-		default: // a blank line, or the LF of a CRLF that ended one
-			return atBoundary
-		}
-	}
-	if s == inLine {
-		return afterCR
-	}
-	return atBoundaryCR // a blank line
+	data    []byte // data lines, each followed by LF
+	hasData bool
+	nameBuf []byte
+	name    string // the last yielded name, reused while it does not change
 }
 
-func (s tailState) midEvent() bool {
-	return s == inLine || s == afterLF || s == afterCR
+type search struct{ at, from int }
+
+// index returns the index of the next c in p.buf[p.start:p.end], or -1.
+func (s *search) index(p *parser, c byte) int {
+	if s.at >= p.start {
+		return s.at
+	}
+	from := max(s.from, p.start)
+	if j := bytes.IndexByte(p.buf[from:p.end], c); j >= 0 {
+		s.at = from + j
+		return s.at
+	}
+	s.at, s.from = -1, p.end
+	return -1
 }
 
-func (t *tailReader) Read(p []byte) (int, error) {
-	if t.err != nil {
-		return 0, t.err
-	}
-	n := 0
+// next returns the next event, or io.EOF at a clean end.
+func (p *parser) next() (Event, error) {
 	for {
-		m, err := t.r.Read(p[n:])
-		if m < 0 || m > len(p)-n {
-			t.err = fmt.Errorf("invalid count %d from %T.Read", m, t.r)
-			return n, t.err
-		}
-		complete := t.observe(p[n : n+m])
-		n += m
-		switch {
-		case err == io.EOF: // io.Reader returns io.EOF itself, never wrapped
-			if t.state.midEvent() || (t.bom > 0 && t.bom < len(byteOrderMark)) {
-				t.err = ErrIncompleteEvent
-				return n, t.err
+		if !p.bomDone {
+			if err := p.bom(); err != nil {
+				return Event{}, err
 			}
-			return n, io.EOF
-		case err != nil:
-			t.err = err
-			return n, err
-		case complete || m == 0 || n == len(p):
-			return n, nil
+			continue
 		}
-	}
-}
-
-// observe advances the state over b, the next bytes of the stream, and
-// reports whether they end an event: a blank line after a non-empty line.
-func (t *tailReader) observe(b []byte) bool {
-	// A byte order mark is ignored only at the very start of the stream.
-	for t.bom != bomDone && len(b) > 0 {
-		if t.bom == len(byteOrderMark) {
-			t.bom = bomDone
-			break
-		}
-		if b[0] != byteOrderMark[t.bom] {
-			if t.bom > 0 {
-				t.state = inLine // a partial mark is just bytes of a line
+		if p.skipLF && p.start < p.end {
+			p.skipLF = false
+			if p.buf[p.start] == '\n' {
+				p.start++
 			}
-			t.bom = bomDone
-			break
 		}
-		t.bom++
-		b = b[1:]
-	}
-	// Jump from line break to line break. lf and cr are the next LF and CR
-	// at or after i (len(b) when there is none), each searched again only
-	// once i has passed it, so that the whole scan is linear.
-	lf, cr := -1, -1
-	for i := 0; i < len(b); {
-		if lf < i {
-			lf = indexFrom(b, i, '\n')
+		lf, cr := p.lf.index(p, '\n'), p.cr.index(p, '\r')
+		j := lf
+		if j < 0 || (cr >= 0 && cr < j) {
+			j = cr
 		}
-		if cr < i {
-			cr = indexFrom(b, i, '\r')
+		if j < 0 {
+			if err := p.fill(); err != nil {
+				return Event{}, err
+			}
+			continue
 		}
-		j := min(lf, cr)
-		if j == len(b) {
-			t.state = inLine
-			return false
+		line := p.buf[p.start:j]
+		brk := 1
+		if p.buf[j] == '\r' {
+			if j+1 < p.end {
+				if p.buf[j+1] == '\n' {
+					brk = 2
+				}
+			} else {
+				p.skipLF = true
+			}
 		}
-		if j > i {
-			t.state = inLine
+		p.start = j + brk
+		p.size += len(line) + brk
+		if p.size > p.limit {
+			return Event{}, &EventTooLargeError{Limit: p.limit}
 		}
-		prev := t.state
-		t.state = prev.next(b[j])
-		i = j + 1
-		if (prev == afterLF || prev == afterCR) && !t.state.midEvent() {
-			t.skip(b[i:])
-			return true
+		if len(line) > 0 {
+			p.field(line)
+			continue
 		}
-	}
-	return false
-}
-
-// skip advances the state over b without looking for the end of an event.
-// Any byte other than a line break puts the stream inside a line whatever
-// came before, so only the line breaks after the last such byte matter.
-func (t *tailReader) skip(b []byte) {
-	i := len(b) - 1
-	for i >= 0 && (b[i] == '\n' || b[i] == '\r') {
-		i--
-	}
-	if i >= 0 {
-		t.state = inLine
-	}
-	for _, c := range b[i+1:] {
-		t.state = t.state.next(c)
+		// A blank line: the end of an event, if one has begun.
+		if !p.midEvent {
+			continue
+		}
+		ev, ok := p.dispatch()
+		if ok {
+			return ev, nil
+		}
 	}
 }
 
-// indexFrom returns the index of the first c in b at or after from, or len(b).
-func indexFrom(b []byte, from int, c byte) int {
-	if j := bytes.IndexByte(b[from:], c); j >= 0 {
-		return from + j
+// field applies one non-empty line.
+func (p *parser) field(line []byte) {
+	p.midEvent = true
+	if line[0] == ':' {
+		return // a comment
 	}
-	return len(b)
+	name, value := line, []byte(nil)
+	if i := bytes.IndexByte(line, ':'); i >= 0 {
+		name, value = line[:i], line[i+1:]
+		if len(value) > 0 && value[0] == ' ' {
+			value = value[1:]
+		}
+	}
+	switch string(name) {
+	case "data":
+		p.data = append(p.data, value...)
+		p.data = append(p.data, '\n')
+		p.hasData = true
+	case "event":
+		p.nameBuf = append(p.nameBuf[:0], value...)
+	}
+}
+
+// dispatch ends the current event and returns it, unless its data is empty.
+func (p *parser) dispatch() (Event, bool) {
+	data := p.data
+	if len(data) > 0 {
+		data = data[:len(data)-1]
+	}
+	if string(p.nameBuf) != p.name {
+		p.name = string(p.nameBuf)
+	}
+	name := p.name
+	p.data, p.hasData, p.nameBuf = p.data[:0], false, p.nameBuf[:0]
+	p.midEvent, p.size = false, 0
+	if len(data) == 0 {
+		return Event{}, false
+	}
+	return Event{Name: name, Data: data}, true
+}
+
+// bom drops a byte order mark at the very start of the stream.
+func (p *parser) bom() error {
+	for p.end-p.start < len(byteOrderMark) {
+		if !bytes.HasPrefix([]byte(byteOrderMark), p.buf[p.start:p.end]) {
+			break // not a mark: the bytes are part of the first line
+		}
+		if err := p.fill(); err != nil {
+			if err == io.EOF && p.end > p.start {
+				return ErrIncompleteEvent // a partial mark, cut off
+			}
+			return err
+		}
+	}
+	if bytes.HasPrefix(p.buf[p.start:p.end], []byte(byteOrderMark)) {
+		p.start += len(byteOrderMark)
+	}
+	p.bomDone = true
+	return nil
+}
+
+// fill reads more input. At the end of the stream it returns io.EOF at an
+// event boundary and ErrIncompleteEvent elsewhere; the limit is checked
+// against the partial line it holds.
+func (p *parser) fill() error {
+	if p.eof {
+		if p.midEvent || p.end > p.start {
+			return ErrIncompleteEvent
+		}
+		return io.EOF
+	}
+	if p.ioErr != nil {
+		return fmt.Errorf("sse: reading stream: %w", p.ioErr)
+	}
+	pending := p.end - p.start
+	if p.bomDone && p.size+pending > p.limit {
+		return &EventTooLargeError{Limit: p.limit}
+	}
+	switch {
+	case p.buf == nil:
+		p.buf = make([]byte, minBuffer)
+	case pending == len(p.buf):
+		// A line longer than the buffer: double it, up to what the limit
+		// allows (one byte past it, so that the limit check can fire).
+		n := min(2*len(p.buf), p.limit-p.size+1)
+		nb := make([]byte, max(n, len(p.buf)+1))
+		copy(nb, p.buf[p.start:p.end])
+		p.buf = nb
+		p.shift(p.start)
+	case p.start > 0:
+		copy(p.buf, p.buf[p.start:p.end])
+		p.shift(p.start)
+	}
+	n, err := p.r.Read(p.buf[p.end:])
+	if n < 0 || n > len(p.buf)-p.end {
+		p.ioErr = fmt.Errorf("invalid count %d from %T.Read", n, p.r)
+		return fmt.Errorf("sse: reading stream: %w", p.ioErr)
+	}
+	p.end += n
+	if p.end == len(p.buf) && len(p.buf) < maxBuffer && p.start == 0 && n > 0 && pending < n {
+		// Reads fill the buffer: a burst. Read bigger pieces next time.
+		nb := make([]byte, 2*len(p.buf))
+		p.end = copy(nb, p.buf[:p.end])
+		p.buf = nb
+	}
+	switch {
+	case err == io.EOF: // io.Reader returns io.EOF itself, never wrapped
+		p.eof = true
+	case err != nil:
+		p.ioErr = err
+	}
+	if n == 0 && err != nil {
+		return p.fill()
+	}
+	return nil
+}
+
+// shift moves the buffered bytes back by off after a copy to the front.
+func (p *parser) shift(off int) {
+	p.start -= off
+	p.end -= off
+	p.lf.at, p.cr.at = -1, -1
+	p.lf.from, p.cr.from = max(p.lf.from-off, 0), max(p.cr.from-off, 0)
 }

@@ -1,10 +1,9 @@
 package web
 
 import (
-	"context"
 	"io"
 	"net/http"
-	"time"
+	"sync"
 )
 
 // Stream writes SSE frames to a client, coalescing them: frames are
@@ -16,6 +15,7 @@ type Stream struct {
 	w       http.ResponseWriter
 	rc      *http.ResponseController
 	buf     []byte
+	pooled  *[]byte // the pool's handle of buf, reused to give it back without allocating
 	err     error
 	started bool
 	// MaxBuffer is the size at which the buffer is written out; zero means
@@ -25,8 +25,19 @@ type Stream struct {
 
 // NewStream prepares w for an SSE response.
 func NewStream(w http.ResponseWriter) *Stream {
-	return &Stream{w: w, rc: http.NewResponseController(w), buf: make([]byte, 0, 8<<10)}
+	return &Stream{w: w, rc: http.NewResponseController(w)}
 }
+
+// The buffer is taken from a pool when frames are appended and given back
+// once it has been written out, so that a stream waiting for its upstream
+// holds no buffer: with thousands of open, mostly idle streams this is
+// most of what a stream would otherwise keep.
+const (
+	bufferSize    = 8 << 10
+	maxPooledSize = 256 << 10 // larger buffers (a big snapshot) are left to the GC
+)
+
+var bufferPool = sync.Pool{New: func() any { b := make([]byte, 0, bufferSize); return &b }}
 
 // Start sends the SSE response headers.
 func (s *Stream) Start() {
@@ -42,7 +53,13 @@ func (s *Stream) Start() {
 }
 
 // Buffer returns the buffer to append frames to; give it back with Commit.
-func (s *Stream) Buffer() []byte { return s.buf }
+func (s *Stream) Buffer() []byte {
+	if s.buf == nil {
+		s.pooled = bufferPool.Get().(*[]byte)
+		s.buf = (*s.pooled)[:0]
+	}
+	return s.buf
+}
 
 // Commit takes back the buffer after frames were appended, writing it out
 // if it has grown past MaxBuffer.
@@ -59,17 +76,22 @@ func (s *Stream) Commit(buf []byte) {
 
 // Flush writes and flushes whatever is buffered.
 func (s *Stream) Flush() {
-	if len(s.buf) == 0 || s.err != nil {
-		s.buf = s.buf[:0]
+	if s.buf == nil {
 		return
 	}
-	s.Start()
-	if _, err := s.w.Write(s.buf); err != nil {
-		s.err = err
-	} else if err := s.rc.Flush(); err != nil {
-		s.err = err
+	if len(s.buf) > 0 && s.err == nil {
+		s.Start()
+		if _, err := s.w.Write(s.buf); err != nil {
+			s.err = err
+		} else if err := s.rc.Flush(); err != nil {
+			s.err = err
+		}
 	}
-	s.buf = s.buf[:0]
+	if s.pooled != nil && cap(s.buf) <= maxPooledSize {
+		*s.pooled = s.buf[:0]
+		bufferPool.Put(s.pooled)
+	}
+	s.buf, s.pooled = nil, nil
 }
 
 // Err is the first write error (the client went away), if any.
@@ -89,25 +111,4 @@ type flushReader struct {
 func (f *flushReader) Read(p []byte) (int, error) {
 	f.s.Flush()
 	return f.r.Read(p)
-}
-
-// Renew calls renew every interval until the returned stop is called; it
-// keeps a lease (a turn lock) alive while a long request runs. renew gets a
-// context that outlives the request's cancellation.
-func Renew(ctx context.Context, interval time.Duration, renew func(context.Context)) (stop func()) {
-	done := make(chan struct{})
-	ctx = context.WithoutCancel(ctx)
-	go func() {
-		t := time.NewTicker(interval)
-		defer t.Stop()
-		for {
-			select {
-			case <-done:
-				return
-			case <-t.C:
-				renew(ctx)
-			}
-		}
-	}()
-	return func() { close(done) }
 }

@@ -81,6 +81,46 @@ func WriteError(w http.ResponseWriter, status int, code, message string) {
 	_ = enc.Encode(aap.ErrorResponse{Error: aap.ErrorBody{Code: code, Message: message}})
 }
 
+// Held answers 409 to a request whose session or thread is locked by a
+// running turn: Retry-After gives the whole seconds (rounded up) until the
+// holder's lease runs out unless renewed, and the body says the same in
+// milliseconds (leaseRemainingMs) beside the usual code and message. A
+// client that retries then is either let in or told again; a holder that
+// died is taken over at the latest then.
+func Held(c *gin.Context, code, message string, left time.Duration) {
+	c.Abort()
+	secs := max(1, int64((left+time.Second-1)/time.Second))
+	c.Header("Retry-After", itoa(secs))
+	c.Header("Content-Type", "application/json")
+	c.Status(http.StatusConflict)
+	enc := json.NewEncoder(c.Writer)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(heldResponse{Error: heldBody{Code: code, Message: message, LeaseRemainingMs: max(1, left.Milliseconds())}})
+}
+
+type heldResponse struct {
+	Error heldBody `json:"error"`
+}
+
+type heldBody struct {
+	Code             string `json:"code"`
+	Message          string `json:"message"`
+	LeaseRemainingMs int64  `json:"leaseRemainingMs"`
+}
+
+// LeaseLog returns a Lease's OnError that logs to log: a failed renewal or
+// release attempt at warning level (both are retried), a lost lease as an
+// error.
+func LeaseLog(log *zerolog.Logger, what, id string) func(op string, err error) {
+	return func(op string, err error) {
+		ev := log.Warn()
+		if op == "lost" {
+			ev = log.Error()
+		}
+		ev.Err(err).Str(what, id).Str("op", op).Msg("turn lock")
+	}
+}
+
 // JSON writes v as the response body without HTML escaping (which would
 // rewrite raw JSON such as tool input and schemas).
 func JSON(c *gin.Context, status int, v any) {

@@ -1,0 +1,80 @@
+package aap_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"testing"
+
+	"github.com/aapagui/aapagui/aap"
+)
+
+// FuzzDecodeDeltaFast holds the decoding of text_delta and thinking_delta,
+// which takes a hand-written path for the usual {"delta":"…"}, to
+// encoding/json: for any data, DecodeEvent succeeds exactly when
+// encoding/json decodes a JSON object with a string "delta", and yields
+// the same string.
+func FuzzDecodeDeltaFast(f *testing.F) {
+	for _, s := range []string{
+		`{"delta":"Hello"}`, `{"delta":""}`, `{"delta":"h\u00e9llo"}`, `{"delta":"a\"b"}`,
+		`{"delta":"é😀"}`, "{\"delta\":\"\xff\"}", "{\"delta\":\"a\tb\"}", `{"delta":"x","delta":"y"}`,
+		`{"Delta":"x"}`, `{ "delta" : "x" }`, `{"delta":"x"} `, `{"delta":null}`, `{"delta":1}`,
+		`{"delta":"x","extra":1}`, `{"delta":"x"`, `null`, `{"delta":"\u2028"}`, "{\"delta\":\"\u2028\"}",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, data string) {
+		var ref struct {
+			Delta *string `json:"delta"`
+		}
+		refOK := bytes.HasPrefix(bytes.TrimLeft([]byte(data), " \t\r\n"), []byte("{")) &&
+			json.Unmarshal([]byte(data), &ref) == nil && ref.Delta != nil
+		for _, name := range []string{"text_delta", "thinking_delta"} {
+			ev, err := aap.DecodeEvent(name, []byte(data))
+			if (err == nil) != refOK {
+				t.Fatalf("%s %q: DecodeEvent error %v, encoding/json decodes: %v", name, data, err, refOK)
+			}
+			if err != nil {
+				continue
+			}
+			var got string
+			switch e := ev.(type) {
+			case *aap.TextDelta:
+				got = e.Delta
+			case *aap.ThinkingDelta:
+				got = e.Delta
+			default:
+				t.Fatalf("%s decoded as %T", name, ev)
+			}
+			if got != *ref.Delta {
+				t.Fatalf("%s %q: delta %q, encoding/json %q", name, data, got, *ref.Delta)
+			}
+		}
+	})
+}
+
+// FuzzAppendDelta holds the encoding of text_delta and thinking_delta to
+// encoding/json (HTML escaping off, as the AAP reference server writes).
+func FuzzAppendDelta(f *testing.F) {
+	for _, s := range []string{"Hello", "", "a\"b\\c", "\x00\x1f\t\n", "é😀", "\xff\xfe", "\u2028\u2029", "<&>"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, delta string) {
+		var want bytes.Buffer
+		enc := json.NewEncoder(&want)
+		enc.SetEscapeHTML(false)
+		if err := enc.Encode(struct {
+			Delta string `json:"delta"`
+		}{delta}); err != nil {
+			t.Fatal(err)
+		}
+		for _, ev := range []aap.Event{&aap.TextDelta{Delta: delta}, &aap.ThinkingDelta{Delta: delta}} {
+			got, err := ev.AppendData(nil)
+			if err != nil || string(got) != string(bytes.TrimSuffix(want.Bytes(), []byte("\n"))) {
+				t.Fatalf("%T %q: %s (%v), encoding/json %s", ev, delta, got, err, want.Bytes())
+			}
+			if _, err := aap.DecodeEvent(string(ev.EventName()), got); err != nil {
+				t.Fatalf("%T %q: %s does not decode: %v", ev, delta, got, err)
+			}
+		}
+	})
+}

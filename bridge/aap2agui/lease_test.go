@@ -1,0 +1,141 @@
+package aap2agui_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/aapagui/aapagui/aap"
+	"github.com/aapagui/aapagui/bridge/aap2agui"
+	"github.com/aapagui/aapagui/store"
+)
+
+// requireLeaseLeft checks a 409's Retry-After and the time the running
+// turn's lease has left, in the body: within the lease's TTL.
+func requireLeaseLeft(t *testing.T, h http.Header, body string) {
+	t.Helper()
+	secs, err := strconv.Atoi(h.Get("Retry-After"))
+	require.NoError(t, err, "Retry-After %q", h.Get("Retry-After"))
+	assert.GreaterOrEqual(t, secs, 1)
+	assert.LessOrEqual(t, secs, int(store.LeaseTTL.Seconds()))
+	var er struct {
+		Error struct {
+			LeaseRemainingMs int64 `json:"leaseRemainingMs"`
+		} `json:"error"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(body), &er), body)
+	assert.Positive(t, er.Error.LeaseRemainingMs, body)
+	assert.LessOrEqual(t, er.Error.LeaseRemainingMs, store.LeaseTTL.Milliseconds(), body)
+}
+
+// failingUnlocks fails the next n releases of a lock, as the SQLite store
+// did under load ("unlock: context deadline exceeded").
+type failingUnlocks struct {
+	store.Store
+	n atomic.Int32
+}
+
+func (s *failingUnlocks) Unlock(ctx context.Context, id, holder string) error {
+	if s.n.Add(-1) >= 0 {
+		return context.DeadlineExceeded
+	}
+	return s.Store.Unlock(ctx, id, holder)
+}
+
+func (s *failingUnlocks) UnlockThread(ctx context.Context, owner, id, holder string) error {
+	if s.n.Add(-1) >= 0 {
+		return context.DeadlineExceeded
+	}
+	return s.Store.UnlockThread(ctx, owner, id, holder)
+}
+
+// A turn whose release of the session fails at first (the store's writer
+// busy past its deadline) still leaves the session free when the client
+// sees the end of the turn: the next turn is not refused with 409.
+func TestReleaseRetried(t *testing.T) {
+	st := &failingUnlocks{Store: store.NewMemory()}
+	e := newEnv(t, demoUpstream(t), func(c *aap2agui.Config) { c.Store = st })
+	id := e.createSession(t, aap.PostSessionsRequest{})
+	for i := range 3 {
+		st.n.Store(2)
+		resp, err := e.Client.Turn(testContext(t), id, &aap.PostSessionTurnRequest{Messages: []aap.Message{aap.UserText("hello " + strconv.Itoa(i))}})
+		require.NoError(t, err, "turn %d", i)
+		assert.Equal(t, aap.StopEndTurn, resp.StopReason)
+	}
+	assert.EqualValues(t, -1, st.n.Load(), "every turn's release failed twice, then held")
+}
+
+// downStore is a store whose database cannot be reached.
+type downStore struct{ store.Store }
+
+func (downStore) Ping(context.Context) error { return errors.New("dial tcp: connection refused") }
+
+// /readyz checks the store.
+func TestReadyzChecksTheStore(t *testing.T) {
+	up := newEnv(t, demoUpstream(t))
+	r := do(t, http.MethodGet, up.Root+"/readyz", "", "")
+	assert.Equal(t, http.StatusOK, r.Status, r.Body)
+	down := newEnv(t, demoUpstream(t), func(c *aap2agui.Config) { c.Store = downStore{store.NewMemory()} })
+	r = do(t, http.MethodGet, down.Root+"/readyz", "", "")
+	requireJSONError(t, r, http.StatusServiceUnavailable, "not_ready")
+}
+
+// stolenLock is a store in which another holder takes a session's lock
+// after its first take (as when this process stalls past the lease):
+// every renewal finds it held.
+type stolenLock struct {
+	store.Store
+	mu    sync.Mutex
+	taken map[string]bool
+}
+
+func (s *stolenLock) Lock(ctx context.Context, id, holder string, ttl time.Duration) (bool, time.Duration, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.taken[holder] {
+		return false, ttl, nil
+	}
+	s.taken[holder] = true
+	return s.Store.Lock(ctx, id, holder, ttl)
+}
+
+// A turn whose lock another holder took stops (its agent call is
+// cancelled) rather than run beside the turn that took over.
+func TestTurnStopsWhenItsLockIsLost(t *testing.T) {
+	cancelled := make(chan struct{})
+	up := newFakeUpstream(t, func(w http.ResponseWriter, r *http.Request, in *runInput, _ int) {
+		sseEvents(w, runStarted(in), `{"type":"TEXT_MESSAGE_START","messageId":"m","role":"assistant"}`,
+			`{"type":"TEXT_MESSAGE_CONTENT","messageId":"m","delta":"working"}`)
+		<-r.Context().Done()
+		close(cancelled)
+	})
+	e := newEnv(t, up.URL, func(c *aap2agui.Config) { c.Store = &stolenLock{Store: store.NewMemory(), taken: map[string]bool{}} })
+	id := e.createSession(t, aap.PostSessionsRequest{})
+	ctx, cancel := context.WithTimeout(context.Background(), 3*store.LeaseTTL)
+	defer cancel()
+	var stop aap.StopReason
+	for ev, err := range e.Client.StreamTurn(ctx, id, &aap.PostSessionTurnRequest{Stream: aap.StreamDelta, Messages: []aap.Message{aap.UserText("hi")}}) {
+		if err != nil {
+			break
+		}
+		if ts, ok := ev.(*aap.TurnStop); ok {
+			stop = ts.StopReason
+		}
+	}
+	require.NoError(t, ctx.Err(), "the turn went on after its lock was lost")
+	select {
+	case <-cancelled:
+	case <-ctx.Done():
+		t.Fatal("the agent call was not cancelled")
+	}
+	assert.Equal(t, aap.StopError, stop)
+}

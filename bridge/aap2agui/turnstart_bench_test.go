@@ -1,0 +1,275 @@
+package aap2agui_test
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/aapagui/aapagui/aap"
+	"github.com/aapagui/aapagui/bridge/aap2agui"
+	"github.com/aapagui/aapagui/internal/pgtest"
+	"github.com/aapagui/aapagui/store"
+)
+
+var (
+	benchStartTurns = flag.Int("turnstart.turns", 100, "turns started at once by BenchmarkTurnStart")
+	benchStreams    = flag.Int("turnstart.streams", 1000, "streams opened by BenchmarkOpenStreams (10000 for the documented figures)")
+)
+
+// benchStore is a store to compare, opened fresh for a benchmark.
+type benchStore struct {
+	name string
+	open func(b *testing.B) store.Store
+}
+
+// benchStores are the stores compared: memory, SQLite in a temp file, and
+// PostgreSQL when AAPAGUI_TEST_POSTGRES names a database (a schema of its
+// own).
+func benchStores() []benchStore {
+	return []benchStore{
+		{"memory", func(*testing.B) store.Store { return store.NewMemory() }},
+		{"sqlite", func(b *testing.B) store.Store {
+			s, err := store.OpenSQLite(filepath.Join(b.TempDir(), "bench.db"))
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.Cleanup(func() { _ = s.Close() })
+			return s
+		}},
+		{"postgres", func(b *testing.B) store.Store {
+			s, err := store.OpenPostgres(context.Background(), pgtest.Schema(b))
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.Cleanup(func() { _ = s.Close() })
+			return s
+		}},
+	}
+}
+
+// startBench is aap2agui with a store in front of the demo agent, and a
+// client that keeps a connection per concurrent turn.
+type startBench struct {
+	url    string
+	client *http.Client
+}
+
+func newStartBench(b *testing.B, upstream string, st store.Store) *startBench {
+	srv, err := aap2agui.New(aap2agui.Config{Upstream: upstream, Store: st})
+	if err != nil {
+		b.Fatal(err)
+	}
+	hs := httptest.NewServer(srv)
+	b.Cleanup(hs.Close)
+	return &startBench{url: hs.URL, client: &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 512}}}
+}
+
+// sessions creates n sessions, 50 at a time.
+func (sb *startBench) sessions(b *testing.B, n int) []string {
+	ids := make([]string, n)
+	each(b, n, 50, func(i int) error {
+		resp, err := sb.client.Post(sb.url+"/sessions", "application/json", strings.NewReader(`{"agent":{"name":"agent"}}`))
+		if err != nil {
+			return err
+		}
+		defer resp.Body.Close()
+		var out aap.PostSessionsResponse
+		if err := json.NewDecoder(resp.Body).Decode(&out); err != nil {
+			return err
+		}
+		ids[i] = out.SessionID
+		return nil
+	})
+	return ids
+}
+
+// firstEvent posts body to url and returns the time until the first line
+// of the answer holding marker (the first text: the user sees the answer
+// begin), then reads the rest.
+func firstEvent(client *http.Client, url, body, marker string) (time.Duration, error) {
+	start := time.Now()
+	resp, err := client.Post(url, "application/json", strings.NewReader(body))
+	if err != nil {
+		return 0, err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		msg, _ := io.ReadAll(resp.Body)
+		return 0, fmt.Errorf("HTTP %d: %s", resp.StatusCode, msg)
+	}
+	r := bufio.NewReader(resp.Body)
+	for {
+		line, err := r.ReadSlice('\n')
+		if err != nil {
+			return 0, fmt.Errorf("no %q in the answer: %w", marker, err)
+		}
+		if strings.Contains(string(line), marker) {
+			break
+		}
+	}
+	ttfe := time.Since(start)
+	_, err = io.Copy(io.Discard, r)
+	return ttfe, err
+}
+
+// each runs fn(0..n-1) on at most conc goroutines.
+func each(b *testing.B, n, conc int, fn func(i int) error) {
+	var wg sync.WaitGroup
+	next := make(chan int)
+	errs := make(chan error, conc)
+	for range conc {
+		wg.Go(func() {
+			for i := range next {
+				if err := fn(i); err != nil {
+					select {
+					case errs <- err:
+					default:
+					}
+				}
+			}
+		})
+	}
+	for i := range n {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	select {
+	case err := <-errs:
+		b.Fatal(err)
+	default:
+	}
+}
+
+func percentile(ds []time.Duration, p float64) float64 {
+	slices.Sort(ds)
+	return float64(ds[int(float64(len(ds)-1)*p)].Microseconds()) / 1000
+}
+
+const startTurnBody = `{"stream":"delta","messages":[{"role":"user","content":"hello"}]}`
+
+// The first text of an answer, through aap2agui and from the demo agent.
+const (
+	bridgeMarker = "event: text_delta"
+	directMarker = `"type":"TEXT_MESSAGE_CONTENT"`
+)
+
+// BenchmarkTurnStart starts -turnstart.turns turns at once, each on its own
+// session, and reports the time to the first text (p50 and p99, in ms)
+// through aap2agui with each store, and of the same runs read directly
+// from the demo agent, all measured in the same iteration.
+func BenchmarkTurnStart(b *testing.B) {
+	upstream := demoUpstream(b)
+	n := *benchStartTurns
+	direct := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 512}}
+	const directBody = `{"threadId":"t","runId":"r","state":{},"messages":[{"id":"m","role":"user","content":"hello"}],"tools":[],"context":[],"forwardedProps":{}}`
+	var benches []*startBench
+	var names []string
+	for _, st := range benchStores() {
+		if st.name == "postgres" && pgtestDSN() == "" {
+			continue
+		}
+		benches = append(benches, newStartBench(b, upstream, st.open(b)))
+		names = append(names, st.name)
+	}
+	measure := func(url func(i int) string, client *http.Client, body, marker string) []time.Duration {
+		ds := make([]time.Duration, n)
+		start := make(chan struct{})
+		var wg sync.WaitGroup
+		var mu sync.Mutex
+		var firstErr error
+		for i := range n {
+			wg.Go(func() {
+				<-start
+				d, err := firstEvent(client, url(i), body, marker)
+				mu.Lock()
+				defer mu.Unlock()
+				if err != nil && firstErr == nil {
+					firstErr = err
+				}
+				ds[i] = d
+			})
+		}
+		close(start)
+		wg.Wait()
+		if firstErr != nil {
+			b.Fatal(firstErr)
+		}
+		return ds
+	}
+	results := map[string][]time.Duration{}
+	b.ResetTimer()
+	for range b.N {
+		b.StopTimer()
+		ids := make([][]string, len(benches))
+		for j, sb := range benches {
+			ids[j] = sb.sessions(b, n)
+		}
+		b.StartTimer()
+		results["direct"] = append(results["direct"], measure(func(int) string { return upstream }, direct, directBody, directMarker)...)
+		for j, sb := range benches {
+			results[names[j]] = append(results[names[j]], measure(func(i int) string { return sb.url + "/sessions/" + ids[j][i] + "/turns" }, sb.client, startTurnBody, bridgeMarker)...)
+		}
+	}
+	b.StopTimer()
+	for _, name := range append([]string{"direct"}, names...) {
+		b.ReportMetric(percentile(results[name], 0.5), "p50-ms-"+name)
+		b.ReportMetric(percentile(results[name], 0.99), "p99-ms-"+name)
+	}
+}
+
+// BenchmarkOpenStreams opens -turnstart.streams streams (a short turn on a
+// session of its own, read to its end), 100 at a time, through aap2agui
+// with each store, and reports the seconds it took for each; "direct"
+// opens the same number of runs on the demo agent itself.
+func BenchmarkOpenStreams(b *testing.B) {
+	upstream := demoUpstream(b)
+	n := *benchStreams
+	direct := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 512}}
+	const directBody = `{"threadId":"t","runId":"r","state":{},"messages":[{"id":"m","role":"user","content":"hello"}],"tools":[],"context":[],"forwardedProps":{}}`
+	secs := map[string]time.Duration{}
+	var order []string
+	b.ResetTimer()
+	for range b.N {
+		b.StopTimer()
+		start := time.Now()
+		b.StartTimer()
+		each(b, n, 100, func(int) error { _, err := firstEvent(direct, upstream, directBody, directMarker); return err })
+		secs["direct"] += time.Since(start)
+		for _, st := range benchStores() {
+			if st.name == "postgres" && pgtestDSN() == "" {
+				continue
+			}
+			b.StopTimer()
+			sb := newStartBench(b, upstream, st.open(b))
+			ids := sb.sessions(b, n)
+			b.StartTimer()
+			start := time.Now()
+			each(b, n, 100, func(i int) error {
+				_, err := firstEvent(sb.client, sb.url+"/sessions/"+ids[i]+"/turns", startTurnBody, bridgeMarker)
+				return err
+			})
+			secs[st.name] += time.Since(start)
+			if !slices.Contains(order, st.name) {
+				order = append(order, st.name)
+			}
+		}
+	}
+	for _, name := range append([]string{"direct"}, order...) {
+		b.ReportMetric(secs[name].Seconds()/float64(b.N), "s-"+name)
+	}
+}
+
+func pgtestDSN() string { return os.Getenv(pgtest.EnvDSN) }

@@ -1,0 +1,126 @@
+package main
+
+import (
+	"context"
+	"net/http"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/aapagui/aapagui/aap"
+	"github.com/aapagui/aapagui/internal/pgtest"
+	"github.com/aapagui/aapagui/internal/proctest"
+	"github.com/aapagui/aapagui/store"
+)
+
+func TestMain(m *testing.M) { proctest.Main(m, run) }
+
+// TestKilledMidTurn kills aap2agui with SIGKILL in the middle of a streamed
+// turn: a new process on the same store answers the session's next turn
+// with 409 and Retry-After while the dead turn's lease runs out, then takes
+// it within the lease's TTL, with the history the dead process had saved.
+func TestKilledMidTurn(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	db := "sqlite:" + filepath.Join(t.TempDir(), "aap2agui.db")
+	a := proctest.Start(t, nil, "--listen", "127.0.0.1:0", "--store", db)
+	ca := aap.NewClient(a.URL(), aap.ClientOptions{})
+	created, err := ca.CreateSession(ctx, &aap.PostSessionsRequest{Agent: aap.AgentConfig{Name: "demo"}})
+	require.NoError(t, err)
+	id := created.SessionID
+
+	deltas := 0
+	for ev, err := range ca.StreamTurn(ctx, id, &aap.PostSessionTurnRequest{Stream: aap.StreamDelta, Messages: []aap.Message{aap.UserText("long 1000000")}}) {
+		require.NoError(t, err)
+		if _, ok := ev.(*aap.TextDelta); ok {
+			deltas++
+		}
+		if deltas == 3 {
+			break // the turn is running: kill the process under it
+		}
+	}
+	require.Equal(t, 3, deltas)
+	a.Kill()
+	killed := time.Now()
+
+	b := proctest.Start(t, nil, "--listen", "127.0.0.1:0", "--store", db)
+	next := `{"messages":[{"role":"user","content":"are you there?"}]}`
+	first := true
+	for {
+		resp := post(t, ctx, b.URL()+"/sessions/"+id+"/turns", next)
+		if resp.StatusCode == http.StatusOK {
+			break
+		}
+		require.Equal(t, http.StatusConflict, resp.StatusCode, "only 409 while the dead turn's lease runs")
+		secs, err := strconv.Atoi(resp.Header.Get("Retry-After"))
+		require.NoError(t, err, "409 without Retry-After")
+		assert.LessOrEqual(t, secs, int(store.LeaseTTL.Seconds()))
+		if first {
+			t.Logf("first 409: Retry-After %d", secs)
+			first = false
+		}
+		require.Less(t, time.Since(killed), 10*time.Second, "the dead turn's lock was not taken over")
+		time.Sleep(100 * time.Millisecond)
+	}
+	t.Logf("session usable again %s after kill -9", time.Since(killed).Round(10*time.Millisecond))
+
+	hist, err := aap.NewClient(b.URL(), aap.ClientOptions{}).History(ctx, id, aap.HistoryFull)
+	require.NoError(t, err)
+	require.GreaterOrEqual(t, len(hist), 3)
+	assert.Equal(t, aap.UserText("long 1000000"), hist[0], "the dead turn's message was saved")
+	var users []string
+	for _, m := range hist {
+		if u, ok := m.(*aap.UserMessage); ok {
+			users = append(users, u.Content.Text)
+		}
+	}
+	assert.Equal(t, []string{"long 1000000", "are you there?"}, users)
+}
+
+func post(t *testing.T, ctx context.Context, url, body string) *http.Response {
+	t.Helper()
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, strings.NewReader(body))
+	require.NoError(t, err)
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = resp.Body.Close() })
+	return resp
+}
+
+// A user who outgrows one machine moves a SQLite store to PostgreSQL with
+// --copy-from: the conversations go on there.
+func TestCopyFromSQLite(t *testing.T) {
+	ctx := context.Background()
+	db := filepath.Join(t.TempDir(), "aap2agui.db")
+	old := proctest.Start(t, nil, "--listen", "127.0.0.1:0", "--store", "sqlite:"+db)
+	c := aap.NewClient(old.URL(), aap.ClientOptions{})
+	created, err := c.CreateSession(ctx, &aap.PostSessionsRequest{Agent: aap.AgentConfig{Name: "demo"}})
+	require.NoError(t, err)
+	id := created.SessionID
+	_, err = c.Turn(ctx, id, &aap.PostSessionTurnRequest{Messages: []aap.Message{aap.UserText("hello")}})
+	require.NoError(t, err)
+	before, err := c.History(ctx, id, aap.HistoryFull)
+	require.NoError(t, err)
+	old.Kill()
+
+	dsn := pgtest.Schema(t)
+	require.NoError(t, run([]string{"--store", dsn, "--copy-from", "sqlite:" + db, "--log-level", "error"}))
+	err = run([]string{"--store", "sqlite:" + db, "--copy-from", "sqlite:" + db, "--log-level", "error"})
+	require.ErrorContains(t, err, "into a PostgreSQL --store")
+
+	moved := proctest.Start(t, nil, "--listen", "127.0.0.1:0", "--store", dsn)
+	c = aap.NewClient(moved.URL(), aap.ClientOptions{})
+	after, err := c.History(ctx, id, aap.HistoryFull)
+	require.NoError(t, err)
+	assert.Equal(t, before, after)
+	resp, err := c.Turn(ctx, id, &aap.PostSessionTurnRequest{Messages: []aap.Message{aap.UserText("again")}})
+	require.NoError(t, err)
+	assert.Equal(t, aap.StopEndTurn, resp.StopReason)
+}

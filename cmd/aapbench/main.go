@@ -1,0 +1,80 @@
+// Command aapbench measures the bridges against direct reads, on loopback
+// in one process, and prints a table of ratios. See internal/bench.
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"os/signal"
+	"runtime"
+	"runtime/pprof"
+	"strconv"
+	"strings"
+
+	"github.com/aapagui/aapagui/internal/bench"
+)
+
+func ints(s string) ([]int, error) {
+	var out []int
+	for _, f := range strings.Split(s, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || n <= 0 {
+			return nil, fmt.Errorf("%q is not a positive number", f)
+		}
+		out = append(out, n)
+	}
+	return out, nil
+}
+
+func main() {
+	var o bench.Options
+	sizes := flag.String("n", "10000,100000", "deltas per throughput stream, comma-separated")
+	streams := flag.String("streams", "1,100", "concurrent trickled streams of the latency runs, comma-separated")
+	flag.IntVar(&o.Reps, "reps", 5, "interleaved repetitions of each throughput run (medians are printed)")
+	flag.DurationVar(&o.Trickle, "trickle", 0, "interval between trickled deltas (default 5ms)")
+	flag.IntVar(&o.TrickleN, "trickle-n", 1000, "deltas per trickled stream")
+	flag.IntVar(&o.Idle, "idle", 1000, "concurrent idle streams of the memory runs (-1 skips them)")
+	flag.BoolVar(&o.SkipChain, "no-chain", false, "leave out the chain of both bridges")
+	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of the whole run to this file")
+	memProfile := flag.String("memprofile", "", "write an allocation profile of the whole run to this file")
+	flag.StringVar(&o.IdleProfile, "idleprofile", "", "write heap and goroutine profiles, named with this prefix, while each path's idle streams are open")
+	flag.Parse()
+	var err error
+	if o.Sizes, err = ints(*sizes); err == nil {
+		o.Streams, err = ints(*streams)
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "aapbench:", err)
+		os.Exit(2)
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	if *memProfile != "" {
+		runtime.MemProfileRate = 4096
+	}
+	if *cpuProfile != "" {
+		f, err := os.Create(*cpuProfile)
+		if err == nil {
+			err = pprof.StartCPUProfile(f)
+		}
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "aapbench:", err)
+			os.Exit(1)
+		}
+		defer pprof.StopCPUProfile()
+	}
+	err = bench.Run(ctx, o)
+	if *memProfile != "" {
+		if f, ferr := os.Create(*memProfile); ferr == nil {
+			_ = pprof.Lookup("allocs").WriteTo(f, 0)
+			f.Close()
+		}
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "aapbench:", err)
+		pprof.StopCPUProfile()
+		os.Exit(1)
+	}
+}

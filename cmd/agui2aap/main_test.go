@@ -1,0 +1,102 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"net/http"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/aapagui/aapagui/internal/pgtest"
+	"github.com/aapagui/aapagui/internal/proctest"
+	"github.com/aapagui/aapagui/store"
+)
+
+func TestMain(m *testing.M) { proctest.Main(m, run) }
+
+// runBody is an HttpAgent run on thread "t1" with the given messages.
+func runBody(runID, messages string) string {
+	return `{"threadId":"t1","runId":"` + runID + `","state":{},"messages":[` + messages +
+		`],"tools":[],"context":[],"forwardedProps":{}}`
+}
+
+// TestKilledMidRun kills agui2aap with SIGKILL in the middle of a streamed
+// run: a new process on the same store answers the thread's next run with
+// 409 and Retry-After while the dead run's lease runs out, then takes it
+// within 10 s.
+func TestKilledMidRun(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	db := "sqlite:" + filepath.Join(t.TempDir(), "agui2aap.db")
+	a := proctest.Start(t, nil, "--listen", "127.0.0.1:0", "--store", db)
+	first := `{"id":"u1","role":"user","content":"long 1000000"}`
+	resp := post(t, ctx, a.URL()+"/agents/demo", runBody("r1", first))
+	require.Equal(t, http.StatusOK, resp.StatusCode)
+	sc := bufio.NewScanner(resp.Body)
+	deltas := 0
+	for deltas < 3 && sc.Scan() {
+		if strings.Contains(sc.Text(), `"TEXT_MESSAGE_CONTENT"`) {
+			deltas++
+		}
+	}
+	require.Equal(t, 3, deltas, "the run is streaming")
+	a.Kill()
+	killed := time.Now()
+
+	b := proctest.Start(t, nil, "--listen", "127.0.0.1:0", "--store", db)
+	next := runBody("r2", first+`,{"id":"u2","role":"user","content":"are you there?"}`)
+	for {
+		resp := post(t, ctx, b.URL()+"/agents/demo", next)
+		if resp.StatusCode == http.StatusOK {
+			break
+		}
+		require.Equal(t, http.StatusConflict, resp.StatusCode, "only 409 while the dead run's lease runs")
+		secs, err := strconv.Atoi(resp.Header.Get("Retry-After"))
+		require.NoError(t, err, "409 without Retry-After")
+		assert.LessOrEqual(t, secs, int(store.LeaseTTL.Seconds()))
+		require.Less(t, time.Since(killed), 10*time.Second, "the dead run's lock was not taken over")
+		time.Sleep(100 * time.Millisecond)
+	}
+	t.Logf("thread usable again %s after kill -9", time.Since(killed).Round(10*time.Millisecond))
+}
+
+func post(t *testing.T, ctx context.Context, url, body string) *http.Response {
+	t.Helper()
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, strings.NewReader(body))
+	require.NoError(t, err)
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "text/event-stream")
+	resp, err := http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = resp.Body.Close() })
+	return resp
+}
+
+// --copy-from moves threads from SQLite to PostgreSQL: a thread goes on
+// with its AAP session.
+func TestCopyFromSQLite(t *testing.T) {
+	ctx := context.Background()
+	db := filepath.Join(t.TempDir(), "agui2aap.db")
+	src, err := store.OpenSQLite(db)
+	require.NoError(t, err)
+	th := &store.Thread{Owner: "", ID: "t1", Agent: "demo", SessionID: "sess_1", Delivered: []string{"u1", "a1"}}
+	require.NoError(t, src.SaveThread(ctx, th))
+	require.NoError(t, src.Close())
+
+	dsn := pgtest.Schema(t)
+	require.NoError(t, run([]string{"--store", dsn, "--copy-from", "sqlite:" + db, "--log-level", "error"}))
+	dst, err := store.OpenPostgres(ctx, dsn)
+	require.NoError(t, err)
+	defer dst.Close()
+	got, err := dst.GetThread(ctx, "", "t1")
+	require.NoError(t, err)
+	assert.Equal(t, "sess_1", got.SessionID)
+	assert.Equal(t, []string{"u1", "a1"}, got.Delivered)
+}

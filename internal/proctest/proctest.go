@@ -1,0 +1,118 @@
+// Package proctest runs a program as a real process in its own tests, so
+// that they can kill it with SIGKILL mid-request or run several replicas of
+// it side by side: the test binary starts itself with an environment
+// variable that makes its TestMain run the program's main instead of the
+// tests.
+package proctest
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+)
+
+const envMain = "AAPAGUI_PROCTEST_MAIN"
+
+// Main is called from TestMain: in a process started by Start it runs the
+// program (run with the process's arguments) and exits; otherwise it runs
+// the tests.
+func Main(m *testing.M, run func(args []string) error) {
+	if os.Getenv(envMain) == "1" {
+		if err := run(os.Args[1:]); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(2)
+		}
+		os.Exit(0)
+	}
+	os.Exit(m.Run())
+}
+
+// Proc is a running program.
+type Proc struct {
+	// Addr is the address it serves on (host:port).
+	Addr string
+	cmd  *exec.Cmd
+	mu   sync.Mutex
+	log  strings.Builder
+	done chan struct{}
+}
+
+// Start starts the program with args (which should include
+// "--listen 127.0.0.1:0") and waits for its log line carrying "listen".
+// The process is killed when the test ends; its log is shown if the test
+// failed.
+func Start(t testing.TB, env []string, args ...string) *Proc {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], args...)
+	cmd.Env = append(append(os.Environ(), envMain+"=1"), env...)
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	p := &Proc{cmd: cmd, done: make(chan struct{})}
+	addr := make(chan string, 1)
+	go func() {
+		defer close(p.done)
+		sc := bufio.NewScanner(stderr)
+		sc.Buffer(make([]byte, 64<<10), 1<<20)
+		for sc.Scan() {
+			line := sc.Text()
+			p.mu.Lock()
+			p.log.WriteString(line + "\n")
+			p.mu.Unlock()
+			var l struct {
+				Listen string `json:"listen"`
+			}
+			if json.Unmarshal([]byte(line), &l) == nil && l.Listen != "" {
+				select {
+				case addr <- l.Listen:
+				default:
+				}
+			}
+		}
+		_, _ = io.Copy(io.Discard, stderr)
+		_ = cmd.Wait()
+	}()
+	t.Cleanup(func() {
+		p.Kill()
+		if t.Failed() {
+			t.Logf("log of %s:\n%s", strings.Join(args, " "), p.Log())
+		}
+	})
+	select {
+	case p.Addr = <-addr:
+	case <-p.done:
+		t.Fatalf("the program exited before serving:\n%s", p.Log())
+	case <-time.After(30 * time.Second):
+		t.Fatalf("the program did not start serving in 30 s:\n%s", p.Log())
+	}
+	return p
+}
+
+// URL is the program's base URL.
+func (p *Proc) URL() string { return "http://" + p.Addr }
+
+// Kill sends SIGKILL (no shutdown, no deferred code runs) and waits for the
+// process to be gone.
+func (p *Proc) Kill() {
+	_ = p.cmd.Process.Signal(syscall.SIGKILL)
+	<-p.done
+}
+
+// Log is what the program has logged so far.
+func (p *Proc) Log() string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.log.String()
+}

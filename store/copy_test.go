@@ -1,0 +1,77 @@
+package store_test
+
+import (
+	"context"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/ag-ui-protocol/ag-ui/sdks/community/go/pkg/core/types"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/aapagui/aapagui/internal/pgtest"
+	"github.com/aapagui/aapagui/store"
+)
+
+// Everything in a SQLite store reads the same from PostgreSQL after Copy:
+// sessions of every owner (listing order and seq included), their
+// histories, threads; a second copy adds nothing.
+func TestCopySQLiteToPostgres(t *testing.T) {
+	ctx := context.Background()
+	src := openFile(t, filepath.Join(t.TempDir(), "src.db"))
+	created := time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)
+	require.NoError(t, src.CreateSession(ctx, richSession("s1", "alice", created), allMessages()))
+	require.NoError(t, src.CreateSession(ctx, session("gone", "alice"), users("x")))
+	require.NoError(t, src.CreateSession(ctx, session("s2", "bob"), users("b1", "b2")))
+	require.NoError(t, src.CreateSession(ctx, session("s3", "alice"), nil))
+	require.NoError(t, src.DeleteSession(ctx, "alice", "gone")) // a gap in seq
+	ok, _, err := src.Lock(ctx, "s1", "holder", time.Hour)
+	require.NoError(t, err)
+	require.True(t, ok)
+	th := &store.Thread{Owner: "k1", ID: "t1", Agent: "demo", SessionID: "sess_1", Delivered: []string{"m1", "m2"},
+		Interrupts: []types.Interrupt{{ID: "perm-c", Reason: "tool_call", ToolCallID: "c"}}, RunID: "r1"}
+	require.NoError(t, src.SaveThread(ctx, th))
+	require.NoError(t, src.SaveThread(ctx, &store.Thread{Owner: "k2", ID: "t1", SessionID: "sess_2"}))
+
+	dst := openPostgresDSN(t, pgtest.Schema(t))
+	rep, err := store.Copy(ctx, dst, src)
+	require.NoError(t, err)
+	assert.Equal(t, store.CopyReport{Sessions: 3, Messages: len(allMessages()) + 2, Threads: 2}, rep)
+
+	for _, owner := range []string{"alice", "bob", "nobody"} {
+		want, err := src.ListSessions(ctx, owner, 0, 100)
+		require.NoError(t, err)
+		got, err := dst.ListSessions(ctx, owner, 0, 100)
+		require.NoError(t, err)
+		assert.Equal(t, want, got, "owner %s: sessions, seq and order", owner)
+		for _, s := range want {
+			assert.Equal(t, history(t, src, s.ID), history(t, dst, s.ID), "history of %s", s.ID)
+		}
+	}
+	for _, key := range [][2]string{{"k1", "t1"}, {"k2", "t1"}} {
+		want, err := src.GetThread(ctx, key[0], key[1])
+		require.NoError(t, err)
+		got, err := dst.GetThread(ctx, key[0], key[1])
+		require.NoError(t, err)
+		assert.Equal(t, want, got)
+	}
+	l, err := store.TakeSession(ctx, dst, "s1", store.LeaseOptions{})
+	require.NoError(t, err, "locks are not copied")
+	l.Release()
+
+	// New sessions come after the copied ones; appends go on.
+	fresh := session("s4", "alice")
+	require.NoError(t, dst.CreateSession(ctx, fresh, nil))
+	s3, err := dst.GetSession(ctx, "alice", "s3")
+	require.NoError(t, err)
+	assert.Greater(t, fresh.Seq, s3.Seq)
+	require.NoError(t, dst.AppendHistory(ctx, "s2", users("b3")))
+	assert.Equal(t, users("b1", "b2", "b3"), history(t, dst, "s2"))
+
+	// Again: everything is there already.
+	rep, err = store.Copy(ctx, dst, src)
+	require.NoError(t, err)
+	assert.Equal(t, store.CopyReport{SkippedSessions: 3, SkippedThreads: 2}, rep)
+	assert.Equal(t, users("b1", "b2", "b3"), history(t, dst, "s2"), "nothing copied twice")
+}

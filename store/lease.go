@@ -1,0 +1,239 @@
+package store
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+)
+
+// LeaseTTL is how long a lease lasts without a heartbeat: the longest a
+// holder that died (kill -9, a lost machine) keeps others out. It leaves
+// room under the 10 s the bridges promise for the next request to arrive.
+const LeaseTTL = 8 * time.Second
+
+// ErrHeld reports a lock that another holder has; the error is a
+// *HeldError saying for how long.
+var ErrHeld = errors.New("store: held by another holder")
+
+// HeldError reports a lock held by another holder. Left is how long that
+// holder's lease runs unless it is renewed: a turn that is still running
+// renews it, one whose holder died does not.
+type HeldError struct {
+	Left time.Duration
+}
+
+func (e *HeldError) Error() string {
+	return fmt.Sprintf("store: held by another holder (lease ends in %s unless renewed)", e.Left.Round(time.Millisecond))
+}
+
+// Unwrap makes errors.Is(err, ErrHeld) true.
+func (e *HeldError) Unwrap() error { return ErrHeld }
+
+// LeaseOptions configure a Lease. The zero value is usable.
+type LeaseOptions struct {
+	// TTL is how long the lease lasts without a heartbeat; zero means
+	// LeaseTTL. The heartbeat renews it every TTL/3.
+	TTL time.Duration
+	// OnError is told of failed heartbeats and release attempts (op is
+	// "renew", "release" or "lost"); nil ignores them. The lease retries on
+	// its own.
+	OnError func(op string, err error)
+}
+
+// Lease is a held lock on one session or thread, kept alive by a heartbeat
+// goroutine until Release. A holder that dies stops its heartbeat, so its
+// lease runs out within the TTL and the next turn takes the lock over.
+//
+// Release frees the lock with a context of its own (the request's may be
+// gone by then) and retries a failed attempt until it holds or the lease
+// has run out by itself, so a release is never lost.
+type Lease struct {
+	lock   func(ctx context.Context, ttl time.Duration) (bool, time.Duration, error)
+	unlock func(ctx context.Context) error
+	ttl    time.Duration
+	onErr  func(op string, err error)
+
+	stop     chan struct{}
+	stopBeat context.CancelFunc // cancels a renewal in flight
+	done     chan struct{}
+	lost     chan struct{}
+	once     sync.Once
+
+	mu      sync.Mutex
+	expires time.Time // a lower bound of when the store lets the lease go
+}
+
+// TakeSession takes the turn lock of session id in s. A lock that another
+// live lease holds is a *HeldError; a missing session is ErrNotFound.
+func TakeSession(ctx context.Context, s Store, id string, opts LeaseOptions) (*Lease, error) {
+	holder := newHolder()
+	return take(ctx, opts,
+		func(ctx context.Context, ttl time.Duration) (bool, time.Duration, error) {
+			return s.Lock(ctx, id, holder, ttl)
+		},
+		func(ctx context.Context) error { return s.Unlock(ctx, id, holder) })
+}
+
+// TakeThread takes the run lock of thread id of owner in s (the thread need
+// not exist yet). A lock that another live lease holds is a *HeldError.
+func TakeThread(ctx context.Context, s ThreadStore, owner, id string, opts LeaseOptions) (*Lease, error) {
+	holder := newHolder()
+	return take(ctx, opts,
+		func(ctx context.Context, ttl time.Duration) (bool, time.Duration, error) {
+			return s.LockThread(ctx, owner, id, holder, ttl)
+		},
+		func(ctx context.Context) error { return s.UnlockThread(ctx, owner, id, holder) })
+}
+
+func newHolder() string {
+	var b [12]byte
+	_, _ = rand.Read(b[:])
+	return "lease-" + hex.EncodeToString(b[:])
+}
+
+func take(ctx context.Context, opts LeaseOptions,
+	lock func(context.Context, time.Duration) (bool, time.Duration, error),
+	unlock func(context.Context) error) (*Lease, error) {
+	l := &Lease{lock: lock, unlock: unlock, ttl: opts.TTL, onErr: opts.OnError,
+		stop: make(chan struct{}), done: make(chan struct{}), lost: make(chan struct{})}
+	if l.ttl <= 0 {
+		l.ttl = LeaseTTL
+	}
+	if l.onErr == nil {
+		l.onErr = func(string, error) {}
+	}
+	start := time.Now()
+	ok, left, err := lock(ctx, l.ttl)
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		return nil, &HeldError{Left: left}
+	}
+	l.expires = start.Add(l.ttl)
+	beat, cancel := context.WithCancel(context.Background())
+	l.stopBeat = cancel
+	go l.heartbeat(beat)
+	return l, nil
+}
+
+// Lost is closed when the heartbeat found the lock taken by another holder
+// (this holder stalled for longer than the TTL).
+func (l *Lease) Lost() <-chan struct{} { return l.lost }
+
+// ErrLeaseLost is the cause of a Bind context's end when the lease was
+// lost.
+var ErrLeaseLost = errors.New("store: the turn lock was lost to another holder")
+
+// Bind returns a context derived from parent that ends (with cause
+// ErrLeaseLost) if the lease is lost, so that a turn whose lock another
+// holder took stops instead of running beside the new one. stop frees it.
+func (l *Lease) Bind(parent context.Context) (ctx context.Context, stop func()) {
+	ctx, cancel := context.WithCancelCause(parent)
+	go func() {
+		select {
+		case <-l.lost:
+			cancel(ErrLeaseLost)
+		case <-l.done:
+			select {
+			case <-l.lost:
+				cancel(ErrLeaseLost)
+			default:
+			}
+		case <-ctx.Done():
+		}
+	}()
+	return ctx, func() { cancel(context.Canceled) }
+}
+
+func (l *Lease) heartbeat(beat context.Context) {
+	defer close(l.done)
+	t := time.NewTicker(l.ttl / 3)
+	defer t.Stop()
+	for {
+		select {
+		case <-l.stop:
+			return
+		case <-t.C:
+		}
+		start := time.Now()
+		ctx, cancel := context.WithTimeout(beat, l.ttl/3)
+		ok, _, err := l.lock(ctx, l.ttl)
+		cancel()
+		switch {
+		case beat.Err() != nil:
+			return
+		case err != nil:
+			l.onErr("renew", err)
+		case !ok:
+			l.onErr("lost", errors.New("store: the lease ran out and another holder took the lock"))
+			close(l.lost)
+			return
+		default:
+			l.mu.Lock()
+			l.expires = start.Add(l.ttl)
+			l.mu.Unlock()
+		}
+	}
+}
+
+// releaseWait is how long Release itself keeps trying before it leaves the
+// remaining attempts to a goroutine.
+const releaseWait = 2 * time.Second
+
+// Release stops the heartbeat and frees the lock. It returns once the lock
+// is free, or after a few seconds of failed attempts, which then go on in
+// the background until one holds or the lease has run out by itself.
+// Calling it again does nothing.
+func (l *Lease) Release() {
+	l.once.Do(func() {
+		close(l.stop)
+		l.stopBeat()
+		<-l.done
+		deadline := time.Now().Add(releaseWait)
+		backoff := 10 * time.Millisecond
+		for {
+			if l.tryRelease() {
+				return
+			}
+			if time.Now().After(deadline) {
+				go l.releaseLater(backoff)
+				return
+			}
+			time.Sleep(backoff)
+			backoff = min(2*backoff, time.Second)
+		}
+	})
+}
+
+// releaseLater keeps trying until a release holds or the lease has run
+// out, when the lock is free whatever the store says.
+func (l *Lease) releaseLater(backoff time.Duration) {
+	for {
+		l.mu.Lock()
+		expired := time.Now().After(l.expires)
+		l.mu.Unlock()
+		if expired {
+			return
+		}
+		time.Sleep(backoff)
+		if l.tryRelease() {
+			return
+		}
+		backoff = min(2*backoff, time.Second)
+	}
+}
+
+func (l *Lease) tryRelease() bool {
+	ctx, cancel := context.WithTimeout(context.Background(), l.ttl/2)
+	defer cancel()
+	if err := l.unlock(ctx); err != nil {
+		l.onErr("release", err)
+		return false
+	}
+	return true
+}

@@ -1,0 +1,196 @@
+package store_test
+
+import (
+	"context"
+	"errors"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/aapagui/aapagui/store"
+)
+
+// testLeases checks the Lease over a store: the heartbeat keeps a live
+// holder's lock, a dead holder's lock runs out, and a release that fails is
+// retried until it holds.
+func testLeases(t *testing.T, open func(t *testing.T) store.Store) {
+	ctx := context.Background()
+	const ttl = 300 * time.Millisecond
+	opts := store.LeaseOptions{TTL: ttl}
+
+	t.Run("held, then released", func(t *testing.T) {
+		s := open(t)
+		require.NoError(t, s.CreateSession(ctx, session("s1", ""), nil))
+		a, err := store.TakeSession(ctx, s, "s1", opts)
+		require.NoError(t, err)
+		_, err = store.TakeSession(ctx, s, "s1", opts)
+		var held *store.HeldError
+		require.ErrorAs(t, err, &held)
+		require.ErrorIs(t, err, store.ErrHeld)
+		assert.Greater(t, held.Left, time.Duration(0))
+		assert.LessOrEqual(t, held.Left, ttl)
+		a.Release()
+		b, err := store.TakeSession(ctx, s, "s1", opts)
+		require.NoError(t, err, "free as soon as Release returns")
+		b.Release()
+		b.Release() // twice is harmless
+
+		_, err = store.TakeSession(ctx, s, "missing", opts)
+		require.ErrorIs(t, err, store.ErrNotFound)
+	})
+
+	t.Run("the heartbeat keeps a live holder's lock", func(t *testing.T) {
+		s := open(t)
+		require.NoError(t, s.CreateSession(ctx, session("s1", ""), nil))
+		a, err := store.TakeSession(ctx, s, "s1", opts)
+		require.NoError(t, err)
+		defer a.Release()
+		th, err := store.TakeThread(ctx, s, "k", "t1", opts)
+		require.NoError(t, err)
+		defer th.Release()
+		time.Sleep(3 * ttl)
+		_, err = store.TakeSession(ctx, s, "s1", opts)
+		require.ErrorIs(t, err, store.ErrHeld, "renewed past its first TTL")
+		_, err = store.TakeThread(ctx, s, "k", "t1", opts)
+		require.ErrorIs(t, err, store.ErrHeld, "renewed past its first TTL")
+		select {
+		case <-a.Lost():
+			t.Fatal("a renewed lease was reported lost")
+		default:
+		}
+	})
+
+	t.Run("a dead holder's lock runs out", func(t *testing.T) {
+		s := open(t)
+		require.NoError(t, s.CreateSession(ctx, session("s1", ""), nil))
+		// A holder that died: it took the lock and never renewed it.
+		ok, _, err := s.Lock(ctx, "s1", "dead", ttl)
+		require.NoError(t, err)
+		require.True(t, ok)
+		ok, _, err = s.LockThread(ctx, "k", "t1", "dead", ttl)
+		require.NoError(t, err)
+		require.True(t, ok)
+		_, err = store.TakeSession(ctx, s, "s1", opts)
+		require.ErrorIs(t, err, store.ErrHeld)
+		time.Sleep(ttl + 50*time.Millisecond)
+		l, err := store.TakeSession(ctx, s, "s1", opts)
+		require.NoError(t, err, "taken over once the dead holder's lease ran out")
+		l.Release()
+		l, err = store.TakeThread(ctx, s, "k", "t1", opts)
+		require.NoError(t, err, "taken over once the dead holder's lease ran out")
+		l.Release()
+	})
+
+	t.Run("a failed release is retried", func(t *testing.T) {
+		s := &flakyUnlock{Store: open(t)}
+		s.fail.Store(3)
+		require.NoError(t, s.CreateSession(ctx, session("s1", ""), nil))
+		var errs atomic.Int32
+		l, err := store.TakeSession(ctx, s, "s1", store.LeaseOptions{TTL: time.Hour, OnError: func(op string, err error) {
+			if op == "release" {
+				errs.Add(1)
+			}
+		}})
+		require.NoError(t, err)
+		l.Release()
+		assert.EqualValues(t, 3, errs.Load(), "each failed attempt is reported")
+		next, err := store.TakeSession(ctx, s, "s1", opts)
+		require.NoError(t, err, "free when Release returns, although its first attempts failed")
+		next.Release()
+
+		s.fail.Store(3)
+		th, err := store.TakeThread(ctx, s, "k", "t1", store.LeaseOptions{TTL: time.Hour})
+		require.NoError(t, err)
+		th.Release()
+		th, err = store.TakeThread(ctx, s, "k", "t1", opts)
+		require.NoError(t, err)
+		th.Release()
+	})
+}
+
+// flakyUnlock fails the next n unlocks, as a store does when its writer is
+// busy past the caller's deadline.
+type flakyUnlock struct {
+	store.Store
+	fail atomic.Int32
+}
+
+var errBusy = errors.New("unlock: context deadline exceeded")
+
+func (s *flakyUnlock) Unlock(ctx context.Context, id, holder string) error {
+	if s.fail.Add(-1) >= 0 {
+		return errBusy
+	}
+	return s.Store.Unlock(ctx, id, holder)
+}
+
+func (s *flakyUnlock) UnlockThread(ctx context.Context, owner, id, holder string) error {
+	if s.fail.Add(-1) >= 0 {
+		return errBusy
+	}
+	return s.Store.UnlockThread(ctx, owner, id, holder)
+}
+
+// holderSpy records the holder of the last Lock.
+type holderSpy struct {
+	store.Store
+	holder atomic.Value
+}
+
+func (s *holderSpy) Lock(ctx context.Context, id, holder string, ttl time.Duration) (bool, time.Duration, error) {
+	s.holder.Store(holder)
+	return s.Store.Lock(ctx, id, holder, ttl)
+}
+
+// A holder whose lock another holder took (it stalled past its TTL) is
+// told by Lost.
+func TestLeaseLost(t *testing.T) {
+	ctx := context.Background()
+	s := &holderSpy{Store: store.NewMemory()}
+	require.NoError(t, s.CreateSession(ctx, session("s1", ""), nil))
+	var lost atomic.Int32
+	l, err := store.TakeSession(ctx, s, "s1", store.LeaseOptions{TTL: 150 * time.Millisecond, OnError: func(op string, err error) {
+		if op == "lost" {
+			lost.Add(1)
+		}
+	}})
+	require.NoError(t, err)
+	defer l.Release()
+	bound, unbind := l.Bind(ctx)
+	defer unbind()
+	// The lease ran out while its holder stalled, and another took it.
+	require.NoError(t, s.Store.Unlock(ctx, "s1", s.holder.Load().(string)))
+	ok, _, err := s.Store.Lock(ctx, "s1", "other", time.Hour)
+	require.NoError(t, err)
+	require.True(t, ok)
+	select {
+	case <-l.Lost():
+	case <-time.After(5 * time.Second):
+		t.Fatal("the lost lease was not reported")
+	}
+	assert.EqualValues(t, 1, lost.Load())
+	<-bound.Done()
+	assert.ErrorIs(t, context.Cause(bound), store.ErrLeaseLost, "a bound context ends with the lease")
+	l.Release()
+	ok, _, err = s.Store.Lock(ctx, "s1", "third", time.Hour)
+	require.NoError(t, err)
+	assert.False(t, ok, "releasing a lost lease leaves the new holder's lock alone")
+}
+
+// A bound context of a lease released normally is not cancelled by it.
+func TestLeaseBindOutlivesRelease(t *testing.T) {
+	ctx := context.Background()
+	s := store.NewMemory()
+	require.NoError(t, s.CreateSession(ctx, session("s1", ""), nil))
+	l, err := store.TakeSession(ctx, s, "s1", store.LeaseOptions{})
+	require.NoError(t, err)
+	bound, unbind := l.Bind(ctx)
+	l.Release()
+	time.Sleep(20 * time.Millisecond)
+	assert.NoError(t, bound.Err())
+	unbind()
+	assert.ErrorIs(t, bound.Err(), context.Canceled)
+}

@@ -1,0 +1,58 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+)
+
+// A write that fails after changing something is rolled back alone: the
+// writes grouped with it are committed, its own change is not.
+func TestSQLiteGroupRollsBackAFailedWrite(t *testing.T) {
+	ctx := context.Background()
+	s, err := OpenSQLite(filepath.Join(t.TempDir(), "store.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	boom := errors.New("disk full")
+	var wg sync.WaitGroup
+	errs := make([]error, 40)
+	// Hold the writer so that the writes below queue up and share a group.
+	hold := make(chan struct{})
+	go func() {
+		_ = s.write(ctx, func(context.Context, *sql.Tx) error { <-hold; return nil })
+	}()
+	time.Sleep(20 * time.Millisecond)
+	for i := range 40 {
+		wg.Go(func() {
+			errs[i] = s.write(ctx, func(ctx context.Context, tx *sql.Tx) error {
+				_, err := tx.ExecContext(ctx, `INSERT INTO sessions (id, owner, created_at, data) VALUES (?, '', 0, '{}')`, fmt.Sprint("s", i))
+				if err == nil && i%10 == 3 {
+					return boom // after its insert
+				}
+				return err
+			})
+		})
+	}
+	time.Sleep(50 * time.Millisecond)
+	close(hold)
+	wg.Wait()
+	for i, err := range errs {
+		_, gerr := s.GetSession(ctx, "", fmt.Sprint("s", i))
+		if i%10 == 3 {
+			if !errors.Is(err, boom) || !errors.Is(gerr, ErrNotFound) {
+				t.Errorf("write %d: got %v and %v, want the failure and nothing stored", i, err, gerr)
+			}
+			continue
+		}
+		if err != nil || gerr != nil {
+			t.Errorf("write %d: %v / %v", i, err, gerr)
+		}
+	}
+}
