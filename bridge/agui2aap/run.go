@@ -39,6 +39,10 @@ func (s *Server) run(c *gin.Context) {
 		web.Error(c, http.StatusBadRequest, "invalid_input", "threadId is required")
 		return
 	}
+	if err := checkInput(&in); err != nil {
+		web.Error(c, http.StatusBadRequest, "invalid_input", err.Error())
+		return
+	}
 	if in.RunID == "" {
 		in.RunID = translate.RandomID("run-")
 	}
