@@ -159,6 +159,10 @@ func IsNotFound(err error) bool {
 // cut. The events before it were delivered.
 var ErrStreamIncomplete = errors.New("aap: stream ended before turn_stop")
 
+// ErrNotEventStream reports a turn answered with a Content-Type other than
+// text/event-stream (an HTML error page from a proxy, say).
+var ErrNotEventStream = errors.New("response is not an event stream")
+
 // endpointError names the endpoint an error came from.
 type endpointError struct {
 	endpoint string
@@ -389,7 +393,7 @@ func (c *Client) OpenTurn(ctx context.Context, id string, req *PostSessionTurnRe
 	}
 	if mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type")); mt != "text/event-stream" {
 		resp.Body.Close()
-		return nil, &endpointError{endpoint: epTurn, err: fmt.Errorf("response is not an event stream: Content-Type %q (want text/event-stream)", resp.Header.Get("Content-Type"))}
+		return nil, &endpointError{endpoint: epTurn, err: fmt.Errorf("%w: Content-Type %q (want text/event-stream)", ErrNotEventStream, resp.Header.Get("Content-Type"))}
 	}
 	return resp.Body, nil
 }

@@ -31,6 +31,10 @@ type Config struct {
 	// ConnectTimeout bounds the time until the upstream answers with
 	// headers; zero means 60 s. Exceeding it is a 504.
 	ConnectTimeout time.Duration
+	// IdleTimeout ends a turn whose upstream stream sends nothing for this
+	// long (turn_stop "error", partial output kept); zero means 5 min,
+	// negative means none.
+	IdleTimeout time.Duration
 
 	// Agent describes the agent in GET /meta. Zero value: see DefaultAgent.
 	Agent aap.AgentInfo
@@ -107,6 +111,9 @@ func (c *Config) setDefaults() error {
 		if err := c.Agent.Options[i].Validate(); err != nil {
 			return fmt.Errorf("aap2agui: agent option %d: %w", i, err)
 		}
+	}
+	if c.IdleTimeout == 0 {
+		c.IdleTimeout = 5 * time.Minute
 	}
 	if c.BodyTimeout == 0 {
 		c.BodyTimeout = 30 * time.Second

@@ -131,11 +131,28 @@ func TestUpstreamFailsMidStream(t *testing.T) {
 		{"RUN_ERROR", 0, func(_ *testing.T, w http.ResponseWriter, in *runInput) {
 			sseEvents(w, append(partial(in), `{"type":"RUN_ERROR","message":"model overloaded","code":"OVERLOADED"}`)...)
 		}},
+		// The agent stops sending and keeps the connection open: the idle
+		// timeout (200 ms here) ends the turn instead of the client
+		// waiting as long as the agent does.
+		{"the stream stalls", -1, func(_ *testing.T, w http.ResponseWriter, in *runInput) {
+			sseEvents(w, partial(in)...)
+		}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			up := newFakeUpstream(t, func(w http.ResponseWriter, _ *http.Request, in *runInput, _ int) { tt.respond(t, w, in) })
-			e := newEnv(t, up.URL, func(c *aap2agui.Config) { c.MaxEventSize = tt.maxEventSize })
+			stall := tt.maxEventSize < 0
+			up := newFakeUpstream(t, func(w http.ResponseWriter, r *http.Request, in *runInput, _ int) {
+				tt.respond(t, w, in)
+				if stall {
+					<-r.Context().Done()
+				}
+			})
+			e := newEnv(t, up.URL, func(c *aap2agui.Config) {
+				c.MaxEventSize = max(tt.maxEventSize, 0)
+				if stall {
+					c.IdleTimeout = 200 * time.Millisecond
+				}
+			})
 			wantHistory := []string{`{"role":"user","content":"hi"}`, assistantText("partial answer")}
 			for _, mode := range []aap.StreamMode{aap.StreamDelta, aap.StreamMessage, aap.StreamNone} {
 				t.Run(string(mode), func(t *testing.T) {

@@ -395,7 +395,7 @@ func (s *Server) stream(c *gin.Context, req *aap.PostSessionTurnRequest, sess *s
 		}
 		ev, err := dec.Decode(frame.Data)
 		if err != nil {
-			failure = fmt.Errorf("undecodable event from the agent: %w", err)
+			failure = fmt.Errorf("%w: %w", web.ErrBadEvent, err)
 			break
 		}
 		r.events++
@@ -416,7 +416,8 @@ func (s *Server) stream(c *gin.Context, req *aap.PostSessionTurnRequest, sess *s
 		if ctx.Err() != nil {
 			log.Info().Str("session", sess.ID).Msg("client went away; upstream call cancelled")
 		} else {
-			log.Warn().Err(failure).Str("session", sess.ID).Msg("upstream stream failed")
+			code, msg := web.StreamFailure(failure)
+			log.Warn().Err(failure).Str("session", sess.ID).Str("code", code).Msg(msg)
 		}
 	}
 	write(r.tr.Finish())

@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/ag-ui-protocol/ag-ui/sdks/community/go/pkg/core/types"
+
+	"github.com/aapagui/aapagui/internal/web"
 )
 
 // upstreamError is a failure of the upstream call before its stream began.
@@ -80,7 +82,7 @@ func (s *Server) post(ctx context.Context, in *types.RunAgentInput) (io.ReadClos
 		cancel(nil)
 		return nil, &upstreamError{http.StatusBadGateway, "upstream_not_sse", "the agent did not answer with an event stream", fmt.Errorf("content type %q", resp.Header.Get("Content-Type"))}
 	}
-	return &cancelBody{ReadCloser: resp.Body, cancel: func() { cancel(nil) }}, nil
+	return &cancelBody{ReadCloser: web.IdleTimeout(resp.Body, s.cfg.IdleTimeout, cancel), cancel: func() { cancel(nil) }}, nil
 }
 
 var errConnectTimeout = errors.New("upstream connect timeout")

@@ -76,6 +76,13 @@ type Config struct {
 	ForwardAuth bool
 	// HTTPClient calls the AAP server. nil: pooled, no overall timeout.
 	HTTPClient *http.Client
+	// ConnectTimeout bounds the wait for the AAP server's response headers
+	// to a turn; zero means 60 s. Exceeding it is a 504.
+	ConnectTimeout time.Duration
+	// IdleTimeout ends a run whose upstream turn stream sends nothing for
+	// this long (RUN_ERROR UPSTREAM_IDLE_TIMEOUT, partial output kept);
+	// zero means 5 min, negative means none.
+	IdleTimeout time.Duration
 
 	// APIKeys are the bearer keys callers must present. None: open.
 	APIKeys []string
@@ -125,6 +132,12 @@ func (c *Config) setDefaults() error {
 	case PolicyInterrupt, PolicyGrant, PolicyDeny:
 	default:
 		return fmt.Errorf("agui2aap: unknown permission policy %q (want interrupt, grant or deny)", c.Policy)
+	}
+	if c.ConnectTimeout == 0 {
+		c.ConnectTimeout = 60 * time.Second
+	}
+	if c.IdleTimeout == 0 {
+		c.IdleTimeout = 5 * time.Minute
 	}
 	if c.BodyTimeout == 0 {
 		c.BodyTimeout = 30 * time.Second

@@ -266,11 +266,26 @@ func (r *runner) open(ctx context.Context, session string, req *aap.PostSessionT
 			}
 		}, nil
 	}
+	// The response headers are waited for ConnectTimeout at most; then the
+	// stream may run as long as it keeps sending within IdleTimeout.
+	ctx, cancel := context.WithCancelCause(ctx)
+	timer := time.AfterFunc(r.s.cfg.ConnectTimeout, func() { cancel(errConnectTimeout) })
 	body, err := r.cl.OpenTurn(ctx, session, req)
+	timer.Stop()
+	if err == nil && errors.Is(context.Cause(ctx), errConnectTimeout) {
+		body.Close() // the timer fired just as the headers arrived
+		err = errConnectTimeout
+	}
 	if err != nil {
+		if errors.Is(context.Cause(ctx), errConnectTimeout) {
+			err = fmt.Errorf("%w: %w", errConnectTimeout, err)
+		}
+		cancel(nil)
 		return nil, err
 	}
+	body = web.IdleTimeout(body, r.s.cfg.IdleTimeout, cancel)
 	return func(yield func(aap.Event, error) bool) {
+		defer cancel(nil)
 		defer body.Close()
 		for ev, err := range aap.ReadEvents(web.FlushBeforeRead(body, r.out), r.s.cfg.MaxEventSize) {
 			if !yield(ev, err) || err != nil {
@@ -325,7 +340,9 @@ func (r *runner) stream(ctx context.Context, evs iter.Seq2[aap.Event, error], de
 			if ctx.Err() != nil {
 				r.log.Info().Msg("client went away; upstream turn cancelled")
 			} else {
-				r.log.Warn().Err(err).Msg("upstream turn failed")
+				code, msg := web.StreamFailure(err)
+				r.log.Warn().Err(err).Str("code", code).Msg(msg)
+				writeAGUI(r.out, r.a2g.Fail(msg+".", strings.ToUpper(code)), r.log)
 			}
 			return nil
 		}

@@ -180,6 +180,8 @@ func (s *Server) ready(c *gin.Context) {
 	c.String(http.StatusOK, "ok\n")
 }
 
+var errConnectTimeout = errors.New("upstream response header timeout")
+
 // upstreamError answers a failed upstream call before any stream began.
 func (s *Server) upstreamError(c *gin.Context, err error) {
 	web.Logger(c).Warn().Err(err).Msg("upstream call failed")
@@ -193,6 +195,10 @@ func (s *Server) upstreamError(c *gin.Context, err error) {
 		web.Error(c, http.StatusBadGateway, "upstream_unauthorized", "the AAP server refused the bridge's credentials")
 	case errors.As(err, &he):
 		web.Error(c, http.StatusBadGateway, "upstream_error", "the AAP server answered HTTP "+http.StatusText(he.StatusCode))
+	case errors.Is(err, aap.ErrNotEventStream):
+		web.Error(c, http.StatusBadGateway, "upstream_not_sse", "the AAP server did not answer with an event stream")
+	case errors.Is(err, errConnectTimeout):
+		web.Error(c, http.StatusGatewayTimeout, "upstream_timeout", "the AAP server did not answer within "+s.cfg.ConnectTimeout.String())
 	case errors.Is(err, context.DeadlineExceeded):
 		web.Error(c, http.StatusGatewayTimeout, "upstream_timeout", "the AAP server did not answer in time")
 	default:

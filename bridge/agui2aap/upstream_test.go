@@ -83,6 +83,16 @@ func TestUpstreamFailureBeforeStream(t *testing.T) {
 			},
 			code: "upstream_unauthorized",
 		},
+		{
+			name: "a proxy answers the turn with an HTML page",
+			upstream: func(t testing.TB) string {
+				return newFakeAAP(t, func(w http.ResponseWriter, _ *http.Request, _ int, _ *aap.PostSessionTurnRequest) {
+					w.Header().Set("Content-Type", "text/html")
+					_, _ = io.WriteString(w, "<html>Sign in to the proxy</html>")
+				}).URL
+			},
+			code: "upstream_not_sse",
+		},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -98,39 +108,50 @@ func TestUpstreamFailureBeforeStream(t *testing.T) {
 	}
 }
 
-// A stream that ends or breaks mid-turn ends the run with RUN_ERROR
-// (UPSTREAM_INCOMPLETE), closing whatever was open; never a hang.
+// A stream that ends or breaks mid-turn ends the run with RUN_ERROR,
+// closing whatever was open, with a code naming the failure: an end
+// without turn_stop is UPSTREAM_INCOMPLETE, a cut connection UPSTREAM_CUT,
+// an oversized event UPSTREAM_EVENT_TOO_LARGE, an unreadable one
+// UPSTREAM_BAD_EVENT; never a hang.
 func TestUpstreamStreamCut(t *testing.T) {
 	cases := []struct {
 		name string
+		code string
 		turn func(w http.ResponseWriter)
 	}{
-		{name: "clean end without turn_stop", turn: func(w http.ResponseWriter) {
+		{name: "clean end without turn_stop", code: translate.CodeIncomplete, turn: func(w http.ResponseWriter) {
 			writeEvents(w, &aap.TurnStart{}, &aap.TextDelta{Delta: "half an "})
 		}},
-		{name: "connection aborted", turn: func(w http.ResponseWriter) {
+		{name: "connection aborted", code: "UPSTREAM_CUT", turn: func(w http.ResponseWriter) {
 			writeEvents(w, &aap.TurnStart{}, &aap.TextDelta{Delta: "half an "})
 			panic(http.ErrAbortHandler)
 		}},
-		{name: "cut inside an event", turn: func(w http.ResponseWriter) {
+		{name: "cut inside an event", code: "UPSTREAM_CUT", turn: func(w http.ResponseWriter) {
 			writeEvents(w, &aap.TurnStart{}, &aap.TextDelta{Delta: "half an "})
 			_, _ = io.WriteString(w, "event: text_delta\ndata: {\"delta\":\"ans")
 			_ = http.NewResponseController(w).Flush()
 			panic(http.ErrAbortHandler)
 		}},
-		{name: "cut with a tool call open", turn: func(w http.ResponseWriter) {
+		{name: "cut with a tool call open", code: translate.CodeIncomplete, turn: func(w http.ResponseWriter) {
 			writeEvents(w, &aap.TurnStart{}, &aap.TextDelta{Delta: "let me check "},
 				&aap.ToolCall{ToolCallID: "call_1", Name: demo.SearchTool, Input: json.RawMessage(`{"query":"q"}`)})
+		}},
+		{name: "an event over the size limit", code: "UPSTREAM_EVENT_TOO_LARGE", turn: func(w http.ResponseWriter) {
+			writeEvents(w, &aap.TurnStart{}, &aap.TextDelta{Delta: "half an "}, &aap.TextDelta{Delta: strings.Repeat("x", 70<<10)})
+		}},
+		{name: "an event that is not JSON", code: "UPSTREAM_BAD_EVENT", turn: func(w http.ResponseWriter) {
+			writeEvents(w, &aap.TurnStart{}, &aap.TextDelta{Delta: "half an "})
+			_, _ = io.WriteString(w, "event: text_delta\ndata: {\"delta\":\n\n")
 		}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			f := newFakeAAP(t, func(w http.ResponseWriter, _ *http.Request, _ int, _ *aap.PostSessionTurnRequest) { tc.turn(w) })
-			e := newBridge(t, f.URL)
+			e := newBridge(t, f.URL, func(c *agui2aap.Config) { c.MaxEventSize = 64 << 10 })
 			c := e.conv("cut")
 			c.say("hello")
 			r := c.run(t)
-			assert.Equal(t, translate.CodeIncomplete, r.errorCodeInBand())
+			assert.Equal(t, tc.code, r.errorCodeInBand())
 			assert.Nil(t, r.Finished)
 			require.NotEmpty(t, r.Text)
 			assert.True(t, strings.HasPrefix(r.Text[0], "half an ") || strings.HasPrefix(r.Text[0], "let me check "), "the partial text is kept: %q", r.Text)
@@ -344,7 +365,7 @@ func TestUpstreamOddities(t *testing.T) {
 			name: "event over MaxEventSize",
 			evs:  []aap.Event{&aap.TurnStart{}, &aap.TextDelta{Delta: "ok "}, &aap.TextDelta{Delta: strings.Repeat("x", 8192)}, &aap.TurnStop{StopReason: aap.StopEndTurn}},
 			check: func(t *testing.T, r *result) {
-				assert.Equal(t, translate.CodeIncomplete, r.errorCodeInBand())
+				assert.Equal(t, "UPSTREAM_EVENT_TOO_LARGE", r.errorCodeInBand())
 				assert.Equal(t, []string{"ok "}, r.Text)
 			},
 		},
@@ -361,4 +382,43 @@ func TestUpstreamOddities(t *testing.T) {
 			tc.check(t, c.run(t))
 		})
 	}
+}
+
+// A turn whose headers never come is a 504 after the header timeout; a
+// stream that stalls is ended after the idle timeout with RUN_ERROR
+// UPSTREAM_IDLE_TIMEOUT, the partial text kept. Neither waits for the
+// upstream.
+func TestUpstreamTimeouts(t *testing.T) {
+	stall := make(chan struct{})
+	defer close(stall)
+	t.Run("response headers", func(t *testing.T) {
+		f := newFakeAAP(t, func(_ http.ResponseWriter, r *http.Request, _ int, _ *aap.PostSessionTurnRequest) {
+			select {
+			case <-stall:
+			case <-r.Context().Done():
+			}
+		})
+		e := newBridge(t, f.URL, func(c *agui2aap.Config) { c.ConnectTimeout = 200 * time.Millisecond })
+		c := e.conv("slow-headers")
+		c.say("hello")
+		r := e.post(t, "/agents/demo", c.input("", nil))
+		assert.Equal(t, http.StatusGatewayTimeout, r.Status, r.Body)
+		assert.Equal(t, "upstream_timeout", r.errorCode())
+	})
+	t.Run("idle stream", func(t *testing.T) {
+		f := newFakeAAP(t, func(w http.ResponseWriter, r *http.Request, _ int, _ *aap.PostSessionTurnRequest) {
+			writeEvents(w, &aap.TurnStart{}, &aap.TextDelta{Delta: "half an "})
+			select {
+			case <-stall:
+			case <-r.Context().Done():
+			}
+		})
+		e := newBridge(t, f.URL, func(c *agui2aap.Config) { c.IdleTimeout = 200 * time.Millisecond })
+		c := e.conv("stalled")
+		c.say("hello")
+		r := c.run(t)
+		assert.Equal(t, "UPSTREAM_IDLE_TIMEOUT", r.errorCodeInBand())
+		require.NotEmpty(t, r.Text)
+		assert.Equal(t, "half an ", r.Text[0], "the partial text is kept")
+	})
 }

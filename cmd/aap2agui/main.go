@@ -53,6 +53,8 @@ func run(args []string) error {
 	maxBody := f.Int64("max-body", 8<<20, "largest request body, in bytes")
 	allowedHosts := f.List("allowed-host", ",", "Host name served besides loopback names and the listen address when there is no --api-key (* for any)")
 	insecureOpen := f.Bool("insecure-open", false, "serve without --api-key on a non-loopback --listen address")
+	headerTimeout := f.Duration("upstream-header-timeout", 60*time.Second, "how long to wait for the upstream's response headers to a turn")
+	idleTimeout := f.Duration("upstream-idle-timeout", 5*time.Minute, "end a turn whose upstream stream sends nothing for this long (negative: never)")
 	bodyTimeout := f.Duration("body-timeout", 30*time.Second, "how long a client may take to send a request body")
 	grace := f.Duration("shutdown-timeout", 30*time.Second, "how long running turns may take to finish on SIGTERM")
 	if err := f.Parse(args); err != nil {
@@ -72,6 +74,7 @@ func run(args []string) error {
 	cfg := aap2agui.Config{
 		Upstream: *upstream, APIKeys: *keys, PublicMeta: *publicMeta, BasePath: *basePath,
 		MaxBody: *maxBody, Logger: log, UpstreamHeader: http.Header{}, BodyTimeout: *bodyTimeout,
+		ConnectTimeout: *headerTimeout, IdleTimeout: *idleTimeout,
 	}
 	if cfg.AllowedHosts, err = cli.CheckExposure(*listen, len(cfg.APIKeys) == 0, *insecureOpen, *allowedHosts); err != nil {
 		return err
