@@ -40,14 +40,37 @@ var ErrIncompleteEvent = sse.ErrIncompleteEvent
 // *UnknownEvent.
 func ReadEvents(r io.Reader, maxEventSize int) iter.Seq2[Event, error] {
 	return func(yield func(Event, error) bool) {
+		// The per-token events are allocated slabSize at a time (each is
+		// still its own value, never reused), so that a long stream costs
+		// one allocation per delta: its text.
+		var (
+			texts    []TextDelta
+			thoughts []ThinkingDelta
+		)
 		for f, err := range sse.Read(r, sse.ReadOptions{MaxEventSize: maxEventSize}) {
 			if err != nil {
 				yield(nil, err)
 				return
 			}
 			name := f.Name
-			if name == "" {
+			var ev Event
+			switch EventName(name) {
+			case EventTextDelta:
+				if d, ok := fastDelta(f.Data); ok {
+					ev = slabEvent(&texts, TextDelta{Delta: d})
+				}
+			case EventThinkingDelta:
+				if d, ok := fastDelta(f.Data); ok {
+					ev = slabEvent(&thoughts, ThinkingDelta{Delta: d})
+				}
+			case "":
 				name = "message"
+			}
+			if ev != nil {
+				if !yield(ev, nil) {
+					return
+				}
+				continue
 			}
 			ev, err := DecodeEvent(name, f.Data)
 			if err != nil {
@@ -59,4 +82,17 @@ func ReadEvents(r io.Reader, maxEventSize int) iter.Seq2[Event, error] {
 			}
 		}
 	}
+}
+
+const slabSize = 32
+
+// slabEvent returns a pointer to a new element of *slab holding v.
+func slabEvent[E any](slab *[]E, v E) *E {
+	if len(*slab) == 0 {
+		*slab = make([]E, slabSize)
+	}
+	e := &(*slab)[0]
+	*slab = (*slab)[1:]
+	*e = v
+	return e
 }

@@ -33,7 +33,27 @@ type eventBox[E any] struct {
 }
 
 func boxEvent[E any](typ events.EventType, now func() time.Time) (*E, *events.BaseEvent) {
-	b := new(eventBox[E])
+	return fillBox(new(eventBox[E]), typ, now)
+}
+
+// slabSize is how many per-token events (text and reasoning deltas) a
+// translator allocates at once: a long stream then costs one allocation per
+// slabSize deltas instead of one per delta. Every event is still its own
+// value, never reused, so a caller may keep events as long as it likes (a
+// kept event keeps its slab alive: at most slabSize small events).
+const slabSize = 32
+
+// slabEvent is boxEvent taking its box from *slab, refilled when empty.
+func slabEvent[E any](slab *[]eventBox[E], typ events.EventType, now func() time.Time) (*E, *events.BaseEvent) {
+	if len(*slab) == 0 {
+		*slab = make([]eventBox[E], slabSize)
+	}
+	b := &(*slab)[0]
+	*slab = (*slab)[1:]
+	return fillBox(b, typ, now)
+}
+
+func fillBox[E any](b *eventBox[E], typ events.EventType, now func() time.Time) (*E, *events.BaseEvent) {
 	b.base.EventType = typ
 	if now != nil {
 		b.ts = now().UnixMilli()

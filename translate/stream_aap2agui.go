@@ -44,6 +44,9 @@ type AAPToAGUI struct {
 	opts  AAPToAGUIOptions
 	newID func() string
 	out   []events.Event
+	// Slabs of the per-token events (see slabEvent).
+	textSlab      []eventBox[events.TextMessageContentEvent]
+	reasoningSlab []eventBox[events.ReasoningMessageContentEvent]
 
 	started bool
 	done    bool
@@ -184,7 +187,7 @@ func (t *AAPToAGUI) text(delta string) {
 		t.out = append(t.out, ev)
 		t.assistantIdx = t.addMessage(types.Message{ID: t.textID, Role: types.RoleAssistant})
 	}
-	ev, base := boxEvent[events.TextMessageContentEvent](events.EventTypeTextMessageContent, t.opts.Now)
+	ev, base := slabEvent(&t.textSlab, events.EventTypeTextMessageContent, t.opts.Now)
 	ev.BaseEvent, ev.MessageID, ev.Delta = base, t.textID, delta
 	t.out = append(t.out, ev)
 	item := &t.msgs[t.assistantIdx]
@@ -217,7 +220,7 @@ func (t *AAPToAGUI) thinking(delta string) {
 		t.out = append(t.out, s, m)
 		t.reasoningIdx = t.addMessage(types.Message{ID: t.reasoningID, Role: types.RoleReasoning})
 	}
-	ev, base := boxEvent[events.ReasoningMessageContentEvent](events.EventTypeReasoningMessageContent, t.opts.Now)
+	ev, base := slabEvent(&t.reasoningSlab, events.EventTypeReasoningMessageContent, t.opts.Now)
 	ev.BaseEvent, ev.MessageID, ev.Delta = base, t.reasoningID, delta
 	t.out = append(t.out, ev)
 	item := &t.msgs[t.reasoningIdx]

@@ -26,11 +26,15 @@ type AGUIToAAPOptions struct {
 // The AAP stream it produces always starts with turn_start and ends with
 // exactly one turn_stop, whatever it is fed.
 type AGUIToAAP struct {
-	mode    aap.StreamMode
-	out     []aap.Event
-	started bool
-	done    bool
-	stop    aap.StopReason
+	mode aap.StreamMode
+	out  []aap.Event
+	// Slabs of the per-token events, allocated slabSize at a time; each
+	// event is still its own value, never reused.
+	textSlab     []aap.TextDelta
+	thinkingSlab []aap.ThinkingDelta
+	started      bool
+	done         bool
+	stop         aap.StopReason
 
 	texts     []openText // open text messages (usually at most one)
 	thoughts  []openText // open reasoning messages
@@ -267,7 +271,7 @@ func (t *AGUIToAAP) textDelta(id, delta string) {
 	}
 	o.buf = append(o.buf, delta...)
 	if t.mode == aap.StreamDelta {
-		t.out = append(t.out, &aap.TextDelta{Delta: delta})
+		t.out = append(t.out, slabDelta(&t.textSlab, delta))
 	}
 }
 
@@ -278,7 +282,7 @@ func (t *AGUIToAAP) thinkingDelta(id, delta string) {
 	}
 	o.buf = append(o.buf, delta...)
 	if t.mode == aap.StreamDelta {
-		t.out = append(t.out, &aap.ThinkingDelta{Delta: delta})
+		t.out = append(t.out, slabDelta(&t.thinkingSlab, delta))
 	}
 }
 
@@ -493,4 +497,18 @@ func (t *AGUIToAAP) end(stop aap.StopReason) {
 	t.stop = stop
 	t.done = true
 	t.emit(&aap.TurnStop{StopReason: stop})
+}
+
+// slabDelta returns a new delta event holding delta, taken from *slab.
+func slabDelta[E aap.TextDelta | aap.ThinkingDelta, P interface {
+	*E
+	aap.Event
+}](slab *[]E, delta string) P {
+	if len(*slab) == 0 {
+		*slab = make([]E, slabSize)
+	}
+	e := &(*slab)[0]
+	*slab = (*slab)[1:]
+	*e = E{Delta: delta}
+	return e
 }

@@ -387,12 +387,13 @@ func (s *Server) stream(c *gin.Context, req *aap.PostSessionTurnRequest, sess *s
 	}
 
 	var failure error
+	var dec translate.Decoder
 	for frame, err := range sse.Read(reader, sse.ReadOptions{MaxEventSize: s.cfg.MaxEventSize}) {
 		if err != nil {
 			failure = err
 			break
 		}
-		ev, err := translate.DecodeEvent(frame.Data)
+		ev, err := dec.Decode(frame.Data)
 		if err != nil {
 			failure = fmt.Errorf("%w: %w", web.ErrBadEvent, err)
 			break
