@@ -13,7 +13,7 @@ import (
 // assistant message made (or answered twice), and a data: image whose
 // base64 does not decode.
 func checkSeed(msgs []aap.Message) error {
-	calls := map[string]bool{}     // id → made
+	calls := map[string]bool{}    // id → made
 	answered := map[string]bool{} // id → answered
 	for i, m := range msgs {
 		var content aap.Content
