@@ -238,6 +238,7 @@ func (r *runner) execute(ctx context.Context) {
 	})
 	r.results = map[string]bool{}
 	r.out = web.NewStream(r.c.Writer)
+	r.out.KeepAlive = r.s.cfg.KeepAlive
 
 	evs, err := r.open(ctx, th.SessionID, req)
 	if err != nil {
