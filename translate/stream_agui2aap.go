@@ -212,6 +212,32 @@ func (t *AGUIToAAP) Messages() []aap.Message {
 	return append(out, assistantMessage(t.blocks))
 }
 
+// Draft returns, without closing anything, the assistant message being
+// built with the text and thinking still streaming in it, as Finish would
+// close them, and its AG-UI id; ok is false when nothing is open. A caller
+// checkpoints it so that a crash loses only what came after.
+func (t *AGUIToAAP) Draft() (msg aap.Message, id string, ok bool) {
+	blocks := slices.Clone(t.blocks)
+	id = t.blocksID
+	for _, o := range t.thoughts {
+		if len(o.buf) > 0 {
+			blocks = append(blocks, &aap.ThinkingBlock{Thinking: string(o.buf)})
+		}
+	}
+	for _, o := range t.texts {
+		if len(o.buf) > 0 {
+			blocks = append(blocks, &aap.TextBlock{Text: string(o.buf)})
+			if id == "" && o.id != "" && o.id[0] != 0 {
+				id = o.id
+			}
+		}
+	}
+	if len(t.texts)+len(t.thoughts) == 0 || len(blocks) == 0 {
+		return nil, "", false
+	}
+	return assistantMessage(blocks), id, true
+}
+
 // Settled returns the history messages that are final: everything but the
 // assistant message still being built. A caller that saves history as a
 // run goes on saves Settled()[n:] after each event, then the rest of

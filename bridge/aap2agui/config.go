@@ -52,6 +52,11 @@ type Config struct {
 	// that proxies and browsers keep it open; zero means 15 s, negative
 	// means never.
 	KeepAlive time.Duration
+	// CheckpointInterval is how often the message the agent is still
+	// streaming is stored, so that a crash loses at most this much of it;
+	// zero means 1 s, negative means never (only complete messages are
+	// stored).
+	CheckpointInterval time.Duration
 	// BodyTimeout bounds the time to receive a request body; zero means
 	// 30 s, negative means no limit.
 	BodyTimeout time.Duration
@@ -121,6 +126,9 @@ func (c *Config) setDefaults() error {
 	}
 	if c.KeepAlive == 0 {
 		c.KeepAlive = 15 * time.Second
+	}
+	if c.CheckpointInterval == 0 {
+		c.CheckpointInterval = time.Second
 	}
 	if c.BodyTimeout == 0 {
 		c.BodyTimeout = 30 * time.Second

@@ -361,6 +361,13 @@ type turnRun struct {
 	prevInterrupts []types.Interrupt
 	events         int
 	skipped        int
+
+	// Checkpoints of the streamed answer (checkpoint.go).
+	entries        []store.Entry // the run's entries stored so far
+	baseHist       []store.Entry // the history before them
+	draft          bool          // a draft is stored after entries
+	draftID        string
+	lastCheckpoint time.Time
 }
 
 // stream reads the agent's events, writes the AAP response and stores
@@ -409,6 +416,7 @@ func (s *Server) stream(c *gin.Context, req *aap.PostSessionTurnRequest, sess *s
 		}
 		write(evs)
 		r.saveSettled(ctx)
+		r.checkpoint(ctx)
 		if r.tr.Done() {
 			break
 		}
@@ -521,6 +529,7 @@ func (r *turnRun) snapshot(ctx context.Context, e *events.MessagesSnapshotEvent)
 	// message it is still building: skip it (by id) when it settles.
 	r.saved = len(r.tr.Settled())
 	r.replaced = true
+	r.draft = false // the snapshot replaced any draft
 	r.snapIDs = make(map[string]bool, len(entries))
 	for _, e := range entries {
 		r.snapIDs[e.AGUIID] = true
@@ -580,10 +589,21 @@ func (r *turnRun) append(ctx context.Context, msgs []aap.Message, ids []string) 
 		}
 		entries = append(entries, store.Entry{Message: msgs[i], AGUIID: id})
 	}
+	if r.draft {
+		r.entries = append(r.entries, entries...)
+		if err := r.replaceDraft(ctx); err != nil {
+			r.entries = r.entries[:len(r.entries)-len(entries)]
+			r.log.Error().Err(err).Str("session", r.sess.ID).Msg("storing history")
+			return
+		}
+		r.saved = len(msgs)
+		return
+	}
 	if err := r.s.cfg.Store.AppendHistory(ctx, r.sess.ID, entries); err != nil {
 		r.log.Error().Err(err).Str("session", r.sess.ID).Msg("storing history")
 		return
 	}
+	r.entries = append(r.entries, entries...)
 	r.saved = len(msgs)
 }
 
@@ -596,6 +616,11 @@ func (r *turnRun) finish() {
 	msgs := r.tr.Messages()
 	if len(msgs) > r.saved {
 		r.append(ctx, msgs, r.tr.MessageIDs())
+	}
+	if r.draft { // the draft came to nothing: take it out
+		if err := r.replaceDraft(ctx); err != nil {
+			r.log.Error().Err(err).Str("session", r.sess.ID).Msg("removing a checkpoint")
+		}
 	}
 	r.recordDenials(ctx)
 	r.sess.Interrupts = r.tr.Interrupts()

@@ -1,0 +1,42 @@
+package aap2agui_test
+
+import (
+	"net/http"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+
+	"github.com/aapagui/aapagui/aap"
+	"github.com/aapagui/aapagui/bridge/aap2agui"
+)
+
+// Checkpoints of a streaming answer (here at every event) leave the same
+// history as a run without them once the turn ends, whether it ends well
+// or the agent's stream breaks off: the draft is replaced, never doubled.
+func TestCheckpointsLeaveTheSameHistory(t *testing.T) {
+	up := newFakeUpstream(t, func(w http.ResponseWriter, _ *http.Request, in *runInput, n int) {
+		evs := concat([]string{runStarted(in)}, textMessage("m1", "thinking ", "aloud"),
+			toolCall("call_1", "web_search", "m2", `{"query":"q"}`),
+			[]string{`{"type":"TOOL_CALL_RESULT","messageId":"r1","toolCallId":"call_1","content":"found"}`},
+			textMessage("m3", "so ", "there", " it is"))
+		if n%2 == 0 {
+			evs = append(evs, runFinished(in))
+		} else {
+			evs = evs[:len(evs)-1] // cut before the last message ends
+		}
+		sseEvents(w, evs...)
+	})
+	histories := map[string][]string{}
+	for name, every := range map[string]time.Duration{"checkpoints": time.Nanosecond, "none": -1} {
+		e := newEnv(t, up.URL, func(c *aap2agui.Config) { c.CheckpointInterval = every })
+		id := e.createSession(t, aap.PostSessionsRequest{})
+		for i := range 4 {
+			_, err := e.stream(t, id, userTurn(aap.StreamDelta, "turn "+string(rune('a'+i))))
+			assert.NoError(t, err)
+		}
+		histories[name] = e.history(t, id, aap.HistoryFull)
+	}
+	assert.NotEmpty(t, histories["none"])
+	assert.Equal(t, histories["none"], histories["checkpoints"])
+}
