@@ -157,6 +157,11 @@ func TestBadCreate(t *testing.T) {
 		{"a seed message with an unknown role", `{"agent":{"name":"agent"},"messages":[{"role":"robot","content":"x"}]}`, 400, "invalid_request"},
 		{"a tool without parameters", `{"agent":{"name":"agent"},"tools":[{"name":"t","description":"d"}]}`, 400, "invalid_request"},
 		{"oversized body", `{"agent":{"name":"agent"},"messages":[{"role":"system","content":"` + strings.Repeat("x", 2000) + `"}]}`, 413, "body_too_large"},
+		{"a seed tool result for an unknown call", `{"agent":{"name":"agent"},"messages":[{"role":"user","content":"hi"},` + seedCall("c1") + `,{"role":"tool","toolCallId":"c9","content":"x"}]}`, 400, "invalid_request"},
+		{"a seed tool result before its call", `{"agent":{"name":"agent"},"messages":[{"role":"user","content":"hi"},{"role":"tool","toolCallId":"c1","content":"x"},` + seedCall("c1") + `]}`, 400, "invalid_request"},
+		{"a seed with duplicate toolCallIds", `{"agent":{"name":"agent"},"messages":[{"role":"user","content":"hi"},` + seedCall("c1") + `,` + seedCall("c1") + `]}`, 400, "invalid_request"},
+		{"a seed answering a call twice", `{"agent":{"name":"agent"},"messages":[{"role":"user","content":"hi"},` + seedCall("c1") + `,{"role":"tool","toolCallId":"c1","content":"x"},{"role":"tool","toolCallId":"c1","content":"y"}]}`, 400, "invalid_request"},
+		{"a seed data: image that does not decode", `{"agent":{"name":"agent"},"messages":[{"role":"user","content":[{"type":"image","url":"data:image/png;base64,@@not base64@@"}]}]}`, 400, "invalid_request"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -166,4 +171,9 @@ func TestBadCreate(t *testing.T) {
 	page, err := e.Client.ListSessions(testContext(t), "")
 	require.NoError(t, err)
 	assert.Empty(t, page.Sessions)
+}
+
+// seedCall is an assistant seed message calling get_weather with id.
+func seedCall(id string) string {
+	return `{"role":"assistant","content":[{"type":"tool_use","toolCallId":"` + id + `","name":"get_weather","input":{}}]}`
 }

@@ -161,6 +161,10 @@ func (s *Server) createSession(c *gin.Context) {
 		web.Error(c, http.StatusBadRequest, "invalid_request", err.Error())
 		return
 	}
+	if err := checkSeed(req.Messages); err != nil {
+		web.Error(c, http.StatusBadRequest, "invalid_request", err.Error())
+		return
+	}
 	seed := make([]store.Entry, len(req.Messages))
 	for i, m := range req.Messages {
 		seed[i] = store.Entry{Message: m, AGUIID: translate.RandomID("msg-")}

@@ -370,6 +370,7 @@ func (s *Server) stream(c *gin.Context, req *aap.PostSessionTurnRequest, sess *s
 	mode := req.Mode()
 	r := &turnRun{s: s, sess: sess, tr: translate.NewAGUIToAAP(translate.AGUIToAAPOptions{Mode: mode}), state: sess.State, log: log, denied: denied, prevInterrupts: prevInterrupts}
 	out := web.NewStream(c.Writer)
+	out.KeepAlive = s.cfg.KeepAlive
 	var reader = body
 	if mode != aap.StreamNone {
 		out.Start()

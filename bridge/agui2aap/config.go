@@ -93,6 +93,10 @@ type Config struct {
 	// loopback names when APIKeys is empty, against DNS rebinding; "*"
 	// serves any. With API keys every Host is served.
 	AllowedHosts []string
+	// KeepAlive is how often an idle SSE stream gets a comment line, so
+	// that proxies and browsers keep it open; zero means 15 s, negative
+	// means never.
+	KeepAlive time.Duration
 	// BodyTimeout bounds the time to receive a request body; zero means
 	// 30 s, negative means no limit.
 	BodyTimeout time.Duration
@@ -138,6 +142,9 @@ func (c *Config) setDefaults() error {
 	}
 	if c.IdleTimeout == 0 {
 		c.IdleTimeout = 5 * time.Minute
+	}
+	if c.KeepAlive == 0 {
+		c.KeepAlive = 15 * time.Second
 	}
 	if c.BodyTimeout == 0 {
 		c.BodyTimeout = 30 * time.Second

@@ -39,6 +39,10 @@ func (s *Server) run(c *gin.Context) {
 		web.Error(c, http.StatusBadRequest, "invalid_input", "threadId is required")
 		return
 	}
+	if err := checkInput(&in); err != nil {
+		web.Error(c, http.StatusBadRequest, "invalid_input", err.Error())
+		return
+	}
 	if in.RunID == "" {
 		in.RunID = translate.RandomID("run-")
 	}
@@ -234,6 +238,7 @@ func (r *runner) execute(ctx context.Context) {
 	})
 	r.results = map[string]bool{}
 	r.out = web.NewStream(r.c.Writer)
+	r.out.KeepAlive = r.s.cfg.KeepAlive
 
 	evs, err := r.open(ctx, th.SessionID, req)
 	if err != nil {

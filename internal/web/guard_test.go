@@ -163,3 +163,48 @@ func TestBodyTimeout(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, "done", string(body))
 }
+
+// A stream whose upstream is silent gets ": keep-alive" comments; once the
+// upstream speaks, its data follows, and no comment is written while data
+// is flowing.
+func TestStreamKeepAlive(t *testing.T) {
+	upR, upW := io.Pipe()
+	done := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		defer close(done)
+		s := web.NewStream(w)
+		s.KeepAlive = 50 * time.Millisecond
+		s.Start()
+		s.Flush()
+		r := web.FlushBeforeRead(upR, s)
+		p := make([]byte, 64)
+		for {
+			n, err := r.Read(p)
+			if n > 0 {
+				s.Commit(append(s.Buffer(), p[:n]...))
+			}
+			if err != nil {
+				s.Flush()
+				return
+			}
+		}
+	}))
+	defer srv.Close()
+	resp, err := http.Get(srv.URL)
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	br := bufio.NewReader(resp.Body)
+	line, err := br.ReadString('\n')
+	require.NoError(t, err)
+	assert.Equal(t, ": keep-alive\n", line, "an idle stream gets a comment")
+	_, _ = br.ReadString('\n') // its blank line
+
+	go func() {
+		_, _ = io.WriteString(upW, "data: 1\n\n")
+		upW.Close()
+	}()
+	rest, err := io.ReadAll(br)
+	require.NoError(t, err)
+	assert.Contains(t, string(rest), "data: 1\n\n")
+	<-done
+}

@@ -4,6 +4,7 @@ import (
 	"io"
 	"net/http"
 	"sync"
+	"time"
 )
 
 // Stream writes SSE frames to a client, coalescing them: frames are
@@ -21,6 +22,18 @@ type Stream struct {
 	// MaxBuffer is the size at which the buffer is written out; zero means
 	// 64 KiB.
 	MaxBuffer int
+	// KeepAlive is how long a started stream may wait for its upstream
+	// before a comment line (": keep-alive") is sent, so that proxies and
+	// browsers do not cut an idle stream; zero or negative means never.
+	// The comment is the only write made on a timer: data is flushed only
+	// when the upstream has nothing more buffered.
+	KeepAlive time.Duration
+
+	// While the handler waits in an upstream read (idle), only the
+	// keep-alive timer writes; mu orders the two.
+	mu    sync.Mutex
+	idle  bool
+	timer *time.Timer
 }
 
 // NewStream prepares w for an SSE response.
@@ -110,5 +123,47 @@ type flushReader struct {
 
 func (f *flushReader) Read(p []byte) (int, error) {
 	f.s.Flush()
-	return f.r.Read(p)
+	if f.s.KeepAlive <= 0 || !f.s.started {
+		return f.r.Read(p)
+	}
+	f.s.waiting(true)
+	n, err := f.r.Read(p)
+	f.s.waiting(false)
+	return n, err
+}
+
+// keepAliveFrame is an SSE comment: clients ignore it.
+var keepAliveFrame = []byte(": keep-alive\n\n")
+
+// waiting marks the handler as blocked in an upstream read (or back from
+// one), arming or stopping the keep-alive timer.
+func (s *Stream) waiting(idle bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.idle = idle
+	switch {
+	case idle && s.timer == nil:
+		s.timer = time.AfterFunc(s.KeepAlive, s.keepAlive)
+	case idle:
+		s.timer.Reset(s.KeepAlive)
+	case s.timer != nil:
+		s.timer.Stop()
+	}
+}
+
+func (s *Stream) keepAlive() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.idle || s.err != nil {
+		return
+	}
+	if _, err := s.w.Write(keepAliveFrame); err != nil {
+		s.err = err
+		return
+	}
+	if err := s.rc.Flush(); err != nil {
+		s.err = err
+		return
+	}
+	s.timer.Reset(s.KeepAlive)
 }

@@ -1,0 +1,76 @@
+package agui2aap
+
+import (
+	"fmt"
+	"unicode"
+
+	"github.com/ag-ui-protocol/ag-ui/sdks/community/go/pkg/core/types"
+)
+
+// maxThreadID bounds threadId, which becomes a store key.
+const maxThreadID = 256
+
+// checkInput refuses a RunAgentInput the bridge could only misread: a
+// thread id that is empty, too long or holds control characters; two
+// messages with one id (new messages are found by id); a tool message
+// without a toolCallId or answering a call no assistant message made; a
+// state that is not an object. Each error names the problem; nothing is
+// stored.
+func checkInput(in *types.RunAgentInput) error {
+	switch {
+	case in.ThreadID == "":
+		return fmt.Errorf("threadId is required")
+	case len(in.ThreadID) > maxThreadID:
+		return fmt.Errorf("threadId is %d bytes long; at most %d are allowed", len(in.ThreadID), maxThreadID)
+	}
+	for _, r := range in.ThreadID {
+		if unicode.IsControl(r) {
+			return fmt.Errorf("threadId holds a control character (%U)", r)
+		}
+	}
+	switch in.State.(type) {
+	case nil, map[string]any:
+	default:
+		return fmt.Errorf("state must be a JSON object (or null), not %s", jsonKind(in.State))
+	}
+	seen := make(map[string]int, len(in.Messages))
+	calls := map[string]bool{}
+	for i, m := range in.Messages {
+		if m.ID != "" {
+			if j, dup := seen[m.ID]; dup {
+				return fmt.Errorf("messages[%d] and messages[%d] have the same id %q", j, i, m.ID)
+			}
+			seen[m.ID] = i
+		}
+		for _, tc := range m.ToolCalls {
+			calls[tc.ID] = true
+		}
+	}
+	for i, m := range in.Messages {
+		if m.Role != types.RoleTool {
+			continue
+		}
+		if m.ToolCallID == "" {
+			return fmt.Errorf("messages[%d] is a tool message without a toolCallId", i)
+		}
+		if !calls[m.ToolCallID] {
+			return fmt.Errorf("messages[%d] answers tool call %q, which no assistant message made", i, m.ToolCallID)
+		}
+	}
+	return nil
+}
+
+func jsonKind(v any) string {
+	switch v.(type) {
+	case []any:
+		return "an array"
+	case string:
+		return "a string"
+	case bool:
+		return "a boolean"
+	case float64, int, int64:
+		return "a number"
+	default:
+		return fmt.Sprintf("%T", v)
+	}
+}

@@ -1,0 +1,431 @@
+// Command aapload is the bridges' load test: it starts aap2agui and
+// agui2aap (built binaries, each with its built-in demo agent and a fresh
+// SQLite store), runs N sessions × M turns through aap2agui and N threads
+// × M runs through agui2aap (HttpAgent-style bodies that resend the whole
+// history) at concurrency C, and prints turns ok, errors by code, 409s,
+// messages lost (stored history compared with what was sent), p50/p99
+// turn time and each bridge's peak RSS.
+//
+//	go build -o /tmp/bin/ ./cmd/aap2agui ./cmd/agui2aap
+//	go run ./cmd/aapload -bin /tmp/bin -n 1000 -m 10 -c 50
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/aapagui/aapagui/store"
+)
+
+func main() {
+	if err := run(os.Args[1:], os.Stdout); err != nil {
+		fmt.Fprintln(os.Stderr, "aapload:", err)
+		os.Exit(1)
+	}
+}
+
+func run(args []string, out io.Writer) error {
+	fs := flag.NewFlagSet("aapload", flag.ContinueOnError)
+	bin := fs.String("bin", "", "folder holding the aap2agui and agui2aap binaries (required)")
+	n := fs.Int("n", 100, "sessions (aap2agui) and threads (agui2aap)")
+	m := fs.Int("m", 10, "turns per session and runs per thread")
+	c := fs.Int("c", 20, "concurrent sessions/threads")
+	only := fs.String("only", "", "run one bridge only: aap2agui or agui2aap")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if *bin == "" {
+		return errors.New("-bin is required")
+	}
+	dir, err := os.MkdirTemp("", "aapload")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(dir)
+	for _, b := range []struct {
+		name string
+		load func(base string) *stats
+	}{
+		{"aap2agui", func(base string) *stats { return loadAAP(base, *n, *m, *c) }},
+		{"agui2aap", func(base string) *stats { return loadAGUI(base, *n, *m, *c, filepath.Join(dir, "agui2aap.db")) }},
+	} {
+		if *only != "" && *only != b.name {
+			continue
+		}
+		p, err := start(filepath.Join(*bin, b.name), filepath.Join(dir, b.name+".db"))
+		if err != nil {
+			return fmt.Errorf("%s: %w", b.name, err)
+		}
+		st := b.load(p.base)
+		rss := p.peakRSS()
+		p.stop()
+		if b.name == "agui2aap" {
+			st.countLostThreads(filepath.Join(dir, "agui2aap.db"))
+		}
+		st.print(out, b.name, *n, *m, *c, rss)
+	}
+	return nil
+}
+
+type proc struct {
+	cmd  *exec.Cmd
+	base string
+}
+
+// start runs a bridge on a free loopback port and waits for /healthz.
+func start(path, db string) (*proc, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, err
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	cmd := exec.Command(path, "--listen", addr, "--store", "sqlite:"+db, "--log-level", "error")
+	cmd.Stderr = os.Stderr
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	p := &proc{cmd: cmd, base: "http://" + addr}
+	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		if resp, err := http.Get(p.base + "/healthz"); err == nil {
+			resp.Body.Close()
+			return p, nil
+		}
+	}
+	p.stop()
+	return nil, errors.New("did not answer /healthz within 30 s")
+}
+
+// peakRSS is the process's high-water resident set (VmHWM), in KiB.
+func (p *proc) peakRSS() int {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", p.cmd.Process.Pid))
+	if err != nil {
+		return 0
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+			var kb int
+			fmt.Sscanf(strings.TrimSpace(v), "%d", &kb)
+			return kb
+		}
+	}
+	return 0
+}
+
+func (p *proc) stop() {
+	_ = p.cmd.Process.Signal(os.Interrupt)
+	done := make(chan struct{})
+	go func() { _ = p.cmd.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		_ = p.cmd.Process.Kill()
+		<-done
+	}
+}
+
+// stats collects what the load test reports.
+type stats struct {
+	mu        sync.Mutex
+	ok        int
+	conflicts int            // 409
+	errors    map[string]int // by code
+	lost      int
+	durations []time.Duration
+	threads   map[string][]string // agui2aap: user message ids sent in successful runs
+}
+
+func newStats() *stats { return &stats{errors: map[string]int{}, threads: map[string][]string{}} }
+
+func (s *stats) turn(d time.Duration, code string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	switch code {
+	case "":
+		s.ok++
+		s.durations = append(s.durations, d)
+	case "409":
+		s.conflicts++
+	default:
+		s.errors[code]++
+	}
+}
+
+func (s *stats) print(w io.Writer, name string, n, m, c, rssKB int) {
+	sort.Slice(s.durations, func(i, j int) bool { return s.durations[i] < s.durations[j] })
+	pct := func(p float64) time.Duration {
+		if len(s.durations) == 0 {
+			return 0
+		}
+		return s.durations[min(len(s.durations)-1, int(p*float64(len(s.durations))))]
+	}
+	codes := make([]string, 0, len(s.errors))
+	for k, v := range s.errors {
+		codes = append(codes, fmt.Sprintf("%s=%d", k, v))
+	}
+	sort.Strings(codes)
+	errs := "none"
+	if len(codes) > 0 {
+		errs = strings.Join(codes, " ")
+	}
+	fmt.Fprintf(w, "%s: %d×%d at c=%d: turns ok %d/%d, 409s %d, errors %s, messages lost %d, p50 %s, p99 %s, peak RSS %.1f MiB\n",
+		name, n, m, c, s.ok, n*m, s.conflicts, errs, s.lost, pct(0.50).Round(time.Millisecond/10), pct(0.99).Round(time.Millisecond/10), float64(rssKB)/1024)
+}
+
+var client = &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 256}, Timeout: 5 * time.Minute}
+
+func postJSON(url string, body any) (*http.Response, error) {
+	b, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	req, err := http.NewRequest(http.MethodPost, url, bytes.NewReader(b))
+	if err != nil {
+		return nil, err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "text/event-stream")
+	return client.Do(req)
+}
+
+// failure names a non-2xx answer: "409" or the JSON error code.
+func failure(resp *http.Response) string {
+	defer resp.Body.Close()
+	if resp.StatusCode == http.StatusConflict {
+		return "409"
+	}
+	var e struct{ Error struct{ Code string } }
+	b, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<16))
+	if json.Unmarshal(b, &e) == nil && e.Error.Code != "" {
+		return e.Error.Code
+	}
+	return fmt.Sprintf("http_%d", resp.StatusCode)
+}
+
+// frames reads SSE frames (event name, data) from r.
+func frames(r io.Reader, yield func(name, data string)) error {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 64<<10), 16<<20)
+	var name string
+	var data strings.Builder
+	for sc.Scan() {
+		line := sc.Text()
+		switch {
+		case line == "":
+			if data.Len() > 0 {
+				yield(name, data.String())
+			}
+			name = ""
+			data.Reset()
+		case strings.HasPrefix(line, "event:"):
+			name = strings.TrimSpace(line[6:])
+		case strings.HasPrefix(line, "data:"):
+			data.WriteString(strings.TrimPrefix(line[5:], " "))
+		}
+	}
+	return sc.Err()
+}
+
+func parallel(n, c int, f func(i int)) {
+	sem := make(chan struct{}, c)
+	var wg sync.WaitGroup
+	for i := range n {
+		sem <- struct{}{}
+		wg.Add(1)
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			f(i)
+		}()
+	}
+	wg.Wait()
+}
+
+// loadAAP runs n sessions × m turns through aap2agui; a session's turns
+// follow each other (a client that waits for the end of its turn).
+func loadAAP(base string, n, m, c int) *stats {
+	st := newStats()
+	parallel(n, c, func(i int) {
+		resp, err := postJSON(base+"/sessions", map[string]any{"agent": map[string]any{"name": "demo"}})
+		if err != nil {
+			st.turn(0, "create_transport")
+			return
+		}
+		if resp.StatusCode != http.StatusCreated && resp.StatusCode != http.StatusOK {
+			st.turn(0, "create_"+failure(resp))
+			return
+		}
+		var created struct{ SessionID string }
+		_ = json.NewDecoder(resp.Body).Decode(&created)
+		resp.Body.Close()
+		ok := 0
+		for j := range m {
+			t0 := time.Now()
+			resp, err := postJSON(base+"/sessions/"+created.SessionID+"/turns", map[string]any{
+				"stream": "delta", "messages": []any{map[string]any{"role": "user", "content": fmt.Sprintf("hello %d-%d", i, j)}},
+			})
+			if err != nil {
+				st.turn(0, "transport")
+				continue
+			}
+			if resp.StatusCode != http.StatusOK {
+				st.turn(0, failure(resp))
+				continue
+			}
+			stop := ""
+			err = frames(resp.Body, func(name, data string) {
+				if name == "turn_stop" {
+					var ts struct{ StopReason string }
+					_ = json.Unmarshal([]byte(data), &ts)
+					stop = ts.StopReason
+				}
+			})
+			resp.Body.Close()
+			switch {
+			case err != nil:
+				st.turn(0, "stream_read")
+			case stop == "end_turn":
+				ok++
+				st.turn(time.Since(t0), "")
+			default:
+				st.turn(0, "stop_"+stop)
+			}
+		}
+		// Every turn that ended well must have its user message stored.
+		hr, err := client.Get(base + "/sessions/" + created.SessionID + "/history?type=full")
+		if err != nil || hr.StatusCode != http.StatusOK {
+			st.mu.Lock()
+			st.lost += ok
+			st.mu.Unlock()
+			return
+		}
+		var h struct {
+			History struct{ Full []struct{ Role string } }
+		}
+		_ = json.NewDecoder(hr.Body).Decode(&h)
+		hr.Body.Close()
+		users := 0
+		for _, msg := range h.History.Full {
+			if msg.Role == "user" {
+				users++
+			}
+		}
+		st.mu.Lock()
+		st.lost += max(0, ok-users)
+		st.mu.Unlock()
+	})
+	return st
+}
+
+type aguiMsg struct {
+	ID      string `json:"id"`
+	Role    string `json:"role"`
+	Content string `json:"content"`
+}
+
+// loadAGUI runs n threads × m runs through agui2aap, each run resending
+// the thread's whole history as @ag-ui/client's HttpAgent does.
+func loadAGUI(base string, n, m, c int, db string) *stats {
+	st := newStats()
+	parallel(n, c, func(i int) {
+		thread := fmt.Sprintf("load-%d", i)
+		var history []aguiMsg
+		for j := range m {
+			user := aguiMsg{ID: fmt.Sprintf("u-%d-%d", i, j), Role: "user", Content: fmt.Sprintf("hello %d-%d", i, j)}
+			msgs := append(append([]aguiMsg(nil), history...), user)
+			t0 := time.Now()
+			resp, err := postJSON(base+"/agents/demo", map[string]any{
+				"threadId": thread, "runId": fmt.Sprintf("r-%d-%d", i, j), "messages": msgs,
+				"tools": []any{}, "context": []any{}, "state": map[string]any{}, "forwardedProps": map[string]any{},
+			})
+			if err != nil {
+				st.turn(0, "transport")
+				continue
+			}
+			if resp.StatusCode != http.StatusOK {
+				st.turn(0, failure(resp))
+				continue
+			}
+			var texts []aguiMsg
+			end, code := "", ""
+			err = frames(resp.Body, func(_, data string) {
+				var ev struct{ Type, MessageID, Delta, Code string }
+				if json.Unmarshal([]byte(data), &ev) != nil {
+					return
+				}
+				switch ev.Type {
+				case "TEXT_MESSAGE_START":
+					texts = append(texts, aguiMsg{ID: ev.MessageID, Role: "assistant"})
+				case "TEXT_MESSAGE_CONTENT":
+					if len(texts) > 0 {
+						texts[len(texts)-1].Content += ev.Delta
+					}
+				case "RUN_FINISHED", "RUN_ERROR":
+					end, code = ev.Type, ev.Code
+				}
+			})
+			resp.Body.Close()
+			switch {
+			case err != nil:
+				st.turn(0, "stream_read")
+			case end == "RUN_FINISHED":
+				history = append(append(history, user), texts...)
+				st.mu.Lock()
+				st.threads[thread] = append(st.threads[thread], user.ID)
+				st.mu.Unlock()
+				st.turn(time.Since(t0), "")
+			case end == "RUN_ERROR":
+				st.turn(0, "RUN_ERROR_"+code)
+			default:
+				st.turn(0, "no_terminal_event")
+			}
+		}
+	})
+	return st
+}
+
+// countLostThreads compares, thread by thread, the user messages of
+// successful runs with the ids the thread store says the AAP session saw.
+func (s *stats) countLostThreads(db string) {
+	st, err := store.Open("sqlite:" + db)
+	if err != nil {
+		s.lost = -1
+		return
+	}
+	defer st.Close()
+	ts, ok := st.(store.ThreadStore)
+	if !ok {
+		s.lost = -1
+		return
+	}
+	for thread, sent := range s.threads {
+		th, err := ts.GetThread(context.Background(), "", thread)
+		if err != nil {
+			s.lost += len(sent)
+			continue
+		}
+		seen := map[string]bool{}
+		for _, id := range th.Delivered {
+			seen[id] = true
+		}
+		for _, id := range sent {
+			if !seen[id] {
+				s.lost++
+			}
+		}
+	}
+}

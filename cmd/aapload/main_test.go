@@ -1,0 +1,32 @@
+package main
+
+import (
+	"bytes"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// The load test itself works, at a tiny scale: it builds the two
+// programs, drives them, and reports every turn ok, no 409, no error and
+// no lost message.
+func TestLoadTestRuns(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds both programs")
+	}
+	bin := t.TempDir()
+	build := exec.Command("go", "build", "-o", bin+string(filepath.Separator), "../aap2agui", "../agui2aap")
+	out, err := build.CombinedOutput()
+	require.NoError(t, err, "%s", out)
+
+	var buf bytes.Buffer
+	require.NoError(t, run([]string{"-bin", bin, "-n", "3", "-m", "2", "-c", "2"}, &buf))
+	report := buf.String()
+	for _, name := range []string{"aap2agui", "agui2aap"} {
+		assert.Regexp(t, regexp.MustCompile(name+`: 3×2 at c=2: turns ok 6/6, 409s 0, errors none, messages lost 0, p50 \S+, p99 \S+, peak RSS [1-9][0-9.]* MiB`), report)
+	}
+}
