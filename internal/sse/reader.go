@@ -134,6 +134,7 @@ type parser struct {
 	skipLF   bool // the last line ended with CR: an LF next completes a CRLF
 	eof      bool
 	ioErr    error
+	empty    int  // consecutive reads that returned nothing
 	midEvent bool // a non-empty line since the last event boundary
 	size     int  // bytes of the current event so far, blank lines before it included
 
@@ -329,6 +330,15 @@ func (p *parser) fill() error {
 	}
 	if n == 0 && err != nil {
 		return p.fill()
+	}
+	if n == 0 {
+		// A reader that keeps returning nothing would spin this loop; give
+		// up after as many empty reads as bufio does.
+		if p.empty++; p.empty >= 100 {
+			p.ioErr = io.ErrNoProgress
+		}
+	} else {
+		p.empty = 0
 	}
 	return nil
 }

@@ -221,6 +221,18 @@ func TestReadIOError(t *testing.T) {
 	}
 }
 
+// emptyReader returns nothing and no error, forever: an io.Reader that
+// breaks the contract.
+type emptyReader struct{}
+
+func (emptyReader) Read([]byte) (int, error) { return 0, nil }
+
+func TestReadNoProgress(t *testing.T) {
+	got, err := readAll(t, io.MultiReader(strings.NewReader("data: a\n\n"), emptyReader{}), sse.ReadOptions{})
+	require.ErrorIs(t, err, io.ErrNoProgress)
+	assert.Equal(t, []event{{"", "a"}}, got)
+}
+
 func TestReadNilReader(t *testing.T) {
 	got, err := readAll(t, nil, sse.ReadOptions{})
 	require.Error(t, err)
