@@ -60,7 +60,7 @@ func (r *turnRun) base(ctx context.Context) ([]store.Entry, bool) {
 		r.log.Error().Err(err).Str("session", r.sess.ID).Msg("reading history for a checkpoint")
 		return nil, false
 	}
-	r.baseHist = hist[:len(hist)-len(r.entries) : len(hist)-len(r.entries)]
+	r.baseHist = hist[: len(hist)-len(r.entries) : len(hist)-len(r.entries)]
 	return r.baseHist, true
 }
 
