@@ -154,8 +154,11 @@ func (c *Config) setDefaults() error {
 	if c.MaxBody == 0 {
 		c.MaxBody = 8 << 20
 	}
-	if c.PageSize == 0 {
+	switch {
+	case c.PageSize == 0:
 		c.PageSize = 50
+	case c.PageSize < 0:
+		return fmt.Errorf("aap2agui: Config.PageSize %d is negative", c.PageSize)
 	}
 	if c.Clock == nil {
 		c.Clock = time.Now

@@ -38,6 +38,10 @@ func main() {
 
 var errUsage = errors.New("usage")
 
+// maxPageSize bounds --page-size: one page is one store query and one
+// response held in memory.
+const maxPageSize = 1000
+
 func run(args []string) error {
 	f := cli.NewFlags("aap2agui", "AAP2AGUI")
 	listen := f.String("listen", "127.0.0.1:8080", "address to serve the AAP API on")
@@ -57,6 +61,7 @@ func run(args []string) error {
 	idleTimeout := f.Duration("upstream-idle-timeout", 5*time.Minute, "end a turn whose upstream stream sends nothing for this long (negative: never)")
 	keepAlive := f.Duration("keep-alive", 15*time.Second, "send a comment line on an idle event stream this often (negative: never)")
 	bodyTimeout := f.Duration("body-timeout", 30*time.Second, "how long a client may take to send a request body")
+	pageSize := f.Int64("page-size", 50, "sessions per page of GET /sessions (1 to 1000)")
 	grace := f.Duration("shutdown-timeout", 30*time.Second, "how long running turns may take to finish on SIGTERM")
 	if err := f.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -68,6 +73,9 @@ func run(args []string) error {
 	if err != nil {
 		return err
 	}
+	if *pageSize < 1 || *pageSize > maxPageSize {
+		return fmt.Errorf("--page-size %d: want a number of sessions from 1 to %d", *pageSize, maxPageSize)
+	}
 	if *copyFrom != "" {
 		return cli.CopyStore(log, *copyFrom, *storeSpec)
 	}
@@ -76,6 +84,7 @@ func run(args []string) error {
 		Upstream: *upstream, APIKeys: *keys, PublicMeta: *publicMeta, BasePath: *basePath,
 		MaxBody: *maxBody, Logger: log, UpstreamHeader: http.Header{}, BodyTimeout: *bodyTimeout,
 		ConnectTimeout: *headerTimeout, IdleTimeout: *idleTimeout, KeepAlive: *keepAlive,
+		PageSize: int(*pageSize),
 	}
 	if cfg.AllowedHosts, err = cli.CheckExposure(*listen, len(cfg.APIKeys) == 0, *insecureOpen, *allowedHosts); err != nil {
 		return err

@@ -124,3 +124,52 @@ func TestCopyFromSQLite(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, aap.StopEndTurn, resp.StopReason)
 }
+
+// --page-size sets the length of a GET /sessions page: seven sessions at
+// three a page come back as 3, 3, 1, in creation order, the last page
+// without a cursor; the default is 50 a page; a size below 1 is refused at
+// start-up.
+func TestPageSize(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	pages := func(c *aap.Client) (sizes []int, ids []string) {
+		after := ""
+		for {
+			page, err := c.ListSessions(ctx, after)
+			require.NoError(t, err)
+			sizes = append(sizes, len(page.Sessions))
+			for _, s := range page.Sessions {
+				ids = append(ids, s.SessionID)
+			}
+			if page.Next == "" {
+				return sizes, ids
+			}
+			after = page.Next
+		}
+	}
+
+	p := proctest.Start(t, nil, "--listen", "127.0.0.1:0", "--store", "memory:", "--page-size", "3")
+	c := aap.NewClient(p.URL(), aap.ClientOptions{})
+	var created []string
+	for range 7 {
+		s, err := c.CreateSession(ctx, &aap.PostSessionsRequest{Agent: aap.AgentConfig{Name: "demo"}})
+		require.NoError(t, err)
+		created = append(created, s.SessionID)
+	}
+	sizes, ids := pages(c)
+	assert.Equal(t, []int{3, 3, 1}, sizes)
+	assert.Equal(t, created, ids)
+
+	d := proctest.Start(t, nil, "--listen", "127.0.0.1:0", "--store", "memory:")
+	c = aap.NewClient(d.URL(), aap.ClientOptions{})
+	for range 51 {
+		_, err := c.CreateSession(ctx, &aap.PostSessionsRequest{Agent: aap.AgentConfig{Name: "demo"}})
+		require.NoError(t, err)
+	}
+	sizes, _ = pages(c)
+	assert.Equal(t, []int{50, 1}, sizes, "default page size")
+
+	err := run([]string{"--page-size", "0", "--store", "memory:"})
+	require.ErrorContains(t, err, "--page-size 0")
+}
