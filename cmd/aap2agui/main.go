@@ -23,6 +23,7 @@ import (
 	"github.com/aapagui/aapagui/aap"
 	"github.com/aapagui/aapagui/bridge/aap2agui"
 	"github.com/aapagui/aapagui/demo"
+	"github.com/aapagui/aapagui/internal/buildinfo"
 	"github.com/aapagui/aapagui/internal/cli"
 	"github.com/aapagui/aapagui/store"
 )
@@ -71,7 +72,7 @@ func run(args []string) error {
 		return errUsage
 	}
 	if *showVersion {
-		fmt.Println("aap2agui " + cli.ReadBuild().String())
+		fmt.Println("aap2agui " + buildinfo.Read().String())
 		return nil
 	}
 	log, err := cli.Logger(*logLevel)

@@ -22,6 +22,7 @@ import (
 
 	"github.com/aapagui/aapagui/bridge/agui2aap"
 	"github.com/aapagui/aapagui/demo"
+	"github.com/aapagui/aapagui/internal/buildinfo"
 	"github.com/aapagui/aapagui/internal/cli"
 	"github.com/aapagui/aapagui/store"
 )
@@ -66,7 +67,7 @@ func run(args []string) error {
 		return errUsage
 	}
 	if *showVersion {
-		fmt.Println("agui2aap " + cli.ReadBuild().String())
+		fmt.Println("agui2aap " + buildinfo.Read().String())
 		return nil
 	}
 	log, err := cli.Logger(*logLevel)

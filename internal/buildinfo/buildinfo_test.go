@@ -1,4 +1,4 @@
-package cli
+package buildinfo
 
 import (
 	"runtime/debug"

@@ -1,4 +1,6 @@
-package cli
+// Package buildinfo reads what the Go toolchain recorded about the running
+// binary: the version --version prints and the metrics and traces carry.
+package buildinfo
 
 import (
 	"runtime/debug"
@@ -21,8 +23,8 @@ type Build struct {
 	GoVersion string
 }
 
-// ReadBuild returns the running binary's build information.
-func ReadBuild() Build {
+// Read returns the running binary's build information.
+func Read() Build {
 	bi, ok := debug.ReadBuildInfo()
 	if !ok {
 		return Build{Version: "(unknown)"}

@@ -1,0 +1,137 @@
+package store
+
+import (
+	"context"
+	"time"
+)
+
+// Observer is told of each store operation: it is called as the operation
+// starts, with its name ("GetSession", "AppendHistory", …), and returns
+// the context to run it with (one carrying a trace span, say) and a
+// function called with its result when it ends.
+type Observer func(ctx context.Context, op string) (context.Context, func(error))
+
+// Observe returns st with every operation reported to o (metrics,
+// tracing); the operations themselves are st's.
+func Observe(st Store, o Observer) Store { return &observed{st: st, o: o} }
+
+type observed struct {
+	st Store
+	o  Observer
+}
+
+func (s *observed) CreateSession(ctx context.Context, sess *Session, seed []Entry) error {
+	ctx, done := s.o(ctx, "CreateSession")
+	err := s.st.CreateSession(ctx, sess, seed)
+	done(err)
+	return err
+}
+
+func (s *observed) GetSession(ctx context.Context, owner, id string) (*Session, error) {
+	ctx, done := s.o(ctx, "GetSession")
+	sess, err := s.st.GetSession(ctx, owner, id)
+	done(err)
+	return sess, err
+}
+
+func (s *observed) ListSessions(ctx context.Context, owner string, after int64, limit int) ([]*Session, error) {
+	ctx, done := s.o(ctx, "ListSessions")
+	list, err := s.st.ListSessions(ctx, owner, after, limit)
+	done(err)
+	return list, err
+}
+
+func (s *observed) UpdateSession(ctx context.Context, sess *Session) error {
+	ctx, done := s.o(ctx, "UpdateSession")
+	err := s.st.UpdateSession(ctx, sess)
+	done(err)
+	return err
+}
+
+func (s *observed) SaveSession(ctx context.Context, sess *Session, appended []Entry) error {
+	ctx, done := s.o(ctx, "SaveSession")
+	err := s.st.SaveSession(ctx, sess, appended)
+	done(err)
+	return err
+}
+
+func (s *observed) DeleteSession(ctx context.Context, owner, id string) error {
+	ctx, done := s.o(ctx, "DeleteSession")
+	err := s.st.DeleteSession(ctx, owner, id)
+	done(err)
+	return err
+}
+
+func (s *observed) AppendHistory(ctx context.Context, id string, entries []Entry) error {
+	ctx, done := s.o(ctx, "AppendHistory")
+	err := s.st.AppendHistory(ctx, id, entries)
+	done(err)
+	return err
+}
+
+func (s *observed) ReplaceHistory(ctx context.Context, id string, entries []Entry) error {
+	ctx, done := s.o(ctx, "ReplaceHistory")
+	err := s.st.ReplaceHistory(ctx, id, entries)
+	done(err)
+	return err
+}
+
+func (s *observed) History(ctx context.Context, id string) ([]Entry, error) {
+	ctx, done := s.o(ctx, "History")
+	h, err := s.st.History(ctx, id)
+	done(err)
+	return h, err
+}
+
+func (s *observed) Lock(ctx context.Context, id, holder string, ttl time.Duration) (bool, time.Duration, error) {
+	ctx, done := s.o(ctx, "Lock")
+	ok, left, err := s.st.Lock(ctx, id, holder, ttl)
+	done(err)
+	return ok, left, err
+}
+
+func (s *observed) Unlock(ctx context.Context, id, holder string) error {
+	ctx, done := s.o(ctx, "Unlock")
+	err := s.st.Unlock(ctx, id, holder)
+	done(err)
+	return err
+}
+
+func (s *observed) Ping(ctx context.Context) error {
+	ctx, done := s.o(ctx, "Ping")
+	err := s.st.Ping(ctx)
+	done(err)
+	return err
+}
+
+// Close closes the store underneath; it is not an operation worth
+// observing.
+func (s *observed) Close() error { return s.st.Close() }
+
+func (s *observed) GetThread(ctx context.Context, owner, id string) (*Thread, error) {
+	ctx, done := s.o(ctx, "GetThread")
+	t, err := s.st.GetThread(ctx, owner, id)
+	done(err)
+	return t, err
+}
+
+func (s *observed) SaveThread(ctx context.Context, t *Thread) error {
+	ctx, done := s.o(ctx, "SaveThread")
+	err := s.st.SaveThread(ctx, t)
+	done(err)
+	return err
+}
+
+func (s *observed) LockThread(ctx context.Context, owner, id, holder string, ttl time.Duration) (bool, time.Duration, error) {
+	ctx, done := s.o(ctx, "LockThread")
+	ok, left, err := s.st.LockThread(ctx, owner, id, holder, ttl)
+	done(err)
+	return ok, left, err
+}
+
+func (s *observed) UnlockThread(ctx context.Context, owner, id, holder string) error {
+	ctx, done := s.o(ctx, "UnlockThread")
+	err := s.st.UnlockThread(ctx, owner, id, holder)
+	done(err)
+	return err
+}

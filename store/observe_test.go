@@ -1,0 +1,67 @@
+package store_test
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+
+	"github.com/aapagui/aapagui/store"
+)
+
+type ctxKey struct{}
+
+// TestObserve runs the conformance suite on an observed memory store: the
+// store behaves the same, every operation is reported with its result, and
+// runs with the context the observer returned.
+func TestObserve(t *testing.T) {
+	var mu sync.Mutex
+	calls, errs, started := map[string]int{}, map[string]int{}, 0
+	observer := func(ctx context.Context, op string) (context.Context, func(error)) {
+		mu.Lock()
+		started++
+		mu.Unlock()
+		return context.WithValue(ctx, ctxKey{}, op), func(err error) {
+			mu.Lock()
+			defer mu.Unlock()
+			calls[op]++
+			if err != nil {
+				errs[op]++
+			}
+		}
+	}
+	t.Run("conformance", func(t *testing.T) {
+		testStore(t, func(*testing.T) store.Store { return store.Observe(store.NewMemory(), observer) })
+	})
+	mu.Lock()
+	for _, op := range []string{"CreateSession", "GetSession", "ListSessions", "UpdateSession", "SaveSession", "DeleteSession",
+		"AppendHistory", "ReplaceHistory", "History", "Lock", "Unlock", "GetThread", "SaveThread", "LockThread", "UnlockThread"} {
+		assert.Positive(t, calls[op], op)
+	}
+	assert.Positive(t, errs["GetSession"], "ErrNotFound is reported as the result")
+	n := 0
+	for _, c := range calls {
+		n += c
+	}
+	assert.Equal(t, started, n, "every operation started also ended")
+	mu.Unlock()
+
+	// The operation runs with the observer's context.
+	var seen any
+	st := store.Observe(ctxStore{Store: store.NewMemory(), seen: &seen}, observer)
+	assert.NoError(t, st.Ping(context.Background()))
+	assert.Equal(t, "Ping", seen)
+	assert.True(t, errors.Is(st.DeleteSession(context.Background(), "", "nope"), store.ErrNotFound))
+}
+
+type ctxStore struct {
+	store.Store
+	seen *any
+}
+
+func (s ctxStore) Ping(ctx context.Context) error {
+	*s.seen = ctx.Value(ctxKey{})
+	return nil
+}
