@@ -44,6 +44,7 @@ const maxPageSize = 1000
 
 func run(args []string) error {
 	f := cli.NewFlags("aap2agui", "AAP2AGUI")
+	showVersion := f.FlagSet.Bool("version", false, "print the version (module version, VCS revision, Go version) and exit")
 	listen := f.String("listen", "127.0.0.1:8080", "address to serve the AAP API on")
 	upstream := f.String("upstream", "", "URL of the AG-UI agent (POST RunAgentInput); empty runs the built-in demo agent")
 	headers := f.List("upstream-header", "\n", "header sent to the agent, 'Name: value'")
@@ -69,6 +70,10 @@ func run(args []string) error {
 			return nil
 		}
 		return errUsage
+	}
+	if *showVersion {
+		fmt.Println("aap2agui " + cli.ReadBuild().String())
+		return nil
 	}
 	log, err := cli.Logger(*logLevel)
 	if err != nil {

@@ -39,6 +39,7 @@ var errUsage = errors.New("usage")
 
 func run(args []string) error {
 	f := cli.NewFlags("agui2aap", "AGUI2AAP")
+	showVersion := f.FlagSet.Bool("version", false, "print the version (module version, VCS revision, Go version) and exit")
 	listen := f.String("listen", "127.0.0.1:8081", "address to serve AG-UI on")
 	upstream := f.String("upstream", "", "base URL of the AAP server; empty runs the built-in AAP demo agent")
 	upstreamKey := f.String("upstream-api-key", "", "API key for the AAP server")
@@ -63,6 +64,10 @@ func run(args []string) error {
 			return nil
 		}
 		return errUsage
+	}
+	if *showVersion {
+		fmt.Println("agui2aap " + cli.ReadBuild().String())
+		return nil
 	}
 	log, err := cli.Logger(*logLevel)
 	if err != nil {

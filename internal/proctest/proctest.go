@@ -116,3 +116,18 @@ func (p *Proc) Log() string {
 	defer p.mu.Unlock()
 	return p.log.String()
 }
+
+// Stdout runs the program to its end with args and returns what it printed
+// on standard output; the test fails if it exits with an error.
+func Stdout(t testing.TB, args ...string) string {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], args...)
+	cmd.Env = append(os.Environ(), envMain+"=1")
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("%s: %v\n%s", strings.Join(args, " "), err, stderr.String())
+	}
+	return string(out)
+}
