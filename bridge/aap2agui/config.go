@@ -14,6 +14,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/aapagui/aapagui/aap"
+	"github.com/aapagui/aapagui/internal/web"
 	"github.com/aapagui/aapagui/store"
 )
 
@@ -44,6 +45,10 @@ type Config struct {
 	APIKeys []string
 	// PublicMeta serves GET /meta without a key.
 	PublicMeta bool
+	// CORSOrigins are the browser origins allowed to call the API
+	// directly (a web client on another origin); "*" allows any origin,
+	// never with credentials. None: preflights are refused.
+	CORSOrigins []string
 	// AllowedHosts are the Host names (or addresses) served besides the
 	// loopback names when APIKeys is empty, against DNS rebinding; "*"
 	// serves any. With API keys every Host is served.
@@ -104,6 +109,9 @@ func (c *Config) setDefaults() error {
 	u, err := url.Parse(c.Upstream)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return fmt.Errorf("aap2agui: Config.Upstream %q is not an http(s) URL", c.Upstream)
+	}
+	if err := web.CheckOrigins(c.CORSOrigins); err != nil {
+		return fmt.Errorf("aap2agui: %w", err)
 	}
 	if c.Agent.Name == "" {
 		d := DefaultAgent()

@@ -38,7 +38,7 @@ func New(cfg Config) (*Server, error) {
 			s.secrets[o.Name] = true
 		}
 	}
-	guards := []gin.HandlerFunc{web.BodyTimeout(cfg.BodyTimeout)}
+	guards := []gin.HandlerFunc{web.CORS(cfg.CORSOrigins, "GET, POST, DELETE, OPTIONS"), web.BodyTimeout(cfg.BodyTimeout)}
 	if s.keys.Open() {
 		guards = append(guards, web.HostAllow(cfg.AllowedHosts))
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/aapagui/aapagui/aap"
+	"github.com/aapagui/aapagui/internal/web"
 	"github.com/aapagui/aapagui/store"
 )
 
@@ -129,6 +130,9 @@ func (c *Config) setDefaults() error {
 	u, err := url.Parse(c.Upstream)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return fmt.Errorf("agui2aap: Config.Upstream %q is not an http(s) URL", c.Upstream)
+	}
+	if err := web.CheckOrigins(c.CORSOrigins); err != nil {
+		return fmt.Errorf("agui2aap: %w", err)
 	}
 	switch c.Policy {
 	case "":

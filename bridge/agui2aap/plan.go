@@ -202,6 +202,19 @@ func (s *Server) makePlan(th *store.Thread, in *types.RunAgentInput, agent strin
 	return p, nil
 }
 
+// lostSessionPlan is the plan of a run whose AAP session the server no
+// longer has: a new session seeded with the client's history, as for a
+// rewritten history.
+func (s *Server) lostSessionPlan(in *types.RunAgentInput) (*plan, error) {
+	msgs := make([]types.Message, 0, len(in.Messages))
+	for _, m := range in.Messages {
+		if m.Role != types.RoleActivity {
+			msgs = append(msgs, m)
+		}
+	}
+	return s.freshPlan(msgs, in)
+}
+
 // freshPlan seeds a new session with the client's history up to its last
 // turn: the last user message, or the tool results after the last
 // assistant message. Tool calls the history leaves unanswered are closed

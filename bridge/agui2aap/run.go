@@ -98,25 +98,16 @@ func (s *Server) run(c *gin.Context) {
 		web.Error(c, http.StatusInternalServerError, "store_error", "the thread store failed")
 		return
 	}
+	r := &runner{s: s, c: c, cl: cl, in: &in, info: info, th: th, log: log, clientTools: clientTools, fwd: fwd, release: release}
 	p, err := s.makePlan(th, &in, name)
 	if err != nil {
-		var pe *planError
-		if errors.As(err, &pe) && pe.status != 0 {
-			web.Error(c, pe.status, pe.code, pe.message)
-			return
-		}
-		if errors.As(err, &pe) {
-			log.Info().Str("code", pe.code).Str("thread", in.ThreadID).Msg("run refused")
-			s.refuse(c, &in, pe)
-			return
-		}
-		web.Error(c, http.StatusBadRequest, "invalid_input", err.Error())
+		r.planFailed(err)
 		return
 	}
 	if th == nil {
-		th = &store.Thread{Owner: owner, ID: in.ThreadID}
+		r.th = &store.Thread{Owner: owner, ID: in.ThreadID}
 	}
-	r := &runner{s: s, c: c, cl: cl, in: &in, info: info, th: th, p: p, log: log, clientTools: clientTools, fwd: fwd, release: release}
+	r.p = p
 	r.execute(ctx)
 }
 
@@ -182,6 +173,62 @@ func (r *runner) mode() aap.StreamMode {
 }
 
 func (r *runner) execute(ctx context.Context) {
+	in := r.in
+	req, ok := r.begin(ctx)
+	if !ok {
+		return
+	}
+
+	r.clients = map[string]bool{}
+	for _, t := range in.Tools {
+		r.clients[t.Name] = true
+	}
+	interrupting := r.s.cfg.Policy == PolicyInterrupt
+	r.a2g = translate.NewAAPToAGUI(translate.AAPToAGUIOptions{
+		ThreadID: in.ThreadID, RunID: in.RunID,
+		// Under a grant or deny policy nothing is ever interrupted.
+		IsClientTool: func(name string) bool { return r.clients[name] || !interrupting },
+	})
+	r.results = map[string]bool{}
+	r.out = web.NewStream(r.c.Writer)
+	r.out.KeepAlive = r.s.cfg.KeepAlive
+
+	evs, err := r.open(ctx, r.th.SessionID, req)
+	if err != nil && !r.p.fresh && sessionGone(err) {
+		// The AAP server forgot the session (an in-memory server
+		// restarted, expiry, deletion): the thread moves to a new session
+		// seeded with the client's history, as for a rewritten history.
+		r.log.Warn().Str("thread", in.ThreadID).Str("session", r.th.SessionID).
+			Msg("the AAP server no longer has the thread's session; moving the thread to a new one seeded with the client's history")
+		p, perr := r.s.lostSessionPlan(in)
+		if perr != nil {
+			r.planFailed(perr)
+			return
+		}
+		r.p = p
+		if req, ok = r.begin(ctx); !ok {
+			return
+		}
+		evs, err = r.open(ctx, r.th.SessionID, req)
+	}
+	if err != nil {
+		r.s.upstreamError(r.c, err)
+		return
+	}
+	r.out.Start()
+	r.pump(ctx, evs, req)
+	// Save and free the thread before the client sees the end of the run:
+	// a client that starts its next run at once (CopilotKit does, after a
+	// frontend tool) must find the thread saved and free.
+	r.save()
+	r.release()
+	r.out.Flush()
+}
+
+// begin builds the plan's turn request, creating the new session first
+// when the plan starts one. It answers the client itself and returns false
+// when the AAP server refuses the new session.
+func (r *runner) begin(ctx context.Context) (*aap.PostSessionTurnRequest, bool) {
 	in, th, p := r.in, r.th, r.p
 	toolsDigest := digest(in.Tools)
 	contextDigest := ""
@@ -208,7 +255,7 @@ func (r *runner) execute(ctx context.Context) {
 		created, err := r.cl.CreateSession(ctx, &aap.PostSessionsRequest{Agent: agent, Messages: p.seed, Tools: r.clientTools})
 		if err != nil {
 			r.s.upstreamError(r.c, err)
-			return
+			return nil, false
 		}
 		th.SessionID, th.Agent, th.Delivered, th.ClientCalls, th.Interrupts = created.SessionID, r.info.Name, nil, nil, nil
 		th.ToolsDigest = toolsDigest
@@ -225,34 +272,27 @@ func (r *runner) execute(ctx context.Context) {
 			req.Agent = &aap.AgentConfig{Tools: r.fwd.Agent.Tools, Options: r.fwd.Agent.Options}
 		}
 	}
+	return req, true
+}
 
-	r.clients = map[string]bool{}
-	for _, t := range in.Tools {
-		r.clients[t.Name] = true
-	}
-	interrupting := r.s.cfg.Policy == PolicyInterrupt
-	r.a2g = translate.NewAAPToAGUI(translate.AAPToAGUIOptions{
-		ThreadID: in.ThreadID, RunID: in.RunID,
-		// Under a grant or deny policy nothing is ever interrupted.
-		IsClientTool: func(name string) bool { return r.clients[name] || !interrupting },
-	})
-	r.results = map[string]bool{}
-	r.out = web.NewStream(r.c.Writer)
-	r.out.KeepAlive = r.s.cfg.KeepAlive
+// sessionGone reports an AAP server's 404 for the thread's session.
+func sessionGone(err error) bool {
+	var he *aap.HTTPError
+	return errors.As(err, &he) && he.StatusCode == http.StatusNotFound
+}
 
-	evs, err := r.open(ctx, th.SessionID, req)
-	if err != nil {
-		r.s.upstreamError(r.c, err)
-		return
+// planFailed answers a run whose plan cannot be made.
+func (r *runner) planFailed(err error) {
+	var pe *planError
+	switch {
+	case errors.As(err, &pe) && pe.status != 0:
+		web.Error(r.c, pe.status, pe.code, pe.message)
+	case errors.As(err, &pe):
+		r.log.Info().Str("code", pe.code).Str("thread", r.in.ThreadID).Msg("run refused")
+		r.s.refuse(r.c, r.in, pe)
+	default:
+		web.Error(r.c, http.StatusBadRequest, "invalid_input", err.Error())
 	}
-	r.out.Start()
-	r.pump(ctx, evs, req)
-	// Save and free the thread before the client sees the end of the run:
-	// a client that starts its next run at once (CopilotKit does, after a
-	// frontend tool) must find the thread saved and free.
-	r.save()
-	r.release()
-	r.out.Flush()
 }
 
 // open starts a turn and returns its events; an error before any event is

@@ -6,7 +6,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"net/http"
-	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -38,7 +37,7 @@ func New(cfg Config) (*Server, error) {
 		return nil, err
 	}
 	s := &Server{cfg: cfg, keys: web.NewKeys(cfg.APIKeys), meta: map[string]metaEntry{}}
-	guards := []gin.HandlerFunc{s.cors, web.BodyTimeout(cfg.BodyTimeout)}
+	guards := []gin.HandlerFunc{web.CORS(cfg.CORSOrigins, "GET, POST, OPTIONS"), web.BodyTimeout(cfg.BodyTimeout)}
 	if s.keys.Open() {
 		guards = append(guards, web.HostAllow(cfg.AllowedHosts))
 	}
@@ -82,47 +81,6 @@ func bearer(r *http.Request) string {
 		return ""
 	}
 	return strings.TrimSpace(key)
-}
-
-// cors answers preflight requests and marks responses for allowed origins.
-func (s *Server) cors(c *gin.Context) {
-	origin := c.GetHeader("Origin")
-	if origin == "" || len(s.cfg.CORSOrigins) == 0 {
-		c.Next()
-		return
-	}
-	any := slices.Contains(s.cfg.CORSOrigins, "*")
-	allowed := any || slices.Contains(s.cfg.CORSOrigins, origin)
-	h := c.Writer.Header()
-	h.Add("Vary", "Origin")
-	switch {
-	case slices.Contains(s.cfg.CORSOrigins, origin):
-		// A listed origin may send credentials (cookies, Authorization).
-		h.Set("Access-Control-Allow-Origin", origin)
-		h.Set("Access-Control-Allow-Credentials", "true")
-	case any:
-		// Any origin, but never with credentials.
-		h.Set("Access-Control-Allow-Origin", "*")
-	}
-	if allowed {
-		h.Set("Access-Control-Expose-Headers", "X-Request-Id")
-	}
-	if c.Request.Method == http.MethodOptions && c.GetHeader("Access-Control-Request-Method") != "" {
-		if !allowed {
-			web.Error(c, http.StatusForbidden, "origin_not_allowed", "origin "+origin+" may not call this bridge")
-			return
-		}
-		h.Set("Access-Control-Allow-Methods", "GET, POST, OPTIONS")
-		if req := c.GetHeader("Access-Control-Request-Headers"); req != "" {
-			h.Set("Access-Control-Allow-Headers", req)
-		} else {
-			h.Set("Access-Control-Allow-Headers", "Content-Type, Authorization, Accept")
-		}
-		h.Set("Access-Control-Max-Age", "600")
-		c.AbortWithStatus(http.StatusNoContent)
-		return
-	}
-	c.Next()
 }
 
 // client returns the AAP client for a request: with the caller's key when

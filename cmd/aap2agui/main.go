@@ -50,6 +50,7 @@ func run(args []string) error {
 	upstream := f.String("upstream", "", "URL of the AG-UI agent (POST RunAgentInput); empty runs the built-in demo agent")
 	headers := f.List("upstream-header", "\n", "header sent to the agent, 'Name: value'")
 	keys := f.List("api-key", ",", "API key accepted from AAP clients; none means the API is open")
+	origins := f.List("cors-origin", ",", "browser origin allowed to call the API directly, e.g. an AAP web client's page (* for any, never with credentials)")
 	publicMeta := f.Bool("public-meta", false, "serve GET /meta without an API key")
 	agentFile := f.String("agent-config", "", "JSON or YAML file describing the agent (name, title, version, description, options, tools, capabilities)")
 	storeSpec := f.String("store", "sqlite:aap2agui.db", "session store: sqlite:<file>, postgres://user@host/db (replicas on several machines) or memory:")
@@ -90,7 +91,7 @@ func run(args []string) error {
 		Upstream: *upstream, APIKeys: *keys, PublicMeta: *publicMeta, BasePath: *basePath,
 		MaxBody: *maxBody, Logger: log, UpstreamHeader: http.Header{}, BodyTimeout: *bodyTimeout,
 		ConnectTimeout: *headerTimeout, IdleTimeout: *idleTimeout, KeepAlive: *keepAlive,
-		PageSize: int(*pageSize),
+		PageSize: int(*pageSize), CORSOrigins: *origins,
 	}
 	if cfg.AllowedHosts, err = cli.CheckExposure(*listen, len(cfg.APIKeys) == 0, *insecureOpen, *allowedHosts); err != nil {
 		return err
@@ -149,7 +150,7 @@ func run(args []string) error {
 	}
 	return cli.Serve(ctx, log, *listen, srv, *grace, func(a net.Addr) {
 		log.Info().Str("listen", a.String()).Str("upstream", cli.RedactURL(cfg.Upstream)).Strs("upstream_headers", headerNames).
-			Str("agent", cfg.Agent.Name).Str("store", cli.RedactURL(*storeSpec)).Str("base_path", cfg.BasePath).Msg("aap2agui serving")
+			Str("agent", cfg.Agent.Name).Str("store", cli.RedactURL(*storeSpec)).Str("base_path", cfg.BasePath).Strs("cors_origins", cfg.CORSOrigins).Msg("aap2agui serving")
 	})
 }
 

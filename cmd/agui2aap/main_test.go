@@ -3,6 +3,8 @@ package main
 import (
 	"bufio"
 	"context"
+	"encoding/json"
+	"io"
 	"net/http"
 	"path/filepath"
 	"strconv"
@@ -99,4 +101,77 @@ func TestCopyFromSQLite(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, "sess_1", got.SessionID)
 	assert.Equal(t, []string{"u1", "a1"}, got.Delivered)
+}
+
+// The README's promise: with the built-in AAP demo agent and a SQLite
+// store, agui2aap restarted mid-conversation answers the next message with
+// the conversation's context. The built-in agent keeps its sessions in
+// memory, so the thread's session is gone after the restart: the thread
+// moves to a new session seeded with the client's history (logged with
+// the seed's length).
+func TestRestartMidConversation(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	db := "sqlite:" + filepath.Join(t.TempDir(), "agui2aap.db")
+	a := proctest.Start(t, nil, "--listen", "127.0.0.1:0", "--store", db)
+	first := `{"id":"u1","role":"user","content":"hello there"}`
+	body := readBody(t, post(t, ctx, a.URL()+"/agents/demo", runBody("r1", first)))
+	require.Contains(t, body, `"RUN_FINISHED"`)
+	a.Kill()
+
+	b := proctest.Start(t, nil, "--listen", "127.0.0.1:0", "--store", db)
+	answer := `{"id":"` + textMessageID(t, body) + `","role":"assistant","content":"You said: hello there"}`
+	next := runBody("r2", first+","+answer+`,{"id":"u2","role":"user","content":"are you there?"}`)
+	resp := post(t, ctx, b.URL()+"/agents/demo", next)
+	require.Equal(t, http.StatusOK, resp.StatusCode)
+	body = readBody(t, resp)
+	assert.Contains(t, body, `"RUN_FINISHED"`)
+	assert.NotContains(t, body, `"RUN_ERROR"`)
+	assert.Equal(t, "You said: are you there?", streamText(t, body))
+	assert.Contains(t, b.Log(), "no longer has the thread's session")
+	assert.Contains(t, b.Log(), `"seed":2`, "the new session is seeded with the two earlier messages")
+}
+
+func readBody(t *testing.T, resp *http.Response) string {
+	t.Helper()
+	data, err := io.ReadAll(resp.Body)
+	require.NoError(t, err)
+	return string(data)
+}
+
+// streamText is the text of a stream's TEXT_MESSAGE_CONTENT deltas.
+func streamText(t *testing.T, body string) string {
+	t.Helper()
+	var sb strings.Builder
+	for _, line := range strings.Split(body, "\n") {
+		data, ok := strings.CutPrefix(line, "data: ")
+		if !ok || !strings.Contains(data, `"TEXT_MESSAGE_CONTENT"`) {
+			continue
+		}
+		var ev struct {
+			Delta string `json:"delta"`
+		}
+		require.NoError(t, json.Unmarshal([]byte(data), &ev))
+		sb.WriteString(ev.Delta)
+	}
+	return sb.String()
+}
+
+// textMessageID is the messageId of a stream's TEXT_MESSAGE_START.
+func textMessageID(t *testing.T, body string) string {
+	t.Helper()
+	for _, line := range strings.Split(body, "\n") {
+		data, ok := strings.CutPrefix(line, "data: ")
+		if !ok || !strings.Contains(data, `"TEXT_MESSAGE_START"`) {
+			continue
+		}
+		var ev struct {
+			MessageID string `json:"messageId"`
+		}
+		require.NoError(t, json.Unmarshal([]byte(data), &ev))
+		return ev.MessageID
+	}
+	t.Fatalf("no TEXT_MESSAGE_START in %s", body)
+	return ""
 }
