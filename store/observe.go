@@ -12,7 +12,8 @@ import (
 type Observer func(ctx context.Context, op string) (context.Context, func(error))
 
 // Observe returns st with every operation reported to o (metrics,
-// tracing); the operations themselves are st's.
+// tracing); the operations themselves are st's, optional ones
+// (SessionLoader) included.
 func Observe(st Store, o Observer) Store { return &observed{st: st, o: o} }
 
 type observed struct {
@@ -102,6 +103,27 @@ func (s *observed) Ping(ctx context.Context) error {
 	err := s.st.Ping(ctx)
 	done(err)
 	return err
+}
+
+// LoadSession is the store's own LoadSession (one operation) when it has
+// one, else GetSession and History (two).
+func (s *observed) LoadSession(ctx context.Context, owner, id string) (*Session, []Entry, error) {
+	l, ok := s.st.(SessionLoader)
+	if !ok {
+		sess, err := s.GetSession(ctx, owner, id)
+		if err != nil {
+			return nil, nil, err
+		}
+		hist, err := s.History(ctx, id)
+		if err != nil {
+			return nil, nil, err
+		}
+		return sess, hist, nil
+	}
+	ctx, done := s.o(ctx, "LoadSession")
+	sess, hist, err := l.LoadSession(ctx, owner, id)
+	done(err)
+	return sess, hist, err
 }
 
 // Close closes the store underneath; it is not an operation worth

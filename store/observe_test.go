@@ -54,6 +54,24 @@ func TestObserve(t *testing.T) {
 	assert.NoError(t, st.Ping(context.Background()))
 	assert.Equal(t, "Ping", seen)
 	assert.True(t, errors.Is(st.DeleteSession(context.Background(), "", "nope"), store.ErrNotFound))
+
+	// A store that loads a session in one round trip keeps doing so.
+	mem := store.NewMemory()
+	assert.NoError(t, mem.CreateSession(context.Background(), &store.Session{ID: "s1"}, nil))
+	st = store.Observe(loaderStore{mem}, observer)
+	sess, _, err := store.LoadSession(context.Background(), st, "", "s1")
+	assert.NoError(t, err)
+	assert.Equal(t, "s1", sess.ID)
+	mu.Lock()
+	assert.Equal(t, 1, calls["LoadSession"])
+	mu.Unlock()
+}
+
+type loaderStore struct{ store.Store }
+
+func (s loaderStore) LoadSession(ctx context.Context, owner, id string) (*store.Session, []store.Entry, error) {
+	sess, err := s.GetSession(ctx, owner, id)
+	return sess, nil, err
 }
 
 type ctxStore struct {
