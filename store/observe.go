@@ -14,10 +14,26 @@ type Observer func(ctx context.Context, op string) (context.Context, func(error)
 // Observe returns st with every operation reported to o (metrics,
 // tracing); the operations themselves are st's, optional ones
 // (SessionLoader) included.
-func Observe(st Store, o Observer) Store { return &observed{st: st, o: o} }
+func Observe(st Store, o Observer) Store {
+	return &observed{st: st, observedThreads: observedThreads{ts: st, o: o}}
+}
+
+// ObserveThreads is Observe for a ThreadStore; a whole Store stays one
+// (Observe).
+func ObserveThreads(ts ThreadStore, o Observer) ThreadStore {
+	if st, ok := ts.(Store); ok {
+		return Observe(st, o)
+	}
+	return &observedThreads{ts: ts, o: o}
+}
 
 type observed struct {
 	st Store
+	observedThreads
+}
+
+type observedThreads struct {
+	ts ThreadStore
 	o  Observer
 }
 
@@ -130,30 +146,30 @@ func (s *observed) LoadSession(ctx context.Context, owner, id string) (*Session,
 // observing.
 func (s *observed) Close() error { return s.st.Close() }
 
-func (s *observed) GetThread(ctx context.Context, owner, id string) (*Thread, error) {
+func (s *observedThreads) GetThread(ctx context.Context, owner, id string) (*Thread, error) {
 	ctx, done := s.o(ctx, "GetThread")
-	t, err := s.st.GetThread(ctx, owner, id)
+	t, err := s.ts.GetThread(ctx, owner, id)
 	done(err)
 	return t, err
 }
 
-func (s *observed) SaveThread(ctx context.Context, t *Thread) error {
+func (s *observedThreads) SaveThread(ctx context.Context, t *Thread) error {
 	ctx, done := s.o(ctx, "SaveThread")
-	err := s.st.SaveThread(ctx, t)
+	err := s.ts.SaveThread(ctx, t)
 	done(err)
 	return err
 }
 
-func (s *observed) LockThread(ctx context.Context, owner, id, holder string, ttl time.Duration) (bool, time.Duration, error) {
+func (s *observedThreads) LockThread(ctx context.Context, owner, id, holder string, ttl time.Duration) (bool, time.Duration, error) {
 	ctx, done := s.o(ctx, "LockThread")
-	ok, left, err := s.st.LockThread(ctx, owner, id, holder, ttl)
+	ok, left, err := s.ts.LockThread(ctx, owner, id, holder, ttl)
 	done(err)
 	return ok, left, err
 }
 
-func (s *observed) UnlockThread(ctx context.Context, owner, id, holder string) error {
+func (s *observedThreads) UnlockThread(ctx context.Context, owner, id, holder string) error {
 	ctx, done := s.o(ctx, "UnlockThread")
-	err := s.st.UnlockThread(ctx, owner, id, holder)
+	err := s.ts.UnlockThread(ctx, owner, id, holder)
 	done(err)
 	return err
 }

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/rs/zerolog"
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/aapagui/aapagui/aap"
 	"github.com/aapagui/aapagui/internal/web"
@@ -82,6 +83,14 @@ type Config struct {
 	Logger zerolog.Logger
 	// Clock returns the time; nil means time.Now.
 	Clock func() time.Time
+
+	// SeparateMetrics leaves GET /metrics off the API handler: the program
+	// serves Server.MetricsHandler on a listener of its own. Otherwise
+	// /metrics is served beside the API, behind the same API key.
+	SeparateMetrics bool
+	// TracerProvider traces requests, upstream calls and store operations
+	// (OpenTelemetry); nil means no tracing.
+	TracerProvider trace.TracerProvider
 }
 
 // DefaultAgent is the agent description used when Config.Agent has no name:

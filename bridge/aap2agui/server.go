@@ -14,6 +14,7 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"github.com/aapagui/aapagui/aap"
+	"github.com/aapagui/aapagui/internal/metrics"
 	"github.com/aapagui/aapagui/internal/web"
 	"github.com/aapagui/aapagui/store"
 	"github.com/aapagui/aapagui/translate"
@@ -25,6 +26,7 @@ type Server struct {
 	keys    web.Keys
 	secrets map[string]bool // names of secret options
 	engine  *gin.Engine
+	metrics *metrics.Metrics
 }
 
 // New returns a Server for the configuration.
@@ -32,7 +34,10 @@ func New(cfg Config) (*Server, error) {
 	if err := cfg.setDefaults(); err != nil {
 		return nil, err
 	}
-	s := &Server{cfg: cfg, keys: web.NewKeys(cfg.APIKeys), secrets: map[string]bool{}}
+	m := metrics.New(metrics.Options{Namespace: "aap2agui", Unit: "turn"})
+	observe, hc, outer := web.Telemetry("aap2agui", m, cfg.TracerProvider, cfg.HTTPClient)
+	cfg.Store, cfg.HTTPClient = store.Observe(cfg.Store, observe), hc
+	s := &Server{cfg: cfg, keys: web.NewKeys(cfg.APIKeys), secrets: map[string]bool{}, metrics: m}
 	for _, o := range cfg.Agent.Options {
 		if o.Type == aap.OptionSecret {
 			s.secrets[o.Name] = true
@@ -42,8 +47,11 @@ func New(cfg Config) (*Server, error) {
 	if s.keys.Open() {
 		guards = append(guards, web.HostAllow(cfg.AllowedHosts))
 	}
-	e := web.NewEngine(cfg.Logger, cfg.MaxBody, guards...)
+	e := web.NewEngine(cfg.Logger, cfg.MaxBody, outer, guards...)
 	e.GET("/readyz", s.ready)
+	if !cfg.SeparateMetrics {
+		e.GET("/metrics", s.auth, gin.WrapH(m.Handler()))
+	}
 
 	g := e.Group(strings.TrimSuffix(cfg.BasePath, "/"))
 	if cfg.PublicMeta {
@@ -63,6 +71,11 @@ func New(cfg Config) (*Server, error) {
 
 // ServeHTTP implements http.Handler.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.engine.ServeHTTP(w, r) }
+
+// MetricsHandler serves the server's metrics in the Prometheus text
+// format, without any key check: for a listener of its own (see
+// Config.SeparateMetrics).
+func (s *Server) MetricsHandler() http.Handler { return s.metrics.Handler() }
 
 const ownerKey = "owner"
 
@@ -190,6 +203,7 @@ func (s *Server) createSession(c *gin.Context) {
 		s.storeError(c, err)
 		return
 	}
+	s.metrics.InterruptsChanged(len(sess.Interrupts))
 	web.JSON(c, http.StatusCreated, aap.PostSessionsResponse{SessionID: sess.ID})
 }
 

@@ -16,6 +16,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/aapagui/aapagui/aap"
+	"github.com/aapagui/aapagui/internal/metrics"
 	"github.com/aapagui/aapagui/internal/sse"
 	"github.com/aapagui/aapagui/internal/web"
 	"github.com/aapagui/aapagui/store"
@@ -227,15 +228,23 @@ func (s *Server) turn(c *gin.Context) {
 		web.Error(c, http.StatusBadRequest, "invalid_turn", err.Error())
 		return
 	}
+	// From here on the turn is in flight: it ends with its metrics and
+	// its log line, whatever happens.
+	t := s.metrics.StartTurn(metrics.RequestStart(c), string(req.Mode()))
+	stop, result := "", metrics.OutcomeOK
+	defer func() {
+		s.metrics.Upstream("turn", result)
+		web.EndTurn(log, t, "turn", "session", sess.ID, stop, result)
+	}()
 	body, err := s.post(ctx, run)
 	if err != nil {
-		var ue *upstreamError
-		if errors.As(err, &ue) {
-			log.Warn().Err(ue.detail).Str("session", sess.ID).Str("code", ue.code).Msg("upstream failed before the stream")
-			web.Error(c, ue.status, ue.code, ue.message)
-			return
+		ue := &upstreamError{http.StatusBadGateway, "upstream_error", "the agent could not be called", err}
+		errors.As(err, &ue)
+		if result = ue.code; ctx.Err() != nil {
+			result = metrics.OutcomeCancelled
 		}
-		web.Error(c, http.StatusBadGateway, "upstream_error", "the agent could not be called")
+		log.Warn().Err(ue.detail).Str("session", sess.ID).Str("code", ue.code).Msg("upstream failed before the stream")
+		web.Error(c, ue.status, ue.code, ue.message)
 		return
 	}
 	defer body.Close()
@@ -253,7 +262,7 @@ func (s *Server) turn(c *gin.Context) {
 			denied[pm.ToolCallID] = pm.Reason
 		}
 	}
-	s.stream(c, &req, sess, run, body, denied, prevInterrupts, release, log)
+	stop, result = s.stream(c, &req, sess, run, body, denied, prevInterrupts, release, log, t)
 }
 
 // deniedText is the tool message AAP prescribes for a denied call.
@@ -355,8 +364,6 @@ type turnRun struct {
 	denied       map[string]string // toolCallId → reason of the calls this turn denies
 	// prevInterrupts were open before this turn.
 	prevInterrupts []types.Interrupt
-	events         int
-	skipped        int
 
 	// Checkpoints of the streamed answer (checkpoint.go).
 	entries        []store.Entry // the run's entries stored so far
@@ -368,7 +375,9 @@ type turnRun struct {
 
 // stream reads the agent's events, writes the AAP response and stores
 // what the run produces as it goes.
-func (s *Server) stream(c *gin.Context, req *aap.PostSessionTurnRequest, sess *store.Session, run *types.RunAgentInput, body interface{ Read([]byte) (int, error) }, denied map[string]string, prevInterrupts []types.Interrupt, release func(), log *zerolog.Logger) {
+// It returns the turn's stop reason and the upstream's result (see
+// web.EndTurn).
+func (s *Server) stream(c *gin.Context, req *aap.PostSessionTurnRequest, sess *store.Session, run *types.RunAgentInput, body interface{ Read([]byte) (int, error) }, denied map[string]string, prevInterrupts []types.Interrupt, release func(), log *zerolog.Logger, t *metrics.Turn) (stop, result string) {
 	ctx := c.Request.Context()
 	mode := req.Mode()
 	r := &turnRun{s: s, sess: sess, tr: translate.NewAGUIToAAP(translate.AGUIToAAPOptions{Mode: mode}), state: sess.State, log: log, denied: denied, prevInterrupts: prevInterrupts}
@@ -385,7 +394,9 @@ func (s *Server) stream(c *gin.Context, req *aap.PostSessionTurnRequest, sess *s
 			var err error
 			if buf, err = aap.AppendFrame(buf, ev); err != nil {
 				log.Error().Err(err).Str("event", string(ev.EventName())).Msg("encoding an AAP event")
+				continue
 			}
+			t.Out(string(ev.EventName()))
 		}
 		out.Commit(buf)
 	}
@@ -402,7 +413,11 @@ func (s *Server) stream(c *gin.Context, req *aap.PostSessionTurnRequest, sess *s
 			failure = fmt.Errorf("%w: %w", web.ErrBadEvent, err)
 			break
 		}
-		r.events++
+		if _, unknown := ev.(*translate.UnknownEvent); unknown {
+			t.In("unknown") // bounded: the type is whatever the agent sent
+		} else {
+			t.In(string(ev.Type()))
+		}
 		if !r.observe(ctx, ev) {
 			continue
 		}
@@ -417,16 +432,20 @@ func (s *Server) stream(c *gin.Context, req *aap.PostSessionTurnRequest, sess *s
 			break
 		}
 	}
+	result = metrics.OutcomeOK
 	if failure != nil && !r.tr.Done() {
 		if ctx.Err() != nil {
+			result = metrics.OutcomeCancelled
 			log.Info().Str("session", sess.ID).Msg("client went away; upstream call cancelled")
 		} else {
 			code, msg := web.StreamFailure(failure)
+			result = code
 			log.Warn().Err(failure).Str("session", sess.ID).Str("code", code).Msg(msg)
 		}
 	}
 	write(r.tr.Finish())
 	if r.tr.Incomplete() && failure == nil {
+		result, _ = web.StreamFailure(nil)
 		log.Warn().Str("session", sess.ID).Msg("the agent's stream ended without RUN_FINISHED")
 	}
 	if re := r.tr.RunError(); re != nil {
@@ -434,6 +453,7 @@ func (s *Server) stream(c *gin.Context, req *aap.PostSessionTurnRequest, sess *s
 		if re.Code != nil {
 			code = *re.Code
 		}
+		result = web.AgentError
 		log.Warn().Str("session", sess.ID).Str("agent_code", code).Str("agent_message", re.Message).Msg("the agent reported an error")
 	}
 	// Save and free the session before the client sees the end of the
@@ -445,8 +465,8 @@ func (s *Server) stream(c *gin.Context, req *aap.PostSessionTurnRequest, sess *s
 	if mode == aap.StreamNone {
 		web.JSON(c, http.StatusOK, r.tr.Response())
 	}
-	log.Debug().Str("session", sess.ID).Int("events", r.events).Int("skipped", r.skipped).
-		Str("stop", string(r.tr.StopReason())).Msg("turn finished")
+	r.s.metrics.InterruptsChanged(len(sess.Interrupts) - len(prevInterrupts))
+	return string(r.tr.StopReason()), result
 }
 
 // observe handles the events that change the session rather than the
@@ -468,12 +488,10 @@ func (r *turnRun) observe(ctx context.Context, ev events.Event) bool {
 		r.snapshot(ctx, e)
 		return false
 	case *translate.UnknownEvent:
-		r.skipped++
 		r.log.Debug().Str("type", string(e.Type())).Msg("unknown AG-UI event skipped")
 		return false
 	case *events.StepStartedEvent, *events.StepFinishedEvent, *events.ActivitySnapshotEvent,
 		*events.ActivityDeltaEvent, *events.RawEvent, *events.CustomEvent:
-		r.skipped++
 		r.log.Debug().Str("type", string(ev.Type())).Msg("AG-UI event with no AAP meaning")
 	}
 	return true

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/rs/zerolog"
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/aapagui/aapagui/aap"
 	"github.com/aapagui/aapagui/internal/web"
@@ -121,6 +122,15 @@ type Config struct {
 	MaxFollowUps int
 	// Logger receives one line per request and what is worth a look.
 	Logger zerolog.Logger
+
+	// SeparateMetrics leaves GET /metrics off the AG-UI handler: the
+	// program serves Server.MetricsHandler on a listener of its own.
+	// Otherwise /metrics is served beside the endpoints, behind the same
+	// API key.
+	SeparateMetrics bool
+	// TracerProvider traces requests, upstream calls and store operations
+	// (OpenTelemetry); nil means no tracing.
+	TracerProvider trace.TracerProvider
 }
 
 func (c *Config) setDefaults() error {

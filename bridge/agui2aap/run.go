@@ -16,6 +16,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/aapagui/aapagui/aap"
+	"github.com/aapagui/aapagui/internal/metrics"
 	"github.com/aapagui/aapagui/internal/web"
 	"github.com/aapagui/aapagui/store"
 	"github.com/aapagui/aapagui/translate"
@@ -159,6 +160,12 @@ type runner struct {
 	clients  map[string]bool // client tool names
 	results  map[string]bool // toolCallIds with a tool_result in this run
 	followUp int
+
+	// For the run's metrics and log line (web.EndTurn).
+	t          *metrics.Turn
+	stop       string // the stop reason of the last turn
+	result     string // the upstream's result: ok, cancelled or an error code
+	openBefore int    // interrupts open when the run started
 }
 
 func (r *runner) mode() aap.StreamMode {
@@ -174,6 +181,9 @@ func (r *runner) mode() aap.StreamMode {
 
 func (r *runner) execute(ctx context.Context) {
 	in := r.in
+	r.t = r.s.metrics.StartTurn(metrics.RequestStart(r.c), string(r.mode()))
+	r.result, r.openBefore = metrics.OutcomeOK, len(r.th.Interrupts)
+	defer func() { web.EndTurn(r.log, r.t, "run", "thread", in.ThreadID, r.stop, r.result) }()
 	req, ok := r.begin(ctx)
 	if !ok {
 		return
@@ -253,6 +263,7 @@ func (r *runner) begin(ctx context.Context) (*aap.PostSessionTurnRequest, bool) 
 			agent.Options = r.fwd.Agent.Options
 		}
 		created, err := r.cl.CreateSession(ctx, &aap.PostSessionsRequest{Agent: agent, Messages: p.seed, Tools: r.clientTools})
+		r.result = r.s.upstreamCall(ctx, "create_session", err)
 		if err != nil {
 			r.s.upstreamError(r.c, err)
 			return nil, false
@@ -301,6 +312,7 @@ func (r *runner) open(ctx context.Context, session string, req *aap.PostSessionT
 	if req.Stream == aap.StreamNone {
 		resp, err := r.cl.Turn(ctx, session, req)
 		if err != nil {
+			r.result = r.s.upstreamCall(ctx, "turn", err)
 			return nil, err
 		}
 		return func(yield func(aap.Event, error) bool) {
@@ -326,6 +338,7 @@ func (r *runner) open(ctx context.Context, session string, req *aap.PostSessionT
 			err = fmt.Errorf("%w: %w", errConnectTimeout, err)
 		}
 		cancel(nil)
+		r.result = r.s.upstreamCall(ctx, "turn", err)
 		return nil, err
 	}
 	body = web.IdleTimeout(body, r.s.cfg.IdleTimeout, cancel)
@@ -350,7 +363,7 @@ func (r *runner) pump(ctx context.Context, evs iter.Seq2[aap.Event, error], req 
 			break
 		}
 		if r.followUp++; r.followUp > r.s.cfg.MaxFollowUps {
-			writeAGUI(r.out, r.a2g.Fail("the permission policy answered too many tool calls in one run", CodeTooManyFollowUps), r.log)
+			r.write(r.a2g.Fail("the permission policy answered too many tool calls in one run", CodeTooManyFollowUps))
 			return
 		}
 		denied = nil
@@ -366,12 +379,12 @@ func (r *runner) pump(ctx context.Context, evs iter.Seq2[aap.Event, error], req 
 		var err error
 		if evs, err = r.open(ctx, r.th.SessionID, fu); err != nil {
 			r.log.Warn().Err(err).Msg("follow-up turn refused")
-			writeAGUI(r.out, r.a2g.Fail("the AAP server refused a follow-up turn", CodeUpstreamError), r.log)
+			r.write(r.a2g.Fail("the AAP server refused a follow-up turn", CodeUpstreamError))
 			return
 		}
 	}
 	if !r.a2g.Done() {
-		writeAGUI(r.out, r.a2g.Finish(), r.log)
+		r.write(r.a2g.Finish())
 	}
 }
 
@@ -380,16 +393,26 @@ func (r *runner) pump(ctx context.Context, evs iter.Seq2[aap.Event, error], req 
 // server tools only and the policy answers them, else nil.
 func (r *runner) stream(ctx context.Context, evs iter.Seq2[aap.Event, error], denied map[string]string) []aap.Message {
 	first := r.followUp == 0
+	r.stop = ""
+	result := "" // set by a failure; else worked out from the stop reason
+	defer func() { r.turnDone(result) }()
 	for ev, err := range evs {
 		if err != nil {
 			if ctx.Err() != nil {
+				result = metrics.OutcomeCancelled
 				r.log.Info().Msg("client went away; upstream turn cancelled")
 			} else {
 				code, msg := web.StreamFailure(err)
+				result = code
 				r.log.Warn().Err(err).Str("code", code).Msg(msg)
-				writeAGUI(r.out, r.a2g.Fail(msg+".", strings.ToUpper(code)), r.log)
+				r.write(r.a2g.Fail(msg+".", strings.ToUpper(code)))
 			}
 			return nil
+		}
+		if _, unknown := ev.(*aap.UnknownEvent); unknown {
+			r.t.In("unknown") // bounded: the name is whatever the server sent
+		} else {
+			r.t.In(string(ev.EventName()))
 		}
 		switch e := ev.(type) {
 		case *aap.TurnStart:
@@ -402,6 +425,7 @@ func (r *runner) stream(ctx context.Context, evs iter.Seq2[aap.Event, error], de
 			r.log.Debug().Str("event", string(e.Name)).Msg("unknown AAP event skipped")
 			continue
 		case *aap.TurnStop:
+			r.stop = string(e.StopReason)
 			// A denied call gets a result even from a server that sends none.
 			for id, reason := range denied {
 				if !r.results[id] {
@@ -446,7 +470,32 @@ func (r *runner) feed(ev aap.Event) {
 	if err != nil && !errors.Is(err, translate.ErrTerminated) {
 		r.log.Warn().Err(err).Msg("AAP event could not be translated")
 	}
-	writeAGUI(r.out, out, r.log)
+	r.write(out)
+}
+
+// write sends AG-UI events to the client, counting them.
+func (r *runner) write(evs []events.Event) {
+	for _, ev := range evs {
+		r.t.Out(string(ev.Type()))
+	}
+	writeAGUI(r.out, evs, r.log)
+}
+
+// turnDone counts an upstream turn that streamed: its result is the
+// failure's, or worked out from how it stopped (an agent error, no stop at
+// all, or ok).
+func (r *runner) turnDone(result string) {
+	switch {
+	case result != "":
+	case r.stop == "":
+		result, _ = web.StreamFailure(nil)
+	case r.stop == string(aap.StopError):
+		result = web.AgentError
+	default:
+		result = metrics.OutcomeOK
+	}
+	r.s.metrics.Upstream("turn", result)
+	r.result = result
 }
 
 // save records what the session has now seen: the client's messages this
@@ -474,7 +523,9 @@ func (r *runner) save() {
 	defer cancel()
 	if err := r.s.cfg.Store.SaveThread(ctx, th); err != nil {
 		r.log.Error().Err(err).Str("thread", th.ID).Msg("store: save thread")
+		return
 	}
+	r.s.metrics.InterruptsChanged(len(th.Interrupts) - r.openBefore)
 }
 
 // deniedResult is the result the bridge gives a denied call when the AAP

@@ -13,14 +13,17 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"github.com/aapagui/aapagui/aap"
+	"github.com/aapagui/aapagui/internal/metrics"
 	"github.com/aapagui/aapagui/internal/web"
+	"github.com/aapagui/aapagui/store"
 )
 
 // Server is the agui2aap HTTP handler.
 type Server struct {
-	cfg    Config
-	keys   web.Keys
-	engine *gin.Engine
+	cfg     Config
+	keys    web.Keys
+	engine  *gin.Engine
+	metrics *metrics.Metrics
 
 	metaMu sync.Mutex
 	meta   map[string]metaEntry // by upstream credential
@@ -36,13 +39,19 @@ func New(cfg Config) (*Server, error) {
 	if err := cfg.setDefaults(); err != nil {
 		return nil, err
 	}
-	s := &Server{cfg: cfg, keys: web.NewKeys(cfg.APIKeys), meta: map[string]metaEntry{}}
+	m := metrics.New(metrics.Options{Namespace: "agui2aap", Unit: "run"})
+	observe, hc, outer := web.Telemetry("agui2aap", m, cfg.TracerProvider, cfg.HTTPClient)
+	cfg.Store, cfg.HTTPClient = store.ObserveThreads(cfg.Store, observe), hc
+	s := &Server{cfg: cfg, keys: web.NewKeys(cfg.APIKeys), meta: map[string]metaEntry{}, metrics: m}
 	guards := []gin.HandlerFunc{web.CORS(cfg.CORSOrigins, "GET, POST, OPTIONS"), web.BodyTimeout(cfg.BodyTimeout)}
 	if s.keys.Open() {
 		guards = append(guards, web.HostAllow(cfg.AllowedHosts))
 	}
-	e := web.NewEngine(cfg.Logger, cfg.MaxBody, guards...)
+	e := web.NewEngine(cfg.Logger, cfg.MaxBody, outer, guards...)
 	e.GET("/readyz", s.ready)
+	if !cfg.SeparateMetrics {
+		e.GET("/metrics", s.auth, gin.WrapH(m.Handler()))
+	}
 	e.GET("/agents", s.auth, s.listAgents)
 	e.POST("/agents/:name", s.auth, web.JSONBody, s.run)
 	s.engine = e
@@ -51,6 +60,11 @@ func New(cfg Config) (*Server, error) {
 
 // ServeHTTP implements http.Handler.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.engine.ServeHTTP(w, r) }
+
+// MetricsHandler serves the server's metrics in the Prometheus text
+// format, without any key check: for a listener of its own (see
+// Config.SeparateMetrics).
+func (s *Server) MetricsHandler() http.Handler { return s.metrics.Handler() }
 
 const ownerKey = "owner"
 
@@ -107,6 +121,7 @@ func (s *Server) upstreamMeta(ctx context.Context, cl *aap.Client, key string) (
 		return e.meta, nil
 	}
 	m, err := cl.Meta(ctx)
+	s.upstreamCall(ctx, "meta", err)
 	if err != nil {
 		return nil, err
 	}
@@ -143,25 +158,50 @@ var errConnectTimeout = errors.New("upstream response header timeout")
 // upstreamError answers a failed upstream call before any stream began.
 func (s *Server) upstreamError(c *gin.Context, err error) {
 	web.Logger(c).Warn().Err(err).Msg("upstream call failed")
+	status, code, msg := s.upstreamFailure(err)
+	if code == "unauthorized" {
+		c.Header("WWW-Authenticate", `Bearer realm="agui2aap"`)
+	}
+	web.Error(c, status, code, msg)
+}
+
+// upstreamFailure names a failed upstream call: the status and stable code
+// the client gets, and the message.
+func (s *Server) upstreamFailure(err error) (status int, code, msg string) {
 	var he *aap.HTTPError
 	switch {
 	case errors.As(err, &he) && s.cfg.ForwardAuth && (he.StatusCode == http.StatusUnauthorized || he.StatusCode == http.StatusForbidden):
 		// The caller's own key was refused: tell the caller.
-		c.Header("WWW-Authenticate", `Bearer realm="agui2aap"`)
-		web.Error(c, he.StatusCode, "unauthorized", "the AAP server refused the API key")
+		return he.StatusCode, "unauthorized", "the AAP server refused the API key"
 	case errors.As(err, &he) && (he.StatusCode == http.StatusUnauthorized || he.StatusCode == http.StatusForbidden):
-		web.Error(c, http.StatusBadGateway, "upstream_unauthorized", "the AAP server refused the bridge's credentials")
+		return http.StatusBadGateway, "upstream_unauthorized", "the AAP server refused the bridge's credentials"
 	case errors.As(err, &he):
-		web.Error(c, http.StatusBadGateway, "upstream_error", "the AAP server answered HTTP "+http.StatusText(he.StatusCode))
+		return http.StatusBadGateway, "upstream_error", "the AAP server answered HTTP " + http.StatusText(he.StatusCode)
 	case errors.Is(err, aap.ErrNotEventStream):
-		web.Error(c, http.StatusBadGateway, "upstream_not_sse", "the AAP server did not answer with an event stream")
+		return http.StatusBadGateway, "upstream_not_sse", "the AAP server did not answer with an event stream"
 	case errors.Is(err, errConnectTimeout):
-		web.Error(c, http.StatusGatewayTimeout, "upstream_timeout", "the AAP server did not answer within "+s.cfg.ConnectTimeout.String())
+		return http.StatusGatewayTimeout, "upstream_timeout", "the AAP server did not answer within " + s.cfg.ConnectTimeout.String()
 	case errors.Is(err, context.DeadlineExceeded):
-		web.Error(c, http.StatusGatewayTimeout, "upstream_timeout", "the AAP server did not answer in time")
+		return http.StatusGatewayTimeout, "upstream_timeout", "the AAP server did not answer in time"
 	default:
-		web.Error(c, http.StatusBadGateway, "upstream_unreachable", "the AAP server could not be reached")
+		return http.StatusBadGateway, "upstream_unreachable", "the AAP server could not be reached"
 	}
+}
+
+// upstreamCall counts an upstream call (metrics.Upstream) that ended with
+// err, and returns its result: ok, cancelled (the client went away) or
+// the failure's code.
+func (s *Server) upstreamCall(ctx context.Context, call string, err error) string {
+	result := metrics.OutcomeOK
+	switch {
+	case err == nil:
+	case ctx.Err() != nil:
+		result = metrics.OutcomeCancelled
+	default:
+		_, result, _ = s.upstreamFailure(err)
+	}
+	s.metrics.Upstream(call, result)
+	return result
 }
 
 // AgentDescription is one entry of GET /agents: the AAP agent and its

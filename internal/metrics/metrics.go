@@ -150,10 +150,12 @@ func (m *Metrics) Handler() http.Handler {
 }
 
 // Upstream counts one upstream call of the named kind ("turn", "meta",
-// "create_session") with its outcome and, for an error, its stable code.
-func (m *Metrics) Upstream(call, outcome, code string) {
-	if code == "" {
-		code = "none"
+// "create_session") by its result: OutcomeOK, OutcomeCancelled, or the
+// stable error code of a failure.
+func (m *Metrics) Upstream(call, result string) {
+	outcome, code := result, "none"
+	if result != OutcomeOK && result != OutcomeCancelled {
+		outcome, code = OutcomeError, result
 	}
 	m.upstream.WithLabelValues(call, outcome, code).Inc()
 }
@@ -180,11 +182,11 @@ func (m *Metrics) ObserveStore(ctx context.Context, op string) (context.Context,
 
 // Turn follows one turn (or run) from its start to its end.
 type Turn struct {
-	m          *Metrics
-	start      time.Time
-	mode       string
-	firstEvent bool
-	ended      bool
+	m       *Metrics
+	start   time.Time
+	mode    string
+	in, out int
+	ended   bool
 }
 
 // StartTurn counts a turn in flight from now on. start is the arrival of
@@ -197,25 +199,36 @@ func (m *Metrics) StartTurn(start time.Time, mode string) *Turn {
 // In counts an event read from the upstream; the first one also records
 // the time to first event.
 func (t *Turn) In(typ string) {
-	if !t.firstEvent {
-		t.firstEvent = true
+	if t.in == 0 {
 		t.m.firstEvent.WithLabelValues(t.mode).Observe(time.Since(t.start).Seconds())
 	}
+	t.in++
 	t.m.eventsIn.inc(typ)
 }
 
 // Out counts an event written to the client.
-func (t *Turn) Out(typ string) { t.m.eventsOut.inc(typ) }
+func (t *Turn) Out(typ string) {
+	t.out++
+	t.m.eventsOut.inc(typ)
+}
+
+// Mode is the turn's upstream stream mode.
+func (t *Turn) Mode() string { return t.mode }
+
+// Events are the events read from the upstream and written to the client
+// so far.
+func (t *Turn) Events() (in, out int) { return t.in, t.out }
 
 // End records the turn's duration and takes it out of flight; only the
-// first call counts.
-func (t *Turn) End() {
-	if t.ended {
-		return
+// first call counts. It returns the duration.
+func (t *Turn) End() time.Duration {
+	d := time.Since(t.start)
+	if !t.ended {
+		t.ended = true
+		t.m.inFlight.Dec()
+		t.m.duration.WithLabelValues(t.mode).Observe(d.Seconds())
 	}
-	t.ended = true
-	t.m.inFlight.Dec()
-	t.m.duration.WithLabelValues(t.mode).Observe(time.Since(t.start).Seconds())
+	return d
 }
 
 // eventCounters caches the counter of each event type of one direction:

@@ -11,15 +11,18 @@ func init() { gin.SetMode(gin.ReleaseMode) }
 
 // NewEngine returns the gin engine both bridges start from: one log line
 // per request, panics answered with a JSON 500, request bodies capped at
-// maxBody, JSON 404 and 405 answers, and /healthz. Extra middleware (CORS)
-// runs before the body limit.
-func NewEngine(log zerolog.Logger, maxBody int64, extra ...gin.HandlerFunc) *gin.Engine {
+// maxBody, JSON 404 and 405 answers, and /healthz. The outer middleware
+// (tracing, metrics) runs first, so that it sees every request; extra
+// middleware (CORS, guards) runs after the request log, before the body
+// limit.
+func NewEngine(log zerolog.Logger, maxBody int64, outer []gin.HandlerFunc, extra ...gin.HandlerFunc) *gin.Engine {
 	e := gin.New()
 	e.HandleMethodNotAllowed = true
 	// A trailing slash or a near-miss path gets the JSON 404, never an
 	// HTML redirect that a client would follow with a changed method.
 	e.RedirectTrailingSlash = false
 	e.RedirectFixedPath = false
+	e.Use(outer...)
 	e.Use(RequestLog(log), gin.CustomRecovery(func(c *gin.Context, _ any) {
 		Error(c, http.StatusInternalServerError, "internal", "internal error")
 	}))

@@ -15,6 +15,11 @@ import (
 // than the idle timeout.
 var ErrUpstreamIdle = errors.New("the upstream stream sent nothing within the idle timeout")
 
+// AgentError is the upstream result (metrics, the turn's log line) of a
+// turn the agent itself ended with an error (RUN_ERROR, turn_stop error):
+// the call worked, the agent failed.
+const AgentError = "agent_error"
+
 // ErrBadEvent wraps an upstream event that could not be decoded.
 var ErrBadEvent = errors.New("malformed upstream event")
 

@@ -29,7 +29,7 @@ func errorCode(t *testing.T, body []byte) string {
 }
 
 func echoEngine(guards ...gin.HandlerFunc) *gin.Engine {
-	e := web.NewEngine(zerolog.Nop(), 1<<20, guards...)
+	e := web.NewEngine(zerolog.Nop(), 1<<20, nil, guards...)
 	e.POST("/things", web.JSONBody, func(c *gin.Context) {
 		b, err := io.ReadAll(c.Request.Body)
 		if err != nil {
@@ -129,7 +129,7 @@ func TestUnknownRoutesAreJSON404(t *testing.T) {
 // A client that sends headers and then stops sending its body is cut off
 // after the body timeout; a streamed answer afterwards is not.
 func TestBodyTimeout(t *testing.T) {
-	e := web.NewEngine(zerolog.Nop(), 1<<20, web.BodyTimeout(300*time.Millisecond))
+	e := web.NewEngine(zerolog.Nop(), 1<<20, nil, web.BodyTimeout(300*time.Millisecond))
 	e.POST("/slow", func(c *gin.Context) {
 		if _, err := io.ReadAll(c.Request.Body); err != nil {
 			web.ReadError(c, err)

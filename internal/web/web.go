@@ -16,6 +16,7 @@ import (
 
 	"github.com/gin-gonic/gin"
 	"github.com/rs/zerolog"
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/aapagui/aapagui/aap"
 )
@@ -142,9 +143,10 @@ func Logger(c *gin.Context) *zerolog.Logger {
 
 const loggerKey = "web.logger"
 
-// RequestLog attaches a request-scoped logger (with a request id) and logs
-// one line per request when it ends: method, route, status, duration. It
-// never logs headers, so credentials cannot leak into logs.
+// RequestLog attaches a request-scoped logger (with a request id, and the
+// trace id when the request is traced) and logs one line per request when
+// it ends: method, route, status, duration. It never logs headers, so
+// credentials cannot leak into logs.
 func RequestLog(base zerolog.Logger) gin.HandlerFunc {
 	return func(c *gin.Context) {
 		start := time.Now()
@@ -153,7 +155,11 @@ func RequestLog(base zerolog.Logger) gin.HandlerFunc {
 			id = newRequestID()
 		}
 		c.Header("X-Request-Id", id)
-		l := base.With().Str("request_id", id).Logger()
+		lc := base.With().Str("request_id", id)
+		if sc := trace.SpanContextFromContext(c.Request.Context()); sc.IsValid() {
+			lc = lc.Str("trace_id", sc.TraceID().String())
+		}
+		l := lc.Logger()
 		c.Set(loggerKey, &l)
 		c.Next()
 		route := c.FullPath()
