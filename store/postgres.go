@@ -283,6 +283,38 @@ func (s *Postgres) GetSession(ctx context.Context, owner, id string) (*Session, 
 	return out, nil
 }
 
+// LoadSession implements SessionLoader: the session and its history in one
+// statement, so one round trip and one snapshot.
+func (s *Postgres) LoadSession(ctx context.Context, owner, id string) (*Session, []Entry, error) {
+	out := &Session{ID: id, Owner: owner}
+	var data string
+	var hist []string
+	err := s.pool.QueryRow(ctx,
+		`SELECT s.seq, s.created_at, s.data,
+		        coalesce((SELECT array_agg(h.data ORDER BY h.position) FROM history h WHERE h.session_id = s.id), '{}')
+		 FROM sessions s WHERE s.id = $1 AND s.owner = $2`, id, owner).
+		Scan(&out.Seq, &out.CreatedAt, &data, &hist)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil, nil, ErrNotFound
+	}
+	if err != nil {
+		return nil, nil, fmt.Errorf("store: postgres: load session: %w", err)
+	}
+	out.CreatedAt = out.CreatedAt.UTC()
+	if err := decodeSession(out, []byte(data)); err != nil {
+		return nil, nil, err
+	}
+	raw := make([][]byte, len(hist))
+	for i, h := range hist {
+		raw[i] = []byte(h)
+	}
+	entries, err := decodeEntries(raw)
+	if err != nil {
+		return nil, nil, err
+	}
+	return out, entries, nil
+}
+
 // ListSessions implements Store. A limit of zero or less lists nothing.
 func (s *Postgres) ListSessions(ctx context.Context, owner string, after int64, limit int) ([]*Session, error) {
 	if limit <= 0 {

@@ -216,3 +216,26 @@ func decodeEntries(rows [][]byte) ([]Entry, error) {
 }
 
 func jsonUnmarshal(b []byte, v any) error { return json.Unmarshal(b, v) }
+
+// SessionLoader is implemented by stores that read a session and its
+// history in one round trip; LoadSession uses it when it is there.
+type SessionLoader interface {
+	LoadSession(ctx context.Context, owner, id string) (*Session, []Entry, error)
+}
+
+// LoadSession returns owner's session id and its history, in one round
+// trip when the store can (PostgreSQL), else with GetSession and History.
+func LoadSession(ctx context.Context, st Store, owner, id string) (*Session, []Entry, error) {
+	if l, ok := st.(SessionLoader); ok {
+		return l.LoadSession(ctx, owner, id)
+	}
+	sess, err := st.GetSession(ctx, owner, id)
+	if err != nil {
+		return nil, nil, err
+	}
+	hist, err := st.History(ctx, id)
+	if err != nil {
+		return nil, nil, err
+	}
+	return sess, hist, nil
+}

@@ -326,6 +326,32 @@ func testStore(t *testing.T, open func(t *testing.T) store.Store) {
 		assert.Equal(t, `{"q":"<a&b>"}`, string(tu.Input), "no HTML escaping")
 	})
 
+	t.Run("load session", func(t *testing.T) {
+		// store.LoadSession (one round trip on PostgreSQL) gives what
+		// GetSession and History give, and hides other owners' sessions.
+		s := open(t)
+		created := time.Date(2026, 7, 1, 14, 30, 45, 0, time.UTC)
+		require.NoError(t, s.CreateSession(ctx, richSession("s1", "alice", created), users("u-1")))
+		require.NoError(t, s.AppendHistory(ctx, "s1", allMessages()))
+		require.NoError(t, s.CreateSession(ctx, session("empty", "alice"), nil))
+
+		got, hist, err := store.LoadSession(ctx, s, "alice", "s1")
+		require.NoError(t, err)
+		want, err := s.GetSession(ctx, "alice", "s1")
+		require.NoError(t, err)
+		assert.Equal(t, want, got)
+		assert.Equal(t, history(t, s, "s1"), hist)
+		assert.Len(t, hist, 1+len(allMessages()))
+
+		_, hist, err = store.LoadSession(ctx, s, "alice", "empty")
+		require.NoError(t, err)
+		assert.Empty(t, hist)
+		_, _, err = store.LoadSession(ctx, s, "bob", "s1")
+		assert.ErrorIs(t, err, store.ErrNotFound, "another owner's session")
+		_, _, err = store.LoadSession(ctx, s, "alice", "nope")
+		assert.ErrorIs(t, err, store.ErrNotFound)
+	})
+
 	t.Run("append and replace", func(t *testing.T) {
 		s := open(t)
 		require.NoError(t, s.CreateSession(ctx, session("s1", ""), nil))

@@ -180,11 +180,7 @@ func (s *Server) turn(c *gin.Context) {
 
 	// Read the session again under the lock: a turn that just finished may
 	// have changed it.
-	if sess, err = s.cfg.Store.GetSession(ctx, owner(c), sess.ID); err != nil {
-		s.storeError(c, err)
-		return
-	}
-	hist, err := s.cfg.Store.History(ctx, sess.ID)
+	sess, hist, err := store.LoadSession(ctx, s.cfg.Store, owner(c), sess.ID)
 	if err != nil {
 		s.storeError(c, err)
 		return

@@ -209,6 +209,13 @@ func BenchmarkTurnStart(b *testing.B) {
 		}
 		return ds
 	}
+	// One round first, not measured: a running server's connection pools
+	// are warm (a new PostgreSQL connection costs milliseconds).
+	for _, sb := range benches {
+		ids := sb.sessions(b, n)
+		measure(func(i int) string { return sb.url + "/sessions/" + ids[i] + "/turns" }, sb.client, startTurnBody, bridgeMarker)
+	}
+	measure(func(int) string { return upstream }, direct, directBody, directMarker)
 	results := map[string][]time.Duration{}
 	b.ResetTimer()
 	for range b.N {

@@ -6,6 +6,12 @@
 // messages lost (stored history compared with what was sent), p50/p99
 // turn time and each bridge's peak RSS.
 //
+// Each bridge's figures come with those of a direct connection measured in
+// the same run: the same workload sent straight to the demo agent the
+// bridge fronts (served from this process on loopback; -direct=false skips
+// it): AG-UI runs to the AG-UI demo agent for aap2agui, AAP turns to the
+// AAP demo agent for agui2aap. The ratios say what the bridge adds.
+//
 //	go build -o /tmp/bin/ ./cmd/aap2agui ./cmd/agui2aap
 //	go run ./cmd/aapload -bin /tmp/bin -n 1000 -m 10 -c 50
 package main
@@ -24,11 +30,13 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/aapagui/aapagui/demo"
 	"github.com/aapagui/aapagui/store"
 )
 
@@ -46,6 +54,7 @@ func run(args []string, out io.Writer) error {
 	m := fs.Int("m", 10, "turns per session and runs per thread")
 	c := fs.Int("c", 20, "concurrent sessions/threads")
 	only := fs.String("only", "", "run one bridge only: aap2agui or agui2aap")
+	direct := fs.Bool("direct", true, "also run the workload straight to the agent each bridge fronts, for ratios")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -60,12 +69,33 @@ func run(args []string, out io.Writer) error {
 	for _, b := range []struct {
 		name string
 		load func(base string) *stats
+		// agent is the demo agent the bridge fronts, served at the
+		// paths the direct workload uses; direct is that workload.
+		agent  http.Handler
+		what   string
+		direct func(base string) *stats
 	}{
-		{"aap2agui", func(base string) *stats { return loadAAP(base, *n, *m, *c) }},
-		{"agui2aap", func(base string) *stats { return loadAGUI(base, *n, *m, *c, filepath.Join(dir, "agui2aap.db")) }},
+		{"aap2agui", func(base string) *stats { return loadAAP(base, *n, *m, *c) },
+			http.StripPrefix("/agents/demo", demo.AGUIAgent{}), "AG-UI runs to the AG-UI demo agent",
+			func(base string) *stats { return loadAGUI(base, *n, *m, *c) }},
+		{"agui2aap", func(base string) *stats { return loadAGUI(base, *n, *m, *c) },
+			demo.NewAAPAgent(demo.AAPAgentOptions{}), "AAP turns to the AAP demo agent",
+			func(base string) *stats { return loadAAP(base, *n, *m, *c) }},
 	} {
 		if *only != "" && *only != b.name {
 			continue
+		}
+		var base *stats
+		if *direct {
+			ln, err := net.Listen("tcp", "127.0.0.1:0")
+			if err != nil {
+				return err
+			}
+			hs := &http.Server{Handler: b.agent}
+			go func() { _ = hs.Serve(ln) }()
+			base = b.direct("http://" + ln.Addr().String())
+			_ = hs.Close()
+			base.print(out, "direct ("+b.what+")", *n, *m, *c, 0)
 		}
 		p, err := start(filepath.Join(*bin, b.name), filepath.Join(dir, b.name+".db"))
 		if err != nil {
@@ -78,8 +108,18 @@ func run(args []string, out io.Writer) error {
 			st.countLostThreads(filepath.Join(dir, "agui2aap.db"))
 		}
 		st.print(out, b.name, *n, *m, *c, rss)
+		if base != nil {
+			fmt.Fprintf(out, "%s ÷ direct: p50 %.2f×, p99 %.2f×\n", b.name, ratio(st.pct(0.50), base.pct(0.50)), ratio(st.pct(0.99), base.pct(0.99)))
+		}
 	}
 	return nil
+}
+
+func ratio(a, b time.Duration) float64 {
+	if b <= 0 {
+		return 0
+	}
+	return float64(a) / float64(b)
 }
 
 type proc struct {
@@ -166,14 +206,19 @@ func (s *stats) turn(d time.Duration, code string) {
 	}
 }
 
-func (s *stats) print(w io.Writer, name string, n, m, c, rssKB int) {
-	sort.Slice(s.durations, func(i, j int) bool { return s.durations[i] < s.durations[j] })
-	pct := func(p float64) time.Duration {
-		if len(s.durations) == 0 {
-			return 0
-		}
-		return s.durations[min(len(s.durations)-1, int(p*float64(len(s.durations))))]
+// pct is the p-th quantile of the successful turns' durations.
+func (s *stats) pct(p float64) time.Duration {
+	if len(s.durations) == 0 {
+		return 0
 	}
+	slices.Sort(s.durations)
+	return s.durations[min(len(s.durations)-1, int(p*float64(len(s.durations))))]
+}
+
+// print writes one line of figures; rssKB 0 (a direct run, in this
+// process) leaves out peak RSS.
+func (s *stats) print(w io.Writer, name string, n, m, c, rssKB int) {
+	pct := s.pct
 	codes := make([]string, 0, len(s.errors))
 	for k, v := range s.errors {
 		codes = append(codes, fmt.Sprintf("%s=%d", k, v))
@@ -183,8 +228,12 @@ func (s *stats) print(w io.Writer, name string, n, m, c, rssKB int) {
 	if len(codes) > 0 {
 		errs = strings.Join(codes, " ")
 	}
-	fmt.Fprintf(w, "%s: %d×%d at c=%d: turns ok %d/%d, 409s %d, errors %s, messages lost %d, p50 %s, p99 %s, peak RSS %.1f MiB\n",
-		name, n, m, c, s.ok, n*m, s.conflicts, errs, s.lost, pct(0.50).Round(time.Millisecond/10), pct(0.99).Round(time.Millisecond/10), float64(rssKB)/1024)
+	rss := ""
+	if rssKB > 0 {
+		rss = fmt.Sprintf(", peak RSS %.1f MiB", float64(rssKB)/1024)
+	}
+	fmt.Fprintf(w, "%s: %d×%d at c=%d: turns ok %d/%d, 409s %d, errors %s, messages lost %d, p50 %s, p99 %s%s\n",
+		name, n, m, c, s.ok, n*m, s.conflicts, errs, s.lost, pct(0.50).Round(time.Millisecond/10), pct(0.99).Round(time.Millisecond/10), rss)
 }
 
 var client = &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 256}, Timeout: 5 * time.Minute}
@@ -339,7 +388,7 @@ type aguiMsg struct {
 
 // loadAGUI runs n threads × m runs through agui2aap, each run resending
 // the thread's whole history as @ag-ui/client's HttpAgent does.
-func loadAGUI(base string, n, m, c int, db string) *stats {
+func loadAGUI(base string, n, m, c int) *stats {
 	st := newStats()
 	parallel(n, c, func(i int) {
 		thread := fmt.Sprintf("load-%d", i)

@@ -15,6 +15,7 @@ import (
 // programs, drives them, and reports every turn ok, no 409, no error and
 // no lost message.
 func TestLoadTestRuns(t *testing.T) {
+	const nonZero = `(?:[1-9][0-9]*\.[0-9]{2}|0\.(?:0[1-9]|[1-9][0-9]))`
 	if testing.Short() {
 		t.Skip("builds both programs")
 	}
@@ -28,5 +29,10 @@ func TestLoadTestRuns(t *testing.T) {
 	report := buf.String()
 	for _, name := range []string{"aap2agui", "agui2aap"} {
 		assert.Regexp(t, regexp.MustCompile(name+`: 3×2 at c=2: turns ok 6/6, 409s 0, errors none, messages lost 0, p50 \S+, p99 \S+, peak RSS [1-9][0-9.]* MiB`), report)
+		assert.Regexp(t, regexp.MustCompile(name+` ÷ direct: p50 `+nonZero+`×, p99 `+nonZero+`×`), report)
+	}
+	// The direct runs, to the demo agent each bridge fronts, work too.
+	for _, what := range []string{"AG-UI runs to the AG-UI demo agent", "AAP turns to the AAP demo agent"} {
+		assert.Regexp(t, regexp.MustCompile(`direct \(`+what+`\): 3×2 at c=2: turns ok 6/6, 409s 0, errors none, messages lost 0, p50 \S+, p99 \S+\n`), report)
 	}
 }
