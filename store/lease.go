@@ -45,8 +45,11 @@ type LeaseOptions struct {
 }
 
 // Lease is a held lock on one session or thread, kept alive by a heartbeat
-// goroutine until Release. A holder that dies stops its heartbeat, so its
-// lease runs out within the TTL and the next turn takes the lock over.
+// until Release. A holder that dies stops its heartbeat, so its lease runs
+// out within the TTL and the next turn takes the lock over.
+//
+// The heartbeat is a timer, not a goroutine: an idle stream's lease costs
+// no goroutine between renewals.
 //
 // Release frees the lock with a context of its own (the request's may be
 // gone by then) and retries a failed attempt until it holds or the lease
@@ -57,13 +60,16 @@ type Lease struct {
 	ttl    time.Duration
 	onErr  func(op string, err error)
 
-	stop     chan struct{}
-	stopBeat context.CancelFunc // cancels a renewal in flight
-	done     chan struct{}
 	lost     chan struct{}
 	once     sync.Once
+	beatCtx  context.Context // ends when Release starts: a renewal in flight stops
+	stopBeat context.CancelFunc
+	beating  sync.WaitGroup // the renewal in flight, if any
 
 	mu      sync.Mutex
+	timer   *time.Timer // the next renewal
+	stopped bool        // Release has begun: no more renewals
+	binds   []context.CancelCauseFunc
 	expires time.Time // a lower bound of when the store lets the lease go
 }
 
@@ -98,8 +104,7 @@ func newHolder() string {
 func take(ctx context.Context, opts LeaseOptions,
 	lock func(context.Context, time.Duration) (bool, time.Duration, error),
 	unlock func(context.Context) error) (*Lease, error) {
-	l := &Lease{lock: lock, unlock: unlock, ttl: opts.TTL, onErr: opts.OnError,
-		stop: make(chan struct{}), done: make(chan struct{}), lost: make(chan struct{})}
+	l := &Lease{lock: lock, unlock: unlock, ttl: opts.TTL, onErr: opts.OnError, lost: make(chan struct{})}
 	if l.ttl <= 0 {
 		l.ttl = LeaseTTL
 	}
@@ -115,9 +120,10 @@ func take(ctx context.Context, opts LeaseOptions,
 		return nil, &HeldError{Left: left}
 	}
 	l.expires = start.Add(l.ttl)
-	beat, cancel := context.WithCancel(context.Background())
-	l.stopBeat = cancel
-	go l.heartbeat(beat)
+	l.beatCtx, l.stopBeat = context.WithCancel(context.Background())
+	l.mu.Lock()
+	l.timer = time.AfterFunc(l.ttl/3, l.renew)
+	l.mu.Unlock()
 	return l, nil
 }
 
@@ -134,51 +140,53 @@ var ErrLeaseLost = errors.New("store: the turn lock was lost to another holder")
 // holder took stops instead of running beside the new one. stop frees it.
 func (l *Lease) Bind(parent context.Context) (ctx context.Context, stop func()) {
 	ctx, cancel := context.WithCancelCause(parent)
-	go func() {
-		select {
-		case <-l.lost:
-			cancel(ErrLeaseLost)
-		case <-l.done:
-			select {
-			case <-l.lost:
-				cancel(ErrLeaseLost)
-			default:
-			}
-		case <-ctx.Done():
-		}
-	}()
+	l.mu.Lock()
+	select {
+	case <-l.lost:
+		cancel(ErrLeaseLost)
+	default:
+		l.binds = append(l.binds, cancel)
+	}
+	l.mu.Unlock()
 	return ctx, func() { cancel(context.Canceled) }
 }
 
-func (l *Lease) heartbeat(beat context.Context) {
-	defer close(l.done)
-	t := time.NewTicker(l.ttl / 3)
-	defer t.Stop()
-	for {
-		select {
-		case <-l.stop:
-			return
-		case <-t.C:
-		}
-		start := time.Now()
-		ctx, cancel := context.WithTimeout(beat, l.ttl/3)
-		ok, _, err := l.lock(ctx, l.ttl)
-		cancel()
-		switch {
-		case beat.Err() != nil:
-			return
-		case err != nil:
-			l.onErr("renew", err)
-		case !ok:
-			l.onErr("lost", errors.New("store: the lease ran out and another holder took the lock"))
-			close(l.lost)
-			return
-		default:
-			l.mu.Lock()
-			l.expires = start.Add(l.ttl)
-			l.mu.Unlock()
-		}
+// renew is the heartbeat: it runs every TTL/3 on the timer's goroutine,
+// renews the lock and sets the timer again, until Release or until the
+// lock turns out to have been taken by another holder.
+func (l *Lease) renew() {
+	l.mu.Lock()
+	if l.stopped {
+		l.mu.Unlock()
+		return
 	}
+	l.beating.Add(1) // under mu: Release waits for it, or it never starts
+	l.mu.Unlock()
+	defer l.beating.Done()
+
+	start := time.Now()
+	ctx, cancel := context.WithTimeout(l.beatCtx, l.ttl/3)
+	ok, _, err := l.lock(ctx, l.ttl)
+	cancel()
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	switch {
+	case l.stopped:
+		return
+	case err != nil:
+		l.onErr("renew", err)
+	case !ok:
+		l.onErr("lost", errors.New("store: the lease ran out and another holder took the lock"))
+		close(l.lost)
+		for _, cancel := range l.binds {
+			cancel(ErrLeaseLost)
+		}
+		l.binds = nil
+		return
+	default:
+		l.expires = start.Add(l.ttl)
+	}
+	l.timer.Reset(l.ttl / 3)
 }
 
 // releaseWait is how long Release itself keeps trying before it leaves the
@@ -191,9 +199,12 @@ const releaseWait = 2 * time.Second
 // Calling it again does nothing.
 func (l *Lease) Release() {
 	l.once.Do(func() {
-		close(l.stop)
+		l.mu.Lock()
+		l.stopped = true
+		l.timer.Stop()
+		l.mu.Unlock()
 		l.stopBeat()
-		<-l.done
+		l.beating.Wait()
 		deadline := time.Now().Add(releaseWait)
 		backoff := 10 * time.Millisecond
 		for {
