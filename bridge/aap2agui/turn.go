@@ -471,7 +471,7 @@ func (s *Server) stream(c *gin.Context, req *aap.PostSessionTurnRequest, sess *s
 		if !r.observe(ctx, ev) {
 			continue
 		}
-		evs, err := r.tr.Feed(ev)
+		evs, err := r.tr.FeedJSON(ev, frame.Data)
 		if err != nil && !errors.Is(err, translate.ErrTerminated) {
 			log.Warn().Err(err).Str("session", sess.ID).Msg("event out of order from the agent")
 		}
