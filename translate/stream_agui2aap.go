@@ -1,6 +1,8 @@
 package translate
 
 import (
+	"bytes"
+	"encoding/json"
 	"slices"
 
 	"github.com/ag-ui-protocol/ag-ui/sdks/community/go/pkg/core/events"
@@ -52,8 +54,11 @@ type AGUIToAAP struct {
 	blocks     []aap.ContentBlock // the assistant message being built
 	blocksID   string             // the AG-UI id of that message
 	interrupts []types.Interrupt
-	runError   *events.RunErrorEvent
-	incomplete bool
+	// rawInterrupts are the JSON of the interrupts of the RUN_FINISHED
+	// being fed, as the agent sent them (see FeedJSON); nil when unknown.
+	rawInterrupts []json.RawMessage
+	runError      *events.RunErrorEvent
+	incomplete    bool
 }
 
 type openText struct {
@@ -168,6 +173,43 @@ func (t *AGUIToAAP) Feed(ev events.Event) ([]aap.Event, error) {
 		t.end(aap.StopError)
 	}
 	return t.out, err
+}
+
+// FeedJSON is Feed for an event decoded from data, its JSON as received.
+// What the translator passes on from the event unchanged then keeps the
+// agent's bytes: the interrupts of a RUN_FINISHED presented as calls of
+// InterruptToolName have the interrupt's JSON as input, keys in the agent's
+// order, numbers as spelt, fields the AG-UI SDK does not know included (only
+// insignificant whitespace is removed), as tool arguments do. data is not
+// retained.
+func (t *AGUIToAAP) FeedJSON(ev events.Event, data []byte) ([]aap.Event, error) {
+	if e, ok := ev.(*events.RunFinishedEvent); ok && e.Outcome != nil && len(e.Outcome.Interrupts) > 0 {
+		t.rawInterrupts = rawInterrupts(data, len(e.Outcome.Interrupts))
+	}
+	return t.Feed(ev)
+}
+
+// rawInterrupts returns the compacted JSON of each of the n interrupts of
+// a RUN_FINISHED event's outcome, read from data the way encoding/json
+// (which decoded the event) reads it; nil when they cannot be matched.
+func rawInterrupts(data []byte, n int) []json.RawMessage {
+	var w struct {
+		Outcome *struct {
+			Interrupts []json.RawMessage `json:"interrupts"`
+		} `json:"outcome"`
+	}
+	if json.Unmarshal(data, &w) != nil || w.Outcome == nil || len(w.Outcome.Interrupts) != n {
+		return nil
+	}
+	out := make([]json.RawMessage, n)
+	for i, raw := range w.Outcome.Interrupts {
+		var b bytes.Buffer
+		if json.Compact(&b, raw) != nil || b.Len() == 0 || b.Bytes()[0] != '{' {
+			continue
+		}
+		out[i] = b.Bytes()
+	}
+	return out
 }
 
 // Finish ends the turn if the run did not: open messages and tool calls are
@@ -491,22 +533,33 @@ func (t *AGUIToAAP) finish(e *events.RunFinishedEvent) {
 	t.closeOpen()
 	stop := aap.StopEndTurn
 	var interrupts []types.Interrupt
+	var raws []json.RawMessage
 	if e.Outcome != nil && e.Outcome.Type == events.RunFinishedOutcomeTypeInterrupt {
-		for _, in := range e.Outcome.Interrupts {
+		for i, in := range e.Outcome.Interrupts {
 			if in.ID != "" { // an interrupt without an id cannot be resumed
 				interrupts = append(interrupts, in)
+				var raw json.RawMessage
+				if i < len(t.rawInterrupts) {
+					raw = t.rawInterrupts[i]
+				}
+				raws = append(raws, raw)
 			}
 		}
 	}
+	t.rawInterrupts = nil
 	if len(interrupts) > 0 {
 		t.interrupts = interrupts
-		for _, in := range interrupts {
+		for i, in := range interrupts {
 			if in.Reason == InterruptReasonToolCall && t.called[in.ToolCallID] {
 				continue
 			}
 			// Not bound to a call the AAP side has seen: present it as a
-			// call of the reserved interrupt tool.
-			t.toolCall(CompletedCall{ToolCallID: in.ID, Name: InterruptToolName, Arguments: string(interruptInput(in))})
+			// call of the reserved interrupt tool, the interrupt as input.
+			input := raws[i]
+			if input == nil {
+				input = interruptInput(in)
+			}
+			t.toolCall(CompletedCall{ToolCallID: in.ID, Name: InterruptToolName, Arguments: string(input)})
 		}
 		stop = aap.StopToolUse
 	} else if r, ok := StopReasonFromResult(e.Result); ok {

@@ -392,3 +392,34 @@ func TestSSEFraming(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, []string{`turn_start {}`, `text_delta {"delta":"line one\nline two"}`, `turn_stop {"stopReason":"end_turn"}`}, eventLines(t, evs))
 }
+
+// TestInterruptInputBytes checks that the input of an agui_interrupt call
+// is the interrupt byte for byte as the agent sent it (only insignificant
+// whitespace removed): nested keys keep their order, numbers their
+// spelling, fields the AG-UI SDK does not know are kept, nothing is
+// HTML-escaped; in the stream, in the none-mode response and in history.
+func TestInterruptInputBytes(t *testing.T) {
+	const sent = `{"reason":"confirmation", "id":"confirm-1","message":"Deploy <prod> & go?",` +
+		`"responseSchema":{"type":"object","required":["approved"],"properties":{"reason":{"type":"string"},"approved":{"type":"boolean"}}},` +
+		`"metadata":{"zeta":1.50,"alpha":{"y":[1e3,-0.0],"b":"é\u00e9"}},"vendorField":true}`
+	compact := strings.NewReplacer(`"confirmation", "id"`, `"confirmation","id"`).Replace(sent)
+	for _, mode := range []aap.StreamMode{aap.StreamDelta, aap.StreamMessage, aap.StreamNone} {
+		t.Run(string(mode), func(t *testing.T) {
+			up := newFakeUpstream(t, func(w http.ResponseWriter, _ *http.Request, in *runInput, n int) {
+				sseEvents(w, runStarted(in), interruptFinish(in, "[ "+sent+" ]"))
+			})
+			e := newEnv(t, up.URL)
+			id := e.createSession(t, aap.PostSessionsRequest{})
+			wantCall := `{"toolCallId":"confirm-1","name":"agui_interrupt","input":` + compact + `}`
+			r := do(t, http.MethodPost, e.URL+"/sessions/"+id+"/turns", "", `{"stream":"`+string(mode)+`","messages":[{"role":"user","content":"deploy"}]}`)
+			require.Equal(t, http.StatusOK, r.Status, r.Body)
+			if mode == aap.StreamNone {
+				assert.Contains(t, r.Body, `{"type":"tool_use",`+strings.TrimPrefix(wantCall, "{"), "none-mode response")
+			} else {
+				assert.Contains(t, r.Body, "data: "+wantCall+"\n", "stream")
+			}
+			h := do(t, http.MethodGet, e.URL+"/sessions/"+id+"/history?type=full", "", "")
+			assert.Contains(t, h.Body, `"input":`+compact+`}`, "history")
+		})
+	}
+}
