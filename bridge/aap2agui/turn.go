@@ -524,7 +524,7 @@ func (s *Server) stream(c *gin.Context, req *aap.PostSessionTurnRequest, sess *s
 	// Save and free the session before the client sees the end of the
 	// turn: a client that sends its next turn at once must find the
 	// history complete and the session free.
-	r.finish()
+	r.finish(ctx)
 	release()
 	out.Flush()
 	if mode == aap.StreamNone {
@@ -687,10 +687,11 @@ func (r *turnRun) append(ctx context.Context, msgs []aap.Message, ids []string) 
 }
 
 // finish stores the rest of the run: the last messages, the open
-// interrupts and the state. It uses a context of its own so that what was
-// received is saved even when the client has gone.
-func (r *turnRun) finish() {
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+// interrupts and the state. It uses a context of its own, not cancelled
+// with the request's (ctx lends it only its values: the trace), so that
+// what was received is saved even when the client has gone.
+func (r *turnRun) finish(ctx context.Context) {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 	defer cancel()
 	msgs := r.tr.Messages()
 	if len(msgs) > r.saved {

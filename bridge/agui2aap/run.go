@@ -555,7 +555,9 @@ func (r *runner) save() {
 		}
 	}
 	th.RunID = r.in.RunID
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	// Saved even when the client has gone: a context not cancelled with
+	// the request's, which lends it only its values (the trace).
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(r.c.Request.Context()), 10*time.Second)
 	defer cancel()
 	if err := r.s.cfg.Store.SaveThread(ctx, th); err != nil {
 		r.log.Error().Err(err).Str("thread", th.ID).Msg("store: save thread")

@@ -65,6 +65,7 @@ func run(args []string) error {
 	keepAlive := f.Duration("keep-alive", 15*time.Second, "send a comment line on an idle event stream this often (negative: never)")
 	bodyTimeout := f.Duration("body-timeout", 30*time.Second, "how long a client may take to send a request body")
 	pageSize := f.Int64("page-size", 50, "sessions per page of GET /sessions (1 to 1000)")
+	metricsListen := f.String("metrics-listen", "", "serve GET /metrics on this address of its own, without an API key (e.g. 127.0.0.1:9464); empty: on --listen, behind --api-key")
 	grace := f.Duration("shutdown-timeout", 30*time.Second, "how long running turns may take to finish on SIGTERM")
 	if err := f.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -137,9 +138,22 @@ func run(args []string) error {
 	}
 	defer st.Close()
 	cfg.Store = st
+	tp, stopTracing, err := cli.Tracing(log, "aap2agui")
+	if err != nil {
+		return err
+	}
+	defer stopTracing()
+	cfg.TracerProvider, cfg.SeparateMetrics = tp, *metricsListen != ""
 	srv, err := aap2agui.New(cfg)
 	if err != nil {
 		return err
+	}
+	if *metricsListen != "" {
+		stop, err := cli.ServeMetrics(log, *metricsListen, srv.MetricsHandler())
+		if err != nil {
+			return fmt.Errorf("--metrics-listen: %w", err)
+		}
+		defer stop()
 	}
 	if len(cfg.APIKeys) == 0 {
 		log.Warn().Msg("no --api-key: the AAP API is open to anyone who can reach it")

@@ -60,6 +60,7 @@ func run(args []string) error {
 	idleTimeout := f.Duration("upstream-idle-timeout", 5*time.Minute, "end a turn whose upstream stream sends nothing for this long (negative: never)")
 	keepAlive := f.Duration("keep-alive", 15*time.Second, "send a comment line on an idle event stream this often (negative: never)")
 	bodyTimeout := f.Duration("body-timeout", 30*time.Second, "how long a client may take to send a request body")
+	metricsListen := f.String("metrics-listen", "", "serve GET /metrics on this address of its own, without an API key (e.g. 127.0.0.1:9464); empty: on --listen, behind --api-key")
 	grace := f.Duration("shutdown-timeout", 30*time.Second, "how long running runs may take to finish on SIGTERM")
 	if err := f.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -113,9 +114,22 @@ func run(args []string) error {
 	}
 	defer st.Close()
 	cfg.Store = st
+	tp, stopTracing, err := cli.Tracing(log, "agui2aap")
+	if err != nil {
+		return err
+	}
+	defer stopTracing()
+	cfg.TracerProvider, cfg.SeparateMetrics = tp, *metricsListen != ""
 	srv, err := agui2aap.New(cfg)
 	if err != nil {
 		return err
+	}
+	if *metricsListen != "" {
+		stop, err := cli.ServeMetrics(log, *metricsListen, srv.MetricsHandler())
+		if err != nil {
+			return fmt.Errorf("--metrics-listen: %w", err)
+		}
+		defer stop()
 	}
 	if len(cfg.APIKeys) == 0 && !cfg.ForwardAuth {
 		log.Warn().Msg("no --api-key: the AG-UI endpoints are open to anyone who can reach them")

@@ -131,3 +131,17 @@ func Stdout(t testing.TB, args ...string) string {
 	}
 	return string(out)
 }
+
+// LogField is the value of key in the first line of the program's JSON
+// log that has it ("" if none has).
+func (p *Proc) LogField(key string) string {
+	for _, line := range strings.Split(p.Log(), "\n") {
+		var l map[string]any
+		if json.Unmarshal([]byte(line), &l) == nil {
+			if v, ok := l[key].(string); ok {
+				return v
+			}
+		}
+	}
+	return ""
+}
