@@ -221,6 +221,24 @@ func (s *Server) turn(c *gin.Context) {
 		added = append(added, store.Entry{Message: m, AGUIID: input.Messages[j].ID})
 		j++
 	}
+	// A permission granted to an interrupt presented as an agui_interrupt
+	// call answers that call: its resume payload is its result, so that
+	// no later turn takes the call for an open one. (A denial gets "Tool
+	// call denied" when the turn ends, as for any call.)
+	for _, r := range input.Resume {
+		pm := permissionFor(req.Messages, r.InterruptID)
+		if pm == nil || !pm.Granted || r.Status != types.ResumeStatusResolved {
+			continue
+		}
+		payload, err := json.Marshal(r.Payload)
+		if err != nil {
+			continue
+		}
+		added = append(added, store.Entry{
+			Message: &aap.ToolMessage{ToolCallID: r.InterruptID, Content: aap.TextContent(string(payload))},
+			AGUIID:  translate.ToolResultMessageID(r.InterruptID),
+		})
+	}
 
 	run, err := s.runInput(sess, append(hist, added...), append(cancelled, input.Resume...))
 	if err != nil {
@@ -253,7 +271,32 @@ func (s *Server) turn(c *gin.Context) {
 			denied[pm.ToolCallID] = pm.Reason
 		}
 	}
-	s.stream(c, &req, sess, run, body, denied, prevInterrupts, release, log)
+	prior := translate.PriorCallsOf(historyMessages(hist, added))
+	s.stream(c, &req, sess, run, body, denied, prevInterrupts, prior, release, log)
+}
+
+// permissionFor returns the tool_permission of msgs that answers an
+// interrupt presented as a call of the interrupt tool (its toolCallId is
+// the interrupt id), if any.
+func permissionFor(msgs []aap.Message, interruptID string) *aap.ToolPermissionMessage {
+	for _, m := range msgs {
+		if pm, ok := m.(*aap.ToolPermissionMessage); ok && pm.ToolCallID == interruptID {
+			return pm
+		}
+	}
+	return nil
+}
+
+// historyMessages returns the messages of the entries of hist, then added.
+func historyMessages(hist, added []store.Entry) []aap.Message {
+	out := make([]aap.Message, 0, len(hist)+len(added))
+	for _, e := range hist {
+		out = append(out, e.Message)
+	}
+	for _, e := range added {
+		out = append(out, e.Message)
+	}
+	return out
 }
 
 // deniedText is the tool message AAP prescribes for a denied call.
@@ -368,10 +411,10 @@ type turnRun struct {
 
 // stream reads the agent's events, writes the AAP response and stores
 // what the run produces as it goes.
-func (s *Server) stream(c *gin.Context, req *aap.PostSessionTurnRequest, sess *store.Session, run *types.RunAgentInput, body interface{ Read([]byte) (int, error) }, denied map[string]string, prevInterrupts []types.Interrupt, release func(), log *zerolog.Logger) {
+func (s *Server) stream(c *gin.Context, req *aap.PostSessionTurnRequest, sess *store.Session, run *types.RunAgentInput, body interface{ Read([]byte) (int, error) }, denied map[string]string, prevInterrupts []types.Interrupt, prior *translate.PriorCalls, release func(), log *zerolog.Logger) {
 	ctx := c.Request.Context()
 	mode := req.Mode()
-	r := &turnRun{s: s, sess: sess, tr: translate.NewAGUIToAAP(translate.AGUIToAAPOptions{Mode: mode}), state: sess.State, log: log, denied: denied, prevInterrupts: prevInterrupts}
+	r := &turnRun{s: s, sess: sess, tr: translate.NewAGUIToAAP(translate.AGUIToAAPOptions{Mode: mode, Prior: prior}), state: sess.State, log: log, denied: denied, prevInterrupts: prevInterrupts}
 	out := web.NewStream(c.Writer)
 	out.KeepAlive = s.cfg.KeepAlive
 	var reader = body
@@ -407,7 +450,12 @@ func (s *Server) stream(c *gin.Context, req *aap.PostSessionTurnRequest, sess *s
 			continue
 		}
 		evs, err := r.tr.FeedJSON(ev, frame.Data)
-		if err != nil && !errors.Is(err, translate.ErrTerminated) {
+		var dropped *translate.DroppedResultError
+		switch {
+		case errors.As(err, &dropped):
+			log.Warn().Str("session", sess.ID).Str("tool_call_id", dropped.ToolCallID).Str("reason", dropped.Reason).
+				Msg("a tool result from the agent left out: history keeps every tool result after its tool_use")
+		case err != nil && !errors.Is(err, translate.ErrTerminated):
 			log.Warn().Err(err).Str("session", sess.ID).Msg("event out of order from the agent")
 		}
 		write(evs)
@@ -506,8 +554,17 @@ func (r *turnRun) snapshot(ctx context.Context, e *events.MessagesSnapshotEvent)
 		return
 	}
 	ids := snapshotIDs(e.Messages)
-	entries := make([]store.Entry, len(msgs))
+	orphans := map[int]bool{}
+	for _, i := range translate.OrphanResults(msgs) {
+		orphans[i] = true
+		r.log.Warn().Str("session", r.sess.ID).Str("tool_call_id", msgs[i].(*aap.ToolMessage).ToolCallID).
+			Msg("MESSAGES_SNAPSHOT: a tool message without its tool_use before it, or a second result for its call, left out of history")
+	}
+	entries := make([]store.Entry, 0, len(msgs))
 	for i, m := range msgs {
+		if orphans[i] {
+			continue
+		}
 		id := ""
 		if i < len(ids) {
 			id = ids[i]
@@ -515,7 +572,7 @@ func (r *turnRun) snapshot(ctx context.Context, e *events.MessagesSnapshotEvent)
 		if id == "" {
 			id = translate.RandomID("msg-")
 		}
-		entries[i] = store.Entry{Message: m, AGUIID: id}
+		entries = append(entries, store.Entry{Message: m, AGUIID: id})
 	}
 	if err := r.s.cfg.Store.ReplaceHistory(ctx, r.sess.ID, entries); err != nil {
 		r.log.Error().Err(err).Msg("storing MESSAGES_SNAPSHOT")
