@@ -25,7 +25,9 @@ import (
 const testTimeout = 20 * time.Second
 
 // chain is the AAP demo agent reached two ways: directly, and through
-// aap2agui in front of agui2aap in front of the same agent.
+// aap2agui in front of agui2aap in front of another instance of the agent
+// (with the same options), so that the sessions of each side can be told
+// apart.
 type chain struct {
 	// Agent is the demo agent's description, as its /meta gives it.
 	Agent aap.AgentInfo
@@ -34,17 +36,24 @@ type chain struct {
 	// Chained talks to aap2agui, whose upstream is agui2aap's endpoint for
 	// the demo agent.
 	Chained *aap.Client
+	// Upstream talks to the demo agent behind agui2aap: the AAP server the
+	// chained conversations end up in.
+	Upstream *aap.Client
 }
 
-// newChain starts the demo agent A, agui2aap G in front of it (memory
-// store, no server tools configured: aap2agui forwards the session's own in
+// newChain starts the demo agent D (talked to directly), another demo
+// agent A with the same options, agui2aap G in front of A (memory store,
+// no server tools configured: aap2agui forwards the session's own in
 // forwardedProps) and aap2agui P in front of G's /agents/demo, describing
 // A's agent in its /meta.
-func newChain(t *testing.T) *chain {
+func newChain(t *testing.T, opts demo.AAPAgentOptions) *chain {
 	t.Helper()
-	a := httptest.NewServer(demo.NewAAPAgent(demo.AAPAgentOptions{}))
+	d := httptest.NewServer(demo.NewAAPAgent(opts))
+	t.Cleanup(d.Close)
+	direct := aap.NewClient(d.URL, aap.ClientOptions{})
+	a := httptest.NewServer(demo.NewAAPAgent(opts))
 	t.Cleanup(a.Close)
-	direct := aap.NewClient(a.URL, aap.ClientOptions{})
+	upstream := aap.NewClient(a.URL, aap.ClientOptions{})
 
 	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
 	defer cancel()
@@ -63,7 +72,7 @@ func newChain(t *testing.T) *chain {
 	ps := httptest.NewServer(p)
 	t.Cleanup(ps.Close)
 
-	return &chain{Agent: *info, Direct: direct, Chained: aap.NewClient(ps.URL, aap.ClientOptions{})}
+	return &chain{Agent: *info, Direct: direct, Chained: aap.NewClient(ps.URL, aap.ClientOptions{}), Upstream: upstream}
 }
 
 // ids normalises the generated toolCallIds of one conversation: each id
@@ -189,6 +198,8 @@ type transcript struct {
 	History   []string
 	Compacted []string
 	Session   string
+	// ID is the session's id (left out of the comparisons).
+	ID string
 }
 
 // converse creates a session with c, plays the turns in the stream mode
@@ -240,7 +251,61 @@ func converse(t *testing.T, c *aap.Client, session *aap.PostSessionsRequest, tur
 	info.SessionID = ""
 	tr.Session, err = marshal(info)
 	require.NoError(t, err)
+	tr.ID = id
 	return tr
+}
+
+// upstreamSessions lists the sessions of the AAP server behind the chain.
+func upstreamSessions(t *testing.T, c *aap.Client) []aap.SessionInfo {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
+	defer cancel()
+	var out []aap.SessionInfo
+	for s, err := range c.Sessions(ctx) {
+		require.NoError(t, err)
+		out = append(out, s)
+	}
+	return out
+}
+
+// fullHistory is a session's full history with its toolCallIds normalised
+// (numbered by first appearance in it).
+func fullHistory(t *testing.T, c *aap.Client, id string) []string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
+	defer cancel()
+	hist, err := c.History(ctx, id, aap.HistoryFull)
+	require.NoError(t, err)
+	out, err := newIDs().messages(hist)
+	require.NoError(t, err)
+	return out
+}
+
+// withoutPermissionResults drops, from the turns that answer a
+// tool_permission, the results the chain sends for those calls: a demo
+// agent with QuietPermissionResults does not send them, agui2aap reads
+// them from its history and sends them (and aap2agui passes them on). In
+// such a turn the demo agent sends no other result.
+func withoutPermissionResults(tr transcript, turns []turn) transcript {
+	out := tr
+	out.Turns = nil
+	for i, lines := range tr.Turns {
+		answers := false
+		for _, m := range turns[i].Messages {
+			if _, ok := m.(*aap.ToolPermissionMessage); ok {
+				answers = true
+			}
+		}
+		var kept []string
+		for _, l := range lines {
+			if answers && (strings.HasPrefix(l, "tool_result ") || strings.HasPrefix(l, `{"role":"tool",`)) {
+				continue
+			}
+			kept = append(kept, l)
+		}
+		out.Turns = append(out.Turns, kept)
+	}
+	return out
 }
 
 // resolveCalls copies a turn's messages with the normalised toolCallIds
@@ -285,22 +350,26 @@ var acceptedDifferences = []*accepted{}
 // acceptDifferences rewrites a chained transcript with the accepted
 // differences, counting their use.
 func acceptDifferences(tr transcript) transcript {
-	rewrite := func(lines []string) []string {
-		out := make([]string, len(lines))
-		for i, l := range lines {
-			for _, a := range acceptedDifferences {
-				if strings.Contains(l, a.From) {
-					l = strings.ReplaceAll(l, a.From, a.To)
-					a.used.Add(1)
-				}
-			}
-			out[i] = l
-		}
-		return out
-	}
-	out := transcript{History: rewrite(tr.History), Compacted: rewrite(tr.Compacted), Session: tr.Session}
+	rewrite := func(lines []string) []string { return rewriteWith(acceptedDifferences, lines) }
+	out := transcript{History: rewrite(tr.History), Compacted: rewrite(tr.Compacted), Session: tr.Session, ID: tr.ID}
 	for _, tu := range tr.Turns {
 		out.Turns = append(out.Turns, rewrite(tu))
+	}
+	return out
+}
+
+// rewriteWith applies the accepted differences of list to lines, counting
+// their use.
+func rewriteWith(list []*accepted, lines []string) []string {
+	out := make([]string, len(lines))
+	for i, l := range lines {
+		for _, a := range list {
+			if strings.Contains(l, a.From) {
+				l = strings.ReplaceAll(l, a.From, a.To)
+				a.used.Add(1)
+			}
+		}
+		out[i] = l
 	}
 	return out
 }

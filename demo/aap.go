@@ -29,6 +29,13 @@ type AAPAgentOptions struct {
 	APIKeys []string
 	// Name is the agent's name in /meta and in sessions. Empty means "demo".
 	Name string
+	// QuietPermissionResults makes the agent behave like AAP servers (the
+	// reference TypeScript SDK 0.8 is one) that, once a tool_permission
+	// answers a call, store the outcome in the history — the granted
+	// tool's result, or the denial message — but send it neither as a
+	// tool_result event nor in a none-mode response. The answer that
+	// follows is sent as usual.
+	QuietPermissionResults bool
 }
 
 // AAPAgent is the demo agent speaking AAP v3: the seven endpoints under the
@@ -40,10 +47,11 @@ type AAPAgentOptions struct {
 // It is strict where the AAP documentation is and the reference server is
 // not: malformed requests are a 400 with {"error":{"code","message"}}, a
 // tool result or permission must answer a pending call, turn_stop always
-// ends a stream, a granted permission emits tool_result, and tool
-// permissions never enter the history.
+// ends a stream, a granted permission emits tool_result (unless
+// QuietPermissionResults), and tool permissions never enter the history.
 type AAPAgent struct {
 	info    aap.AgentInfo
+	quiet   bool            // QuietPermissionResults
 	secrets map[string]bool // names of secret options
 	keys    web.Keys
 	mux     *http.ServeMux
@@ -118,6 +126,7 @@ func NewAAPAgent(opts AAPAgentOptions) *AAPAgent {
 				Image:       &aap.ImageCapabilities{HTTP: &aap.Empty{}, Data: &aap.Empty{}},
 			},
 		},
+		quiet:    opts.QuietPermissionResults,
 		secrets:  map[string]bool{},
 		keys:     web.NewKeys(opts.APIKeys),
 		sessions: map[string]*aapSession{},
@@ -533,6 +542,7 @@ func (a *AAPAgent) turn(w http.ResponseWriter, r *http.Request, owner string) {
 	}()
 
 	out := newTurnOutput(w, req.Mode())
+	out.quiet = a.quiet
 	t.run(out)
 	// The session is updated before the last write, which holds turn_stop:
 	// a client that sends its next turn as soon as it sees turn_stop must
@@ -617,10 +627,10 @@ func (t *aapTurn) run(o *turnOutput) {
 				}
 			case an.perm.Granted:
 				result := SearchResult(inputString(an.call.input, "query"))
-				o.toolResult(an.call.id, result)
+				o.permissionResult(an.call.id, result)
 				o.text(SearchAnswer(result))
 			default:
-				o.toolResult(an.call.id, DeniedResult(an.perm.Reason))
+				o.permissionResult(an.call.id, DeniedResult(an.perm.Reason))
 				o.text(DeniedText(an.perm.Reason))
 			}
 			o.closeMessage()
@@ -718,9 +728,11 @@ type turnOutput struct {
 	started bool
 	delta   aap.TextDelta // reused for every text delta
 
-	open       []aap.ContentBlock // blocks of the assistant message being said
-	msgs       []aap.Message      // the messages the turn adds to the history
-	pending    []pendingCall      // the calls the turn leaves waiting
+	open       []aap.ContentBlock   // blocks of the assistant message being said
+	msgs       []aap.Message        // the messages the turn adds to the history
+	quiet      bool                 // permission results are stored, not sent
+	hidden     map[aap.Message]bool // messages of msgs a none-mode response leaves out
+	pending    []pendingCall        // the calls the turn leaves waiting
 	stopReason aap.StopReason
 }
 
@@ -832,6 +844,23 @@ func (o *turnOutput) toolResult(id, content string) {
 	o.msgs = append(o.msgs, &aap.ToolMessage{ToolCallID: id, Content: aap.TextContent(content)})
 }
 
+// permissionResult records the outcome of a call a tool_permission
+// answered: like toolResult, or, for a quiet agent, stored in the history
+// only.
+func (o *turnOutput) permissionResult(id, content string) {
+	if !o.quiet {
+		o.toolResult(id, content)
+		return
+	}
+	o.closeMessage()
+	m := &aap.ToolMessage{ToolCallID: id, Content: aap.TextContent(content)}
+	o.msgs = append(o.msgs, m)
+	if o.hidden == nil {
+		o.hidden = map[aap.Message]bool{}
+	}
+	o.hidden[m] = true
+}
+
 // closeMessage ends the assistant message being said. A message that is a
 // single text has string content.
 func (o *turnOutput) closeMessage() {
@@ -862,9 +891,11 @@ func (o *turnOutput) end() {
 		o.flush()
 		return
 	}
-	msgs := o.msgs
-	if msgs == nil {
-		msgs = []aap.Message{}
+	msgs := make([]aap.Message, 0, len(o.msgs))
+	for _, m := range o.msgs {
+		if !o.hidden[m] {
+			msgs = append(msgs, m)
+		}
 	}
 	writeJSON(o.w, http.StatusOK, aap.PostSessionTurnResponse{StopReason: o.stopReason, Messages: msgs})
 }

@@ -109,7 +109,7 @@ func TestResultForInterruptedCall(t *testing.T) {
 		answer aap.Message
 		stored string // the history entry the answer leaves for the agui_interrupt call
 	}{
-		{"answered with a tool_permission", &aap.ToolPermissionMessage{ToolCallID: "r1::call-pub-3", Granted: true}, toolMessage("r1::call-pub-3", `{"approved":true}`)},
+		{"answered with a tool_permission", &aap.ToolPermissionMessage{ToolCallID: "r1::call-pub-3", Granted: true}, toolMessage("r1::call-pub-3", "Tool call granted; the agent did not report its result.")},
 		{"answered with a tool result", &aap.ToolMessage{ToolCallID: "r1::call-pub-3", Content: aap.TextContent(`{"approved":true}`)}, toolMessage("r1::call-pub-3", `{"approved":true}`)},
 	}
 	for _, tt := range tests {

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"maps"
 	"net/http"
 	"time"
 
@@ -194,11 +193,19 @@ func (s *Server) turn(c *gin.Context) {
 	}
 	mergeAgent(sess, &req)
 
-	// The new history entries: closing results, then the turn's own
-	// messages (tool permissions are answers, not history).
+	// The new history entries: closing results, each right after its
+	// call, then the turn's own messages (tool permissions are answers,
+	// not history).
+	closingEntries := make([]store.Entry, len(closing))
+	for i, m := range closing {
+		closingEntries[i] = store.Entry{Message: m, AGUIID: translate.RandomID("msg-")}
+	}
 	var added []store.Entry
-	for _, m := range closing {
-		added = append(added, store.Entry{Message: m, AGUIID: translate.RandomID("msg-")})
+	placed, moved := placeResults(hist, closingEntries)
+	if moved {
+		hist = placed
+	} else {
+		added = closingEntries
 	}
 	input, err := translate.TurnToAGUI(req.Messages, nonNil(p.interrupts), func() string { return translate.RandomID("msg-") })
 	if err != nil {
@@ -221,24 +228,6 @@ func (s *Server) turn(c *gin.Context) {
 		added = append(added, store.Entry{Message: m, AGUIID: input.Messages[j].ID})
 		j++
 	}
-	// A permission granted to an interrupt presented as an agui_interrupt
-	// call answers that call: its resume payload is its result, so that
-	// no later turn takes the call for an open one. (A denial gets "Tool
-	// call denied" when the turn ends, as for any call.)
-	for _, r := range input.Resume {
-		pm := permissionFor(req.Messages, r.InterruptID)
-		if pm == nil || !pm.Granted || r.Status != types.ResumeStatusResolved {
-			continue
-		}
-		payload, err := json.Marshal(r.Payload)
-		if err != nil {
-			continue
-		}
-		added = append(added, store.Entry{
-			Message: &aap.ToolMessage{ToolCallID: r.InterruptID, Content: aap.TextContent(string(payload))},
-			AGUIID:  translate.ToolResultMessageID(r.InterruptID),
-		})
-	}
 
 	run, err := s.runInput(sess, append(hist, added...), append(cancelled, input.Resume...))
 	if err != nil {
@@ -259,32 +248,27 @@ func (s *Server) turn(c *gin.Context) {
 	defer body.Close()
 
 	// The agent took the run: from here on the turn is part of the session.
+	if moved {
+		// Closing results placed before later messages.
+		if err := s.cfg.Store.ReplaceHistory(ctx, sess.ID, hist); err != nil {
+			s.storeError(c, err)
+			return
+		}
+	}
 	prevInterrupts := sess.Interrupts
 	sess.Interrupts = nil
 	if err := s.cfg.Store.SaveSession(ctx, sess, added); err != nil {
 		s.storeError(c, err)
 		return
 	}
-	denied := map[string]string{}
+	var perms []*aap.ToolPermissionMessage
 	for _, m := range req.Messages {
-		if pm, ok := m.(*aap.ToolPermissionMessage); ok && !pm.Granted {
-			denied[pm.ToolCallID] = pm.Reason
+		if pm, ok := m.(*aap.ToolPermissionMessage); ok {
+			perms = append(perms, pm)
 		}
 	}
 	prior := translate.PriorCallsOf(historyMessages(hist, added))
-	s.stream(c, &req, sess, run, body, denied, prevInterrupts, prior, release, log)
-}
-
-// permissionFor returns the tool_permission of msgs that answers an
-// interrupt presented as a call of the interrupt tool (its toolCallId is
-// the interrupt id), if any.
-func permissionFor(msgs []aap.Message, interruptID string) *aap.ToolPermissionMessage {
-	for _, m := range msgs {
-		if pm, ok := m.(*aap.ToolPermissionMessage); ok && pm.ToolCallID == interruptID {
-			return pm
-		}
-	}
-	return nil
+	s.stream(c, &req, sess, run, body, perms, prevInterrupts, prior, release, log)
 }
 
 // historyMessages returns the messages of the entries of hist, then added.
@@ -305,6 +289,57 @@ func deniedText(reason string) string {
 		return "Tool call denied"
 	}
 	return "Tool call denied: " + reason
+}
+
+// grantedText is stored for a granted call whose result the agent never
+// reported, in a run that went on past it: the call was answered, so it is
+// not open, and the history stays valid (every call has a result) without
+// claiming a result the agent did not give.
+const grantedText = "Tool call granted; the agent did not report its result."
+
+// placeResults returns hist with each entry of results (tool messages)
+// placed right after the assistant message holding its call, after the
+// tool messages already there; a result whose call is not in hist goes at
+// the end. moved reports that some result went before a later message
+// (otherwise the results are simply appended, in order).
+func placeResults(hist, results []store.Entry) (out []store.Entry, moved bool) {
+	if len(results) == 0 {
+		return hist, false
+	}
+	callAt := map[string]int{} // toolCallId → index of its assistant message
+	for i, e := range hist {
+		if am, ok := e.Message.(*aap.AssistantMessage); ok {
+			for _, b := range am.Content.Blocks {
+				if tu, ok := b.(*aap.ToolUseBlock); ok {
+					callAt[tu.ToolCallID] = i
+				}
+			}
+		}
+	}
+	after := map[int][]store.Entry{} // index of the last entry to go after → results
+	var atEnd []store.Entry
+	for _, r := range results {
+		i, ok := callAt[toolCallIDOf(r.Message)]
+		if !ok {
+			atEnd = append(atEnd, r)
+			continue
+		}
+		for i+1 < len(hist) && hist[i+1].Message.Role() == aap.RoleTool {
+			i++
+		}
+		if i == len(hist)-1 {
+			atEnd = append(atEnd, r)
+			continue
+		}
+		after[i] = append(after[i], r)
+		moved = true
+	}
+	out = make([]store.Entry, 0, len(hist)+len(results))
+	for i, e := range hist {
+		out = append(out, e)
+		out = append(out, after[i]...)
+	}
+	return append(out, atEnd...), moved
 }
 
 func nonNil(in []types.Interrupt) []types.Interrupt {
@@ -393,9 +428,9 @@ type turnRun struct {
 	log   *zerolog.Logger
 
 	stateChanged bool
-	replaced     bool              // a MESSAGES_SNAPSHOT replaced the history
-	snapIDs      map[string]bool   // the AG-UI ids of that snapshot's messages
-	denied       map[string]string // toolCallId → reason of the calls this turn denies
+	replaced     bool                         // a MESSAGES_SNAPSHOT replaced the history
+	snapIDs      map[string]bool              // the AG-UI ids of that snapshot's messages
+	perms        []*aap.ToolPermissionMessage // the permissions this turn answers
 	// prevInterrupts were open before this turn.
 	prevInterrupts []types.Interrupt
 	events         int
@@ -411,10 +446,10 @@ type turnRun struct {
 
 // stream reads the agent's events, writes the AAP response and stores
 // what the run produces as it goes.
-func (s *Server) stream(c *gin.Context, req *aap.PostSessionTurnRequest, sess *store.Session, run *types.RunAgentInput, body interface{ Read([]byte) (int, error) }, denied map[string]string, prevInterrupts []types.Interrupt, prior *translate.PriorCalls, release func(), log *zerolog.Logger) {
+func (s *Server) stream(c *gin.Context, req *aap.PostSessionTurnRequest, sess *store.Session, run *types.RunAgentInput, body interface{ Read([]byte) (int, error) }, perms []*aap.ToolPermissionMessage, prevInterrupts []types.Interrupt, prior *translate.PriorCalls, release func(), log *zerolog.Logger) {
 	ctx := c.Request.Context()
 	mode := req.Mode()
-	r := &turnRun{s: s, sess: sess, tr: translate.NewAGUIToAAP(translate.AGUIToAAPOptions{Mode: mode, Prior: prior}), state: sess.State, log: log, denied: denied, prevInterrupts: prevInterrupts}
+	r := &turnRun{s: s, sess: sess, tr: translate.NewAGUIToAAP(translate.AGUIToAAPOptions{Mode: mode, Prior: prior}), state: sess.State, log: log, perms: perms, prevInterrupts: prevInterrupts}
 	out := web.NewStream(c.Writer)
 	out.KeepAlive = s.cfg.KeepAlive
 	var reader = body
@@ -675,12 +710,13 @@ func (r *turnRun) finish() {
 			r.log.Error().Err(err).Str("session", r.sess.ID).Msg("removing a checkpoint")
 		}
 	}
-	r.recordDenials(ctx)
 	r.sess.Interrupts = r.tr.Interrupts()
 	if r.tr.StopReason() == aap.StopError && len(msgs) == 0 {
 		// The agent refused the run outright (e.g. it did not accept the
 		// resume): what it was waiting for is still open.
 		r.sess.Interrupts = r.prevInterrupts
+	} else {
+		r.recordPermissions(ctx)
 	}
 	if r.stateChanged {
 		r.sess.State = r.state
@@ -690,49 +726,45 @@ func (r *turnRun) finish() {
 	}
 }
 
-// recordDenials gives each call this turn denied, and the agent reported no
-// result for, the tool message AAP prescribes ("Tool call denied: <reason>"),
-// placed with the call's other results, so that the history stays valid and
-// no later turn takes the call for an open one.
-func (r *turnRun) recordDenials(ctx context.Context) {
-	missing := maps.Clone(r.denied)
+// recordPermissions gives each call this turn answered with a
+// tool_permission, and the agent reported no result for, a tool message
+// placed right after the call, so that the history stays valid and no
+// later turn takes the call for an open one: for a denial the message AAP
+// prescribes ("Tool call denied: <reason>"), for a grant grantedText.
+func (r *turnRun) recordPermissions(ctx context.Context) {
+	if len(r.perms) == 0 || r.replaced {
+		return
+	}
+	got := map[string]bool{}
 	for _, m := range r.tr.Messages() {
 		if tm, ok := m.(*aap.ToolMessage); ok {
-			delete(missing, tm.ToolCallID)
+			got[tm.ToolCallID] = true
 		}
 	}
-	if len(missing) == 0 || r.replaced {
+	var missing []store.Entry
+	for _, pm := range r.perms {
+		if got[pm.ToolCallID] {
+			continue
+		}
+		text := grantedText
+		if !pm.Granted {
+			text = deniedText(pm.Reason)
+		}
+		missing = append(missing, store.Entry{
+			Message: &aap.ToolMessage{ToolCallID: pm.ToolCallID, Content: aap.TextContent(text)},
+			AGUIID:  translate.ToolResultMessageID(pm.ToolCallID),
+		})
+	}
+	if len(missing) == 0 {
 		return
 	}
 	hist, err := r.s.cfg.Store.History(ctx, r.sess.ID)
 	if err != nil {
-		r.log.Error().Err(err).Str("session", r.sess.ID).Msg("reading history to record denials")
+		r.log.Error().Err(err).Str("session", r.sess.ID).Msg("reading history to record answered permissions")
 		return
 	}
-	out := make([]store.Entry, 0, len(hist)+len(missing))
-	for i := 0; i < len(hist); i++ {
-		out = append(out, hist[i])
-		am, ok := hist[i].Message.(*aap.AssistantMessage)
-		if !ok {
-			continue
-		}
-		for i+1 < len(hist) && hist[i+1].Message.Role() == aap.RoleTool {
-			i++
-			out = append(out, hist[i])
-		}
-		for _, b := range am.Content.Blocks {
-			if tu, ok := b.(*aap.ToolUseBlock); ok {
-				if reason, ok := missing[tu.ToolCallID]; ok {
-					out = append(out, store.Entry{
-						Message: &aap.ToolMessage{ToolCallID: tu.ToolCallID, Content: aap.TextContent(deniedText(reason))},
-						AGUIID:  translate.ToolResultMessageID(tu.ToolCallID),
-					})
-					delete(missing, tu.ToolCallID)
-				}
-			}
-		}
-	}
+	out, _ := placeResults(hist, missing)
 	if err := r.s.cfg.Store.ReplaceHistory(ctx, r.sess.ID, out); err != nil {
-		r.log.Error().Err(err).Str("session", r.sess.ID).Msg("recording denials")
+		r.log.Error().Err(err).Str("session", r.sess.ID).Msg("recording answered permissions")
 	}
 }

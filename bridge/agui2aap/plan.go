@@ -25,7 +25,8 @@ const (
 	CodeInputWithResume   = "NEW_INPUT_WITH_RESUME" // a user message together with resume
 	CodeUpstreamError     = "UPSTREAM_ERROR"        // the AAP server failed a follow-up turn
 	CodeTooManyFollowUps  = "TOO_MANY_FOLLOW_UPS"   // the permission policy looped
-	closingText           = "Tool call was not answered: the conversation moved on."
+	closingText           = notAnsweredPrefix + ": the conversation moved on."
+	notAnsweredPrefix     = "Tool call was not answered"
 	contextHeader         = "Context from the application:"
 	policyDeniedReason    = "denied by the bridge's permission policy"
 	deniedResultFallback  = "Tool call denied"
@@ -58,8 +59,6 @@ type plan struct {
 	turn  []aap.Message // the turn's messages
 	// delivered are the ids of the client's messages this run delivers.
 	delivered []string
-	// permissions answered by resume (or by policy), by toolCallId.
-	denied map[string]string // toolCallId → reason, for denials
 }
 
 // makePlan works out what is new in the client's messages since the
@@ -154,7 +153,10 @@ func (s *Server) makePlan(th *store.Thread, in *types.RunAgentInput, agent strin
 				}
 				rest = append(rest, m)
 			}
-			if len(rest) != 1 || rest[0].Role != types.RoleUser || len(th.ClientCalls) > 0 {
+			if r, ok := abandoned(rest, th.ClientCalls); ok {
+				rest = r
+			}
+			if len(rest) != 1 || rest[0].Role != types.RoleUser {
 				return s.freshPlan(msgs, &types.RunAgentInput{Tools: in.Tools})
 			}
 			turn, err := translate.MessagesToAAP(rest)
@@ -169,11 +171,20 @@ func (s *Server) makePlan(th *store.Thread, in *types.RunAgentInput, agent strin
 			return nil, runError(CodeInvalidResume, "%v", err)
 		}
 		p.turn = turn
-		p.noteDenials()
 		return p, nil
 	}
 	if len(in.Resume) > 0 {
 		return nil, runError(CodeUnknownInterrupt, "resume was sent but no interrupt is open on this thread")
+	}
+	if rest, ok := abandoned(fresh, th.ClientCalls); ok && len(rest) == 1 && rest[0].Role == types.RoleUser && len(open) == 0 {
+		// The user moved on from open client tool calls: the user message
+		// alone; the AAP server closes the calls it was waiting on.
+		turn, err := translate.MessagesToAAP(rest)
+		if err != nil {
+			return nil, inputError(err, in.Messages)
+		}
+		p.turn = turn
+		return p, nil
 	}
 	switch {
 	case len(fresh) == 1 && fresh[0].Role == types.RoleUser && len(th.ClientCalls) == 0 && len(open) == 0:
@@ -198,7 +209,6 @@ func (s *Server) makePlan(th *store.Thread, in *types.RunAgentInput, agent strin
 		turn = append(turn, perm)
 	}
 	p.turn = turn
-	p.noteDenials()
 	return p, nil
 }
 
@@ -326,8 +336,49 @@ func (s *Server) resumePlan(msgs []types.Message, resume []types.ResumeEntry, al
 		}
 	}
 	p := &plan{fresh: true, seed: seed, turn: turn, delivered: delivered}
-	p.noteDenials()
 	return p, nil
+}
+
+// abandoned takes out of msgs the tool messages that close the open client
+// tool calls as not answered (an AAP client of aap2agui that sent a new
+// message instead closes them so, as agui2aap itself does): every call
+// must be closed so, and something must follow. It reports false when
+// there are no open calls or they are not all closed so.
+func abandoned(msgs []types.Message, calls []string) ([]types.Message, bool) {
+	if len(calls) == 0 {
+		return msgs, false
+	}
+	open := map[string]bool{}
+	for _, id := range calls {
+		open[id] = true
+	}
+	var rest []types.Message
+	for _, m := range msgs {
+		if m.Role == types.RoleTool && open[m.ToolCallID] {
+			if s, ok := stringContent(m.Content); !ok || !strings.HasPrefix(s, notAnsweredPrefix) {
+				return msgs, false // a real result
+			}
+			delete(open, m.ToolCallID)
+			continue
+		}
+		rest = append(rest, m)
+	}
+	return rest, len(open) == 0 && len(rest) > 0
+}
+
+// stringContent is a message's content when it is a string (as decoded,
+// or still raw JSON).
+func stringContent(c any) (string, bool) {
+	switch v := c.(type) {
+	case string:
+		return v, true
+	case json.RawMessage:
+		var s string
+		if json.Unmarshal(v, &s) == nil {
+			return s, true
+		}
+	}
+	return "", false
 }
 
 func resolvedOnly(resume []types.ResumeEntry) []types.ResumeEntry {
@@ -390,19 +441,6 @@ func closeDangling(hist []aap.Message, answered map[string]bool) []aap.Message {
 	}
 	flush(true)
 	return out
-}
-
-// noteDenials records the permissions the turn denies, so that a denied
-// call gets a TOOL_CALL_RESULT even from a server that sends none.
-func (p *plan) noteDenials() {
-	for _, m := range p.turn {
-		if pm, ok := m.(*aap.ToolPermissionMessage); ok && !pm.Granted {
-			if p.denied == nil {
-				p.denied = map[string]string{}
-			}
-			p.denied[pm.ToolCallID] = pm.Reason
-		}
-	}
 }
 
 // inputError reports a message the bridge cannot translate, naming its

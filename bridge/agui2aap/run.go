@@ -158,6 +158,7 @@ type runner struct {
 	a2g      *translate.AAPToAGUI
 	clients  map[string]bool // client tool names
 	results  map[string]bool // toolCallIds with a tool_result in this run
+	answered answers         // the permissions the current turn answers
 	followUp int
 }
 
@@ -343,9 +344,9 @@ func (r *runner) open(ctx context.Context, session string, req *aap.PostSessionT
 // pump translates the turn's events to the client, running follow-up turns
 // when the permission policy answers for the client.
 func (r *runner) pump(ctx context.Context, evs iter.Seq2[aap.Event, error], req *aap.PostSessionTurnRequest) {
-	denied := r.p.denied
+	r.answered = answersOf(req.Messages)
 	for {
-		next := r.stream(ctx, evs, denied)
+		next := r.stream(ctx, evs)
 		if next == nil {
 			break
 		}
@@ -353,15 +354,7 @@ func (r *runner) pump(ctx context.Context, evs iter.Seq2[aap.Event, error], req 
 			writeAGUI(r.out, r.a2g.Fail("the permission policy answered too many tool calls in one run", CodeTooManyFollowUps), r.log)
 			return
 		}
-		denied = nil
-		for _, m := range next {
-			if pm, ok := m.(*aap.ToolPermissionMessage); ok && !pm.Granted {
-				if denied == nil {
-					denied = map[string]string{}
-				}
-				denied[pm.ToolCallID] = pm.Reason
-			}
-		}
+		r.answered = answersOf(next)
 		fu := &aap.PostSessionTurnRequest{Stream: req.Stream, Messages: next}
 		var err error
 		if evs, err = r.open(ctx, r.th.SessionID, fu); err != nil {
@@ -378,10 +371,36 @@ func (r *runner) pump(ctx context.Context, evs iter.Seq2[aap.Event, error], req 
 // stream feeds one turn's events to the translator. It returns the
 // permissions of a follow-up turn when the turn stopped for untrusted
 // server tools only and the policy answers them, else nil.
-func (r *runner) stream(ctx context.Context, evs iter.Seq2[aap.Event, error], denied map[string]string) []aap.Message {
+//
+// The result of each call the turn answered with a tool_permission reaches
+// the client before anything of the answer that follows it: as the AAP
+// server streams it, or, from a server that only stores it, read from the
+// session's history when the answer begins. A server that has not stored it
+// yet by then (it saves the turn at its end) makes the bridge hold the
+// answer back until the turn ends and read the history again.
+func (r *runner) stream(ctx context.Context, evs iter.Seq2[aap.Event, error]) []aap.Message {
 	first := r.followUp == 0
+	missing := map[string]permission{} // answered calls without a result yet
+	for id, p := range r.answered.by {
+		if !r.results[id] {
+			missing[id] = p
+		}
+	}
+	var held []aap.Event // the answer, held back while results are missing
+	holding := false
+	release := func() {
+		r.storedResults(ctx, missing, true)
+		holding = false
+		for _, ev := range held {
+			r.feed(ev)
+		}
+		held = nil
+	}
 	for ev, err := range evs {
 		if err != nil {
+			if holding {
+				release()
+			}
 			if ctx.Err() != nil {
 				r.log.Info().Msg("client went away; upstream turn cancelled")
 			} else {
@@ -398,27 +417,43 @@ func (r *runner) stream(ctx context.Context, evs iter.Seq2[aap.Event, error], de
 			}
 		case *aap.ToolResult:
 			r.results[e.ToolCallID] = true
+			if _, ok := missing[e.ToolCallID]; ok && holding {
+				// A late result goes before the answer held back.
+				delete(missing, e.ToolCallID)
+				r.feed(ev)
+				if len(missing) == 0 {
+					release()
+				}
+				continue
+			}
+			delete(missing, e.ToolCallID)
 		case *aap.UnknownEvent:
 			r.log.Debug().Str("event", string(e.Name)).Msg("unknown AAP event skipped")
 			continue
-		case *aap.TurnStop:
-			// A denied call gets a result even from a server that sends none.
-			for id, reason := range denied {
-				if !r.results[id] {
-					r.feed(&aap.ToolResult{ToolCallID: id, Content: aap.TextContent(deniedResult(reason))})
-					r.results[id] = true
-				}
+		}
+		if len(missing) > 0 && !holding && answerBegins(ev) {
+			r.storedResults(ctx, missing, false)
+			holding = len(missing) > 0
+		}
+		if holding {
+			if _, stop := ev.(*aap.TurnStop); !stop {
+				held = append(held, ev)
+				continue
 			}
-			if e.StopReason == aap.StopToolUse && r.s.cfg.Policy != PolicyInterrupt {
-				if next := r.policyAnswers(); next != nil {
-					return next
-				}
+			release()
+		}
+		if e, ok := ev.(*aap.TurnStop); ok && e.StopReason == aap.StopToolUse && r.s.cfg.Policy != PolicyInterrupt {
+			if next := r.policyAnswers(); next != nil {
+				return next
 			}
 		}
 		r.feed(ev)
 		if r.a2g.Done() {
 			return nil
 		}
+	}
+	if holding {
+		release()
 	}
 	return nil
 }

@@ -42,6 +42,7 @@ func run(args []string) error {
 	showVersion := f.FlagSet.Bool("version", false, "print the version (module version, VCS revision, Go version) and exit")
 	listen := f.String("listen", "127.0.0.1:8081", "address to serve AG-UI on")
 	upstream := f.String("upstream", "", "base URL of the AAP server; empty runs the built-in AAP demo agent")
+	quietDemo := f.Bool("demo-quiet-permission-results", false, "the built-in AAP demo agent stores the outcome of an answered permission without sending it (as some AAP servers do); for trying the bridge against such servers")
 	upstreamKey := f.String("upstream-api-key", "", "API key for the AAP server")
 	forwardAuth := f.Bool("forward-auth", false, "send the caller's Authorization header to the AAP server instead of --upstream-api-key")
 	keys := f.List("api-key", ",", "API key accepted from callers; none means open")
@@ -89,8 +90,11 @@ func run(args []string) error {
 	if cfg.AllowedHosts, err = cli.CheckExposure(*listen, len(cfg.APIKeys) == 0, *insecureOpen, *allowedHosts); err != nil {
 		return err
 	}
+	if *quietDemo && cfg.Upstream != "" {
+		return errors.New("--demo-quiet-permission-results applies to the built-in demo agent only: leave out --upstream")
+	}
 	if cfg.Upstream == "" {
-		addr, stop, err := cli.ServeLoopback(log, "AAP demo agent", demo.NewAAPAgent(demo.AAPAgentOptions{}))
+		addr, stop, err := cli.ServeLoopback(log, "AAP demo agent", demo.NewAAPAgent(demo.AAPAgentOptions{QuietPermissionResults: *quietDemo}))
 		if err != nil {
 			return err
 		}

@@ -175,3 +175,40 @@ func textMessageID(t *testing.T, body string) string {
 	t.Fatalf("no TEXT_MESSAGE_START in %s", body)
 	return ""
 }
+
+// --demo-quiet-permission-results makes the built-in demo agent store a
+// granted search's result without sending it, as some AAP servers do: the
+// client still gets TOOL_CALL_RESULT, before the answer. With --upstream it
+// is refused.
+func TestDemoQuietPermissionResults(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	p := proctest.Start(t, nil, "--listen", "127.0.0.1:0", "--store", "memory:", "--demo-quiet-permission-results")
+	first := `{"id":"u1","role":"user","content":"search dogs"}`
+	body := readBody(t, post(t, ctx, p.URL()+"/agents/demo", runBody("r1", first)))
+	require.Contains(t, body, `"interrupt"`)
+	var call string
+	for _, line := range strings.Split(body, "\n") {
+		if data, ok := strings.CutPrefix(line, "data: "); ok && strings.Contains(data, `"TOOL_CALL_START"`) {
+			var ev struct {
+				ToolCallID string `json:"toolCallId"`
+			}
+			require.NoError(t, json.Unmarshal([]byte(data), &ev))
+			call = ev.ToolCallID
+		}
+	}
+	require.NotEmpty(t, call)
+	assistant := `{"id":"a1","role":"assistant","toolCalls":[{"id":"` + call + `","type":"function","function":{"name":"web_search","arguments":"{\"query\":\"dogs\"}"}}]}`
+	resume := `{"threadId":"t1","runId":"r2","state":{},"messages":[` + first + `,` + assistant +
+		`],"tools":[],"context":[],"forwardedProps":{},"resume":[{"interruptId":"perm-` + call + `","status":"resolved","payload":{"approved":true}}]}`
+	body = readBody(t, post(t, ctx, p.URL()+"/agents/demo", resume))
+	result := strings.Index(body, `"TOOL_CALL_RESULT"`)
+	text := strings.Index(body, `"TEXT_MESSAGE_START"`)
+	require.GreaterOrEqual(t, result, 0, "no TOOL_CALL_RESULT in %s", body)
+	assert.Less(t, result, text, "the result comes before the answer")
+	assert.Contains(t, body, "Results for dogs")
+
+	err := run([]string{"--upstream", "http://127.0.0.1:1", "--demo-quiet-permission-results", "--store", "memory:"})
+	require.ErrorContains(t, err, "--demo-quiet-permission-results")
+}

@@ -1,0 +1,116 @@
+package agui2aap
+
+import (
+	"context"
+	"time"
+
+	"github.com/aapagui/aapagui/aap"
+)
+
+// permission is how a turn answered an untrusted server tool call.
+type permission struct {
+	granted bool
+	reason  string
+}
+
+// answers are the tool_permission answers of a turn, in the turn's order.
+type answers struct {
+	order []string
+	by    map[string]permission // by toolCallId
+}
+
+// answersOf returns the tool_permission answers among a turn's messages.
+func answersOf(msgs []aap.Message) answers {
+	a := answers{by: map[string]permission{}}
+	for _, m := range msgs {
+		if pm, ok := m.(*aap.ToolPermissionMessage); ok {
+			a.order = append(a.order, pm.ToolCallID)
+			a.by[pm.ToolCallID] = permission{granted: pm.Granted, reason: pm.Reason}
+		}
+	}
+	return a
+}
+
+// answerBegins reports an event that starts (or ends) the answer after the
+// permissions: anything but turn_start and tool results.
+func answerBegins(ev aap.Event) bool {
+	switch ev.(type) {
+	case *aap.TextDelta, *aap.Text, *aap.ThinkingDelta, *aap.Thinking, *aap.ToolCall, *aap.TurnStop:
+		return true
+	}
+	return false
+}
+
+// historyTimeout bounds the history read that looks for a permission's
+// result.
+const historyTimeout = 10 * time.Second
+
+// storedResults feeds the client the results of permission-answered calls
+// that the AAP server stored in its history without streaming them (some
+// servers do: the reference TypeScript SDK 0.8 runs a granted tool and
+// stores its result, but emits no tool_result). Each one found is sent as
+// TOOL_CALL_RESULT and taken out of missing. When final (the turn is over:
+// nothing more can come), a denied call still missing gets the denial
+// wording AAP prescribes, so that every denied call has a result.
+func (r *runner) storedResults(ctx context.Context, missing map[string]permission, final bool) {
+	if len(missing) == 0 {
+		return
+	}
+	if ht, ok := r.historyType(); ok {
+		ctx, cancel := context.WithTimeout(ctx, historyTimeout)
+		hist, err := r.cl.History(ctx, r.th.SessionID, ht)
+		cancel()
+		if err != nil {
+			r.log.Warn().Err(err).Str("session", r.th.SessionID).Msg("reading the AAP session's history for the results of answered permissions")
+		}
+		// The latest tool message of each call is its result.
+		found := map[string]*aap.ToolMessage{}
+		for _, m := range hist {
+			if tm, ok := m.(*aap.ToolMessage); ok {
+				if _, want := missing[tm.ToolCallID]; want {
+					found[tm.ToolCallID] = tm
+				}
+			}
+		}
+		// In the order the calls appear in the history, so that several
+		// results come out as the server stored them.
+		for _, m := range hist {
+			tm, ok := m.(*aap.ToolMessage)
+			if !ok || found[tm.ToolCallID] != tm {
+				continue
+			}
+			r.feed(&aap.ToolResult{ToolCallID: tm.ToolCallID, Content: tm.Content})
+			r.results[tm.ToolCallID] = true
+			delete(missing, tm.ToolCallID)
+		}
+	}
+	if !final {
+		return
+	}
+	for _, id := range r.answered.order {
+		p, ok := missing[id]
+		if !ok {
+			continue
+		}
+		if !p.granted {
+			r.feed(&aap.ToolResult{ToolCallID: id, Content: aap.TextContent(deniedResult(p.reason))})
+			r.results[id] = true
+		} else {
+			r.log.Info().Str("session", r.th.SessionID).Str("tool_call", id).Msg("the AAP server neither sent nor stored the result of a granted call")
+		}
+		delete(missing, id)
+	}
+}
+
+// historyType is the history the agent serves, full preferred; false when
+// it serves none.
+func (r *runner) historyType() (aap.HistoryType, bool) {
+	caps := r.info.Capabilities
+	switch {
+	case caps.SupportsHistory(aap.HistoryFull):
+		return aap.HistoryFull, true
+	case caps.SupportsHistory(aap.HistoryCompacted):
+		return aap.HistoryCompacted, true
+	}
+	return "", false
+}
