@@ -427,6 +427,7 @@ type turnRun struct {
 	state json.RawMessage
 	log   *zerolog.Logger
 
+	callNames    map[string]string // toolCallId → tool name of the calls this run streamed
 	stateChanged bool
 	replaced     bool                         // a MESSAGES_SNAPSHOT replaced the history
 	snapIDs      map[string]bool              // the AG-UI ids of that snapshot's messages
@@ -550,6 +551,14 @@ func (r *turnRun) observe(ctx context.Context, ev events.Event) bool {
 	case *events.MessagesSnapshotEvent:
 		r.snapshot(ctx, e)
 		return false
+	case *events.ToolCallStartEvent:
+		r.nameCall(e.ToolCallID, e.ToolCallName)
+	case *events.ToolCallChunkEvent:
+		if e.ToolCallID != nil && e.ToolCallName != nil {
+			r.nameCall(*e.ToolCallID, *e.ToolCallName)
+		}
+	case *events.ToolCallResultEvent:
+		r.checkRanAsAllowed(e.ToolCallID)
 	case *translate.UnknownEvent:
 		r.skipped++
 		r.log.Debug().Str("type", string(e.Type())).Msg("unknown AG-UI event skipped")
@@ -560,6 +569,40 @@ func (r *turnRun) observe(ctx context.Context, ev events.Event) bool {
 		r.log.Debug().Str("type", string(ev.Type())).Msg("AG-UI event with no AAP meaning")
 	}
 	return true
+}
+
+func (r *turnRun) nameCall(id, name string) {
+	if r.callNames == nil {
+		r.callNames = map[string]string{}
+	}
+	r.callNames[id] = name
+}
+
+// checkRanAsAllowed notes a server tool that the agent ran (its result
+// came in the run that made the call) although the session did not enable
+// it with trust: the agent config says the agent honours enabling and
+// trust (permissions: aap), and it did not. The result is kept (it is what
+// happened), the AAP application sees it as it came, and the operator is
+// told which tool to declare "permissions: none".
+func (r *turnRun) checkRanAsAllowed(toolCallID string) {
+	name, ok := r.callNames[toolCallID]
+	if !ok {
+		return
+	}
+	if _, declared := r.s.cfg.Agent.Tool(name); !declared {
+		return
+	}
+	setting := "not enabled"
+	for _, t := range r.sess.Agent.Tools {
+		if t.Name == name {
+			if t.Trust {
+				return
+			}
+			setting = "enabled without trust"
+		}
+	}
+	r.log.Warn().Str("session", r.sess.ID).Str("tool", name).Str("tool_call_id", toolCallID).Str("session_setting", setting).
+		Msg("the agent ran a server tool against the session's settings: if it cannot honour enabling and trust, declare the tool with permissions: none in --agent-config")
 }
 
 func (r *turnRun) applyDelta(e *events.StateDeltaEvent) {
