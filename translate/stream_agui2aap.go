@@ -18,6 +18,14 @@ type AGUIToAAPOptions struct {
 	// message; StreamNone emits nothing from Feed: read Response at the end.
 	// The zero value means StreamDelta.
 	Mode aap.StreamMode
+	// Prior are the tool calls made before the run (see PriorCallsOf).
+	// With it, a TOOL_CALL_RESULT for a call the stream never showed gets
+	// its tool_use from the interrupt that named the call, and one that
+	// would still have no tool_use before it (nothing named the call, or
+	// the call has a result already) is left out of the stream and the
+	// history, reported as a *DroppedResultError. nil: only the run's own
+	// calls are known, and every result is kept.
+	Prior *PriorCalls
 }
 
 // AGUIToAAP translates the AG-UI events of one run into the AAP events of
@@ -28,8 +36,9 @@ type AGUIToAAPOptions struct {
 // The AAP stream it produces always starts with turn_start and ends with
 // exactly one turn_stop, whatever it is fed.
 type AGUIToAAP struct {
-	mode aap.StreamMode
-	out  []aap.Event
+	mode  aap.StreamMode
+	prior *PriorCalls
+	out   []aap.Event
 	// Slabs of the per-token events, allocated slabSize at a time; each
 	// event is still its own value, never reused.
 	textSlab     []aap.TextDelta
@@ -46,7 +55,8 @@ type AGUIToAAP struct {
 	args      ArgsAccumulator
 
 	called     map[string]bool // tool calls completed in this run
-	answered   map[string]bool // tool calls with a TOOL_CALL_RESULT in this run
+	answered   map[string]bool // tool calls of this run with a TOOL_CALL_RESULT in it
+	resulted   map[string]bool // every call with a TOOL_CALL_RESULT in this run
 	unanswered int             // completed calls without a result
 
 	history    []aap.Message
@@ -76,7 +86,7 @@ func NewAGUIToAAP(opts AGUIToAAPOptions) *AGUIToAAP {
 	if mode == "" {
 		mode = aap.StreamDelta
 	}
-	return &AGUIToAAP{mode: mode}
+	return &AGUIToAAP{mode: mode, prior: opts.Prior}
 }
 
 // Feed translates one AG-UI event. The returned slice is reused by the next
@@ -165,7 +175,7 @@ func (t *AGUIToAAP) Feed(ev events.Event) ([]aap.Event, error) {
 			err = &StreamError{Event: string(typ), Reason: "a tool call result without toolCallId cannot be matched to a call; skipped"}
 			break
 		}
-		t.toolResult(e)
+		err = t.toolResult(e)
 	case *events.RunFinishedEvent:
 		t.finish(e)
 	case *events.RunErrorEvent:
@@ -461,7 +471,7 @@ func (t *AGUIToAAP) toolCall(c CompletedCall) {
 	t.unanswered++
 }
 
-func (t *AGUIToAAP) toolResult(e *events.ToolCallResultEvent) {
+func (t *AGUIToAAP) toolResult(e *events.ToolCallResultEvent) error {
 	// A result for a call still streaming closes it first, so that the AAP
 	// stream never shows a result before its call.
 	for _, id := range t.args.Open() {
@@ -471,6 +481,13 @@ func (t *AGUIToAAP) toolResult(e *events.ToolCallResultEvent) {
 			}
 		}
 	}
+	if err := t.checkResult(e.ToolCallID); err != nil {
+		return err
+	}
+	if t.resulted == nil {
+		t.resulted = make(map[string]bool)
+	}
+	t.resulted[e.ToolCallID] = true
 	content := aap.TextContent(e.Content)
 	t.emit(&aap.ToolResult{ToolCallID: e.ToolCallID, Content: content})
 	t.flushAssistant()
@@ -483,6 +500,29 @@ func (t *AGUIToAAP) toolResult(e *events.ToolCallResultEvent) {
 		t.answered[e.ToolCallID] = true
 		t.unanswered--
 	}
+	return nil
+}
+
+// checkResult makes sure a tool_use goes before the result for id (see
+// AGUIToAAPOptions.Prior): the run's own call, an earlier one, or one an
+// interrupt named, which it adds now; otherwise the result is dropped.
+func (t *AGUIToAAP) checkResult(id string) error {
+	p := t.prior
+	switch {
+	case p == nil:
+		return nil
+	case t.resulted[id] || (p.Answered[id] && !t.called[id]):
+		return &DroppedResultError{ToolCallID: id, Reason: "the call has a result already"}
+	case t.called[id] || p.Open[id]:
+		return nil
+	}
+	if call, ok := p.Interrupted[id]; ok {
+		// A call the framework never streamed (it paused it for
+		// approval): its tool_use comes from the interrupt.
+		t.toolCall(CompletedCall{ToolCallID: id, Name: call.Name, Arguments: string(call.Input)})
+		return nil
+	}
+	return &DroppedResultError{ToolCallID: id, Reason: "no tool_use shows the call and no interrupt named it with its tool"}
 }
 
 // assistantMessage makes the assistant message of blocks: string content

@@ -39,7 +39,19 @@ type Config struct {
 	IdleTimeout time.Duration
 
 	// Agent describes the agent in GET /meta. Zero value: see DefaultAgent.
+	// Its server tools are those the agent runs as each session enables
+	// and trusts them (see the README: the agent reads
+	// forwardedProps.aap.agent and raises a tool_call interrupt before
+	// running an untrusted one).
 	Agent aap.AgentInfo
+	// OwnTools are server tools the agent runs on its own, whatever a
+	// session enables or trusts: an agent that does not read
+	// forwardedProps.aap.agent (one built with @ag-ui/mastra, for
+	// instance). They are not offered in GET /meta, a session cannot
+	// enable them, and their calls are streamed as AAP's unexposed
+	// server-side tools. --agent-config declares them with
+	// "permissions: none".
+	OwnTools []aap.ToolSpec
 
 	// APIKeys are the accepted bearer keys. None: the API is open (the
 	// program warns at start-up).
@@ -133,6 +145,19 @@ func (c *Config) setDefaults() error {
 	if c.Agent.Version == "" {
 		c.Agent.Version = "1.0.0"
 	}
+	seen := map[string]bool{}
+	for _, t := range c.Agent.Tools {
+		seen[t.Name] = true
+	}
+	for i, t := range c.OwnTools {
+		if t.Name == "" {
+			return fmt.Errorf("aap2agui: Config.OwnTools[%d]: a tool needs a name", i)
+		}
+		if seen[t.Name] {
+			return fmt.Errorf("aap2agui: Config.OwnTools[%d]: tool %q is declared twice", i, t.Name)
+		}
+		seen[t.Name] = true
+	}
 	for i := range c.Agent.Options {
 		if err := c.Agent.Options[i].Validate(); err != nil {
 			return fmt.Errorf("aap2agui: agent option %d: %w", i, err)
@@ -183,9 +208,106 @@ func (c *Config) setDefaults() error {
 	return nil
 }
 
+// The values of a server tool's "permissions" key in an agent
+// description (LoadAgentDescription).
+const (
+	// PermissionsAAP (the default): the agent runs the tool only as the
+	// session enabled and trusted it, and asks (a tool_call interrupt)
+	// before running it untrusted.
+	PermissionsAAP = "aap"
+	// PermissionsNone: the agent runs the tool on its own, whatever the
+	// session says (Config.OwnTools).
+	PermissionsNone = "none"
+)
+
+// AgentDescription is what --agent-config describes: the agent of GET
+// /meta and the server tools it runs on its own.
+type AgentDescription struct {
+	Agent    aap.AgentInfo
+	OwnTools []aap.ToolSpec
+}
+
+// LoadAgentDescription reads an agent description from JSON, strictly: the
+// AgentInfo of GET /meta (name, title, version, description, options,
+// server tools as "tools", capabilities), where each tool may say
+// "permissions": "aap" (the default: the agent honours the session's
+// enabling and trust) or "none" (the agent runs it on its own: such tools
+// go to OwnTools, not to the agent's tools).
+func LoadAgentDescription(data []byte) (AgentDescription, error) {
+	var top map[string]json.RawMessage
+	if err := json.Unmarshal(data, &top); err != nil {
+		return AgentDescription{}, err
+	}
+	var d AgentDescription
+	if raw, ok := top["tools"]; ok && string(raw) != "null" {
+		var tools []json.RawMessage
+		if err := json.Unmarshal(raw, &tools); err != nil {
+			return AgentDescription{}, fmt.Errorf("tools: %w", err)
+		}
+		kept := make([]json.RawMessage, 0, len(tools))
+		for i, t := range tools {
+			var fields map[string]json.RawMessage
+			if err := json.Unmarshal(t, &fields); err != nil || fields == nil {
+				kept = append(kept, t) // AgentInfo names the problem
+				continue
+			}
+			perm := PermissionsAAP
+			if p, ok := fields["permissions"]; ok {
+				if err := json.Unmarshal(p, &perm); err != nil || (perm != PermissionsAAP && perm != PermissionsNone) {
+					return AgentDescription{}, fmt.Errorf("tools[%d].permissions: want %q (the agent honours the session's enabling and trust) or %q (the agent runs the tool on its own), got %s",
+						i, PermissionsAAP, PermissionsNone, p)
+				}
+				delete(fields, "permissions")
+				var err error
+				if t, err = json.Marshal(fields); err != nil {
+					return AgentDescription{}, err
+				}
+			}
+			// Checked here, where the index is the file's.
+			if err := unknownKeys(reflect.TypeFor[aap.ToolSpec](), decodeAny(t), fmt.Sprintf("tools[%d]", i)); err != nil {
+				return AgentDescription{}, err
+			}
+			var spec aap.ToolSpec
+			if err := json.Unmarshal(t, &spec); err != nil {
+				var de *aap.DecodeError
+				if errors.As(err, &de) && de.Field != "" {
+					return AgentDescription{}, fmt.Errorf("tools[%d].%s: %s", i, de.Field, de.Reason)
+				}
+				return AgentDescription{}, fmt.Errorf("tools[%d]: %w", i, err)
+			}
+			if perm == PermissionsAAP {
+				kept = append(kept, t)
+				continue
+			}
+			d.OwnTools = append(d.OwnTools, spec)
+		}
+		b, err := json.Marshal(kept)
+		if err != nil {
+			return AgentDescription{}, err
+		}
+		top["tools"] = b
+		if data, err = json.Marshal(top); err != nil {
+			return AgentDescription{}, err
+		}
+	}
+	info, err := LoadAgentInfo(data)
+	if err != nil {
+		return AgentDescription{}, err
+	}
+	d.Agent = info
+	return d, nil
+}
+
+func decodeAny(data []byte) any {
+	var v any
+	_ = json.Unmarshal(data, &v)
+	return v
+}
+
 // LoadAgentInfo reads an agent description (the AgentInfo of GET /meta:
 // name, title, version, description, options, server tools as "tools",
-// capabilities) from JSON, strictly.
+// capabilities) from JSON, strictly. See LoadAgentDescription for one whose
+// tools say who decides whether they run.
 func LoadAgentInfo(data []byte) (aap.AgentInfo, error) {
 	var info aap.AgentInfo
 	if err := json.Unmarshal(data, &info); err != nil {

@@ -134,6 +134,9 @@ func readBody(c *gin.Context, v json.Unmarshaler) bool {
 func (s *Server) checkAgent(cfg *aap.AgentConfig, clientTools []aap.ToolSpec) error {
 	if cfg != nil {
 		for i, t := range cfg.Tools {
+			if s.ownTool(t.Name) {
+				return fmt.Errorf("agent.tools[%d].name: agent %q runs %q on its own, whatever a session says (permissions: none in its configuration): it cannot be enabled or trusted", i, s.cfg.Agent.Name, t.Name)
+			}
 			if _, ok := s.cfg.Agent.Tool(t.Name); !ok {
 				return fmt.Errorf("agent.tools[%d].name: %q is not a server tool of agent %q", i, t.Name, s.cfg.Agent.Name)
 			}
@@ -150,7 +153,7 @@ func (s *Server) checkAgent(cfg *aap.AgentConfig, clientTools []aap.ToolSpec) er
 	}
 	seen := map[string]bool{}
 	for i, t := range clientTools {
-		if _, ok := s.cfg.Agent.Tool(t.Name); ok {
+		if _, ok := s.cfg.Agent.Tool(t.Name); ok || s.ownTool(t.Name) {
 			return fmt.Errorf("tools[%d].name: %q is already a server tool; tool names must be unique", i, t.Name)
 		}
 		if seen[t.Name] {
@@ -159,6 +162,17 @@ func (s *Server) checkAgent(cfg *aap.AgentConfig, clientTools []aap.ToolSpec) er
 		seen[t.Name] = true
 	}
 	return nil
+}
+
+// ownTool reports whether name is a server tool the agent runs on its own
+// (Config.OwnTools).
+func (s *Server) ownTool(name string) bool {
+	for _, t := range s.cfg.OwnTools {
+		if t.Name == name {
+			return true
+		}
+	}
+	return false
 }
 
 func (s *Server) createSession(c *gin.Context) {

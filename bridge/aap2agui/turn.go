@@ -276,7 +276,20 @@ func (s *Server) turn(c *gin.Context) {
 			perms = append(perms, pm)
 		}
 	}
-	stop, result = s.stream(c, &req, sess, run, body, perms, prevInterrupts, release, log, t)
+	prior := translate.PriorCallsOf(historyMessages(hist, added))
+	stop, result = s.stream(c, &req, sess, run, body, perms, prevInterrupts, prior, release, log, t)
+}
+
+// historyMessages returns the messages of the entries of hist, then added.
+func historyMessages(hist, added []store.Entry) []aap.Message {
+	out := make([]aap.Message, 0, len(hist)+len(added))
+	for _, e := range hist {
+		out = append(out, e.Message)
+	}
+	for _, e := range added {
+		out = append(out, e.Message)
+	}
+	return out
 }
 
 // deniedText is the tool message AAP prescribes for a denied call.
@@ -423,6 +436,7 @@ type turnRun struct {
 	state json.RawMessage
 	log   *zerolog.Logger
 
+	callNames    map[string]string // toolCallId → tool name of the calls this run streamed
 	stateChanged bool
 	replaced     bool                         // a MESSAGES_SNAPSHOT replaced the history
 	snapIDs      map[string]bool              // the AG-UI ids of that snapshot's messages
@@ -442,10 +456,10 @@ type turnRun struct {
 // what the run produces as it goes.
 // It returns the turn's stop reason and the upstream's result (see
 // web.EndTurn).
-func (s *Server) stream(c *gin.Context, req *aap.PostSessionTurnRequest, sess *store.Session, run *types.RunAgentInput, body interface{ Read([]byte) (int, error) }, perms []*aap.ToolPermissionMessage, prevInterrupts []types.Interrupt, release func(), log *zerolog.Logger, t *metrics.Turn) (stop, result string) {
+func (s *Server) stream(c *gin.Context, req *aap.PostSessionTurnRequest, sess *store.Session, run *types.RunAgentInput, body interface{ Read([]byte) (int, error) }, perms []*aap.ToolPermissionMessage, prevInterrupts []types.Interrupt, prior *translate.PriorCalls, release func(), log *zerolog.Logger, t *metrics.Turn) (stop, result string) {
 	ctx := c.Request.Context()
 	mode := req.Mode()
-	r := &turnRun{s: s, sess: sess, tr: translate.NewAGUIToAAP(translate.AGUIToAAPOptions{Mode: mode}), state: sess.State, log: log, perms: perms, prevInterrupts: prevInterrupts}
+	r := &turnRun{s: s, sess: sess, tr: translate.NewAGUIToAAP(translate.AGUIToAAPOptions{Mode: mode, Prior: prior}), state: sess.State, log: log, perms: perms, prevInterrupts: prevInterrupts}
 	out := web.NewStream(c.Writer)
 	out.KeepAlive = s.cfg.KeepAlive
 	var reader = body
@@ -487,7 +501,12 @@ func (s *Server) stream(c *gin.Context, req *aap.PostSessionTurnRequest, sess *s
 			continue
 		}
 		evs, err := r.tr.FeedJSON(ev, frame.Data)
-		if err != nil && !errors.Is(err, translate.ErrTerminated) {
+		var dropped *translate.DroppedResultError
+		switch {
+		case errors.As(err, &dropped):
+			log.Warn().Str("session", sess.ID).Str("tool_call_id", dropped.ToolCallID).Str("reason", dropped.Reason).
+				Msg("a tool result from the agent left out: history keeps every tool result after its tool_use")
+		case err != nil && !errors.Is(err, translate.ErrTerminated):
 			log.Warn().Err(err).Str("session", sess.ID).Msg("event out of order from the agent")
 		}
 		write(evs)
@@ -552,6 +571,14 @@ func (r *turnRun) observe(ctx context.Context, ev events.Event) bool {
 	case *events.MessagesSnapshotEvent:
 		r.snapshot(ctx, e)
 		return false
+	case *events.ToolCallStartEvent:
+		r.nameCall(e.ToolCallID, e.ToolCallName)
+	case *events.ToolCallChunkEvent:
+		if e.ToolCallID != nil && e.ToolCallName != nil {
+			r.nameCall(*e.ToolCallID, *e.ToolCallName)
+		}
+	case *events.ToolCallResultEvent:
+		r.checkRanAsAllowed(e.ToolCallID)
 	case *translate.UnknownEvent:
 		r.log.Debug().Str("type", string(e.Type())).Msg("unknown AG-UI event skipped")
 		return false
@@ -560,6 +587,40 @@ func (r *turnRun) observe(ctx context.Context, ev events.Event) bool {
 		r.log.Debug().Str("type", string(ev.Type())).Msg("AG-UI event with no AAP meaning")
 	}
 	return true
+}
+
+func (r *turnRun) nameCall(id, name string) {
+	if r.callNames == nil {
+		r.callNames = map[string]string{}
+	}
+	r.callNames[id] = name
+}
+
+// checkRanAsAllowed notes a server tool that the agent ran (its result
+// came in the run that made the call) although the session did not enable
+// it with trust: the agent config says the agent honours enabling and
+// trust (permissions: aap), and it did not. The result is kept (it is what
+// happened), the AAP application sees it as it came, and the operator is
+// told which tool to declare "permissions: none".
+func (r *turnRun) checkRanAsAllowed(toolCallID string) {
+	name, ok := r.callNames[toolCallID]
+	if !ok {
+		return
+	}
+	if _, declared := r.s.cfg.Agent.Tool(name); !declared {
+		return
+	}
+	setting := "not enabled"
+	for _, t := range r.sess.Agent.Tools {
+		if t.Name == name {
+			if t.Trust {
+				return
+			}
+			setting = "enabled without trust"
+		}
+	}
+	r.log.Warn().Str("session", r.sess.ID).Str("tool", name).Str("tool_call_id", toolCallID).Str("session_setting", setting).
+		Msg("the agent ran a server tool against the session's settings: if it cannot honour enabling and trust, declare the tool with permissions: none in --agent-config")
 }
 
 func (r *turnRun) applyDelta(e *events.StateDeltaEvent) {
@@ -589,8 +650,17 @@ func (r *turnRun) snapshot(ctx context.Context, e *events.MessagesSnapshotEvent)
 		return
 	}
 	ids := snapshotIDs(e.Messages)
-	entries := make([]store.Entry, len(msgs))
+	orphans := map[int]bool{}
+	for _, i := range translate.OrphanResults(msgs) {
+		orphans[i] = true
+		r.log.Warn().Str("session", r.sess.ID).Str("tool_call_id", msgs[i].(*aap.ToolMessage).ToolCallID).
+			Msg("MESSAGES_SNAPSHOT: a tool message without its tool_use before it, or a second result for its call, left out of history")
+	}
+	entries := make([]store.Entry, 0, len(msgs))
 	for i, m := range msgs {
+		if orphans[i] {
+			continue
+		}
 		id := ""
 		if i < len(ids) {
 			id = ids[i]
@@ -598,7 +668,7 @@ func (r *turnRun) snapshot(ctx context.Context, e *events.MessagesSnapshotEvent)
 		if id == "" {
 			id = translate.RandomID("msg-")
 		}
-		entries[i] = store.Entry{Message: m, AGUIID: id}
+		entries = append(entries, store.Entry{Message: m, AGUIID: id})
 	}
 	if err := r.s.cfg.Store.ReplaceHistory(ctx, r.sess.ID, entries); err != nil {
 		r.log.Error().Err(err).Msg("storing MESSAGES_SNAPSHOT")

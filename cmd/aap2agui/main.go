@@ -52,7 +52,7 @@ func run(args []string) error {
 	keys := f.List("api-key", ",", "API key accepted from AAP clients; none means the API is open")
 	origins := f.List("cors-origin", ",", "browser origin allowed to call the API directly, e.g. an AAP web client's page (* for any, never with credentials)")
 	publicMeta := f.Bool("public-meta", false, "serve GET /meta without an API key")
-	agentFile := f.String("agent-config", "", "JSON or YAML file describing the agent (name, title, version, description, options, tools, capabilities)")
+	agentFile := f.String("agent-config", "", "JSON or YAML file describing the agent (name, title, version, description, options, tools, capabilities); a tool with permissions: none is one the agent runs on its own")
 	storeSpec := f.String("store", "sqlite:aap2agui.db", "session store: sqlite:<file>, postgres://user@host/db (replicas on several machines) or memory:")
 	basePath := f.String("base-path", "", "mount the API under this path, e.g. /v1")
 	copyFrom := f.String("copy-from", "", "copy everything from this SQLite store (sqlite:<file>) into the PostgreSQL --store, then exit")
@@ -113,9 +113,11 @@ func run(args []string) error {
 		if err != nil {
 			return fmt.Errorf("%s: %w", *agentFile, err)
 		}
-		if cfg.Agent, err = aap2agui.LoadAgentInfo(js); err != nil {
+		d, err := aap2agui.LoadAgentDescription(js)
+		if err != nil {
 			return fmt.Errorf("%s: %w", *agentFile, err)
 		}
+		cfg.Agent, cfg.OwnTools = d.Agent, d.OwnTools
 	}
 
 	ctx := context.Background()

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"net/http"
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -172,4 +173,33 @@ func TestPageSize(t *testing.T) {
 
 	err := run([]string{"--page-size", "0", "--store", "memory:"})
 	require.ErrorContains(t, err, "--page-size 0")
+}
+
+// --agent-config reads YAML; a tool with permissions: none is not offered
+// in /meta, and a misspelt permissions value stops the program at start-up.
+func TestAgentConfigPermissions(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "agent.yaml")
+	require.NoError(t, os.WriteFile(cfg, []byte(`name: mastra
+tools:
+  - name: web_search
+    description: Search the web.
+    parameters: {type: object, properties: {query: {type: string}}}
+    permissions: none
+  - name: deploy
+    description: Deploy the site.
+    parameters: {type: object, properties: {}}
+`), 0o600))
+	p := proctest.Start(t, nil, "--listen", "127.0.0.1:0", "--store", "memory:", "--agent-config", cfg)
+	meta, err := aap.NewClient(p.URL(), aap.ClientOptions{}).Meta(context.Background())
+	require.NoError(t, err)
+	require.Len(t, meta.Agents, 1)
+	require.Len(t, meta.Agents[0].Tools, 1)
+	assert.Equal(t, "deploy", meta.Agents[0].Tools[0].Name)
+
+	bad := filepath.Join(dir, "bad.yaml")
+	require.NoError(t, os.WriteFile(bad, []byte("name: a\ntools:\n  - {name: t, description: d, parameters: {}, permissions: never}\n"), 0o600))
+	err = run([]string{"--store", "memory:", "--agent-config", bad})
+	require.ErrorContains(t, err, "tools[0].permissions")
 }

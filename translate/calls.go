@@ -1,0 +1,190 @@
+package translate
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"sort"
+
+	"github.com/ag-ui-protocol/ag-ui/sdks/community/go/pkg/core/types"
+
+	"github.com/aapagui/aapagui/aap"
+)
+
+// PriorCalls is what the translator of a run knows of the tool calls made
+// before the run, so that the history it builds keeps AAP's rule that every
+// tool result follows its tool_use, whatever the agent sends. Make it with
+// PriorCallsOf.
+type PriorCalls struct {
+	// Open are the calls with a tool_use in history and no result yet.
+	Open map[string]bool
+	// Answered are the calls that have a result in history.
+	Answered map[string]bool
+	// Interrupted are the calls no tool_use shows that an interrupt named
+	// (by toolCallId) together with the tool's name: a framework that
+	// pauses a tool for approval may never stream the call itself (Mastra
+	// does this), then send its result after the resume.
+	Interrupted map[string]InterruptedCall
+}
+
+// InterruptedCall is what an interrupt says of the tool call it names.
+type InterruptedCall struct {
+	Name  string
+	Input json.RawMessage
+}
+
+// PriorCallsOf reads the tool calls of an AAP history: tool_use blocks,
+// tool messages, and the interrupts presented as calls of
+// InterruptToolName (their input is the interrupt).
+func PriorCallsOf(msgs []aap.Message) *PriorCalls {
+	p := &PriorCalls{Open: map[string]bool{}, Answered: map[string]bool{}, Interrupted: map[string]InterruptedCall{}}
+	for _, m := range msgs {
+		switch m := m.(type) {
+		case *aap.AssistantMessage:
+			for _, b := range m.Content.Blocks {
+				tu, ok := b.(*aap.ToolUseBlock)
+				if !ok {
+					continue
+				}
+				if !p.Answered[tu.ToolCallID] {
+					p.Open[tu.ToolCallID] = true
+				}
+				if tu.Name == InterruptToolName {
+					if id, call, ok := CallFromInterrupt(tu.Input); ok {
+						p.Interrupted[id] = call
+					}
+				}
+			}
+		case *aap.ToolMessage:
+			delete(p.Open, m.ToolCallID)
+			p.Answered[m.ToolCallID] = true
+		}
+	}
+	for id := range p.Interrupted {
+		if p.Open[id] || p.Answered[id] {
+			delete(p.Interrupted, id) // the call itself was streamed
+		}
+	}
+	return p
+}
+
+// CallFromInterrupt reads, from an AG-UI interrupt's JSON, the tool call it
+// is bound to: its toolCallId, and the tool's name and arguments as the
+// interrupt's metadata gives them, under any key, as an object holding
+// "toolName" (or "tool_name") and "args", "arguments" or "input" (an
+// object, or a string holding one); metadata.aap is read first. ok is false
+// when the interrupt names no toolCallId or no tool name. The arguments
+// keep their bytes; missing ones are {}.
+func CallFromInterrupt(raw json.RawMessage) (toolCallID string, call InterruptedCall, ok bool) {
+	var in types.Interrupt
+	if json.Unmarshal(raw, &in) != nil || in.ToolCallID == "" {
+		return "", InterruptedCall{}, false
+	}
+	var w struct {
+		Metadata map[string]json.RawMessage `json:"metadata"`
+	}
+	if json.Unmarshal(raw, &w) != nil {
+		return "", InterruptedCall{}, false
+	}
+	keys := make([]string, 0, len(w.Metadata))
+	for k := range w.Metadata {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool {
+		if (keys[i] == "aap") != (keys[j] == "aap") {
+			return keys[i] == "aap"
+		}
+		return keys[i] < keys[j]
+	})
+	for _, k := range keys {
+		var v struct {
+			ToolName  string          `json:"toolName"`
+			ToolName2 string          `json:"tool_name"`
+			Args      json.RawMessage `json:"args"`
+			Arguments json.RawMessage `json:"arguments"`
+			Input     json.RawMessage `json:"input"`
+		}
+		if json.Unmarshal(w.Metadata[k], &v) != nil {
+			continue
+		}
+		name := v.ToolName
+		if name == "" {
+			name = v.ToolName2
+		}
+		if name == "" {
+			continue
+		}
+		input := json.RawMessage(`{}`)
+		for _, a := range []json.RawMessage{v.Args, v.Arguments, v.Input} {
+			if obj, ok := objectArgs(a); ok {
+				input = obj
+				break
+			}
+		}
+		return in.ToolCallID, InterruptedCall{Name: name, Input: input}, true
+	}
+	return "", InterruptedCall{}, false
+}
+
+// objectArgs returns arguments given as a JSON object, or as a string
+// holding one, compacted.
+func objectArgs(raw json.RawMessage) (json.RawMessage, bool) {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 {
+		return nil, false
+	}
+	if raw[0] == '"' {
+		var s string
+		if json.Unmarshal(raw, &s) != nil {
+			return nil, false
+		}
+		raw = bytes.TrimSpace([]byte(s))
+	}
+	if len(raw) == 0 || raw[0] != '{' {
+		return nil, false
+	}
+	var b bytes.Buffer
+	if json.Compact(&b, raw) != nil {
+		return nil, false
+	}
+	return b.Bytes(), true
+}
+
+// DroppedResultError reports a TOOL_CALL_RESULT left out of the turn (its
+// stream and its history) because no tool_use could go before it: a result
+// for a call nothing showed or named, or a second result for a call.
+type DroppedResultError struct {
+	ToolCallID string
+	Reason     string
+}
+
+// Error describes what was dropped and why.
+func (e *DroppedResultError) Error() string {
+	return fmt.Sprintf("TOOL_CALL_RESULT for %q left out: %s", e.ToolCallID, e.Reason)
+}
+
+// OrphanResults returns the indexes of the tool messages of msgs that break
+// the rule that every tool result follows its tool_use: a result for a call
+// no earlier message made, or a second result for a call.
+func OrphanResults(msgs []aap.Message) []int {
+	var out []int
+	called := map[string]bool{}
+	answered := map[string]bool{}
+	for i, m := range msgs {
+		switch m := m.(type) {
+		case *aap.AssistantMessage:
+			for _, b := range m.Content.Blocks {
+				if tu, ok := b.(*aap.ToolUseBlock); ok {
+					called[tu.ToolCallID] = true
+				}
+			}
+		case *aap.ToolMessage:
+			if !called[m.ToolCallID] || answered[m.ToolCallID] {
+				out = append(out, i)
+				continue
+			}
+			answered[m.ToolCallID] = true
+		}
+	}
+	return out
+}
