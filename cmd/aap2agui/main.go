@@ -170,12 +170,18 @@ func run(args []string) error {
 	})
 }
 
-// demoAgent describes the demo agent: web_search as a server tool, every
-// capability.
+// demoAgent describes the demo agent as examples/agent.yaml does (a test
+// keeps the two equal): web_search as a server tool, an option of each
+// kind, every capability.
 func demoAgent() aap.AgentInfo {
 	a := aap2agui.DefaultAgent()
 	a.Name, a.Title = "demo", "Demo agent"
-	a.Description = "The built-in demo agent: echoes, thinks, checks the weather with your get_weather tool, and searches with its web_search tool."
+	a.Description = `Echoes, thinks on "think", asks your get_weather tool on "weather in <place>", searches with its web_search tool on "search <query>", fails on "fail".`
 	a.Tools = []aap.ToolSpec{demo.SearchToolSpec}
+	a.Options = []aap.AgentOption{
+		{Type: aap.OptionText, Name: "language", Title: "Language", Description: "The language to answer in.", Default: "English"},
+		{Type: aap.OptionSelect, Name: "tone", Title: "Tone", Options: []string{"plain", "friendly"}, Default: "plain"},
+		{Type: aap.OptionSecret, Name: "api_key", Title: "Search API key", Description: "A key the agent would pass on to its search service."},
+	}
 	return a
 }
