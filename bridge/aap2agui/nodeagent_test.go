@@ -18,10 +18,18 @@ import (
 )
 
 // startNodeAgent runs interop/agents/agui-agent.mjs and returns its URL;
-// the process is killed when the test ends. Without node or the npm
-// packages the test is skipped, unless AAPAGUI_REQUIRE_INTEROP=1 (CI),
-// where that is a failure.
+// the process is killed when the test ends.
 func startNodeAgent(t *testing.T) string {
+	t.Helper()
+	return startNodeServer(t, filepath.Join("..", "..", "interop"), filepath.Join("agents", "agui-agent.mjs"), []string{"@ag-ui/encoder", "@ag-ui/core"})
+}
+
+// startNodeServer runs the Node script (a path relative to dir, which
+// holds the node_modules it uses) in dir, waits for the "LISTENING <port>"
+// line it prints and returns its URL; the process is killed when the test
+// ends. Without node or the npm packages pkgs the test is skipped, unless
+// AAPAGUI_REQUIRE_INTEROP=1 (CI), where that is a failure.
+func startNodeServer(t *testing.T, dir, script string, pkgs []string, env ...string) string {
 	t.Helper()
 	unavailable := func(format string, args ...any) {
 		t.Helper()
@@ -35,16 +43,17 @@ func startNodeAgent(t *testing.T) string {
 	if err != nil {
 		unavailable("node is not installed")
 	}
-	interop, err := filepath.Abs(filepath.Join("..", "..", "interop"))
+	dir, err = filepath.Abs(dir)
 	require.NoError(t, err)
-	for _, pkg := range []string{"@ag-ui/encoder", "@ag-ui/core"} {
-		if _, err := os.Stat(filepath.Join(interop, "node_modules", pkg, "package.json")); err != nil {
-			unavailable("%s is not installed in interop/node_modules (run npm ci in interop/)", pkg)
+	for _, pkg := range pkgs {
+		if _, err := os.Stat(filepath.Join(dir, "node_modules", pkg, "package.json")); err != nil {
+			unavailable("%s is not installed in %s (run npm ci there)", pkg, filepath.Join(dir, "node_modules"))
 		}
 	}
 
-	cmd := exec.Command(node, filepath.Join(interop, "agents", "agui-agent.mjs"))
-	cmd.Dir = interop
+	cmd := exec.Command(node, filepath.Join(dir, script))
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), env...)
 	var stderr syncBuffer
 	cmd.Stderr = &stderr
 	stdout, err := cmd.StdoutPipe()
@@ -53,6 +62,9 @@ func startNodeAgent(t *testing.T) string {
 	t.Cleanup(func() {
 		_ = cmd.Process.Kill()
 		_ = cmd.Wait()
+		if t.Failed() && stderr.String() != "" {
+			t.Logf("%s stderr:\n%s", script, stderr.String())
+		}
 	})
 
 	port := make(chan string, 1)
@@ -68,10 +80,10 @@ func startNodeAgent(t *testing.T) string {
 	}()
 	select {
 	case p, ok := <-port:
-		require.True(t, ok, "the Node agent did not say LISTENING; stderr:\n%s", stderr.String())
+		require.True(t, ok, "%s did not say LISTENING; stderr:\n%s", script, stderr.String())
 		return "http://127.0.0.1:" + p
 	case <-testContext(t).Done():
-		t.Fatalf("the Node agent did not start; stderr:\n%s", stderr.String())
+		t.Fatalf("%s did not start; stderr:\n%s", script, stderr.String())
 		return ""
 	}
 }

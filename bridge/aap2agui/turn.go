@@ -501,13 +501,8 @@ func (s *Server) stream(c *gin.Context, req *aap.PostSessionTurnRequest, sess *s
 			continue
 		}
 		evs, err := r.tr.FeedJSON(ev, frame.Data)
-		var dropped *translate.DroppedResultError
-		switch {
-		case errors.As(err, &dropped):
-			log.Warn().Str("session", sess.ID).Str("tool_call_id", dropped.ToolCallID).Str("reason", dropped.Reason).
-				Msg("a tool result from the agent left out: history keeps every tool result after its tool_use")
-		case err != nil && !errors.Is(err, translate.ErrTerminated):
-			log.Warn().Err(err).Str("session", sess.ID).Msg("event out of order from the agent")
+		if err != nil {
+			r.feedError(err)
 		}
 		write(evs)
 		r.saveSettled(ctx)
@@ -551,6 +546,18 @@ func (s *Server) stream(c *gin.Context, req *aap.PostSessionTurnRequest, sess *s
 	}
 	r.s.metrics.InterruptsChanged(len(sess.Interrupts) - len(prevInterrupts))
 	return string(r.tr.StopReason()), result
+}
+
+// feedError logs what the translator reported about an event.
+func (r *turnRun) feedError(err error) {
+	var dropped *translate.DroppedResultError
+	switch {
+	case errors.As(err, &dropped):
+		r.log.Warn().Str("session", r.sess.ID).Str("tool_call_id", dropped.ToolCallID).Str("reason", dropped.Reason).
+			Msg("a tool result from the agent left out: history keeps every tool result after its tool_use")
+	case !errors.Is(err, translate.ErrTerminated):
+		r.log.Warn().Err(err).Str("session", r.sess.ID).Msg("event out of order from the agent")
+	}
 }
 
 // observe handles the events that change the session rather than the
