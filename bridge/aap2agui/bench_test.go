@@ -1,6 +1,7 @@
 package aap2agui_test
 
 import (
+	"context"
 	"encoding/json"
 	"io"
 	"net/http"
@@ -8,6 +9,9 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 
 	"github.com/aapagui/aapagui/aap"
 	"github.com/aapagui/aapagui/bridge/aap2agui"
@@ -78,8 +82,12 @@ func measure(b *testing.B, prepare func() string, turn func(string)) {
 // benchTurn streams "long 10000" from the demo agent through aap2agui in
 // mode, one new session per turn (so that every run sends the same
 // history), reading the response to its end.
-func benchTurn(b *testing.B, mode aap.StreamMode) {
-	srv, err := aap2agui.New(aap2agui.Config{Upstream: demoUpstream(b), Store: store.NewMemory()})
+func benchTurn(b *testing.B, mode aap.StreamMode, configure ...func(*aap2agui.Config)) {
+	cfg := aap2agui.Config{Upstream: demoUpstream(b), Store: store.NewMemory()}
+	for _, f := range configure {
+		f(&cfg)
+	}
+	srv, err := aap2agui.New(cfg)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -118,6 +126,15 @@ func benchTurn(b *testing.B, mode aap.StreamMode) {
 // BenchmarkTurn10kDeltas is one turn of 10,000 text deltas through
 // aap2agui in delta mode.
 func BenchmarkTurn10kDeltas(b *testing.B) { benchTurn(b, aap.StreamDelta) }
+
+// BenchmarkTurn10kDeltasTraced is BenchmarkTurn10kDeltas with tracing
+// on: every request, upstream call and store operation a sampled span,
+// batched to an exporter that drops them.
+func BenchmarkTurn10kDeltasTraced(b *testing.B) {
+	tp := sdktrace.NewTracerProvider(sdktrace.WithBatcher(tracetest.NewNoopExporter()))
+	defer func() { _ = tp.Shutdown(context.Background()) }()
+	benchTurn(b, aap.StreamDelta, func(c *aap2agui.Config) { c.TracerProvider = tp })
+}
 
 // BenchmarkTurnNone10kDeltas is the same turn in none mode: one JSON
 // response at the end.
