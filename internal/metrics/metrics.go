@@ -182,11 +182,12 @@ func (m *Metrics) ObserveStore(ctx context.Context, op string) (context.Context,
 
 // Turn follows one turn (or run) from its start to its end.
 type Turn struct {
-	m       *Metrics
-	start   time.Time
-	mode    string
-	in, out int
-	ended   bool
+	m             *Metrics
+	start         time.Time
+	mode          string
+	in, out       int
+	lastIn, lastO lastCounter
+	ended         bool
 }
 
 // StartTurn counts a turn in flight from now on. start is the arrival of
@@ -203,13 +204,13 @@ func (t *Turn) In(typ string) {
 		t.m.firstEvent.WithLabelValues(t.mode).Observe(time.Since(t.start).Seconds())
 	}
 	t.in++
-	t.m.eventsIn.inc(typ)
+	t.m.eventsIn.inc(&t.lastIn, typ)
 }
 
 // Out counts an event written to the client.
 func (t *Turn) Out(typ string) {
 	t.out++
-	t.m.eventsOut.inc(typ)
+	t.m.eventsOut.inc(&t.lastO, typ)
 }
 
 // Mode is the turn's upstream stream mode.
@@ -241,12 +242,22 @@ type eventCounters struct {
 	m   sync.Map // type → prometheus.Counter
 }
 
-func (e *eventCounters) inc(typ string) {
-	c, ok := e.m.Load(typ)
-	if !ok {
-		c, _ = e.m.LoadOrStore(typ, e.vec.WithLabelValues(e.dir, typ))
+// inc counts an event of typ. last keeps the counter of the turn's
+// previous event: a run of one type (text deltas) costs no lookup at all.
+func (e *eventCounters) inc(last *lastCounter, typ string) {
+	if last.c == nil || last.typ != typ {
+		c, ok := e.m.Load(typ)
+		if !ok {
+			c, _ = e.m.LoadOrStore(typ, e.vec.WithLabelValues(e.dir, typ))
+		}
+		last.typ, last.c = typ, c.(prometheus.Counter)
 	}
-	c.(prometheus.Counter).Inc()
+	last.c.Inc()
+}
+
+type lastCounter struct {
+	typ string
+	c   prometheus.Counter
 }
 
 const startKey = "metrics.start"
