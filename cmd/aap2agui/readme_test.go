@@ -4,14 +4,13 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
-	"os"
-	"os/exec"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/aapagui/aapagui/internal/doctest"
 	"github.com/aapagui/aapagui/internal/proctest"
 )
 
@@ -57,9 +56,10 @@ func TestAgentExample(t *testing.T) {
 // address), and checks what each step printed.
 func TestREADMECurl(t *testing.T) {
 	t.Parallel()
-	script := readmeBlock(t, "sh", `J='Content-Type: application/json'`)
+	blocks := doctest.Blocks(t, "../../README.md", "sh", `J='Content-Type: application/json'`)
+	require.Len(t, blocks, 1)
 	p := proctest.Start(t, nil, "--listen", "127.0.0.1:0", "--store", "memory:")
-	out := runScript(t, strings.ReplaceAll(script, "localhost:8080", p.Addr))
+	out := doctest.Shell(t, strings.ReplaceAll(blocks[0], "localhost:8080", p.Addr))
 
 	assert.NotContains(t, out, `"error":`, "no step failed")
 	assert.Contains(t, out, "event: text_delta")
@@ -70,39 +70,6 @@ func TestREADMECurl(t *testing.T) {
 	assert.Contains(t, out, `"api_key":"***"`, "the secret option is redacted")
 	assert.NotContains(t, out, "sk-demo-123")
 	assert.Equal(t, 2, strings.Count(out, `"stopReason":"tool_use"`), "the weather call and the search stopped the turn")
-}
-
-// readmeBlock returns the README's fenced block of lang that contains
-// marker.
-func readmeBlock(t *testing.T, lang, marker string) string {
-	t.Helper()
-	data, err := os.ReadFile("../../README.md")
-	require.NoError(t, err)
-	blocks := strings.Split(string(data), "```"+lang+"\n")
-	for _, b := range blocks[1:] {
-		code, _, _ := strings.Cut(b, "```")
-		if strings.Contains(code, marker) {
-			return code
-		}
-	}
-	t.Fatalf("no %s block with %q in README.md", lang, marker)
-	return ""
-}
-
-// runScript runs a shell script with bash (stopping at the first failing
-// command) and returns what it printed on both outputs. It needs curl.
-func runScript(t *testing.T, script string) string {
-	t.Helper()
-	if _, err := exec.LookPath("curl"); err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatal("curl is not installed")
-		}
-		t.Skip("curl is not installed")
-	}
-	cmd := exec.Command("bash", "-e", "-o", "pipefail", "-c", script)
-	out, err := cmd.CombinedOutput()
-	require.NoError(t, err, "%s\n---\n%s", script, out)
-	return string(out)
 }
 
 func getBody(t *testing.T, url string) string {

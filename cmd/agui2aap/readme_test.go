@@ -3,7 +3,6 @@ package main
 import (
 	"encoding/json"
 	"os"
-	"os/exec"
 	"regexp"
 	"strings"
 	"testing"
@@ -11,6 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/aapagui/aapagui/internal/doctest"
 	"github.com/aapagui/aapagui/internal/proctest"
 )
 
@@ -19,20 +19,12 @@ import (
 // address), and checks the AG-UI events it printed.
 func TestREADMECurl(t *testing.T) {
 	t.Parallel()
-	blocks := readmeBlocks(t, "sh", "localhost:8081/agents/demo")
+	blocks := doctest.Blocks(t, "../../README.md", "sh", "localhost:8081/agents/demo")
 	require.Len(t, blocks, 1)
 	p := proctest.Start(t, nil, "--listen", "127.0.0.1:0", "--store", "memory:")
-	if _, err := exec.LookPath("curl"); err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatal("curl is not installed")
-		}
-		t.Skip("curl is not installed")
-	}
-	script := strings.ReplaceAll(blocks[0], "localhost:8081", p.Addr)
-	out, err := exec.Command("bash", "-e", "-o", "pipefail", "-c", script).CombinedOutput()
-	require.NoError(t, err, "%s\n---\n%s", script, out)
+	out := doctest.Shell(t, strings.ReplaceAll(blocks[0], "localhost:8081", p.Addr))
 	for _, typ := range []string{"RUN_STARTED", "TEXT_MESSAGE_START", "TEXT_MESSAGE_CONTENT", "TEXT_MESSAGE_END", "RUN_FINISHED"} {
-		assert.Contains(t, string(out), `"type":"`+typ+`"`)
+		assert.Contains(t, out, `"type":"`+typ+`"`)
 	}
 }
 
@@ -47,8 +39,7 @@ func TestREADMECopilotKitSnippets(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, json.Unmarshal(data, &pkg))
 
-	blocks := readmeBlocks(t, "ts", "new HttpAgent(")
-	require.NotEmpty(t, blocks)
+	blocks := doctest.Blocks(t, "../../README.md", "ts", "new HttpAgent(")
 	importRE := regexp.MustCompile(`(?m)^import \{([^}]*)\} from "([^"]+)";`)
 	newRE := regexp.MustCompile(`\bnew ([A-Z]\w*)\(`)
 	for _, b := range blocks {
@@ -70,20 +61,4 @@ func TestREADMECopilotKitSnippets(t *testing.T) {
 			assert.True(t, imported[m[1]], "the snippet uses %s without importing it:\n%s", m[1], b)
 		}
 	}
-}
-
-// readmeBlocks returns the README's fenced blocks of lang that contain
-// marker.
-func readmeBlocks(t *testing.T, lang, marker string) []string {
-	t.Helper()
-	data, err := os.ReadFile("../../README.md")
-	require.NoError(t, err)
-	var out []string
-	for _, b := range strings.Split(string(data), "```"+lang+"\n")[1:] {
-		code, _, _ := strings.Cut(b, "```")
-		if strings.Contains(code, marker) {
-			out = append(out, code)
-		}
-	}
-	return out
 }
