@@ -13,6 +13,7 @@ import (
 	"github.com/aapagui/aapagui/aap"
 	"github.com/aapagui/aapagui/bridge/aap2agui"
 	"github.com/aapagui/aapagui/demo"
+	"github.com/aapagui/aapagui/internal/metrics/metricstest"
 )
 
 // fetchTool is a server tool the test agent runs on its own
@@ -87,10 +88,11 @@ func TestToolRunAgainstSettings(t *testing.T) {
 		name    string
 		tools   []aap.ServerToolRef
 		setting string // "" when no warning is wanted
+		label   string // the setting label of the metric
 	}{
-		{"not enabled", nil, "not enabled"},
-		{"enabled without trust", []aap.ServerToolRef{{Name: demo.SearchTool}}, "enabled without trust"},
-		{"enabled with trust", []aap.ServerToolRef{{Name: demo.SearchTool, Trust: true}}, ""},
+		{"not enabled", nil, "not enabled", "not_enabled"},
+		{"enabled without trust", []aap.ServerToolRef{{Name: demo.SearchTool}}, "enabled without trust", "untrusted"},
+		{"enabled with trust", []aap.ServerToolRef{{Name: demo.SearchTool, Trust: true}}, "", ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -104,6 +106,13 @@ func TestToolRunAgainstSettings(t *testing.T) {
 			require.NoError(t, err)
 			assert.Contains(t, eventLines(t, evs), `tool_result {"toolCallId":"call_1","content":"ran"}`)
 			assert.Empty(t, historyProblems(e.historyMessages(t, id)))
+			const counter = "aap2agui_tools_run_against_settings_total"
+			m := metricstest.Scrape(t, e.Root+"/metrics", "")
+			if tt.label == "" {
+				assert.Zero(t, m.Value(counter), "no tool counted")
+			} else {
+				assert.Equal(t, 1.0, m.Value(counter, "tool", demo.SearchTool, "setting", tt.label))
+			}
 			var line string
 			for _, l := range strings.Split(logs.String(), "\n") {
 				if strings.Contains(l, warning) {

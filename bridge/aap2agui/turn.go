@@ -617,15 +617,16 @@ func (r *turnRun) checkRanAsAllowed(toolCallID string) {
 	if _, declared := r.s.cfg.Agent.Tool(name); !declared {
 		return
 	}
-	setting := "not enabled"
+	setting, label := "not enabled", "not_enabled"
 	for _, t := range r.sess.Agent.Tools {
 		if t.Name == name {
 			if t.Trust {
 				return
 			}
-			setting = "enabled without trust"
+			setting, label = "enabled without trust", "untrusted"
 		}
 	}
+	r.s.metrics.ToolRanAgainstSettings(name, label)
 	r.log.Warn().Str("session", r.sess.ID).Str("tool", name).Str("tool_call_id", toolCallID).Str("session_setting", setting).
 		Msg("the agent ran a server tool against the session's settings: if it cannot honour enabling and trust, declare the tool with permissions: none in --agent-config")
 }

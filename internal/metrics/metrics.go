@@ -51,6 +51,7 @@ type Metrics struct {
 	storeErrors     *prometheus.CounterVec
 	sseBytes        prometheus.Counter
 	interrupts      prometheus.Gauge
+	toolsAgainst    *prometheus.CounterVec
 }
 
 // Upstream call outcomes.
@@ -106,6 +107,8 @@ func New(o Options) *Metrics {
 		Help: "Bytes written to clients on event streams."})
 	m.interrupts = f.gauge(prometheus.GaugeOpts{Namespace: ns, Name: "interrupts_open",
 		Help: "Tool permissions waiting for an answer: those this process opened minus those it closed since it started."})
+	m.toolsAgainst = f.counterVec(prometheus.CounterOpts{Namespace: ns, Name: "tools_run_against_settings_total",
+		Help: "Server tools declared with permissions: aap that the agent ran although the session had not enabled them with trust, by tool (declared in the agent config) and session setting (not_enabled, untrusted)."}, "tool", "setting")
 	b := buildinfo.Read()
 	f.gauge(prometheus.GaugeOpts{Namespace: ns, Name: "build_info",
 		Help:        "The program's build: module version, VCS revision and Go version; always 1.",
@@ -158,6 +161,13 @@ func (m *Metrics) Upstream(call, result string) {
 		outcome, code = OutcomeError, result
 	}
 	m.upstream.WithLabelValues(call, outcome, code).Inc()
+}
+
+// ToolRanAgainstSettings counts a declared server tool that the agent ran
+// against the session's settings; tool is a name from the agent config
+// (a bounded set), setting "not_enabled" or "untrusted".
+func (m *Metrics) ToolRanAgainstSettings(tool, setting string) {
+	m.toolsAgainst.WithLabelValues(tool, setting).Inc()
 }
 
 // InterruptsChanged adds delta (negative when interrupts were answered)
