@@ -99,6 +99,10 @@ func (s *Server) run(c *gin.Context) {
 		web.Error(c, http.StatusInternalServerError, "store_error", "the thread store failed")
 		return
 	}
+	if isHydration(&in) {
+		s.hydrate(c, cl, info, &in, th, log)
+		return
+	}
 	r := &runner{s: s, c: c, cl: cl, in: &in, info: info, th: th, log: log, clientTools: clientTools, fwd: fwd, release: release}
 	p, err := s.makePlan(th, &in, name)
 	if err != nil {
