@@ -143,3 +143,57 @@ func TestHydrationOfUnknownThreads(t *testing.T) {
 		assert.Equal(t, conversational(t, c.Messages), conversational(t, msgs))
 	})
 }
+
+// With SnapshotAfterRuns every run that finishes sends, right before
+// RUN_FINISHED, a MESSAGES_SNAPSHOT equal to the thread as the client
+// holds it after applying the run's events; without it, none.
+func TestSnapshotAfterRuns(t *testing.T) {
+	snapshot := func(t *testing.T, r *result) []types.Message {
+		t.Helper()
+		evs := r.Events
+		require.GreaterOrEqual(t, len(evs), 2)
+		require.IsType(t, &events.RunFinishedEvent{}, evs[len(evs)-1])
+		snap, ok := evs[len(evs)-2].(*events.MessagesSnapshotEvent)
+		require.True(t, ok, "the event before RUN_FINISHED is %s", evs[len(evs)-2].Type())
+		for _, ev := range evs[:len(evs)-2] {
+			require.NotEqual(t, events.EventTypeMessagesSnapshot, ev.Type(), "one snapshot, at the end")
+		}
+		return snap.Messages
+	}
+	e := newEnv(t, func(cfg *agui2aap.Config) { cfg.SnapshotAfterRuns = true })
+	c := e.conv("authoritative")
+	c.Tools = append(c.Tools, weatherTool)
+	for _, step := range []func() *result{
+		func() *result { c.say("hello there"); return c.run(t) },
+		func() *result { c.say("think about the sea"); return c.run(t) },
+		func() *result { c.say("weather in Paris"); return c.run(t) },
+		func() *result { c.answer(c.Messages[len(c.Messages)-1].ToolCalls[0].ID, "Sunny"); return c.run(t) },
+		func() *result { c.say("search cats"); return c.run(t) },
+	} {
+		r := step()
+		msgs := snapshot(t, r)
+		assert.Equal(t, conversational(t, c.Messages), conversational(t, msgs))
+		var reasoning int
+		for _, m := range msgs {
+			if m.Role == types.RoleReasoning {
+				reasoning++
+			}
+		}
+		assert.Equal(t, countRole(c.Messages, types.RoleReasoning), reasoning, "reasoning kept")
+	}
+
+	plain := newEnv(t).conv("plain")
+	plain.say("hello there")
+	r := plain.run(t)
+	assert.NotContains(t, r.types(), "MESSAGES_SNAPSHOT")
+}
+
+func countRole(msgs []types.Message, role types.Role) int {
+	n := 0
+	for _, m := range msgs {
+		if m.Role == role {
+			n++
+		}
+	}
+	return n
+}

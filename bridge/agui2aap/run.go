@@ -513,12 +513,46 @@ func (r *runner) feed(ev aap.Event) {
 	r.write(out)
 }
 
-// write sends AG-UI events to the client, counting them.
+// write sends AG-UI events to the client, counting them. With
+// Config.SnapshotAfterRuns a MESSAGES_SNAPSHOT of the thread goes right
+// before RUN_FINISHED.
 func (r *runner) write(evs []events.Event) {
+	if r.s.cfg.SnapshotAfterRuns {
+		for i, ev := range evs {
+			if _, ok := ev.(*events.RunFinishedEvent); ok {
+				evs = append(append(append([]events.Event{}, evs[:i]...), events.NewMessagesSnapshotEvent(r.threadMessages())), evs[i:]...)
+				break
+			}
+		}
+	}
 	for _, ev := range evs {
 		r.t.Out(string(ev.Type()))
 	}
 	writeAGUI(r.out, evs, r.log)
+}
+
+// threadMessages is the whole thread as the client should now hold it:
+// its messages (activity aside) and those the run produced, a produced
+// result for a call the client answered itself left out.
+func (r *runner) threadMessages() []types.Message {
+	out := make([]types.Message, 0, len(r.in.Messages)+8)
+	answered := map[string]bool{}
+	for _, m := range r.in.Messages {
+		if m.Role == types.RoleActivity {
+			continue
+		}
+		if m.Role == types.RoleTool {
+			answered[m.ToolCallID] = true
+		}
+		out = append(out, m)
+	}
+	for _, m := range r.a2g.Messages() {
+		if m.Role == types.RoleTool && answered[m.ToolCallID] {
+			continue
+		}
+		out = append(out, m)
+	}
+	return out
 }
 
 // turnDone counts an upstream turn that streamed: its result is the
