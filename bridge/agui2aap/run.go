@@ -593,6 +593,9 @@ func (r *runner) save() {
 		}
 	}
 	th.RunID = r.in.RunID
+	if th.Title == "" {
+		th.Title = threadTitle(r.in.Messages)
+	}
 	// Saved even when the client has gone: a context not cancelled with
 	// the request's, which lends it only its values (the trace).
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(r.c.Request.Context()), 10*time.Second)
