@@ -87,8 +87,7 @@ func run(args []string) error {
 	cfg := agui2aap.Config{
 		Upstream: *upstream, UpstreamAPIKey: *upstreamKey, ForwardAuth: *forwardAuth, APIKeys: *keys,
 		CORSOrigins: *origins, Policy: agui2aap.Policy(strings.ToLower(*policy)), ServerTools: tools,
-		SnapshotAfterRuns: *snapshots,
-		MaxBody:           *maxBody, Logger: log, BodyTimeout: *bodyTimeout,
+		MaxBody: *maxBody, Logger: log, BodyTimeout: *bodyTimeout, SnapshotAfterRuns: *snapshots,
 		ConnectTimeout: *headerTimeout, IdleTimeout: *idleTimeout, KeepAlive: *keepAlive,
 	}
 	if cfg.AllowedHosts, err = cli.CheckExposure(*listen, len(cfg.APIKeys) == 0, *insecureOpen, *allowedHosts); err != nil {
