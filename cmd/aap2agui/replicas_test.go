@@ -6,9 +6,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"strconv"
-	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -132,6 +129,14 @@ func TestReplicasAlternate(t *testing.T) {
 // Two turns on one session sent at once, one through each replica: exactly
 // one runs and the other gets 409 with Retry-After, round after round;
 // the session's history is whole afterwards.
+//
+// The winner's turn is "long 1000000" (about 100 MB of events, far more
+// than the sockets of both hops buffer) and is not read until the loser
+// has its answer, so it is still running when the loser's request arrives
+// however slowly the machine schedules the two; then its client leaves.
+// A round whose two turns both find the lock still held by the previous
+// round's leaving turn is sent again, as a client honouring Retry-After
+// would.
 func TestReplicasConcurrentTurns(t *testing.T) {
 	a, b := replicas(t)
 	ca := aap.NewClient(a.URL(), aap.ClientOptions{})
@@ -140,48 +145,62 @@ func TestReplicasConcurrentTurns(t *testing.T) {
 	id := created.SessionID
 	const rounds = 20
 	for round := range rounds {
-		// The winner's stream (20,000 deltas) is not read until the
-		// loser has its answer, so the winner is still running then.
-		body := fmt.Sprintf(`{"stream":"delta","messages":[{"role":"user","content":"long 20000 round %d"}]}`, round)
-		var wg sync.WaitGroup
-		resps := make([]*http.Response, 2)
-		errs := make([]error, 2)
-		start := make(chan struct{})
-		for i, p := range []*proctest.Proc{a, b} {
-			wg.Go(func() {
-				<-start
-				req, _ := http.NewRequest(http.MethodPost, p.URL()+"/sessions/"+id+"/turns", strings.NewReader(body))
-				req.Header.Set("Content-Type", "application/json")
-				resps[i], errs[i] = http.DefaultClient.Do(req)
-			})
-		}
-		close(start)
-		wg.Wait()
-		require.NoError(t, errs[0])
-		require.NoError(t, errs[1])
-		codes := []int{resps[0].StatusCode, resps[1].StatusCode}
-		require.ElementsMatch(t, []int{http.StatusOK, http.StatusConflict}, codes, "round %d: exactly one turn runs", round)
-		for _, r := range resps {
-			if r.StatusCode == http.StatusConflict {
-				secs, err := strconv.Atoi(r.Header.Get("Retry-After"))
-				require.NoError(t, err)
-				assert.Positive(t, secs)
+		body := fmt.Sprintf(`{"stream":"delta","messages":[{"role":"user","content":"long 1000000 round %d"}]}`, round)
+		for deadline := time.Now().Add(10 * time.Second); ; {
+			codes, resps := proctest.Contend(t, body, a.URL()+"/sessions/"+id+"/turns", b.URL()+"/sessions/"+id+"/turns")
+			if codes[0] == http.StatusConflict && codes[1] == http.StatusConflict && time.Now().Before(deadline) {
+				resps[0].Body.Close()
+				resps[1].Body.Close()
+				time.Sleep(20 * time.Millisecond)
+				continue
 			}
-			_, err := io.Copy(io.Discard, r.Body)
-			require.NoError(t, err)
-			r.Body.Close()
+			require.ElementsMatch(t, []int{http.StatusOK, http.StatusConflict}, codes, "round %d: exactly one turn runs", round)
+			for _, r := range resps {
+				if r.StatusCode == http.StatusOK {
+					// Some of the answer arrives; then the client leaves.
+					_, err := io.ReadFull(r.Body, make([]byte, 64<<10))
+					require.NoError(t, err)
+				}
+				r.Body.Close()
+			}
+			break
 		}
 	}
-	// Each round's message is in the history once, with its whole answer.
-	hist, err := aap.NewClient(b.URL(), aap.ClientOptions{}).History(context.Background(), id, aap.HistoryFull)
-	require.NoError(t, err)
-	require.Len(t, hist, 2*rounds)
-	for round := range rounds {
-		assert.Equal(t, aap.UserText(fmt.Sprintf("long 20000 round %d", round)), hist[2*round])
-		am, ok := hist[2*round+1].(*aap.AssistantMessage)
-		require.True(t, ok)
-		assert.Equal(t, 20000, len(strings.Fields(am.Content.Text)), "round %d: the whole answer", round)
+	// Each round's message is in the history once, in order, each
+	// followed by (part of) its answer; the session takes turns again.
+	var answer struct {
+		StopReason aap.StopReason `json:"stopReason"`
 	}
+	for deadline := time.Now().Add(10 * time.Second); ; {
+		codes, resps := proctest.Contend(t, `{"stream":"none","messages":[{"role":"user","content":"hello"}]}`, b.URL()+"/sessions/"+id+"/turns")
+		if codes[0] == http.StatusConflict && time.Now().Before(deadline) {
+			resps[0].Body.Close()
+			time.Sleep(20 * time.Millisecond)
+			continue
+		}
+		require.Equal(t, http.StatusOK, codes[0])
+		require.NoError(t, json.NewDecoder(resps[0].Body).Decode(&answer))
+		resps[0].Body.Close()
+		break
+	}
+	assert.Equal(t, aap.StopEndTurn, answer.StopReason)
+	cb := aap.NewClient(b.URL(), aap.ClientOptions{})
+	hist, err := cb.History(context.Background(), id, aap.HistoryFull)
+	require.NoError(t, err)
+	var users []string
+	for i, m := range hist {
+		if u, ok := m.(*aap.UserMessage); ok {
+			users = append(users, u.Content.Text)
+			if i+1 < len(hist) {
+				assert.IsType(t, &aap.AssistantMessage{}, hist[i+1], "message %d answers the user", i+1)
+			}
+		}
+	}
+	want := make([]string, 0, rounds+1)
+	for round := range rounds {
+		want = append(want, fmt.Sprintf("long 1000000 round %d", round))
+	}
+	assert.Equal(t, append(want, "hello"), users)
 }
 
 // Replica A is killed mid-turn: the session takes turns through replica B

@@ -8,9 +8,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -202,40 +200,42 @@ func TestReplicasAlternate(t *testing.T) {
 
 // Two runs on one thread sent at once, one through each replica: exactly
 // one runs and the other gets 409 with Retry-After, round after round.
+//
+// The winner's run is "long 1000000" (about 100 MB of events, far more than
+// the sockets of both hops buffer) and is not read until the loser has its
+// answer, so it is still running when the loser's request arrives however
+// slowly the machine schedules the two; then its client leaves. A round
+// whose two runs both find the lock still held by the previous round's
+// leaving run is sent again, as a client honouring Retry-After would.
 func TestReplicasConcurrentRuns(t *testing.T) {
 	a, b, _ := replicas(t)
 	const rounds = 20
 	for round := range rounds {
-		// The winner's stream (20,000 deltas) is not read until the
-		// loser has its answer, so the winner is still running then.
-		body := fmt.Sprintf(`{"threadId":"contended","runId":"r%d","state":{},"messages":[{"id":"u%d","role":"user","content":"long 20000"}],"tools":[],"context":[],"forwardedProps":{}}`, round, round)
-		var wg sync.WaitGroup
-		resps := make([]*http.Response, 2)
-		errs := make([]error, 2)
-		start := make(chan struct{})
-		for i, p := range []*proctest.Proc{a, b} {
-			wg.Go(func() {
-				<-start
-				req, _ := http.NewRequest(http.MethodPost, p.URL()+"/agents/demo", strings.NewReader(body))
-				req.Header.Set("Content-Type", "application/json")
-				resps[i], errs[i] = http.DefaultClient.Do(req)
-			})
-		}
-		close(start)
-		wg.Wait()
-		require.NoError(t, errs[0])
-		require.NoError(t, errs[1])
-		require.ElementsMatch(t, []int{http.StatusOK, http.StatusConflict}, []int{resps[0].StatusCode, resps[1].StatusCode}, "round %d: exactly one run", round)
-		for _, r := range resps {
-			if r.StatusCode == http.StatusConflict {
-				secs, err := strconv.Atoi(r.Header.Get("Retry-After"))
-				require.NoError(t, err)
-				assert.Positive(t, secs)
+		body := fmt.Sprintf(`{"threadId":"contended","runId":"r%d","state":{},"messages":[{"id":"u%d","role":"user","content":"long 1000000"}],"tools":[],"context":[],"forwardedProps":{}}`, round, round)
+		for deadline := time.Now().Add(10 * time.Second); ; {
+			codes, resps := proctest.Contend(t, body, a.URL()+"/agents/demo", b.URL()+"/agents/demo")
+			if codes[0] == http.StatusConflict && codes[1] == http.StatusConflict && time.Now().Before(deadline) {
+				closeAll(resps)
+				time.Sleep(20 * time.Millisecond)
+				continue
 			}
-			_, err := io.Copy(io.Discard, r.Body)
-			require.NoError(t, err)
-			r.Body.Close()
+			require.ElementsMatch(t, []int{http.StatusOK, http.StatusConflict}, codes, "round %d: exactly one run", round)
+			for _, r := range resps {
+				if r.StatusCode == http.StatusOK {
+					// Some of the answer arrives; then the client leaves.
+					_, err := io.ReadFull(r.Body, make([]byte, 64<<10))
+					require.NoError(t, err)
+				}
+			}
+			closeAll(resps)
+			break
 		}
+	}
+}
+
+func closeAll(resps []*http.Response) {
+	for _, r := range resps {
+		r.Body.Close()
 	}
 }
 

@@ -10,8 +10,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net/http"
 	"os"
 	"os/exec"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -144,4 +146,43 @@ func (p *Proc) LogField(key string) string {
 		}
 	}
 	return ""
+}
+
+// Contend posts a JSON body to every URL at once (each request waits on one
+// start signal) and returns the statuses and responses, in the order of
+// urls, for the caller to read and close. A 409 must carry a positive
+// Retry-After.
+func Contend(t *testing.T, body string, urls ...string) ([]int, []*http.Response) {
+	t.Helper()
+	var wg sync.WaitGroup
+	resps := make([]*http.Response, len(urls))
+	errs := make([]error, len(urls))
+	start := make(chan struct{})
+	for i, u := range urls {
+		wg.Go(func() {
+			<-start
+			req, err := http.NewRequest(http.MethodPost, u, strings.NewReader(body))
+			if err != nil {
+				errs[i] = err
+				return
+			}
+			req.Header.Set("Content-Type", "application/json")
+			resps[i], errs[i] = http.DefaultClient.Do(req)
+		})
+	}
+	close(start)
+	wg.Wait()
+	codes := make([]int, len(urls))
+	for i := range urls {
+		if errs[i] != nil {
+			t.Fatalf("POST %s: %v", urls[i], errs[i])
+		}
+		codes[i] = resps[i].StatusCode
+		if codes[i] == http.StatusConflict {
+			if secs, err := strconv.Atoi(resps[i].Header.Get("Retry-After")); err != nil || secs <= 0 {
+				t.Errorf("POST %s: 409 with Retry-After %q, want a positive number of seconds", urls[i], resps[i].Header.Get("Retry-After"))
+			}
+		}
+	}
+	return codes, resps
 }
