@@ -173,3 +173,17 @@ func (s *observedThreads) UnlockThread(ctx context.Context, owner, id, holder st
 	done(err)
 	return err
 }
+
+func (s *observedThreads) ListThreads(ctx context.Context, owner string, after ThreadPage, limit int) ([]*Thread, error) {
+	ctx, done := s.o(ctx, "ListThreads")
+	ts, err := s.ts.ListThreads(ctx, owner, after, limit)
+	done(err)
+	return ts, err
+}
+
+func (s *observedThreads) DeleteThread(ctx context.Context, owner, id string) error {
+	ctx, done := s.o(ctx, "DeleteThread")
+	err := s.ts.DeleteThread(ctx, owner, id)
+	done(err)
+	return err
+}

@@ -580,6 +580,47 @@ func (s *Postgres) SaveThread(ctx context.Context, t *Thread) error {
 	return nil
 }
 
+// ListThreads implements ThreadStore.
+func (s *Postgres) ListThreads(ctx context.Context, owner string, after ThreadPage, limit int) ([]*Thread, error) {
+	if limit <= 0 {
+		return nil, nil
+	}
+	q, args := `SELECT id, updated_at, data FROM threads WHERE owner = $1`, []any{owner}
+	if !after.UpdatedAt.IsZero() || after.ID != "" {
+		q += ` AND (updated_at, id) < ($2, $3)`
+		args = append(args, after.UpdatedAt, after.ID)
+	}
+	args = append(args, limit)
+	rows, err := s.pool.Query(ctx, q+fmt.Sprintf(` ORDER BY updated_at DESC, id DESC LIMIT $%d`, len(args)), args...)
+	if err != nil {
+		return nil, fmt.Errorf("store: postgres: list threads: %w", err)
+	}
+	defer rows.Close()
+	var out []*Thread
+	for rows.Next() {
+		var id, data string
+		var updated time.Time
+		if err := rows.Scan(&id, &updated, &data); err != nil {
+			return nil, fmt.Errorf("store: postgres: list threads: %w", err)
+		}
+		t, err := decodeThread(owner, id, updated.UTC(), []byte(data))
+		if err != nil {
+			return nil, fmt.Errorf("store: postgres: thread %q: %w", id, err)
+		}
+		out = append(out, t)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("store: postgres: list threads: %w", err)
+	}
+	return out, nil
+}
+
+// DeleteThread implements ThreadStore.
+func (s *Postgres) DeleteThread(ctx context.Context, owner, id string) error {
+	tag, err := s.pool.Exec(ctx, `DELETE FROM threads WHERE owner = $1 AND id = $2`, owner, id)
+	return pgAffectedOne(tag, err, "delete thread")
+}
+
 // LockThread implements ThreadStore: one statement on the database's
 // clock, atomic across replicas.
 func (s *Postgres) LockThread(ctx context.Context, owner, id, holder string, ttl time.Duration) (bool, time.Duration, error) {

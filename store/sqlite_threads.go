@@ -79,3 +79,44 @@ func (s *SQLite) UnlockThread(ctx context.Context, owner, id, holder string) err
 	}
 	return nil
 }
+
+// ListThreads implements ThreadStore.
+func (s *SQLite) ListThreads(ctx context.Context, owner string, after ThreadPage, limit int) ([]*Thread, error) {
+	if limit <= 0 {
+		return nil, nil
+	}
+	q, args := `SELECT id, updated_at, data FROM threads WHERE owner = ?`, []any{owner}
+	if !after.UpdatedAt.IsZero() || after.ID != "" {
+		ms := toMillis(after.UpdatedAt)
+		q += ` AND (updated_at < ? OR (updated_at = ? AND id < ?))`
+		args = append(args, ms, ms, after.ID)
+	}
+	rows, err := s.readRows(ctx, q+` ORDER BY updated_at DESC, id DESC LIMIT ?`, append(args, limit)...)
+	if err != nil {
+		return nil, fmt.Errorf("store: sqlite: list threads: %w", err)
+	}
+	defer rows.Close()
+	var out []*Thread
+	for rows.Next() {
+		var id, data string
+		var updated int64
+		if err := rows.Scan(&id, &updated, &data); err != nil {
+			return nil, fmt.Errorf("store: sqlite: list threads: %w", err)
+		}
+		t, err := decodeThread(owner, id, fromMillis(updated), []byte(data))
+		if err != nil {
+			return nil, fmt.Errorf("store: sqlite: thread %q: %w", id, err)
+		}
+		out = append(out, t)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("store: sqlite: list threads: %w", err)
+	}
+	return out, nil
+}
+
+// DeleteThread implements ThreadStore.
+func (s *SQLite) DeleteThread(ctx context.Context, owner, id string) error {
+	res, err := s.exec(ctx, `DELETE FROM threads WHERE owner = ? AND id = ?`, owner, id)
+	return affectedOne(res, err, "delete thread")
+}

@@ -3,6 +3,8 @@ package store
 import (
 	"context"
 	"errors"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/ag-ui-protocol/ag-ui/sdks/community/go/pkg/core/types"
@@ -31,8 +33,21 @@ type Thread struct {
 	// waiting for permission).
 	Interrupts []types.Interrupt
 	// RunID is the run that finished with the open interrupts.
-	RunID     string
+	RunID string
+	// Title names the thread in listings: its first user message, cut.
+	Title string
+	// CreatedAt is when the thread was first saved (zero: SaveThread sets
+	// it).
+	CreatedAt time.Time
 	UpdatedAt time.Time
+}
+
+// ThreadPage is where a listing of threads goes on: the threads that were
+// active before UpdatedAt, or at the same time with a smaller id. The zero
+// value starts from the newest.
+type ThreadPage struct {
+	UpdatedAt time.Time
+	ID        string
 }
 
 // ThreadStore persists agui2aap's threads. Every Store is one.
@@ -46,6 +61,24 @@ type ThreadStore interface {
 	// holder has it. Same holder extends it.
 	LockThread(ctx context.Context, owner, id, holder string, ttl time.Duration) (ok bool, left time.Duration, err error)
 	UnlockThread(ctx context.Context, owner, id, holder string) error
+	// ListThreads returns up to limit threads of owner, the most recently
+	// active first, from after (zero: from the newest).
+	ListThreads(ctx context.Context, owner string, after ThreadPage, limit int) ([]*Thread, error)
+	// DeleteThread forgets a thread; ErrNotFound if owner has none with
+	// that id.
+	DeleteThread(ctx context.Context, owner, id string) error
+}
+
+// Next is the page after t in a listing.
+func (t *Thread) Next() ThreadPage { return ThreadPage{UpdatedAt: t.UpdatedAt, ID: t.ID} }
+
+// before tells whether a thread active at updated with id comes after the
+// page's start in a listing (newest first).
+func (p ThreadPage) before(updated time.Time, id string) bool {
+	if p.UpdatedAt.IsZero() && p.ID == "" {
+		return true
+	}
+	return updated.Before(p.UpdatedAt) || (updated.Equal(p.UpdatedAt) && id < p.ID)
 }
 
 // threadJSON is how a thread is serialized.
@@ -58,11 +91,19 @@ type threadJSON struct {
 	ClientCalls   []string          `json:"clientCalls,omitempty"`
 	Interrupts    []types.Interrupt `json:"interrupts,omitempty"`
 	RunID         string            `json:"runId,omitempty"`
+	Title         string            `json:"title,omitempty"`
+	CreatedAt     *time.Time        `json:"createdAt,omitempty"`
 }
 
 func encodeThread(t *Thread) ([]byte, error) {
-	return marshal(threadJSON{Agent: t.Agent, SessionID: t.SessionID, Delivered: t.Delivered, ToolsDigest: t.ToolsDigest,
-		ContextDigest: t.ContextDigest, ClientCalls: t.ClientCalls, Interrupts: t.Interrupts, RunID: t.RunID})
+	j := threadJSON{Agent: t.Agent, SessionID: t.SessionID, Delivered: t.Delivered, ToolsDigest: t.ToolsDigest,
+		ContextDigest: t.ContextDigest, ClientCalls: t.ClientCalls, Interrupts: t.Interrupts, RunID: t.RunID, Title: t.Title}
+	if t.CreatedAt.IsZero() {
+		t.CreatedAt = time.Now().UTC().Truncate(time.Millisecond)
+	}
+	created := t.CreatedAt.UTC()
+	j.CreatedAt = &created
+	return marshal(j)
 }
 
 func decodeThread(owner, id string, updated time.Time, b []byte) (*Thread, error) {
@@ -70,9 +111,13 @@ func decodeThread(owner, id string, updated time.Time, b []byte) (*Thread, error
 	if err := jsonUnmarshal(b, &j); err != nil {
 		return nil, err
 	}
-	return &Thread{Owner: owner, ID: id, Agent: j.Agent, SessionID: j.SessionID, Delivered: j.Delivered,
+	t := &Thread{Owner: owner, ID: id, Agent: j.Agent, SessionID: j.SessionID, Delivered: j.Delivered,
 		ToolsDigest: j.ToolsDigest, ContextDigest: j.ContextDigest, ClientCalls: j.ClientCalls,
-		Interrupts: j.Interrupts, RunID: j.RunID, UpdatedAt: updated}, nil
+		Interrupts: j.Interrupts, RunID: j.RunID, Title: j.Title, UpdatedAt: updated, CreatedAt: updated}
+	if j.CreatedAt != nil {
+		t.CreatedAt = j.CreatedAt.UTC()
+	}
+	return t, nil
 }
 
 // threadKey joins owner and id unambiguously.
@@ -147,4 +192,52 @@ func (m *Memory) UnlockThread(_ context.Context, owner, id, holder string) error
 		delete(m.th.locks, k)
 	}
 	return nil
+}
+
+// ListThreads implements ThreadStore.
+func (m *Memory) ListThreads(_ context.Context, owner string, after ThreadPage, limit int) ([]*Thread, error) {
+	if limit <= 0 {
+		return nil, nil
+	}
+	m.mu.Lock()
+	var out []*Thread
+	for k, b := range m.th.threads {
+		o, id, _ := strings.Cut(k, "\x00")
+		if o != owner || !after.before(m.th.updated[k], id) {
+			continue
+		}
+		t, err := decodeThread(o, id, m.th.updated[k], b)
+		if err != nil {
+			m.mu.Unlock()
+			return nil, err
+		}
+		out = append(out, t)
+	}
+	m.mu.Unlock()
+	sortThreads(out)
+	return out[:min(limit, len(out))], nil
+}
+
+// DeleteThread implements ThreadStore.
+func (m *Memory) DeleteThread(_ context.Context, owner, id string) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	k := threadKey(owner, id)
+	if _, ok := m.th.threads[k]; !ok {
+		return ErrNotFound
+	}
+	delete(m.th.threads, k)
+	delete(m.th.updated, k)
+	return nil
+}
+
+// sortThreads orders threads for a listing: most recently active first,
+// then by id, descending.
+func sortThreads(ts []*Thread) {
+	slices.SortFunc(ts, func(a, b *Thread) int {
+		if c := b.UpdatedAt.Compare(a.UpdatedAt); c != 0 {
+			return c
+		}
+		return strings.Compare(b.ID, a.ID)
+	})
 }

@@ -46,6 +46,59 @@ func testThreads(t *testing.T, open func(t *testing.T) store.Store) {
 		assert.Equal(t, []string{"m9"}, got.Delivered)
 		assert.Empty(t, got.Interrupts)
 	})
+	t.Run("list and delete", func(t *testing.T) {
+		s := open(t)
+		// Five threads of k1 saved one after the other, one of k2.
+		for _, id := range []string{"a", "b", "c", "d", "e"} {
+			require.NoError(t, s.SaveThread(ctx, &store.Thread{Owner: "k1", ID: id, Agent: "demo", Title: "title " + id}))
+			time.Sleep(2 * time.Millisecond) // distinct activity times on every store's clock
+		}
+		require.NoError(t, s.SaveThread(ctx, &store.Thread{Owner: "k2", ID: "x", Agent: "demo"}))
+		// Activity moves b to the front.
+		b, err := s.GetThread(ctx, "k1", "b")
+		require.NoError(t, err)
+		created := b.CreatedAt
+		b.Delivered = []string{"m1"}
+		require.NoError(t, s.SaveThread(ctx, b))
+
+		var ids []string
+		var after store.ThreadPage
+		for {
+			page, err := s.ListThreads(ctx, "k1", after, 2)
+			require.NoError(t, err)
+			require.LessOrEqual(t, len(page), 2)
+			for _, th := range page {
+				ids = append(ids, th.ID)
+			}
+			if len(page) < 2 {
+				break
+			}
+			after = page[len(page)-1].Next()
+		}
+		assert.Equal(t, []string{"b", "e", "d", "c", "a"}, ids, "newest activity first, paged two at a time")
+		all, err := s.ListThreads(ctx, "k1", store.ThreadPage{}, 10)
+		require.NoError(t, err)
+		require.Len(t, all, 5)
+		assert.Equal(t, "title b", all[0].Title)
+		assert.Equal(t, created, all[0].CreatedAt, "creation time kept across saves")
+		assert.True(t, all[0].UpdatedAt.After(created), "last activity moved on")
+		none, err := s.ListThreads(ctx, "k1", store.ThreadPage{}, 0)
+		require.NoError(t, err)
+		assert.Empty(t, none)
+
+		require.ErrorIs(t, s.DeleteThread(ctx, "k2", "b"), store.ErrNotFound, "another owner's thread")
+		require.NoError(t, s.DeleteThread(ctx, "k1", "b"))
+		_, err = s.GetThread(ctx, "k1", "b")
+		require.ErrorIs(t, err, store.ErrNotFound)
+		require.ErrorIs(t, s.DeleteThread(ctx, "k1", "b"), store.ErrNotFound)
+		all, err = s.ListThreads(ctx, "k1", store.ThreadPage{}, 10)
+		require.NoError(t, err)
+		assert.Len(t, all, 4)
+		k2, err := s.ListThreads(ctx, "k2", store.ThreadPage{}, 10)
+		require.NoError(t, err)
+		require.Len(t, k2, 1)
+		assert.Equal(t, "x", k2[0].ID)
+	})
 	t.Run("owners are isolated", func(t *testing.T) {
 		s := open(t)
 		require.NoError(t, s.SaveThread(ctx, &store.Thread{Owner: "k1", ID: "same", SessionID: "a"}))

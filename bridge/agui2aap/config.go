@@ -108,6 +108,10 @@ type Config struct {
 	// Policy is the permission policy for untrusted server tools; zero
 	// means PolicyInterrupt.
 	Policy Policy
+	// SnapshotAfterRuns ends every run (before RUN_FINISHED) with a
+	// MESSAGES_SNAPSHOT of the whole thread, for clients that want the
+	// server's view to be authoritative.
+	SnapshotAfterRuns bool
 	// ServerTools are enabled on every new session of a matching agent.
 	ServerTools []ServerTool
 

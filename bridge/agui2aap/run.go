@@ -99,6 +99,10 @@ func (s *Server) run(c *gin.Context) {
 		web.Error(c, http.StatusInternalServerError, "store_error", "the thread store failed")
 		return
 	}
+	if isHydration(&in) {
+		s.hydrate(c, cl, info, &in, th, log)
+		return
+	}
 	r := &runner{s: s, c: c, cl: cl, in: &in, info: info, th: th, log: log, clientTools: clientTools, fwd: fwd, release: release}
 	p, err := s.makePlan(th, &in, name)
 	if err != nil {
@@ -509,12 +513,46 @@ func (r *runner) feed(ev aap.Event) {
 	r.write(out)
 }
 
-// write sends AG-UI events to the client, counting them.
+// write sends AG-UI events to the client, counting them. With
+// Config.SnapshotAfterRuns a MESSAGES_SNAPSHOT of the thread goes right
+// before RUN_FINISHED.
 func (r *runner) write(evs []events.Event) {
+	if r.s.cfg.SnapshotAfterRuns {
+		for i, ev := range evs {
+			if _, ok := ev.(*events.RunFinishedEvent); ok {
+				evs = append(append(append([]events.Event{}, evs[:i]...), events.NewMessagesSnapshotEvent(r.threadMessages())), evs[i:]...)
+				break
+			}
+		}
+	}
 	for _, ev := range evs {
 		r.t.Out(string(ev.Type()))
 	}
 	writeAGUI(r.out, evs, r.log)
+}
+
+// threadMessages is the whole thread as the client should now hold it:
+// its messages (activity aside) and those the run produced, a produced
+// result for a call the client answered itself left out.
+func (r *runner) threadMessages() []types.Message {
+	out := make([]types.Message, 0, len(r.in.Messages)+8)
+	answered := map[string]bool{}
+	for _, m := range r.in.Messages {
+		if m.Role == types.RoleActivity {
+			continue
+		}
+		if m.Role == types.RoleTool {
+			answered[m.ToolCallID] = true
+		}
+		out = append(out, m)
+	}
+	for _, m := range r.a2g.Messages() {
+		if m.Role == types.RoleTool && answered[m.ToolCallID] {
+			continue
+		}
+		out = append(out, m)
+	}
+	return out
 }
 
 // turnDone counts an upstream turn that streamed: its result is the
@@ -555,6 +593,9 @@ func (r *runner) save() {
 		}
 	}
 	th.RunID = r.in.RunID
+	if th.Title == "" {
+		th.Title = threadTitle(r.in.Messages)
+	}
 	// Saved even when the client has gone: a context not cancelled with
 	// the request's, which lends it only its values (the trace).
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(r.c.Request.Context()), 10*time.Second)

@@ -43,7 +43,7 @@ func New(cfg Config) (*Server, error) {
 	observe, hc, outer := web.Telemetry("agui2aap", m, cfg.TracerProvider, cfg.HTTPClient)
 	cfg.Store, cfg.HTTPClient = store.ObserveThreads(cfg.Store, observe), hc
 	s := &Server{cfg: cfg, keys: web.NewKeys(cfg.APIKeys), meta: map[string]metaEntry{}, metrics: m}
-	guards := []gin.HandlerFunc{web.CORS(cfg.CORSOrigins, "GET, POST, OPTIONS"), web.BodyTimeout(cfg.BodyTimeout)}
+	guards := []gin.HandlerFunc{web.CORS(cfg.CORSOrigins, "GET, POST, DELETE, OPTIONS"), web.BodyTimeout(cfg.BodyTimeout)}
 	if s.keys.Open() {
 		guards = append(guards, web.HostAllow(cfg.AllowedHosts))
 	}
@@ -54,6 +54,8 @@ func New(cfg Config) (*Server, error) {
 	}
 	e.GET("/agents", s.auth, s.listAgents)
 	e.POST("/agents/:name", s.auth, web.JSONBody, s.run)
+	e.GET("/agents/:name/threads", s.auth, s.listThreads)
+	e.DELETE("/agents/:name/threads/:threadId", s.auth, s.deleteThread)
 	s.engine = e
 	return s, nil
 }

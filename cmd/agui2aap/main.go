@@ -48,6 +48,7 @@ func run(args []string) error {
 	forwardAuth := f.Bool("forward-auth", false, "send the caller's Authorization header to the AAP server instead of --upstream-api-key")
 	keys := f.List("api-key", ",", "API key accepted from callers; none means open")
 	storeSpec := f.String("store", "sqlite:agui2aap.db", "thread store: sqlite:<file>, postgres://user@host/db (replicas on several machines) or memory:")
+	snapshots := f.Bool("snapshot-after-runs", false, "end every run with a MESSAGES_SNAPSHOT of the whole thread")
 	policy := f.String("permission-policy", "interrupt", "untrusted server tools: interrupt (ask the client), grant or deny")
 	serverTools := f.String("server-tools", "", "AAP server tools to enable: name[:trust] or agent/name[:trust], comma-separated")
 	origins := f.List("cors-origin", ",", "browser origin allowed to call the bridge directly (* for any)")
@@ -86,7 +87,7 @@ func run(args []string) error {
 	cfg := agui2aap.Config{
 		Upstream: *upstream, UpstreamAPIKey: *upstreamKey, ForwardAuth: *forwardAuth, APIKeys: *keys,
 		CORSOrigins: *origins, Policy: agui2aap.Policy(strings.ToLower(*policy)), ServerTools: tools,
-		MaxBody: *maxBody, Logger: log, BodyTimeout: *bodyTimeout,
+		MaxBody: *maxBody, Logger: log, BodyTimeout: *bodyTimeout, SnapshotAfterRuns: *snapshots,
 		ConnectTimeout: *headerTimeout, IdleTimeout: *idleTimeout, KeepAlive: *keepAlive,
 	}
 	if cfg.AllowedHosts, err = cli.CheckExposure(*listen, len(cfg.APIKeys) == 0, *insecureOpen, *allowedHosts); err != nil {

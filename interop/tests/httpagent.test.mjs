@@ -202,6 +202,36 @@ for (const { label, lib, v1 } of clients) {
       });
     }
 
+    test("a reload gets the thread back: an empty run hydrates a new agent", async () => {
+      const agent = newAgent(lib);
+      say(agent, "hello");
+      await run(agent);
+      say(agent, "search cats");
+      const r = await run(agent);
+      assert.equal(r.finished.outcome, "interrupt");
+      const open = agent.pendingInterrupts;
+
+      // A new page: a fresh HttpAgent on the same thread, with no messages.
+      const again = new lib.HttpAgent({ url: `${bridge.base}/agents/demo`, threadId: agent.threadId });
+      const h = await run(again);
+      assert.deepEqual(h.events, ["RUN_STARTED", "MESSAGES_SNAPSHOT", "RUN_FINISHED"]);
+      const shape = (msgs) => msgs.map((m) => [m.id, m.role, m.content ?? "", (m.toolCalls ?? []).map((c) => [c.id, c.function.name, c.function.arguments])]);
+      assert.deepEqual(shape(again.messages), shape(agent.messages), "the same messages, under the same ids");
+      assert.equal(h.finished.outcome, "interrupt");
+      assert.deepEqual(again.pendingInterrupts, open, "the pending approval is back");
+
+      // It answers the approval and goes on in the same AAP session.
+      const it = again.pendingInterrupts[0];
+      const resume = lib.buildResumeArray(again.pendingInterrupts, { [it.id]: { status: "resolved", payload: { approved: true } } });
+      const res = await run(again, { resume });
+      assert.equal(res.finished.outcome, "success");
+      assert.equal(last(again).content, "Here is what I found. Results for cats: the demo index has three pages about cats.");
+      say(again, "thanks");
+      await run(again);
+      assert.equal(last(again).content, "You said: thanks");
+      assert.equal((await bridge.sessionsOf(agent.threadId)).length, 1, "one AAP session throughout");
+    });
+
     test("a regenerate", async () => {
       const agent = newAgent(lib);
       say(agent, "first");

@@ -1,0 +1,162 @@
+package agui2aap
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/ag-ui-protocol/ag-ui/sdks/community/go/pkg/core/events"
+	"github.com/ag-ui-protocol/ag-ui/sdks/community/go/pkg/core/types"
+	"github.com/gin-gonic/gin"
+	"github.com/rs/zerolog"
+
+	"github.com/aapagui/aapagui/aap"
+	"github.com/aapagui/aapagui/internal/web"
+	"github.com/aapagui/aapagui/store"
+	"github.com/aapagui/aapagui/translate"
+)
+
+// isHydration tells a run that asks for the thread's conversation back: no
+// messages and no resume, the convention AG-UI servers use when a client
+// reconnects to a thread it no longer holds (a page reload, a runtime
+// restart).
+func isHydration(in *types.RunAgentInput) bool {
+	return len(in.Messages) == 0 && len(in.Resume) == 0
+}
+
+// hydrate answers a hydration without running a turn: RUN_STARTED, a
+// MESSAGES_SNAPSHOT of the whole conversation in AG-UI form (read from the
+// AAP session's history), and RUN_FINISHED carrying the interrupts still
+// open. An unknown thread (or one of another key: threads are per key) gets
+// an empty snapshot. The snapshot's ids become the thread's delivered ids,
+// so that the client's next run continues the same AAP session.
+func (s *Server) hydrate(c *gin.Context, cl *aap.Client, info *aap.AgentInfo, in *types.RunAgentInput, th *store.Thread, log *zerolog.Logger) {
+	ctx := c.Request.Context()
+	var msgs []types.Message
+	var interrupts []types.Interrupt
+	if th != nil && th.SessionID != "" && th.Agent == info.Name {
+		hist, ok, err := s.sessionHistory(ctx, cl, info, th.SessionID)
+		switch {
+		case err != nil:
+			s.upstreamError(c, err)
+			return
+		case ok:
+			if msgs, err = snapshotMessages(hist, th.Delivered); err != nil {
+				log.Error().Err(err).Str("thread", th.ID).Str("session", th.SessionID).Msg("the AAP session's history has no AG-UI form")
+				web.Error(c, 502, "upstream_bad_history", "the AAP session's history could not be given in AG-UI form: "+err.Error())
+				return
+			}
+			interrupts = th.Interrupts
+			th.Delivered = deliveredIDs(msgs)
+			saveCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+			err := s.cfg.Store.SaveThread(saveCtx, th)
+			cancel()
+			if err != nil {
+				log.Error().Err(err).Msg("store: save thread")
+				web.Error(c, 500, "store_error", "the thread store failed")
+				return
+			}
+		default:
+			log.Info().Str("thread", th.ID).Str("session", th.SessionID).Msg("hydration: the AAP session is gone or keeps no history; empty snapshot")
+		}
+	}
+	if msgs == nil {
+		msgs = []types.Message{}
+	}
+	evs := []events.Event{events.NewRunStartedEvent(in.ThreadID, in.RunID), events.NewMessagesSnapshotEvent(msgs)}
+	finished := events.NewRunFinishedEvent(in.ThreadID, in.RunID)
+	finished.Outcome = &events.RunFinishedOutcome{Type: events.RunFinishedOutcomeTypeSuccess}
+	if len(interrupts) > 0 {
+		finished.Outcome = &events.RunFinishedOutcome{Type: events.RunFinishedOutcomeTypeInterrupt, Interrupts: interrupts}
+	}
+	evs = append(evs, finished)
+	out := web.NewStream(c.Writer)
+	out.Start()
+	writeAGUI(out, evs, log)
+	out.Flush()
+	log.Info().Str("thread", in.ThreadID).Int("messages", len(msgs)).Int("interrupts", len(interrupts)).Msg("thread hydrated")
+}
+
+// sessionHistory reads the session's history, full preferred; false when
+// the session is gone (404) or the agent keeps no history.
+func (s *Server) sessionHistory(ctx context.Context, cl *aap.Client, info *aap.AgentInfo, session string) ([]aap.Message, bool, error) {
+	ht := aap.HistoryFull
+	switch {
+	case info.Capabilities.SupportsHistory(aap.HistoryFull):
+	case info.Capabilities.SupportsHistory(aap.HistoryCompacted):
+		ht = aap.HistoryCompacted
+	default:
+		return nil, false, nil
+	}
+	ctx, cancel := context.WithTimeout(ctx, historyTimeout)
+	defer cancel()
+	hist, err := cl.History(ctx, session, ht)
+	s.upstreamCall(ctx, "history", err)
+	if sessionGone(err) {
+		return nil, false, nil
+	}
+	if err != nil {
+		return nil, false, err
+	}
+	return hist, true, nil
+}
+
+// snapshotMessages is the AG-UI form of an AAP history. When the history
+// gives as many messages (reasoning aside) as the thread delivered, they
+// get the delivered ids: the ids the client saw when they were streamed or
+// sent. Otherwise (a history the server compacted, or rewrote) they get
+// ids derived from their position. Context the bridge rendered into a
+// user message is taken out again.
+func snapshotMessages(hist []aap.Message, delivered []string) ([]types.Message, error) {
+	hist = historyForSnapshot(hist)
+	n := len(hist)
+	i := 0
+	next := func() string {
+		i++
+		return fmt.Sprintf("hist-%d", i)
+	}
+	if n == len(delivered) {
+		next = func() string {
+			i++
+			return delivered[i-1]
+		}
+	}
+	return translate.MessagesToAGUI(hist, next)
+}
+
+// historyForSnapshot is hist without tool_permission messages (answers,
+// not conversation: in AG-UI they were resume entries) and without the
+// context block withContext put first in user messages.
+func historyForSnapshot(hist []aap.Message) []aap.Message {
+	out := make([]aap.Message, 0, len(hist))
+	for _, m := range hist {
+		if _, ok := m.(*aap.ToolPermissionMessage); ok {
+			continue
+		}
+		if um, ok := m.(*aap.UserMessage); ok && um.Content.IsBlocks() && len(um.Content.Blocks) > 1 {
+			if tb, ok := um.Content.Blocks[0].(*aap.TextBlock); ok && strings.HasPrefix(tb.Text, contextHeader) {
+				rest := um.Content.Blocks[1:]
+				if t, ok := rest[0].(*aap.TextBlock); ok && len(rest) == 1 {
+					m = aap.UserText(t.Text)
+				} else {
+					m = &aap.UserMessage{Content: aap.BlockContent(rest...)}
+				}
+			}
+		}
+		out = append(out, m)
+	}
+	return out
+}
+
+// deliveredIDs are the ids a thread counts as delivered for msgs:
+// reasoning messages are never sent back as history.
+func deliveredIDs(msgs []types.Message) []string {
+	out := make([]string, 0, len(msgs))
+	for _, m := range msgs {
+		if m.Role != types.RoleReasoning {
+			out = append(out, m.ID)
+		}
+	}
+	return out
+}
