@@ -1,0 +1,57 @@
+package main
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/aapagui/aapagui/aap"
+	"github.com/aapagui/aapagui/internal/proctest"
+)
+
+// --aap-version chooses the protocol versions served and where: version 3
+// at the root and version 1 under /legacy share one store, so a session
+// begun with PUT /session goes on at POST /sessions/:id/turns.
+func TestAAPVersionFlag(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	p := proctest.Start(t, nil, "--listen", "127.0.0.1:0", "--store", "memory:", "--aap-version", "3", "--aap-version", "1=/legacy")
+	legacy := aap.NewClient(p.URL()+"/legacy", aap.ClientOptions{})
+	v, err := legacy.Version(ctx)
+	require.NoError(t, err)
+	assert.Equal(t, 1, v)
+	resp, err := legacy.PutSession(ctx, &aap.PutSessionRequest{Agent: aap.AgentConfig{Name: "demo"}, Messages: []aap.Message{aap.UserText("hello there")}})
+	require.NoError(t, err)
+	assert.Equal(t, aap.StopEndTurn, resp.StopReason)
+
+	current := aap.NewClient(p.URL(), aap.ClientOptions{})
+	v, err = current.Version(ctx)
+	require.NoError(t, err)
+	assert.Equal(t, 3, v)
+	turn, err := current.Turn(ctx, resp.SessionID, &aap.PostSessionTurnRequest{Messages: []aap.Message{aap.UserText("please think")}})
+	require.NoError(t, err)
+	assert.Equal(t, aap.StopEndTurn, turn.StopReason)
+	hist, err := legacy.History(ctx, resp.SessionID, aap.HistoryFull)
+	require.NoError(t, err)
+	assert.Len(t, hist, 4)
+
+	// Version 1 alone, at the root.
+	only := proctest.Start(t, nil, "--listen", "127.0.0.1:0", "--store", "memory:", "--aap-version", "1")
+	v, err = aap.NewClient(only.URL(), aap.ClientOptions{}).Version(ctx)
+	require.NoError(t, err)
+	assert.Equal(t, 1, v)
+
+	for args, want := range map[string][]string{
+		`--aap-version: AAP version "4": want 1, 2 or 3`: {"--aap-version", "4"},
+		"both at /":                  {"--aap-version", "1", "--aap-version", "2"},
+		`path "x" must start with /`: {"--aap-version", "2=x"},
+	} {
+		err := run(append([]string{"--store", "memory:", "--listen", "127.0.0.1:0"}, want...))
+		require.Error(t, err, want)
+		assert.Contains(t, err.Error(), args)
+	}
+}
