@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"time"
 
@@ -9,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/aapagui/aapagui/aap"
+	"github.com/aapagui/aapagui/internal/doctest"
 	"github.com/aapagui/aapagui/internal/proctest"
 )
 
@@ -54,4 +56,26 @@ func TestAAPVersionFlag(t *testing.T) {
 		require.Error(t, err, want)
 		assert.Contains(t, err.Error(), args)
 	}
+}
+
+// TestREADMEOldVersions runs the README's version 1 example as written:
+// aap2agui started with the README's flags, then its curl conversation
+// (only localhost:8080 becomes the test's address).
+func TestREADMEOldVersions(t *testing.T) {
+	t.Parallel()
+	start := doctest.Blocks(t, "../../README.md", "sh", "--aap-version 1=/legacy")
+	require.Len(t, start, 1)
+	line, _, _ := strings.Cut(strings.TrimPrefix(strings.TrimSpace(start[0]), "go run ./cmd/aap2agui "), "#")
+	args := append([]string{"--listen", "127.0.0.1:0", "--store", "memory:"}, strings.Fields(line)...)
+	p := proctest.Start(t, nil, args...)
+
+	blocks := doctest.Blocks(t, "../../README.md", "sh", "localhost:8080/legacy/session")
+	require.Len(t, blocks, 1)
+	out := doctest.Shell(t, strings.ReplaceAll(blocks[0], "localhost:8080", p.Addr))
+	assert.NotContains(t, out, `"error":`, "no step failed")
+	assert.Regexp(t, `^event: session_start\ndata: \{"sessionId":"sess_[0-9a-f]+"\}\n\nevent: turn_start\n`, out)
+	assert.Contains(t, out, "event: text_delta")
+	assert.Contains(t, out, "event: thinking\n")
+	assert.Contains(t, out, `"history":{"full":[{"role":"system","content":"Be brief."}`)
+	assert.Contains(t, out, `{"stopReason":"end_turn","messages":[{"role":"assistant","content":"You said: hello again"}]}`)
 }
