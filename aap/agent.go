@@ -263,14 +263,28 @@ func (a *AgentInfo) UnmarshalJSON(data []byte) error {
 	}
 	out := AgentInfo(w.plain)
 	var err error
-	if out.Tools, err = decodeList(w.Tools, unmarshalInto[ToolSpec]); err != nil {
-		return within("tools", err)
-	}
-	if out.Options, err = decodeList(w.Options, unmarshalInto[AgentOption]); err != nil {
-		return within("options", err)
+	if out.Tools, out.Options, err = decodeAgentLists[ToolSpec](w.Tools, w.Options); err != nil {
+		return err
 	}
 	*a = out
 	return nil
+}
+
+// decodeAgentLists decodes an agent's tools (specs of type T) and options,
+// naming the failing one in errors.
+func decodeAgentLists[T any, P interface {
+	*T
+	json.Unmarshaler
+}](tools, options []json.RawMessage) ([]T, []AgentOption, error) {
+	ts, err := decodeList(tools, unmarshalInto[T, P])
+	if err != nil {
+		return nil, nil, within("tools", err)
+	}
+	os, err := decodeList(options, unmarshalInto[AgentOption])
+	if err != nil {
+		return nil, nil, within("options", err)
+	}
+	return ts, os, nil
 }
 
 // Option returns the declared option with the given name.

@@ -58,75 +58,126 @@ type GetSessionsResponse struct {
 
 // UnmarshalJSON decodes the response, naming the agent in errors.
 func (m *GetMetaResponse) UnmarshalJSON(data []byte) error {
+	version, agents, err := decodeMeta[AgentInfo](data)
+	if err != nil {
+		return err
+	}
+	*m = GetMetaResponse{Version: version, Agents: agents}
+	return nil
+}
+
+// decodeMeta decodes the body of GET /meta with agents of type T (the
+// agent shape differs between protocol versions).
+func decodeMeta[T any, P interface {
+	*T
+	json.Unmarshaler
+}](data []byte) (int, []T, error) {
 	var w struct {
 		Version *int              `json:"version"`
 		Agents  []json.RawMessage `json:"agents"`
 	}
 	if err := decodeObject(data, &w); err != nil {
-		return err
+		return 0, nil, err
 	}
-	var out GetMetaResponse
+	version := 0
 	if w.Version != nil {
-		out.Version = *w.Version
+		version = *w.Version
 	}
-	agents, err := decodeList(w.Agents, unmarshalInto[AgentInfo])
+	agents, err := decodeList(w.Agents, unmarshalInto[T, P])
 	if err != nil {
-		return within("agents", err)
+		return 0, nil, within("agents", err)
 	}
-	out.Agents = agents
-	*m = out
-	return nil
+	return version, agents, nil
 }
 
 // UnmarshalJSON decodes a session, naming the failing field in errors.
 func (s *SessionInfo) UnmarshalJSON(data []byte) error {
+	p, err := decodeSession[ToolSpec](data)
+	if err != nil {
+		return err
+	}
+	*s = SessionInfo{SessionID: p.id, Agent: p.agent, Tools: p.tools}
+	return nil
+}
+
+// sessionParts are the fields of a session object in every version.
+type sessionParts[T any] struct {
+	id      string
+	agent   AgentConfig
+	tools   []T
+	history json.RawMessage // version 1's inline history, if any
+}
+
+// decodeSession decodes a session object with tool specs of type T.
+func decodeSession[T any, P interface {
+	*T
+	json.Unmarshaler
+}](data []byte) (sessionParts[T], error) {
 	var w struct {
 		SessionID *string           `json:"sessionId"`
 		Agent     json.RawMessage   `json:"agent"`
 		Tools     []json.RawMessage `json:"tools"`
+		History   json.RawMessage   `json:"history"`
 	}
+	var out sessionParts[T]
 	if err := decodeObject(data, &w); err != nil {
-		return err
+		return out, err
 	}
-	var out SessionInfo
 	if w.SessionID != nil {
-		out.SessionID = *w.SessionID
+		out.id = *w.SessionID
 	}
 	if w.Agent != nil && firstByte(w.Agent) != 'n' {
-		if err := out.Agent.UnmarshalJSON(w.Agent); err != nil {
-			return within("agent", err)
+		if err := out.agent.UnmarshalJSON(w.Agent); err != nil {
+			return out, within("agent", err)
 		}
 	}
-	tools, err := decodeList(w.Tools, unmarshalInto[ToolSpec])
+	tools, err := decodeList(w.Tools, unmarshalInto[T, P])
 	if err != nil {
-		return within("tools", err)
+		return out, within("tools", err)
 	}
-	out.Tools = tools
-	*s = out
-	return nil
+	out.tools = tools
+	if firstByte(w.History) != 'n' {
+		out.history = w.History
+	}
+	return out, nil
 }
 
 // UnmarshalJSON decodes a page of sessions, naming the failing session in
 // errors.
 func (r *GetSessionsResponse) UnmarshalJSON(data []byte) error {
+	sessions, next, err := decodePage[SessionInfo](data, false)
+	if err != nil {
+		return err
+	}
+	*r = GetSessionsResponse{Sessions: sessions, Next: next}
+	return nil
+}
+
+// decodePage decodes a page of GET /sessions whose items are of type T;
+// required says whether sessions must be present.
+func decodePage[T any, P interface {
+	*T
+	json.Unmarshaler
+}](data []byte, required bool) ([]T, string, error) {
 	var w struct {
 		Sessions []json.RawMessage `json:"sessions"`
 		Next     *string           `json:"next"`
 	}
 	if err := decodeObject(data, &w); err != nil {
-		return err
+		return nil, "", err
 	}
-	var out GetSessionsResponse
+	if w.Sessions == nil && required {
+		return nil, "", fieldErr("sessions", "required")
+	}
+	next := ""
 	if w.Next != nil {
-		out.Next = *w.Next
+		next = *w.Next
 	}
-	sessions, err := decodeList(w.Sessions, unmarshalInto[SessionInfo])
+	sessions, err := decodeList(w.Sessions, unmarshalInto[T, P])
 	if err != nil {
-		return within("sessions", err)
+		return nil, "", within("sessions", err)
 	}
-	out.Sessions = sessions
-	*r = out
-	return nil
+	return sessions, next, nil
 }
 
 // PostSessionsRequest is the body of POST /sessions.
@@ -140,38 +191,62 @@ type PostSessionsRequest struct {
 // UnmarshalJSON decodes the request, requiring agent.name and checking the
 // seed messages.
 func (r *PostSessionsRequest) UnmarshalJSON(data []byte) error {
+	p, err := decodeCreate[ToolSpec](data)
+	if err != nil {
+		return err
+	}
+	*r = PostSessionsRequest{Agent: p.agent, Messages: p.messages, Tools: p.tools}
+	return nil
+}
+
+// createParts are the fields of a request that creates a session, in
+// every version.
+type createParts[T any] struct {
+	agent    AgentConfig
+	stream   *string // versions 1 and 2 only
+	messages []Message
+	tools    []T
+}
+
+// decodeCreate decodes a request that creates a session, with tool specs
+// of type T: agent.name is required, messages are history messages.
+func decodeCreate[T any, P interface {
+	*T
+	json.Unmarshaler
+}](data []byte) (createParts[T], error) {
 	var w struct {
 		Agent    json.RawMessage   `json:"agent"`
+		Stream   *string           `json:"stream"`
 		Messages []json.RawMessage `json:"messages"`
 		Tools    []json.RawMessage `json:"tools"`
 	}
+	var out createParts[T]
 	if err := decodeObject(data, &w); err != nil {
-		return err
+		return out, err
 	}
 	if w.Agent == nil {
-		return fieldErr("agent", "required")
+		return out, fieldErr("agent", "required")
 	}
-	var out PostSessionsRequest
-	if err := out.Agent.UnmarshalJSON(w.Agent); err != nil {
-		return within("agent", err)
+	if err := out.agent.UnmarshalJSON(w.Agent); err != nil {
+		return out, within("agent", err)
 	}
-	if out.Agent.Name == "" {
-		return fieldErr("agent.name", "required")
+	if out.agent.Name == "" {
+		return out, fieldErr("agent.name", "required")
 	}
+	out.stream = w.Stream
 	if w.Messages != nil {
 		msgs, err := decodeMessages(w.Messages, historyOnly)
 		if err != nil {
-			return within("messages", err)
+			return out, within("messages", err)
 		}
-		out.Messages = msgs
+		out.messages = msgs
 	}
-	tools, err := decodeList(w.Tools, unmarshalInto[ToolSpec])
+	tools, err := decodeList(w.Tools, unmarshalInto[T, P])
 	if err != nil {
-		return within("tools", err)
+		return out, within("tools", err)
 	}
-	out.Tools = tools
-	*r = out
-	return nil
+	out.tools = tools
+	return out, nil
 }
 
 // PostSessionsResponse is the body of a 201 from POST /sessions.
@@ -203,46 +278,62 @@ func (r *PostSessionTurnRequest) Mode() StreamMode {
 // UnmarshalJSON decodes the request and checks the shape of its messages
 // (see CheckTurnMessages) and the stream mode.
 func (r *PostSessionTurnRequest) UnmarshalJSON(data []byte) error {
+	p, err := decodeTurn[ToolSpec](data)
+	if err != nil {
+		return err
+	}
+	*r = PostSessionTurnRequest{Agent: p.agent, Stream: p.stream, Messages: p.messages, Tools: p.tools}
+	return nil
+}
+
+// turnParts are the fields of a turn request in every version.
+type turnParts[T any] struct {
+	agent    *AgentConfig
+	stream   StreamMode
+	messages []Message
+	tools    []T
+}
+
+// decodeTurn decodes a turn request with tool specs of type T.
+func decodeTurn[T any, P interface {
+	*T
+	json.Unmarshaler
+}](data []byte) (turnParts[T], error) {
 	var w struct {
 		Agent    json.RawMessage   `json:"agent"`
 		Stream   *string           `json:"stream"`
 		Messages []json.RawMessage `json:"messages"`
 		Tools    []json.RawMessage `json:"tools"`
 	}
+	var out turnParts[T]
 	if err := decodeObject(data, &w); err != nil {
-		return err
+		return out, err
 	}
-	var out PostSessionTurnRequest
 	if w.Agent != nil && firstByte(w.Agent) != 'n' {
-		out.Agent = new(AgentConfig)
-		if err := out.Agent.UnmarshalJSON(w.Agent); err != nil {
-			return within("agent", err)
+		out.agent = new(AgentConfig)
+		if err := out.agent.UnmarshalJSON(w.Agent); err != nil {
+			return out, within("agent", err)
 		}
 	}
-	if w.Stream != nil {
-		switch m := StreamMode(*w.Stream); m {
-		case StreamDelta, StreamMessage, StreamNone:
-			out.Stream = m
-		default:
-			return fieldErr("stream", "unknown stream mode %q (want delta, message or none)", *w.Stream)
-		}
+	var err error
+	if out.stream, err = decodeStream(w.Stream); err != nil {
+		return out, err
 	}
 	if w.Messages == nil {
-		return fieldErr("messages", "required")
+		return out, fieldErr("messages", "required")
 	}
 	msgs, err := decodeMessages(w.Messages, nil)
 	if err != nil {
-		return within("messages", err)
+		return out, within("messages", err)
 	}
 	if err := CheckTurnMessages(msgs); err != nil {
-		return err
+		return out, err
 	}
-	out.Messages = msgs
-	if out.Tools, err = decodeList(w.Tools, unmarshalInto[ToolSpec]); err != nil {
-		return within("tools", err)
+	out.messages = msgs
+	if out.tools, err = decodeList(w.Tools, unmarshalInto[T, P]); err != nil {
+		return out, within("tools", err)
 	}
-	*r = out
-	return nil
+	return out, nil
 }
 
 // PostSessionTurnResponse is the body of a turn in StreamNone mode.

@@ -14,6 +14,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 	"unicode/utf8"
 )
@@ -38,6 +39,10 @@ type ClientOptions struct {
 	// MaxErrorBody is how many bytes of an error response's body are read
 	// into HTTPError.Body. Zero or negative means 64 KiB.
 	MaxErrorBody int
+	// Version is the protocol version to speak (1, 2 or 3) whatever the
+	// server's GET /meta says. Zero means the client reads it from GET
+	// /meta on first use (see Client.Version).
+	Version int
 }
 
 const defaultMaxErrorBody = 64 << 10
@@ -63,8 +68,8 @@ var defaultHTTPClient = &http.Client{
 	},
 }
 
-// Client calls the seven endpoints of an AAP server. It is safe for
-// concurrent use.
+// Client calls the endpoints of an AAP server of version 1, 2 or 3 (see
+// Version). It is safe for concurrent use.
 type Client struct {
 	base         string // without a trailing slash
 	hc           *http.Client
@@ -72,6 +77,8 @@ type Client struct {
 	header       http.Header
 	maxEventSize int
 	maxErrorBody int
+	forced       int          // the version given in ClientOptions; 0: detect
+	detected     atomic.Int64 // the version read from GET /meta; 0: not yet
 }
 
 // NewClient returns a client of the AAP server at baseURL, which may carry a
@@ -85,6 +92,7 @@ func NewClient(baseURL string, opts ClientOptions) *Client {
 		header:       opts.Header.Clone(),
 		maxEventSize: opts.MaxEventSize,
 		maxErrorBody: opts.MaxErrorBody,
+		forced:       opts.Version,
 	}
 	if c.hc == nil {
 		c.hc = defaultHTTPClient
@@ -104,6 +112,13 @@ const (
 	epDeleteSession = "DELETE /sessions/{id}"
 	epHistory       = "GET /sessions/{id}/history"
 	epTurn          = "POST /sessions/{id}/turns"
+
+	// Versions 1 and 2.
+	epPutSession      = "PUT /session"
+	epGetSessionV1    = "GET /session/{id}"
+	epDeleteSessionV1 = "DELETE /session/{id}"
+	epHistoryV2       = "GET /session/{id}/history"
+	epTurnV1          = "POST /session/{id}"
 )
 
 // HTTPError is an error status from the server. Code and Message come from
@@ -151,7 +166,7 @@ func (e *HTTPError) Error() string {
 // requested history type.
 func IsNotFound(err error) bool {
 	var he *HTTPError
-	return errors.As(err, &he) && he.StatusCode == http.StatusNotFound
+	return (errors.As(err, &he) && he.StatusCode == http.StatusNotFound) || errors.Is(err, ErrHistoryNotServed)
 }
 
 // ErrStreamIncomplete reports a streaming turn that ended before its
@@ -182,21 +197,153 @@ func (e *endpointError) Error() string {
 // Unwrap returns the underlying error.
 func (e *endpointError) Unwrap() error { return e.err }
 
-// Meta returns the server's protocol version and agents.
+// Meta returns the server's protocol version and agents, in the version 3
+// shape whatever the server's version (see DecodeMeta). Unless the client
+// was given a version, it remembers the server's for the calls that
+// follow.
 func (c *Client) Meta(ctx context.Context) (*GetMetaResponse, error) {
-	var out GetMetaResponse
+	var out metaBody
 	if err := c.call(ctx, http.MethodGet, epMeta, "/meta", nil, &out); err != nil {
+		return nil, err
+	}
+	if v, err := versionOf(out.meta.Version); err == nil {
+		c.detected.Store(int64(v))
+	}
+	return &out.meta, nil
+}
+
+// metaBody decodes GET /meta of any version.
+type metaBody struct{ meta GetMetaResponse }
+
+// UnmarshalJSON decodes with DecodeMeta.
+func (m *metaBody) UnmarshalJSON(data []byte) error {
+	meta, err := DecodeMeta(data)
+	if err != nil {
+		return err
+	}
+	m.meta = *meta
+	return nil
+}
+
+// DecodeMeta decodes the body of GET /meta of any version, in the version
+// 3 shape: a body whose version is 1 or 2 is read as MetaResponseV1 (tool
+// schemas under inputSchema), any other as GetMetaResponse. Version is the
+// server's.
+func DecodeMeta(data []byte) (*GetMetaResponse, error) {
+	var w struct {
+		Version json.RawMessage `json:"version"`
+	}
+	if err := decodeObject(data, &w); err != nil {
+		return nil, err
+	}
+	if v := string(w.Version); v == "1" || v == "2" {
+		var old MetaResponseV1
+		if err := old.UnmarshalJSON(data); err != nil {
+			return nil, err
+		}
+		return old.V3(), nil
+	}
+	var out GetMetaResponse
+	if err := out.UnmarshalJSON(data); err != nil {
 		return nil, err
 	}
 	return &out, nil
 }
 
+// ErrWrongVersion reports a call of an endpoint that the server's protocol
+// version does not have (CreateSession on a version 1 server, PutSession
+// on a version 3 one).
+var ErrWrongVersion = errors.New("aap: endpoint not in the server's protocol version")
+
+// ErrUnsupportedVersion reports a server whose GET /meta names a protocol
+// version this package does not speak. Give the client a version
+// (ClientOptions.Version) to talk to it anyway.
+var ErrUnsupportedVersion = errors.New("aap: unsupported protocol version")
+
+// ErrHistoryNotServed reports a version 1 server that left out the history
+// asked for in GET /session/:id?history=…, as it does when its agent does
+// not serve that type (a version 2 or 3 server answers 404). IsNotFound
+// reports it too.
+var ErrHistoryNotServed = errors.New("aap: the agent does not serve this history type")
+
+// versionOf is the protocol a /meta version means: an absent version (0)
+// is read as version 3, the current one.
+func versionOf(v int) (int, error) {
+	switch {
+	case v == 0:
+		return Version3, nil
+	case KnownVersion(v):
+		return v, nil
+	}
+	return 0, fmt.Errorf("%w %d (this client speaks 1, 2 and 3)", ErrUnsupportedVersion, v)
+}
+
+// Version returns the protocol version the client speaks: the one it was
+// given, else the server's, read from GET /meta on first use (a Meta call
+// reads it too). A /meta without a version is taken for version 3; one
+// with a version other than 1, 2 or 3 is an ErrUnsupportedVersion.
+func (c *Client) Version(ctx context.Context) (int, error) {
+	if c.forced != 0 {
+		if !KnownVersion(c.forced) {
+			return 0, fmt.Errorf("%w %d (this client speaks 1, 2 and 3)", ErrUnsupportedVersion, c.forced)
+		}
+		return c.forced, nil
+	}
+	if v := c.detected.Load(); v != 0 {
+		return int(v), nil
+	}
+	m, err := c.Meta(ctx)
+	if err != nil {
+		return 0, err
+	}
+	v, err := versionOf(m.Version)
+	if err != nil {
+		return 0, &endpointError{endpoint: epMeta, err: err}
+	}
+	return v, nil
+}
+
+// WithVersion returns a copy of the client that speaks version v (1, 2 or
+// 3) without asking the server; 0 means the copy reads it from GET /meta.
+func (c *Client) WithVersion(v int) *Client {
+	out := &Client{base: c.base, hc: c.hc, apiKey: c.apiKey, header: c.header, maxEventSize: c.maxEventSize, maxErrorBody: c.maxErrorBody, forced: v}
+	if v == 0 {
+		out.detected.Store(c.detected.Load())
+	}
+	return out
+}
+
+// legacy reports whether the client speaks version 1 or 2, and which.
+func (c *Client) legacy(ctx context.Context) (int, bool, error) {
+	v, err := c.Version(ctx)
+	return v, err == nil && v != Version3, err
+}
+
 // ListSessions returns one page of sessions: the first when after is empty,
-// otherwise the page after that cursor (a previous page's Next).
+// otherwise the page after that cursor (a previous page's Next). Version 1
+// lists ids only: each session then has just its SessionID.
 func (c *Client) ListSessions(ctx context.Context, after string) (*GetSessionsResponse, error) {
+	v, old, err := c.legacy(ctx)
+	if err != nil {
+		return nil, err
+	}
 	path := "/sessions"
 	if after != "" {
 		path += "?after=" + url.QueryEscape(after)
+	}
+	switch {
+	case old && v == Version1:
+		var out SessionListResponseV1
+		if err := c.call(ctx, http.MethodGet, epListSessions, path, nil, &out); err != nil {
+			return nil, err
+		}
+		return out.V3(), nil
+	case old:
+		var out SessionListResponseV2
+		if err := c.call(ctx, http.MethodGet, epListSessions, path, nil, &out); err != nil {
+			return nil, err
+		}
+		return out.V3(), nil
 	}
 	var out GetSessionsResponse
 	if err := c.call(ctx, http.MethodGet, epListSessions, path, nil, &out); err != nil {
@@ -237,10 +384,16 @@ func (c *Client) Sessions(ctx context.Context) iter.Seq2[SessionInfo, error] {
 }
 
 // CreateSession creates a session and returns its id. It does not run the
-// agent.
+// agent. Versions 1 and 2 have no such endpoint (ErrWrongVersion): they
+// create a session with its first turn (PutSession).
 func (c *Client) CreateSession(ctx context.Context, req *PostSessionsRequest) (*PostSessionsResponse, error) {
 	if req == nil {
 		return nil, &endpointError{endpoint: epCreateSession, err: errors.New("nil request")}
+	}
+	if v, old, err := c.legacy(ctx); err != nil {
+		return nil, err
+	} else if old {
+		return nil, errVersion(epCreateSession, v, "PUT /session creates a session with its first turn (PutSession)")
 	}
 	var out PostSessionsResponse
 	if err := c.call(ctx, http.MethodPost, epCreateSession, "/sessions", req, &out); err != nil {
@@ -252,9 +405,81 @@ func (c *Client) CreateSession(ctx context.Context, req *PostSessionsRequest) (*
 	return &out, nil
 }
 
+// PutSession creates a session and runs its first turn, the last of
+// req.Messages (a user message), waiting for the whole response: PUT
+// /session of versions 1 and 2. It sends stream "none" whatever
+// req.Stream says. Version 3 has no such endpoint (ErrWrongVersion).
+func (c *Client) PutSession(ctx context.Context, req *PutSessionRequest) (*PutSessionResponse, error) {
+	if err := c.checkPut(ctx, req); err != nil {
+		return nil, err
+	}
+	r := *req
+	r.Stream = StreamNone
+	var out PutSessionResponse
+	if err := c.call(ctx, http.MethodPut, epPutSession, "/session", &r, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// StreamPutSession is PutSession streaming (req.Stream is StreamDelta or
+// StreamMessage): it yields the events as StreamTurn does, the first being
+// *SessionStart with the new session's id.
+func (c *Client) StreamPutSession(ctx context.Context, req *PutSessionRequest) iter.Seq2[Event, error] {
+	return c.streamEvents(ctx, epPutSession, func() (io.ReadCloser, error) { return c.OpenPutSession(ctx, req) })
+}
+
+// OpenPutSession starts PUT /session streaming and returns the response
+// body once the server has accepted it, as OpenTurn does for a turn. The
+// stream opens with session_start.
+func (c *Client) OpenPutSession(ctx context.Context, req *PutSessionRequest) (io.ReadCloser, error) {
+	if err := c.checkPut(ctx, req); err != nil {
+		return nil, err
+	}
+	if err := checkStreaming(epPutSession, req.Stream); err != nil {
+		return nil, err
+	}
+	return c.openStream(ctx, http.MethodPut, epPutSession, "/session", req)
+}
+
+// checkPut refuses a nil request, one whose messages do not end with a
+// user message, and a version 3 server.
+func (c *Client) checkPut(ctx context.Context, req *PutSessionRequest) error {
+	if req == nil {
+		return &endpointError{endpoint: epPutSession, err: errors.New("nil request")}
+	}
+	if err := CheckPutMessages(req.Messages); err != nil {
+		return &endpointError{endpoint: epPutSession, err: err}
+	}
+	v, old, err := c.legacy(ctx)
+	if err != nil {
+		return err
+	}
+	if !old {
+		return errVersion(epPutSession, v, "create the session with CreateSession, then send its first turn")
+	}
+	return nil
+}
+
 // GetSession returns the session. Secret options come back redacted.
 func (c *Client) GetSession(ctx context.Context, id string) (*SessionInfo, error) {
-	path, err := sessionPath(epGetSession, id, "")
+	_, old, err := c.legacy(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if old {
+		path, err := sessionPath(epGetSessionV1, "/session/", id, "")
+		if err != nil {
+			return nil, err
+		}
+		var out SessionResponseV1
+		if err := c.call(ctx, http.MethodGet, epGetSessionV1, path, nil, &out); err != nil {
+			return nil, err
+		}
+		info := out.V3()
+		return &info, nil
+	}
+	path, err := sessionPath(epGetSession, "/sessions/", id, "")
 	if err != nil {
 		return nil, err
 	}
@@ -267,36 +492,90 @@ func (c *Client) GetSession(ctx context.Context, id string) (*SessionInfo, error
 
 // DeleteSession deletes the session and its history.
 func (c *Client) DeleteSession(ctx context.Context, id string) error {
-	path, err := sessionPath(epDeleteSession, id, "")
+	_, old, err := c.legacy(ctx)
 	if err != nil {
 		return err
 	}
-	return c.call(ctx, http.MethodDelete, epDeleteSession, path, nil, nil)
+	endpoint, prefix := epDeleteSession, "/sessions/"
+	if old {
+		endpoint, prefix = epDeleteSessionV1, "/session/"
+	}
+	path, err := sessionPath(endpoint, prefix, id, "")
+	if err != nil {
+		return err
+	}
+	return c.call(ctx, http.MethodDelete, endpoint, path, nil, nil)
 }
 
 // History returns the session's history of type t. A response without that
 // history type is an error; an agent that does not serve the type answers
-// 404 (see IsNotFound).
+// 404 (see IsNotFound). Version 1 returns history inline in GET
+// /session/:id?history=…, and leaves it out when the agent does not serve
+// the type (ErrHistoryNotServed, which IsNotFound reports too).
 func (c *Client) History(ctx context.Context, id string, t HistoryType) ([]Message, error) {
-	if t != HistoryCompacted && t != HistoryFull {
-		return nil, &endpointError{endpoint: epHistory, err: fmt.Errorf("unknown history type %q (want compacted or full)", t)}
-	}
-	path, err := sessionPath(epHistory, id, "/history")
+	v, old, err := c.legacy(ctx)
 	if err != nil {
 		return nil, err
 	}
-	var out GetSessionHistoryResponse
-	if err := c.call(ctx, http.MethodGet, epHistory, path+"?type="+string(t), nil, &out); err != nil {
+	endpoint, prefix, suffix, query := epHistory, "/sessions/", "/history", "?type="
+	switch {
+	case old && v == Version1:
+		endpoint, prefix, suffix, query = epGetSessionV1, "/session/", "", "?history="
+	case old:
+		endpoint, prefix = epHistoryV2, "/session/"
+	}
+	if t != HistoryCompacted && t != HistoryFull {
+		return nil, &endpointError{endpoint: endpoint, err: fmt.Errorf("unknown history type %q (want compacted or full)", t)}
+	}
+	path, err := sessionPath(endpoint, prefix, id, suffix)
+	if err != nil {
 		return nil, err
 	}
-	msgs := out.History.Full
+	path += query + string(t)
+	var hist *SessionHistory
+	if old && v == Version1 {
+		var out SessionResponseV1
+		if err := c.call(ctx, http.MethodGet, endpoint, path, nil, &out); err != nil {
+			return nil, err
+		}
+		if out.History == nil {
+			return nil, &endpointError{endpoint: endpoint, err: ErrHistoryNotServed}
+		}
+		hist = out.History
+	} else {
+		var out GetSessionHistoryResponse
+		if err := c.call(ctx, http.MethodGet, endpoint, path, nil, &out); err != nil {
+			return nil, err
+		}
+		hist = &out.History
+	}
+	msgs := hist.Full
 	if t == HistoryCompacted {
-		msgs = out.History.Compacted
+		msgs = hist.Compacted
 	}
 	if msgs == nil {
-		return nil, &endpointError{endpoint: epHistory, what: "invalid response body", err: fieldErr("history."+string(t), "required")}
+		if old && v == Version1 {
+			return nil, &endpointError{endpoint: endpoint, err: ErrHistoryNotServed}
+		}
+		return nil, &endpointError{endpoint: endpoint, what: "invalid response body", err: fieldErr("history."+string(t), "required")}
 	}
 	return msgs, nil
+}
+
+// turnRoute is where a turn goes in the client's version: the endpoint's
+// name, its path, and the body to send (tool specs in the version's shape).
+func (c *Client) turnRoute(ctx context.Context, id string, req *PostSessionTurnRequest) (endpoint, path string, body any, err error) {
+	_, old, err := c.legacy(ctx)
+	if err != nil {
+		return "", "", nil, err
+	}
+	endpoint, prefix, suffix := epTurn, "/sessions/", "/turns"
+	body = req
+	if old {
+		endpoint, prefix, suffix, body = epTurnV1, "/session/", "", req.V1()
+	}
+	path, err = sessionPath(endpoint, prefix, id, suffix)
+	return endpoint, path, body, err
 }
 
 // Turn sends a turn and waits for the whole response. It sends the request
@@ -305,14 +584,14 @@ func (c *Client) Turn(ctx context.Context, id string, req *PostSessionTurnReques
 	if req == nil {
 		return nil, &endpointError{endpoint: epTurn, err: errors.New("nil request")}
 	}
-	path, err := sessionPath(epTurn, id, "/turns")
+	r := *req
+	r.Stream = StreamNone
+	endpoint, path, body, err := c.turnRoute(ctx, id, &r)
 	if err != nil {
 		return nil, err
 	}
-	r := *req
-	r.Stream = StreamNone
 	var out PostSessionTurnResponse
-	if err := c.call(ctx, http.MethodPost, epTurn, path, &r, &out); err != nil {
+	if err := c.call(ctx, http.MethodPost, endpoint, path, body, &out); err != nil {
 		return nil, err
 	}
 	return &out, nil
@@ -332,8 +611,13 @@ func (c *Client) Turn(ctx context.Context, id string, req *PostSessionTurnReques
 // the response, discarding anything after it, so that the connection can be
 // reused; break at turn_stop to close it at once.
 func (c *Client) StreamTurn(ctx context.Context, id string, req *PostSessionTurnRequest) iter.Seq2[Event, error] {
+	return c.streamEvents(ctx, epTurn, func() (io.ReadCloser, error) { return c.OpenTurn(ctx, id, req) })
+}
+
+// streamEvents reads the stream open returns, as StreamTurn describes.
+func (c *Client) streamEvents(ctx context.Context, endpoint string, open func() (io.ReadCloser, error)) iter.Seq2[Event, error] {
 	return func(yield func(Event, error) bool) {
-		body, err := c.OpenTurn(ctx, id, req)
+		body, err := open()
 		if err != nil {
 			yield(nil, err)
 			return
@@ -346,7 +630,7 @@ func (c *Client) StreamTurn(ctx context.Context, id string, req *PostSessionTurn
 				continue // draining: turn_stop is the last event
 			}
 			if err != nil {
-				yield(nil, streamError(ctx, err))
+				yield(nil, streamError(ctx, endpoint, err))
 				return
 			}
 			if !yield(ev, nil) {
@@ -380,20 +664,34 @@ func (c *Client) OpenTurn(ctx context.Context, id string, req *PostSessionTurnRe
 	if req == nil {
 		return nil, &endpointError{endpoint: epTurn, err: errors.New("nil request")}
 	}
-	if req.Stream != StreamDelta && req.Stream != StreamMessage {
-		return nil, &endpointError{endpoint: epTurn, err: fmt.Errorf("a streaming turn needs stream %q or %q, not %q", StreamDelta, StreamMessage, req.Stream)}
+	if err := checkStreaming(epTurn, req.Stream); err != nil {
+		return nil, err
 	}
-	path, err := sessionPath(epTurn, id, "/turns")
+	endpoint, path, body, err := c.turnRoute(ctx, id, req)
 	if err != nil {
 		return nil, err
 	}
-	resp, err := c.do(ctx, http.MethodPost, epTurn, path, req, "text/event-stream")
+	return c.openStream(ctx, http.MethodPost, endpoint, path, body)
+}
+
+// checkStreaming refuses a stream mode that does not stream.
+func checkStreaming(endpoint string, m StreamMode) error {
+	if m != StreamDelta && m != StreamMessage {
+		return &endpointError{endpoint: endpoint, err: fmt.Errorf("a streaming turn needs stream %q or %q, not %q", StreamDelta, StreamMessage, m)}
+	}
+	return nil
+}
+
+// openStream sends a request answered with an event stream and returns
+// the body once the server has accepted it.
+func (c *Client) openStream(ctx context.Context, method, endpoint, path string, body any) (io.ReadCloser, error) {
+	resp, err := c.do(ctx, method, endpoint, path, body, "text/event-stream")
 	if err != nil {
 		return nil, err
 	}
 	if mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type")); mt != "text/event-stream" {
 		resp.Body.Close()
-		return nil, &endpointError{endpoint: epTurn, err: fmt.Errorf("%w: Content-Type %q (want text/event-stream)", ErrNotEventStream, resp.Header.Get("Content-Type"))}
+		return nil, &endpointError{endpoint: endpoint, err: fmt.Errorf("%w: Content-Type %q (want text/event-stream)", ErrNotEventStream, resp.Header.Get("Content-Type"))}
 	}
 	return resp.Body, nil
 }
@@ -404,26 +702,26 @@ const drainGrace = time.Second
 
 // streamError turns an error of ReadEvents before turn_stop into the error
 // StreamTurn yields.
-func streamError(ctx context.Context, err error) error {
+func streamError(ctx context.Context, endpoint string, err error) error {
 	if ctxErr := ctx.Err(); ctxErr != nil {
 		return ctxErr
 	}
 	var de *DecodeError
 	if errors.As(err, &de) {
-		return &endpointError{endpoint: epTurn, what: "bad event", err: err}
+		return &endpointError{endpoint: endpoint, what: "bad event", err: err}
 	}
 	// A cut connection, an oversized event or a broken frame: the turn did
 	// not complete.
-	return &endpointError{endpoint: epTurn, err: fmt.Errorf("%w: %w", ErrStreamIncomplete, err)}
+	return &endpointError{endpoint: endpoint, err: fmt.Errorf("%w: %w", ErrStreamIncomplete, err)}
 }
 
-// sessionPath returns "/sessions/<escaped id><suffix>", refusing ids that
+// sessionPath returns "<prefix><escaped id><suffix>", refusing ids that
 // would address another endpoint ("" would be /sessions, ".." its parent).
-func sessionPath(endpoint, id, suffix string) (string, error) {
+func sessionPath(endpoint, prefix, id, suffix string) (string, error) {
 	if id == "" || id == "." || id == ".." {
 		return "", &endpointError{endpoint: endpoint, err: fmt.Errorf("invalid session id %q", id)}
 	}
-	return "/sessions/" + url.PathEscape(id) + suffix, nil
+	return prefix + url.PathEscape(id) + suffix, nil
 }
 
 // call sends a request with an optional JSON body and decodes a successful

@@ -206,7 +206,7 @@ func TestClientEndpoints(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			srv, reqs := newServer(t, reply(tt.status, tt.respBody))
-			c := aap.NewClient(srv.URL+"/v1/", aap.ClientOptions{})
+			c := aap.NewClient(srv.URL+"/v1/", aap.ClientOptions{Version: aap.Version3})
 			got, err := tt.call(c)
 			require.NoError(t, err)
 			gotJSON, err := json.Marshal(got)
@@ -230,7 +230,7 @@ func TestClientEndpoints(t *testing.T) {
 func TestClientTurnDoesNotModifyRequest(t *testing.T) {
 	srv, _ := newServer(t, reply(200, wireTurnRespText))
 	req := &aap.PostSessionTurnRequest{Stream: aap.StreamDelta, Messages: []aap.Message{aap.UserText("hi")}}
-	_, err := aap.NewClient(srv.URL, aap.ClientOptions{}).Turn(context.Background(), "s1", req)
+	_, err := aap.NewClient(srv.URL, aap.ClientOptions{Version: aap.Version3}).Turn(context.Background(), "s1", req)
 	require.NoError(t, err)
 	assert.Equal(t, aap.StreamDelta, req.Stream)
 }
@@ -243,7 +243,7 @@ func TestClientRequestNotHTMLEscaped(t *testing.T) {
 	req := &aap.PostSessionTurnRequest{Messages: []aap.Message{
 		&aap.ToolMessage{ToolCallID: "c1", Content: aap.BlockContent(&aap.TextBlock{Text: "<ok> & done"})},
 	}}
-	_, err := aap.NewClient(srv.URL, aap.ClientOptions{}).Turn(context.Background(), "s1", req)
+	_, err := aap.NewClient(srv.URL, aap.ClientOptions{Version: aap.Version3}).Turn(context.Background(), "s1", req)
 	require.NoError(t, err)
 	assert.Equal(t, `{"stream":"none","messages":[{"role":"tool","toolCallId":"c1","content":[{"type":"text","text":"<ok> & done"}]}]}`, reqs()[0].Body)
 }
@@ -255,11 +255,11 @@ func TestClientHeaders(t *testing.T) {
 		wantAuth []string
 		wantX    string
 	}{
-		{name: "api key", opts: aap.ClientOptions{APIKey: "secret-key"}, wantAuth: []string{"Bearer secret-key"}},
-		{name: "no api key", opts: aap.ClientOptions{}},
-		{name: "extra headers", opts: aap.ClientOptions{Header: http.Header{"X-Trace": {"t1"}}}, wantX: "t1"},
-		{name: "api key wins over a header", opts: aap.ClientOptions{APIKey: "k", Header: http.Header{"Authorization": {"Basic x"}, "X-Trace": {"t2"}}}, wantAuth: []string{"Bearer k"}, wantX: "t2"},
-		{name: "authorization from header without api key", opts: aap.ClientOptions{Header: http.Header{"Authorization": {"Basic x"}}}, wantAuth: []string{"Basic x"}},
+		{name: "api key", opts: aap.ClientOptions{Version: aap.Version3, APIKey: "secret-key"}, wantAuth: []string{"Bearer secret-key"}},
+		{name: "no api key", opts: aap.ClientOptions{Version: aap.Version3}},
+		{name: "extra headers", opts: aap.ClientOptions{Version: aap.Version3, Header: http.Header{"X-Trace": {"t1"}}}, wantX: "t1"},
+		{name: "api key wins over a header", opts: aap.ClientOptions{Version: aap.Version3, APIKey: "k", Header: http.Header{"Authorization": {"Basic x"}, "X-Trace": {"t2"}}}, wantAuth: []string{"Bearer k"}, wantX: "t2"},
+		{name: "authorization from header without api key", opts: aap.ClientOptions{Version: aap.Version3, Header: http.Header{"Authorization": {"Basic x"}}}, wantAuth: []string{"Basic x"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -280,7 +280,7 @@ func TestClientHeaders(t *testing.T) {
 func TestClientHeaderOptionIsCopied(t *testing.T) {
 	srv, reqs := newServer(t, reply(200, `{"version":3,"agents":[]}`))
 	h := http.Header{"X-Trace": {"before"}}
-	c := aap.NewClient(srv.URL, aap.ClientOptions{Header: h})
+	c := aap.NewClient(srv.URL, aap.ClientOptions{Version: aap.Version3, Header: h})
 	h.Set("X-Trace", "after")
 	_, err := c.Meta(context.Background())
 	require.NoError(t, err)
@@ -301,7 +301,7 @@ func TestClientBaseURL(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			srv, reqs := newServer(t, reply(200, `{"version":3,"agents":[]}`))
-			_, err := aap.NewClient(srv.URL+tt.suffix, aap.ClientOptions{}).Meta(context.Background())
+			_, err := aap.NewClient(srv.URL+tt.suffix, aap.ClientOptions{Version: aap.Version3}).Meta(context.Background())
 			require.NoError(t, err)
 			assert.Equal(t, tt.wantURI, reqs()[0].URI)
 		})
@@ -349,7 +349,7 @@ func TestClientHTTPErrors(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			srv, _ := newServer(t, reply(tt.status, tt.body))
-			_, err := aap.NewClient(srv.URL, aap.ClientOptions{}).GetSession(context.Background(), "s1")
+			_, err := aap.NewClient(srv.URL, aap.ClientOptions{Version: aap.Version3}).GetSession(context.Background(), "s1")
 			require.EqualError(t, err, tt.wantErr)
 			assert.Equal(t, tt.wantNotFound, aap.IsNotFound(err))
 			var he *aap.HTTPError
@@ -364,7 +364,7 @@ func TestClientHTTPErrors(t *testing.T) {
 
 func TestClientHTTPErrorEveryEndpoint(t *testing.T) {
 	srv, _ := newServer(t, reply(404, `{"error":{"code":"not_found","message":"gone"}}`))
-	c := aap.NewClient(srv.URL, aap.ClientOptions{})
+	c := aap.NewClient(srv.URL, aap.ClientOptions{Version: aap.Version3})
 	ctx := context.Background()
 	turn := &aap.PostSessionTurnRequest{Stream: aap.StreamDelta, Messages: []aap.Message{aap.UserText("x")}}
 	calls := map[string]func() error{
@@ -407,12 +407,12 @@ func TestClientHTTPErrorEveryEndpoint(t *testing.T) {
 func TestClientMaxErrorBody(t *testing.T) {
 	long := strings.Repeat("x", 100)
 	srv, _ := newServer(t, reply(502, long))
-	_, err := aap.NewClient(srv.URL, aap.ClientOptions{MaxErrorBody: 10}).Meta(context.Background())
+	_, err := aap.NewClient(srv.URL, aap.ClientOptions{Version: aap.Version3, MaxErrorBody: 10}).Meta(context.Background())
 	var he *aap.HTTPError
 	require.True(t, errors.As(err, &he))
 	assert.Equal(t, long[:10], string(he.Body))
 
-	_, err = aap.NewClient(srv.URL, aap.ClientOptions{}).Meta(context.Background())
+	_, err = aap.NewClient(srv.URL, aap.ClientOptions{Version: aap.Version3}).Meta(context.Background())
 	require.True(t, errors.As(err, &he))
 	assert.Equal(t, long, string(he.Body))
 }
@@ -493,7 +493,7 @@ func TestClientBadResponseBody(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			srv, _ := newServer(t, reply(200, tt.body))
-			err := tt.call(aap.NewClient(srv.URL, aap.ClientOptions{}))
+			err := tt.call(aap.NewClient(srv.URL, aap.ClientOptions{Version: aap.Version3}))
 			require.EqualError(t, err, tt.wantErr)
 			var de *aap.DecodeError
 			assert.True(t, errors.As(err, &de), "want a wrapped *aap.DecodeError, got %T", err)
@@ -503,7 +503,7 @@ func TestClientBadResponseBody(t *testing.T) {
 
 func TestClientRejectsBadArguments(t *testing.T) {
 	srv, reqs := newServer(t, reply(200, `{}`))
-	c := aap.NewClient(srv.URL, aap.ClientOptions{})
+	c := aap.NewClient(srv.URL, aap.ClientOptions{Version: aap.Version3})
 	ctx := context.Background()
 	turn := &aap.PostSessionTurnRequest{Messages: []aap.Message{aap.UserText("x")}}
 	tests := []struct {
@@ -552,7 +552,7 @@ func TestClientTransportError(t *testing.T) {
 	srv := httptest.NewServer(http.NotFoundHandler())
 	url := srv.URL
 	srv.Close()
-	_, err := aap.NewClient(url, aap.ClientOptions{}).Meta(context.Background())
+	_, err := aap.NewClient(url, aap.ClientOptions{Version: aap.Version3}).Meta(context.Background())
 	require.Error(t, err)
 	assert.True(t, strings.HasPrefix(err.Error(), "aap: GET /meta: "), err.Error())
 	var oe *net.OpError
@@ -566,7 +566,7 @@ func TestClientCustomHTTPClient(t *testing.T) {
 		used.Store(true)
 		return http.DefaultTransport.RoundTrip(r)
 	})}
-	_, err := aap.NewClient(srv.URL, aap.ClientOptions{HTTPClient: hc}).Meta(context.Background())
+	_, err := aap.NewClient(srv.URL, aap.ClientOptions{Version: aap.Version3, HTTPClient: hc}).Meta(context.Background())
 	require.NoError(t, err)
 	assert.True(t, used.Load())
 }
@@ -601,7 +601,7 @@ func TestClientSessionsFollowsCursors(t *testing.T) {
 	}
 	list := func(t *testing.T, first string) (ids []string, errs []error, uris []string) {
 		srv, reqs := newServer(t, startAt(first))
-		for s, err := range aap.NewClient(srv.URL, aap.ClientOptions{}).Sessions(context.Background()) {
+		for s, err := range aap.NewClient(srv.URL, aap.ClientOptions{Version: aap.Version3}).Sessions(context.Background()) {
 			if err != nil {
 				errs = append(errs, err)
 				continue
@@ -623,7 +623,7 @@ func TestClientSessionsFollowsCursors(t *testing.T) {
 
 	t.Run("break stops paging", func(t *testing.T) {
 		srv, reqs := newServer(t, startAt("first"))
-		for s, err := range aap.NewClient(srv.URL, aap.ClientOptions{}).Sessions(context.Background()) {
+		for s, err := range aap.NewClient(srv.URL, aap.ClientOptions{Version: aap.Version3}).Sessions(context.Background()) {
 			require.NoError(t, err)
 			assert.Equal(t, "s1", s.SessionID)
 			break
@@ -771,7 +771,7 @@ func TestClientStreamTurnCaptures(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			srv, reqs := newServer(t, sse(tt.stream))
-			c := aap.NewClient(srv.URL+"/v1", aap.ClientOptions{APIKey: "k"})
+			c := aap.NewClient(srv.URL+"/v1", aap.ClientOptions{Version: aap.Version3, APIKey: "k"})
 			evs, errs := collect(c.StreamTurn(context.Background(), "sess_1", tt.req))
 			require.Empty(t, errs)
 			assert.Equal(t, tt.want, evs)
@@ -898,7 +898,7 @@ func TestClientStreamTurnErrors(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			srv, _ := newServer(t, tt.handler)
-			evs, errs := collect(aap.NewClient(srv.URL, aap.ClientOptions{}).StreamTurn(context.Background(), "s1", tt.req))
+			evs, errs := collect(aap.NewClient(srv.URL, aap.ClientOptions{Version: aap.Version3}).StreamTurn(context.Background(), "s1", tt.req))
 			assert.Equal(t, tt.wantEvents, evs)
 			if tt.wantErr == "" && tt.wantIs == nil && tt.wantAs == nil {
 				require.Empty(t, errs)
@@ -923,12 +923,12 @@ func TestClientStreamTurnMaxEventSize(t *testing.T) {
 	srv, _ := newServer(t, sse(big))
 	req := &aap.PostSessionTurnRequest{Stream: aap.StreamMessage, Messages: []aap.Message{aap.UserText("x")}}
 
-	evs, errs := collect(aap.NewClient(srv.URL, aap.ClientOptions{MaxEventSize: 1024}).StreamTurn(context.Background(), "s", req))
+	evs, errs := collect(aap.NewClient(srv.URL, aap.ClientOptions{Version: aap.Version3, MaxEventSize: 1024}).StreamTurn(context.Background(), "s", req))
 	assert.Equal(t, []aap.Event{&aap.TurnStart{}}, evs)
 	require.Len(t, errs, 1)
 	assert.ErrorIs(t, errs[0], aap.ErrStreamIncomplete)
 
-	evs, errs = collect(aap.NewClient(srv.URL, aap.ClientOptions{}).StreamTurn(context.Background(), "s", req))
+	evs, errs = collect(aap.NewClient(srv.URL, aap.ClientOptions{Version: aap.Version3}).StreamTurn(context.Background(), "s", req))
 	assert.Empty(t, errs)
 	assert.Len(t, evs, 3)
 }
@@ -953,7 +953,7 @@ func TestClientStreamTurnBreakClosesConnection(t *testing.T) {
 	srv, _ := newServer(t, hangingStream("event: turn_start\ndata: {}\n\nevent: text_delta\ndata: {\"delta\":\"a\"}\n\n", gone))
 	req := &aap.PostSessionTurnRequest{Stream: aap.StreamDelta, Messages: []aap.Message{aap.UserText("x")}}
 	n := 0
-	for ev, err := range aap.NewClient(srv.URL, aap.ClientOptions{}).StreamTurn(context.Background(), "s", req) {
+	for ev, err := range aap.NewClient(srv.URL, aap.ClientOptions{Version: aap.Version3}).StreamTurn(context.Background(), "s", req) {
 		require.NoError(t, err)
 		assert.Equal(t, &aap.TurnStart{}, ev)
 		n++
@@ -979,7 +979,7 @@ func TestClientStreamTurnContextCancel(t *testing.T) {
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		for ev, err := range aap.NewClient(srv.URL, aap.ClientOptions{}).StreamTurn(ctx, "s", req) {
+		for ev, err := range aap.NewClient(srv.URL, aap.ClientOptions{Version: aap.Version3}).StreamTurn(ctx, "s", req) {
 			if err != nil {
 				errs = append(errs, err)
 				continue
@@ -1008,7 +1008,7 @@ func TestClientStreamTurnContextCanceledBefore(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	req := &aap.PostSessionTurnRequest{Stream: aap.StreamDelta, Messages: []aap.Message{aap.UserText("x")}}
-	evs, errs := collect(aap.NewClient(srv.URL, aap.ClientOptions{}).StreamTurn(ctx, "s", req))
+	evs, errs := collect(aap.NewClient(srv.URL, aap.ClientOptions{Version: aap.Version3}).StreamTurn(ctx, "s", req))
 	assert.Empty(t, evs)
 	require.Len(t, errs, 1)
 	assert.ErrorIs(t, errs[0], context.Canceled)
@@ -1020,7 +1020,7 @@ func TestClientStreamTurnEndsAtTurnStopWhenServerHangs(t *testing.T) {
 	srv, _ := newServer(t, hangingStream(streamDeltaText, gone))
 	req := &aap.PostSessionTurnRequest{Stream: aap.StreamDelta, Messages: []aap.Message{aap.UserText("x")}}
 	start := time.Now()
-	evs, errs := collect(aap.NewClient(srv.URL, aap.ClientOptions{}).StreamTurn(context.Background(), "s", req))
+	evs, errs := collect(aap.NewClient(srv.URL, aap.ClientOptions{Version: aap.Version3}).StreamTurn(context.Background(), "s", req))
 	assert.Less(t, time.Since(start), 5*time.Second)
 	assert.Empty(t, errs)
 	assert.Len(t, evs, 4)
@@ -1048,7 +1048,7 @@ func TestClientStreamTurnReusesConnection(t *testing.T) {
 	srv.Start()
 	defer srv.Close()
 
-	c := aap.NewClient(srv.URL, aap.ClientOptions{})
+	c := aap.NewClient(srv.URL, aap.ClientOptions{Version: aap.Version3})
 	req := &aap.PostSessionTurnRequest{Stream: aap.StreamDelta, Messages: []aap.Message{aap.UserText("x")}}
 	for range 3 {
 		evs, errs := collect(c.StreamTurn(context.Background(), "s", req))

@@ -2,7 +2,10 @@ package aap_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"testing"
+
+	"golang.org/x/tools/txtar"
 
 	"github.com/aapagui/aapagui/aap"
 )
@@ -94,6 +97,8 @@ func FuzzDecodeEvent(f *testing.F) {
 	}
 	f.Add("tool_result", []byte(`{"toolCallId":"c","content":[{"type":"tool_use","toolCallId":"d","name":"n","input":{ "a" : "<>" }}]}`))
 	f.Add("usage", []byte(`{"tokens": 1}`))
+	f.Add("session_start", []byte(`{"sessionId": "sess_abc123"}`))
+	f.Add("session_start", []byte(`{"sessionId":"\u00e9\"<>","x":[]}`))
 	f.Fuzz(func(t *testing.T, name string, data []byte) {
 		ev, err := aap.DecodeEvent(name, data)
 		if err != nil {
@@ -121,4 +126,79 @@ func FuzzDecodeEvent(f *testing.F) {
 			t.Fatalf("not a fixed point:\n first: %s\nsecond: %s", first, second)
 		}
 	})
+}
+
+// FuzzDecodeVersions checks the decoders of the version 1 and 2 bodies,
+// and DecodeMeta of every version, for the same fixed point as
+// FuzzDecodeTurnRequest: what decodes encodes, decodes again and encodes
+// to the same bytes. The first byte chooses the type; the seeds are the
+// bodies of the wire transcripts.
+func FuzzDecodeVersions(f *testing.F) {
+	news := []func() any{
+		func() any { return new(aap.PutSessionRequest) },
+		func() any { return new(aap.PutSessionResponse) },
+		func() any { return new(aap.SessionTurnRequestV1) },
+		func() any { return new(aap.SessionResponseV1) },
+		func() any { return new(aap.SessionListResponseV1) },
+		func() any { return new(aap.SessionListResponseV2) },
+		func() any { return new(aap.MetaResponseV1) },
+		func() any { return new(aap.ToolSpecV1) },
+		func() any { return new(metaOfAnyVersion) },
+	}
+	for _, version := range []int{1, 2, 3} {
+		arc, err := txtar.ParseFile(fmt.Sprintf("../testdata/wire/v%d.txtar", version))
+		if err != nil {
+			f.Fatal(err)
+		}
+		for _, file := range arc.Files {
+			if len(file.Data) > 0 && file.Data[0] == '{' {
+				for i := range news {
+					f.Add(append([]byte{byte(i)}, file.Data...))
+				}
+			}
+		}
+	}
+	f.Add([]byte("\x07{\"name\":\"t\",\"description\":\"\",\"inputSchema\":{ \"a\" : 1e400 }}"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if len(data) == 0 {
+			return
+		}
+		newValue := news[int(data[0])%len(news)]
+		v := newValue()
+		if err := json.Unmarshal(data[1:], v); err != nil {
+			return
+		}
+		first, err := json.Marshal(v)
+		if err != nil {
+			t.Fatalf("decoded %#v does not encode: %v", v, err)
+		}
+		back := newValue()
+		if err := json.Unmarshal(first, back); err != nil {
+			t.Fatalf("encoding %s does not decode: %v", first, err)
+		}
+		second, err := json.Marshal(back)
+		if err != nil {
+			t.Fatalf("re-decoded value does not encode: %v", err)
+		}
+		if string(first) != string(second) {
+			t.Fatalf("not a fixed point:\n first: %s\nsecond: %s", first, second)
+		}
+	})
+}
+
+// metaOfAnyVersion decodes with aap.DecodeMeta and encodes in the shape
+// of the version it names.
+type metaOfAnyVersion struct{ m *aap.GetMetaResponse }
+
+func (x *metaOfAnyVersion) UnmarshalJSON(data []byte) error {
+	m, err := aap.DecodeMeta(data)
+	x.m = m
+	return err
+}
+
+func (x *metaOfAnyVersion) MarshalJSON() ([]byte, error) {
+	if x.m.Version == 1 || x.m.Version == 2 {
+		return json.Marshal(x.m.V1(x.m.Version))
+	}
+	return json.Marshal(x.m)
 }

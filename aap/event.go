@@ -22,6 +22,9 @@ const (
 	EventToolCall      EventName = "tool_call"
 	EventToolResult    EventName = "tool_result" // server-side tools only
 	EventTurnStop      EventName = "turn_stop"
+	// EventSessionStart opens the stream of PUT /session (versions 1 and
+	// 2), before turn_start.
+	EventSessionStart EventName = "session_start"
 )
 
 // Event is one event of a streaming turn. The set is closed apart from
@@ -65,6 +68,10 @@ type ToolResult struct {
 // TurnStop closes every turn stream.
 type TurnStop struct{ StopReason StopReason }
 
+// SessionStart opens the stream of PUT /session in versions 1 and 2: the
+// id of the session just created, before the first turn's turn_start.
+type SessionStart struct{ SessionID string }
+
 // UnknownEvent is an event whose name this package does not know, kept so
 // that a reader can skip it without failing the stream.
 type UnknownEvent struct {
@@ -95,6 +102,9 @@ func (*ToolResult) EventName() EventName { return EventToolResult }
 
 // EventName returns EventTurnStop.
 func (*TurnStop) EventName() EventName { return EventTurnStop }
+
+// EventName returns EventSessionStart.
+func (*SessionStart) EventName() EventName { return EventSessionStart }
 
 // EventName returns the unknown name.
 func (e *UnknownEvent) EventName() EventName { return e.Name }
@@ -152,6 +162,11 @@ func (e *ToolResult) AppendData(dst []byte) ([]byte, error) {
 // AppendData appends {"stopReason":…}.
 func (e *TurnStop) AppendData(dst []byte) ([]byte, error) {
 	return appendStringField(dst, `{"stopReason":`, string(e.StopReason)), nil
+}
+
+// AppendData appends {"sessionId":…}.
+func (e *SessionStart) AppendData(dst []byte) ([]byte, error) {
+	return appendStringField(dst, `{"sessionId":`, e.SessionID), nil
 }
 
 // AppendData appends the data as it was received, compacted.
@@ -314,6 +329,18 @@ func DecodeEvent(name string, data []byte) (Event, error) {
 			} else {
 				ev = &ToolResult{ToolCallID: *w.ToolCallID, Content: c}
 			}
+		}
+	case EventSessionStart:
+		var w struct {
+			SessionID *string `json:"sessionId"`
+		}
+		err = decodeObject(data, &w)
+		switch {
+		case err != nil:
+		case w.SessionID == nil || *w.SessionID == "":
+			err = fieldErr("sessionId", "required")
+		default:
+			ev = &SessionStart{SessionID: *w.SessionID}
 		}
 	case EventTurnStop:
 		var w struct {

@@ -10,14 +10,21 @@ import (
 	"github.com/aapagui/aapagui/aap"
 )
 
-// An agent that answers a client-side tool call, then the tool's result.
+// An agent that answers with a client-side tool call. The client reads the
+// server's protocol version from GET /meta before its first turn.
 func ExampleClient_StreamTurn() {
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /meta", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = io.WriteString(w, `{"version":3,"agents":[{"name":"weather","version":"1.0.0"}]}`)
+	})
+	mux.HandleFunc("POST /sessions/{id}/turns", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/event-stream")
 		_, _ = io.WriteString(w, "event: turn_start\ndata: {}\n\n"+
 			"event: tool_call\ndata: {\"toolCallId\":\"call_001\",\"name\":\"get_weather\",\"input\":{\"location\":\"Tokyo\"}}\n\n"+
 			"event: turn_stop\ndata: {\"stopReason\":\"tool_use\"}\n\n")
-	}))
+	})
+	srv := httptest.NewServer(mux)
 	defer srv.Close()
 
 	c := aap.NewClient(srv.URL, aap.ClientOptions{APIKey: "my-key"})

@@ -45,20 +45,29 @@ type chain struct {
 // agent A with the same options, agui2aap G in front of A (memory store,
 // no server tools configured: aap2agui forwards the session's own in
 // forwardedProps) and aap2agui P in front of G's /agents/demo, describing
-// A's agent in its /meta.
+// A's agent in its /meta. All speak AAP version 3.
 func newChain(t *testing.T, opts demo.AAPAgentOptions) *chain {
+	return newVersionChain(t, opts, aap.Version3, aap.Version3)
+}
+
+// newVersionChain is newChain with D and A speaking AAP version upstream
+// (agui2aap reads it from A's /meta) and P serving version client. Each
+// client reads its server's version from its /meta.
+func newVersionChain(t *testing.T, opts demo.AAPAgentOptions, client, upstream int) *chain {
 	t.Helper()
+	opts.Version = upstream
 	d := httptest.NewServer(demo.NewAAPAgent(opts))
 	t.Cleanup(d.Close)
 	direct := aap.NewClient(d.URL, aap.ClientOptions{})
 	a := httptest.NewServer(demo.NewAAPAgent(opts))
 	t.Cleanup(a.Close)
-	upstream := aap.NewClient(a.URL, aap.ClientOptions{})
+	upstreamClient := aap.NewClient(a.URL, aap.ClientOptions{})
 
 	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
 	defer cancel()
 	meta, err := direct.Meta(ctx)
 	require.NoError(t, err)
+	require.Equal(t, upstream, meta.Version)
 	info, ok := meta.Agent("demo")
 	require.True(t, ok, "the demo agent's /meta lists no agent named demo")
 
@@ -67,12 +76,15 @@ func newChain(t *testing.T, opts demo.AAPAgentOptions) *chain {
 	gs := httptest.NewServer(g)
 	t.Cleanup(gs.Close)
 
-	p, err := aap2agui.New(aap2agui.Config{Upstream: gs.URL + "/agents/" + info.Name, Store: store.NewMemory(), Agent: *info})
+	p, err := aap2agui.New(aap2agui.Config{
+		Upstream: gs.URL + "/agents/" + info.Name, Store: store.NewMemory(), Agent: *info,
+		Versions: []aap2agui.Mount{{Version: client}},
+	})
 	require.NoError(t, err)
 	ps := httptest.NewServer(p)
 	t.Cleanup(ps.Close)
 
-	return &chain{Agent: *info, Direct: direct, Chained: aap.NewClient(ps.URL, aap.ClientOptions{}), Upstream: upstream}
+	return &chain{Agent: *info, Direct: direct, Chained: aap.NewClient(ps.URL, aap.ClientOptions{}), Upstream: upstreamClient}
 }
 
 // ids normalises the generated toolCallIds of one conversation: each id
@@ -210,21 +222,36 @@ func converse(t *testing.T, c *aap.Client, session *aap.PostSessionsRequest, tur
 	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
 	defer cancel()
 	x := newIDs()
-
-	created, err := c.CreateSession(ctx, session)
-	require.NoError(t, err)
-	id := created.SessionID
-
 	var tr transcript
+	version, err := c.Version(ctx)
+	require.NoError(t, err)
+	if version == aap.Version3 {
+		created, err := c.CreateSession(ctx, session)
+		require.NoError(t, err)
+		tr.ID = created.SessionID
+	} else {
+		// Versions 1 and 2 create the session with its first turn: PUT
+		// /session with the seed and the first turn's user message. Its
+		// answer opens with session_start (a none answer carries
+		// sessionId), which the transcript leaves out.
+		require.Truef(t, startsWithUser(turns), "version %d starts a session with a user message", version)
+		put := &aap.PutSessionRequest{
+			Agent: session.Agent, Stream: mode, Tools: aap.ToolSpecsToV1(session.Tools),
+			Messages: append(session.Messages[:len(session.Messages):len(session.Messages)], turns[0].Messages...),
+		}
+		var got []string
+		tr.ID, got = putTurn(t, ctx, c, x, put)
+		tr.Turns, turns = append(tr.Turns, got), turns[1:]
+	}
+	id := tr.ID
+
 	for i, tu := range turns {
 		req := &aap.PostSessionTurnRequest{Stream: mode, Messages: resolveCalls(t, x, tu.Messages), Agent: tu.Agent, Tools: tu.Tools}
 		var got []string
 		if mode == aap.StreamNone {
 			resp, err := c.Turn(ctx, id, req)
 			require.NoErrorf(t, err, "turn %d", i+1)
-			msgs, err := x.messages(resp.Messages)
-			require.NoError(t, err)
-			got = append([]string{"stopReason " + string(resp.StopReason)}, msgs...)
+			got = responseLines(t, x, resp)
 		} else {
 			for ev, err := range c.StreamTurn(ctx, id, req) {
 				require.NoErrorf(t, err, "turn %d", i+1)
@@ -251,8 +278,50 @@ func converse(t *testing.T, c *aap.Client, session *aap.PostSessionsRequest, tur
 	info.SessionID = ""
 	tr.Session, err = marshal(info)
 	require.NoError(t, err)
-	tr.ID = id
 	return tr
+}
+
+// startsWithUser reports whether the first turn is a user message without
+// overrides: what PUT /session (versions 1 and 2) can start a session
+// with.
+func startsWithUser(turns []turn) bool {
+	return len(turns) > 0 && len(turns[0].Messages) == 1 && turns[0].Messages[0].Role() == aap.RoleUser &&
+		turns[0].Agent == nil && turns[0].Tools == nil
+}
+
+// putTurn sends PUT /session and returns the new session's id and the
+// first turn's transcript lines.
+func putTurn(t *testing.T, ctx context.Context, c *aap.Client, x *ids, put *aap.PutSessionRequest) (string, []string) {
+	t.Helper()
+	if put.Mode() == aap.StreamNone {
+		resp, err := c.PutSession(ctx, put)
+		require.NoError(t, err, "PUT /session")
+		return resp.SessionID, responseLines(t, x, resp.Turn())
+	}
+	var id string
+	var got []string
+	for ev, err := range c.StreamPutSession(ctx, put) {
+		require.NoError(t, err, "PUT /session")
+		if start, ok := ev.(*aap.SessionStart); ok {
+			require.Empty(t, id, "one session_start")
+			require.Empty(t, got, "session_start comes first")
+			id = start.SessionID
+			continue
+		}
+		s, err := x.event(ev)
+		require.NoError(t, err)
+		got = append(got, s)
+	}
+	require.NotEmpty(t, id, "the stream named its session")
+	return id, got
+}
+
+// responseLines renders a none-mode turn response.
+func responseLines(t *testing.T, x *ids, resp *aap.PostSessionTurnResponse) []string {
+	t.Helper()
+	msgs, err := x.messages(resp.Messages)
+	require.NoError(t, err)
+	return append([]string{"stopReason " + string(resp.StopReason)}, msgs...)
 }
 
 // upstreamSessions lists the sessions of the AAP server behind the chain.

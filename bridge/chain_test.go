@@ -338,25 +338,7 @@ func TestChain(t *testing.T) {
 						if tc.skip != "" {
 							t.Skip(tc.skip)
 						}
-						c := newChain(t, opts)
-						direct := converse(t, c.Direct, &tc.session, tc.turns, mode)
-						chained := acceptDifferences(converse(t, c.Chained, &tc.session, tc.turns, mode))
-						chainedTurns := chained
-						if quiet {
-							chainedTurns = withoutPermissionResults(chained, tc.turns)
-						}
-						require.Equal(t, direct.Turns, chainedTurns.Turns, "turns; direct:\n%s\nchained:\n%s", direct, chained)
-						require.Equal(t, direct.History, chained.History, "full history")
-						require.Equal(t, direct.Compacted, chained.Compacted, "compacted history")
-						require.Equal(t, direct.Session, chained.Session, "session")
-
-						// The whole conversation went to one session of the AAP
-						// server behind the chain, whose own history is the one
-						// aap2agui shows.
-						ups := upstreamSessions(t, c.Upstream)
-						require.Len(t, ups, 1, "AAP sessions behind the chain for one conversation")
-						require.Equal(t, rewriteWith(upstreamDifferences, fullHistory(t, c.Chained, chained.ID)), fullHistory(t, c.Upstream, ups[0].SessionID),
-							"aap2agui's full history and the AAP server's own")
+						checkChain(t, newChain(t, opts), quiet, tc, mode)
 					})
 				}
 			}
@@ -372,4 +354,29 @@ func TestChain(t *testing.T) {
 			}
 		}
 	})
+}
+
+// checkChain plays one conversation directly and through the chain c in
+// the stream mode, and requires the two to be the same (but for the
+// accepted differences), in one session of the AAP server behind the
+// chain whose history is the one aap2agui shows.
+func checkChain(t *testing.T, c *chain, quiet bool, tc chainCase, mode aap.StreamMode) {
+	t.Helper()
+	direct := converse(t, c.Direct, &tc.session, tc.turns, mode)
+	chained := acceptDifferences(converse(t, c.Chained, &tc.session, tc.turns, mode))
+	chainedTurns := chained
+	if quiet {
+		chainedTurns = withoutPermissionResults(chained, tc.turns)
+	}
+	require.Equal(t, direct.Turns, chainedTurns.Turns, "turns; direct:\n%s\nchained:\n%s", direct, chained)
+	require.Equal(t, direct.History, chained.History, "full history")
+	require.Equal(t, direct.Compacted, chained.Compacted, "compacted history")
+	require.Equal(t, direct.Session, chained.Session, "session")
+
+	// The whole conversation went to one session of the AAP server behind
+	// the chain, whose own history is the one aap2agui shows.
+	ups := upstreamSessions(t, c.Upstream)
+	require.Len(t, ups, 1, "AAP sessions behind the chain for one conversation")
+	require.Equal(t, rewriteWith(upstreamDifferences, fullHistory(t, c.Chained, chained.ID)), fullHistory(t, c.Upstream, ups[0].SessionID),
+		"aap2agui's full history and the AAP server's own")
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"slices"
 	"sort"
@@ -36,10 +37,19 @@ type AAPAgentOptions struct {
 	// tool_result event nor in a none-mode response. The answer that
 	// follows is sent as usual.
 	QuietPermissionResults bool
+	// Version is the AAP protocol version served: 1, 2 or 3 (zero means
+	// 3). Versions 1 and 2 create a session with its first turn (PUT
+	// /session, whose stream opens with session_start), take turns at
+	// POST /session/{id} and write tool schemas as inputSchema; version 1
+	// returns history inline in GET /session/{id}?history=… and lists
+	// session ids, version 2 serves GET /session/{id}/history and lists
+	// session objects.
+	Version int
 }
 
-// AAPAgent is the demo agent speaking AAP v3: the seven endpoints under the
-// handler's root, sessions kept in memory for the life of the process, and
+// AAPAgent is the demo agent speaking AAP (version 3 unless
+// AAPAgentOptions.Version says otherwise): the version's endpoints under
+// the handler's root, sessions kept in memory for the life of the process, and
 // turns answered by the script (see Decide) in the delta, message and none
 // response modes. It says what AGUIAgent says, so that a conversation looks
 // the same through either protocol.
@@ -51,6 +61,7 @@ type AAPAgentOptions struct {
 // QuietPermissionResults), and tool permissions never enter the history.
 type AAPAgent struct {
 	info    aap.AgentInfo
+	version int             // the protocol version served
 	quiet   bool            // QuietPermissionResults
 	secrets map[string]bool // names of secret options
 	keys    web.Keys
@@ -137,24 +148,45 @@ func NewAAPAgent(opts AAPAgentOptions) *AAPAgent {
 			a.secrets[o.Name] = true
 		}
 	}
+	a.version = opts.Version
+	if a.version == 0 {
+		a.version = aap.Version3
+	}
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /meta", a.meta)
 	mux.HandleFunc("GET /sessions", a.authed(a.listSessions))
-	mux.HandleFunc("POST /sessions", a.authed(a.createSession))
-	mux.HandleFunc("GET /sessions/{id}", a.authed(a.getSession))
-	mux.HandleFunc("DELETE /sessions/{id}", a.authed(a.deleteSession))
-	mux.HandleFunc("GET /sessions/{id}/history", a.authed(a.history))
-	mux.HandleFunc("POST /sessions/{id}/turns", a.authed(a.turn))
-	// The same paths without a method answer the other methods: a pattern
-	// with a method is more specific, and the catch-all "/" would otherwise
-	// take them before ServeMux's own (plain-text) 405.
-	for path, allow := range map[string]string{
-		"/meta":                  "GET, HEAD",
-		"/sessions":              "GET, HEAD, POST",
-		"/sessions/{id}":         "GET, HEAD, DELETE",
-		"/sessions/{id}/history": "GET, HEAD",
-		"/sessions/{id}/turns":   "POST",
-	} {
+	// Each path answers the methods it has no route for: a pattern with a
+	// method is more specific, and the catch-all "/" would otherwise take
+	// them before ServeMux's own (plain-text) 405.
+	allowed := map[string]string{"/meta": "GET, HEAD"}
+	if a.version == aap.Version3 {
+		mux.HandleFunc("POST /sessions", a.authed(a.createSession))
+		mux.HandleFunc("GET /sessions/{id}", a.authed(a.getSession))
+		mux.HandleFunc("DELETE /sessions/{id}", a.authed(a.deleteSession))
+		mux.HandleFunc("GET /sessions/{id}/history", a.authed(a.history))
+		mux.HandleFunc("POST /sessions/{id}/turns", a.authed(a.turn))
+		maps.Copy(allowed, map[string]string{
+			"/sessions":              "GET, HEAD, POST",
+			"/sessions/{id}":         "GET, HEAD, DELETE",
+			"/sessions/{id}/history": "GET, HEAD",
+			"/sessions/{id}/turns":   "POST",
+		})
+	} else {
+		mux.HandleFunc("PUT /session", a.authed(a.putSession))
+		mux.HandleFunc("GET /session/{id}", a.authed(a.getSession))
+		mux.HandleFunc("DELETE /session/{id}", a.authed(a.deleteSession))
+		mux.HandleFunc("POST /session/{id}", a.authed(a.turn))
+		maps.Copy(allowed, map[string]string{
+			"/sessions":     "GET, HEAD",
+			"/session":      "PUT",
+			"/session/{id}": "GET, HEAD, DELETE, POST",
+		})
+		if a.version == aap.Version2 {
+			mux.HandleFunc("GET /session/{id}/history", a.authed(a.history))
+			allowed["/session/{id}/history"] = "GET, HEAD"
+		}
+	}
+	for path, allow := range allowed {
 		mux.HandleFunc(path, func(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("Allow", allow)
 			web.WriteError(w, http.StatusMethodNotAllowed, "method_not_allowed", r.Method+" is not allowed on "+r.URL.Path+" (allowed: "+allow+")")
@@ -184,7 +216,12 @@ func (a *AAPAgent) authed(h func(w http.ResponseWriter, r *http.Request, owner s
 }
 
 func (a *AAPAgent) meta(w http.ResponseWriter, _ *http.Request) {
-	writeJSON(w, http.StatusOK, aap.GetMetaResponse{Version: aap.Version, Agents: []aap.AgentInfo{a.info}})
+	m := &aap.GetMetaResponse{Version: a.version, Agents: []aap.AgentInfo{a.info}}
+	if a.version != aap.Version3 {
+		writeJSON(w, http.StatusOK, m.V1(a.version))
+		return
+	}
+	writeJSON(w, http.StatusOK, m)
 }
 
 // writeJSON writes v without HTML escaping, which would rewrite raw JSON
@@ -268,13 +305,44 @@ func (a *AAPAgent) createSession(w http.ResponseWriter, r *http.Request, owner s
 	if !readBody(w, r, &req) {
 		return
 	}
+	s, ok := a.newSession(w, owner, &req, false)
+	if !ok {
+		return
+	}
+	writeJSON(w, http.StatusCreated, aap.PostSessionsResponse{SessionID: s.id})
+}
+
+// putSession answers PUT /session (versions 1 and 2): the session is made
+// of the messages before the last, busy, and the last (a user message) is
+// its first turn, whose answer opens with session_start.
+func (a *AAPAgent) putSession(w http.ResponseWriter, r *http.Request, owner string) {
+	var req aap.PutSessionRequest
+	if !readBody(w, r, &req) {
+		return
+	}
+	s, ok := a.newSession(w, owner, &aap.PostSessionsRequest{Agent: req.Agent, Messages: req.Seed(), Tools: aap.ToolSpecsFromV1(req.Tools)}, true)
+	if !ok {
+		return
+	}
+	a.mu.Lock()
+	// The first turn cannot fail its checks: a user message answers
+	// whatever the seed left open, and the configuration was checked.
+	t, _, _ := a.startTurn(s, &aap.PostSessionTurnRequest{Messages: req.Turn()})
+	a.mu.Unlock()
+	a.play(w, s, t, req.Mode(), s.id)
+}
+
+// newSession checks a new session's configuration and stores it, busy
+// when its first turn follows at once. It answers the client itself and
+// returns false when the request is refused.
+func (a *AAPAgent) newSession(w http.ResponseWriter, owner string, req *aap.PostSessionsRequest, busy bool) (*aapSession, bool) {
 	if req.Agent.Name != a.info.Name {
 		web.WriteError(w, http.StatusNotFound, "unknown_agent", fmt.Sprintf("agent %q is not served here (the agent is %q)", req.Agent.Name, a.info.Name))
-		return
+		return nil, false
 	}
 	if err := a.checkConfig(&req.Agent, req.Tools); err != nil {
 		web.WriteError(w, http.StatusBadRequest, "invalid_request", err.Error())
-		return
+		return nil, false
 	}
 	history := slices.Clip(req.Messages)
 	if history == nil {
@@ -287,6 +355,7 @@ func (a *AAPAgent) createSession(w http.ResponseWriter, r *http.Request, owner s
 		tools:   req.Tools,
 		history: history,
 		pending: pendingIn(history),
+		busy:    busy,
 	}
 	a.mu.Lock()
 	a.seq++
@@ -294,7 +363,7 @@ func (a *AAPAgent) createSession(w http.ResponseWriter, r *http.Request, owner s
 	a.sessions[s.id] = s
 	a.owners[owner] = append(a.owners[owner], s)
 	a.mu.Unlock()
-	writeJSON(w, http.StatusCreated, aap.PostSessionsResponse{SessionID: s.id})
+	return s, true
 }
 
 // pendingIn finds the tool calls since the last user message of a seeded
@@ -350,20 +419,49 @@ func (a *AAPAgent) infoOf(s *aapSession) aap.SessionInfo {
 	return aap.SessionInfo{SessionID: s.id, Agent: agent, Tools: s.tools}
 }
 
+// getSession answers GET /sessions/{id}, or GET /session/{id} in versions
+// 1 and 2 (tool specs with inputSchema; in version 1, the history
+// ?history= asks for, inline).
 func (a *AAPAgent) getSession(w http.ResponseWriter, r *http.Request, owner string) {
+	var ht aap.HistoryType
+	if h, asked := r.URL.Query()["history"]; asked && a.version == aap.Version1 {
+		if ht = aap.HistoryType(h[0]); ht != aap.HistoryFull && ht != aap.HistoryCompacted {
+			web.WriteError(w, http.StatusBadRequest, "invalid_request", fmt.Sprintf("unknown history type %q (want full or compacted)", h[0]))
+			return
+		}
+	}
 	id := r.PathValue("id")
 	a.mu.Lock()
 	s := a.lookup(owner, id)
 	var info aap.SessionInfo
+	var msgs []aap.Message
 	if s != nil {
 		info = a.infoOf(s)
+		msgs = slices.Clip(s.history)
 	}
 	a.mu.Unlock()
 	if s == nil {
 		sessionNotFound(w, id)
 		return
 	}
-	writeJSON(w, http.StatusOK, info)
+	if a.version == aap.Version3 {
+		writeJSON(w, http.StatusOK, info)
+		return
+	}
+	resp := info.V1()
+	if ht != "" {
+		resp.History = historyOf(ht, msgs)
+	}
+	writeJSON(w, http.StatusOK, resp)
+}
+
+// historyOf is the history of the given type: the demo agent does not
+// compact, so both are the whole conversation.
+func historyOf(ht aap.HistoryType, msgs []aap.Message) *aap.SessionHistory {
+	if ht == aap.HistoryFull {
+		return &aap.SessionHistory{Full: msgs}
+	}
+	return &aap.SessionHistory{Compacted: msgs}
 }
 
 func (a *AAPAgent) deleteSession(w http.ResponseWriter, r *http.Request, owner string) {
@@ -406,7 +504,22 @@ func (a *AAPAgent) listSessions(w http.ResponseWriter, r *http.Request, owner st
 		resp.Next = web.Cursor(list[end-1].seq)
 	}
 	a.mu.Unlock()
-	writeJSON(w, http.StatusOK, resp)
+	switch a.version {
+	case aap.Version1: // ids only
+		ids := aap.SessionListResponseV1{Sessions: make([]string, len(resp.Sessions)), Next: resp.Next}
+		for i, info := range resp.Sessions {
+			ids.Sessions[i] = info.SessionID
+		}
+		writeJSON(w, http.StatusOK, ids)
+	case aap.Version2:
+		objs := aap.SessionListResponseV2{Sessions: make([]aap.SessionResponseV1, len(resp.Sessions)), Next: resp.Next}
+		for i := range resp.Sessions {
+			objs.Sessions[i] = resp.Sessions[i].V1()
+		}
+		writeJSON(w, http.StatusOK, objs)
+	default:
+		writeJSON(w, http.StatusOK, resp)
+	}
 }
 
 func (a *AAPAgent) history(w http.ResponseWriter, r *http.Request, owner string) {
@@ -432,15 +545,7 @@ func (a *AAPAgent) history(w http.ResponseWriter, r *http.Request, owner string)
 		sessionNotFound(w, id)
 		return
 	}
-	// The demo agent does not compact: both histories are the whole
-	// conversation.
-	var resp aap.GetSessionHistoryResponse
-	if ht == aap.HistoryFull {
-		resp.History.Full = msgs
-	} else {
-		resp.History.Compacted = msgs
-	}
-	writeJSON(w, http.StatusOK, resp)
+	writeJSON(w, http.StatusOK, aap.GetSessionHistoryResponse{History: *historyOf(ht, msgs)})
 }
 
 // answer is a pending call and what the turn answered it with: a tool
@@ -510,8 +615,16 @@ type aapTurn struct {
 
 func (a *AAPAgent) turn(w http.ResponseWriter, r *http.Request, owner string) {
 	var req aap.PostSessionTurnRequest
-	if !readBody(w, r, &req) {
-		return
+	if a.version == aap.Version3 {
+		if !readBody(w, r, &req) {
+			return
+		}
+	} else {
+		var old aap.SessionTurnRequestV1 // tool specs with inputSchema
+		if !readBody(w, r, &old) {
+			return
+		}
+		req = *old.V3()
 	}
 	id := r.PathValue("id")
 	a.mu.Lock()
@@ -534,6 +647,12 @@ func (a *AAPAgent) turn(w http.ResponseWriter, r *http.Request, owner string) {
 	}
 	s.busy = true
 	a.mu.Unlock()
+	a.play(w, s, t, req.Mode(), "")
+}
+
+// play runs a turn of a busy session, records it and frees the session.
+// A sessionStart id opens the answer with session_start (PUT /session).
+func (a *AAPAgent) play(w http.ResponseWriter, s *aapSession, t *aapTurn, mode aap.StreamMode, sessionStart string) {
 	committed := false
 	defer func() {
 		if !committed { // the turn did not get to commit: free the session
@@ -541,7 +660,7 @@ func (a *AAPAgent) turn(w http.ResponseWriter, r *http.Request, owner string) {
 		}
 	}()
 
-	out := newTurnOutput(w, req.Mode())
+	out := newTurnOutput(w, mode, sessionStart)
 	out.quiet = a.quiet
 	t.run(out)
 	// The session is updated before the last write, which holds turn_stop:
@@ -734,12 +853,16 @@ type turnOutput struct {
 	hidden     map[aap.Message]bool // messages of msgs a none-mode response leaves out
 	pending    []pendingCall        // the calls the turn leaves waiting
 	stopReason aap.StopReason
+	sessionID  string // set for PUT /session: its none answer carries it
 }
 
-func newTurnOutput(w http.ResponseWriter, mode aap.StreamMode) *turnOutput {
-	o := &turnOutput{mode: mode, w: w, rc: http.NewResponseController(w)}
+func newTurnOutput(w http.ResponseWriter, mode aap.StreamMode, sessionStart string) *turnOutput {
+	o := &turnOutput{mode: mode, w: w, rc: http.NewResponseController(w), sessionID: sessionStart}
 	if mode != aap.StreamNone {
 		o.buf = make([]byte, 0, flushSize+flushSize/4)
+		if sessionStart != "" {
+			o.emit(&aap.SessionStart{SessionID: sessionStart})
+		}
 		o.emit(&aap.TurnStart{})
 	}
 	return o
@@ -896,6 +1019,10 @@ func (o *turnOutput) end() {
 		if !o.hidden[m] {
 			msgs = append(msgs, m)
 		}
+	}
+	if o.sessionID != "" {
+		writeJSON(o.w, http.StatusOK, aap.PutSessionResponse{SessionID: o.sessionID, StopReason: o.stopReason, Messages: msgs})
+		return
 	}
 	writeJSON(o.w, http.StatusOK, aap.PostSessionTurnResponse{StopReason: o.stopReason, Messages: msgs})
 }

@@ -301,18 +301,33 @@ var modes = []aap.StreamMode{aap.StreamDelta, aap.StreamMessage, aap.StreamNone}
 
 // TestAAPConversations plays every rule of the script in the three
 // response modes and checks the exact events, the JSON response and the
-// history.
+// history, in each protocol version: versions 1 and 2 begin each
+// conversation with PUT /session, whose answer is the first step's with
+// session_start (or sessionId) first.
 func TestAAPConversations(t *testing.T) {
-	srv := newAAPServer(t, demo.AAPAgentOptions{})
+	for _, version := range []int{3, 1, 2} {
+		t.Run(fmt.Sprintf("v%d", version), func(t *testing.T) { testAAPConversations(t, version) })
+	}
+}
+
+func testAAPConversations(t *testing.T, version int) {
+	srv := newAAPServer(t, demo.AAPAgentOptions{Version: version})
 	c := newClient(srv, "")
 	ctx := context.Background()
+	got, err := c.Version(ctx)
+	require.NoError(t, err)
+	require.Equal(t, version, got, "GET /meta names the version")
 	for _, conv := range conversations {
 		for _, mode := range modes {
 			t.Run(conv.name+"/"+string(mode), func(t *testing.T) {
-				id := createSession(t, c, &aap.PostSessionsRequest{
-					Agent: aap.AgentConfig{Tools: conv.agentTools},
-					Tools: conv.tools,
-				})
+				id := ""
+				if version == 3 {
+					id = createSession(t, c, &aap.PostSessionsRequest{
+						Agent: aap.AgentConfig{Tools: conv.agentTools},
+						Tools: conv.tools,
+					})
+				}
+				put := &aap.PutSessionRequest{Agent: aap.AgentConfig{Name: "demo", Tools: conv.agentTools}, Stream: mode, Tools: aap.ToolSpecsToV1(conv.tools)}
 				var history []string
 				callID := ""
 				for i, st := range conv.steps {
@@ -333,7 +348,17 @@ func TestAAPConversations(t *testing.T) {
 					history = append(history, want...)
 					req := &aap.PostSessionTurnRequest{Stream: mode, Messages: msgs}
 					if mode == aap.StreamNone {
-						resp, err := c.Turn(ctx, id, req)
+						var resp *aap.PostSessionTurnResponse
+						var err error
+						if id == "" {
+							put.Messages = msgs
+							var pr *aap.PutSessionResponse
+							if pr, err = c.PutSession(ctx, put); err == nil {
+								id, resp = pr.SessionID, pr.Turn()
+							}
+						} else {
+							resp, err = c.Turn(ctx, id, req)
+						}
 						require.NoError(t, err, "step %d", i)
 						assert.Equal(t, stop, resp.StopReason, "step %d", i)
 						assert.Equal(t, want, messagesJSON(t, resp.Messages), "step %d", i)
@@ -348,7 +373,18 @@ func TestAAPConversations(t *testing.T) {
 						}
 						continue
 					}
-					evs := streamTurn(t, c, id, req)
+					var evs []aap.Event
+					if id == "" {
+						put.Messages = msgs
+						for ev, err := range c.StreamPutSession(ctx, put) {
+							require.NoError(t, err)
+							evs = append(evs, ev)
+						}
+						require.IsType(t, &aap.SessionStart{}, evs[0], "PUT /session opens with session_start")
+						id, evs = evs[0].(*aap.SessionStart).SessionID, evs[1:]
+					} else {
+						evs = streamTurn(t, c, id, req)
+					}
 					require.Equal(t, wantEvents(t, mode, st.says, stop), frames(t, evs), "step %d", i)
 					for _, ev := range evs {
 						if tc, ok := ev.(*aap.ToolCall); ok {

@@ -83,6 +83,9 @@ type Config struct {
 	Store store.Store
 	// BasePath mounts the API under a prefix, e.g. "/v1".
 	BasePath string
+	// Versions are the AAP protocol versions served, each at its own
+	// path; all of them share Store. Empty: version 3 at BasePath.
+	Versions []Mount
 	// MaxBody caps request bodies in bytes; zero means 8 MiB.
 	MaxBody int64
 	// MaxEventSize caps one upstream SSE event; zero means 16 MiB.
@@ -103,6 +106,67 @@ type Config struct {
 	// TracerProvider traces requests, upstream calls and store operations
 	// (OpenTelemetry); nil means no tracing.
 	TracerProvider trace.TracerProvider
+}
+
+// Mount serves one AAP protocol version at a path.
+type Mount struct {
+	// Version is 1, 2 or 3 (see the aap package).
+	Version int
+	// Path is where the version's endpoints are; empty means
+	// Config.BasePath.
+	Path string
+}
+
+// ParseMount parses the value of --aap-version: "N" (version N at the
+// base path) or "N=PATH" (at PATH, which replaces the base path for it).
+func ParseMount(s string) (Mount, error) {
+	num, path, hasPath := strings.Cut(strings.TrimSpace(s), "=")
+	var m Mount
+	switch num {
+	case "1", "2", "3":
+		m.Version = int(num[0] - '0')
+	default:
+		return m, fmt.Errorf("AAP version %q: want 1, 2 or 3, optionally with =PATH", num)
+	}
+	if hasPath {
+		if !strings.HasPrefix(path, "/") {
+			return m, fmt.Errorf("AAP version %s: path %q must start with /", num, path)
+		}
+		m.Path = path
+	}
+	return m, nil
+}
+
+// mounts checks c.Versions and returns them with their paths resolved:
+// each version at most once, each at a path of its own.
+func (c *Config) mounts() ([]Mount, error) {
+	ms := c.Versions
+	if len(ms) == 0 {
+		ms = []Mount{{Version: aap.Version3}}
+	}
+	out := make([]Mount, 0, len(ms))
+	byVersion, byPath := map[int]bool{}, map[string]int{}
+	for _, m := range ms {
+		if !aap.KnownVersion(m.Version) {
+			return nil, fmt.Errorf("aap2agui: AAP version %d: want 1, 2 or 3", m.Version)
+		}
+		if m.Path == "" {
+			m.Path = c.BasePath
+		}
+		if m.Path != "" && !strings.HasPrefix(m.Path, "/") {
+			return nil, fmt.Errorf("aap2agui: AAP version %d: path %q must start with /", m.Version, m.Path)
+		}
+		m.Path = "/" + strings.Trim(m.Path, "/")
+		if byVersion[m.Version] {
+			return nil, fmt.Errorf("aap2agui: AAP version %d is served twice", m.Version)
+		}
+		if other, ok := byPath[m.Path]; ok {
+			return nil, fmt.Errorf("aap2agui: AAP versions %d and %d are both at %s: give one a path of its own (their GET /meta and GET /sessions differ)", other, m.Version, m.Path)
+		}
+		byVersion[m.Version], byPath[m.Path] = true, m.Version
+		out = append(out, m)
+	}
+	return out, nil
 }
 
 // DefaultAgent is the agent description used when Config.Agent has no name:

@@ -53,20 +53,53 @@ func New(cfg Config) (*Server, error) {
 		e.GET("/metrics", s.auth, gin.WrapH(m.Handler()))
 	}
 
-	g := e.Group(strings.TrimSuffix(cfg.BasePath, "/"))
-	if cfg.PublicMeta {
-		g.GET("/meta", s.meta)
-	} else {
-		g.GET("/meta", s.auth, s.meta)
+	mounts, err := cfg.mounts()
+	if err != nil {
+		return nil, err
 	}
-	g.GET("/sessions", s.auth, s.listSessions)
-	g.POST("/sessions", s.auth, web.JSONBody, s.createSession)
-	g.GET("/sessions/:id", s.auth, s.getSession)
-	g.DELETE("/sessions/:id", s.auth, s.deleteSession)
-	g.GET("/sessions/:id/history", s.auth, s.history)
-	g.POST("/sessions/:id/turns", s.auth, web.JSONBody, s.turn)
+	for _, m := range mounts {
+		if err := s.route(e, m); err != nil {
+			return nil, err
+		}
+	}
 	s.engine = e
 	return s, nil
+}
+
+// route serves one protocol version's endpoints at its path. A path whose
+// routes clash with another version's (version 1 at /sessions beside
+// version 3 at the root, say) is an error, not a panic.
+func (s *Server) route(e *gin.Engine, m Mount) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("aap2agui: AAP version %d at %s: its routes clash with another version's: %v", m.Version, m.Path, r)
+		}
+	}()
+	g := e.Group(strings.TrimSuffix(m.Path, "/"))
+	if s.cfg.PublicMeta {
+		g.GET("/meta", s.meta(m.Version))
+	} else {
+		g.GET("/meta", s.auth, s.meta(m.Version))
+	}
+	if m.Version == aap.Version3 {
+		g.GET("/sessions", s.auth, s.listSessions(m.Version))
+		g.POST("/sessions", s.auth, web.JSONBody, s.createSession)
+		g.GET("/sessions/:id", s.auth, s.getSession(m.Version))
+		g.DELETE("/sessions/:id", s.auth, s.deleteSession)
+		g.GET("/sessions/:id/history", s.auth, s.history)
+		g.POST("/sessions/:id/turns", s.auth, web.JSONBody, s.turn)
+		return nil
+	}
+	// Versions 1 and 2: singular routes, PUT /session runs the first turn.
+	g.GET("/sessions", s.auth, s.listSessions(m.Version))
+	g.PUT("/session", s.auth, web.JSONBody, s.putSession)
+	g.GET("/session/:id", s.auth, s.getSession(m.Version))
+	g.DELETE("/session/:id", s.auth, s.deleteSession)
+	g.POST("/session/:id", s.auth, web.JSONBody, s.turnV1)
+	if m.Version == aap.Version2 {
+		g.GET("/session/:id/history", s.auth, s.history)
+	}
+	return nil
 }
 
 // ServeHTTP implements http.Handler.
@@ -102,8 +135,15 @@ func (s *Server) ready(c *gin.Context) {
 	c.String(http.StatusOK, "ok\n")
 }
 
-func (s *Server) meta(c *gin.Context) {
-	web.JSON(c, http.StatusOK, aap.GetMetaResponse{Version: aap.Version, Agents: []aap.AgentInfo{s.cfg.Agent}})
+// meta answers GET /meta in the given version: its own number, and tool
+// specs in its shape.
+func (s *Server) meta(version int) gin.HandlerFunc {
+	m := &aap.GetMetaResponse{Version: version, Agents: []aap.AgentInfo{s.cfg.Agent}}
+	var body any = m
+	if version != aap.Version3 {
+		body = m.V1(version)
+	}
+	return func(c *gin.Context) { web.JSON(c, http.StatusOK, body) }
 }
 
 // readBody reads the (size-limited) body and decodes it into v, answering
@@ -180,24 +220,38 @@ func (s *Server) createSession(c *gin.Context) {
 	if !readBody(c, &req) {
 		return
 	}
+	sess, ok := s.newSession(c, &req, nil)
+	if !ok {
+		return
+	}
+	web.JSON(c, http.StatusCreated, aap.PostSessionsResponse{SessionID: sess.ID})
+}
+
+// newSession checks a new session's agent, tools and seed history, and
+// the messages of its first turn (PUT /session), then stores it. It
+// answers the client itself and returns false when it cannot.
+func (s *Server) newSession(c *gin.Context, req *aap.PostSessionsRequest, first []aap.Message) (*store.Session, bool) {
 	if req.Agent.Name != s.cfg.Agent.Name {
 		web.Error(c, http.StatusNotFound, "unknown_agent", fmt.Sprintf("agent %q is not served here (the agent is %q)", req.Agent.Name, s.cfg.Agent.Name))
-		return
+		return nil, false
 	}
 	if err := s.checkAgent(&req.Agent, req.Tools); err != nil {
 		web.Error(c, http.StatusBadRequest, "invalid_request", err.Error())
-		return
+		return nil, false
 	}
 	if err := checkSeed(req.Messages); err != nil {
 		web.Error(c, http.StatusBadRequest, "invalid_request", err.Error())
-		return
+		return nil, false
 	}
 	seed := make([]store.Entry, len(req.Messages))
-	for i, m := range req.Messages {
-		seed[i] = store.Entry{Message: m, AGUIID: translate.RandomID("msg-")}
-		if _, err := translate.AppendMessageToAGUI(nil, m, seed[i].AGUIID); err != nil {
+	for i, m := range append(req.Messages[:len(req.Messages):len(req.Messages)], first...) {
+		id := translate.RandomID("msg-")
+		if i < len(seed) {
+			seed[i] = store.Entry{Message: m, AGUIID: id}
+		}
+		if _, err := translate.AppendMessageToAGUI(nil, m, id); err != nil {
 			web.Error(c, http.StatusBadRequest, "invalid_request", fmt.Sprintf("messages[%d]: %v", i, err))
-			return
+			return nil, false
 		}
 	}
 	sess := &store.Session{
@@ -215,10 +269,10 @@ func (s *Server) createSession(c *gin.Context) {
 	}
 	if err := s.cfg.Store.CreateSession(c.Request.Context(), sess, seed); err != nil {
 		s.storeError(c, err)
-		return
+		return nil, false
 	}
 	s.metrics.InterruptsChanged(len(sess.Interrupts))
-	web.JSON(c, http.StatusCreated, aap.PostSessionsResponse{SessionID: sess.ID})
+	return sess, true
 }
 
 // seedCall finds a tool call in the seed history.
@@ -251,16 +305,46 @@ func (s *Server) info(sess *store.Session) aap.SessionInfo {
 	return aap.SessionInfo{SessionID: sess.ID, Agent: agent, Tools: sess.Tools}
 }
 
-func (s *Server) getSession(c *gin.Context) {
-	sess, ok := s.loadSession(c)
-	if !ok {
-		return
+// getSession answers GET /sessions/:id (version 3) or GET /session/:id
+// (versions 1 and 2, tool specs with inputSchema; version 1 adds the
+// history ?history= asks for, when the agent serves that type).
+func (s *Server) getSession(version int) gin.HandlerFunc {
+	return func(c *gin.Context) {
+		var ht aap.HistoryType
+		if h, asked := c.GetQuery("history"); asked && version == aap.Version1 {
+			if ht = aap.HistoryType(h); ht != aap.HistoryFull && ht != aap.HistoryCompacted {
+				web.Error(c, http.StatusBadRequest, "invalid_request", fmt.Sprintf("unknown history type %q (want full or compacted)", h))
+				return
+			}
+		}
+		sess, ok := s.loadSession(c)
+		if !ok {
+			return
+		}
+		info := s.info(sess)
+		if version == aap.Version3 {
+			web.JSON(c, http.StatusOK, info)
+			return
+		}
+		resp := info.V1()
+		// Version 1 leaves out a history type the agent does not declare.
+		if ht != "" && s.cfg.Agent.Capabilities.SupportsHistory(ht) {
+			if resp.History, ok = s.historyOf(c, sess, ht); !ok {
+				return
+			}
+		}
+		web.JSON(c, http.StatusOK, resp)
 	}
-	web.JSON(c, http.StatusOK, s.info(sess))
 }
 
 func (s *Server) loadSession(c *gin.Context) (*store.Session, bool) {
-	sess, err := s.cfg.Store.GetSession(c.Request.Context(), owner(c), c.Param("id"))
+	return s.loadSessionID(c, c.Param("id"))
+}
+
+// loadSessionID reads the caller's session with the given id; it answers
+// the client itself and returns false when it cannot.
+func (s *Server) loadSessionID(c *gin.Context, id string) (*store.Session, bool) {
+	sess, err := s.cfg.Store.GetSession(c.Request.Context(), owner(c), id)
 	if err != nil {
 		s.storeError(c, err)
 		return nil, false
@@ -270,7 +354,11 @@ func (s *Server) loadSession(c *gin.Context) (*store.Session, bool) {
 
 func (s *Server) storeError(c *gin.Context, err error) {
 	if errors.Is(err, store.ErrNotFound) {
-		web.Error(c, http.StatusNotFound, "session_not_found", "no session with id "+strconv.Quote(c.Param("id")))
+		msg := "no session with id " + strconv.Quote(c.Param("id"))
+		if c.Param("id") == "" {
+			msg = "the session no longer exists"
+		}
+		web.Error(c, http.StatusNotFound, "session_not_found", msg)
 		return
 	}
 	web.Logger(c).Error().Err(err).Msg("store")
@@ -285,29 +373,50 @@ func (s *Server) deleteSession(c *gin.Context) {
 	c.Status(http.StatusNoContent)
 }
 
-func (s *Server) listSessions(c *gin.Context) {
-	var after int64
-	if a := c.Query("after"); a != "" {
-		var ok bool
-		if after, ok = web.ParseCursor(a); !ok {
-			web.Error(c, http.StatusBadRequest, "invalid_cursor", "after is not a cursor this server issued")
+// listSessions answers GET /sessions: session objects (version 3, and 2
+// with tool specs in its shape) or ids (version 1), a page at a time.
+func (s *Server) listSessions(version int) gin.HandlerFunc {
+	return func(c *gin.Context) {
+		var after int64
+		if a := c.Query("after"); a != "" {
+			var ok bool
+			if after, ok = web.ParseCursor(a); !ok {
+				web.Error(c, http.StatusBadRequest, "invalid_cursor", "after is not a cursor this server issued")
+				return
+			}
+		}
+		list, err := s.cfg.Store.ListSessions(c.Request.Context(), owner(c), after, s.cfg.PageSize+1)
+		if err != nil {
+			s.storeError(c, err)
 			return
 		}
+		next := ""
+		if len(list) > s.cfg.PageSize {
+			list = list[:s.cfg.PageSize]
+			next = web.Cursor(list[len(list)-1].Seq)
+		}
+		switch version {
+		case aap.Version1:
+			resp := aap.SessionListResponseV1{Sessions: make([]string, len(list)), Next: next}
+			for i, sess := range list {
+				resp.Sessions[i] = sess.ID
+			}
+			web.JSON(c, http.StatusOK, resp)
+		case aap.Version2:
+			resp := aap.SessionListResponseV2{Sessions: make([]aap.SessionResponseV1, len(list)), Next: next}
+			for i, sess := range list {
+				info := s.info(sess)
+				resp.Sessions[i] = info.V1()
+			}
+			web.JSON(c, http.StatusOK, resp)
+		default:
+			resp := aap.GetSessionsResponse{Sessions: make([]aap.SessionInfo, len(list)), Next: next}
+			for i, sess := range list {
+				resp.Sessions[i] = s.info(sess)
+			}
+			web.JSON(c, http.StatusOK, resp)
+		}
 	}
-	list, err := s.cfg.Store.ListSessions(c.Request.Context(), owner(c), after, s.cfg.PageSize+1)
-	if err != nil {
-		s.storeError(c, err)
-		return
-	}
-	resp := aap.GetSessionsResponse{Sessions: []aap.SessionInfo{}}
-	if len(list) > s.cfg.PageSize {
-		list = list[:s.cfg.PageSize]
-		resp.Next = web.Cursor(list[len(list)-1].Seq)
-	}
-	for _, sess := range list {
-		resp.Sessions = append(resp.Sessions, s.info(sess))
-	}
-	web.JSON(c, http.StatusOK, resp)
 }
 
 func (s *Server) history(c *gin.Context) {
@@ -329,10 +438,19 @@ func (s *Server) history(c *gin.Context) {
 		web.Error(c, http.StatusNotFound, "history_type_not_supported", fmt.Sprintf("agent %q does not serve %s history", s.cfg.Agent.Name, ht))
 		return
 	}
+	hist, ok := s.historyOf(c, sess, ht)
+	if ok {
+		web.JSON(c, http.StatusOK, aap.GetSessionHistoryResponse{History: *hist})
+	}
+}
+
+// historyOf reads the session's history as the given type; it answers the
+// client itself and returns false when the store fails.
+func (s *Server) historyOf(c *gin.Context, sess *store.Session, ht aap.HistoryType) (*aap.SessionHistory, bool) {
 	entries, err := s.cfg.Store.History(c.Request.Context(), sess.ID)
 	if err != nil {
 		s.storeError(c, err)
-		return
+		return nil, false
 	}
 	msgs := make([]aap.Message, len(entries))
 	for i, e := range entries {
@@ -340,11 +458,11 @@ func (s *Server) history(c *gin.Context) {
 	}
 	// The bridge does not compact: the agent behind it keeps its own
 	// context, so the compacted history is the full one.
-	var resp aap.GetSessionHistoryResponse
+	var h aap.SessionHistory
 	if ht == aap.HistoryFull {
-		resp.History.Full = msgs
+		h.Full = msgs
 	} else {
-		resp.History.Compacted = msgs
+		h.Compacted = msgs
 	}
-	web.JSON(c, http.StatusOK, resp)
+	return &h, true
 }

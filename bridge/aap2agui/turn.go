@@ -141,14 +141,61 @@ func mergeAgent(sess *store.Session, req *aap.PostSessionTurnRequest) {
 	}
 }
 
+// turn answers POST /sessions/:id/turns (version 3).
 func (s *Server) turn(c *gin.Context) {
 	var req aap.PostSessionTurnRequest
 	if !readBody(c, &req) {
 		return
 	}
+	s.runTurn(c, c.Param("id"), &req, false)
+}
+
+// turnV1 answers POST /session/:id (versions 1 and 2): a turn whose tool
+// specs come with inputSchema.
+func (s *Server) turnV1(c *gin.Context) {
+	var req aap.SessionTurnRequestV1
+	if !readBody(c, &req) {
+		return
+	}
+	s.runTurn(c, c.Param("id"), req.V3(), false)
+}
+
+// putSession answers PUT /session (versions 1 and 2): it creates the
+// session from the messages before the last, then runs the last (a user
+// message) as the first turn, whose stream opens with session_start (a
+// none answer carries sessionId). A first turn that cannot start (the
+// agent cannot be called) takes the session back: the client never
+// learned its id.
+func (s *Server) putSession(c *gin.Context) {
+	var req aap.PutSessionRequest
+	if !readBody(c, &req) {
+		return
+	}
+	create := aap.PostSessionsRequest{Agent: req.Agent, Messages: req.Seed(), Tools: aap.ToolSpecsFromV1(req.Tools)}
+	sess, ok := s.newSession(c, &create, req.Turn())
+	if !ok {
+		return
+	}
+	if s.runTurn(c, sess.ID, &aap.PostSessionTurnRequest{Stream: req.Stream, Messages: req.Turn()}, true) {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(c.Request.Context()), 10*time.Second)
+	defer cancel()
+	if err := s.cfg.Store.DeleteSession(ctx, sess.Owner, sess.ID); err != nil {
+		web.Logger(c).Error().Err(err).Str("session", sess.ID).Msg("taking back the session of a PUT /session whose first turn did not start")
+		return
+	}
+	s.metrics.InterruptsChanged(-len(sess.Interrupts))
+}
+
+// runTurn runs a turn of the session with the given id and answers the
+// client. It reports whether the agent took the turn: from then on the
+// turn is part of the session, whatever happens to the stream. With
+// sessionStart the answer opens with session_start (PUT /session).
+func (s *Server) runTurn(c *gin.Context, id string, req *aap.PostSessionTurnRequest, sessionStart bool) (started bool) {
 	log := web.Logger(c)
 	ctx := c.Request.Context()
-	sess, ok := s.loadSession(c)
+	sess, ok := s.loadSessionID(c, id)
 	if !ok {
 		return
 	}
@@ -181,7 +228,7 @@ func (s *Server) turn(c *gin.Context) {
 
 	// Read the session again under the lock: a turn that just finished may
 	// have changed it.
-	sess, hist, err := store.LoadSession(ctx, s.cfg.Store, owner(c), sess.ID)
+	sess, hist, err := store.LoadSession(ctx, s.cfg.Store, owner(c), id)
 	if err != nil {
 		s.storeError(c, err)
 		return
@@ -192,7 +239,7 @@ func (s *Server) turn(c *gin.Context) {
 		web.Error(c, http.StatusBadRequest, "invalid_turn", err.Error())
 		return
 	}
-	mergeAgent(sess, &req)
+	mergeAgent(sess, req)
 
 	// The new history entries: closing results, each right after its
 	// call, then the turn's own messages (tool permissions are answers,
@@ -277,7 +324,8 @@ func (s *Server) turn(c *gin.Context) {
 		}
 	}
 	prior := translate.PriorCallsOf(historyMessages(hist, added))
-	stop, result = s.stream(c, &req, sess, run, body, perms, prevInterrupts, prior, release, log, t)
+	stop, result = s.stream(c, req, sess, run, body, perms, prevInterrupts, prior, release, log, t, sessionStart)
+	return true
 }
 
 // historyMessages returns the messages of the entries of hist, then added.
@@ -456,7 +504,7 @@ type turnRun struct {
 // what the run produces as it goes.
 // It returns the turn's stop reason and the upstream's result (see
 // web.EndTurn).
-func (s *Server) stream(c *gin.Context, req *aap.PostSessionTurnRequest, sess *store.Session, run *types.RunAgentInput, body interface{ Read([]byte) (int, error) }, perms []*aap.ToolPermissionMessage, prevInterrupts []types.Interrupt, prior *translate.PriorCalls, release func(), log *zerolog.Logger, t *metrics.Turn) (stop, result string) {
+func (s *Server) stream(c *gin.Context, req *aap.PostSessionTurnRequest, sess *store.Session, run *types.RunAgentInput, body interface{ Read([]byte) (int, error) }, perms []*aap.ToolPermissionMessage, prevInterrupts []types.Interrupt, prior *translate.PriorCalls, release func(), log *zerolog.Logger, t *metrics.Turn, sessionStart bool) (stop, result string) {
 	ctx := c.Request.Context()
 	mode := req.Mode()
 	r := &turnRun{s: s, sess: sess, tr: translate.NewAGUIToAAP(translate.AGUIToAAPOptions{Mode: mode, Prior: prior}), state: sess.State, log: log, perms: perms, prevInterrupts: prevInterrupts}
@@ -478,6 +526,9 @@ func (s *Server) stream(c *gin.Context, req *aap.PostSessionTurnRequest, sess *s
 			t.Out(string(ev.EventName()))
 		}
 		out.Commit(buf)
+	}
+	if sessionStart && mode != aap.StreamNone {
+		write([]aap.Event{&aap.SessionStart{SessionID: sess.ID}})
 	}
 
 	var failure error
@@ -542,7 +593,12 @@ func (s *Server) stream(c *gin.Context, req *aap.PostSessionTurnRequest, sess *s
 	release()
 	out.Flush()
 	if mode == aap.StreamNone {
-		web.JSON(c, http.StatusOK, r.tr.Response())
+		resp := r.tr.Response()
+		if sessionStart {
+			web.JSON(c, http.StatusOK, aap.PutSessionResponse{SessionID: sess.ID, StopReason: resp.StopReason, Messages: resp.Messages})
+		} else {
+			web.JSON(c, http.StatusOK, resp)
+		}
 	}
 	r.s.metrics.InterruptsChanged(len(sess.Interrupts) - len(prevInterrupts))
 	return string(r.tr.StopReason()), result

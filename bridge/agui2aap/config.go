@@ -71,6 +71,9 @@ func ParseServerTools(spec string) ([]ServerTool, error) {
 type Config struct {
 	// Upstream is the AAP server's base URL. Required.
 	Upstream string
+	// UpstreamVersion is the AAP protocol version the server speaks (1, 2
+	// or 3); zero means the version its GET /meta names.
+	UpstreamVersion int
 	// UpstreamAPIKey is sent to the AAP server as a bearer key.
 	UpstreamAPIKey string
 	// ForwardAuth sends the caller's own Authorization header upstream
@@ -190,6 +193,9 @@ func (c *Config) setDefaults() error {
 	}
 	if c.MaxFollowUps == 0 {
 		c.MaxFollowUps = 8
+	}
+	if c.UpstreamVersion != 0 && !aap.KnownVersion(c.UpstreamVersion) {
+		return fmt.Errorf("agui2aap: Config.UpstreamVersion %d: want 1, 2 or 3 (or 0: the version GET /meta names)", c.UpstreamVersion)
 	}
 	return nil
 }

@@ -49,7 +49,7 @@ func (s *Server) run(c *gin.Context) {
 	}
 	name := c.Param("name")
 	cl, key := s.client(c.Request)
-	meta, err := s.upstreamMeta(ctx, cl, key)
+	cl, meta, err := s.upstream(ctx, cl, key)
 	if err != nil {
 		s.upstreamError(c, err)
 		return
@@ -157,7 +157,8 @@ type runner struct {
 	log         *zerolog.Logger
 	clientTools []aap.ToolSpec
 	fwd         *translate.Forwarded
-	release     func() // frees the thread for the next run
+	release     func()                 // frees the thread for the next run
+	put         *aap.PutSessionRequest // the first turn of a new session, on a version 1 or 2 server
 
 	out      *web.Stream
 	a2g      *translate.AAPToAGUI
@@ -232,6 +233,9 @@ func (r *runner) execute(ctx context.Context) {
 	}
 	r.out.Start()
 	r.pump(ctx, evs, req)
+	if r.th.SessionID == "" {
+		r.log.Warn().Str("thread", in.ThreadID).Msg("the AAP server's PUT /session answer named no session (no session_start): the next run starts a new session")
+	}
 	// Save and free the thread before the client sees the end of the run:
 	// a client that starts its next run at once (CopilotKit does, after a
 	// frontend tool) must find the thread saved and free.
@@ -267,6 +271,9 @@ func (r *runner) begin(ctx context.Context) (*aap.PostSessionTurnRequest, bool) 
 			}
 			agent.Options = r.fwd.Agent.Options
 		}
+		if v, err := r.cl.Version(ctx); err == nil && v != aap.Version3 {
+			return r.beginPut(ctx, req, agent, contextDigest, toolsDigest)
+		}
 		created, err := r.cl.CreateSession(ctx, &aap.PostSessionsRequest{Agent: agent, Messages: p.seed, Tools: r.clientTools})
 		r.result = r.s.upstreamCall(ctx, "create_session", err)
 		if err != nil {
@@ -289,6 +296,59 @@ func (r *runner) begin(ctx context.Context) (*aap.PostSessionTurnRequest, bool) 
 		}
 	}
 	return req, true
+}
+
+// beginPut prepares the first turn of a new session on a version 1 or 2
+// server: PUT /session with the seed and a user message, the session's id
+// coming with the answer (session_start). A plan whose turn is tool
+// results or permissions cannot start a session there: the last user
+// message of the seed is asked again, as a fresh session of a history
+// ending with the agent's own tool results is (see MAPPING).
+func (r *runner) beginPut(ctx context.Context, req *aap.PostSessionTurnRequest, agent aap.AgentConfig, contextDigest, toolsDigest string) (*aap.PostSessionTurnRequest, bool) {
+	in, th, p := r.in, r.th, r.p
+	seed := p.seed
+	if _, ok := req.Messages[0].(*aap.UserMessage); !ok {
+		u := len(seed) - 1
+		for u >= 0 && seed[u].Role() != aap.RoleUser {
+			u--
+		}
+		if u < 0 {
+			web.Error(r.c, http.StatusBadRequest, "invalid_input", fmt.Sprintf("the AAP server (protocol version %d) starts a session with a user message, and the history has none to start from", r.version(ctx)))
+			return nil, false
+		}
+		r.log.Warn().Str("thread", in.ThreadID).Int("version", r.version(ctx)).Int("answers", len(req.Messages)).
+			Msg("a new session on a version 1 or 2 AAP server starts with a user message: the last one is asked again, without the tool results or permissions this run brought")
+		msg := seed[u]
+		if um, ok := msg.(*aap.UserMessage); ok && contextDigest != "" {
+			msg = withContext(um, in.Context)
+		}
+		th.ContextDigest = contextDigest
+		seed, req.Messages = seed[:u], []aap.Message{msg}
+	}
+	r.put = &aap.PutSessionRequest{
+		Agent: agent, Stream: req.Stream, Tools: aap.ToolSpecsToV1(r.clientTools),
+		Messages: append(seed[:len(seed):len(seed)], req.Messages...),
+	}
+	// The session's id comes with the answer (started).
+	th.SessionID, th.Agent, th.Delivered, th.ClientCalls, th.Interrupts = "", r.info.Name, nil, nil, nil
+	th.ToolsDigest = toolsDigest
+	return req, true
+}
+
+// version is the protocol version of the AAP server (3 when it cannot be
+// told, which the run would already have failed on).
+func (r *runner) version(ctx context.Context) int {
+	v, err := r.cl.Version(ctx)
+	if err != nil {
+		return aap.Version3
+	}
+	return v
+}
+
+// started records the id of the session a PUT /session created.
+func (r *runner) started(id string) {
+	r.th.SessionID = id
+	r.log.Info().Str("thread", r.in.ThreadID).Str("session", id).Int("seed", len(r.p.seed)).Msg("thread moved to a new AAP session")
 }
 
 // sessionGone reports an AAP server's 404 for the thread's session.
@@ -314,14 +374,27 @@ func (r *runner) planFailed(err error) {
 // open starts a turn and returns its events; an error before any event is
 // the upstream refusing the turn.
 func (r *runner) open(ctx context.Context, session string, req *aap.PostSessionTurnRequest) (iter.Seq2[aap.Event, error], error) {
+	put := r.put // the turn starts a session on a version 1 or 2 server
+	r.put = nil
 	if req.Stream == aap.StreamNone {
-		resp, err := r.cl.Turn(ctx, session, req)
+		var resp *aap.PostSessionTurnResponse
+		var err error
+		var evs []aap.Event
+		if put != nil {
+			var pr *aap.PutSessionResponse
+			if pr, err = r.cl.PutSession(ctx, put); err == nil {
+				resp, evs = pr.Turn(), []aap.Event{&aap.SessionStart{SessionID: pr.SessionID}}
+			}
+		} else {
+			resp, err = r.cl.Turn(ctx, session, req)
+		}
 		if err != nil {
 			r.result = r.s.upstreamCall(ctx, "turn", err)
 			return nil, err
 		}
+		evs = append(evs, translate.EventsFromResponse(resp)...)
 		return func(yield func(aap.Event, error) bool) {
-			for _, ev := range translate.EventsFromResponse(resp) {
+			for _, ev := range evs {
 				if !yield(ev, nil) {
 					return
 				}
@@ -332,7 +405,13 @@ func (r *runner) open(ctx context.Context, session string, req *aap.PostSessionT
 	// stream may run as long as it keeps sending within IdleTimeout.
 	ctx, cancel := context.WithCancelCause(ctx)
 	timer := time.AfterFunc(r.s.cfg.ConnectTimeout, func() { cancel(errConnectTimeout) })
-	body, err := r.cl.OpenTurn(ctx, session, req)
+	var body io.ReadCloser
+	var err error
+	if put != nil {
+		body, err = r.cl.OpenPutSession(ctx, put)
+	} else {
+		body, err = r.cl.OpenTurn(ctx, session, req)
+	}
 	timer.Stop()
 	if err == nil && errors.Is(context.Cause(ctx), errConnectTimeout) {
 		body.Close() // the timer fired just as the headers arrived
@@ -454,6 +533,9 @@ func (r *runner) stream(ctx context.Context, evs iter.Seq2[aap.Event, error]) []
 				continue
 			}
 			delete(missing, e.ToolCallID)
+		case *aap.SessionStart:
+			r.started(e.SessionID)
+			continue
 		case *aap.UnknownEvent:
 			r.log.Debug().Str("event", string(e.Name)).Msg("unknown AAP event skipped")
 			continue

@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"net/http"
 	"strings"
 	"sync"
@@ -106,7 +107,28 @@ func (s *Server) client(r *http.Request) (*aap.Client, string) {
 	if s.cfg.ForwardAuth {
 		key = bearer(r)
 	}
-	return aap.NewClient(s.cfg.Upstream, aap.ClientOptions{HTTPClient: s.cfg.HTTPClient, APIKey: key, MaxEventSize: s.cfg.MaxEventSize}), key
+	return aap.NewClient(s.cfg.Upstream, aap.ClientOptions{HTTPClient: s.cfg.HTTPClient, APIKey: key, MaxEventSize: s.cfg.MaxEventSize, Version: s.cfg.UpstreamVersion}), key
+}
+
+// upstream returns the upstream's /meta (cached, see upstreamMeta) and the
+// client speaking the upstream's protocol version: Config.UpstreamVersion,
+// else the one /meta names.
+func (s *Server) upstream(ctx context.Context, cl *aap.Client, key string) (*aap.Client, *aap.GetMetaResponse, error) {
+	meta, err := s.upstreamMeta(ctx, cl, key)
+	if err != nil {
+		return nil, nil, err
+	}
+	if s.cfg.UpstreamVersion != 0 {
+		return cl, meta, nil
+	}
+	v := meta.Version
+	if v == 0 {
+		v = aap.Version3 // a /meta without a version: the current protocol
+	}
+	if !aap.KnownVersion(v) {
+		return nil, nil, fmt.Errorf("%w %d: agui2aap speaks 1, 2 and 3 (--upstream-aap-version forces one)", aap.ErrUnsupportedVersion, v)
+	}
+	return cl.WithVersion(v), meta, nil
 }
 
 // maxMetaEntries bounds the /meta cache (one entry per upstream credential).
@@ -179,6 +201,8 @@ func (s *Server) upstreamFailure(err error) (status int, code, msg string) {
 		return http.StatusBadGateway, "upstream_unauthorized", "the AAP server refused the bridge's credentials"
 	case errors.As(err, &he):
 		return http.StatusBadGateway, "upstream_error", "the AAP server answered HTTP " + http.StatusText(he.StatusCode)
+	case errors.Is(err, aap.ErrUnsupportedVersion):
+		return http.StatusBadGateway, "upstream_unsupported_version", "the AAP server speaks a protocol version agui2aap does not"
 	case errors.Is(err, aap.ErrNotEventStream):
 		return http.StatusBadGateway, "upstream_not_sse", "the AAP server did not answer with an event stream"
 	case errors.Is(err, errConnectTimeout):

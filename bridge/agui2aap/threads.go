@@ -120,9 +120,12 @@ func (s *Server) deleteThread(c *gin.Context) {
 		return
 	}
 	if th.SessionID != "" {
-		cl, _ := s.client(c.Request)
+		cl, key := s.client(c.Request)
 		uctx, cancel := context.WithTimeout(ctx, historyTimeout)
-		err := cl.DeleteSession(uctx, th.SessionID)
+		cl, _, err := s.upstream(uctx, cl, key)
+		if err == nil {
+			err = cl.DeleteSession(uctx, th.SessionID)
+		}
 		cancel()
 		s.upstreamCall(ctx, "delete_session", err)
 		if err != nil && !sessionGone(err) {

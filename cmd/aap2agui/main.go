@@ -1,4 +1,5 @@
-// Command aap2agui serves the AAP v3 API in front of an AG-UI agent.
+// Command aap2agui serves the AAP API (version 3, and versions 1 and 2 with
+// --aap-version) in front of an AG-UI agent.
 //
 // Without --upstream it runs the built-in AG-UI demo agent, so that
 //
@@ -55,6 +56,7 @@ func run(args []string) error {
 	agentFile := f.String("agent-config", "", "JSON or YAML file describing the agent (name, title, version, description, options, tools, capabilities); a tool with permissions: none is one the agent runs on its own")
 	storeSpec := f.String("store", "sqlite:aap2agui.db", "session store: sqlite:<file>, postgres://user@host/db (replicas on several machines) or memory:")
 	basePath := f.String("base-path", "", "mount the API under this path, e.g. /v1")
+	versions := f.List("aap-version", ",", "AAP protocol version to serve, N or N=PATH (1, 2 or 3; PATH replaces --base-path for it); repeat for several, e.g. --aap-version 3 --aap-version 1=/legacy (default 3)")
 	copyFrom := f.String("copy-from", "", "copy everything from this SQLite store (sqlite:<file>) into the PostgreSQL --store, then exit")
 	logLevel := f.String("log-level", "info", "debug, info, warn or error")
 	maxBody := f.Int64("max-body", 8<<20, "largest request body, in bytes")
@@ -93,6 +95,13 @@ func run(args []string) error {
 		MaxBody: *maxBody, Logger: log, UpstreamHeader: http.Header{}, BodyTimeout: *bodyTimeout,
 		ConnectTimeout: *headerTimeout, IdleTimeout: *idleTimeout, KeepAlive: *keepAlive,
 		PageSize: int(*pageSize), CORSOrigins: *origins,
+	}
+	for _, v := range *versions {
+		m, err := aap2agui.ParseMount(v)
+		if err != nil {
+			return fmt.Errorf("--aap-version: %w", err)
+		}
+		cfg.Versions = append(cfg.Versions, m)
 	}
 	if cfg.AllowedHosts, err = cli.CheckExposure(*listen, len(cfg.APIKeys) == 0, *insecureOpen, *allowedHosts); err != nil {
 		return err
@@ -166,7 +175,7 @@ func run(args []string) error {
 	}
 	return cli.Serve(ctx, log, *listen, srv, *grace, func(a net.Addr) {
 		log.Info().Str("listen", a.String()).Str("upstream", cli.RedactURL(cfg.Upstream)).Strs("upstream_headers", headerNames).
-			Str("agent", cfg.Agent.Name).Str("store", cli.RedactURL(*storeSpec)).Str("base_path", cfg.BasePath).Strs("cors_origins", cfg.CORSOrigins).Msg("aap2agui serving")
+			Str("agent", cfg.Agent.Name).Str("store", cli.RedactURL(*storeSpec)).Str("base_path", cfg.BasePath).Strs("aap_versions", *versions).Strs("cors_origins", cfg.CORSOrigins).Msg("aap2agui serving")
 	})
 }
 

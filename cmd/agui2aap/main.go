@@ -44,6 +44,8 @@ func run(args []string) error {
 	listen := f.String("listen", "127.0.0.1:8081", "address to serve AG-UI on")
 	upstream := f.String("upstream", "", "base URL of the AAP server; empty runs the built-in AAP demo agent")
 	quietDemo := f.Bool("demo-quiet-permission-results", false, "the built-in AAP demo agent stores the outcome of an answered permission without sending it (as some AAP servers do); for trying the bridge against such servers")
+	upstreamVersion := f.Int64("upstream-aap-version", 0, "AAP protocol version the server speaks: 1, 2 or 3; 0 reads it from the server's GET /meta")
+	demoVersion := f.Int64("demo-aap-version", 3, "AAP protocol version the built-in demo agent speaks: 1, 2 or 3")
 	upstreamKey := f.String("upstream-api-key", "", "API key for the AAP server")
 	forwardAuth := f.Bool("forward-auth", false, "send the caller's Authorization header to the AAP server instead of --upstream-api-key")
 	keys := f.List("api-key", ",", "API key accepted from callers; none means open")
@@ -93,11 +95,21 @@ func run(args []string) error {
 	if cfg.AllowedHosts, err = cli.CheckExposure(*listen, len(cfg.APIKeys) == 0, *insecureOpen, *allowedHosts); err != nil {
 		return err
 	}
+	if *upstreamVersion < 0 || *upstreamVersion > 3 {
+		return fmt.Errorf("--upstream-aap-version %d: want 1, 2 or 3, or 0 to read it from GET /meta", *upstreamVersion)
+	}
+	cfg.UpstreamVersion = int(*upstreamVersion)
+	if *demoVersion < 1 || *demoVersion > 3 {
+		return fmt.Errorf("--demo-aap-version %d: want 1, 2 or 3", *demoVersion)
+	}
+	if *demoVersion != 3 && cfg.Upstream != "" {
+		return errors.New("--demo-aap-version applies to the built-in demo agent only: leave out --upstream")
+	}
 	if *quietDemo && cfg.Upstream != "" {
 		return errors.New("--demo-quiet-permission-results applies to the built-in demo agent only: leave out --upstream")
 	}
 	if cfg.Upstream == "" {
-		addr, stop, err := cli.ServeLoopback(log, "AAP demo agent", demo.NewAAPAgent(demo.AAPAgentOptions{QuietPermissionResults: *quietDemo}))
+		addr, stop, err := cli.ServeLoopback(log, "AAP demo agent", demo.NewAAPAgent(demo.AAPAgentOptions{QuietPermissionResults: *quietDemo, Version: int(*demoVersion)}))
 		if err != nil {
 			return err
 		}
@@ -107,7 +119,7 @@ func run(args []string) error {
 			// The demo's web_search, untrusted: searches ask permission.
 			cfg.ServerTools = []agui2aap.ServerTool{{Name: demo.SearchTool}}
 		}
-		log.Info().Str("upstream", cfg.Upstream).Msg("no --upstream: running the built-in AAP demo agent")
+		log.Info().Str("upstream", cfg.Upstream).Int64("aap_version", *demoVersion).Msg("no --upstream: running the built-in AAP demo agent")
 	}
 	st, err := store.Open(*storeSpec)
 	if err != nil {
