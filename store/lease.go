@@ -95,6 +95,63 @@ func TakeThread(ctx context.Context, s ThreadStore, owner, id string, opts Lease
 		func(ctx context.Context) error { return s.UnlockThread(ctx, owner, id, holder) })
 }
 
+// SessionLockLoader is implemented by stores that take a session's turn
+// lock and read the session and its history in one round trip
+// (PostgreSQL). A session that is not owner's is ErrNotFound and its lock
+// is left alone; a lock held by another live holder gives ok false and the
+// time it has left.
+type SessionLockLoader interface {
+	LockLoadSession(ctx context.Context, owner, id, holder string, ttl time.Duration) (sess *Session, hist []Entry, ok bool, left time.Duration, err error)
+}
+
+// TakeAndLoadSession takes the turn lock of owner's session id and reads
+// the session and its history under it: in one round trip where the store
+// can (SessionLockLoader), else with GetSession (so that another owner's
+// session is never locked), TakeSession and LoadSession. A lock that
+// another live lease holds is a *HeldError; a session that is not owner's
+// is ErrNotFound.
+func TakeAndLoadSession(ctx context.Context, st Store, owner, id string, opts LeaseOptions) (*Lease, *Session, []Entry, error) {
+	ll, ok := st.(SessionLockLoader)
+	if !ok {
+		if _, err := st.GetSession(ctx, owner, id); err != nil {
+			return nil, nil, nil, err
+		}
+		l, err := TakeSession(ctx, st, id, opts)
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		sess, hist, err := LoadSession(ctx, st, owner, id)
+		if err != nil {
+			l.Release()
+			return nil, nil, nil, err
+		}
+		return l, sess, hist, nil
+	}
+	holder := newHolder()
+	var (
+		sess  *Session
+		hist  []Entry
+		first = true // take calls lock once before it returns; renewals come later
+	)
+	l, err := take(ctx, opts,
+		func(ctx context.Context, ttl time.Duration) (bool, time.Duration, error) {
+			if first {
+				first = false
+				var ok bool
+				var left time.Duration
+				var err error
+				sess, hist, ok, left, err = ll.LockLoadSession(ctx, owner, id, holder, ttl)
+				return ok, left, err
+			}
+			return st.Lock(ctx, id, holder, ttl)
+		},
+		func(ctx context.Context) error { return st.Unlock(ctx, id, holder) })
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	return l, sess, hist, nil
+}
+
 func newHolder() string {
 	var b [12]byte
 	_, _ = rand.Read(b[:])

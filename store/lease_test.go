@@ -3,6 +3,7 @@ package store_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -40,6 +41,80 @@ func testLeases(t *testing.T, open func(t *testing.T) store.Store) {
 
 		_, err = store.TakeSession(ctx, s, "missing", opts)
 		require.ErrorIs(t, err, store.ErrNotFound)
+	})
+
+	t.Run("take and load", func(t *testing.T) {
+		// store.TakeAndLoadSession (one round trip on PostgreSQL) locks
+		// the owner's session and reads it with its history; another
+		// owner's session is not found and its lock left alone.
+		s := open(t)
+		require.NoError(t, s.CreateSession(ctx, session("s1", "alice"), users("u1", "u2")))
+		_, _, _, err := store.TakeAndLoadSession(ctx, s, "bob", "s1", opts)
+		require.ErrorIs(t, err, store.ErrNotFound, "another owner's session")
+		_, _, _, err = store.TakeAndLoadSession(ctx, s, "alice", "missing", opts)
+		require.ErrorIs(t, err, store.ErrNotFound)
+
+		a, sess, hist, err := store.TakeAndLoadSession(ctx, s, "alice", "s1", opts)
+		require.NoError(t, err, "bob's attempt did not take the lock")
+		want, err := s.GetSession(ctx, "alice", "s1")
+		require.NoError(t, err)
+		assert.Equal(t, want, sess)
+		assert.Equal(t, users("u1", "u2"), hist)
+
+		_, _, _, err = store.TakeAndLoadSession(ctx, s, "alice", "s1", opts)
+		var held *store.HeldError
+		require.ErrorAs(t, err, &held)
+		assert.Greater(t, held.Left, time.Duration(0))
+		_, err = store.TakeSession(ctx, s, "s1", opts)
+		require.ErrorIs(t, err, store.ErrHeld, "one lock for both ways of taking it")
+		time.Sleep(3 * ttl)
+		_, _, _, err = store.TakeAndLoadSession(ctx, s, "alice", "s1", opts)
+		require.ErrorIs(t, err, store.ErrHeld, "the heartbeat renews it")
+		a.Release()
+		b, _, _, err := store.TakeAndLoadSession(ctx, s, "alice", "s1", opts)
+		require.NoError(t, err, "free as soon as Release returns")
+		b.Release()
+	})
+
+	t.Run("each holder sees what the one before saved", func(t *testing.T) {
+		// Holders contend for one session; each appends an entry naming
+		// how many it found, then releases. The history is then 0, 1, 2,
+		// …: nobody read it from before the previous holder's append.
+		s := open(t)
+		require.NoError(t, s.CreateSession(ctx, session("s1", ""), nil))
+		const workers, each = 4, 10
+		errs := make(chan error, workers)
+		for range workers {
+			go func() {
+				for done := 0; done < each; {
+					l, _, hist, err := store.TakeAndLoadSession(ctx, s, "", "s1", opts)
+					if errors.Is(err, store.ErrHeld) {
+						time.Sleep(time.Millisecond)
+						continue
+					}
+					if err != nil {
+						errs <- err
+						return
+					}
+					err = s.AppendHistory(ctx, "s1", users(fmt.Sprint(len(hist))))
+					l.Release()
+					if err != nil {
+						errs <- err
+						return
+					}
+					done++
+				}
+				errs <- nil
+			}()
+		}
+		for range workers {
+			require.NoError(t, <-errs)
+		}
+		want := make([]string, workers*each)
+		for i := range want {
+			want[i] = fmt.Sprint(i)
+		}
+		assert.Equal(t, users(want...), history(t, s, "s1"))
 	})
 
 	t.Run("the heartbeat keeps a live holder's lock", func(t *testing.T) {

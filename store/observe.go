@@ -15,7 +15,11 @@ type Observer func(ctx context.Context, op string) (context.Context, func(error)
 // tracing); the operations themselves are st's, optional ones
 // (SessionLoader) included.
 func Observe(st Store, o Observer) Store {
-	return &observed{st: st, observedThreads: observedThreads{ts: st, o: o}}
+	obs := &observed{st: st, observedThreads: observedThreads{ts: st, o: o}}
+	if ll, ok := st.(SessionLockLoader); ok {
+		return &observedLockLoader{obs, ll}
+	}
+	return obs
 }
 
 // ObserveThreads is Observe for a ThreadStore; a whole Store stays one
@@ -140,6 +144,21 @@ func (s *observed) LoadSession(ctx context.Context, owner, id string) (*Session,
 	sess, hist, err := l.LoadSession(ctx, owner, id)
 	done(err)
 	return sess, hist, err
+}
+
+// observedLockLoader is an observed store that has LockLoadSession, so
+// that TakeAndLoadSession finds it exactly when the store underneath has it.
+type observedLockLoader struct {
+	*observed
+	ll SessionLockLoader
+}
+
+// LockLoadSession is the store's own LockLoadSession, one operation.
+func (s *observedLockLoader) LockLoadSession(ctx context.Context, owner, id, holder string, ttl time.Duration) (*Session, []Entry, bool, time.Duration, error) {
+	ctx, done := s.o(ctx, "LockLoadSession")
+	sess, hist, ok, left, err := s.ll.LockLoadSession(ctx, owner, id, holder, ttl)
+	done(err)
+	return sess, hist, ok, left, err
 }
 
 // Close closes the store underneath; it is not an operation worth

@@ -527,6 +527,73 @@ func (s *Postgres) Lock(ctx context.Context, id, holder string, ttl time.Duratio
 	return false, pgLeft(left), nil
 }
 
+// LockLoadSession implements SessionLockLoader: Lock's conditional UPDATE,
+// limited to owner's session, returns the session's row, and the same
+// statement reads its history, so a turn starts with one round trip.
+//
+// The history is read in the statement's snapshot, which can predate the
+// last append of a turn that ended while this one waited for the row: the
+// row's history_len (read after the wait) tells, and the history is then
+// read again, under the lock now held.
+func (s *Postgres) LockLoadSession(ctx context.Context, owner, id, holder string, ttl time.Duration) (*Session, []Entry, bool, time.Duration, error) {
+	if holder == "" {
+		return nil, nil, false, 0, errors.New("store: lock needs a holder")
+	}
+	out := &Session{ID: id, Owner: owner}
+	var data string
+	var n int
+	var hist []string
+	err := s.locks.QueryRow(ctx,
+		`WITH l AS (
+			UPDATE sessions SET lock_holder = $3, lock_until = clock_timestamp() + $4 * interval '1 microsecond'
+			WHERE id = $1 AND owner = $2 AND (lock_holder IS NULL OR lock_holder = $3 OR lock_until <= clock_timestamp())
+			RETURNING seq, created_at, data, history_len)
+		 SELECT l.seq, l.created_at, l.data, l.history_len,
+		        coalesce((SELECT array_agg(h.data ORDER BY h.position) FROM history h WHERE h.session_id = $1), '{}')
+		 FROM l`,
+		id, owner, holder, ttl.Microseconds()).
+		Scan(&out.Seq, &out.CreatedAt, &data, &n, &hist)
+	if errors.Is(err, pgx.ErrNoRows) {
+		var left *float64
+		err := s.locks.QueryRow(ctx,
+			`SELECT extract(epoch FROM lock_until - clock_timestamp())::float8 FROM sessions WHERE id = $1 AND owner = $2`,
+			id, owner).Scan(&left)
+		switch {
+		case errors.Is(err, pgx.ErrNoRows):
+			return nil, nil, false, 0, ErrNotFound
+		case err != nil:
+			return nil, nil, false, 0, fmt.Errorf("store: postgres: lock: %w", err)
+		}
+		return nil, nil, false, pgLeft(left), nil
+	}
+	if err != nil {
+		return nil, nil, false, 0, fmt.Errorf("store: postgres: lock and load session: %w", err)
+	}
+	if len(hist) != n {
+		sess, entries, err := s.LoadSession(ctx, owner, id)
+		if err != nil {
+			_ = s.Unlock(context.WithoutCancel(ctx), id, holder)
+			return nil, nil, false, 0, err
+		}
+		return sess, entries, true, 0, nil
+	}
+	out.CreatedAt = out.CreatedAt.UTC()
+	if err := decodeSession(out, []byte(data)); err != nil {
+		_ = s.Unlock(context.WithoutCancel(ctx), id, holder)
+		return nil, nil, false, 0, err
+	}
+	raw := make([][]byte, len(hist))
+	for i, h := range hist {
+		raw[i] = []byte(h)
+	}
+	entries, err := decodeEntries(raw)
+	if err != nil {
+		_ = s.Unlock(context.WithoutCancel(ctx), id, holder)
+		return nil, nil, false, 0, err
+	}
+	return out, entries, true, 0, nil
+}
+
 // pgLeft is the time a lock has left, at least a millisecond (a lock
 // released since it was seen taken), so that Retry-After is never zero.
 func pgLeft(seconds *float64) time.Duration {

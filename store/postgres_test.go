@@ -5,6 +5,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/stretchr/testify/assert"
@@ -92,4 +93,48 @@ func rawPG(t *testing.T, dsn string) *pgx.Conn {
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = conn.Close(context.Background()) })
 	return conn
+}
+
+// A turn whose statement began while the session was free, and reached
+// its row only after another holder had taken the lock, appended and
+// released, reads the history with that append: the statement's snapshot
+// predates the append, the row's count after the wait does not. Here the
+// other holder's lock, append and release are one open transaction.
+func TestPostgresLockLoadSeesTheLastAppend(t *testing.T) {
+	ctx := context.Background()
+	dsn := pgtest.Schema(t)
+	s := openPostgresDSN(t, dsn)
+	require.NoError(t, s.CreateSession(ctx, &store.Session{ID: "s1", Owner: "alice"}, users("u1")))
+
+	other := rawPG(t, dsn)
+	tx, err := other.Begin(ctx)
+	require.NoError(t, err)
+	_, err = tx.Exec(ctx, `UPDATE sessions SET history_len = history_len + 1 WHERE id = 's1'`)
+	require.NoError(t, err)
+	_, err = tx.Exec(ctx, `INSERT INTO history (session_id, position, data) SELECT session_id, 1, data FROM history WHERE session_id = 's1' AND position = 0`)
+	require.NoError(t, err)
+
+	type result struct {
+		hist []store.Entry
+		ok   bool
+		err  error
+	}
+	done := make(chan result, 1)
+	go func() {
+		_, hist, ok, _, err := s.LockLoadSession(ctx, "alice", "s1", "next", time.Minute)
+		done <- result{hist, ok, err}
+	}()
+	// Commit once the statement waits for the row.
+	watch := rawPG(t, dsn)
+	require.Eventually(t, func() bool {
+		var n int
+		err := watch.QueryRow(ctx, `SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%lock_holder = $3%'`).Scan(&n)
+		return err == nil && n == 1
+	}, 10*time.Second, 5*time.Millisecond)
+	require.NoError(t, tx.Commit(ctx))
+
+	r := <-done
+	require.NoError(t, r.err)
+	require.True(t, r.ok, "the lock is free")
+	assert.Equal(t, users("u1", "u1"), r.hist, "the append committed during the wait is read")
 }

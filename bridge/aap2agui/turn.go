@@ -195,20 +195,15 @@ func (s *Server) putSession(c *gin.Context) {
 func (s *Server) runTurn(c *gin.Context, id string, req *aap.PostSessionTurnRequest, sessionStart bool) (started bool) {
 	log := web.Logger(c)
 	ctx := c.Request.Context()
-	sess, ok := s.loadSessionID(c, id)
-	if !ok {
-		return
-	}
-	if req.Agent != nil && req.Agent.Name != "" && req.Agent.Name != sess.Agent.Name {
-		web.Error(c, http.StatusBadRequest, "invalid_request", fmt.Sprintf("agent.name: a session's agent cannot change (it is %q)", sess.Agent.Name))
-		return
-	}
 	if err := s.checkAgent(req.Agent, req.Tools); err != nil {
 		web.Error(c, http.StatusBadRequest, "invalid_request", err.Error())
 		return
 	}
 
-	lease, err := store.TakeSession(ctx, s.cfg.Store, sess.ID, store.LeaseOptions{OnError: web.LeaseLog(log, "session", sess.ID)})
+	// The lock, then the session and its history read under it (a turn
+	// that just finished may have changed them): one round trip on
+	// PostgreSQL.
+	lease, sess, hist, err := store.TakeAndLoadSession(ctx, s.cfg.Store, owner(c), id, store.LeaseOptions{OnError: web.LeaseLog(log, "session", id)})
 	var held *store.HeldError
 	if errors.As(err, &held) {
 		web.Held(c, "turn_in_progress", fmt.Sprintf("a turn is already running in this session; wait for it to finish (its lock runs out in %.1f s unless the turn is still alive)", held.Left.Seconds()), held.Left)
@@ -226,11 +221,8 @@ func (s *Server) runTurn(c *gin.Context, id string, req *aap.PostSessionTurnRequ
 	defer unbind()
 	c.Request = c.Request.WithContext(ctx)
 
-	// Read the session again under the lock: a turn that just finished may
-	// have changed it.
-	sess, hist, err := store.LoadSession(ctx, s.cfg.Store, owner(c), id)
-	if err != nil {
-		s.storeError(c, err)
+	if req.Agent != nil && req.Agent.Name != "" && req.Agent.Name != sess.Agent.Name {
+		web.Error(c, http.StatusBadRequest, "invalid_request", fmt.Sprintf("agent.name: a session's agent cannot change (it is %q)", sess.Agent.Name))
 		return
 	}
 	p := pendingState(sess, hist)
