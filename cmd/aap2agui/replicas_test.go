@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"testing"
 	"time"
@@ -146,25 +145,7 @@ func TestReplicasConcurrentTurns(t *testing.T) {
 	const rounds = 20
 	for round := range rounds {
 		body := fmt.Sprintf(`{"stream":"delta","messages":[{"role":"user","content":"long 1000000 round %d"}]}`, round)
-		for deadline := time.Now().Add(10 * time.Second); ; {
-			codes, resps := proctest.Contend(t, body, a.URL()+"/sessions/"+id+"/turns", b.URL()+"/sessions/"+id+"/turns")
-			if codes[0] == http.StatusConflict && codes[1] == http.StatusConflict && time.Now().Before(deadline) {
-				resps[0].Body.Close()
-				resps[1].Body.Close()
-				time.Sleep(20 * time.Millisecond)
-				continue
-			}
-			require.ElementsMatch(t, []int{http.StatusOK, http.StatusConflict}, codes, "round %d: exactly one turn runs", round)
-			for _, r := range resps {
-				if r.StatusCode == http.StatusOK {
-					// Some of the answer arrives; then the client leaves.
-					_, err := io.ReadFull(r.Body, make([]byte, 64<<10))
-					require.NoError(t, err)
-				}
-				r.Body.Close()
-			}
-			break
-		}
+		proctest.OneWins(t, fmt.Sprintf("round %d", round), body, a.URL()+"/sessions/"+id+"/turns", b.URL()+"/sessions/"+id+"/turns")
 	}
 	// Each round's message is in the history once, in order, each
 	// followed by (part of) its answer; the session takes turns again.

@@ -212,30 +212,7 @@ func TestReplicasConcurrentRuns(t *testing.T) {
 	const rounds = 20
 	for round := range rounds {
 		body := fmt.Sprintf(`{"threadId":"contended","runId":"r%d","state":{},"messages":[{"id":"u%d","role":"user","content":"long 1000000"}],"tools":[],"context":[],"forwardedProps":{}}`, round, round)
-		for deadline := time.Now().Add(10 * time.Second); ; {
-			codes, resps := proctest.Contend(t, body, a.URL()+"/agents/demo", b.URL()+"/agents/demo")
-			if codes[0] == http.StatusConflict && codes[1] == http.StatusConflict && time.Now().Before(deadline) {
-				closeAll(resps)
-				time.Sleep(20 * time.Millisecond)
-				continue
-			}
-			require.ElementsMatch(t, []int{http.StatusOK, http.StatusConflict}, codes, "round %d: exactly one run", round)
-			for _, r := range resps {
-				if r.StatusCode == http.StatusOK {
-					// Some of the answer arrives; then the client leaves.
-					_, err := io.ReadFull(r.Body, make([]byte, 64<<10))
-					require.NoError(t, err)
-				}
-			}
-			closeAll(resps)
-			break
-		}
-	}
-}
-
-func closeAll(resps []*http.Response) {
-	for _, r := range resps {
-		r.Body.Close()
+		proctest.OneWins(t, fmt.Sprintf("round %d", round), body, a.URL()+"/agents/demo", b.URL()+"/agents/demo")
 	}
 }
 

@@ -186,3 +186,46 @@ func Contend(t *testing.T, body string, urls ...string) ([]int, []*http.Response
 	}
 	return codes, resps
 }
+
+// OneWins sends body to every URL at once (Contend) and checks that exactly
+// one request runs (200) and the others get 409. The winner's answer must
+// outlast the losers' requests (a stream larger than the sockets buffer);
+// 64 KiB of it is read, then its client leaves. While every request gets
+// 409 (the lock still held by a previous round's leaving request) the
+// round is sent again, as a client honouring Retry-After would, for up to
+// 10 s.
+func OneWins(t *testing.T, what, body string, urls ...string) {
+	t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); ; {
+		codes, resps := Contend(t, body, urls...)
+		wins, held := 0, 0
+		for _, c := range codes {
+			switch c {
+			case http.StatusOK:
+				wins++
+			case http.StatusConflict:
+				held++
+			}
+		}
+		if wins == 1 && held == len(urls)-1 {
+			for _, r := range resps {
+				if r.StatusCode == http.StatusOK {
+					if _, err := io.ReadFull(r.Body, make([]byte, 64<<10)); err != nil {
+						t.Errorf("%s: reading the winner's answer: %v", what, err)
+					}
+				}
+			}
+		}
+		for _, r := range resps {
+			r.Body.Close()
+		}
+		switch {
+		case wins == 1 && held == len(urls)-1:
+			return
+		case held == len(urls) && time.Now().Before(deadline):
+			time.Sleep(20 * time.Millisecond)
+		default:
+			t.Fatalf("%s: statuses %v, want one 200 and the rest 409", what, codes)
+		}
+	}
+}
