@@ -43,6 +43,7 @@ type SQLite struct {
 	noStmts   bool                 // set by Close
 	closeOnce sync.Once
 	closeErr  error
+	sync      string // the writer connection's synchronous setting (writer goroutine only)
 }
 
 var _ Store = (*SQLite)(nil)
@@ -137,7 +138,7 @@ func OpenSQLite(path string) (*SQLite, error) {
 	}
 	w.SetMaxOpenConns(1)
 	w.SetMaxIdleConns(1)
-	s := &SQLite{w: w, writes: make(chan *sqliteWrite, sqliteMaxGroup), wdone: make(chan struct{})}
+	s := &SQLite{w: w, writes: make(chan *sqliteWrite, sqliteMaxGroup), wdone: make(chan struct{}), sync: "FULL"}
 	if err := s.migrate(path); err != nil {
 		_ = w.Close()
 		return nil, err
@@ -450,7 +451,7 @@ func (s *SQLite) Lock(ctx context.Context, id, holder string, ttl time.Duration)
 		return false, 0, errors.New("store: lock needs a holder")
 	}
 	now := time.Now()
-	res, err := s.exec(ctx,
+	res, err := s.execLock(ctx,
 		`UPDATE sessions SET lock_holder = ?, lock_until = ?
 		 WHERE id = ? AND (lock_holder IS NULL OR lock_holder = ? OR lock_until <= ?)`,
 		holder, toMillis(now.Add(ttl)), id, holder, toMillis(now))
@@ -482,7 +483,7 @@ func leftUntil(until sql.NullInt64, now time.Time) time.Duration {
 
 // Unlock implements Store; it does nothing unless holder has the lock.
 func (s *SQLite) Unlock(ctx context.Context, id, holder string) error {
-	_, err := s.exec(ctx,
+	_, err := s.execLock(ctx,
 		`UPDATE sessions SET lock_holder = NULL, lock_until = NULL WHERE id = ? AND lock_holder = ?`,
 		id, holder)
 	if err != nil {
@@ -539,6 +540,7 @@ type sqliteWrite struct {
 	ctx  context.Context // the caller's: done before the write begins, nothing is written
 	fn   func(context.Context, *sql.Tx) error
 	done chan error
+	lock bool // a turn lock's change: committed without an fsync
 }
 
 // write runs fn in the writer's next transaction and returns once that
@@ -559,10 +561,13 @@ func (s *SQLite) write(ctx context.Context, fn func(context.Context, *sql.Tx) er
 
 // submit hands fn to the writer and waits for its answer.
 func (s *SQLite) submit(ctx context.Context, fn func(context.Context, *sql.Tx) error) error {
-	if err := ctx.Err(); err != nil {
+	return s.submitWrite(&sqliteWrite{ctx: ctx, fn: fn, done: make(chan error, 1)})
+}
+
+func (s *SQLite) submitWrite(w *sqliteWrite) error {
+	if err := w.ctx.Err(); err != nil {
 		return err
 	}
-	w := &sqliteWrite{ctx: ctx, fn: fn, done: make(chan error, 1)}
 	s.closing.RLock()
 	if s.closed {
 		s.closing.RUnlock()
@@ -575,19 +580,39 @@ func (s *SQLite) submit(ctx context.Context, fn func(context.Context, *sql.Tx) e
 
 // exec runs one statement as a write; callers wrap its error.
 func (s *SQLite) exec(ctx context.Context, query string, args ...any) (sql.Result, error) {
+	return s.execWrite(ctx, false, query, args...)
+}
+
+// execLock is exec for a statement that changes only a turn lock: it is
+// committed with synchronous=NORMAL, without waiting for an fsync (see
+// writer).
+func (s *SQLite) execLock(ctx context.Context, query string, args ...any) (sql.Result, error) {
+	return s.execWrite(ctx, true, query, args...)
+}
+
+func (s *SQLite) execWrite(ctx context.Context, lock bool, query string, args ...any) (sql.Result, error) {
 	var res sql.Result
-	err := s.submit(ctx, func(ctx context.Context, tx *sql.Tx) error {
+	err := s.submitWrite(&sqliteWrite{ctx: ctx, done: make(chan error, 1), lock: lock, fn: func(ctx context.Context, tx *sql.Tx) error {
 		var err error
 		res, err = s.txExec(ctx, tx, query, args...)
 		return err
-	})
+	}})
 	return res, err
 }
 
 // writer commits the waiting writes in groups until the store is closed.
+//
+// A group's turn-lock changes are committed in a transaction of their own
+// with synchronous=NORMAL: in WAL mode that commit survives a crash of the
+// process, and waits for no fsync; a power loss can undo it, until the next
+// commit with synchronous=FULL (any other write) syncs the log. A lock is
+// not worth an fsync: a lost lock change leaves a lock that runs out within
+// its lease, or a holder that takes its lock again at its next heartbeat.
+// Every other write waits for its fsync as before.
 func (s *SQLite) writer() {
 	defer close(s.wdone)
 	group := make([]*sqliteWrite, 0, sqliteMaxGroup)
+	var locks, data []*sqliteWrite
 	for w := range s.writes {
 		group = append(group[:0], w)
 	more:
@@ -602,9 +627,34 @@ func (s *SQLite) writer() {
 				break more
 			}
 		}
-		s.commit(group)
+		locks, data = locks[:0], data[:0]
+		for _, w := range group {
+			if w.lock {
+				locks = append(locks, w)
+			} else {
+				data = append(data, w)
+			}
+		}
+		if len(locks) > 0 {
+			s.commitSync(locks, "NORMAL")
+		}
+		if len(data) > 0 {
+			s.commitSync(data, "FULL")
+		}
 		s.prepareWrites()
 	}
+}
+
+// commitSync commits group with the given synchronous setting, set on the
+// writer's one connection between transactions. A setting that cannot be
+// made leaves FULL, the safe one, in place.
+func (s *SQLite) commitSync(group []*sqliteWrite, sync string) {
+	if s.sync != sync {
+		if _, err := s.w.Exec("PRAGMA synchronous = " + sync); err == nil {
+			s.sync = sync
+		}
+	}
+	s.commit(group)
 }
 
 // commit runs a group of writes in one IMMEDIATE transaction and answers

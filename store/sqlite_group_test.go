@@ -56,3 +56,49 @@ func TestSQLiteGroupRollsBackAFailedWrite(t *testing.T) {
 		}
 	}
 }
+
+// Turn-lock changes queued with other writes are committed in their own
+// transaction with synchronous=NORMAL; every other write still commits
+// with synchronous=FULL, whatever it was grouped with.
+func TestSQLiteLockWritesSkipTheFsync(t *testing.T) {
+	ctx := context.Background()
+	s, err := OpenSQLite(filepath.Join(t.TempDir(), "store.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	hold := make(chan struct{})
+	go func() {
+		_ = s.write(ctx, func(context.Context, *sql.Tx) error { <-hold; return nil })
+	}()
+	time.Sleep(20 * time.Millisecond)
+	var wg sync.WaitGroup
+	syncs := make([]int, 40)
+	errs := make([]error, 40)
+	for i := range 40 {
+		wg.Go(func() {
+			errs[i] = s.submitWrite(&sqliteWrite{ctx: ctx, done: make(chan error, 1), lock: i%2 == 0, fn: func(ctx context.Context, tx *sql.Tx) error {
+				return tx.QueryRowContext(ctx, `PRAGMA synchronous`).Scan(&syncs[i])
+			}})
+		})
+	}
+	time.Sleep(50 * time.Millisecond)
+	close(hold)
+	wg.Wait()
+	for i := range 40 {
+		want := 2 // FULL
+		if i%2 == 0 {
+			want = 1 // NORMAL
+		}
+		if errs[i] != nil || syncs[i] != want {
+			t.Errorf("write %d (lock %v): synchronous %d, error %v; want %d", i, i%2 == 0, syncs[i], errs[i], want)
+		}
+	}
+	// A lone write afterwards is FULL again.
+	var sync int
+	if err := s.write(ctx, func(ctx context.Context, tx *sql.Tx) error {
+		return tx.QueryRowContext(ctx, `PRAGMA synchronous`).Scan(&sync)
+	}); err != nil || sync != 2 {
+		t.Errorf("a later write: synchronous %d, error %v; want 2", sync, err)
+	}
+}

@@ -49,7 +49,7 @@ func (s *SQLite) LockThread(ctx context.Context, owner, id, holder string, ttl t
 		return false, 0, errors.New("store: lock needs a holder")
 	}
 	now := time.Now()
-	res, err := s.exec(ctx,
+	res, err := s.execLock(ctx,
 		`INSERT INTO thread_locks (owner, id, holder, until) VALUES (?, ?, ?, ?)
 		 ON CONFLICT (owner, id) DO UPDATE SET holder = excluded.holder, until = excluded.until
 		 WHERE thread_locks.holder = excluded.holder OR thread_locks.until <= ?`,
@@ -74,7 +74,7 @@ func (s *SQLite) LockThread(ctx context.Context, owner, id, holder string, ttl t
 
 // UnlockThread implements ThreadStore.
 func (s *SQLite) UnlockThread(ctx context.Context, owner, id, holder string) error {
-	if _, err := s.exec(ctx, `DELETE FROM thread_locks WHERE owner = ? AND id = ? AND holder = ?`, owner, id, holder); err != nil {
+	if _, err := s.execLock(ctx, `DELETE FROM thread_locks WHERE owner = ? AND id = ? AND holder = ?`, owner, id, holder); err != nil {
 		return fmt.Errorf("store: sqlite: unlock thread: %w", err)
 	}
 	return nil
