@@ -3,10 +3,12 @@ package store_test
 import (
 	"context"
 	"errors"
+	"path/filepath"
 	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/aapagui/aapagui/store"
 )
@@ -65,6 +67,25 @@ func TestObserve(t *testing.T) {
 	mu.Lock()
 	assert.Equal(t, 1, calls["LoadSession"])
 	mu.Unlock()
+
+	// A store that takes a lock and loads in one round trip (SQLite) keeps
+	// doing so; one that cannot is not made to look as if it could.
+	sq, err := store.OpenSQLite(filepath.Join(t.TempDir(), "s.db"))
+	require.NoError(t, err)
+	defer sq.Close()
+	require.NoError(t, sq.CreateSession(context.Background(), &store.Session{ID: "s1", Owner: "alice"}, nil))
+	st = store.Observe(sq, observer)
+	_, ok := st.(store.SessionLockLoader)
+	assert.True(t, ok)
+	l, sess, _, err := store.TakeAndLoadSession(context.Background(), st, "alice", "s1", store.LeaseOptions{})
+	require.NoError(t, err)
+	l.Release()
+	assert.Equal(t, "s1", sess.ID)
+	mu.Lock()
+	assert.Equal(t, 1, calls["LockLoadSession"])
+	mu.Unlock()
+	_, ok = store.Observe(mem, observer).(store.SessionLockLoader)
+	assert.False(t, ok, "memory has no LockLoadSession")
 }
 
 type loaderStore struct{ store.Store }
