@@ -3,6 +3,7 @@
 # with Vite and served by its CopilotKit runtime, whose agent is an HttpAgent
 # pointed at agui2aap in front of the built-in AAP demo agent; Debian's
 # Chromium, driven by playwright-core, chats with it the way a person would.
+# The test starts the runtime itself (it restarts it mid-conversation).
 #
 # Installs Debian's chromium if /usr/bin/chromium is missing (as root, as CI
 # is); nothing downloads a browser or a binary of its own. Screenshots and
@@ -89,21 +90,14 @@ pids+=($!)
 wait_healthy agui2aap "http://127.0.0.1:$agui_port/healthz" "${pids[-1]}"
 
 rt_port=$(free_port)
-(
-	cd examples/copilotkit
-	exec env AGUI2AAP_URL="http://127.0.0.1:$agui_port" PORT="$rt_port" \
-		LOG_RUNS="$artifacts/runs.log" node server.mjs
-) >"$artifacts/runtime.log" 2>&1 &
-pids+=($!)
-wait_healthy runtime "http://127.0.0.1:$rt_port/healthz" "${pids[-1]}"
-echo "== agui2aap on :$agui_port, CopilotKit runtime and page on :$rt_port ($((SECONDS - started))s)"
+echo "== agui2aap on :$agui_port; the test starts (and restarts) the CopilotKit runtime and page on :$rt_port ($((SECONDS - started))s)"
 
 echo "== browser test (Chromium, playwright-core)"
 browser_started=$SECONDS
 (
 	cd examples/copilotkit
-	BASE_URL="http://127.0.0.1:$rt_port" ARTIFACTS="$artifacts" LOG_RUNS="$artifacts/runs.log" \
-		timeout 300 node browser-test.mjs
+	AGUI2AAP_URL="http://127.0.0.1:$agui_port" AGUI2AAP_LOG="$artifacts/agui2aap.log" RUNTIME_PORT="$rt_port" \
+		ARTIFACTS="$artifacts" LOG_RUNS="$artifacts/runs.log" timeout 300 node browser-test.mjs
 )
 echo "   the browser steps took $((SECONDS - browser_started))s"
 

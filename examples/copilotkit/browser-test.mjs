@@ -1,28 +1,80 @@
 // The real-browser test of the CopilotKit page: Debian's Chromium driven by
 // playwright-core (no browser download) against server.mjs, with agui2aap and
-// its built-in AAP demo agent behind it. .ci/browser-test.sh starts those.
+// its built-in AAP demo agent behind it. .ci/browser-test.sh starts agui2aap;
+// this script starts the runtime (server.mjs) itself, so that it can kill and
+// restart it mid-conversation.
 //
-//   BASE_URL=http://127.0.0.1:3000 ARTIFACTS=../../ci-artifacts [LOG_RUNS=runs.log] node browser-test.mjs
+//   AGUI2AAP_URL=http://127.0.0.1:8081 AGUI2AAP_LOG=agui2aap.log RUNTIME_PORT=3000 \
+//     ARTIFACTS=../../ci-artifacts [LOG_RUNS=runs.log] node browser-test.mjs
 //
 // LOG_RUNS, the file server.mjs logs the AG-UI traffic to, lets it check
-// that replies were streamed in several deltas (too fast to see on screen).
+// that replies were streamed in several deltas (too fast to see on screen);
+// AGUI2AAP_LOG, agui2aap's log, that a restored thread stayed in its AAP
+// session.
 //
 // It checks what a user sees: a streamed reply, a frontend tool that changes
 // the page, an approval prompt that gates a server tool (approved in one
-// thread, denied in another), a reload that keeps the thread working, and an
-// agent error shown without breaking the thread.
+// thread, denied in another), a reload that keeps the thread working, an
+// agent error shown without breaking the thread, and threads that outlive
+// the runtime: after a restart and a reload the conversation and its pending
+// approval are back, and the thread list switches between conversations.
 // Screenshots of every step go to $ARTIFACTS; the page's console is printed
 // when a step fails.
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { spawn } from "node:child_process";
+import { once } from "node:events";
+import { existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { chromium } from "playwright-core";
 
-const baseURL = process.env.BASE_URL || "http://127.0.0.1:3000";
+const aguiURL = process.env.AGUI2AAP_URL;
+const aguiLog = process.env.AGUI2AAP_LOG;
+const runtimePort = process.env.RUNTIME_PORT || "3000";
+if (!aguiURL || !aguiLog) {
+  console.error("browser-test.mjs: set AGUI2AAP_URL (agui2aap's base URL) and AGUI2AAP_LOG (its log file)");
+  process.exit(2);
+}
+const baseURL = `http://127.0.0.1:${runtimePort}`;
 const artifacts = resolve(process.env.ARTIFACTS || "ci-artifacts");
 const executablePath = process.env.CHROMIUM || "/usr/bin/chromium";
 const stepTimeout = Number(process.env.STEP_TIMEOUT_MS || 30000);
 mkdirSync(artifacts, { recursive: true });
+
+// The CopilotKit runtime, started (and restarted) by this script; its
+// output goes to $ARTIFACTS/runtime.log.
+let runtime = null;
+async function startRuntime() {
+  const out = openSync(join(artifacts, "runtime.log"), "a");
+  runtime = spawn(process.execPath, ["server.mjs"], {
+    env: { ...process.env, AGUI2AAP_URL: aguiURL, PORT: runtimePort, HOST: "127.0.0.1" },
+    stdio: ["ignore", out, out],
+  });
+  for (let i = 0; i < 150; i++) {
+    if (runtime.exitCode !== null) throw new Error(`the runtime exited with ${runtime.exitCode}`);
+    try {
+      if ((await fetch(`${baseURL}/healthz`)).ok) return;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error("the runtime did not become healthy");
+}
+async function killRuntime() {
+  if (!runtime || runtime.exitCode !== null) return;
+  runtime.kill("SIGKILL");
+  await once(runtime, "exit");
+}
+await startRuntime();
+
+// sessionsOf lists the AAP sessions agui2aap put thread on, from its log
+// ("thread moved to a new AAP session", the first one included).
+function sessionsOf(thread) {
+  return readFileSync(aguiLog, "utf8")
+    .split("\n")
+    .filter((l) => l.includes("thread moved to a new AAP session") && l.includes(`"thread":"${thread}"`))
+    .map((l) => JSON.parse(l).session);
+}
 
 const consoleLog = [];
 const offHost = [];
@@ -251,6 +303,73 @@ try {
     await waitText("You said: are you there");
     await waitIdle();
   });
+
+  let thread4 = "";
+  await step("a pending approval survives a runtime restart and a reload", async () => {
+    await page.getByTestId("new-chat").click();
+    await page.waitForFunction((t) => !location.search.includes(t), thread1);
+    thread4 = new URL(page.url()).searchParams.get("thread");
+    await page.getByTestId("copilot-chat-textarea").waitFor();
+    await send("search birds");
+    await page.getByTestId("approval").waitFor();
+    await waitIdle();
+    await killRuntime();
+    await startRuntime();
+    await page.reload();
+    await page.getByTestId("copilot-chat-textarea").waitFor();
+    // The conversation comes back from agui2aap: the runtime holds nothing.
+    await waitText("search birds");
+    const prompt = page.getByTestId("approval");
+    await prompt.waitFor();
+    await prompt.getByText("web_search").first().waitFor();
+    await waitIdle();
+    await shot("09-restored-after-restart");
+  });
+
+  await step("approving the restored prompt goes on in the same AAP session", async () => {
+    await page.getByTestId("approval").getByRole("button", { name: "Approve" }).click();
+    await waitText("Here is what I found. Results for birds");
+    await waitIdle();
+    await send("still there?");
+    await waitText("You said: still there?");
+    await waitIdle();
+    const sessions = sessionsOf(thread4);
+    if (sessions.length !== 1) throw new Error(`thread ${thread4} used AAP sessions ${JSON.stringify(sessions)}, want one`);
+    await shot("10-restored-and-continued");
+  });
+
+  await step("the thread list switches between conversations", async () => {
+    const list = page.getByTestId("thread-list");
+    const item = (t) => list.locator(`[data-testid="thread-item"][data-thread="${t}"]`);
+    await item(thread4).getByText("search birds").waitFor();
+    await item(thread1).getByText("hello there").waitFor();
+    // thread1 was last shown before the restart: agui2aap gives it back.
+    await item(thread1).click();
+    await page.waitForFunction((t) => location.search.includes(t), thread1);
+    await waitText("Here is what I found. Results for cats");
+    await waitText("You said: one more");
+    await waitIdle();
+    await shot("11-thread-list-first");
+    await item(thread2).click();
+    await page.waitForFunction((t) => location.search.includes(t), thread2);
+    await waitText("Search was not allowed: User denied");
+    await waitText("You said: hello again");
+    if ((await messages().innerText()).includes("one more")) throw new Error("thread 2 shows thread 1's messages");
+    await waitIdle();
+    // Back to thread1, which goes on in its own AAP session.
+    await item(thread1).click();
+    await page.waitForFunction((t) => location.search.includes(t), thread1);
+    await waitText("You said: one more");
+    await waitIdle();
+    await send("and after the restart");
+    await waitText("You said: and after the restart");
+    await waitIdle();
+    for (const t of [thread1, thread2]) {
+      const sessions = sessionsOf(t);
+      if (sessions.length !== 1) throw new Error(`thread ${t} used AAP sessions ${JSON.stringify(sessions)}, want one`);
+    }
+    await shot("12-thread-list-continued");
+  });
 } catch {
   // reported below
 } finally {
@@ -265,6 +384,7 @@ try {
   }
   await context.close();
   rmSync(userDataDir, { recursive: true, force: true });
+  await killRuntime();
 }
 
 console.log(`browser-test: ${passed} passed, ${failed} failed`);

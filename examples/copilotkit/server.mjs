@@ -2,6 +2,12 @@
 // "demo", is an AG-UI HttpAgent pointed at agui2aap. It also serves the built
 // page from dist/, so the browser talks to a single origin.
 //
+// Threads outlive this process: its runner (HydratingRunner) keeps runs in
+// memory like CopilotKit's default one, and answers a connect for a thread it
+// does not hold by asking agui2aap for it (a run with no messages, which
+// agui2aap answers with the thread's messages and its open interrupts). GET
+// /api/threads lists the threads agui2aap holds, for the page's thread list.
+//
 //   AGUI2AAP_URL=http://127.0.0.1:8081 PORT=3000 node server.mjs
 //
 // Environment:
@@ -17,8 +23,9 @@ import { extname, join, normalize, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 
 import { HttpAgent } from "@ag-ui/client";
-import { CopilotRuntime } from "@copilotkit/runtime/v2";
+import { CopilotRuntime, InMemoryAgentRunner } from "@copilotkit/runtime/v2";
 import { createCopilotNodeListener } from "@copilotkit/runtime/v2/node";
+import { Observable } from "rxjs";
 
 process.env.COPILOTKIT_TELEMETRY_DISABLED = "true";
 
@@ -60,14 +67,115 @@ async function fetchLogged(url, init) {
   return new Response(theirs, { status: res.status, statusText: res.statusText, headers: res.headers });
 }
 
+const agentURL = aguiURL.replace(/\/+$/, "") + "/agents/demo";
+
+// sseEvents yields the JSON of each event of an SSE body (data: lines,
+// events separated by a blank line; CR LF, CR and LF alike).
+async function* sseEvents(body) {
+  const decoder = new TextDecoder();
+  let buffer = "";
+  let data = [];
+  for await (const chunk of body) {
+    buffer += decoder.decode(chunk, { stream: true });
+    const lines = buffer.split(/\r\n|\r|\n/);
+    buffer = lines.pop();
+    for (const line of lines) {
+      if (line === "") {
+        if (data.length > 0) yield JSON.parse(data.join("\n"));
+        data = [];
+      } else if (line.startsWith("data:")) {
+        data.push(line.slice(line[5] === " " ? 6 : 5));
+      }
+    }
+  }
+  if (data.length > 0) yield JSON.parse(data.join("\n"));
+}
+
+// HydratingRunner is CopilotKit's in-memory runner, except that a connect
+// for a thread this process holds nothing of (it restarted, or another
+// replica ran the thread) gets the thread from agui2aap: RUN_STARTED, a
+// MESSAGES_SNAPSHOT under the ids the page saw, and RUN_FINISHED with the
+// interrupts still open, so a pending approval shows again. The next run
+// sends those messages back and agui2aap continues the same AAP session.
+class HydratingRunner extends InMemoryAgentRunner {
+  connect(request) {
+    const held = super.connect(request);
+    return new Observable((subscriber) => {
+      let any = false;
+      let stopped = false;
+      const controller = new AbortController();
+      const inner = held.subscribe({
+        next: (event) => {
+          any = true;
+          subscriber.next(event);
+        },
+        error: (err) => subscriber.error(err),
+        complete: () => {
+          if (any) {
+            subscriber.complete();
+            return;
+          }
+          hydrate(request.threadId, controller.signal, (event) => !stopped && subscriber.next(event))
+            .then(() => subscriber.complete())
+            .catch((err) => {
+              if (stopped) return;
+              console.error(`hydrating thread ${request.threadId}:`, err.message);
+              subscriber.complete(); // an empty thread, as without hydration
+            });
+        },
+      });
+      return () => {
+        stopped = true;
+        controller.abort();
+        inner.unsubscribe();
+      };
+    });
+  }
+}
+
+// hydrate asks agui2aap for thread threadId with a run that has no messages
+// and passes each event of the answer to emit.
+async function hydrate(threadId, signal, emit) {
+  const res = await fetchLogged(agentURL, {
+    method: "POST",
+    headers: { "Content-Type": "application/json", Accept: "text/event-stream" },
+    body: JSON.stringify({
+      threadId,
+      runId: crypto.randomUUID(),
+      state: {},
+      messages: [],
+      tools: [],
+      context: [],
+      forwardedProps: {},
+    }),
+    signal,
+  });
+  if (!res.ok || !res.body) {
+    throw new Error(`agui2aap answered ${res.status}: ${(await res.text()).slice(0, 300)}`);
+  }
+  for await (const event of sseEvents(res.body)) emit(event);
+}
+
 const runtime = new CopilotRuntime({
   agents: {
-    demo: new HttpAgent({
-      url: aguiURL.replace(/\/+$/, "") + "/agents/demo",
-      fetch: fetchLogged,
-    }),
+    demo: new HttpAgent({ url: agentURL, fetch: fetchLogged }),
   },
+  runner: new HydratingRunner(),
 });
+
+// listThreads answers GET /api/threads with agui2aap's list of the demo
+// agent's threads (newest first), passed through as it came.
+async function listThreads(req, res) {
+  try {
+    const query = new URL(req.url, "http://x").search;
+    const upstream = await fetch(`${agentURL}/threads${query}`, { headers: { Accept: "application/json" } });
+    res.writeHead(upstream.status, { "Content-Type": "application/json", "Cache-Control": "no-store" });
+    res.end(await upstream.text());
+  } catch (err) {
+    res.writeHead(502, { "Content-Type": "application/json" });
+    res.end(JSON.stringify({ error: { code: "upstream_unreachable", message: `agui2aap: ${err.message}` } }));
+  }
+}
 
 const copilot = createCopilotNodeListener({ runtime, basePath, activateChannels: false });
 
@@ -112,6 +220,10 @@ const server = createServer((req, res) => {
   const path = new URL(req.url, "http://x").pathname;
   if (path === "/healthz") {
     res.writeHead(200, { "Content-Type": "text/plain" }).end("ok\n");
+    return;
+  }
+  if (path === "/api/threads" && req.method === "GET") {
+    listThreads(req, res);
     return;
   }
   if (path === basePath || path.startsWith(basePath + "/")) {

@@ -8,7 +8,9 @@
 // - tool calls and their results are shown in the chat.
 //
 // The thread id lives in the URL (?thread=…), so a reload continues the same
-// thread and "New chat" starts another.
+// thread and "New chat" starts another. The thread list (agui2aap's, through
+// the runtime's /api/threads) switches between conversations; a thread this
+// runtime has not seen (it restarted) is fetched back from agui2aap.
 import { useCallback, useEffect, useState } from "react";
 import { createRoot } from "react-dom/client";
 import { z } from "zod";
@@ -141,12 +143,63 @@ function Approvals() {
   return null;
 }
 
+// ThreadList shows the threads agui2aap holds (newest first), and switches
+// to one when it is clicked. It reloads when the thread changes and when a
+// run ends.
+function ThreadList({ threadId, onSelect }) {
+  const { agent } = useAgent({ agentId: "demo" });
+  const [threads, setThreads] = useState([]);
+  const [error, setError] = useState("");
+  const load = useCallback(async () => {
+    try {
+      const res = await fetch("/api/threads?limit=50");
+      const body = await res.json();
+      if (!res.ok) throw new Error(body?.error?.message ?? `HTTP ${res.status}`);
+      setThreads(body.threads ?? []);
+      setError("");
+    } catch (err) {
+      setError(String(err.message ?? err));
+    }
+  }, []);
+  useEffect(() => {
+    load();
+  }, [load, threadId]);
+  useEffect(() => {
+    const { unsubscribe } = agent.subscribe({
+      onRunFinishedEvent: () => void load(),
+      onRunErrorEvent: () => void load(),
+    });
+    return unsubscribe;
+  }, [agent, load]);
+  return (
+    <nav className="threads" data-testid="thread-list" aria-label="Conversations">
+      <div className="threads-title">Conversations</div>
+      {error && <div className="threads-error">{error}</div>}
+      {threads.map((t) => (
+        <button
+          type="button"
+          key={t.threadId}
+          data-testid="thread-item"
+          data-thread={t.threadId}
+          aria-current={t.threadId === threadId ? "page" : undefined}
+          onClick={() => onSelect(t.threadId)}
+        >
+          <span className="thread-title">{t.title || "(no message yet)"}</span>
+          <span className="thread-meta">
+            {t.messages} messages{t.interruptsOpen ? " · approval pending" : ""}
+          </span>
+        </button>
+      ))}
+    </nav>
+  );
+}
+
 function App() {
   const [threadId, setThreadId] = useState(threadFromURL);
   const [weather, setWeather] = useState("");
-  const newChat = useCallback(() => {
-    const thread = crypto.randomUUID();
+  const openThread = useCallback((thread) => {
     const url = new URL(window.location.href);
+    if (url.searchParams.get("thread") === thread) return;
     url.searchParams.set("thread", thread);
     window.history.pushState(null, "", url);
     document.body.style.background = "";
@@ -154,6 +207,7 @@ function App() {
     setWeather("");
     setThreadId(thread);
   }, []);
+  const newChat = useCallback(() => openThread(crypto.randomUUID()), [openThread]);
 
   return (
     <CopilotKit runtimeUrl="/api/copilotkit" agentId="demo" enableInspector={false}>
@@ -176,9 +230,12 @@ function App() {
             New chat
           </button>
         </header>
-        <main>
-          <CopilotChat key={threadId} threadId={threadId} agentId="demo" />
-        </main>
+        <div className="body">
+          <ThreadList threadId={threadId} onSelect={openThread} />
+          <main>
+            <CopilotChat key={threadId} threadId={threadId} agentId="demo" />
+          </main>
+        </div>
       </div>
     </CopilotKit>
   );
