@@ -1,0 +1,119 @@
+// Command agentcheck checks an agent before it is put behind a bridge: an
+// AAP server (what agui2aap fronts) or an AG-UI agent (what aap2agui
+// fronts). It holds scripted conversations with the agent and checks each
+// answer against the protocol's documents and against what the bridge
+// needs, printing one line per check (pass, fail or skip, with the section
+// it rests on) and, for each failure, what was sent, what came back and
+// what was expected. It exits 1 when a check fails.
+//
+//	agentcheck aap http://127.0.0.1:8080 [--key K] [--key2 K2] [--agent NAME]
+//	agentcheck agui http://127.0.0.1:8000/agent [--header 'Authorization: Bearer K']
+//
+// --prompts FILE (YAML or JSON) gives the messages that make the agent
+// answer, think, call a client tool, ask permission and fail; the defaults
+// suit the demo agents. --json prints the report as JSON.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/aapagui/aapagui/internal/agentcheck"
+)
+
+func main() {
+	code, err := run(context.Background(), os.Args[1:], os.Stdout, os.Stderr)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "agentcheck:", err)
+	}
+	os.Exit(code)
+}
+
+type headers http.Header
+
+func (h headers) String() string { return "" }
+
+func (h headers) Set(v string) error {
+	name, value, ok := strings.Cut(v, ":")
+	if !ok || strings.TrimSpace(name) == "" {
+		return fmt.Errorf("%q: want 'Name: value'", v)
+	}
+	http.Header(h).Add(strings.TrimSpace(name), strings.TrimSpace(value))
+	return nil
+}
+
+const usage = `usage:
+  agentcheck aap BASE_URL [flags]    check an AAP server (version 1, 2 or 3)
+  agentcheck agui URL [flags]        check an AG-UI agent endpoint
+
+flags:
+`
+
+// run returns the exit status: 0 all checks passed (or were skipped), 1 a
+// check failed, 2 the command line or the prompts file was wrong.
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) (int, error) {
+	if len(args) < 2 || (args[0] != "aap" && args[0] != "agui") {
+		fmt.Fprint(stderr, usage)
+		newFlags(stderr, "").PrintDefaults()
+		return 2, errors.New("give a mode (aap or agui) and a URL")
+	}
+	mode, target := args[0], args[1]
+	fs := newFlags(stderr, mode)
+	key := fs.String("key", os.Getenv("AGENTCHECK_KEY"), "API key (aap; env AGENTCHECK_KEY)")
+	key2 := fs.String("key2", os.Getenv("AGENTCHECK_KEY2"), "a second caller's API key, for the isolation checks (aap; env AGENTCHECK_KEY2)")
+	agent := fs.String("agent", "", "the agent to check (aap; default: the first GET /meta lists)")
+	hdr := headers{}
+	fs.Var(hdr, "header", "a header sent with every run, 'Name: value' (agui; repeatable)")
+	prompts := fs.String("prompts", "", "YAML or JSON file of prompts (text, think, clientTool, tool, permission, serverTool, forwardedProps, fail)")
+	asJSON := fs.Bool("json", false, "print the report as JSON")
+	timeout := fs.Duration("timeout", 60*time.Second, "limit for each request, a whole turn included")
+	if err := fs.Parse(args[2:]); err != nil {
+		return 2, err
+	}
+	if fs.NArg() > 0 {
+		return 2, fmt.Errorf("unexpected arguments %q", fs.Args())
+	}
+	if u, err := url.Parse(target); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return 2, fmt.Errorf("%q is not an http(s) URL", target)
+	}
+	p := agentcheck.DefaultPrompts()
+	if *prompts != "" {
+		var err error
+		if p, err = agentcheck.LoadPrompts(*prompts); err != nil {
+			return 2, err
+		}
+	}
+	var report *agentcheck.Report
+	if mode == "aap" {
+		report = agentcheck.RunAAP(ctx, target, agentcheck.AAPOptions{Key: *key, Key2: *key2, Agent: *agent, Prompts: p, Timeout: *timeout})
+	} else {
+		report = agentcheck.RunAGUI(ctx, target, agentcheck.AGUIOptions{Header: http.Header(hdr), Prompts: p, Timeout: *timeout})
+	}
+	var err error
+	if *asJSON {
+		err = report.WriteJSON(stdout)
+	} else {
+		err = report.WriteText(stdout)
+	}
+	if err != nil {
+		return 2, err
+	}
+	if !report.OK() {
+		return 1, nil
+	}
+	return 0, nil
+}
+
+func newFlags(out io.Writer, mode string) *flag.FlagSet {
+	fs := flag.NewFlagSet("agentcheck "+mode, flag.ContinueOnError)
+	fs.SetOutput(out)
+	return fs
+}
