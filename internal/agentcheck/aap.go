@@ -49,13 +49,13 @@ const (
 )
 
 type aapRun struct {
-	opts   AAPOptions
-	base   string
-	c, c2  *aap.Client
-	http   *http.Client
+	opts  AAPOptions
+	base  string
+	c, c2 *aap.Client
+	http  *http.Client
 	*Report
-	meta   *aap.GetMetaResponse
-	agent  *aap.AgentInfo
+	meta  *aap.GetMetaResponse
+	agent *aap.AgentInfo
 }
 
 // RunAAP checks the AAP server at base (its base URL, where GET /meta is).

@@ -46,9 +46,9 @@ const (
 )
 
 type aguiRun struct {
-	opts   AGUIOptions
-	url    string
-	http   *http.Client
+	opts AGUIOptions
+	url  string
+	http *http.Client
 	*Report
 }
 
