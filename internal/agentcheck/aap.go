@@ -79,6 +79,7 @@ func RunAAP(ctx context.Context, base string, opts AAPOptions) *Report {
 	r.checkErrors(ctx)
 	id := r.checkCreate(ctx)
 	r.checkModes(ctx, id)
+	r.checkHistoryTypes(ctx, id)
 	r.checkThinking(ctx)
 	r.checkFailure(ctx)
 	r.checkClientTool(ctx)
@@ -425,6 +426,52 @@ func (r *aapRun) checkModes(ctx context.Context, sid string) {
 		return
 	}
 	r.pass(hid, htitle, secHistory)
+}
+
+// checkHistoryTypes: each history type /meta declares is served, as a
+// history of that type.
+func (r *aapRun) checkHistoryTypes(ctx context.Context, sid string) {
+	const id, title = "history.types", "each history type /meta declares is served"
+	if sid == "" {
+		r.skip(id, title, secHistory, "no session")
+		return
+	}
+	declared := []aap.HistoryType{aap.HistoryFull, aap.HistoryCompacted} // nothing declared: both
+	if caps := r.agent.Capabilities; caps != nil && caps.History != nil {
+		declared = nil
+		if caps.History.Full != nil {
+			declared = append(declared, aap.HistoryFull)
+		}
+		if caps.History.Compacted != nil {
+			declared = append(declared, aap.HistoryCompacted)
+		}
+	}
+	if len(declared) == 0 {
+		r.skip(id, title, secHistory, "the agent declares no history type")
+		return
+	}
+	ctx, cancel := r.ctx(ctx)
+	defer cancel()
+	for _, typ := range declared {
+		path := "/sessions/" + sid + "/history?type=" + string(typ)
+		status, body, err := r.raw(ctx, http.MethodGet, path, "", r.opts.Key)
+		if err != nil || status != http.StatusOK {
+			r.fail(id, title, secHistory, failure{detail: fmt.Sprint(err), sent: "GET " + path, got: fmt.Sprintf("%d %s", status, body), want: "200"})
+			return
+		}
+		var h struct {
+			History map[string]json.RawMessage `json:"history"`
+		}
+		if err := json.Unmarshal(body, &h); err != nil || h.History[string(typ)] == nil {
+			r.fail(id, title, secHistory, failure{sent: "GET " + path, got: string(body), want: fmt.Sprintf(`{"history": {%q: [...]}}`, typ)})
+			return
+		}
+		if _, err := aap.DecodeHistory(h.History[string(typ)]); err != nil {
+			r.fail(id, title, secHistory, failure{detail: err.Error(), sent: "GET " + path, got: string(body), want: "messages that follow the schema"})
+			return
+		}
+	}
+	r.pass(id, title, secHistory)
 }
 
 // contentText is the text of a content: the string, or its text blocks.

@@ -82,7 +82,7 @@ func TestAAPPassesAgainstTheDemoAgents(t *testing.T) {
 		r := runAAP(t, aap2aguiServer(t), agentcheck.AAPOptions{Key: "key-one", Key2: "key-two"})
 		requireClean(t, r)
 		assert.Empty(t, skipped(r), "nothing skipped")
-		assert.Equal(t, 21, r.Passed)
+		assert.Equal(t, 22, r.Passed)
 	})
 	t.Run("demo AAP agent v3", func(t *testing.T) {
 		r := runAAP(t, demo.NewAAPAgent(demo.AAPAgentOptions{}), agentcheck.AAPOptions{})
@@ -243,6 +243,20 @@ func TestAAPCatchesEachDeviation(t *testing.T) {
 			return h
 		})),
 		want: []string{"thinking.order"},
+	}, {
+		// A server that declares compacted history and does not serve it.
+		name: "a declared history type not served",
+		h: func() http.Handler {
+			inner := demoAgent()
+			return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				if r.URL.Query().Get("type") == "compacted" {
+					http.Error(w, `{"error":{"code":"invalid_request","message":"unsupported history type"}}`, http.StatusBadRequest)
+					return
+				}
+				inner.ServeHTTP(w, r)
+			})
+		}(),
+		want: []string{"history.types"},
 	}}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
