@@ -779,7 +779,9 @@ func (r *turnRun) saveSettled(ctx context.Context) {
 	r.append(ctx, settled, r.tr.MessageIDs())
 }
 
-func (r *turnRun) append(ctx context.Context, msgs []aap.Message, ids []string) {
+// unsaved are the history entries of msgs not saved yet, with their
+// AG-UI ids (ids[i] is msgs[i]'s; a message without one gets a new id).
+func (r *turnRun) unsaved(msgs []aap.Message, ids []string) []store.Entry {
 	entries := make([]store.Entry, 0, len(msgs)-r.saved)
 	for i := r.saved; i < len(msgs); i++ {
 		id := ""
@@ -794,6 +796,11 @@ func (r *turnRun) append(ctx context.Context, msgs []aap.Message, ids []string) 
 		}
 		entries = append(entries, store.Entry{Message: msgs[i], AGUIID: id})
 	}
+	return entries
+}
+
+func (r *turnRun) append(ctx context.Context, msgs []aap.Message, ids []string) {
+	entries := r.unsaved(msgs, ids)
 	if r.draft {
 		r.entries = append(r.entries, entries...)
 		if err := r.replaceDraft(ctx); err != nil {
@@ -820,6 +827,24 @@ func (r *turnRun) finish(ctx context.Context) {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 	defer cancel()
 	msgs := r.tr.Messages()
+	if !r.draft && len(r.perms) == 0 {
+		// The usual end: the last messages and the session in one write.
+		entries := r.unsaved(msgs, r.tr.MessageIDs())
+		r.sess.Interrupts = r.tr.Interrupts()
+		if r.tr.StopReason() == aap.StopError && len(msgs) == 0 {
+			r.sess.Interrupts = r.prevInterrupts // see below
+		}
+		if r.stateChanged {
+			r.sess.State = r.state
+		}
+		if err := r.s.cfg.Store.SaveSession(ctx, r.sess, entries); err != nil {
+			r.log.Error().Err(err).Str("session", r.sess.ID).Msg("storing the session after a turn")
+			return
+		}
+		r.entries = append(r.entries, entries...)
+		r.saved = len(msgs)
+		return
+	}
 	if len(msgs) > r.saved {
 		r.append(ctx, msgs, r.tr.MessageIDs())
 	}
