@@ -85,7 +85,11 @@ wait_healthy() { # name url pid
 }
 
 agui_port=$(free_port)
-"$work/agui2aap" --store memory: --listen "127.0.0.1:$agui_port" >"$artifacts/agui2aap.log" 2>&1 &
+# agui2aap asks for an API key, as in production; the runtime sends it
+# (AGUI2AAP_API_KEY, on runs, hydrations and the thread list alike), and
+# threads are the key's.
+api_key="browser-test-$RANDOM$RANDOM"
+"$work/agui2aap" --store memory: --listen "127.0.0.1:$agui_port" --api-key "$api_key" >"$artifacts/agui2aap.log" 2>&1 &
 pids+=($!)
 wait_healthy agui2aap "http://127.0.0.1:$agui_port/healthz" "${pids[-1]}"
 
@@ -96,7 +100,8 @@ echo "== browser test (Chromium, playwright-core)"
 browser_started=$SECONDS
 (
 	cd examples/copilotkit
-	AGUI2AAP_URL="http://127.0.0.1:$agui_port" AGUI2AAP_LOG="$artifacts/agui2aap.log" RUNTIME_PORT="$rt_port" \
+	AGUI2AAP_URL="http://127.0.0.1:$agui_port" AGUI2AAP_API_KEY="$api_key" \
+		AGUI2AAP_LOG="$artifacts/agui2aap.log" RUNTIME_PORT="$rt_port" \
 		ARTIFACTS="$artifacts" LOG_RUNS="$artifacts/runs.log" timeout 300 node browser-test.mjs
 )
 echo "   the browser steps took $((SECONDS - browser_started))s"

@@ -313,6 +313,11 @@ try {
     await send("search birds");
     await page.getByTestId("approval").waitFor();
     await waitIdle();
+    // The thread list marks it as waiting for an approval.
+    await page
+      .locator(`[data-testid="thread-item"][data-thread="${thread4}"]`)
+      .getByText("approval pending")
+      .waitFor();
     await killRuntime();
     await startRuntime();
     await page.reload();
@@ -369,6 +374,33 @@ try {
       if (sessions.length !== 1) throw new Error(`thread ${t} used AAP sessions ${JSON.stringify(sessions)}, want one`);
     }
     await shot("12-thread-list-continued");
+  });
+
+  await step("a thread continued after the restart comes back whole, from memory and after another restart", async () => {
+    // The runtime holds thread1's run since the restart, whose input carried
+    // what agui2aap gave back: a reload replays it all from memory.
+    const whole = async () => {
+      await page.getByTestId("copilot-chat-textarea").waitFor();
+      for (const text of ["You said: hello there", "Here is what I found. Results for cats", "You said: and after the restart"]) {
+        await waitText(text);
+      }
+      await waitIdle();
+    };
+    await page.reload();
+    await whole();
+    // Another restart: agui2aap gives back the whole conversation, from
+    // before the first restart and after it.
+    await killRuntime();
+    await startRuntime();
+    await page.reload();
+    await whole();
+    if ((await messages().innerText()).includes("search birds")) throw new Error("thread 1 shows another thread's messages");
+    await send("after the second restart");
+    await waitText("You said: after the second restart");
+    await waitIdle();
+    const sessions = sessionsOf(thread1);
+    if (sessions.length !== 1) throw new Error(`thread ${thread1} used AAP sessions ${JSON.stringify(sessions)}, want one`);
+    await shot("13-second-restart");
   });
 } catch {
   // reported below

@@ -12,6 +12,12 @@
 //
 // Environment:
 //   AGUI2AAP_URL      agui2aap's base URL (required); the agent is <url>/agents/demo
+//   AGUI2AAP_API_KEY  the API key the runtime sends agui2aap (Authorization:
+//                     Bearer …) when agui2aap runs with --api-key; without it,
+//                     an Authorization header the page sends is passed on
+//                     (CopilotKit forwards it on runs, and so do the
+//                     hydration and /api/threads here). agui2aap's threads
+//                     are per key: the key that ran a thread gets it back.
 //   PORT, HOST        where to listen (default 127.0.0.1:3000)
 //   LOG_RUNS          a file to append every RunAgentInput sent to agui2aap
 //                     (">> {…}") and the events that answered it ("<< runId {…}")
@@ -68,6 +74,8 @@ async function fetchLogged(url, init) {
 }
 
 const agentURL = aguiURL.replace(/\/+$/, "") + "/agents/demo";
+const apiKey = process.env.AGUI2AAP_API_KEY;
+const agentHeaders = apiKey ? { Authorization: `Bearer ${apiKey}` } : {};
 
 // sseEvents yields the JSON of each event of an SSE body (data: lines,
 // events separated by a blank line; CR LF, CR and LF alike).
@@ -115,7 +123,10 @@ class HydratingRunner extends InMemoryAgentRunner {
             subscriber.complete();
             return;
           }
-          hydrate(request.threadId, controller.signal, (event) => !stopped && subscriber.next(event))
+          // request.headers are the agent's own headers and those the page
+          // sent that CopilotKit forwards (Authorization among them), as on
+          // a run: the thread is asked for with the key that ran it.
+          hydrate(request.threadId, request.headers, controller.signal, (event) => !stopped && subscriber.next(event))
             .then(() => subscriber.complete())
             .catch((err) => {
               if (stopped) return;
@@ -133,12 +144,13 @@ class HydratingRunner extends InMemoryAgentRunner {
   }
 }
 
-// hydrate asks agui2aap for thread threadId with a run that has no messages
-// and passes each event of the answer to emit.
-async function hydrate(threadId, signal, emit) {
+// hydrate asks agui2aap for thread threadId with a run that has no messages,
+// sending headers (the connect's), and passes each event of the answer to
+// emit.
+async function hydrate(threadId, headers, signal, emit) {
   const res = await fetchLogged(agentURL, {
     method: "POST",
-    headers: { "Content-Type": "application/json", Accept: "text/event-stream" },
+    headers: { ...headers, "Content-Type": "application/json", Accept: "text/event-stream" },
     body: JSON.stringify({
       threadId,
       runId: crypto.randomUUID(),
@@ -158,17 +170,21 @@ async function hydrate(threadId, signal, emit) {
 
 const runtime = new CopilotRuntime({
   agents: {
-    demo: new HttpAgent({ url: agentURL, fetch: fetchLogged }),
+    demo: new HttpAgent({ url: agentURL, headers: agentHeaders, fetch: fetchLogged }),
   },
   runner: new HydratingRunner(),
 });
 
 // listThreads answers GET /api/threads with agui2aap's list of the demo
-// agent's threads (newest first), passed through as it came.
+// agent's threads (newest first), passed through as it came. It asks with
+// the key runs use: the runtime's own, else the page's Authorization header.
 async function listThreads(req, res) {
   try {
     const query = new URL(req.url, "http://x").search;
-    const upstream = await fetch(`${agentURL}/threads${query}`, { headers: { Accept: "application/json" } });
+    const headers = { Accept: "application/json" };
+    if (req.headers.authorization) headers.Authorization = req.headers.authorization;
+    Object.assign(headers, agentHeaders);
+    const upstream = await fetch(`${agentURL}/threads${query}`, { headers });
     res.writeHead(upstream.status, { "Content-Type": "application/json", "Cache-Control": "no-store" });
     res.end(await upstream.text());
   } catch (err) {
