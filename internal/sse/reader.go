@@ -86,7 +86,7 @@ func (o ReadOptions) maxEventSize() int {
 // exactly like one with a single empty `data:` line, skipping both. Neither
 // occurs in AAP or AG-UI, whose data is always JSON.
 //
-// Read does not allocate per event: it reads into one buffer (4 KiB,
+// Read does not allocate per event: it reads into one buffer (1 KiB,
 // doubled while reads fill it, up to 64 KiB or what one line needs), copies
 // data into one reused buffer, and allocates Event.Name once per change of
 // name.
@@ -115,7 +115,7 @@ func Read(r io.Reader, opts ReadOptions) iter.Seq2[Event, error] {
 
 const (
 	byteOrderMark = "\xEF\xBB\xBF"
-	minBuffer     = 4 << 10
+	minBuffer     = 1 << 10
 	maxBuffer     = 64 << 10 // what reads grow the buffer to; longer lines grow it further
 )
 
