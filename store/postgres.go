@@ -639,8 +639,8 @@ func (s *Postgres) SaveThread(ctx context.Context, t *Thread) error {
 	}
 	_, err = s.pool.Exec(ctx,
 		`INSERT INTO threads (owner, id, updated_at, data) VALUES ($1, $2, clock_timestamp(), $3)
-		 ON CONFLICT (owner, id) DO UPDATE SET updated_at = excluded.updated_at, data = excluded.data`,
-		t.Owner, t.ID, string(b))
+		 ON CONFLICT (owner, id) DO UPDATE SET updated_at = CASE WHEN $4 THEN threads.updated_at ELSE excluded.updated_at END, data = excluded.data`,
+		t.Owner, t.ID, string(b), t.KeepUpdatedAt)
 	if err != nil {
 		return fmt.Errorf("store: postgres: save thread: %w", err)
 	}

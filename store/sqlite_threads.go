@@ -34,8 +34,8 @@ func (s *SQLite) SaveThread(ctx context.Context, t *Thread) error {
 	}
 	_, err = s.exec(ctx,
 		`INSERT INTO threads (owner, id, updated_at, data) VALUES (?, ?, ?, ?)
-		 ON CONFLICT (owner, id) DO UPDATE SET updated_at = excluded.updated_at, data = excluded.data`,
-		t.Owner, t.ID, toMillis(time.Now()), string(b))
+		 ON CONFLICT (owner, id) DO UPDATE SET updated_at = CASE WHEN ? THEN threads.updated_at ELSE excluded.updated_at END, data = excluded.data`,
+		t.Owner, t.ID, toMillis(time.Now()), string(b), t.KeepUpdatedAt)
 	if err != nil {
 		return fmt.Errorf("store: sqlite: save thread: %w", err)
 	}

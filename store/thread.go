@@ -39,7 +39,13 @@ type Thread struct {
 	// CreatedAt is when the thread was first saved (zero: SaveThread sets
 	// it).
 	CreatedAt time.Time
+	// UpdatedAt is the thread's last activity: the time of its last save,
+	// unless that save kept it (KeepUpdatedAt).
 	UpdatedAt time.Time
+	// KeepUpdatedAt makes SaveThread leave the thread's last activity as
+	// it was: for a change that is no activity (a hydration renumbering
+	// the delivered ids), so that listings keep their order. Not stored.
+	KeepUpdatedAt bool
 }
 
 // ThreadPage is where a listing of threads goes on: the threads that were
@@ -160,7 +166,9 @@ func (m *Memory) SaveThread(_ context.Context, t *Thread) error {
 	}
 	k := threadKey(t.Owner, t.ID)
 	m.th.threads[k] = b
-	m.th.updated[k] = time.Now().UTC()
+	if _, ok := m.th.updated[k]; !ok || !t.KeepUpdatedAt {
+		m.th.updated[k] = time.Now().UTC()
+	}
 	return nil
 }
 

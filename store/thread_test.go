@@ -60,6 +60,23 @@ func testThreads(t *testing.T, open func(t *testing.T) store.Store) {
 		created := b.CreatedAt
 		b.Delivered = []string{"m1"}
 		require.NoError(t, s.SaveThread(ctx, b))
+		// A save that is no activity keeps d where it was, and its data.
+		time.Sleep(2 * time.Millisecond)
+		d, err := s.GetThread(ctx, "k1", "d")
+		require.NoError(t, err)
+		d.Delivered, d.KeepUpdatedAt = []string{"hist-1"}, true
+		require.NoError(t, s.SaveThread(ctx, d))
+		d2, err := s.GetThread(ctx, "k1", "d")
+		require.NoError(t, err)
+		assert.Equal(t, []string{"hist-1"}, d2.Delivered)
+		assert.Equal(t, d.UpdatedAt, d2.UpdatedAt, "the last activity kept")
+		assert.False(t, d2.KeepUpdatedAt, "not stored")
+		// A new thread saved that way still gets a time.
+		require.NoError(t, s.SaveThread(ctx, &store.Thread{Owner: "k3", ID: "n", KeepUpdatedAt: true}))
+		n, err := s.ListThreads(ctx, "k3", store.ThreadPage{}, 10)
+		require.NoError(t, err)
+		require.Len(t, n, 1)
+		assert.False(t, n[0].UpdatedAt.IsZero())
 
 		var ids []string
 		var after store.ThreadPage

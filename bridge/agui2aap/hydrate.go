@@ -3,6 +3,7 @@ package agui2aap
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -48,7 +49,13 @@ func (s *Server) hydrate(c *gin.Context, cl *aap.Client, info *aap.AgentInfo, in
 				return
 			}
 			interrupts = th.Interrupts
-			th.Delivered = deliveredIDs(msgs)
+			delivered := deliveredIDs(msgs)
+			if slices.Equal(delivered, th.Delivered) {
+				break // nothing to save
+			}
+			// New ids (positional) for the messages: saved, but a
+			// hydration is no activity, so listings keep their order.
+			th.Delivered, th.KeepUpdatedAt = delivered, true
 			saveCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 			err := s.cfg.Store.SaveThread(saveCtx, th)
 			cancel()

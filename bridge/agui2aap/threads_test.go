@@ -88,6 +88,15 @@ func TestThreadListing(t *testing.T) {
 	assert.True(t, strings.HasSuffix(l.Title, "…"), l.Title)
 	assert.True(t, f.LastActiveAt.After(f.CreatedAt), "created %v, active %v", f.CreatedAt, f.LastActiveAt)
 
+	// Getting a thread back is no activity: the list keeps its order and
+	// its times.
+	for _, id := range []string{"long", "perm"} {
+		msgs, _ := auth(e.conv(id), "key-a").hydrate(t, "Authorization", "Bearer key-a")
+		require.NotEmpty(t, msgs, id)
+	}
+	again := e.listThreads(t, "", "key-a")
+	assert.Equal(t, all.Threads, again.Threads, "hydrations moved nothing")
+
 	b := e.listThreads(t, "", "key-b")
 	require.Len(t, b.Threads, 1, "threads are per key")
 	assert.Equal(t, "theirs", b.Threads[0].ThreadID)
