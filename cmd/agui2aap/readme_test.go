@@ -14,18 +14,40 @@ import (
 	"github.com/aapagui/aapagui/internal/proctest"
 )
 
-// TestREADMECurl runs the README's curl example of agui2aap as it is
+// TestREADMECurl runs the README's curl examples of agui2aap as they are
 // written, against the program (only localhost:8081 becomes the test's
-// address), and checks the AG-UI events it printed.
+// address): a run, then the same thread got back with an empty run
+// ("Restoring conversations"), and checks the AG-UI events each printed.
 func TestREADMECurl(t *testing.T) {
 	t.Parallel()
 	blocks := doctest.Blocks(t, "../../README.md", "sh", "localhost:8081/agents/demo")
-	require.Len(t, blocks, 1)
+	require.Len(t, blocks, 2)
 	p := proctest.Start(t, nil, "--listen", "127.0.0.1:0", "--store", "memory:")
 	out := doctest.Shell(t, strings.ReplaceAll(blocks[0], "localhost:8081", p.Addr))
 	for _, typ := range []string{"RUN_STARTED", "TEXT_MESSAGE_START", "TEXT_MESSAGE_CONTENT", "TEXT_MESSAGE_END", "RUN_FINISHED"} {
 		assert.Contains(t, out, `"type":"`+typ+`"`)
 	}
+	answer := regexp.MustCompile(`"type":"TEXT_MESSAGE_START","messageId":"([^"]+)"`).FindStringSubmatch(out)
+	require.NotNil(t, answer, "the answer's message id")
+
+	out = doctest.Shell(t, strings.ReplaceAll(blocks[1], "localhost:8081", p.Addr))
+	assert.NotContains(t, out, "TEXT_MESSAGE_START", "a hydration runs no turn")
+	snap := regexp.MustCompile(`(?m)^data: (\{"type":"MESSAGES_SNAPSHOT".*\})$`).FindStringSubmatch(out)
+	require.NotNil(t, snap, "a MESSAGES_SNAPSHOT: %s", out)
+	var ev struct {
+		Messages []struct {
+			ID      string `json:"id"`
+			Role    string `json:"role"`
+			Content string `json:"content"`
+		} `json:"messages"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(snap[1]), &ev))
+	require.Len(t, ev.Messages, 2)
+	assert.Equal(t, "m1", ev.Messages[0].ID)
+	assert.Equal(t, "hello there", ev.Messages[0].Content)
+	assert.Equal(t, answer[1], ev.Messages[1].ID, "the answer under the id the client saw")
+	assert.Equal(t, "assistant", ev.Messages[1].Role)
+	assert.Contains(t, out, `"type":"RUN_FINISHED"`)
 }
 
 // TestREADMECopilotKitSnippets: every class the README's TypeScript
