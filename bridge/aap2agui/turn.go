@@ -305,9 +305,20 @@ func (s *Server) runTurn(c *gin.Context, id string, req *aap.PostSessionTurnRequ
 	}
 	prevInterrupts := sess.Interrupts
 	sess.Interrupts = nil
-	if err := s.cfg.Store.SaveSession(ctx, sess, added); err != nil {
-		s.storeError(c, err)
-		return
+	// The turn's own messages are saved while the agent works on its
+	// first event, so that the write and the agent's time to first token
+	// overlap; stream waits for the save before anything of the answer
+	// reaches the client or the store. A PUT /session saves first: its
+	// stream opens with session_start before the agent has said anything.
+	var saved chan error
+	if sessionStart {
+		if err := s.cfg.Store.SaveSession(ctx, sess, added); err != nil {
+			s.storeError(c, err)
+			return
+		}
+	} else {
+		saved = make(chan error, 1)
+		go func() { saved <- s.cfg.Store.SaveSession(ctx, sess, added) }()
 	}
 	var perms []*aap.ToolPermissionMessage
 	for _, m := range req.Messages {
@@ -316,7 +327,7 @@ func (s *Server) runTurn(c *gin.Context, id string, req *aap.PostSessionTurnRequ
 		}
 	}
 	prior := translate.PriorCallsOf(historyMessages(hist, added))
-	stop, result = s.stream(c, req, sess, run, body, perms, prevInterrupts, prior, release, log, t, sessionStart)
+	stop, result = s.stream(c, req, sess, run, body, saved, perms, prevInterrupts, prior, release, log, t, sessionStart)
 	return true
 }
 
@@ -496,7 +507,13 @@ type turnRun struct {
 // what the run produces as it goes.
 // It returns the turn's stop reason and the upstream's result (see
 // web.EndTurn).
-func (s *Server) stream(c *gin.Context, req *aap.PostSessionTurnRequest, sess *store.Session, run *types.RunAgentInput, body interface{ Read([]byte) (int, error) }, perms []*aap.ToolPermissionMessage, prevInterrupts []types.Interrupt, prior *translate.PriorCalls, release func(), log *zerolog.Logger, t *metrics.Turn, sessionStart bool) (stop, result string) {
+//
+// saved, when not nil, delivers the outcome of saving the turn's own
+// messages, begun beside the upstream call: nothing of the answer is sent
+// or saved before it succeeded, and a failed save ends the turn as a store
+// error (500 when nothing has been sent yet, else an error stop), with
+// nothing of it stored.
+func (s *Server) stream(c *gin.Context, req *aap.PostSessionTurnRequest, sess *store.Session, run *types.RunAgentInput, body interface{ Read([]byte) (int, error) }, saved <-chan error, perms []*aap.ToolPermissionMessage, prevInterrupts []types.Interrupt, prior *translate.PriorCalls, release func(), log *zerolog.Logger, t *metrics.Turn, sessionStart bool) (stop, result string) {
 	ctx := c.Request.Context()
 	mode := req.Mode()
 	r := &turnRun{s: s, sess: sess, tr: translate.NewAGUIToAAP(translate.AGUIToAAPOptions{Mode: mode, Prior: prior}), state: sess.State, log: log, perms: perms, prevInterrupts: prevInterrupts}
@@ -523,9 +540,40 @@ func (s *Server) stream(c *gin.Context, req *aap.PostSessionTurnRequest, sess *s
 		write([]aap.Event{&aap.SessionStart{SessionID: sess.ID}})
 	}
 
+	// awaitSave waits for the turn's own messages to be stored; false: they
+	// could not be, and the turn has been answered as a store error.
+	awaitSave := func() bool {
+		if saved == nil {
+			return true
+		}
+		err := <-saved
+		saved = nil
+		if err == nil {
+			return true
+		}
+		result, stop = "store_error", string(aap.StopError)
+		if !c.Writer.Written() {
+			// Nothing has gone out (headers included): the answer a save
+			// failing before the upstream call would get.
+			for _, h := range []string{"Content-Type", "Cache-Control", "X-Accel-Buffering"} {
+				c.Writer.Header().Del(h)
+			}
+			s.storeError(c, err)
+			return false
+		}
+		// A keep-alive went out while the save waited: end the stream.
+		log.Error().Err(err).Str("session", sess.ID).Msg("store: the turn's messages could not be saved")
+		write(r.tr.Finish())
+		out.Flush()
+		return false
+	}
+
 	var failure error
 	var dec translate.Decoder
 	for frame, err := range sse.Read(reader, sse.ReadOptions{MaxEventSize: s.cfg.MaxEventSize}) {
+		if !awaitSave() {
+			return stop, result
+		}
 		if err != nil {
 			failure = err
 			break
@@ -553,6 +601,9 @@ func (s *Server) stream(c *gin.Context, req *aap.PostSessionTurnRequest, sess *s
 		if r.tr.Done() {
 			break
 		}
+	}
+	if !awaitSave() { // the agent's stream ended before its first event
+		return stop, result
 	}
 	result = metrics.OutcomeOK
 	if failure != nil && !r.tr.Done() {
