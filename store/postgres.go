@@ -35,6 +35,9 @@ type Postgres struct {
 	// still alive takes its lock again at its next heartbeat), and its own
 	// pool keeps heartbeats from queueing behind data writes.
 	locks *pgxpool.Pool
+	// lockGroups gathers the turn starts' LockLoadSession calls into
+	// groups of one statement (postgres_lockgroup.go).
+	lockGroups pgLockGroups
 }
 
 var _ Store = (*Postgres)(nil)
@@ -140,7 +143,7 @@ func OpenPostgres(ctx context.Context, dsn string) (*Postgres, error) {
 	if err != nil {
 		return nil, fmt.Errorf("store: postgres: %w", err)
 	}
-	s := &Postgres{pool: pool}
+	s := &Postgres{pool: pool, lockGroups: pgLockGroups{runners: int(max(1, lcfg.MaxConns/2))}}
 	if err := s.migrate(ctx); err != nil {
 		pool.Close()
 		return nil, err
@@ -527,7 +530,7 @@ func (s *Postgres) Lock(ctx context.Context, id, holder string, ttl time.Duratio
 	return false, pgLeft(left), nil
 }
 
-// LockLoadSession implements SessionLockLoader: Lock's conditional UPDATE,
+// lockLoadOne is LockLoadSession for one call: Lock's conditional UPDATE,
 // limited to owner's session, returns the session's row, and the same
 // statement reads its history, so a turn starts with one round trip.
 //
@@ -535,10 +538,7 @@ func (s *Postgres) Lock(ctx context.Context, id, holder string, ttl time.Duratio
 // last append of a turn that ended while this one waited for the row: the
 // row's history_len (read after the wait) tells, and the history is then
 // read again, under the lock now held.
-func (s *Postgres) LockLoadSession(ctx context.Context, owner, id, holder string, ttl time.Duration) (*Session, []Entry, bool, time.Duration, error) {
-	if holder == "" {
-		return nil, nil, false, 0, errors.New("store: lock needs a holder")
-	}
+func (s *Postgres) lockLoadOne(ctx context.Context, owner, id, holder string, ttl time.Duration) (*Session, []Entry, bool, time.Duration, error) {
 	out := &Session{ID: id, Owner: owner}
 	var data string
 	var n int

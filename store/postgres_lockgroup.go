@@ -1,0 +1,263 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"time"
+)
+
+// Turn starts on PostgreSQL take their locks in groups, as the SQLite
+// store commits its writes: the LockLoadSession calls waiting when a
+// statement is sent go in one statement, an UPDATE … FROM unnest(…) that
+// takes every free lock of the group and returns those sessions with their
+// histories. A hundred turns starting at once then cost the database a few
+// statements instead of a hundred, each queued for one of the lock pool's
+// few connections.
+const (
+	// pgLockGroupMax is the most calls one statement serves.
+	pgLockGroupMax = 256
+	// pgLockGroupTimeout bounds a group's statement, which serves many
+	// callers and so is cancelled by none of them.
+	pgLockGroupTimeout = 10 * time.Second
+)
+
+// pgLockCall is one LockLoadSession call waiting for its group.
+type pgLockCall struct {
+	owner, id, holder string
+	ttl               time.Duration
+	done              chan pgLockResult // buffered: the group never waits for its caller
+}
+
+type pgLockResult struct {
+	sess *Session
+	hist []Entry
+	ok   bool
+	left time.Duration
+	err  error
+}
+
+// pgLockGroups queues the calls and runs their groups, at most runners at
+// a time (the rest of the lock pool is left to heartbeats and releases).
+type pgLockGroups struct {
+	mu      sync.Mutex
+	queue   []*pgLockCall
+	running int
+	runners int
+	shared  int // groups of more than one call sent so far (for tests)
+}
+
+// LockLoadSession implements SessionLockLoader: the call joins the next
+// group (see pgLockGroups), whose one statement takes its lock, limited to
+// owner's session, and reads the session and its history. A caller whose
+// ctx is done before its group is sent gets ctx's error; once sent, the
+// group's answer is the caller's.
+func (s *Postgres) LockLoadSession(ctx context.Context, owner, id, holder string, ttl time.Duration) (*Session, []Entry, bool, time.Duration, error) {
+	if holder == "" {
+		return nil, nil, false, 0, errors.New("store: lock needs a holder")
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, nil, false, 0, err
+	}
+	call := &pgLockCall{owner: owner, id: id, holder: holder, ttl: ttl, done: make(chan pgLockResult, 1)}
+	g := &s.lockGroups
+	g.mu.Lock()
+	g.queue = append(g.queue, call)
+	start := g.running < g.runners
+	if start {
+		g.running++
+	}
+	g.mu.Unlock()
+	if start {
+		go s.runLockGroups()
+	}
+	r := <-call.done
+	return r.sess, r.hist, r.ok, r.left, r.err
+}
+
+// runLockGroups sends the waiting calls' groups until none is waiting.
+func (s *Postgres) runLockGroups() {
+	g := &s.lockGroups
+	for {
+		g.mu.Lock()
+		n := min(len(g.queue), pgLockGroupMax)
+		if n == 0 {
+			g.running--
+			g.mu.Unlock()
+			return
+		}
+		group := make([]*pgLockCall, n)
+		copy(group, g.queue)
+		g.queue = append(g.queue[:0], g.queue[n:]...)
+		if n > 1 {
+			g.shared++
+		}
+		g.mu.Unlock()
+		s.lockGroup(group)
+	}
+}
+
+// lockGroup answers each call of group. One call is LockLoadSession's own
+// statement; more share one. A group statement that fails (a deadlock with
+// another replica's group, say) is not retried as a group: each call then
+// gets a statement of its own.
+func (s *Postgres) lockGroup(group []*pgLockCall) {
+	ctx, cancel := context.WithTimeout(context.Background(), pgLockGroupTimeout)
+	defer cancel()
+	if len(group) > 1 {
+		if results, err := s.lockLoadGroup(ctx, group); err == nil {
+			for i, c := range group {
+				c.done <- results[i]
+			}
+			return
+		}
+	}
+	for _, c := range group {
+		var r pgLockResult
+		r.sess, r.hist, r.ok, r.left, r.err = s.lockLoadOne(ctx, c.owner, c.id, c.holder, c.ttl)
+		c.done <- r
+	}
+}
+
+// lockLoadGroup takes the locks of group in one statement. A session
+// named twice is locked for one of its callers; the others find it held.
+// Calls whose lock was not taken (held, or no session of theirs) are
+// answered from one more query.
+func (s *Postgres) lockLoadGroup(ctx context.Context, group []*pgLockCall) ([]pgLockResult, error) {
+	ids := make([]string, len(group))
+	owners := make([]string, len(group))
+	holders := make([]string, len(group))
+	ttls := make([]int64, len(group))
+	for i, c := range group {
+		ids[i], owners[i], holders[i], ttls[i] = c.id, c.owner, c.holder, c.ttl.Microseconds()
+	}
+	rows, err := s.locks.Query(ctx,
+		`WITH req AS (
+			SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[]) AS r(id, owner, holder, ttl)),
+		 l AS (
+			UPDATE sessions s SET lock_holder = req.holder, lock_until = clock_timestamp() + req.ttl * interval '1 microsecond'
+			FROM req
+			WHERE s.id = req.id AND s.owner = req.owner
+			  AND (s.lock_holder IS NULL OR s.lock_holder = req.holder OR s.lock_until <= clock_timestamp())
+			RETURNING s.id, s.lock_holder, s.seq, s.created_at, s.data, s.history_len)
+		 SELECT l.id, l.lock_holder, l.seq, l.created_at, l.data, l.history_len,
+		        coalesce((SELECT array_agg(h.data ORDER BY h.position) FROM history h WHERE h.session_id = l.id), '{}')
+		 FROM l`,
+		ids, owners, holders, ttls)
+	if err != nil {
+		return nil, err
+	}
+	type won struct {
+		sess *Session
+		data string
+		n    int
+		hist []string
+	}
+	taken := map[string]won{} // by holder
+	for rows.Next() {
+		var id, holder string
+		w := won{sess: &Session{}}
+		if err := rows.Scan(&id, &holder, &w.sess.Seq, &w.sess.CreatedAt, &w.data, &w.n, &w.hist); err != nil {
+			rows.Close()
+			return nil, err
+		}
+		w.sess.ID = id
+		taken[holder] = w
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+
+	results := make([]pgLockResult, len(group))
+	var missed []int
+	for i, c := range group {
+		w, ok := taken[c.holder]
+		if !ok || w.sess.ID != c.id {
+			missed = append(missed, i)
+			continue
+		}
+		results[i] = s.loaded(ctx, c, w.sess, w.data, w.n, w.hist)
+	}
+	if len(missed) == 0 {
+		return results, nil
+	}
+	missedIDs := make([]string, len(missed))
+	for j, i := range missed {
+		missedIDs[j] = group[i].id
+	}
+	type held struct {
+		owner string
+		left  *float64
+	}
+	found := map[string]held{}
+	rows, err = s.locks.Query(ctx,
+		`SELECT id, owner, extract(epoch FROM lock_until - clock_timestamp())::float8 FROM sessions WHERE id = ANY($1)`, missedIDs)
+	if err != nil {
+		s.unlockTaken(group, results)
+		return nil, err
+	}
+	for rows.Next() {
+		var id string
+		var h held
+		if err := rows.Scan(&id, &h.owner, &h.left); err != nil {
+			rows.Close()
+			s.unlockTaken(group, results)
+			return nil, err
+		}
+		found[id] = h
+	}
+	if err := rows.Err(); err != nil {
+		s.unlockTaken(group, results)
+		return nil, err
+	}
+	for _, i := range missed {
+		h, ok := found[group[i].id]
+		if !ok || h.owner != group[i].owner {
+			results[i] = pgLockResult{err: ErrNotFound}
+			continue
+		}
+		results[i] = pgLockResult{left: pgLeft(h.left)}
+	}
+	return results, nil
+}
+
+// unlockTaken frees the locks a failed group took, before each call is
+// sent again on its own.
+func (s *Postgres) unlockTaken(group []*pgLockCall, results []pgLockResult) {
+	for i, r := range results {
+		if r.ok {
+			_ = s.Unlock(context.Background(), group[i].id, group[i].holder)
+		}
+	}
+}
+
+// loaded is the answer to c, whose lock its group took: the session row
+// and the history read by the group's statement, or read again under the
+// lock when the statement's snapshot predates the history's last append
+// (the row's history_len, read after any wait for the row, tells).
+func (s *Postgres) loaded(ctx context.Context, c *pgLockCall, sess *Session, data string, n int, hist []string) pgLockResult {
+	if len(hist) != n {
+		sess, entries, err := s.LoadSession(ctx, c.owner, c.id)
+		if err != nil {
+			_ = s.Unlock(context.WithoutCancel(ctx), c.id, c.holder)
+			return pgLockResult{err: err}
+		}
+		return pgLockResult{sess: sess, hist: entries, ok: true}
+	}
+	sess.Owner = c.owner
+	sess.CreatedAt = sess.CreatedAt.UTC()
+	if err := decodeSession(sess, []byte(data)); err != nil {
+		_ = s.Unlock(context.WithoutCancel(ctx), c.id, c.holder)
+		return pgLockResult{err: err}
+	}
+	raw := make([][]byte, len(hist))
+	for i, h := range hist {
+		raw[i] = []byte(h)
+	}
+	entries, err := decodeEntries(raw)
+	if err != nil {
+		_ = s.Unlock(context.WithoutCancel(ctx), c.id, c.holder)
+		return pgLockResult{err: err}
+	}
+	return pgLockResult{sess: sess, hist: entries, ok: true}
+}

@@ -1,0 +1,190 @@
+package store
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/aapagui/aapagui/aap"
+	"github.com/aapagui/aapagui/internal/pgtest"
+)
+
+func openPG(t *testing.T, dsn string) *Postgres {
+	t.Helper()
+	s, err := OpenPostgres(context.Background(), dsn)
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = s.Close() })
+	return s
+}
+
+func userEntries(texts ...string) []Entry {
+	out := make([]Entry, len(texts))
+	for i, text := range texts {
+		out[i] = Entry{Message: aap.UserText(text), AGUIID: "m-" + text}
+	}
+	return out
+}
+
+func entryTexts(t *testing.T, es []Entry) []string {
+	t.Helper()
+	out := make([]string, len(es))
+	for i, e := range es {
+		b, err := json.Marshal(e.Message)
+		require.NoError(t, err)
+		out[i] = e.AGUIID + " " + string(b)
+	}
+	return out
+}
+
+// One group statement answers each kind of call as LockLoadSession does
+// alone: free sessions are locked and read, a session named twice is
+// locked for one caller (the other finds it held), a held lock gives the
+// time it has left, and another owner's or a missing session is not
+// found, its lock left alone.
+func TestPostgresLockGroupStatement(t *testing.T) {
+	ctx := context.Background()
+	s := openPG(t, pgtest.Schema(t))
+	require.NoError(t, s.CreateSession(ctx, &Session{ID: "s1", Owner: "alice"}, userEntries("a", "b")))
+	require.NoError(t, s.CreateSession(ctx, &Session{ID: "s2", Owner: "alice"}, userEntries("c")))
+	require.NoError(t, s.CreateSession(ctx, &Session{ID: "s3", Owner: "alice"}, nil))
+	require.NoError(t, s.CreateSession(ctx, &Session{ID: "bobs", Owner: "bob"}, userEntries("secret")))
+	require.NoError(t, s.CreateSession(ctx, &Session{ID: "held", Owner: "alice"}, nil))
+	ok, _, err := s.Lock(ctx, "held", "someone", time.Minute)
+	require.NoError(t, err)
+	require.True(t, ok)
+
+	call := func(owner, id, holder string) *pgLockCall {
+		return &pgLockCall{owner: owner, id: id, holder: holder, ttl: time.Minute, done: make(chan pgLockResult, 1)}
+	}
+	group := []*pgLockCall{
+		call("alice", "s1", "h1"),
+		call("alice", "s2", "h2"),
+		call("alice", "s2", "h2-again"),
+		call("alice", "bobs", "h3"),
+		call("alice", "missing", "h4"),
+		call("alice", "held", "h5"),
+		call("alice", "s3", "h6"),
+	}
+	rs, err := s.lockLoadGroup(ctx, group)
+	require.NoError(t, err)
+	require.Len(t, rs, len(group))
+
+	require.NoError(t, rs[0].err)
+	require.True(t, rs[0].ok)
+	assert.Equal(t, "s1", rs[0].sess.ID)
+	assert.Equal(t, "alice", rs[0].sess.Owner)
+	assert.Equal(t, entryTexts(t, userEntries("a", "b")), entryTexts(t, rs[0].hist))
+
+	require.NoError(t, rs[1].err)
+	require.NoError(t, rs[2].err)
+	assert.True(t, rs[1].ok != rs[2].ok, "exactly one of two calls on s2 takes its lock")
+	for _, r := range rs[1:3] {
+		if r.ok {
+			assert.Equal(t, entryTexts(t, userEntries("c")), entryTexts(t, r.hist))
+		} else {
+			assert.Greater(t, r.left, 50*time.Second, "the winner's lease")
+		}
+	}
+
+	assert.ErrorIs(t, rs[3].err, ErrNotFound, "another owner's session")
+	assert.ErrorIs(t, rs[4].err, ErrNotFound)
+	require.NoError(t, rs[5].err)
+	assert.False(t, rs[5].ok)
+	assert.Greater(t, rs[5].left, 50*time.Second)
+	require.NoError(t, rs[6].err)
+	assert.True(t, rs[6].ok)
+	assert.Empty(t, rs[6].hist)
+
+	ok, _, err = s.Lock(ctx, "bobs", "bob-holder", time.Minute)
+	require.NoError(t, err)
+	assert.True(t, ok, "bob's lock was left alone")
+	ok, _, err = s.Lock(ctx, "s1", "other", time.Minute)
+	require.NoError(t, err)
+	assert.False(t, ok, "s1 is held by h1")
+}
+
+// A group statement that reaches a row only after another holder had
+// locked, appended and released it reads the history with that append.
+func TestPostgresLockGroupSeesTheLastAppend(t *testing.T) {
+	ctx := context.Background()
+	dsn := pgtest.Schema(t)
+	s := openPG(t, dsn)
+	require.NoError(t, s.CreateSession(ctx, &Session{ID: "s1", Owner: "alice"}, userEntries("u1")))
+	require.NoError(t, s.CreateSession(ctx, &Session{ID: "s2", Owner: "alice"}, userEntries("u2")))
+
+	other, err := pgx.Connect(ctx, dsn)
+	require.NoError(t, err)
+	defer other.Close(ctx)
+	tx, err := other.Begin(ctx)
+	require.NoError(t, err)
+	_, err = tx.Exec(ctx, `UPDATE sessions SET history_len = history_len + 1 WHERE id = 's1'`)
+	require.NoError(t, err)
+	_, err = tx.Exec(ctx, `INSERT INTO history (session_id, position, data) SELECT session_id, 1, data FROM history WHERE session_id = 's1' AND position = 0`)
+	require.NoError(t, err)
+
+	group := []*pgLockCall{
+		{owner: "alice", id: "s1", holder: "h1", ttl: time.Minute},
+		{owner: "alice", id: "s2", holder: "h2", ttl: time.Minute},
+	}
+	done := make(chan []pgLockResult, 1)
+	go func() {
+		rs, err := s.lockLoadGroup(ctx, group)
+		assert.NoError(t, err)
+		done <- rs
+	}()
+	watch, err := pgx.Connect(ctx, dsn)
+	require.NoError(t, err)
+	defer watch.Close(ctx)
+	require.Eventually(t, func() bool {
+		var n int
+		err := watch.QueryRow(ctx, `SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%lock_holder = req.holder%'`).Scan(&n)
+		return err == nil && n == 1
+	}, 10*time.Second, 5*time.Millisecond)
+	require.NoError(t, tx.Commit(ctx))
+
+	rs := <-done
+	require.Len(t, rs, 2)
+	require.True(t, rs[0].ok)
+	assert.Equal(t, entryTexts(t, userEntries("u1", "u1")), entryTexts(t, rs[0].hist), "the append committed during the wait is read")
+	require.True(t, rs[1].ok)
+	assert.Equal(t, entryTexts(t, userEntries("u2")), entryTexts(t, rs[1].hist))
+}
+
+// Turn starts that arrive together share statements, and each gets its
+// own session and history.
+func TestPostgresLockGroupsUnderLoad(t *testing.T) {
+	ctx := context.Background()
+	s := openPG(t, pgtest.Schema(t))
+	const n = 100
+	for i := range n {
+		id := fmt.Sprint("s", i)
+		require.NoError(t, s.CreateSession(ctx, &Session{ID: id, Owner: "alice"}, userEntries(id)))
+	}
+	start := make(chan struct{})
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Go(func() {
+			<-start
+			id := fmt.Sprint("s", i)
+			sess, hist, ok, _, err := s.LockLoadSession(ctx, "alice", id, "h"+id, time.Minute)
+			if assert.NoError(t, err) && assert.True(t, ok, id) {
+				assert.Equal(t, id, sess.ID)
+				assert.Equal(t, entryTexts(t, userEntries(id)), entryTexts(t, hist))
+			}
+		})
+	}
+	close(start)
+	wg.Wait()
+	s.lockGroups.mu.Lock()
+	defer s.lockGroups.mu.Unlock()
+	assert.Positive(t, s.lockGroups.shared, "calls that arrived together shared a statement")
+	assert.Zero(t, s.lockGroups.running, "no runner left")
+	assert.Empty(t, s.lockGroups.queue)
+}
