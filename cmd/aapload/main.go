@@ -1,6 +1,6 @@
 // Command aapload is the bridges' load test: it starts aap2agui and
 // agui2aap (built binaries, each with its built-in demo agent and a fresh
-// SQLite store), runs N sessions × M turns through aap2agui and N threads
+// SQLite store, or the store -store names: a PostgreSQL replica), runs N sessions × M turns through aap2agui and N threads
 // × M runs through agui2aap (HttpAgent-style bodies that resend the whole
 // history) at concurrency C, and prints turns ok, errors by code, 409s,
 // messages lost (stored history compared with what was sent), p50/p99
@@ -32,6 +32,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -55,6 +56,7 @@ func run(args []string, out io.Writer) error {
 	c := fs.Int("c", 20, "concurrent sessions/threads")
 	only := fs.String("only", "", "run one bridge only: aap2agui or agui2aap")
 	direct := fs.Bool("direct", true, "also run the workload straight to the agent each bridge fronts, for ratios")
+	storeSpec := fs.String("store", "", "the store both programs use, as their --store (postgres://… to measure a PostgreSQL replica); empty: a SQLite file of each program's own in a temporary folder")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -97,7 +99,11 @@ func run(args []string, out io.Writer) error {
 			_ = hs.Close()
 			base.print(out, "direct ("+b.what+")", *n, *m, *c, 0)
 		}
-		p, err := start(filepath.Join(*bin, b.name), filepath.Join(dir, b.name+".db"))
+		spec := *storeSpec
+		if spec == "" {
+			spec = "sqlite:" + filepath.Join(dir, b.name+".db")
+		}
+		p, err := start(filepath.Join(*bin, b.name), spec)
 		if err != nil {
 			return fmt.Errorf("%s: %w", b.name, err)
 		}
@@ -105,7 +111,7 @@ func run(args []string, out io.Writer) error {
 		rss := p.peakRSS()
 		p.stop()
 		if b.name == "agui2aap" {
-			st.countLostThreads(filepath.Join(dir, "agui2aap.db"))
+			st.countLostThreads(spec)
 		}
 		st.print(out, b.name, *n, *m, *c, rss)
 		if base != nil {
@@ -127,15 +133,16 @@ type proc struct {
 	base string
 }
 
-// start runs a bridge on a free loopback port and waits for /healthz.
-func start(path, db string) (*proc, error) {
+// start runs a bridge with the store spec on a free loopback port and
+// waits for /healthz.
+func start(path, spec string) (*proc, error) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return nil, err
 	}
 	addr := ln.Addr().String()
 	ln.Close()
-	cmd := exec.Command(path, "--listen", addr, "--store", "sqlite:"+db, "--log-level", "error")
+	cmd := exec.Command(path, "--listen", addr, "--store", spec, "--log-level", "error")
 	cmd.Stderr = os.Stderr
 	if err := cmd.Start(); err != nil {
 		return nil, err
@@ -386,12 +393,16 @@ type aguiMsg struct {
 	Content string `json:"content"`
 }
 
+// runID keeps this run's thread ids apart from an earlier run's in a
+// store that outlives it (-store postgres://…).
+var runID = strconv.FormatInt(time.Now().UnixNano(), 36)
+
 // loadAGUI runs n threads × m runs through agui2aap, each run resending
 // the thread's whole history as @ag-ui/client's HttpAgent does.
 func loadAGUI(base string, n, m, c int) *stats {
 	st := newStats()
 	parallel(n, c, func(i int) {
-		thread := fmt.Sprintf("load-%d", i)
+		thread := fmt.Sprintf("load-%s-%d", runID, i)
 		var history []aguiMsg
 		for j := range m {
 			user := aguiMsg{ID: fmt.Sprintf("u-%d-%d", i, j), Role: "user", Content: fmt.Sprintf("hello %d-%d", i, j)}
@@ -449,8 +460,8 @@ func loadAGUI(base string, n, m, c int) *stats {
 
 // countLostThreads compares, thread by thread, the user messages of
 // successful runs with the ids the thread store says the AAP session saw.
-func (s *stats) countLostThreads(db string) {
-	st, err := store.Open("sqlite:" + db)
+func (s *stats) countLostThreads(spec string) {
+	st, err := store.Open(spec)
 	if err != nil {
 		s.lost = -1
 		return

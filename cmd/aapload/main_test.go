@@ -9,12 +9,24 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/aapagui/aapagui/internal/pgtest"
 )
 
 // The load test itself works, at a tiny scale: it builds the two
 // programs, drives them, and reports every turn ok, no 409, no error and
 // no lost message.
 func TestLoadTestRuns(t *testing.T) {
+	testLoad(t)
+}
+
+// The same, with both programs on one PostgreSQL database (-store), as a
+// replica would run.
+func TestLoadTestRunsOnPostgres(t *testing.T) {
+	testLoad(t, "-store", pgtest.Schema(t))
+}
+
+func testLoad(t *testing.T, args ...string) {
 	const nonZero = `(?:[1-9][0-9]*\.[0-9]{2}|0\.(?:0[1-9]|[1-9][0-9]))`
 	if testing.Short() {
 		t.Skip("builds both programs")
@@ -25,7 +37,7 @@ func TestLoadTestRuns(t *testing.T) {
 	require.NoError(t, err, "%s", out)
 
 	var buf bytes.Buffer
-	require.NoError(t, run([]string{"-bin", bin, "-n", "3", "-m", "2", "-c", "2"}, &buf))
+	require.NoError(t, run(append([]string{"-bin", bin, "-n", "3", "-m", "2", "-c", "2"}, args...), &buf))
 	report := buf.String()
 	for _, name := range []string{"aap2agui", "agui2aap"} {
 		assert.Regexp(t, regexp.MustCompile(name+`: 3×2 at c=2: turns ok 6/6, 409s 0, errors none, messages lost 0, p50 \S+, p99 \S+, peak RSS [1-9][0-9.]* MiB`), report)
