@@ -118,16 +118,7 @@ func TestPostgresLockGroupSeesTheLastAppend(t *testing.T) {
 	s := openPG(t, dsn)
 	require.NoError(t, s.CreateSession(ctx, &Session{ID: "s1", Owner: "alice"}, userEntries("u1")))
 	require.NoError(t, s.CreateSession(ctx, &Session{ID: "s2", Owner: "alice"}, userEntries("u2")))
-
-	other, err := pgx.Connect(ctx, dsn)
-	require.NoError(t, err)
-	defer other.Close(ctx)
-	tx, err := other.Begin(ctx)
-	require.NoError(t, err)
-	_, err = tx.Exec(ctx, `UPDATE sessions SET history_len = history_len + 1 WHERE id = 's1'`)
-	require.NoError(t, err)
-	_, err = tx.Exec(ctx, `INSERT INTO history (session_id, position, data) SELECT session_id, 1, data FROM history WHERE session_id = 's1' AND position = 0`)
-	require.NoError(t, err)
+	commit := AppendInOpenTx(t, dsn, "s1")
 
 	group := []*pgLockCall{
 		{owner: "alice", id: "s1", holder: "h1", ttl: time.Minute},
@@ -139,15 +130,8 @@ func TestPostgresLockGroupSeesTheLastAppend(t *testing.T) {
 		assert.NoError(t, err)
 		done <- rs
 	}()
-	watch, err := pgx.Connect(ctx, dsn)
-	require.NoError(t, err)
-	defer watch.Close(ctx)
-	require.Eventually(t, func() bool {
-		var n int
-		err := watch.QueryRow(ctx, `SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%lock_holder = req.holder%'`).Scan(&n)
-		return err == nil && n == 1
-	}, 10*time.Second, 5*time.Millisecond)
-	require.NoError(t, tx.Commit(ctx))
+	WaitForRowLock(t, dsn, "lock_holder = req.holder")
+	commit()
 
 	rs := <-done
 	require.Len(t, rs, 2)
@@ -187,4 +171,37 @@ func TestPostgresLockGroupsUnderLoad(t *testing.T) {
 	assert.Positive(t, s.lockGroups.shared, "calls that arrived together shared a statement")
 	assert.Zero(t, s.lockGroups.running, "no runner left")
 	assert.Empty(t, s.lockGroups.queue)
+}
+
+// AppendInOpenTx is another holder's turn end on session id, left
+// uncommitted: its first history entry appended again, in a transaction
+// that holds the session's row until commit is called.
+func AppendInOpenTx(t *testing.T, dsn, id string) (commit func()) {
+	t.Helper()
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, dsn)
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = conn.Close(context.Background()) })
+	tx, err := conn.Begin(ctx)
+	require.NoError(t, err)
+	_, err = tx.Exec(ctx, `UPDATE sessions SET history_len = history_len + 1 WHERE id = $1`, id)
+	require.NoError(t, err)
+	_, err = tx.Exec(ctx, `INSERT INTO history (session_id, position, data) SELECT session_id, 1, data FROM history WHERE session_id = $1 AND position = 0`, id)
+	require.NoError(t, err)
+	return func() { require.NoError(t, tx.Commit(ctx)) }
+}
+
+// WaitForRowLock waits until one statement whose text contains fragment
+// waits for a row lock.
+func WaitForRowLock(t *testing.T, dsn, fragment string) {
+	t.Helper()
+	ctx := context.Background()
+	watch, err := pgx.Connect(ctx, dsn)
+	require.NoError(t, err)
+	defer watch.Close(ctx)
+	require.Eventually(t, func() bool {
+		var n int
+		err := watch.QueryRow(ctx, `SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND position($1 in query) > 0`, fragment).Scan(&n)
+		return err == nil && n == 1
+	}, 10*time.Second, 5*time.Millisecond)
 }

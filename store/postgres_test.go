@@ -105,14 +105,7 @@ func TestPostgresLockLoadSeesTheLastAppend(t *testing.T) {
 	dsn := pgtest.Schema(t)
 	s := openPostgresDSN(t, dsn)
 	require.NoError(t, s.CreateSession(ctx, &store.Session{ID: "s1", Owner: "alice"}, users("u1")))
-
-	other := rawPG(t, dsn)
-	tx, err := other.Begin(ctx)
-	require.NoError(t, err)
-	_, err = tx.Exec(ctx, `UPDATE sessions SET history_len = history_len + 1 WHERE id = 's1'`)
-	require.NoError(t, err)
-	_, err = tx.Exec(ctx, `INSERT INTO history (session_id, position, data) SELECT session_id, 1, data FROM history WHERE session_id = 's1' AND position = 0`)
-	require.NoError(t, err)
+	commit := store.AppendInOpenTx(t, dsn, "s1")
 
 	type result struct {
 		hist []store.Entry
@@ -124,14 +117,8 @@ func TestPostgresLockLoadSeesTheLastAppend(t *testing.T) {
 		_, hist, ok, _, err := s.LockLoadSession(ctx, "alice", "s1", "next", time.Minute)
 		done <- result{hist, ok, err}
 	}()
-	// Commit once the statement waits for the row.
-	watch := rawPG(t, dsn)
-	require.Eventually(t, func() bool {
-		var n int
-		err := watch.QueryRow(ctx, `SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%lock_holder = $3%'`).Scan(&n)
-		return err == nil && n == 1
-	}, 10*time.Second, 5*time.Millisecond)
-	require.NoError(t, tx.Commit(ctx))
+	store.WaitForRowLock(t, dsn, "lock_holder = $3")
+	commit()
 
 	r := <-done
 	require.NoError(t, r.err)

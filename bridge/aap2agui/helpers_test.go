@@ -86,7 +86,13 @@ func newEnv(t *testing.T, upstream string, configure ...func(*aap2agui.Config)) 
 // demoUpstream starts the demo AG-UI agent and returns its URL.
 func demoUpstream(t testing.TB) string {
 	t.Helper()
-	s := httptest.NewServer(demo.AGUIAgent{})
+	return serve(t, demo.AGUIAgent{})
+}
+
+// serve starts h and returns its URL.
+func serve(t testing.TB, h http.Handler) string {
+	t.Helper()
+	s := httptest.NewServer(h)
 	t.Cleanup(s.Close)
 	return s.URL
 }

@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -39,13 +38,6 @@ func (s *gatedStore) SaveSession(ctx context.Context, sess *store.Session, appen
 }
 
 func (s *gatedStore) setGate(g func() error) { s.gate.Store(&g) }
-
-// serve starts h and returns its URL.
-func serve(t *testing.T, h http.Handler) string {
-	s := httptest.NewServer(h)
-	t.Cleanup(s.Close)
-	return s.URL
-}
 
 // TestTurnStartSaveFails: when the turn's own messages cannot be stored,
 // the client gets the store error as JSON (500, as when the store fails
