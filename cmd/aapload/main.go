@@ -129,25 +129,60 @@ func ratio(a, b time.Duration) float64 {
 }
 
 type proc struct {
-	cmd  *exec.Cmd
-	base string
+	cmd    *exec.Cmd
+	base   string
+	exited chan struct{} // closed once the process has exited and its log is read
 }
 
-// start runs a bridge with the store spec on a free loopback port and
-// waits for /healthz.
+// start runs a bridge with the store spec on a loopback port of its own
+// choosing (read from its start-up log line, so that no other process can
+// take the port in between) and waits for /healthz. The bridge logs at its
+// default level, info; its warnings and errors are passed on to stderr.
 func start(path, spec string) (*proc, error) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	cmd := exec.Command(path, "--listen", "127.0.0.1:0", "--store", spec)
+	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		return nil, err
 	}
-	addr := ln.Addr().String()
-	ln.Close()
-	cmd := exec.Command(path, "--listen", addr, "--store", spec, "--log-level", "error")
-	cmd.Stderr = os.Stderr
 	if err := cmd.Start(); err != nil {
 		return nil, err
 	}
-	p := &proc{cmd: cmd, base: "http://" + addr}
+	addr := make(chan string, 1)
+	exited := make(chan struct{})
+	go func() {
+		defer close(exited)
+		sc := bufio.NewScanner(stderr)
+		sc.Buffer(make([]byte, 64<<10), 1<<20)
+		listening := false
+		for sc.Scan() {
+			line := sc.Bytes()
+			if !listening {
+				var l struct {
+					Listen string `json:"listen"`
+				}
+				if json.Unmarshal(line, &l) == nil && l.Listen != "" {
+					listening = true
+					addr <- l.Listen
+					continue
+				}
+			}
+			if bytes.Contains(line, []byte(`"level":"warn"`)) || bytes.Contains(line, []byte(`"level":"error"`)) || !bytes.HasPrefix(line, []byte("{")) {
+				fmt.Fprintf(os.Stderr, "%s: %s\n", filepath.Base(path), line)
+			}
+		}
+		_, _ = io.Copy(io.Discard, stderr)
+		_ = cmd.Wait()
+	}()
+	p := &proc{cmd: cmd, exited: exited}
+	select {
+	case a := <-addr:
+		p.base = "http://" + a
+	case <-exited:
+		return nil, errors.New("exited before serving")
+	case <-time.After(30 * time.Second):
+		p.stop()
+		return nil, errors.New("did not start serving within 30 s")
+	}
 	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
 		if resp, err := http.Get(p.base + "/healthz"); err == nil {
 			resp.Body.Close()
@@ -176,13 +211,11 @@ func (p *proc) peakRSS() int {
 
 func (p *proc) stop() {
 	_ = p.cmd.Process.Signal(os.Interrupt)
-	done := make(chan struct{})
-	go func() { _ = p.cmd.Wait(); close(done) }()
 	select {
-	case <-done:
+	case <-p.exited:
 	case <-time.After(10 * time.Second):
 		_ = p.cmd.Process.Kill()
-		<-done
+		<-p.exited
 	}
 }
 
