@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/gin-gonic/gin"
+	"golang.org/x/sync/singleflight"
 
 	"github.com/aapagui/aapagui/aap"
 	"github.com/aapagui/aapagui/internal/metrics"
@@ -28,6 +29,9 @@ type Server struct {
 
 	metaMu sync.Mutex
 	meta   map[string]metaEntry // by upstream credential
+	// metaCalls shares one GET /meta among the runs that miss the cache
+	// together (a cold start, an expired entry), by credential.
+	metaCalls singleflight.Group
 }
 
 type metaEntry struct {
@@ -144,19 +148,37 @@ func (s *Server) upstreamMeta(ctx context.Context, cl *aap.Client, key string) (
 	if ok && time.Since(e.at) < s.cfg.MetaTTL {
 		return e.meta, nil
 	}
-	m, err := cl.Meta(ctx)
-	s.upstreamCall(ctx, "meta", err)
-	if err != nil {
-		return nil, err
+	// The call is shared, so no one caller's cancellation ends it; each
+	// caller still stops waiting when its own context ends.
+	ch := s.metaCalls.DoChan(key, func() (any, error) {
+		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), metaTimeout)
+		defer cancel()
+		m, err := cl.Meta(ctx)
+		s.upstreamCall(ctx, "meta", err)
+		if err != nil {
+			return nil, err
+		}
+		s.metaMu.Lock()
+		if len(s.meta) >= maxMetaEntries {
+			clear(s.meta) // many distinct forwarded keys: start over rather than grow
+		}
+		s.meta[key] = metaEntry{meta: m, at: time.Now()}
+		s.metaMu.Unlock()
+		return m, nil
+	})
+	select {
+	case r := <-ch:
+		if r.Err != nil {
+			return nil, r.Err
+		}
+		return r.Val.(*aap.GetMetaResponse), nil
+	case <-ctx.Done():
+		return nil, ctx.Err()
 	}
-	s.metaMu.Lock()
-	if len(s.meta) >= maxMetaEntries {
-		clear(s.meta) // many distinct forwarded keys: start over rather than grow
-	}
-	s.meta[key] = metaEntry{meta: m, at: time.Now()}
-	s.metaMu.Unlock()
-	return m, nil
 }
+
+// metaTimeout bounds a shared GET /meta.
+const metaTimeout = 30 * time.Second
 
 func (s *Server) ready(c *gin.Context) {
 	ctx, cancel := context.WithTimeout(c.Request.Context(), 3*time.Second)
