@@ -84,12 +84,23 @@ func ReadEvents(r io.Reader, maxEventSize int) iter.Seq2[Event, error] {
 	}
 }
 
-const slabSize = 32
+// slabSize is how many per-token events ReadEvents allocates at once;
+// firstSlabSize the first time, so that a stream that goes idle after a
+// few events holds a few, not slabSize.
+const (
+	slabSize      = 32
+	firstSlabSize = 4
+)
 
-// slabEvent returns a pointer to a new element of *slab holding v.
+// slabEvent returns a pointer to a new element of *slab holding v. A
+// used-up slab is empty but not nil: only the first is small.
 func slabEvent[E any](slab *[]E, v E) *E {
 	if len(*slab) == 0 {
-		*slab = make([]E, slabSize)
+		n := slabSize
+		if *slab == nil {
+			n = firstSlabSize
+		}
+		*slab = make([]E, n)
 	}
 	e := &(*slab)[0]
 	*slab = (*slab)[1:]

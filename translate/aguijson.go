@@ -148,13 +148,8 @@ type Decoder struct {
 // Decode decodes one event; see [DecodeEvent].
 func (d *Decoder) Decode(data []byte) (events.Event, error) { return decodeEvent(d, data) }
 
-// fastSlab is how many per-token events a Decoder allocates at once.
-const fastSlab = 32
-
 func takeBox[E any](slab *[]fastBox[E]) *fastBox[E] {
-	if len(*slab) == 0 {
-		*slab = make([]fastBox[E], fastSlab)
-	}
+	refill(slab)
 	b := &(*slab)[0]
 	*slab = (*slab)[1:]
 	return b

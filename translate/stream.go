@@ -43,11 +43,27 @@ func boxEvent[E any](typ events.EventType, now func() time.Time) (*E, *events.Ba
 // kept event keeps its slab alive: at most slabSize small events).
 const slabSize = 32
 
+// firstSlabSize is the size of a stream's first slab of each kind: a
+// stream that stays idle after its first few events (most open streams)
+// then holds a few small events, not slabSize of them.
+const firstSlabSize = 4
+
+// refill gives an empty *slab new elements: firstSlabSize the first time
+// (a nil slab), slabSize after. A used-up slab is empty but not nil.
+func refill[T any](slab *[]T) {
+	if len(*slab) > 0 {
+		return
+	}
+	n := slabSize
+	if *slab == nil {
+		n = firstSlabSize
+	}
+	*slab = make([]T, n)
+}
+
 // slabEvent is boxEvent taking its box from *slab, refilled when empty.
 func slabEvent[E any](slab *[]eventBox[E], typ events.EventType, now func() time.Time) (*E, *events.BaseEvent) {
-	if len(*slab) == 0 {
-		*slab = make([]eventBox[E], slabSize)
-	}
+	refill(slab)
 	b := &(*slab)[0]
 	*slab = (*slab)[1:]
 	return fillBox(b, typ, now)

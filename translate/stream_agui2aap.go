@@ -623,9 +623,7 @@ func slabDelta[E aap.TextDelta | aap.ThinkingDelta, P interface {
 	*E
 	aap.Event
 }](slab *[]E, delta string) P {
-	if len(*slab) == 0 {
-		*slab = make([]E, slabSize)
-	}
+	refill(slab)
 	e := &(*slab)[0]
 	*slab = (*slab)[1:]
 	*e = E{Delta: delta}
