@@ -40,7 +40,27 @@ func main() {
 	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of the whole run to this file")
 	memProfile := flag.String("memprofile", "", "write an allocation profile of the whole run to this file")
 	flag.StringVar(&o.IdleProfile, "idleprofile", "", "write heap and goroutine profiles, named with this prefix, while each path's idle streams are open")
+	idleAlone := flag.Bool("idle-alone", true, "measure each bridge's idle streams in a process of its own (false: in this process, less the direct read)")
+	serveBridge := flag.String("serve-bridge", "", "run only this bridge (aap2agui or agui2aap) in front of -upstream and print its URL: what -idle-alone starts")
+	upstream := flag.String("upstream", "", "the upstream of -serve-bridge")
 	flag.Parse()
+	if *serveBridge != "" {
+		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+		defer stop()
+		if err := bench.ServeBridge(ctx, *serveBridge, *upstream, os.Stdout); err != nil {
+			fmt.Fprintln(os.Stderr, "aapbench:", err)
+			os.Exit(1)
+		}
+		return
+	}
+	if *idleAlone {
+		self, err := os.Executable()
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "aapbench:", err)
+			os.Exit(1)
+		}
+		o.BridgeProcess = []string{self}
+	}
 	var err error
 	if o.Sizes, err = ints(*sizes); err == nil {
 		o.Streams, err = ints(*streams)

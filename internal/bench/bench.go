@@ -53,6 +53,12 @@ type Options struct {
 	// IdleProfile, when set, is the prefix of the heap and goroutine
 	// profiles written while each path's idle streams are open.
 	IdleProfile string
+	// BridgeProcess, when set, is the command (with its first arguments)
+	// that runs a bridge alone: given "-serve-bridge KIND -upstream URL"
+	// it calls ServeBridge. The idle runs then put each bridge in such a
+	// process and measure that process alone, rather than this one less
+	// the direct read.
+	BridgeProcess []string
 }
 
 func (o *Options) defaults() {
@@ -77,6 +83,28 @@ func (o *Options) defaults() {
 	if o.Out == nil {
 		o.Out = os.Stdout
 	}
+}
+
+// The bridges of the harness.
+const (
+	bridgeAAP2AGUI = "aap2agui"
+	bridgeAGUI2AAP = "agui2aap"
+	// agui2aapAgentPath is the AG-UI endpoint of agui2aap's one agent.
+	agui2aapAgentPath = "/agents/bench"
+)
+
+// newBridge is the bridge named kind in front of upstream, with a memory
+// store. The bridges call their upstreams with their default HTTP client,
+// so that the figures are what a deployment gets.
+func newBridge(kind, upstream string) (http.Handler, error) {
+	switch kind {
+	case bridgeAAP2AGUI:
+		return aap2agui.New(aap2agui.Config{Upstream: upstream, Store: store.NewMemory(),
+			Agent: aap.AgentInfo{Name: "bench", Version: "1", Capabilities: &aap.Capabilities{Stream: &aap.StreamCapabilities{Delta: &aap.Empty{}}}}, Logger: zerolog.Nop()})
+	case bridgeAGUI2AAP:
+		return agui2aap.New(agui2aap.Config{Upstream: upstream, Store: store.NewMemory(), Logger: zerolog.New(os.Stderr).Level(zerolog.WarnLevel)})
+	}
+	return nil, fmt.Errorf("no bridge %q (aap2agui or agui2aap)", kind)
 }
 
 // env is the servers of one harness run.
@@ -123,23 +151,20 @@ func newEnv() (*env, error) {
 	if e.aapURL, err = add(newAAPAgent(e.rel)); err != nil {
 		return nil, err
 	}
-	// The bridges call their upstreams with their default HTTP client, so
-	// that the figures are what a deployment gets.
 	newA2G := func(up string) (string, error) {
-		s, err := aap2agui.New(aap2agui.Config{Upstream: up, Store: store.NewMemory(),
-			Agent: aap.AgentInfo{Name: "bench", Version: "1", Capabilities: &aap.Capabilities{Stream: &aap.StreamCapabilities{Delta: &aap.Empty{}}}}, Logger: zerolog.Nop()})
+		h, err := newBridge(bridgeAAP2AGUI, up)
 		if err != nil {
 			return "", err
 		}
-		return add(s)
+		return add(h)
 	}
 	newG2A := func(up string) (string, error) {
-		s, err := agui2aap.New(agui2aap.Config{Upstream: up, Store: store.NewMemory(), Logger: zerolog.New(os.Stderr).Level(zerolog.WarnLevel)})
+		h, err := newBridge(bridgeAGUI2AAP, up)
 		if err != nil {
 			return "", err
 		}
-		u, err := add(s)
-		return u + "/agents/bench", err
+		u, err := add(h)
+		return u + agui2aapAgentPath, err
 	}
 	if e.a2gURL, err = newA2G(e.aguiURL); err != nil {
 		return nil, err
@@ -246,6 +271,16 @@ func Run(ctx context.Context, o Options) error {
 	fmt.Fprintf(o.Out, "aapbench: GOMAXPROCS %d, load average %s\n", runtime.GOMAXPROCS(0), loadavg())
 
 	ps := e.paths(!o.SkipChain)
+	// The idle runs first: the later runs leave connections in the pools
+	// of the bridges in this process, and 10,000 idle streams need nearly
+	// every descriptor the machine allows a process.
+	var idleTable bytes.Buffer
+	if o.Idle > 0 {
+		iw := tabwriter.NewWriter(&idleTable, 0, 0, 2, ' ', tabwriter.AlignRight)
+		if err := idle(ctx, e, ps, o.Idle, o.IdleProfile, o.BridgeProcess, iw); err != nil {
+			return err
+		}
+	}
 	for _, n := range o.Sizes {
 		if err := throughput(ctx, e, ps, n, o.Reps, w); err != nil {
 			return err
@@ -256,10 +291,8 @@ func Run(ctx context.Context, o Options) error {
 			return err
 		}
 	}
-	if o.Idle > 0 {
-		if err := idle(ctx, e, ps, o.Idle, o.IdleProfile, w); err != nil {
-			return err
-		}
+	if _, err := o.Out.Write(idleTable.Bytes()); err != nil {
+		return err
 	}
 	fmt.Fprintf(o.Out, "load average at the end %s\n", loadavg())
 	return nil
@@ -415,17 +448,42 @@ func latency(ctx context.Context, e *env, ps []path, c, n int, every time.Durati
 // delta, and prints the memory the process holds per open stream (Go heap
 // and stacks, after a collection), and for the bridges what that adds to
 // the direct read of the agent's protocol.
-func idle(ctx context.Context, e *env, ps []path, c int, profile string, w *tabwriter.Writer) error {
-	fmt.Fprintf(w, "\n%d idle streams\tKB/stream\tbridge KB/stream\terrors\tgoroutines/stream\t\n", c)
+func idle(ctx context.Context, e *env, ps []path, c int, profile string, bridgeArgv []string, w *tabwriter.Writer) error {
+	alone := len(bridgeArgv) > 0
+	if alone {
+		fmt.Fprintf(w, "\n%d idle streams\tKB/stream\tbridge KB/stream (its process alone)\terrors\tgoroutines/stream\t\n", c)
+	} else {
+		fmt.Fprintf(w, "\n%d idle streams\tKB/stream\tbridge KB/stream\terrors\tgoroutines/stream\t\n", c)
+	}
 	direct := map[proto]float64{}
 	var failed int64
 	for _, p := range ps {
 		if p.bridges > 1 {
 			continue // three hops per stream: past this machine's file limit at 10k
 		}
-		runtime.GC()
-		m0 := inuse()
-		g0 := runtime.NumGoroutine()
+		// measure gives the memory and goroutines of what is measured: this
+		// process, or the bridge's own.
+		measure := func() (int64, int, error) { runtime.GC(); return inuse(), runtime.NumGoroutine(), nil }
+		var proc *bridgeProcess
+		if alone && p.bridges == 1 {
+			kind, upstream := bridgeAAP2AGUI, e.aguiURL
+			if p.client == protoAGUI {
+				kind, upstream = bridgeAGUI2AAP, e.aapURL
+			}
+			var err error
+			if proc, err = startBridgeProcess(bridgeArgv, kind, upstream); err != nil {
+				return err
+			}
+			p.url = proc.url
+			measure = func() (int64, int, error) {
+				m, err := proc.mem(ctx, e.hc)
+				return int64(m.HeapAlloc + m.StackInuse), m.Goroutines, err
+			}
+		}
+		m0, g0, err := measure()
+		if err != nil {
+			return err
+		}
 		var ready, wg sync.WaitGroup
 		var errs atomic.Int64
 		sem := make(chan struct{}, 64)
@@ -443,22 +501,36 @@ func idle(ctx context.Context, e *env, ps []path, c int, profile string, w *tabw
 			}()
 		}
 		ready.Wait()
-		runtime.GC()
-		per := float64(inuse()-m0) / float64(c) / 1024
-		gs := float64(runtime.NumGoroutine()-g0) / float64(c)
+		m1, g1, err := measure()
+		if err != nil {
+			return err
+		}
+		per := float64(m1-m0) / float64(c) / 1024
+		gs := float64(g1-g0) / float64(c)
 		if profile != "" {
-			writeProfiles(profile + strings.ReplaceAll(p.name, " ", "-"))
+			prefix := profile + strings.ReplaceAll(p.name, " ", "-")
+			if proc != nil {
+				proc.writeProfiles(ctx, e.hc, prefix)
+			} else {
+				writeProfiles(prefix)
+			}
 		}
 		e.rel.all()
 		wg.Wait()
 		e.hc.CloseIdleConnections()
+		if proc != nil {
+			proc.stop()
+		}
 		failed += errs.Load()
-		if p.bridges == 0 {
+		switch {
+		case p.bridges == 0:
 			direct[p.client] = per
 			fmt.Fprintf(w, "%s\t%.1f\t–\t%d\t%.1f\t\n", p.name, per, errs.Load(), gs)
-			continue
+		case proc != nil:
+			fmt.Fprintf(w, "%s\t–\t%.1f\t%d\t%.1f\t\n", p.name, per, errs.Load(), gs)
+		default:
+			fmt.Fprintf(w, "%s\t%.1f\t%.1f\t%d\t%.1f\t\n", p.name, per, per-direct[p.agent], errs.Load(), gs)
 		}
-		fmt.Fprintf(w, "%s\t%.1f\t%.1f\t%d\t%.1f\t\n", p.name, per, per-direct[p.agent], errs.Load(), gs)
 	}
 	if err := w.Flush(); err != nil {
 		return err

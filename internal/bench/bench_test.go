@@ -2,12 +2,38 @@ package bench_test
 
 import (
 	"bytes"
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/aapagui/aapagui/internal/bench"
 )
+
+// envServeBridge makes this test binary a bridge process (what
+// cmd/aapbench -serve-bridge does): its arguments end with
+// "-serve-bridge KIND -upstream URL".
+const envServeBridge = "AAPBENCH_TEST_SERVE_BRIDGE"
+
+func TestMain(m *testing.M) {
+	if os.Getenv(envServeBridge) == "1" {
+		fs := flag.NewFlagSet("bridge", flag.ExitOnError)
+		kind := fs.String("serve-bridge", "", "")
+		upstream := fs.String("upstream", "", "")
+		_ = fs.Parse(os.Args[len(os.Args)-4:])
+		if err := bench.ServeBridge(context.Background(), *kind, *upstream, os.Stdout); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
+	os.Exit(m.Run())
+}
 
 // TestRunSmall runs the whole harness on tiny streams: every path must
 // carry its streams to the end without an error and appear in the table.
@@ -22,6 +48,38 @@ func TestRunSmall(t *testing.T) {
 	for _, want := range []string{"50 deltas", "2 stream(s)", "3 idle streams", "direct AG-UI", "direct AAP", "aap2agui", "agui2aap", "chain agui2aap→aap2agui", "load average"} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("the table has no %q:\n%s", want, out.String())
+		}
+	}
+}
+
+// TestIdleBridgesAlone: with BridgeProcess, each bridge's idle streams go
+// through a process of its own, whose memory and goroutines per stream
+// are reported (the four goroutines net/http keeps per bridged stream).
+func TestIdleBridgesAlone(t *testing.T) {
+	t.Setenv(envServeBridge, "1")
+	var out bytes.Buffer
+	err := bench.Run(t.Context(), bench.Options{
+		Sizes: []int{20}, Reps: 1, Trickle: time.Millisecond, TrickleN: 2, Streams: []int{1}, Idle: 20, SkipChain: true, Out: &out,
+		BridgeProcess: []string{os.Args[0]},
+	})
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out.String())
+	}
+	if !strings.Contains(out.String(), "bridge KB/stream (its process alone)") {
+		t.Fatalf("no column for the bridge's own process:\n%s", out.String())
+	}
+	for _, name := range []string{"aap2agui", "agui2aap"} {
+		row := regexp.MustCompile(`(?m)^ *` + name + ` +– +([0-9.]+) +0 +([0-9.]+) *$`).FindStringSubmatch(out.String())
+		if row == nil {
+			t.Fatalf("no idle row for %s measured alone:\n%s", name, out.String())
+		}
+		if row[1] == "0.0" || strings.HasPrefix(row[1], "-") {
+			t.Errorf("%s: %s KB per idle stream", name, row[1])
+		}
+		// Four per stream, plus the process's few of its own (its
+		// connection for /meta) spread over the streams.
+		if g, err := strconv.ParseFloat(row[2], 64); err != nil || g < 4 || g >= 5 {
+			t.Errorf("%s: %s goroutines per idle stream in its process, want 4 and a little", name, row[2])
 		}
 	}
 }
