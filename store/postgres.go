@@ -8,6 +8,7 @@ import (
 	"runtime"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -269,6 +270,9 @@ func pgInsertHistory(ctx context.Context, tx pgx.Tx, id string, first int64, his
 
 // GetSession implements Store.
 func (s *Postgres) GetSession(ctx context.Context, owner, id string) (*Session, error) {
+	if !pgStorable(owner, id) {
+		return nil, ErrNotFound
+	}
 	out := &Session{ID: id, Owner: owner}
 	var data string
 	err := s.pool.QueryRow(ctx, `SELECT seq, created_at, data FROM sessions WHERE id = $1 AND owner = $2`, id, owner).
@@ -289,6 +293,9 @@ func (s *Postgres) GetSession(ctx context.Context, owner, id string) (*Session, 
 // LoadSession implements SessionLoader: the session and its history in one
 // statement, so one round trip and one snapshot.
 func (s *Postgres) LoadSession(ctx context.Context, owner, id string) (*Session, []Entry, error) {
+	if !pgStorable(owner, id) {
+		return nil, nil, ErrNotFound
+	}
 	out := &Session{ID: id, Owner: owner}
 	var data string
 	var hist []string
@@ -352,6 +359,9 @@ func (s *Postgres) ListSessions(ctx context.Context, owner string, after int64, 
 // UpdateSession implements Store. It leaves Seq and CreatedAt as they were
 // stored.
 func (s *Postgres) UpdateSession(ctx context.Context, sess *Session) error {
+	if !pgStorable(sess.Owner, sess.ID) {
+		return ErrNotFound
+	}
 	data, err := encodeSession(sess)
 	if err != nil {
 		return err
@@ -362,6 +372,9 @@ func (s *Postgres) UpdateSession(ctx context.Context, sess *Session) error {
 
 // DeleteSession implements Store; the history goes with the session.
 func (s *Postgres) DeleteSession(ctx context.Context, owner, id string) error {
+	if !pgStorable(owner, id) {
+		return ErrNotFound
+	}
 	tag, err := s.pool.Exec(ctx, `DELETE FROM sessions WHERE id = $1 AND owner = $2`, id, owner)
 	return pgAffectedOne(tag, err, "delete session")
 }
@@ -380,6 +393,9 @@ func pgAffectedOne(tag pgconn.CommandTag, err error, what string) error {
 // counts its history, and bumping the count takes the row's lock, so
 // appends to one session from several replicas get distinct positions.
 func (s *Postgres) AppendHistory(ctx context.Context, id string, entries []Entry) error {
+	if !pgStorable(id) {
+		return ErrNotFound
+	}
 	hist, err := encodeEntries(entries)
 	if err != nil {
 		return err
@@ -428,6 +444,9 @@ func (s *Postgres) exists(ctx context.Context, id string) error {
 
 // SaveSession implements Store in one transaction.
 func (s *Postgres) SaveSession(ctx context.Context, sess *Session, appended []Entry) error {
+	if !pgStorable(sess.Owner, sess.ID) {
+		return ErrNotFound
+	}
 	data, err := encodeSession(sess)
 	if err != nil {
 		return err
@@ -452,6 +471,9 @@ func (s *Postgres) SaveSession(ctx context.Context, sess *Session, appended []En
 
 // ReplaceHistory implements Store, in one transaction.
 func (s *Postgres) ReplaceHistory(ctx context.Context, id string, entries []Entry) error {
+	if !pgStorable(id) {
+		return ErrNotFound
+	}
 	hist, err := encodeEntries(entries)
 	if err != nil {
 		return err
@@ -474,6 +496,9 @@ func (s *Postgres) ReplaceHistory(ctx context.Context, id string, entries []Entr
 // History implements Store. One statement reads the session and its
 // entries, so a concurrent delete is seen whole or not at all.
 func (s *Postgres) History(ctx context.Context, id string) ([]Entry, error) {
+	if !pgStorable(id) {
+		return nil, ErrNotFound
+	}
 	rows, err := s.pool.Query(ctx,
 		`SELECT h.data FROM sessions s LEFT JOIN history h ON h.session_id = s.id
 		 WHERE s.id = $1 ORDER BY h.position`, id)
@@ -506,6 +531,9 @@ func (s *Postgres) History(ctx context.Context, id string) ([]Entry, error) {
 // clock. Concurrent attempts on one session queue on its row; each sees
 // the row as the one before left it, so exactly one of them wins.
 func (s *Postgres) Lock(ctx context.Context, id, holder string, ttl time.Duration) (bool, time.Duration, error) {
+	if !pgStorable(id) {
+		return false, 0, ErrNotFound
+	}
 	if holder == "" {
 		return false, 0, errors.New("store: lock needs a holder")
 	}
@@ -539,6 +567,9 @@ func (s *Postgres) Lock(ctx context.Context, id, holder string, ttl time.Duratio
 // row's history_len (read after the wait) tells, and the history is then
 // read again, under the lock now held.
 func (s *Postgres) lockLoadOne(ctx context.Context, owner, id, holder string, ttl time.Duration) (*Session, []Entry, bool, time.Duration, error) {
+	if !pgStorable(owner, id) {
+		return nil, nil, false, 0, ErrNotFound
+	}
 	out := &Session{ID: id, Owner: owner}
 	var data string
 	var n int
@@ -594,6 +625,21 @@ func (s *Postgres) lockLoadOne(ctx context.Context, owner, id, holder string, tt
 	return out, entries, true, 0, nil
 }
 
+// pgStorable reports whether every s fits a text column: PostgreSQL's
+// text holds valid UTF-8 without NUL. A session or thread id that does not
+// fit names nothing the store can hold, so lookups by it find nothing
+// (ErrNotFound, as with the other stores) rather than fail with the
+// server's encoding error; ids come from request paths as clients wrote
+// them.
+func pgStorable(ss ...string) bool {
+	for _, s := range ss {
+		if !utf8.ValidString(s) || strings.IndexByte(s, 0) >= 0 {
+			return false
+		}
+	}
+	return true
+}
+
 // pgLeft is the time a lock has left, at least a millisecond (a lock
 // released since it was seen taken), so that Retry-After is never zero.
 func pgLeft(seconds *float64) time.Duration {
@@ -605,6 +651,9 @@ func pgLeft(seconds *float64) time.Duration {
 
 // Unlock implements Store; it does nothing unless holder has the lock.
 func (s *Postgres) Unlock(ctx context.Context, id, holder string) error {
+	if !pgStorable(id, holder) {
+		return nil
+	}
 	_, err := s.locks.Exec(ctx,
 		`UPDATE sessions SET lock_holder = NULL, lock_until = NULL WHERE id = $1 AND lock_holder = $2`, id, holder)
 	if err != nil {
@@ -615,6 +664,9 @@ func (s *Postgres) Unlock(ctx context.Context, id, holder string) error {
 
 // GetThread implements ThreadStore.
 func (s *Postgres) GetThread(ctx context.Context, owner, id string) (*Thread, error) {
+	if !pgStorable(owner, id) {
+		return nil, ErrNotFound
+	}
 	var updated time.Time
 	var data string
 	err := s.pool.QueryRow(ctx, `SELECT updated_at, data FROM threads WHERE owner = $1 AND id = $2`, owner, id).Scan(&updated, &data)
@@ -684,6 +736,9 @@ func (s *Postgres) ListThreads(ctx context.Context, owner string, after ThreadPa
 
 // DeleteThread implements ThreadStore.
 func (s *Postgres) DeleteThread(ctx context.Context, owner, id string) error {
+	if !pgStorable(owner, id) {
+		return ErrNotFound
+	}
 	tag, err := s.pool.Exec(ctx, `DELETE FROM threads WHERE owner = $1 AND id = $2`, owner, id)
 	return pgAffectedOne(tag, err, "delete thread")
 }
@@ -691,6 +746,9 @@ func (s *Postgres) DeleteThread(ctx context.Context, owner, id string) error {
 // LockThread implements ThreadStore: one statement on the database's
 // clock, atomic across replicas.
 func (s *Postgres) LockThread(ctx context.Context, owner, id, holder string, ttl time.Duration) (bool, time.Duration, error) {
+	if !pgStorable(owner, id) {
+		return false, 0, ErrNotFound
+	}
 	if holder == "" {
 		return false, 0, errors.New("store: lock needs a holder")
 	}
@@ -715,6 +773,9 @@ func (s *Postgres) LockThread(ctx context.Context, owner, id, holder string, ttl
 
 // UnlockThread implements ThreadStore.
 func (s *Postgres) UnlockThread(ctx context.Context, owner, id, holder string) error {
+	if !pgStorable(owner, id, holder) {
+		return nil
+	}
 	if _, err := s.locks.Exec(ctx, `DELETE FROM thread_locks WHERE owner = $1 AND id = $2 AND holder = $3`, owner, id, holder); err != nil {
 		return fmt.Errorf("store: postgres: unlock thread: %w", err)
 	}

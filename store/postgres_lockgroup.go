@@ -59,6 +59,9 @@ func (s *Postgres) LockLoadSession(ctx context.Context, owner, id, holder string
 	if err := ctx.Err(); err != nil {
 		return nil, nil, false, 0, err
 	}
+	if !pgStorable(owner, id) {
+		return nil, nil, false, 0, ErrNotFound
+	}
 	call := &pgLockCall{owner: owner, id: id, holder: holder, ttl: ttl, done: make(chan pgLockResult, 1)}
 	g := &s.lockGroups
 	g.mu.Lock()

@@ -205,3 +205,30 @@ func WaitForRowLock(t *testing.T, dsn, fragment string) {
 		return err == nil && n == 1
 	}, 10*time.Second, 5*time.Millisecond)
 }
+
+// A group whose statement fails falls back to one statement per call, so
+// one bad call fails alone and the turns grouped with it start. The bad
+// call here has an id PostgreSQL cannot store: LockLoadSession turns such
+// ids away before they join a group, so it is put in directly.
+func TestPostgresLockGroupFallsBackAlone(t *testing.T) {
+	ctx := context.Background()
+	s := openPG(t, pgtest.Schema(t))
+	require.NoError(t, s.CreateSession(ctx, &Session{ID: "s1", Owner: "alice"}, userEntries("u1")))
+	require.NoError(t, s.CreateSession(ctx, &Session{ID: "s2", Owner: "alice"}, nil))
+
+	call := func(id, holder string) *pgLockCall {
+		return &pgLockCall{owner: "alice", id: id, holder: holder, ttl: time.Minute, done: make(chan pgLockResult, 1)}
+	}
+	group := []*pgLockCall{call("s1", "h1"), call("bad\x00id", "h2"), call("s2", "h3")}
+	_, err := s.lockLoadGroup(ctx, group)
+	require.Error(t, err, "the group statement fails as a whole")
+
+	s.lockGroup(group)
+	r1, bad, r2 := <-group[0].done, <-group[1].done, <-group[2].done
+	require.NoError(t, r1.err)
+	assert.True(t, r1.ok)
+	assert.Equal(t, entryTexts(t, userEntries("u1")), entryTexts(t, r1.hist))
+	assert.ErrorIs(t, bad.err, ErrNotFound)
+	require.NoError(t, r2.err)
+	assert.True(t, r2.ok)
+}

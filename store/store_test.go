@@ -406,6 +406,32 @@ func testStore(t *testing.T, open func(t *testing.T) store.Store) {
 		require.ErrorIs(t, err, store.ErrNotFound, "writing history does not create a session")
 	})
 
+	t.Run("ids no session can have", func(t *testing.T) {
+		// Ids come from request paths as clients wrote them: NUL and bytes
+		// that are not UTF-8 (which PostgreSQL's text cannot hold) find
+		// nothing, as any other unknown id.
+		s := open(t)
+		require.NoError(t, s.CreateSession(ctx, &store.Session{ID: "s1", Owner: "k"}, users("a")))
+		for _, id := range []string{"s1\x00", "\xff", "a\x00b"} {
+			_, err := s.GetSession(ctx, "k", id)
+			assert.ErrorIs(t, err, store.ErrNotFound, "GetSession %q", id)
+			_, _, err = store.LoadSession(ctx, s, "k", id)
+			assert.ErrorIs(t, err, store.ErrNotFound, "LoadSession %q", id)
+			_, err = s.History(ctx, id)
+			assert.ErrorIs(t, err, store.ErrNotFound, "History %q", id)
+			assert.ErrorIs(t, s.DeleteSession(ctx, "k", id), store.ErrNotFound, "DeleteSession %q", id)
+			_, _, _, err = store.TakeAndLoadSession(ctx, s, "k", id, store.LeaseOptions{})
+			assert.ErrorIs(t, err, store.ErrNotFound, "TakeAndLoadSession %q", id)
+			if ts, ok := s.(store.ThreadStore); ok {
+				_, err = ts.GetThread(ctx, "k", id)
+				assert.ErrorIs(t, err, store.ErrNotFound, "GetThread %q", id)
+				assert.ErrorIs(t, ts.DeleteThread(ctx, "k", id), store.ErrNotFound, "DeleteThread %q", id)
+			}
+		}
+		_, err := s.GetSession(ctx, "k", "s1")
+		assert.NoError(t, err, "the session with the id's valid prefix is untouched")
+	})
+
 	t.Run("entries without a message are refused", func(t *testing.T) {
 		s := open(t)
 		require.NoError(t, s.CreateSession(ctx, session("s1", ""), users("a")))

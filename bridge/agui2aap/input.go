@@ -3,12 +3,32 @@ package agui2aap
 import (
 	"fmt"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/ag-ui-protocol/ag-ui/sdks/community/go/pkg/core/types"
 )
 
 // maxThreadID bounds threadId, which becomes a store key.
 const maxThreadID = 256
+
+// checkThreadID refuses a thread id no thread can have: empty, too long,
+// not UTF-8, or holding control characters.
+func checkThreadID(id string) error {
+	switch {
+	case id == "":
+		return fmt.Errorf("threadId is required")
+	case len(id) > maxThreadID:
+		return fmt.Errorf("threadId is %d bytes long; at most %d are allowed", len(id), maxThreadID)
+	case !utf8.ValidString(id):
+		return fmt.Errorf("threadId is not UTF-8")
+	}
+	for _, r := range id {
+		if unicode.IsControl(r) {
+			return fmt.Errorf("threadId holds a control character (%U)", r)
+		}
+	}
+	return nil
+}
 
 // checkInput refuses a RunAgentInput the bridge could only misread: a
 // thread id that is empty, too long or holds control characters; two
@@ -17,16 +37,8 @@ const maxThreadID = 256
 // state that is not an object. Each error names the problem; nothing is
 // stored.
 func checkInput(in *types.RunAgentInput) error {
-	switch {
-	case in.ThreadID == "":
-		return fmt.Errorf("threadId is required")
-	case len(in.ThreadID) > maxThreadID:
-		return fmt.Errorf("threadId is %d bytes long; at most %d are allowed", len(in.ThreadID), maxThreadID)
-	}
-	for _, r := range in.ThreadID {
-		if unicode.IsControl(r) {
-			return fmt.Errorf("threadId holds a control character (%U)", r)
-		}
+	if err := checkThreadID(in.ThreadID); err != nil {
+		return err
 	}
 	switch in.State.(type) {
 	case nil, map[string]any:

@@ -97,6 +97,10 @@ func (s *Server) deleteThread(c *gin.Context) {
 	ctx := c.Request.Context()
 	owner, id := c.GetString(ownerKey), c.Param("threadId")
 	log := web.Logger(c)
+	if err := checkThreadID(id); err != nil {
+		web.Error(c, http.StatusBadRequest, "invalid_request", err.Error())
+		return
+	}
 	lease, err := store.TakeThread(ctx, s.cfg.Store, owner, id, store.LeaseOptions{OnError: web.LeaseLog(log, "thread", id)})
 	var held *store.HeldError
 	if errors.As(err, &held) {

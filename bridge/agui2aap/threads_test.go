@@ -124,5 +124,13 @@ func TestThreadListing(t *testing.T) {
 		assert.Empty(t, msgs, "the thread is forgotten")
 		r = e.deleteThread(t, "first", "key-a")
 		assert.Equal(t, http.StatusNotFound, r.Status)
+
+		// Ids no run could have made name the problem, as a run's would.
+		for _, id := range []string{"%00", "%FF", "a%01b"} {
+			r := e.deleteThread(t, id, "key-a")
+			assert.Equal(t, http.StatusBadRequest, r.Status, id)
+			assert.Equal(t, "invalid_request", r.errorCode(), id)
+			assert.Contains(t, r.errorMessage(), "threadId", id)
+		}
 	})
 }
