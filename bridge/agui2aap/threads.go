@@ -186,6 +186,9 @@ func encodeCursor(p store.ThreadPage) string {
 	return base64.RawURLEncoding.EncodeToString([]byte(strconv.FormatInt(p.UpdatedAt.UnixMicro(), 10) + ":" + p.ID))
 }
 
+// maxCursorMicros is 9999-12-31T23:59:59Z in microseconds since 1970.
+const maxCursorMicros = 253402300799 * 1_000_000
+
 func decodeCursor(s string) (store.ThreadPage, error) {
 	if s == "" {
 		return store.ThreadPage{}, nil
@@ -196,7 +199,9 @@ func decodeCursor(s string) (store.ThreadPage, error) {
 	}
 	us, id, ok := strings.Cut(string(b), ":")
 	n, err := strconv.ParseInt(us, 10, 64)
-	if !ok || err != nil || id == "" {
+	// A cursor this server gave holds a thread's last activity (after 1970,
+	// before 10000) and a thread id a run accepted.
+	if !ok || err != nil || n < 0 || n > maxCursorMicros || checkThreadID(id) != nil {
 		return store.ThreadPage{}, errors.New("bad cursor")
 	}
 	return store.ThreadPage{UpdatedAt: time.UnixMicro(n).UTC(), ID: id}, nil

@@ -1,6 +1,7 @@
 package agui2aap_test
 
 import (
+	"encoding/base64"
 	"encoding/json"
 	"net/http"
 	"strings"
@@ -101,7 +102,11 @@ func TestThreadListing(t *testing.T) {
 	require.Len(t, b.Threads, 1, "threads are per key")
 	assert.Equal(t, "theirs", b.Threads[0].ThreadID)
 
-	for _, q := range []string{"?limit=0", "?limit=101", "?limit=x", "?cursor=%25%25", "?cursor=bm9wZQ"} {
+	badCursors := []string{"?cursor=%25%25", "?cursor=bm9wZQ"}
+	for _, c := range []string{"0:\x00", "0:\xff", "-9223372036854775808:t", "9223372036854775807:t", "-1:t", "0:"} {
+		badCursors = append(badCursors, "?cursor="+base64.RawURLEncoding.EncodeToString([]byte(c)))
+	}
+	for _, q := range append([]string{"?limit=0", "?limit=101", "?limit=x"}, badCursors...) {
 		r := e.get(t, "/agents/demo/threads"+q, "Authorization", "Bearer key-a")
 		assert.Equal(t, http.StatusBadRequest, r.Status, q)
 		assert.Equal(t, "invalid_request", r.errorCode(), q)
