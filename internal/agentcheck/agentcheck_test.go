@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -63,13 +64,13 @@ func skipped(r *agentcheck.Report) []string {
 
 // aap2aguiServer is aap2agui in front of the AG-UI demo agent, described
 // as the program's built-in demo agent is, with two API keys.
-func aap2aguiServer(t *testing.T) http.Handler {
+func aap2aguiServer(t *testing.T, versions ...aap2agui.Mount) http.Handler {
 	t.Helper()
 	a := aap2agui.DefaultAgent()
 	a.Name = "demo"
 	a.Tools = []aap.ToolSpec{demo.SearchToolSpec}
 	a.Options = []aap.AgentOption{{Type: aap.OptionSecret, Name: "api_key", Title: "Search API key"}}
-	srv, err := aap2agui.New(aap2agui.Config{Upstream: serve(t, demo.AGUIAgent{}), Store: store.NewMemory(), Agent: a, APIKeys: []string{"key-one", "key-two"}})
+	srv, err := aap2agui.New(aap2agui.Config{Upstream: serve(t, demo.AGUIAgent{}), Store: store.NewMemory(), Agent: a, APIKeys: []string{"key-one", "key-two"}, Versions: versions})
 	require.NoError(t, err)
 	return srv
 }
@@ -90,11 +91,24 @@ func TestAAPPassesAgainstTheDemoAgents(t *testing.T) {
 		// The demo agent takes no keys.
 		assert.ElementsMatch(t, []string{"keys.isolation"}, skipped(r))
 	})
+	// Versions 1 and 2 get every check of version 3 through their own
+	// routes, and one of their own (legacy.conversation).
 	for _, v := range []int{1, 2} {
 		t.Run("demo AAP agent v"+string(rune('0'+v)), func(t *testing.T) {
 			r := runAAP(t, demo.NewAAPAgent(demo.AAPAgentOptions{Version: v}), agentcheck.AAPOptions{})
 			requireClean(t, r)
-			assert.Equal(t, 4, r.Passed, "meta, bad JSON, unknown session, a conversation")
+			assert.ElementsMatch(t, []string{"keys.isolation"}, skipped(r))
+			assert.Equal(t, 22, r.Passed)
+			res, ok := r.Find("session.create")
+			require.True(t, ok)
+			assert.Contains(t, res.Title, "PUT /session")
+			assert.Contains(t, res.Section, fmt.Sprintf("aap-v%d/endpoints.md", v))
+		})
+		t.Run("aap2agui v"+string(rune('0'+v)), func(t *testing.T) {
+			r := runAAP(t, aap2aguiServer(t, aap2agui.Mount{Version: v}), agentcheck.AAPOptions{Key: "key-one", Key2: "key-two"})
+			requireClean(t, r)
+			assert.Empty(t, skipped(r), "nothing skipped")
+			assert.Equal(t, 23, r.Passed)
 		})
 	}
 }
@@ -352,4 +366,40 @@ func TestReportForms(t *testing.T) {
 	require.NoError(t, json.Unmarshal(js.Bytes(), &back))
 	assert.Equal(t, r.Results, back.Results)
 	assert.Equal(t, 1, back.Failed)
+}
+
+// A version 1 server is checked through its own routes: one whose PUT
+// /session stream does not open with session_start fails exactly the
+// checks that start a session with a streamed PUT, and one that answers
+// an unknown session with 200 fails the unknown-session checks.
+func TestAAPCatchesLegacyDeviations(t *testing.T) {
+	v1 := func() http.Handler { return demo.NewAAPAgent(demo.AAPAgentOptions{Version: 1}) }
+	t.Run("no session_start", func(t *testing.T) {
+		h := rewrite(v1(), func(r *http.Request, _ []byte) bool { return r.Method == http.MethodPut },
+			func(b []byte) []byte {
+				return regexp.MustCompile(`event: session_start\ndata: [^\n]*\n\n`).ReplaceAll(b, nil)
+			})
+		r := runAAP(t, h, agentcheck.AAPOptions{})
+		assert.ElementsMatch(t, []string{
+			"legacy.conversation", "thinking.order", "error.message-mode", "error.delta-mode",
+			"tools.client", "permission.grant", "permission.deny",
+		}, r.Failures())
+		res, _ := r.Find("tools.client")
+		assert.Contains(t, res.Sent, "PUT /session")
+	})
+	t.Run("200 for an unknown session", func(t *testing.T) {
+		inner := v1()
+		h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.Method == http.MethodGet && strings.Contains(r.URL.Path, "agentcheck-no-such-session") {
+				w.Header().Set("Content-Type", "application/json")
+				_, _ = w.Write([]byte(`{"sessionId":"agentcheck-no-such-session"}`))
+				return
+			}
+			inner.ServeHTTP(w, r)
+		})
+		r := runAAP(t, h, agentcheck.AAPOptions{})
+		assert.ElementsMatch(t, []string{"errors.unknown-session", "errors.unknown-history"}, r.Failures())
+		res, _ := r.Find("errors.unknown-history")
+		assert.Contains(t, res.Title, "GET /session/:id?history=")
+	})
 }
