@@ -310,19 +310,25 @@ func (s *Postgres) LoadSession(ctx context.Context, owner, id string) (*Session,
 	if err != nil {
 		return nil, nil, fmt.Errorf("store: postgres: load session: %w", err)
 	}
+	entries, err := pgDecodeSessionRow(out, data, hist)
+	if err != nil {
+		return nil, nil, err
+	}
+	return out, entries, nil
+}
+
+// pgDecodeSessionRow fills out from a session row's data and returns its
+// history entries, as read by one statement.
+func pgDecodeSessionRow(out *Session, data string, hist []string) ([]Entry, error) {
 	out.CreatedAt = out.CreatedAt.UTC()
 	if err := decodeSession(out, []byte(data)); err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	raw := make([][]byte, len(hist))
 	for i, h := range hist {
 		raw[i] = []byte(h)
 	}
-	entries, err := decodeEntries(raw)
-	if err != nil {
-		return nil, nil, err
-	}
-	return out, entries, nil
+	return decodeEntries(raw)
 }
 
 // ListSessions implements Store. A limit of zero or less lists nothing.
@@ -600,29 +606,31 @@ func (s *Postgres) lockLoadOne(ctx context.Context, owner, id, holder string, tt
 	if err != nil {
 		return nil, nil, false, 0, fmt.Errorf("store: postgres: lock and load session: %w", err)
 	}
-	if len(hist) != n {
-		sess, entries, err := s.LoadSession(ctx, owner, id)
-		if err != nil {
-			_ = s.Unlock(context.WithoutCancel(ctx), id, holder)
-			return nil, nil, false, 0, err
-		}
-		return sess, entries, true, 0, nil
-	}
-	out.CreatedAt = out.CreatedAt.UTC()
-	if err := decodeSession(out, []byte(data)); err != nil {
-		_ = s.Unlock(context.WithoutCancel(ctx), id, holder)
-		return nil, nil, false, 0, err
-	}
-	raw := make([][]byte, len(hist))
-	for i, h := range hist {
-		raw[i] = []byte(h)
-	}
-	entries, err := decodeEntries(raw)
+	sess, entries, err := s.lockedSession(ctx, holder, out, data, n, hist)
 	if err != nil {
-		_ = s.Unlock(context.WithoutCancel(ctx), id, holder)
 		return nil, nil, false, 0, err
 	}
-	return out, entries, true, 0, nil
+	return sess, entries, true, 0, nil
+}
+
+// lockedSession is the session out (ID and Owner set) whose lock holder
+// has just taken, from the row and the history the locking statement read
+// (n is the row's history_len), or read again under the lock when that
+// statement's snapshot predates the history's last append. On an error the
+// lock is released.
+func (s *Postgres) lockedSession(ctx context.Context, holder string, out *Session, data string, n int, hist []string) (*Session, []Entry, error) {
+	sess, entries := out, []Entry(nil)
+	var err error
+	if len(hist) != n {
+		sess, entries, err = s.LoadSession(ctx, out.Owner, out.ID)
+	} else {
+		entries, err = pgDecodeSessionRow(out, data, hist)
+	}
+	if err != nil {
+		_ = s.Unlock(context.WithoutCancel(ctx), out.ID, holder)
+		return nil, nil, err
+	}
+	return sess, entries, nil
 }
 
 // pgStorable reports whether every s fits a text column: PostgreSQL's

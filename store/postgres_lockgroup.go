@@ -50,8 +50,8 @@ type pgLockGroups struct {
 // LockLoadSession implements SessionLockLoader: the call joins the next
 // group (see pgLockGroups), whose one statement takes its lock, limited to
 // owner's session, and reads the session and its history. A caller whose
-// ctx is done before its group is sent gets ctx's error; once sent, the
-// group's answer is the caller's.
+// ctx is already done gets ctx's error; once queued, the group's answer is
+// the caller's.
 func (s *Postgres) LockLoadSession(ctx context.Context, owner, id, holder string, ttl time.Duration) (*Session, []Entry, bool, time.Duration, error) {
 	if holder == "" {
 		return nil, nil, false, 0, errors.New("store: lock needs a holder")
@@ -179,7 +179,9 @@ func (s *Postgres) lockLoadGroup(ctx context.Context, group []*pgLockCall) ([]pg
 			missed = append(missed, i)
 			continue
 		}
-		results[i] = s.loaded(ctx, c, w.sess, w.data, w.n, w.hist)
+		w.sess.Owner = c.owner
+		sess, entries, err := s.lockedSession(ctx, c.holder, w.sess, w.data, w.n, w.hist)
+		results[i] = pgLockResult{sess: sess, hist: entries, ok: err == nil, err: err}
 	}
 	if len(missed) == 0 {
 		return results, nil
@@ -232,35 +234,4 @@ func (s *Postgres) unlockTaken(group []*pgLockCall, results []pgLockResult) {
 			_ = s.Unlock(context.Background(), group[i].id, group[i].holder)
 		}
 	}
-}
-
-// loaded is the answer to c, whose lock its group took: the session row
-// and the history read by the group's statement, or read again under the
-// lock when the statement's snapshot predates the history's last append
-// (the row's history_len, read after any wait for the row, tells).
-func (s *Postgres) loaded(ctx context.Context, c *pgLockCall, sess *Session, data string, n int, hist []string) pgLockResult {
-	if len(hist) != n {
-		sess, entries, err := s.LoadSession(ctx, c.owner, c.id)
-		if err != nil {
-			_ = s.Unlock(context.WithoutCancel(ctx), c.id, c.holder)
-			return pgLockResult{err: err}
-		}
-		return pgLockResult{sess: sess, hist: entries, ok: true}
-	}
-	sess.Owner = c.owner
-	sess.CreatedAt = sess.CreatedAt.UTC()
-	if err := decodeSession(sess, []byte(data)); err != nil {
-		_ = s.Unlock(context.WithoutCancel(ctx), c.id, c.holder)
-		return pgLockResult{err: err}
-	}
-	raw := make([][]byte, len(hist))
-	for i, h := range hist {
-		raw[i] = []byte(h)
-	}
-	entries, err := decodeEntries(raw)
-	if err != nil {
-		_ = s.Unlock(context.WithoutCancel(ctx), c.id, c.holder)
-		return pgLockResult{err: err}
-	}
-	return pgLockResult{sess: sess, hist: entries, ok: true}
 }
