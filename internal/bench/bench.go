@@ -450,11 +450,11 @@ func latency(ctx context.Context, e *env, ps []path, c, n int, every time.Durati
 // the direct read of the agent's protocol.
 func idle(ctx context.Context, e *env, ps []path, c int, profile string, bridgeArgv []string, w *tabwriter.Writer) error {
 	alone := len(bridgeArgv) > 0
+	bridgeColumn := "bridge KB/stream"
 	if alone {
-		fmt.Fprintf(w, "\n%d idle streams\tKB/stream\tbridge KB/stream (its process alone)\terrors\tgoroutines/stream\t\n", c)
-	} else {
-		fmt.Fprintf(w, "\n%d idle streams\tKB/stream\tbridge KB/stream\terrors\tgoroutines/stream\t\n", c)
+		bridgeColumn += " (its process alone)"
 	}
+	fmt.Fprintf(w, "\n%d idle streams\tKB/stream\t%s\terrors\tgoroutines/stream\t\n", c, bridgeColumn)
 	direct := map[proto]float64{}
 	var failed int64
 	for _, p := range ps {
@@ -477,7 +477,7 @@ func idle(ctx context.Context, e *env, ps []path, c int, profile string, bridgeA
 			p.url = proc.url
 			measure = func() (int64, int, error) {
 				m, err := proc.mem(ctx, e.hc)
-				return int64(m.HeapAlloc + m.StackInuse), m.Goroutines, err
+				return m.InUse, m.Goroutines, err
 			}
 		}
 		m0, g0, err := measure()

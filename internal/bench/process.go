@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"net/http/pprof"
 	"os"
@@ -28,17 +27,17 @@ const memStatsPath = "/_bench/memstats"
 // profilePath+"heap" and +"goroutine" serve a bridge process's profiles.
 const profilePath = "/_bench/pprof/"
 
+// processMem is a process's live memory (see inuse) and goroutines.
 type processMem struct {
-	HeapAlloc  uint64 `json:"heapAlloc"`
-	StackInuse uint64 `json:"stackInuse"`
-	Goroutines int    `json:"goroutines"`
+	InUse      int64 `json:"inUse"`
+	Goroutines int   `json:"goroutines"`
 }
 
 // ServeBridge runs the bridge named kind ("aap2agui" or "agui2aap") in
 // front of upstream on a loopback port, as the harness does in its own
 // process, and writes its base URL (the AAP base URL, or agui2aap's agent
 // endpoint) as one line to out. It also serves its memory at
-// /_bench/memstats. It returns when ctx ends or stdin closes (the harness
+// /_bench/memstats and its profiles under /_bench/pprof/. It returns when ctx ends or stdin closes (the harness
 // that started it is gone).
 func ServeBridge(ctx context.Context, kind, upstream string, out io.Writer) error {
 	raiseFileLimit()
@@ -49,23 +48,18 @@ func ServeBridge(ctx context.Context, kind, upstream string, out io.Writer) erro
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET "+memStatsPath, func(w http.ResponseWriter, _ *http.Request) {
 		runtime.GC()
-		var ms runtime.MemStats
-		runtime.ReadMemStats(&ms)
 		w.Header().Set("Content-Type", "application/json")
-		_ = json.NewEncoder(w).Encode(processMem{HeapAlloc: ms.HeapAlloc, StackInuse: ms.StackInuse, Goroutines: runtime.NumGoroutine()})
+		_ = json.NewEncoder(w).Encode(processMem{InUse: inuse(), Goroutines: runtime.NumGoroutine()})
 	})
 	for _, name := range []string{"heap", "goroutine"} {
 		mux.Handle("GET "+profilePath+name, pprof.Handler(name))
 	}
 	mux.Handle("/", h)
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	base, closeServer, err := serve(mux)
 	if err != nil {
 		return err
 	}
-	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
-	go func() { _ = srv.Serve(ln) }()
-	defer srv.Close()
-	base := "http://" + ln.Addr().String()
+	defer closeServer()
 	if kind == bridgeAGUI2AAP {
 		base += agui2aapAgentPath
 	}
