@@ -1,7 +1,8 @@
 // Command aapload is the bridges' load test: it starts aap2agui and
 // agui2aap (built binaries, each with its built-in demo agent and a fresh
-// SQLite store, or the store -store names: a PostgreSQL replica), runs N sessions × M turns through aap2agui and N threads
-// × M runs through agui2aap (HttpAgent-style bodies that resend the whole
+// SQLite store, or the store -store names: a PostgreSQL replica), runs N
+// sessions × M turns through aap2agui and N threads × M runs through
+// agui2aap (HttpAgent-style bodies that resend the whole
 // history) at concurrency C, and prints turns ok, errors by code, 409s,
 // messages lost (stored history compared with what was sent), p50/p99
 // turn time and each bridge's peak RSS.

@@ -634,22 +634,10 @@ func (r *aapRun) sessionTurn(ctx context.Context, id, title, section string, too
 		// The session and its first turn in one PUT /session, whose
 		// stream opens with session_start.
 		put := &aap.PutSessionRequest{Agent: aap.AgentConfig{Name: r.agent.Name, Tools: tools}, Stream: mode, Messages: req.Messages, Tools: aap.ToolSpecsToV1(specs)}
-		first := true
-		for ev, err := range r.c.StreamPutSession(ctx, put) {
-			if err != nil {
-				t.err = err
-				break
-			}
-			if s, ok := ev.(*aap.SessionStart); ok && first {
-				sid = s.SessionID
-				first = false
-				continue
-			}
-			first = false
-			t.events = append(t.events, ev)
-		}
+		var opened bool
+		sid, opened, t = r.streamPut(ctx, put)
 		b, _ := json.Marshal(put)
-		if sid == "" {
+		if !opened {
 			r.fail(id, title, section, failure{detail: "the stream did not open with session_start", sent: "PUT /session " + string(b), got: t.names(), want: "session_start, turn_start, …, turn_stop"})
 			return "", req, t, false
 		}
@@ -1108,6 +1096,29 @@ func (r *aapRun) checkDelete(ctx context.Context, sid string) {
 	r.pass(id, title, secDelete)
 }
 
+// streamPut streams a PUT /session: sid is the id of its session_start,
+// opened whether that was the stream's first event, and t the other
+// events.
+func (r *aapRun) streamPut(ctx context.Context, put *aap.PutSessionRequest) (sid string, opened bool, t turnResult) {
+	first := true
+	for ev, err := range r.c.StreamPutSession(ctx, put) {
+		if err != nil {
+			t.err = err
+			break
+		}
+		if s, ok := ev.(*aap.SessionStart); ok {
+			if sid == "" {
+				sid, opened = s.SessionID, first
+			}
+			first = false
+			continue
+		}
+		first = false
+		t.events = append(t.events, ev)
+	}
+	return sid, opened, t
+}
+
 // checkLegacyStream checks a version 1 or 2 conversation end to end: PUT
 // /session streaming opens with session_start and the first turn, POST
 // /session/:id continues it, and the history holds both.
@@ -1115,26 +1126,14 @@ func (r *aapRun) checkLegacyStream(ctx context.Context) {
 	sec := fmt.Sprintf("aap-v%d/endpoints.md § PUT /session", r.v)
 	ctx, cancel := r.ctx(ctx)
 	defer cancel()
+	const id, title = "legacy.conversation", "PUT /session starts with session_start and the first turn; POST /session/:id continues; history holds both"
 	p := r.opts.Prompts
 	if p.Text == "" {
-		r.skip("legacy.conversation", "PUT /session starts with session_start and the first turn; POST /session/:id continues; history holds both", sec, "no text prompt")
+		r.skip(id, title, sec, "no text prompt")
 		return
 	}
-	const id, title = "legacy.conversation", "PUT /session starts with session_start and the first turn; POST /session/:id continues; history holds both"
-	var sid string
-	var t turnResult
 	put := &aap.PutSessionRequest{Agent: aap.AgentConfig{Name: r.agent.Name}, Stream: aap.StreamDelta, Messages: []aap.Message{aap.UserText(p.Text)}}
-	for ev, err := range r.c.StreamPutSession(ctx, put) {
-		if err != nil {
-			t.err = err
-			break
-		}
-		if s, ok := ev.(*aap.SessionStart); ok {
-			sid = s.SessionID
-			continue
-		}
-		t.events = append(t.events, ev)
-	}
+	sid, _, t := r.streamPut(ctx, put)
 	if problem := checkStream(t); problem != "" || sid == "" {
 		if sid == "" && problem == "" {
 			problem = "no session_start with a sessionId"
