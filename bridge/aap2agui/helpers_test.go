@@ -89,6 +89,35 @@ func demoUpstream(t testing.TB) string {
 	return serve(t, demo.AGUIAgent{})
 }
 
+// lateUpstream starts the demo AG-UI agent answering a run's headers at
+// once and its events once wait returns true (false: the run ends without
+// them), as a model's time to first token; it returns the agent's URL.
+func lateUpstream(t testing.TB, wait func(*http.Request) bool) string {
+	t.Helper()
+	return serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		// The run is read first: net/http closes a request's body once
+		// its response has begun.
+		body, err := io.ReadAll(r.Body)
+		if err != nil {
+			return
+		}
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		w.Header().Set("Content-Type", "text/event-stream")
+		w.WriteHeader(http.StatusOK)
+		w.(http.Flusher).Flush()
+		if wait(r) {
+			demo.AGUIAgent{}.ServeHTTP(headersSent{w}, r)
+		}
+	}))
+}
+
+// headersSent is a ResponseWriter whose headers have gone out.
+type headersSent struct{ http.ResponseWriter }
+
+func (headersSent) WriteHeader(int)               {}
+func (w headersSent) Flush()                      { w.ResponseWriter.(http.Flusher).Flush() }
+func (w headersSent) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
 // serve starts h and returns its URL.
 func serve(t testing.TB, h http.Handler) string {
 	t.Helper()

@@ -115,19 +115,16 @@ func TestNothingSentBeforeTheTurnIsSaved(t *testing.T) {
 // stream with an error stop, and stores nothing of the turn.
 func TestTurnSaveFailsAfterKeepAlive(t *testing.T) {
 	speak := make(chan struct{})
-	agent := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "text/event-stream")
-		w.WriteHeader(http.StatusOK)
-		w.(http.Flusher).Flush()
+	agent := lateUpstream(t, func(r *http.Request) bool {
 		select {
 		case <-speak:
+			return true
 		case <-r.Context().Done():
-			return
+			return false
 		}
-		demo.AGUIAgent{}.ServeHTTP(w, r)
 	})
 	st := &gatedStore{Store: store.NewMemory()}
-	e := newEnv(t, serve(t, agent), func(c *aap2agui.Config) {
+	e := newEnv(t, agent, func(c *aap2agui.Config) {
 		c.Store = st
 		c.KeepAlive = 20 * time.Millisecond
 	})

@@ -2,7 +2,6 @@ package aap2agui_test
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"flag"
@@ -20,7 +19,6 @@ import (
 
 	"github.com/aapagui/aapagui/aap"
 	"github.com/aapagui/aapagui/bridge/aap2agui"
-	"github.com/aapagui/aapagui/demo"
 	"github.com/aapagui/aapagui/internal/pgtest"
 	"github.com/aapagui/aapagui/store"
 )
@@ -30,39 +28,6 @@ var (
 	benchStreams    = flag.Int("turnstart.streams", 1000, "streams opened by BenchmarkOpenStreams (10000 for the documented figures)")
 	benchThink      = flag.Duration("turnstart.think", 0, "BenchmarkTurnStart's agent answers a run's headers at once and its first event after this long, as a model's time to first token")
 )
-
-// thinkingUpstream starts the demo AG-UI agent behind a wait of think
-// between a run's response headers and its first event, and returns its
-// URL.
-func thinkingUpstream(b *testing.B, think time.Duration) string {
-	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		// The run is read first: net/http closes a request's body once
-		// its response has begun.
-		body, err := io.ReadAll(r.Body)
-		if err != nil {
-			return
-		}
-		r.Body = io.NopCloser(bytes.NewReader(body))
-		w.Header().Set("Content-Type", "text/event-stream")
-		w.WriteHeader(http.StatusOK)
-		w.(http.Flusher).Flush()
-		select {
-		case <-time.After(think):
-		case <-r.Context().Done():
-			return
-		}
-		demo.AGUIAgent{}.ServeHTTP(headersSent{w}, r)
-	}))
-	b.Cleanup(hs.Close)
-	return hs.URL
-}
-
-// headersSent is a ResponseWriter whose headers have gone out.
-type headersSent struct{ http.ResponseWriter }
-
-func (headersSent) WriteHeader(int)               {}
-func (w headersSent) Flush()                      { w.ResponseWriter.(http.Flusher).Flush() }
-func (w headersSent) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
 // benchStore is a store to compare, opened fresh for a benchmark.
 type benchStore struct {
@@ -213,7 +178,14 @@ const (
 func BenchmarkTurnStart(b *testing.B) {
 	upstream := demoUpstream(b)
 	if *benchThink > 0 {
-		upstream = thinkingUpstream(b, *benchThink)
+		upstream = lateUpstream(b, func(r *http.Request) bool {
+			select {
+			case <-time.After(*benchThink):
+				return true
+			case <-r.Context().Done():
+				return false
+			}
+		})
 	}
 	n := *benchStartTurns
 	direct := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 512}}
