@@ -571,7 +571,7 @@ func (s *Server) stream(c *gin.Context, req *aap.PostSessionTurnRequest, sess *s
 	var failure error
 	var dec translate.Decoder
 	for frame, err := range sse.Read(reader, sse.ReadOptions{MaxEventSize: s.cfg.MaxEventSize}) {
-		if !awaitSave() {
+		if saved != nil && !awaitSave() { // the first event only
 			return stop, result
 		}
 		if err != nil {
