@@ -224,7 +224,9 @@ func (s *Postgres) migrate(ctx context.Context) error {
 	return nil
 }
 
-// CreateSession implements Store. It sets s.Seq on success.
+// CreateSession implements Store. It sets s.Seq on success. The session
+// and its seed history are one statement: one round trip and one commit,
+// and no history is written for an id that is taken.
 func (s *Postgres) CreateSession(ctx context.Context, sess *Session, seed []Entry) error {
 	data, err := encodeSession(sess)
 	if err != nil {
@@ -235,21 +237,19 @@ func (s *Postgres) CreateSession(ctx context.Context, sess *Session, seed []Entr
 		return err
 	}
 	var seq int64
-	err = s.tx(ctx, func(tx pgx.Tx) error {
-		err := tx.QueryRow(ctx,
-			`INSERT INTO sessions (id, owner, created_at, data, history_len) VALUES ($1, $2, $3, $4, $5)
-			 ON CONFLICT (id) DO NOTHING RETURNING seq`,
-			sess.ID, sess.Owner, sess.CreatedAt.UTC().Truncate(time.Millisecond), string(data), len(hist)).Scan(&seq)
-		if errors.Is(err, pgx.ErrNoRows) {
-			return ErrExists
-		}
-		if err != nil {
-			return err
-		}
-		return pgInsertHistory(ctx, tx, sess.ID, 0, hist)
-	})
+	err = s.pool.QueryRow(ctx, `WITH s AS (
+			INSERT INTO sessions (id, owner, created_at, data, history_len) VALUES ($1, $2, $3, $4, cardinality($5::text[]))
+			ON CONFLICT (id) DO NOTHING RETURNING seq),
+		h AS (
+			INSERT INTO history (session_id, position, data)
+			SELECT $1, t.ord - 1, t.data FROM s, unnest($5::text[]) WITH ORDINALITY AS t (data, ord))
+		SELECT seq FROM s`,
+		sess.ID, sess.Owner, sess.CreatedAt.UTC().Truncate(time.Millisecond), string(data), pgTexts(hist)).Scan(&seq)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return ErrExists
+	}
 	if err != nil {
-		return err
+		return fmt.Errorf("store: postgres: create session: %w", err)
 	}
 	sess.Seq = seq
 	return nil
