@@ -43,6 +43,42 @@ func testLeases(t *testing.T, open func(t *testing.T) store.Store) {
 		require.ErrorIs(t, err, store.ErrNotFound)
 	})
 
+	t.Run("released by the turn's last save", func(t *testing.T) {
+		// ReleaseWith gives the write the lease's holder, so that
+		// SaveSessionUnlock saves and frees the lock in one write; after
+		// a heartbeat (the renewal has stopped, so the lock stays free).
+		s := open(t)
+		require.NoError(t, s.CreateSession(ctx, session("s1", ""), nil))
+		a, _, _, err := store.TakeAndLoadSession(ctx, s, "", "s1", opts)
+		require.NoError(t, err)
+		time.Sleep(ttl / 2)
+		writes := 0
+		require.NoError(t, a.ReleaseWith(func(holder string) error {
+			writes++
+			return s.SaveSessionUnlock(ctx, session("s1", ""), users("u1"), holder)
+		}))
+		assert.Equal(t, 1, writes)
+		time.Sleep(ttl / 2)
+		b, err := store.TakeSession(ctx, s, "s1", opts)
+		require.NoError(t, err, "the save freed the lock")
+		assert.Equal(t, users("u1"), history(t, s, "s1"))
+
+		// A failed write still frees the lock, as Release does.
+		failed := errors.New("disk full")
+		require.ErrorIs(t, b.ReleaseWith(func(string) error { return failed }), failed)
+		c, err := store.TakeSession(ctx, s, "s1", opts)
+		require.NoError(t, err, "free after a failed last save")
+
+		// After Release it only writes.
+		c.Release()
+		require.NoError(t, c.ReleaseWith(func(holder string) error {
+			writes++
+			return s.SaveSessionUnlock(ctx, session("s1", ""), users("u2"), holder)
+		}))
+		assert.Equal(t, 2, writes)
+		assert.Equal(t, users("u1", "u2"), history(t, s, "s1"))
+	})
+
 	t.Run("take and load", func(t *testing.T) {
 		// store.TakeAndLoadSession (one round trip on PostgreSQL) locks
 		// the owner's session and reads it with its history; another

@@ -115,7 +115,12 @@ func (m *Memory) UpdateSession(_ context.Context, s *Session) error {
 }
 
 // SaveSession implements Store.
-func (m *Memory) SaveSession(_ context.Context, s *Session, appended []Entry) error {
+func (m *Memory) SaveSession(ctx context.Context, s *Session, appended []Entry) error {
+	return m.SaveSessionUnlock(ctx, s, appended, "")
+}
+
+// SaveSessionUnlock implements Store.
+func (m *Memory) SaveSessionUnlock(_ context.Context, s *Session, appended []Entry, holder string) error {
 	enc, err := encodeEntries(appended)
 	if err != nil {
 		return err
@@ -133,6 +138,9 @@ func (m *Memory) SaveSession(_ context.Context, s *Session, appended []Entry) er
 	c.Seq, c.CreatedAt = ms.s.Seq, ms.s.CreatedAt
 	ms.s = c
 	ms.history = append(ms.history, enc...)
+	if holder != "" && ms.holder == holder {
+		ms.holder = ""
+	}
 	return nil
 }
 

@@ -76,6 +76,13 @@ func (s *observed) SaveSession(ctx context.Context, sess *Session, appended []En
 	return err
 }
 
+func (s *observed) SaveSessionUnlock(ctx context.Context, sess *Session, appended []Entry, holder string) error {
+	ctx, done := s.o(ctx, "SaveSessionUnlock")
+	err := s.st.SaveSessionUnlock(ctx, sess, appended, holder)
+	done(err)
+	return err
+}
+
 func (s *observed) DeleteSession(ctx context.Context, owner, id string) error {
 	ctx, done := s.o(ctx, "DeleteSession")
 	err := s.st.DeleteSession(ctx, owner, id)

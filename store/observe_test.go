@@ -38,7 +38,7 @@ func TestObserve(t *testing.T) {
 		testStore(t, func(*testing.T) store.Store { return store.Observe(store.NewMemory(), observer) })
 	})
 	mu.Lock()
-	for _, op := range []string{"CreateSession", "GetSession", "ListSessions", "UpdateSession", "SaveSession", "DeleteSession",
+	for _, op := range []string{"CreateSession", "GetSession", "ListSessions", "UpdateSession", "SaveSession", "SaveSessionUnlock", "DeleteSession",
 		"AppendHistory", "ReplaceHistory", "History", "Lock", "Unlock", "GetThread", "SaveThread", "LockThread", "UnlockThread"} {
 		assert.Positive(t, calls[op], op)
 	}

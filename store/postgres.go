@@ -448,9 +448,15 @@ func (s *Postgres) exists(ctx context.Context, id string) error {
 	return nil
 }
 
-// SaveSession implements Store in one transaction.
+// SaveSession implements Store in one statement.
 func (s *Postgres) SaveSession(ctx context.Context, sess *Session, appended []Entry) error {
-	if !pgStorable(sess.Owner, sess.ID) {
+	return s.SaveSessionUnlock(ctx, sess, appended, "")
+}
+
+// SaveSessionUnlock implements Store in one statement: one round trip and
+// one commit.
+func (s *Postgres) SaveSessionUnlock(ctx context.Context, sess *Session, appended []Entry, holder string) error {
+	if !pgStorable(sess.Owner, sess.ID, holder) {
 		return ErrNotFound
 	}
 	data, err := encodeSession(sess)
@@ -462,16 +468,22 @@ func (s *Postgres) SaveSession(ctx context.Context, sess *Session, appended []En
 		return err
 	}
 	if len(hist) == 0 {
-		tag, err := s.pool.Exec(ctx, `UPDATE sessions SET data = $1 WHERE id = $2 AND owner = $3`, string(data), sess.ID, sess.Owner)
+		tag, err := s.pool.Exec(ctx, `UPDATE sessions SET data = $1,
+				lock_holder = CASE WHEN lock_holder = $4 THEN NULL ELSE lock_holder END,
+				lock_until = CASE WHEN lock_holder = $4 THEN NULL ELSE lock_until END
+			WHERE id = $2 AND owner = $3`, string(data), sess.ID, sess.Owner, holder)
 		return pgAffectedOne(tag, err, "save session")
 	}
-	// One statement, so one round trip and one commit.
+	// SET sees the row as it was: the lock goes if holder had it.
 	tag, err := s.pool.Exec(ctx, `WITH s AS (
-			UPDATE sessions SET data = $3, history_len = history_len + cardinality($4::text[]) WHERE id = $1 AND owner = $2
+			UPDATE sessions SET data = $3, history_len = history_len + cardinality($4::text[]),
+				lock_holder = CASE WHEN lock_holder = $5 THEN NULL ELSE lock_holder END,
+				lock_until = CASE WHEN lock_holder = $5 THEN NULL ELSE lock_until END
+			WHERE id = $1 AND owner = $2
 			RETURNING history_len - cardinality($4::text[]) AS first)
 		INSERT INTO history (session_id, position, data)
 		SELECT $1, s.first + t.ord - 1, t.data FROM s, unnest($4::text[]) WITH ORDINALITY AS t (data, ord)`,
-		sess.ID, sess.Owner, string(data), pgTexts(hist))
+		sess.ID, sess.Owner, string(data), pgTexts(hist), holder)
 	return pgAffectedOne(tag, err, "save session")
 }
 

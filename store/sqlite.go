@@ -315,6 +315,11 @@ func (s *SQLite) UpdateSession(ctx context.Context, sess *Session) error {
 
 // SaveSession implements Store in one transaction.
 func (s *SQLite) SaveSession(ctx context.Context, sess *Session, appended []Entry) error {
+	return s.SaveSessionUnlock(ctx, sess, appended, "")
+}
+
+// SaveSessionUnlock implements Store in one transaction.
+func (s *SQLite) SaveSessionUnlock(ctx context.Context, sess *Session, appended []Entry, holder string) error {
 	data, err := encodeSession(sess)
 	if err != nil {
 		return err
@@ -324,7 +329,11 @@ func (s *SQLite) SaveSession(ctx context.Context, sess *Session, appended []Entr
 		return err
 	}
 	return s.write(ctx, func(ctx context.Context, tx *sql.Tx) error {
-		res, err := s.txExec(ctx, tx, `UPDATE sessions SET data = ? WHERE id = ? AND owner = ?`, string(data), sess.ID, sess.Owner)
+		// SET sees the row as it was: the lock goes if holder had it.
+		res, err := s.txExec(ctx, tx, `UPDATE sessions SET data = ?,
+				lock_holder = CASE WHEN lock_holder = ? THEN NULL ELSE lock_holder END,
+				lock_until = CASE WHEN lock_holder = ? THEN NULL ELSE lock_until END
+			WHERE id = ? AND owner = ?`, string(data), holder, holder, sess.ID, sess.Owner)
 		if err := affectedOne(res, err, "save session"); err != nil {
 			return err
 		}

@@ -76,6 +76,11 @@ type Store interface {
 	// a turn's start (its messages and the session they changed) is saved
 	// whole or not at all, in one commit.
 	SaveSession(ctx context.Context, s *Session, appended []Entry) error
+	// SaveSessionUnlock is SaveSession that also frees holder's turn
+	// lock in the same write: a turn's end in one commit (see
+	// Lease.ReleaseWith). The session is saved whoever holds the lock; a
+	// lock holder does not have is left alone.
+	SaveSessionUnlock(ctx context.Context, s *Session, appended []Entry, holder string) error
 	// DeleteSession removes a session and its history.
 	DeleteSession(ctx context.Context, owner, id string) error
 	AppendHistory(ctx context.Context, id string, entries []Entry) error

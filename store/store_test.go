@@ -530,6 +530,52 @@ func testStore(t *testing.T, open func(t *testing.T) store.Store) {
 		assert.Equal(t, users("a", "b", "c", "d"), history(t, s, "s1"))
 	})
 
+	t.Run("save session and unlock", func(t *testing.T) {
+		s := open(t)
+		require.NoError(t, s.CreateSession(ctx, session("s1", "alice"), users("a")))
+		lock := func(holder string) bool {
+			t.Helper()
+			ok, _, err := s.Lock(ctx, "s1", holder, time.Hour)
+			require.NoError(t, err)
+			return ok
+		}
+		state := func() string {
+			t.Helper()
+			got, err := s.GetSession(ctx, "alice", "s1")
+			require.NoError(t, err)
+			return string(got.State)
+		}
+		upd := session("s1", "alice")
+
+		require.True(t, lock("h1"))
+		upd.State = json.RawMessage(`{"n":1}`)
+		require.NoError(t, s.SaveSessionUnlock(ctx, upd, users("b"), "h1"))
+		assert.JSONEq(t, `{"n":1}`, state())
+		assert.Equal(t, users("a", "b"), history(t, s, "s1"))
+		assert.True(t, lock("h2"), "the holder's lock is free after its save")
+
+		upd.State = json.RawMessage(`{"n":2}`)
+		require.NoError(t, s.SaveSessionUnlock(ctx, upd, users("c"), "h1"))
+		assert.JSONEq(t, `{"n":2}`, state(), "saved whoever holds the lock")
+		assert.Equal(t, users("a", "b", "c"), history(t, s, "s1"))
+		assert.False(t, lock("h3"), "another holder's lock is left alone")
+
+		upd.State = json.RawMessage(`{"n":3}`)
+		require.NoError(t, s.SaveSessionUnlock(ctx, upd, nil, "h2"))
+		assert.JSONEq(t, `{"n":3}`, state(), "a save with no entries")
+		assert.Equal(t, users("a", "b", "c"), history(t, s, "s1"))
+		assert.True(t, lock("h3"), "frees the lock too")
+
+		other := session("s1", "bob")
+		other.State = json.RawMessage(`{"n":4}`)
+		require.ErrorIs(t, s.SaveSessionUnlock(ctx, other, users("x"), "h3"), store.ErrNotFound, "another owner's session")
+		require.ErrorIs(t, s.SaveSessionUnlock(ctx, other, nil, "h3"), store.ErrNotFound, "another owner's session")
+		require.Error(t, s.SaveSessionUnlock(ctx, upd, []store.Entry{{AGUIID: "x"}}, "h3"), "an entry without a message")
+		assert.JSONEq(t, `{"n":3}`, state(), "refused saves changed nothing")
+		assert.Equal(t, users("a", "b", "c"), history(t, s, "s1"))
+		assert.False(t, lock("h4"), "nor freed the lock")
+	})
+
 	t.Run("lock race", func(t *testing.T) {
 		s := open(t)
 		require.NoError(t, s.CreateSession(ctx, session("s1", ""), nil))

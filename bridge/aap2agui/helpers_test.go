@@ -425,6 +425,16 @@ func (s *notifyStore) Unlock(ctx context.Context, id, holder string) error {
 	return err
 }
 
+// SaveSessionUnlock is a turn's usual end: its last save frees the lock
+// (a failed one is followed by Unlock).
+func (s *notifyStore) SaveSessionUnlock(ctx context.Context, sess *store.Session, appended []store.Entry, holder string) error {
+	err := s.Store.SaveSessionUnlock(ctx, sess, appended, holder)
+	if err == nil {
+		s.unlocked <- sess.ID
+	}
+	return err
+}
+
 // waitUnlocked waits for the turn of session id to end.
 func (s *notifyStore) waitUnlocked(t *testing.T, id string) {
 	t.Helper()

@@ -60,18 +60,22 @@ func (s *failingUnlocks) UnlockThread(ctx context.Context, owner, id, holder str
 
 // A turn whose release of the session fails at first (the store's writer
 // busy past its deadline) still leaves the session free when the client
-// sees the end of the turn: the next turn is not refused with 409.
+// sees the end of the turn: the next turn is not refused with 409. (A turn
+// that ends as usual frees its lock with its last save; these are refused
+// after taking the lock, and free it with Release.)
 func TestReleaseRetried(t *testing.T) {
 	st := &failingUnlocks{Store: store.NewMemory()}
 	e := newEnv(t, demoUpstream(t), func(c *aap2agui.Config) { c.Store = st })
 	id := e.createSession(t, aap.PostSessionsRequest{})
 	for i := range 3 {
 		st.n.Store(2)
+		_, err := e.Client.Turn(testContext(t), id, &aap.PostSessionTurnRequest{Agent: &aap.AgentConfig{Name: "another"}, Messages: []aap.Message{aap.UserText("hello " + strconv.Itoa(i))}})
+		requireHTTPError(t, err, http.StatusBadRequest, "invalid_request")
+		assert.EqualValues(t, -1, st.n.Load(), "the release failed twice, then held")
 		resp, err := e.Client.Turn(testContext(t), id, &aap.PostSessionTurnRequest{Messages: []aap.Message{aap.UserText("hello " + strconv.Itoa(i))}})
 		require.NoError(t, err, "turn %d", i)
 		assert.Equal(t, aap.StopEndTurn, resp.StopReason)
 	}
-	assert.EqualValues(t, -1, st.n.Load(), "every turn's release failed twice, then held")
 }
 
 // downStore is a store whose database cannot be reached.

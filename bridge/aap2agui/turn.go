@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"time"
 
@@ -213,8 +214,7 @@ func (s *Server) runTurn(c *gin.Context, id string, req *aap.PostSessionTurnRequ
 		s.storeError(c, err)
 		return
 	}
-	release := lease.Release
-	defer release()
+	defer lease.Release()
 	// A turn whose lock was lost (this process stalled past the lease)
 	// stops rather than run beside the turn that took it over.
 	ctx, unbind := lease.Bind(ctx)
@@ -327,7 +327,7 @@ func (s *Server) runTurn(c *gin.Context, id string, req *aap.PostSessionTurnRequ
 		}
 	}
 	prior := translate.PriorCallsOf(historyMessages(hist, added))
-	stop, result = s.stream(c, req, sess, run, body, saved, perms, prevInterrupts, prior, release, log, t, sessionStart)
+	stop, result = s.stream(c, req, sess, run, body, saved, perms, prevInterrupts, prior, lease, log, t, sessionStart)
 	return true
 }
 
@@ -513,7 +513,7 @@ type turnRun struct {
 // or saved before it succeeded, and a failed save ends the turn as a store
 // error (500 when nothing has been sent yet, else an error stop), with
 // nothing of it stored.
-func (s *Server) stream(c *gin.Context, req *aap.PostSessionTurnRequest, sess *store.Session, run *types.RunAgentInput, body interface{ Read([]byte) (int, error) }, saved <-chan error, perms []*aap.ToolPermissionMessage, prevInterrupts []types.Interrupt, prior *translate.PriorCalls, release func(), log *zerolog.Logger, t *metrics.Turn, sessionStart bool) (stop, result string) {
+func (s *Server) stream(c *gin.Context, req *aap.PostSessionTurnRequest, sess *store.Session, run *types.RunAgentInput, body interface{ Read([]byte) (int, error) }, saved <-chan error, perms []*aap.ToolPermissionMessage, prevInterrupts []types.Interrupt, prior *translate.PriorCalls, lease *store.Lease, log *zerolog.Logger, t *metrics.Turn, sessionStart bool) (stop, result string) {
 	ctx := c.Request.Context()
 	mode := req.Mode()
 	r := &turnRun{s: s, sess: sess, tr: translate.NewAGUIToAAP(translate.AGUIToAAPOptions{Mode: mode, Prior: prior}), state: sess.State, log: log, perms: perms, prevInterrupts: prevInterrupts}
@@ -524,6 +524,12 @@ func (s *Server) stream(c *gin.Context, req *aap.PostSessionTurnRequest, sess *s
 		out.Start()
 		reader = web.FlushBeforeRead(body, out)
 	}
+	// History messages that became final (a tool's result settles the
+	// call before it) are saved when the agent's stream has nothing more
+	// buffered, before what is buffered for the client goes out: a client
+	// that has an event finds every message before it stored, and a burst
+	// that settles messages and ends the run is one write, at the end.
+	reader = saveBeforeRead{r: reader, save: func() { r.saveSettled(ctx) }}
 	write := func(evs []aap.Event) {
 		buf := out.Buffer()
 		for _, ev := range evs {
@@ -533,6 +539,9 @@ func (s *Server) stream(c *gin.Context, req *aap.PostSessionTurnRequest, sess *s
 				continue
 			}
 			t.Out(string(ev.EventName()))
+		}
+		if out.Full(buf) {
+			r.saveSettled(ctx) // before a large burst goes out
 		}
 		out.Commit(buf)
 	}
@@ -596,7 +605,6 @@ func (s *Server) stream(c *gin.Context, req *aap.PostSessionTurnRequest, sess *s
 			r.feedError(err)
 		}
 		write(evs)
-		r.saveSettled(ctx)
 		r.checkpoint(ctx)
 		if r.tr.Done() {
 			break
@@ -632,8 +640,8 @@ func (s *Server) stream(c *gin.Context, req *aap.PostSessionTurnRequest, sess *s
 	// Save and free the session before the client sees the end of the
 	// turn: a client that sends its next turn at once must find the
 	// history complete and the session free.
-	r.finish(ctx)
-	release()
+	r.finish(ctx, lease)
+	lease.Release()
 	out.Flush()
 	if mode == aap.StreamNone {
 		resp := r.tr.Response()
@@ -821,6 +829,17 @@ func snapshotIDs(msgs []types.Message) []string {
 	return ids
 }
 
+// saveBeforeRead calls save before each read of r.
+type saveBeforeRead struct {
+	r    io.Reader
+	save func()
+}
+
+func (s saveBeforeRead) Read(p []byte) (int, error) {
+	s.save()
+	return s.r.Read(p)
+}
+
 // saveSettled stores the run's messages that have become final.
 func (r *turnRun) saveSettled(ctx context.Context) {
 	settled := r.tr.Settled()
@@ -871,10 +890,11 @@ func (r *turnRun) append(ctx context.Context, msgs []aap.Message, ids []string) 
 }
 
 // finish stores the rest of the run: the last messages, the open
-// interrupts and the state. It uses a context of its own, not cancelled
-// with the request's (ctx lends it only its values: the trace), so that
-// what was received is saved even when the client has gone.
-func (r *turnRun) finish(ctx context.Context) {
+// interrupts and the state; in the usual end, the same write frees the
+// turn's lock (lease). It uses a context of its own, not cancelled with
+// the request's (ctx lends it only its values: the trace), so that what
+// was received is saved even when the client has gone.
+func (r *turnRun) finish(ctx context.Context, lease *store.Lease) {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 	defer cancel()
 	msgs := r.tr.Messages()
@@ -888,7 +908,10 @@ func (r *turnRun) finish(ctx context.Context) {
 		if r.stateChanged {
 			r.sess.State = r.state
 		}
-		if err := r.s.cfg.Store.SaveSession(ctx, r.sess, entries); err != nil {
+		err := lease.ReleaseWith(func(holder string) error {
+			return r.s.cfg.Store.SaveSessionUnlock(ctx, r.sess, entries, holder)
+		})
+		if err != nil {
 			r.log.Error().Err(err).Str("session", r.sess.ID).Msg("storing the session after a turn")
 			return
 		}

@@ -75,16 +75,22 @@ func (s *Stream) Buffer() []byte {
 }
 
 // Commit takes back the buffer after frames were appended, writing it out
-// if it has grown past MaxBuffer.
+// if it is Full.
 func (s *Stream) Commit(buf []byte) {
 	s.buf = buf
+	if s.Full(buf) {
+		s.Flush()
+	}
+}
+
+// Full reports whether Commit(buf) writes buf out at once: it has grown
+// past MaxBuffer.
+func (s *Stream) Full(buf []byte) bool {
 	max := s.MaxBuffer
 	if max == 0 {
 		max = 64 << 10
 	}
-	if len(s.buf) >= max {
-		s.Flush()
-	}
+	return len(buf) >= max
 }
 
 // Flush writes and flushes whatever is buffered.
