@@ -17,6 +17,8 @@ import (
 	"sync/atomic"
 	"time"
 	"unicode/utf8"
+
+	"github.com/aapagui/aapagui/internal/reqbody"
 )
 
 // ClientOptions configures a Client. The zero value is ready to use.
@@ -769,17 +771,20 @@ func decodeBody(data []byte, out any) error {
 // do sends a request and returns the response if its status is 2xx. Any
 // other status is returned as an *HTTPError, with the body closed.
 func (c *Client) do(ctx context.Context, method, endpoint, path string, body any, accept string) (*http.Response, error) {
-	var rd io.Reader
+	req, err := http.NewRequestWithContext(ctx, method, c.base+path, nil)
+	if err != nil {
+		return nil, &endpointError{endpoint: endpoint, err: err}
+	}
 	if body != nil {
 		data, err := marshalBody(body)
 		if err != nil {
 			return nil, &endpointError{endpoint: endpoint, what: "encoding request", err: err}
 		}
-		rd = bytes.NewReader(data)
-	}
-	req, err := http.NewRequestWithContext(ctx, method, c.base+path, rd)
-	if err != nil {
-		return nil, &endpointError{endpoint: endpoint, err: err}
+		// A streamed turn's request is kept by the transport while the
+		// stream is read: its bytes go once the answer has begun (when
+		// do returns).
+		rb := reqbody.Set(req, data)
+		defer rb.Release()
 	}
 	for k, vs := range c.header {
 		req.Header[k] = append([]string(nil), vs...)

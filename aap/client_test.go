@@ -1057,3 +1057,37 @@ func TestClientStreamTurnReusesConnection(t *testing.T) {
 	}
 	assert.Equal(t, int32(1), conns.Load(), "each turn opened a new connection")
 }
+
+// requestRecorder is a transport that remembers the requests it sends.
+type requestRecorder struct {
+	mu   sync.Mutex
+	reqs []*http.Request
+}
+
+func (rr *requestRecorder) RoundTrip(r *http.Request) (*http.Response, error) {
+	rr.mu.Lock()
+	rr.reqs = append(rr.reqs, r)
+	rr.mu.Unlock()
+	return http.DefaultTransport.RoundTrip(r)
+}
+
+// A turn's request (its messages, which may be a whole history) is not
+// kept while its stream is read: the transport keeps the request until the
+// stream ends, but nothing of it holds the encoded body once the stream
+// has begun.
+func TestClientOpenTurnLetsTheRequestGo(t *testing.T) {
+	gone := make(chan struct{})
+	srv, _ := newServer(t, hangingStream(streamDeltaText, gone))
+	rr := &requestRecorder{}
+	c := aap.NewClient(srv.URL, aap.ClientOptions{Version: aap.Version3, HTTPClient: &http.Client{Transport: rr}})
+	body, err := c.OpenTurn(context.Background(), "s", &aap.PostSessionTurnRequest{Stream: aap.StreamDelta, Messages: []aap.Message{aap.UserText(strings.Repeat("long history ", 1000))}})
+	require.NoError(t, err)
+	defer body.Close()
+	rr.mu.Lock()
+	require.Len(t, rr.reqs, 1)
+	req := rr.reqs[0]
+	rr.mu.Unlock()
+	assert.Greater(t, req.ContentLength, int64(13000), "sent with its length")
+	_, err = req.GetBody()
+	assert.Error(t, err, "the request's bytes are let go")
+}

@@ -117,3 +117,39 @@ func TestTurnIsTwoWrites(t *testing.T) {
 		})
 	}
 }
+
+// capturingTransport remembers the requests it sends.
+type capturingTransport struct {
+	mu   sync.Mutex
+	reqs []*http.Request
+}
+
+func (c *capturingTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	c.mu.Lock()
+	c.reqs = append(c.reqs, r)
+	c.mu.Unlock()
+	return http.DefaultTransport.RoundTrip(r)
+}
+
+// TestRunLetGoOnceAnswered: the run sent to the agent holds the whole
+// conversation, and the HTTP transport keeps the request for as long as
+// the answer streams; once the answer has begun, nothing of the request
+// holds the run's bytes any more (a retry could not send it again).
+func TestRunLetGoOnceAnswered(t *testing.T) {
+	more := make(chan struct{})
+	tr := &capturingTransport{}
+	e := newEnv(t, pausingAgent(t, "found", more), func(c *aap2agui.Config) { c.HTTPClient = &http.Client{Transport: tr} })
+	id := e.createSession(t, aap.PostSessionsRequest{})
+	for ev, err := range e.Client.StreamTurn(testContext(t), id, &aap.PostSessionTurnRequest{Stream: aap.StreamDelta, Messages: []aap.Message{aap.UserText("hello")}}) {
+		require.NoError(t, err)
+		if _, ok := ev.(*aap.ToolResult); ok {
+			tr.mu.Lock()
+			require.Len(t, tr.reqs, 1)
+			req := tr.reqs[0]
+			tr.mu.Unlock()
+			_, err := req.GetBody()
+			assert.Error(t, err, "the run can no longer be read again")
+			close(more)
+		}
+	}
+}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/ag-ui-protocol/ag-ui/sdks/community/go/pkg/core/types"
 
+	"github.com/aapagui/aapagui/internal/reqbody"
 	"github.com/aapagui/aapagui/internal/web"
 )
 
@@ -37,10 +38,13 @@ func (s *Server) post(ctx context.Context, in *types.RunAgentInput) (io.ReadClos
 	if err := enc.Encode(in); err != nil {
 		return nil, &upstreamError{http.StatusBadGateway, "upstream_request", "could not encode the run for the agent", err}
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, s.cfg.Upstream, &body)
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, s.cfg.Upstream, nil)
 	if err != nil {
 		return nil, &upstreamError{http.StatusBadGateway, "upstream_request", "could not build the request to the agent", err}
 	}
+	// The run holds the whole conversation: its bytes go once the answer
+	// has begun, not when the stream ends.
+	rb := reqbody.Set(req, body.Bytes())
 	for k, vs := range s.cfg.UpstreamHeader {
 		for _, v := range vs {
 			req.Header.Add(k, v)
@@ -55,6 +59,7 @@ func (s *Server) post(ctx context.Context, in *types.RunAgentInput) (io.ReadClos
 	timer := time.AfterFunc(s.cfg.ConnectTimeout, func() { cancel(errConnectTimeout) })
 	resp, err := s.cfg.HTTPClient.Do(req.WithContext(connectCtx))
 	timer.Stop()
+	rb.Release()
 	if err == nil && errors.Is(context.Cause(connectCtx), errConnectTimeout) {
 		resp.Body.Close() // the timer fired just as the headers arrived
 		err = errConnectTimeout
