@@ -231,6 +231,7 @@ func (r *runner) execute(ctx context.Context) {
 		r.s.upstreamError(r.c, err)
 		return
 	}
+	r.travelLight()
 	r.out.Start()
 	r.pump(ctx, evs, req)
 	if r.th.SessionID == "" {
@@ -242,6 +243,21 @@ func (r *runner) execute(ctx context.Context) {
 	r.save()
 	r.release()
 	r.out.Flush()
+}
+
+// travelLight lets go of what grows with the conversation once the turn
+// is under way, so that an open stream's memory does not: the client's
+// messages (the thread's title is taken from them first) and the plan's
+// seed. With SnapshotAfterRuns the messages stay, for the snapshot at the
+// end.
+func (r *runner) travelLight() {
+	if r.th.Title == "" {
+		r.th.Title = threadTitle(r.in.Messages)
+	}
+	r.p.seed = nil
+	if !r.s.cfg.SnapshotAfterRuns {
+		r.in.Messages = nil
+	}
 }
 
 // begin builds the plan's turn request, creating the new session first
