@@ -36,6 +36,7 @@ func main() {
 	flag.DurationVar(&o.Trickle, "trickle", 0, "interval between trickled deltas (default 5ms)")
 	flag.IntVar(&o.TrickleN, "trickle-n", 1000, "deltas per trickled stream")
 	flag.IntVar(&o.Idle, "idle", 1000, "concurrent idle streams of the memory runs (-1 skips them)")
+	flag.IntVar(&o.IdleHistory, "idle-history", 0, "messages of earlier conversation before each idle stream's prompt (aap2agui's memory store then holds them too)")
 	flag.BoolVar(&o.SkipChain, "no-chain", false, "leave out the chain of both bridges")
 	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of the whole run to this file")
 	memProfile := flag.String("memprofile", "", "write an allocation profile of the whole run to this file")

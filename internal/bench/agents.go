@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"net/http"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 )
@@ -19,7 +20,14 @@ type prompt struct {
 	n        int
 	interval time.Duration
 	hold     bool
+	// history is how many messages of conversation come before the
+	// prompt (a session's seed on AAP, the run's messages on AG-UI).
+	history int
 }
+
+// historyText is one message of a prompt's earlier conversation: about
+// the length of a short chat answer.
+var historyText = strings.Repeat("an earlier message of the conversation; ", 6)
 
 func (p prompt) String() string {
 	h := "0"

@@ -42,14 +42,17 @@ import (
 
 // Options configures Run. Zero fields take the defaults in brackets.
 type Options struct {
-	Sizes     []int         // stream lengths of the throughput runs [10000, 100000]
-	Reps      int           // interleaved repetitions; figures are medians [5]
-	Trickle   time.Duration // interval of the trickled deltas [5ms]
-	TrickleN  int           // deltas per trickled stream [1000]
-	Streams   []int         // concurrent streams of the latency runs [1, 100]
-	Idle      int           // concurrent idle streams of the memory runs [1000]; < 0 skips
-	SkipChain bool          // leave the chain out
-	Out       io.Writer     // where the table goes [os.Stdout]
+	Sizes    []int         // stream lengths of the throughput runs [10000, 100000]
+	Reps     int           // interleaved repetitions; figures are medians [5]
+	Trickle  time.Duration // interval of the trickled deltas [5ms]
+	TrickleN int           // deltas per trickled stream [1000]
+	Streams  []int         // concurrent streams of the latency runs [1, 100]
+	Idle     int           // concurrent idle streams of the memory runs [1000]; < 0 skips
+	// IdleHistory is how many messages of earlier conversation each idle
+	// stream's turn has [0]: what a stream holds should not grow with it.
+	IdleHistory int
+	SkipChain   bool      // leave the chain out
+	Out         io.Writer // where the table goes [os.Stdout]
 	// IdleProfile, when set, is the prefix of the heap and goroutine
 	// profiles written while each path's idle streams are open.
 	IdleProfile string
@@ -277,7 +280,7 @@ func Run(ctx context.Context, o Options) error {
 	var idleTable bytes.Buffer
 	if o.Idle > 0 {
 		iw := tabwriter.NewWriter(&idleTable, 0, 0, 2, ' ', tabwriter.AlignRight)
-		if err := idle(ctx, e, ps, o.Idle, o.IdleProfile, o.BridgeProcess, iw); err != nil {
+		if err := idle(ctx, e, ps, o.Idle, o.IdleHistory, o.IdleProfile, o.BridgeProcess, iw); err != nil {
 			return err
 		}
 	}
@@ -448,13 +451,17 @@ func latency(ctx context.Context, e *env, ps []path, c, n int, every time.Durati
 // delta, and prints the memory the process holds per open stream (Go heap
 // and stacks, after a collection), and for the bridges what that adds to
 // the direct read of the agent's protocol.
-func idle(ctx context.Context, e *env, ps []path, c int, profile string, bridgeArgv []string, w *tabwriter.Writer) error {
+func idle(ctx context.Context, e *env, ps []path, c, history int, profile string, bridgeArgv []string, w *tabwriter.Writer) error {
 	alone := len(bridgeArgv) > 0
 	bridgeColumn := "bridge KB/stream"
 	if alone {
 		bridgeColumn += " (its process alone)"
 	}
-	fmt.Fprintf(w, "\n%d idle streams\tKB/stream\t%s\terrors\tgoroutines/stream\t\n", c, bridgeColumn)
+	title := fmt.Sprintf("%d idle streams", c)
+	if history > 0 {
+		title += fmt.Sprintf(", %d earlier messages", history)
+	}
+	fmt.Fprintf(w, "\n%s\tKB/stream\t%s\terrors\tgoroutines/stream\t\n", title, bridgeColumn)
 	direct := map[proto]float64{}
 	var failed int64
 	for _, p := range ps {
@@ -495,7 +502,7 @@ func idle(ctx context.Context, e *env, ps []path, c int, profile string, bridgeA
 				defer wg.Done()
 				once := sync.OnceFunc(func() { ready.Done(); <-sem })
 				defer once()
-				if _, err := e.read(ctx, p, prompt{n: 1, hold: true}, onEvent{first: once}); err != nil {
+				if _, err := e.read(ctx, p, prompt{n: 1, hold: true, history: history}, onEvent{first: once}); err != nil {
 					errs.Add(1)
 				}
 			}()

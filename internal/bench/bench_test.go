@@ -54,16 +54,20 @@ func TestRunSmall(t *testing.T) {
 
 // TestIdleBridgesAlone: with BridgeProcess, each bridge's idle streams go
 // through a process of its own, whose memory and goroutines per stream
-// are reported (the four goroutines net/http keeps per bridged stream).
+// are reported (the four goroutines net/http keeps per bridged stream);
+// with IdleHistory, after a conversation both bridges accept.
 func TestIdleBridgesAlone(t *testing.T) {
 	t.Setenv(envServeBridge, "1")
 	var out bytes.Buffer
 	err := bench.Run(t.Context(), bench.Options{
 		Sizes: []int{20}, Reps: 1, Trickle: time.Millisecond, TrickleN: 2, Streams: []int{1}, Idle: 20, SkipChain: true, Out: &out,
-		BridgeProcess: []string{os.Args[0]},
+		BridgeProcess: []string{os.Args[0]}, IdleHistory: 6,
 	})
 	if err != nil {
 		t.Fatalf("%v\n%s", err, out.String())
+	}
+	if !strings.Contains(out.String(), "20 idle streams, 6 earlier messages") {
+		t.Fatalf("no title naming the earlier messages:\n%s", out.String())
 	}
 	if !strings.Contains(out.String(), "bridge KB/stream (its process alone)") {
 		t.Fatalf("no column for the bridge's own process:\n%s", out.String())

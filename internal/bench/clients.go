@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"strconv"
+	"strings"
 
 	"github.com/ag-ui-protocol/ag-ui/sdks/community/go/pkg/core/events"
 
@@ -35,7 +36,11 @@ type onEvent struct {
 // stream to its end, decoding every event as an application would. It
 // returns the number of events.
 func runAGUI(ctx context.Context, hc *http.Client, url string, p prompt, thread int, on onEvent) (int, error) {
-	body := `{"threadId":"t` + strconv.Itoa(thread) + `","runId":"r","state":{},"messages":[{"id":"u","role":"user","content":"` + p.String() + `"}],"tools":[],"context":[],"forwardedProps":{}}`
+	var earlier strings.Builder
+	for i := range p.history {
+		fmt.Fprintf(&earlier, `{"id":"h%d","role":"%s","content":"%s"},`, i, historyRole(i), historyText)
+	}
+	body := `{"threadId":"t` + strconv.Itoa(thread) + `","runId":"r","state":{},"messages":[` + earlier.String() + `{"id":"u","role":"user","content":"` + p.String() + `"}],"tools":[],"context":[],"forwardedProps":{}}`
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader([]byte(body)))
 	if err != nil {
 		return 0, err
@@ -52,6 +57,15 @@ func runAGUI(ctx context.Context, hc *http.Client, url string, p prompt, thread 
 		return 0, fmt.Errorf("HTTP %d: %s", resp.StatusCode, msg)
 	}
 	return readAGUI(resp.Body, on)
+}
+
+// historyRole is the role of a prompt's earlier message i: the
+// conversation alternates, user first.
+func historyRole(i int) string {
+	if i%2 == 0 {
+		return "user"
+	}
+	return "assistant"
 }
 
 func readAGUI(r io.Reader, on onEvent) (int, error) {
@@ -91,7 +105,15 @@ func readAGUI(r io.Reader, on onEvent) (int, error) {
 // in delta mode and reads its events to the end with the AAP client.
 func runAAP(ctx context.Context, hc *http.Client, url string, p prompt, on onEvent) (int, error) {
 	cl := aap.NewClient(url, aap.ClientOptions{HTTPClient: hc})
-	s, err := cl.CreateSession(ctx, &aap.PostSessionsRequest{Agent: aap.AgentConfig{Name: "bench"}})
+	create := &aap.PostSessionsRequest{Agent: aap.AgentConfig{Name: "bench"}}
+	for i := range p.history {
+		if historyRole(i) == "user" {
+			create.Messages = append(create.Messages, aap.UserText(historyText))
+		} else {
+			create.Messages = append(create.Messages, &aap.AssistantMessage{Content: aap.TextContent(historyText)})
+		}
+	}
+	s, err := cl.CreateSession(ctx, create)
 	if err != nil {
 		return 0, err
 	}
