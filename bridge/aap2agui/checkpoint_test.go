@@ -1,7 +1,9 @@
 package aap2agui_test
 
 import (
+	"context"
 	"net/http"
+	"sync"
 	"testing"
 	"time"
 
@@ -9,11 +11,13 @@ import (
 
 	"github.com/aapagui/aapagui/aap"
 	"github.com/aapagui/aapagui/bridge/aap2agui"
+	"github.com/aapagui/aapagui/store"
 )
 
-// Checkpoints of a streaming answer (here at every event) leave the same
-// history as a run without them once the turn ends, whether it ends well
-// or the agent's stream breaks off: the draft is replaced, never doubled.
+// Checkpoints of a streaming answer (here at every read of the agent's
+// stream, which sends one event at a time) leave the same history as a run
+// without them once the turn ends, whether it ends well or the agent's
+// stream breaks off: the draft is replaced, never doubled.
 func TestCheckpointsLeaveTheSameHistory(t *testing.T) {
 	up := newFakeUpstream(t, func(w http.ResponseWriter, _ *http.Request, in *runInput, n int) {
 		evs := concat([]string{runStarted(in)}, textMessage("m1", "thinking ", "aloud"),
@@ -25,11 +29,28 @@ func TestCheckpointsLeaveTheSameHistory(t *testing.T) {
 		} else {
 			evs = evs[:len(evs)-1] // cut before the last message ends
 		}
-		sseEvents(w, evs...)
+		for _, ev := range evs {
+			sseEvents(w, ev)
+			time.Sleep(time.Millisecond) // one read each
+		}
 	})
 	histories := map[string][]string{}
+	drafts := map[string]int{}
 	for name, every := range map[string]time.Duration{"checkpoints": time.Nanosecond, "none": -1} {
-		e := newEnv(t, up.URL, func(c *aap2agui.Config) { c.CheckpointInterval = every })
+		var mu sync.Mutex
+		count := func(ctx context.Context, op string) (context.Context, func(error)) {
+			return ctx, func(error) {
+				if op == "ReplaceHistory" {
+					mu.Lock()
+					drafts[name]++
+					mu.Unlock()
+				}
+			}
+		}
+		e := newEnv(t, up.URL, func(c *aap2agui.Config) {
+			c.CheckpointInterval = every
+			c.Store = store.Observe(store.NewMemory(), count)
+		})
 		id := e.createSession(t, aap.PostSessionsRequest{})
 		for i := range 4 {
 			_, err := e.stream(t, id, userTurn(aap.StreamDelta, "turn "+string(rune('a'+i))))
@@ -37,6 +58,8 @@ func TestCheckpointsLeaveTheSameHistory(t *testing.T) {
 		}
 		histories[name] = e.history(t, id, aap.HistoryFull)
 	}
+	assert.Positive(t, drafts["checkpoints"], "no checkpoint was stored")
+	assert.Zero(t, drafts["none"])
 	assert.NotEmpty(t, histories["none"])
 	assert.Equal(t, histories["none"], histories["checkpoints"])
 }

@@ -529,7 +529,12 @@ func (s *Server) stream(c *gin.Context, req *aap.PostSessionTurnRequest, sess *s
 	// buffered, before what is buffered for the client goes out: a client
 	// that has an event finds every message before it stored, and a burst
 	// that settles messages and ends the run is one write, at the end.
-	reader = saveBeforeRead{r: reader, save: func() { r.saveSettled(ctx) }}
+	// Checkpoints of the message still streaming are due then too: the
+	// clock is read once per read of the agent's stream, not per event.
+	reader = saveBeforeRead{r: reader, save: func() {
+		r.saveSettled(ctx)
+		r.checkpoint(ctx)
+	}}
 	write := func(evs []aap.Event) {
 		buf := out.Buffer()
 		for _, ev := range evs {
@@ -605,7 +610,6 @@ func (s *Server) stream(c *gin.Context, req *aap.PostSessionTurnRequest, sess *s
 			r.feedError(err)
 		}
 		write(evs)
-		r.checkpoint(ctx)
 		if r.tr.Done() {
 			break
 		}
