@@ -38,7 +38,10 @@ type Postgres struct {
 	locks *pgxpool.Pool
 	// lockGroups gathers the turn starts' LockLoadSession calls into
 	// groups of one statement (postgres_lockgroup.go).
-	lockGroups pgLockGroups
+	lockGroups pgGroups[*pgLockCall]
+	// saveGroups gathers SaveSession calls into batches of one commit
+	// (postgres_savegroup.go).
+	saveGroups pgGroups[*pgSaveCall]
 }
 
 var _ Store = (*Postgres)(nil)
@@ -144,7 +147,9 @@ func OpenPostgres(ctx context.Context, dsn string) (*Postgres, error) {
 	if err != nil {
 		return nil, fmt.Errorf("store: postgres: %w", err)
 	}
-	s := &Postgres{pool: pool, lockGroups: pgLockGroups{runners: int(max(1, lcfg.MaxConns/2))}}
+	s := &Postgres{pool: pool,
+		lockGroups: pgGroups[*pgLockCall]{runners: int(max(1, lcfg.MaxConns/2))},
+		saveGroups: pgGroups[*pgSaveCall]{runners: int(max(1, cfg.MaxConns/2))}}
 	if err := s.migrate(ctx); err != nil {
 		pool.Close()
 		return nil, err
@@ -451,40 +456,6 @@ func (s *Postgres) exists(ctx context.Context, id string) error {
 // SaveSession implements Store in one statement.
 func (s *Postgres) SaveSession(ctx context.Context, sess *Session, appended []Entry) error {
 	return s.SaveSessionUnlock(ctx, sess, appended, "")
-}
-
-// SaveSessionUnlock implements Store in one statement: one round trip and
-// one commit.
-func (s *Postgres) SaveSessionUnlock(ctx context.Context, sess *Session, appended []Entry, holder string) error {
-	if !pgStorable(sess.Owner, sess.ID, holder) {
-		return ErrNotFound
-	}
-	data, err := encodeSession(sess)
-	if err != nil {
-		return err
-	}
-	hist, err := encodeEntries(appended)
-	if err != nil {
-		return err
-	}
-	if len(hist) == 0 {
-		tag, err := s.pool.Exec(ctx, `UPDATE sessions SET data = $1,
-				lock_holder = CASE WHEN lock_holder = $4 THEN NULL ELSE lock_holder END,
-				lock_until = CASE WHEN lock_holder = $4 THEN NULL ELSE lock_until END
-			WHERE id = $2 AND owner = $3`, string(data), sess.ID, sess.Owner, holder)
-		return pgAffectedOne(tag, err, "save session")
-	}
-	// SET sees the row as it was: the lock goes if holder had it.
-	tag, err := s.pool.Exec(ctx, `WITH s AS (
-			UPDATE sessions SET data = $3, history_len = history_len + cardinality($4::text[]),
-				lock_holder = CASE WHEN lock_holder = $5 THEN NULL ELSE lock_holder END,
-				lock_until = CASE WHEN lock_holder = $5 THEN NULL ELSE lock_until END
-			WHERE id = $1 AND owner = $2
-			RETURNING history_len - cardinality($4::text[]) AS first)
-		INSERT INTO history (session_id, position, data)
-		SELECT $1, s.first + t.ord - 1, t.data FROM s, unnest($4::text[]) WITH ORDINALITY AS t (data, ord)`,
-		sess.ID, sess.Owner, string(data), pgTexts(hist), holder)
-	return pgAffectedOne(tag, err, "save session")
 }
 
 // ReplaceHistory implements Store, in one transaction.

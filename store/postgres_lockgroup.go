@@ -37,21 +37,58 @@ type pgLockResult struct {
 	err  error
 }
 
-// pgLockGroups queues the calls and runs their groups, at most runners at
-// a time (the rest of the lock pool is left to heartbeats and releases).
-type pgLockGroups struct {
+// pgGroups queues calls of one kind and sends them in groups of up to
+// pgLockGroupMax, with at most runners groups in flight (the rest of the
+// pool is left to other statements). A call that arrives while a group is
+// in flight waits for the next one, with every call that arrived meanwhile.
+type pgGroups[C any] struct {
 	mu      sync.Mutex
-	queue   []*pgLockCall
+	queue   []C
 	running int
 	runners int
 	shared  int // groups of more than one call sent so far (for tests)
 }
 
+// join queues c and, when fewer than runners are running, starts one that
+// sends groups with send until the queue is empty.
+func (g *pgGroups[C]) join(c C, send func([]C)) {
+	g.mu.Lock()
+	g.queue = append(g.queue, c)
+	start := g.running < g.runners
+	if start {
+		g.running++
+	}
+	g.mu.Unlock()
+	if start {
+		go g.run(send)
+	}
+}
+
+func (g *pgGroups[C]) run(send func([]C)) {
+	for {
+		g.mu.Lock()
+		n := min(len(g.queue), pgLockGroupMax)
+		if n == 0 {
+			g.running--
+			g.mu.Unlock()
+			return
+		}
+		group := make([]C, n)
+		copy(group, g.queue)
+		clear(g.queue[:n])
+		g.queue = append(g.queue[:0], g.queue[n:]...)
+		if n > 1 {
+			g.shared++
+		}
+		g.mu.Unlock()
+		send(group)
+	}
+}
+
 // LockLoadSession implements SessionLockLoader: the call joins the next
-// group (see pgLockGroups), whose one statement takes its lock, limited to
-// owner's session, and reads the session and its history. A caller whose
-// ctx is already done gets ctx's error; once queued, the group's answer is
-// the caller's.
+// group, whose one statement takes its lock, limited to owner's session,
+// and reads the session and its history. A caller whose ctx is already
+// done gets ctx's error; once queued, the group's answer is the caller's.
 func (s *Postgres) LockLoadSession(ctx context.Context, owner, id, holder string, ttl time.Duration) (*Session, []Entry, bool, time.Duration, error) {
 	if holder == "" {
 		return nil, nil, false, 0, errors.New("store: lock needs a holder")
@@ -63,41 +100,9 @@ func (s *Postgres) LockLoadSession(ctx context.Context, owner, id, holder string
 		return nil, nil, false, 0, ErrNotFound
 	}
 	call := &pgLockCall{owner: owner, id: id, holder: holder, ttl: ttl, done: make(chan pgLockResult, 1)}
-	g := &s.lockGroups
-	g.mu.Lock()
-	g.queue = append(g.queue, call)
-	start := g.running < g.runners
-	if start {
-		g.running++
-	}
-	g.mu.Unlock()
-	if start {
-		go s.runLockGroups()
-	}
+	s.lockGroups.join(call, s.lockGroup)
 	r := <-call.done
 	return r.sess, r.hist, r.ok, r.left, r.err
-}
-
-// runLockGroups sends the waiting calls' groups until none is waiting.
-func (s *Postgres) runLockGroups() {
-	g := &s.lockGroups
-	for {
-		g.mu.Lock()
-		n := min(len(g.queue), pgLockGroupMax)
-		if n == 0 {
-			g.running--
-			g.mu.Unlock()
-			return
-		}
-		group := make([]*pgLockCall, n)
-		copy(group, g.queue)
-		g.queue = append(g.queue[:0], g.queue[n:]...)
-		if n > 1 {
-			g.shared++
-		}
-		g.mu.Unlock()
-		s.lockGroup(group)
-	}
 }
 
 // lockGroup answers each call of group. One call is LockLoadSession's own
