@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -17,18 +16,12 @@ import (
 
 	"github.com/aapagui/aapagui/aap"
 	"github.com/aapagui/aapagui/bridge/aap2agui"
+	"github.com/aapagui/aapagui/internal/refused"
 	"github.com/aapagui/aapagui/store"
 )
 
 // closedURL is the URL of a port nothing listens on.
-func closedURL(t *testing.T) string {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	addr := l.Addr().String()
-	require.NoError(t, l.Close())
-	return "http://" + addr
-}
+func closedURL(t *testing.T) string { return refused.URL(t) }
 
 // TestUpstreamFailsBeforeStream checks the failures of the upstream call
 // before its stream begins: a 502 or 504 with a JSON body and a stable

@@ -19,15 +19,12 @@ import (
 	"github.com/aapagui/aapagui/aap"
 	"github.com/aapagui/aapagui/bridge/agui2aap"
 	"github.com/aapagui/aapagui/demo"
+	"github.com/aapagui/aapagui/internal/refused"
 	"github.com/aapagui/aapagui/translate"
 )
 
 // deadUpstream is the URL of an AAP server that is gone.
-func deadUpstream(t testing.TB) string {
-	s := httptest.NewServer(http.NotFoundHandler())
-	s.Close()
-	return s.URL
-}
+func deadUpstream(t testing.TB) string { return refused.URL(t) }
 
 // Upstream failures before the stream starts are HTTP errors (502) with a
 // JSON body; nothing is stored.
