@@ -179,6 +179,13 @@ func (s *observedThreads) GetThread(ctx context.Context, owner, id string) (*Thr
 	return t, err
 }
 
+func (s *observedThreads) SaveThreadUnlock(ctx context.Context, t *Thread, holder string) error {
+	ctx, done := s.o(ctx, "SaveThreadUnlock")
+	err := s.ts.SaveThreadUnlock(ctx, t, holder)
+	done(err)
+	return err
+}
+
 func (s *observedThreads) SaveThread(ctx context.Context, t *Thread) error {
 	ctx, done := s.o(ctx, "SaveThread")
 	err := s.ts.SaveThread(ctx, t)

@@ -676,14 +676,24 @@ func (s *Postgres) GetThread(ctx context.Context, owner, id string) (*Thread, er
 
 // SaveThread implements ThreadStore.
 func (s *Postgres) SaveThread(ctx context.Context, t *Thread) error {
+	return s.SaveThreadUnlock(ctx, t, "")
+}
+
+// SaveThreadUnlock implements ThreadStore in one statement: one round
+// trip and one commit.
+func (s *Postgres) SaveThreadUnlock(ctx context.Context, t *Thread, holder string) error {
+	if !pgStorable(t.Owner, t.ID, holder) {
+		return fmt.Errorf("store: postgres: save thread: an owner, thread id or holder PostgreSQL text cannot hold")
+	}
 	b, err := encodeThread(t)
 	if err != nil {
 		return err
 	}
 	_, err = s.pool.Exec(ctx,
-		`INSERT INTO threads (owner, id, updated_at, data) VALUES ($1, $2, clock_timestamp(), $3)
+		`WITH unlocked AS (DELETE FROM thread_locks WHERE owner = $1 AND id = $2 AND holder = $5)
+		 INSERT INTO threads (owner, id, updated_at, data) VALUES ($1, $2, clock_timestamp(), $3)
 		 ON CONFLICT (owner, id) DO UPDATE SET updated_at = CASE WHEN $4 THEN threads.updated_at ELSE excluded.updated_at END, data = excluded.data`,
-		t.Owner, t.ID, string(b), t.KeepUpdatedAt)
+		t.Owner, t.ID, string(b), t.KeepUpdatedAt, holder)
 	if err != nil {
 		return fmt.Errorf("store: postgres: save thread: %w", err)
 	}

@@ -28,14 +28,28 @@ func (s *SQLite) GetThread(ctx context.Context, owner, id string) (*Thread, erro
 
 // SaveThread implements ThreadStore.
 func (s *SQLite) SaveThread(ctx context.Context, t *Thread) error {
+	return s.SaveThreadUnlock(ctx, t, "")
+}
+
+// SaveThreadUnlock implements ThreadStore in one transaction.
+func (s *SQLite) SaveThreadUnlock(ctx context.Context, t *Thread, holder string) error {
 	b, err := encodeThread(t)
 	if err != nil {
 		return err
 	}
-	_, err = s.exec(ctx,
-		`INSERT INTO threads (owner, id, updated_at, data) VALUES (?, ?, ?, ?)
-		 ON CONFLICT (owner, id) DO UPDATE SET updated_at = CASE WHEN ? THEN threads.updated_at ELSE excluded.updated_at END, data = excluded.data`,
-		t.Owner, t.ID, toMillis(time.Now()), string(b), t.KeepUpdatedAt)
+	err = s.write(ctx, func(ctx context.Context, tx *sql.Tx) error {
+		if _, err := s.txExec(ctx, tx,
+			`INSERT INTO threads (owner, id, updated_at, data) VALUES (?, ?, ?, ?)
+			 ON CONFLICT (owner, id) DO UPDATE SET updated_at = CASE WHEN ? THEN threads.updated_at ELSE excluded.updated_at END, data = excluded.data`,
+			t.Owner, t.ID, toMillis(time.Now()), string(b), t.KeepUpdatedAt); err != nil {
+			return err
+		}
+		if holder == "" {
+			return nil
+		}
+		_, err := s.txExec(ctx, tx, `DELETE FROM thread_locks WHERE owner = ? AND id = ? AND holder = ?`, t.Owner, t.ID, holder)
+		return err
+	})
 	if err != nil {
 		return fmt.Errorf("store: sqlite: save thread: %w", err)
 	}

@@ -62,6 +62,10 @@ type ThreadStore interface {
 	GetThread(ctx context.Context, owner, id string) (*Thread, error)
 	// SaveThread creates or replaces a thread.
 	SaveThread(ctx context.Context, t *Thread) error
+	// SaveThreadUnlock is SaveThread that also frees holder's run lock on
+	// the thread in the same write: a run's end in one commit (see
+	// Lease.ReleaseWith). A lock holder does not have is left alone.
+	SaveThreadUnlock(ctx context.Context, t *Thread, holder string) error
 	// LockThread takes the thread's run lock (the thread need not exist
 	// yet); false and the time the other holder's lock has left if another
 	// holder has it. Same holder extends it.
@@ -154,7 +158,12 @@ func (m *Memory) GetThread(_ context.Context, owner, id string) (*Thread, error)
 }
 
 // SaveThread implements ThreadStore.
-func (m *Memory) SaveThread(_ context.Context, t *Thread) error {
+func (m *Memory) SaveThread(ctx context.Context, t *Thread) error {
+	return m.SaveThreadUnlock(ctx, t, "")
+}
+
+// SaveThreadUnlock implements ThreadStore.
+func (m *Memory) SaveThreadUnlock(_ context.Context, t *Thread, holder string) error {
 	b, err := encodeThread(t)
 	if err != nil {
 		return err
@@ -168,6 +177,9 @@ func (m *Memory) SaveThread(_ context.Context, t *Thread) error {
 	m.th.threads[k] = b
 	if _, ok := m.th.updated[k]; !ok || !t.KeepUpdatedAt {
 		m.th.updated[k] = time.Now().UTC()
+	}
+	if l, ok := m.th.locks[k]; ok && holder != "" && l.holder == holder {
+		delete(m.th.locks, k)
 	}
 	return nil
 }

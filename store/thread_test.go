@@ -159,6 +159,30 @@ func testThreads(t *testing.T, open func(t *testing.T) store.Store) {
 		_, _, err = s.LockThread(ctx, "k1", "t1", "", time.Minute)
 		require.Error(t, err, "empty holder")
 	})
+
+	t.Run("save and unlock", func(t *testing.T) {
+		s := open(t)
+		lock := func(owner, holder string) bool {
+			t.Helper()
+			ok, _, err := s.LockThread(ctx, owner, "t1", holder, time.Minute)
+			require.NoError(t, err)
+			return ok
+		}
+		require.True(t, lock("k1", "h1"))
+		require.True(t, lock("k2", "h2"))
+		require.NoError(t, s.SaveThreadUnlock(ctx, &store.Thread{Owner: "k1", ID: "t1", Agent: "demo", SessionID: "s1"}, "h1"))
+		got, err := s.GetThread(ctx, "k1", "t1")
+		require.NoError(t, err)
+		assert.Equal(t, "s1", got.SessionID, "a new thread is created")
+		assert.True(t, lock("k1", "h3"), "the holder's lock is free after its save")
+		assert.False(t, lock("k2", "h3"), "another owner's thread of the same id keeps its lock")
+
+		require.NoError(t, s.SaveThreadUnlock(ctx, &store.Thread{Owner: "k1", ID: "t1", Agent: "demo", SessionID: "s2"}, "h1"))
+		got, err = s.GetThread(ctx, "k1", "t1")
+		require.NoError(t, err)
+		assert.Equal(t, "s2", got.SessionID, "saved whoever holds the lock")
+		assert.False(t, lock("k1", "h4"), "another holder's lock is left alone")
+	})
 }
 
 func TestThreadsSurviveReopen(t *testing.T) {

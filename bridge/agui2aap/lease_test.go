@@ -6,6 +6,7 @@ import (
 	"errors"
 	"net/http"
 	"strconv"
+	"sync"
 	"sync/atomic"
 	"testing"
 
@@ -57,18 +58,21 @@ func (s *failingUnlocks) UnlockThread(ctx context.Context, owner, id, holder str
 
 // A run whose release of the thread fails at first (the store's writer
 // busy past its deadline) still leaves the thread free when the client sees
-// the end of the run: the next run is not refused with 409.
+// the end of the run: the next run is not refused with 409. (A run that
+// ends as usual frees the thread with its save; the hydrations here read
+// the thread and free it with Release.)
 func TestReleaseRetried(t *testing.T) {
 	st := &failingUnlocks{Store: store.NewMemory()}
 	e := newEnv(t, func(c *agui2aap.Config) { c.Store = st })
 	c := e.conv("flaky")
 	for i := range 3 {
-		st.n.Store(2)
 		c.say("hello " + strconv.Itoa(i))
-		res := c.run(t)
-		require.NotEmpty(t, res)
+		require.NotEmpty(t, c.run(t))
+		st.n.Store(2)
+		msgs, _ := c.hydrate(t)
+		require.NotEmpty(t, msgs)
+		assert.EqualValues(t, -1, st.n.Load(), "the release failed twice, then held")
 	}
-	assert.EqualValues(t, -1, st.n.Load(), "every run's release failed twice, then held")
 }
 
 // downStore is a store whose database cannot be reached.
@@ -85,4 +89,28 @@ func TestReadyzChecksTheStore(t *testing.T) {
 	r = down.get(t, "/readyz")
 	assert.Equal(t, http.StatusServiceUnavailable, r.Status, r.Body)
 	assert.Equal(t, "not_ready", r.errorCode())
+}
+
+// A run's end saves the thread and frees it in one write.
+func TestRunEndIsOneWrite(t *testing.T) {
+	var mu sync.Mutex
+	ops := map[string]int{}
+	count := func(ctx context.Context, op string) (context.Context, func(error)) {
+		return ctx, func(error) {
+			mu.Lock()
+			defer mu.Unlock()
+			ops[op]++
+		}
+	}
+	e := newEnv(t, func(c *agui2aap.Config) { c.Store = store.Observe(store.NewMemory(), count) })
+	c := e.conv("one-write")
+	for i := range 2 {
+		c.say("hello " + strconv.Itoa(i))
+		require.NotEmpty(t, c.run(t))
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	assert.Equal(t, 2, ops["SaveThreadUnlock"])
+	assert.Zero(t, ops["SaveThread"])
+	assert.Zero(t, ops["UnlockThread"])
 }

@@ -121,7 +121,7 @@ func TestMetrics(t *testing.T) {
 
 	assert.Equal(t, 6.0, m.Value("agui2aap_store_operation_duration_seconds", "op", "LockThread"))
 	assert.Equal(t, 5.0, m.Value("agui2aap_store_operation_duration_seconds", "op", "GetThread"))
-	assert.Equal(t, 5.0, m.Value("agui2aap_store_operation_duration_seconds", "op", "SaveThread"))
+	assert.Equal(t, 5.0, m.Value("agui2aap_store_operation_duration_seconds", "op", "SaveThreadUnlock"), "each run's end saves the thread and frees it in one write")
 	assert.Equal(t, 0.0, m.Value("agui2aap_store_errors_total"))
 	assert.Greater(t, m.Value("agui2aap_sse_bytes_written_total"), float64(sseBytes), "the long run's bytes")
 

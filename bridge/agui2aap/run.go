@@ -82,8 +82,7 @@ func (s *Server) run(c *gin.Context) {
 		web.Error(c, http.StatusInternalServerError, "store_error", "the thread store failed")
 		return
 	}
-	release := lease.Release
-	defer release()
+	defer lease.Release()
 	// A run whose lock was lost (this process stalled past the lease)
 	// stops rather than run beside the run that took it over.
 	ctx, unbind := lease.Bind(ctx)
@@ -103,7 +102,7 @@ func (s *Server) run(c *gin.Context) {
 		s.hydrate(c, cl, info, &in, th, log)
 		return
 	}
-	r := &runner{s: s, c: c, cl: cl, in: &in, info: info, th: th, log: log, clientTools: clientTools, fwd: fwd, release: release}
+	r := &runner{s: s, c: c, cl: cl, in: &in, info: info, th: th, log: log, clientTools: clientTools, fwd: fwd, lease: lease}
 	p, err := s.makePlan(th, &in, name)
 	if err != nil {
 		r.planFailed(err)
@@ -157,7 +156,7 @@ type runner struct {
 	log         *zerolog.Logger
 	clientTools []aap.ToolSpec
 	fwd         *translate.Forwarded
-	release     func()                 // frees the thread for the next run
+	lease       *store.Lease           // the thread's run lock; its release frees the thread for the next run
 	put         *aap.PutSessionRequest // the first turn of a new session, on a version 1 or 2 server
 
 	out      *web.Stream
@@ -237,11 +236,12 @@ func (r *runner) execute(ctx context.Context) {
 	if r.th.SessionID == "" {
 		r.log.Warn().Str("thread", in.ThreadID).Msg("the AAP server's PUT /session answer named no session (no session_start): the next run starts a new session")
 	}
-	// Save and free the thread before the client sees the end of the run:
-	// a client that starts its next run at once (CopilotKit does, after a
-	// frontend tool) must find the thread saved and free.
+	// Save and free the thread, in one write, before the client sees the
+	// end of the run: a client that starts its next run at once
+	// (CopilotKit does, after a frontend tool) must find the thread saved
+	// and free.
 	r.save()
-	r.release()
+	r.lease.Release()
 	r.out.Flush()
 }
 
@@ -698,7 +698,8 @@ func (r *runner) save() {
 	// the request's, which lends it only its values (the trace).
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(r.c.Request.Context()), 10*time.Second)
 	defer cancel()
-	if err := r.s.cfg.Store.SaveThread(ctx, th); err != nil {
+	err := r.lease.ReleaseWith(func(holder string) error { return r.s.cfg.Store.SaveThreadUnlock(ctx, th, holder) })
+	if err != nil {
 		r.log.Error().Err(err).Str("thread", th.ID).Msg("store: save thread")
 		return
 	}

@@ -76,7 +76,7 @@ func TestTracing(t *testing.T) {
 	mu.Unlock()
 	assert.ElementsMatch(t, sent, got, "the AAP server received each call's own traceparent")
 
-	for _, op := range []string{"store.LockThread", "store.GetThread", "store.SaveThread"} {
+	for _, op := range []string{"store.LockThread", "store.GetThread", "store.SaveThreadUnlock"} {
 		s, ok := spanNamed(spans, op)
 		if assert.True(t, ok, op) {
 			assert.Equal(t, server.SpanContext.SpanID(), s.Parent.SpanID(), op)

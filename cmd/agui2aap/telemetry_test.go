@@ -55,7 +55,7 @@ func TestTracesOverOTLP(t *testing.T) {
 		var ok1, ok2, ok3 bool
 		server, ok1 = col.Named("POST /agents/:name")
 		upstream, ok2 = col.Named("upstream POST")
-		save, ok3 = col.Named("store.SaveThread")
+		save, ok3 = col.Named("store.SaveThreadUnlock")
 		return ok1 && ok2 && ok3
 	}, 30*time.Second, 20*time.Millisecond) {
 		t.Fatalf("spans received: %+v", col.Spans())
