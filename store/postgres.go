@@ -39,9 +39,9 @@ type Postgres struct {
 	// lockGroups gathers the turn starts' LockLoadSession calls into
 	// groups of one statement (postgres_lockgroup.go).
 	lockGroups pgGroups[*pgLockCall]
-	// saveGroups gathers SaveSession calls into batches of one commit
-	// (postgres_savegroup.go).
-	saveGroups pgGroups[*pgSaveCall]
+	// writeGroups gathers the single-statement writes of turns and runs
+	// into batches of one commit (postgres_writegroup.go).
+	writeGroups pgGroups[*pgWrite]
 }
 
 var _ Store = (*Postgres)(nil)
@@ -148,8 +148,8 @@ func OpenPostgres(ctx context.Context, dsn string) (*Postgres, error) {
 		return nil, fmt.Errorf("store: postgres: %w", err)
 	}
 	s := &Postgres{pool: pool,
-		lockGroups: pgGroups[*pgLockCall]{runners: int(max(1, lcfg.MaxConns/2))},
-		saveGroups: pgGroups[*pgSaveCall]{runners: int(max(1, cfg.MaxConns/2))}}
+		lockGroups:  pgGroups[*pgLockCall]{runners: int(max(1, lcfg.MaxConns/2))},
+		writeGroups: pgGroups[*pgWrite]{runners: int(max(1, cfg.MaxConns/2))}}
 	if err := s.migrate(ctx); err != nil {
 		pool.Close()
 		return nil, err
@@ -377,7 +377,7 @@ func (s *Postgres) UpdateSession(ctx context.Context, sess *Session) error {
 	if err != nil {
 		return err
 	}
-	tag, err := s.pool.Exec(ctx, `UPDATE sessions SET data = $1 WHERE id = $2 AND owner = $3`, string(data), sess.ID, sess.Owner)
+	tag, err := s.exec(ctx, sess.ID, `UPDATE sessions SET data = $1 WHERE id = $2 AND owner = $3`, string(data), sess.ID, sess.Owner)
 	return pgAffectedOne(tag, err, "update session")
 }
 
@@ -411,7 +411,7 @@ func (s *Postgres) AppendHistory(ctx context.Context, id string, entries []Entry
 	if err != nil {
 		return err
 	}
-	tag, err := s.pool.Exec(ctx, pgAppend, id, pgTexts(hist))
+	tag, err := s.exec(ctx, id, pgAppend, id, pgTexts(hist))
 	if err != nil {
 		return fmt.Errorf("store: postgres: append history: %w", err)
 	}
@@ -689,7 +689,7 @@ func (s *Postgres) SaveThreadUnlock(ctx context.Context, t *Thread, holder strin
 	if err != nil {
 		return err
 	}
-	_, err = s.pool.Exec(ctx,
+	_, err = s.exec(ctx, t.Owner+"\x00"+t.ID,
 		`WITH unlocked AS (DELETE FROM thread_locks WHERE owner = $1 AND id = $2 AND holder = $5)
 		 INSERT INTO threads (owner, id, updated_at, data) VALUES ($1, $2, clock_timestamp(), $3)
 		 ON CONFLICT (owner, id) DO UPDATE SET updated_at = CASE WHEN $4 THEN threads.updated_at ELSE excluded.updated_at END, data = excluded.data`,

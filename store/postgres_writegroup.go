@@ -1,0 +1,142 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"strings"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+)
+
+// The writes a turn or a run makes on PostgreSQL are single statements: a
+// turn's start and end (SaveSession, SaveSessionUnlock), the messages it
+// settles (AppendHistory), a thread's save (SaveThreadUnlock). The ones
+// waiting when one is sent go together as one batch: their statements,
+// sent at once and run in the batch's one implicit transaction, so that a
+// hundred turns starting at once cost the database a few round trips and
+// commits instead of a hundred. A statement the server refuses rolls the
+// batch back; each of its statements is then sent alone, so that one bad
+// write fails no other.
+
+// pgWrite is one statement waiting for its batch.
+type pgWrite struct {
+	key  string // what it writes (a session's id): a batch runs in key order
+	sql  string
+	args []any
+	done chan pgWriteResult // buffered: the batch never waits for its caller
+}
+
+type pgWriteResult struct {
+	tag pgconn.CommandTag
+	err error
+}
+
+// exec runs one write statement in the next batch. A caller whose ctx is
+// already done gets ctx's error; once queued, the batch's answer is the
+// caller's (a batch is bounded by a timeout of its own, as it serves many
+// callers).
+func (s *Postgres) exec(ctx context.Context, key, sql string, args ...any) (pgconn.CommandTag, error) {
+	if err := ctx.Err(); err != nil {
+		return pgconn.CommandTag{}, err
+	}
+	w := &pgWrite{key: key, sql: sql, args: args, done: make(chan pgWriteResult, 1)}
+	s.writeGroups.join(w, s.writeGroup)
+	r := <-w.done
+	return r.tag, r.err
+}
+
+// writeGroup answers each write of group: one batch, or each alone when
+// the server refused a statement of the batch. The batch runs its
+// statements in key order, so that two batches touching the same sessions
+// (which turn locks all but rule out) take their rows in one order.
+func (s *Postgres) writeGroup(group []*pgWrite) {
+	ctx, cancel := context.WithTimeout(context.Background(), pgLockGroupTimeout)
+	defer cancel()
+	slices.SortStableFunc(group, func(a, b *pgWrite) int { return strings.Compare(a.key, b.key) })
+	results, rolledBack := s.writeBatch(ctx, group)
+	if rolledBack && len(group) > 1 {
+		for _, w := range group {
+			r, _ := s.writeBatch(ctx, []*pgWrite{w})
+			w.done <- r[0]
+		}
+		return
+	}
+	for i, w := range group {
+		w.done <- results[i]
+	}
+}
+
+// errRolledBack is the error of a statement whose batch the server rolled
+// back because of another statement.
+var errRolledBack = errors.New("rolled back with its batch")
+
+// writeBatch sends group's statements as one batch and returns each one's
+// result, and whether the server refused a statement (and so rolled back
+// the whole batch: nothing of it is stored). Any other failure (the
+// connection) leaves it unknown whether the batch committed, as for a
+// single statement: each write gets the error.
+func (s *Postgres) writeBatch(ctx context.Context, group []*pgWrite) (results []pgWriteResult, rolledBack bool) {
+	b := &pgx.Batch{}
+	for _, w := range group {
+		b.Queue(w.sql, w.args...)
+	}
+	results = make([]pgWriteResult, len(group))
+	br := s.pool.SendBatch(ctx, b)
+	var pe *pgconn.PgError
+	for i := range group {
+		results[i].tag, results[i].err = br.Exec()
+		rolledBack = rolledBack || errors.As(results[i].err, &pe)
+	}
+	if err := br.Close(); err != nil {
+		rolledBack = rolledBack || errors.As(err, &pe)
+		for i := range results {
+			if results[i].err == nil {
+				results[i].err = err
+			}
+		}
+	}
+	if rolledBack {
+		for i := range results {
+			if results[i].err == nil || !errors.As(results[i].err, &pe) {
+				results[i].err = errRolledBack
+			}
+		}
+	}
+	return results, rolledBack
+}
+
+// SaveSessionUnlock implements Store in one statement (one commit), sent
+// in a batch with the writes waiting beside it.
+func (s *Postgres) SaveSessionUnlock(ctx context.Context, sess *Session, appended []Entry, holder string) error {
+	if !pgStorable(sess.Owner, sess.ID, holder) {
+		return ErrNotFound
+	}
+	data, err := encodeSession(sess)
+	if err != nil {
+		return err
+	}
+	hist, err := encodeEntries(appended)
+	if err != nil {
+		return err
+	}
+	if len(hist) == 0 {
+		tag, err := s.exec(ctx, sess.ID, `UPDATE sessions SET data = $1,
+				lock_holder = CASE WHEN lock_holder = $4 THEN NULL ELSE lock_holder END,
+				lock_until = CASE WHEN lock_holder = $4 THEN NULL ELSE lock_until END
+			WHERE id = $2 AND owner = $3`, string(data), sess.ID, sess.Owner, holder)
+		return pgAffectedOne(tag, err, "save session")
+	}
+	// SET sees the row as it was: the lock goes if holder had it.
+	tag, err := s.exec(ctx, sess.ID, `WITH s AS (
+			UPDATE sessions SET data = $3, history_len = history_len + cardinality($4::text[]),
+				lock_holder = CASE WHEN lock_holder = $5 THEN NULL ELSE lock_holder END,
+				lock_until = CASE WHEN lock_holder = $5 THEN NULL ELSE lock_until END
+			WHERE id = $1 AND owner = $2
+			RETURNING history_len - cardinality($4::text[]) AS first)
+		INSERT INTO history (session_id, position, data)
+		SELECT $1, s.first + t.ord - 1, t.data FROM s, unnest($4::text[]) WITH ORDINALITY AS t (data, ord)`,
+		sess.ID, sess.Owner, string(data), pgTexts(hist), holder)
+	return pgAffectedOne(tag, err, "save session")
+}
