@@ -74,9 +74,10 @@ var errRolledBack = errors.New("rolled back with its batch")
 
 // writeBatch sends group's statements as one batch and returns each one's
 // result, and whether the server refused a statement (and so rolled back
-// the whole batch: nothing of it is stored). Any other failure (the
-// connection) leaves it unknown whether the batch committed, as for a
-// single statement: each write gets the error.
+// the whole batch: the commit comes after the last statement, so nothing
+// of it is stored). Any other failure (the connection, or an error at the
+// commit) leaves it unknown whether the batch committed, as for a single
+// statement: each write gets the error.
 func (s *Postgres) writeBatch(ctx context.Context, group []*pgWrite) (results []pgWriteResult, rolledBack bool) {
 	b := &pgx.Batch{}
 	for _, w := range group {
@@ -90,7 +91,8 @@ func (s *Postgres) writeBatch(ctx context.Context, group []*pgWrite) (results []
 		rolledBack = rolledBack || errors.As(results[i].err, &pe)
 	}
 	if err := br.Close(); err != nil {
-		rolledBack = rolledBack || errors.As(err, &pe)
+		// An error only at the end (the commit, or the connection around
+		// it) leaves the outcome unknown: nothing is resent.
 		for i := range results {
 			if results[i].err == nil {
 				results[i].err = err
