@@ -37,9 +37,6 @@ func (r *turnRun) checkpoint(ctx context.Context) {
 	if id == "" {
 		id = newDraftID()
 	}
-	// Messages settled since the last read of the agent's stream go
-	// first: the draft comes after them.
-	r.saveSettled(ctx)
 	base, ok := r.base(ctx)
 	if !ok {
 		return

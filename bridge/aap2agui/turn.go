@@ -327,7 +327,7 @@ func (s *Server) runTurn(c *gin.Context, id string, req *aap.PostSessionTurnRequ
 		}
 	}
 	prior := translate.PriorCallsOf(historyMessages(hist, added))
-	stop, result = s.stream(c, req, sess, run, body, saved, perms, prevInterrupts, prior, lease, log, t, sessionStart)
+	stop, result = s.stream(c, req, sess, body, saved, perms, prevInterrupts, prior, lease, log, t, sessionStart)
 	return true
 }
 
@@ -513,7 +513,7 @@ type turnRun struct {
 // or saved before it succeeded, and a failed save ends the turn as a store
 // error (500 when nothing has been sent yet, else an error stop), with
 // nothing of it stored.
-func (s *Server) stream(c *gin.Context, req *aap.PostSessionTurnRequest, sess *store.Session, run *types.RunAgentInput, body interface{ Read([]byte) (int, error) }, saved <-chan error, perms []*aap.ToolPermissionMessage, prevInterrupts []types.Interrupt, prior *translate.PriorCalls, lease *store.Lease, log *zerolog.Logger, t *metrics.Turn, sessionStart bool) (stop, result string) {
+func (s *Server) stream(c *gin.Context, req *aap.PostSessionTurnRequest, sess *store.Session, body interface{ Read([]byte) (int, error) }, saved <-chan error, perms []*aap.ToolPermissionMessage, prevInterrupts []types.Interrupt, prior *translate.PriorCalls, lease *store.Lease, log *zerolog.Logger, t *metrics.Turn, sessionStart bool) (stop, result string) {
 	ctx := c.Request.Context()
 	mode := req.Mode()
 	r := &turnRun{s: s, sess: sess, tr: translate.NewAGUIToAAP(translate.AGUIToAAPOptions{Mode: mode, Prior: prior}), state: sess.State, log: log, perms: perms, prevInterrupts: prevInterrupts}
@@ -529,8 +529,9 @@ func (s *Server) stream(c *gin.Context, req *aap.PostSessionTurnRequest, sess *s
 	// buffered, before what is buffered for the client goes out: a client
 	// that has an event finds every message before it stored, and a burst
 	// that settles messages and ends the run is one write, at the end.
-	// Checkpoints of the message still streaming are due then too: the
-	// clock is read once per read of the agent's stream, not per event.
+	// Checkpoints of the message still streaming are due then too, after
+	// those saves (a draft is the last entry): the clock is read once per
+	// read of the agent's stream, not per event.
 	reader = saveBeforeRead{r: reader, save: func() {
 		r.saveSettled(ctx)
 		r.checkpoint(ctx)
