@@ -429,8 +429,44 @@ func (s *Postgres) AppendHistory(ctx context.Context, id string, entries []Entry
 const pgAppend = `WITH s AS (
 		UPDATE sessions SET history_len = history_len + cardinality($2::text[]) WHERE id = $1
 		RETURNING history_len - cardinality($2::text[]) AS first)
-	INSERT INTO history (session_id, position, data)
+	` + pgAppendTail
+
+// pgAppendTail inserts the entries $2 of session $1 after those counted
+// when the UPDATE s ran.
+const pgAppendTail = `INSERT INTO history (session_id, position, data)
 	SELECT $1, s.first + t.ord - 1, t.data FROM s, unnest($2::text[]) WITH ORDINALITY AS t (data, ord)`
+
+// pgSave saves session $1 of owner $3 (its data $4, and the count of the
+// entries $2 appended), and frees holder $5's lock: SET sees the row as it
+// was, so the lock goes only if $5 had it.
+const pgSave = `UPDATE sessions SET data = $4, history_len = history_len + cardinality($2::text[]),
+		lock_holder = CASE WHEN lock_holder = $5 THEN NULL ELSE lock_holder END,
+		lock_until = CASE WHEN lock_holder = $5 THEN NULL ELSE lock_until END
+	WHERE id = $1 AND owner = $3`
+
+// SaveSessionUnlock implements Store in one statement (one commit), sent
+// in a batch with the writes waiting beside it (postgres_writegroup.go).
+// With no entries it is pgSave alone, so that a missing session still
+// shows as no row affected.
+func (s *Postgres) SaveSessionUnlock(ctx context.Context, sess *Session, appended []Entry, holder string) error {
+	if !pgStorable(sess.Owner, sess.ID, holder) {
+		return ErrNotFound
+	}
+	data, err := encodeSession(sess)
+	if err != nil {
+		return err
+	}
+	hist, err := encodeEntries(appended)
+	if err != nil {
+		return err
+	}
+	q := pgSave
+	if len(hist) > 0 {
+		q = `WITH s AS (` + pgSave + ` RETURNING history_len - cardinality($2::text[]) AS first) ` + pgAppendTail
+	}
+	tag, err := s.exec(ctx, sess.ID, q, sess.ID, pgTexts(hist), sess.Owner, string(data), holder)
+	return pgAffectedOne(tag, err, "save session")
+}
 
 func pgTexts(hist [][]byte) []string {
 	out := make([]string, len(hist))

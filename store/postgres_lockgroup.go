@@ -15,11 +15,11 @@ import (
 // statements instead of a hundred, each queued for one of the lock pool's
 // few connections.
 const (
-	// pgLockGroupMax is the most calls one statement serves.
-	pgLockGroupMax = 256
-	// pgLockGroupTimeout bounds a group's statement, which serves many
+	// pgGroupMax is the most calls one group serves.
+	pgGroupMax = 256
+	// pgGroupTimeout bounds a group's statement, which serves many
 	// callers and so is cancelled by none of them.
-	pgLockGroupTimeout = 10 * time.Second
+	pgGroupTimeout = 10 * time.Second
 )
 
 // pgLockCall is one LockLoadSession call waiting for its group.
@@ -38,7 +38,7 @@ type pgLockResult struct {
 }
 
 // pgGroups queues calls of one kind and sends them in groups of up to
-// pgLockGroupMax, with at most runners groups in flight (the rest of the
+// pgGroupMax, with at most runners groups in flight (the rest of the
 // pool is left to other statements). A call that arrives while a group is
 // in flight waits for the next one, with every call that arrived meanwhile.
 type pgGroups[C any] struct {
@@ -67,7 +67,7 @@ func (g *pgGroups[C]) join(c C, send func([]C)) {
 func (g *pgGroups[C]) run(send func([]C)) {
 	for {
 		g.mu.Lock()
-		n := min(len(g.queue), pgLockGroupMax)
+		n := min(len(g.queue), pgGroupMax)
 		if n == 0 {
 			g.running--
 			g.mu.Unlock()
@@ -110,7 +110,7 @@ func (s *Postgres) LockLoadSession(ctx context.Context, owner, id, holder string
 // another replica's group, say) is not retried as a group: each call then
 // gets a statement of its own.
 func (s *Postgres) lockGroup(group []*pgLockCall) {
-	ctx, cancel := context.WithTimeout(context.Background(), pgLockGroupTimeout)
+	ctx, cancel := context.WithTimeout(context.Background(), pgGroupTimeout)
 	defer cancel()
 	if len(group) > 1 {
 		if results, err := s.lockLoadGroup(ctx, group); err == nil {

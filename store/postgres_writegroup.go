@@ -52,7 +52,7 @@ func (s *Postgres) exec(ctx context.Context, key, sql string, args ...any) (pgco
 // statements in key order, so that two batches touching the same sessions
 // (which turn locks all but rule out) take their rows in one order.
 func (s *Postgres) writeGroup(group []*pgWrite) {
-	ctx, cancel := context.WithTimeout(context.Background(), pgLockGroupTimeout)
+	ctx, cancel := context.WithTimeout(context.Background(), pgGroupTimeout)
 	defer cancel()
 	slices.SortStableFunc(group, func(a, b *pgWrite) int { return strings.Compare(a.key, b.key) })
 	results, rolledBack := s.writeBatch(ctx, group)
@@ -107,38 +107,4 @@ func (s *Postgres) writeBatch(ctx context.Context, group []*pgWrite) (results []
 		}
 	}
 	return results, rolledBack
-}
-
-// SaveSessionUnlock implements Store in one statement (one commit), sent
-// in a batch with the writes waiting beside it.
-func (s *Postgres) SaveSessionUnlock(ctx context.Context, sess *Session, appended []Entry, holder string) error {
-	if !pgStorable(sess.Owner, sess.ID, holder) {
-		return ErrNotFound
-	}
-	data, err := encodeSession(sess)
-	if err != nil {
-		return err
-	}
-	hist, err := encodeEntries(appended)
-	if err != nil {
-		return err
-	}
-	if len(hist) == 0 {
-		tag, err := s.exec(ctx, sess.ID, `UPDATE sessions SET data = $1,
-				lock_holder = CASE WHEN lock_holder = $4 THEN NULL ELSE lock_holder END,
-				lock_until = CASE WHEN lock_holder = $4 THEN NULL ELSE lock_until END
-			WHERE id = $2 AND owner = $3`, string(data), sess.ID, sess.Owner, holder)
-		return pgAffectedOne(tag, err, "save session")
-	}
-	// SET sees the row as it was: the lock goes if holder had it.
-	tag, err := s.exec(ctx, sess.ID, `WITH s AS (
-			UPDATE sessions SET data = $3, history_len = history_len + cardinality($4::text[]),
-				lock_holder = CASE WHEN lock_holder = $5 THEN NULL ELSE lock_holder END,
-				lock_until = CASE WHEN lock_holder = $5 THEN NULL ELSE lock_until END
-			WHERE id = $1 AND owner = $2
-			RETURNING history_len - cardinality($4::text[]) AS first)
-		INSERT INTO history (session_id, position, data)
-		SELECT $1, s.first + t.ord - 1, t.data FROM s, unnest($4::text[]) WITH ORDINALITY AS t (data, ord)`,
-		sess.ID, sess.Owner, string(data), pgTexts(hist), holder)
-	return pgAffectedOne(tag, err, "save session")
 }
