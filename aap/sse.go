@@ -6,6 +6,7 @@ import (
 	"iter"
 	"strings"
 
+	"github.com/aapagui/aapagui/internal/slab"
 	"github.com/aapagui/aapagui/internal/sse"
 )
 
@@ -40,9 +41,9 @@ var ErrIncompleteEvent = sse.ErrIncompleteEvent
 // *UnknownEvent.
 func ReadEvents(r io.Reader, maxEventSize int) iter.Seq2[Event, error] {
 	return func(yield func(Event, error) bool) {
-		// The per-token events are allocated slabSize at a time (each is
-		// still its own value, never reused), so that a long stream costs
-		// one allocation per delta: its text.
+		// The per-token events are allocated a slab at a time
+		// (internal/slab; each is still its own value, never reused), so
+		// that a long stream costs one allocation per delta: its text.
 		var (
 			texts    []TextDelta
 			thoughts []ThinkingDelta
@@ -84,26 +85,10 @@ func ReadEvents(r io.Reader, maxEventSize int) iter.Seq2[Event, error] {
 	}
 }
 
-// slabSize is how many per-token events ReadEvents allocates at once;
-// firstSlabSize the first time, so that a stream that goes idle after a
-// few events holds a few, not slabSize.
-const (
-	slabSize      = 32
-	firstSlabSize = 4
-)
-
-// slabEvent returns a pointer to a new element of *slab holding v. A
-// used-up slab is empty but not nil: only the first is small.
-func slabEvent[E any](slab *[]E, v E) *E {
-	if len(*slab) == 0 {
-		n := slabSize
-		if *slab == nil {
-			n = firstSlabSize
-		}
-		*slab = make([]E, n)
-	}
-	e := &(*slab)[0]
-	*slab = (*slab)[1:]
+// slabEvent returns a pointer to a new element of slab s (internal/slab)
+// holding v.
+func slabEvent[E any](s *[]E, v E) *E {
+	e := slab.Next(s)
 	*e = v
 	return e
 }

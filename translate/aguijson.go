@@ -15,6 +15,7 @@ import (
 	"github.com/ag-ui-protocol/ag-ui/sdks/community/go/pkg/core/events"
 
 	"github.com/aapagui/aapagui/internal/jsonenc"
+	"github.com/aapagui/aapagui/internal/slab"
 )
 
 // This file is the AG-UI event JSON codec. It sits on the per-event hot path
@@ -147,13 +148,6 @@ type Decoder struct {
 
 // Decode decodes one event; see [DecodeEvent].
 func (d *Decoder) Decode(data []byte) (events.Event, error) { return decodeEvent(d, data) }
-
-func takeBox[E any](slab *[]fastBox[E]) *fastBox[E] {
-	refill(slab)
-	b := &(*slab)[0]
-	*slab = (*slab)[1:]
-	return b
-}
 
 func decodeEvent(d *Decoder, data []byte) (events.Event, error) {
 	s := eventScan{data: data, dec: d}
@@ -655,17 +649,17 @@ func (s *eventScan) box(typ events.EventType) any {
 		if d == nil {
 			return new(fastBox[events.TextMessageContentEvent])
 		}
-		return takeBox(&d.text)
+		return slab.Next(&d.text)
 	case events.EventTypeReasoningMessageContent:
 		if d == nil {
 			return new(fastBox[events.ReasoningMessageContentEvent])
 		}
-		return takeBox(&d.reasoning)
+		return slab.Next(&d.reasoning)
 	default:
 		if d == nil {
 			return new(fastBox[events.ToolCallArgsEvent])
 		}
-		return takeBox(&d.args)
+		return slab.Next(&d.args)
 	}
 }
 

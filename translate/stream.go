@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/ag-ui-protocol/ag-ui/sdks/community/go/pkg/core/events"
+
+	"github.com/aapagui/aapagui/internal/slab"
 )
 
 // StreamError reports an event that breaks the rules of its stream (for
@@ -36,37 +38,10 @@ func boxEvent[E any](typ events.EventType, now func() time.Time) (*E, *events.Ba
 	return fillBox(new(eventBox[E]), typ, now)
 }
 
-// slabSize is how many per-token events (text and reasoning deltas) a
-// translator allocates at once: a long stream then costs one allocation per
-// slabSize deltas instead of one per delta. Every event is still its own
-// value, never reused, so a caller may keep events as long as it likes (a
-// kept event keeps its slab alive: at most slabSize small events).
-const slabSize = 32
-
-// firstSlabSize is the size of a stream's first slab of each kind: a
-// stream that stays idle after its first few events (most open streams)
-// then holds a few small events, not slabSize of them.
-const firstSlabSize = 4
-
-// refill gives an empty *slab new elements: firstSlabSize the first time
-// (a nil slab), slabSize after. A used-up slab is empty but not nil.
-func refill[T any](slab *[]T) {
-	if len(*slab) > 0 {
-		return
-	}
-	n := slabSize
-	if *slab == nil {
-		n = firstSlabSize
-	}
-	*slab = make([]T, n)
-}
-
-// slabEvent is boxEvent taking its box from *slab, refilled when empty.
-func slabEvent[E any](slab *[]eventBox[E], typ events.EventType, now func() time.Time) (*E, *events.BaseEvent) {
-	refill(slab)
-	b := &(*slab)[0]
-	*slab = (*slab)[1:]
-	return fillBox(b, typ, now)
+// slabEvent is boxEvent taking its box from slab s (internal/slab): a
+// long stream costs one allocation per slab of deltas, not one per delta.
+func slabEvent[E any](s *[]eventBox[E], typ events.EventType, now func() time.Time) (*E, *events.BaseEvent) {
+	return fillBox(slab.Next(s), typ, now)
 }
 
 func fillBox[E any](b *eventBox[E], typ events.EventType, now func() time.Time) (*E, *events.BaseEvent) {

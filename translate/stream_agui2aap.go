@@ -9,6 +9,7 @@ import (
 	"github.com/ag-ui-protocol/ag-ui/sdks/community/go/pkg/core/types"
 
 	"github.com/aapagui/aapagui/aap"
+	"github.com/aapagui/aapagui/internal/slab"
 )
 
 // AGUIToAAPOptions configures an AGUIToAAP translator.
@@ -39,8 +40,8 @@ type AGUIToAAP struct {
 	mode  aap.StreamMode
 	prior *PriorCalls
 	out   []aap.Event
-	// Slabs of the per-token events, allocated slabSize at a time; each
-	// event is still its own value, never reused.
+	// Slabs of the per-token events (internal/slab); each event is still
+	// its own value, never reused.
 	textSlab     []aap.TextDelta
 	thinkingSlab []aap.ThinkingDelta
 	started      bool
@@ -622,10 +623,8 @@ func (t *AGUIToAAP) end(stop aap.StopReason) {
 func slabDelta[E aap.TextDelta | aap.ThinkingDelta, P interface {
 	*E
 	aap.Event
-}](slab *[]E, delta string) P {
-	refill(slab)
-	e := &(*slab)[0]
-	*slab = (*slab)[1:]
+}](s *[]E, delta string) P {
+	e := slab.Next(s)
 	*e = E{Delta: delta}
 	return e
 }
