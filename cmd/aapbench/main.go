@@ -42,7 +42,7 @@ func main() {
 	memProfile := flag.String("memprofile", "", "write an allocation profile of the whole run to this file")
 	flag.StringVar(&o.IdleProfile, "idleprofile", "", "write heap and goroutine profiles, named with this prefix, while each path's idle streams are open")
 	idleAlone := flag.Bool("idle-alone", true, "measure each bridge's idle streams in a process of its own (false: in this process, less the direct read)")
-	serveBridge := flag.String("serve-bridge", "", "run only this bridge (aap2agui or agui2aap) in front of -upstream and print its URL: what -idle-alone starts")
+	serveBridge := flag.String("serve-bridge", "", "run only this bridge (aap2agui, agui2aap or relay) in front of -upstream and print its URL: what -idle-alone starts")
 	upstream := flag.String("upstream", "", "the upstream of -serve-bridge")
 	flag.Parse()
 	if *serveBridge != "" {

@@ -2,11 +2,14 @@ package bench
 
 import (
 	"bytes"
+	"io"
 	"net/http"
 	"strconv"
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/aapagui/aapagui/internal/reqbody"
 )
 
 // A prompt tells the bench agents what to stream. It is the text
@@ -257,4 +260,60 @@ func readAll(r *http.Request) ([]byte, error) {
 	var b bytes.Buffer
 	_, err := b.ReadFrom(http.MaxBytesReader(nil, r.Body, 1<<20))
 	return b.Bytes(), err
+}
+
+// relay is the least a hop written on net/http does, what each bridge
+// does less the translating and the store: it reads the request's body,
+// sends it upstream with the transport the bridges make by default (the
+// same buffers per connection), and passes the response on read by read,
+// flushed after each, into a buffer grown as the bridges' SSE reader
+// grows its own (1 KiB, doubled while reads fill it, up to 64 KiB). The
+// harness reads AG-UI through it to measure what the hop alone costs.
+type relay struct {
+	upstream string
+	hc       *http.Client
+}
+
+func (rl *relay) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	body, err := io.ReadAll(r.Body)
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		return
+	}
+	req, err := http.NewRequestWithContext(r.Context(), r.Method, rl.upstream+r.URL.RequestURI(), nil)
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		return
+	}
+	sent := reqbody.Set(req, body)
+	req.Header.Set("Content-Type", r.Header.Get("Content-Type"))
+	req.Header.Set("Accept", r.Header.Get("Accept"))
+	resp, err := rl.hc.Do(req)
+	sent.Release()
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusBadGateway)
+		return
+	}
+	defer resp.Body.Close()
+	w.Header().Set("Content-Type", resp.Header.Get("Content-Type"))
+	w.WriteHeader(resp.StatusCode)
+	rc := http.NewResponseController(w)
+	buf := make([]byte, 1<<10)
+	for {
+		n, err := resp.Body.Read(buf)
+		if n > 0 {
+			if _, werr := w.Write(buf[:n]); werr != nil {
+				return
+			}
+			if werr := rc.Flush(); werr != nil {
+				return
+			}
+			if n == len(buf) && len(buf) < 64<<10 {
+				buf = make([]byte, 2*len(buf))
+			}
+		}
+		if err != nil {
+			return
+		}
+	}
 }

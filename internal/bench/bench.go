@@ -1,8 +1,9 @@
 // Package bench is the benchmark harness of the bridges: a fast AG-UI
 // agent and a fast AAP agent, a client for each protocol, and a driver
 // that measures, in one process and interleaved, the direct reads against
-// aap2agui, agui2aap and both back to back (the chain). cmd/aapbench runs
-// it.
+// aap2agui, agui2aap, both back to back (the chain) and a relay that only
+// passes the AG-UI stream on (the floor of any hop on net/http).
+// cmd/aapbench runs it.
 //
 // Everything runs on loopback in this process, so the CPU and allocation
 // figures of a bridge are what the whole process spends on a bridged run
@@ -92,6 +93,10 @@ func (o *Options) defaults() {
 const (
 	bridgeAAP2AGUI = "aap2agui"
 	bridgeAGUI2AAP = "agui2aap"
+	// relayProxy is not a bridge but the least a hop on net/http does
+	// (see relay), in front of the AG-UI agent: the floor under both
+	// bridges' figures.
+	relayProxy = "relay"
 	// agui2aapAgentPath is the AG-UI endpoint of agui2aap's one agent.
 	agui2aapAgentPath = "/agents/bench"
 )
@@ -106,8 +111,13 @@ func newBridge(kind, upstream string) (http.Handler, error) {
 			Agent: aap.AgentInfo{Name: "bench", Version: "1", Capabilities: &aap.Capabilities{Stream: &aap.StreamCapabilities{Delta: &aap.Empty{}}}}, Logger: zerolog.Nop()})
 	case bridgeAGUI2AAP:
 		return agui2aap.New(agui2aap.Config{Upstream: upstream, Store: store.NewMemory(), Logger: zerolog.New(os.Stderr).Level(zerolog.WarnLevel)})
+	case relayProxy:
+		return &relay{upstream: strings.TrimSuffix(upstream, "/"), hc: &http.Client{Transport: &http.Transport{
+			MaxIdleConns: 256, MaxIdleConnsPerHost: 64, IdleConnTimeout: 90 * time.Second,
+			WriteBufferSize: 1 << 10, ReadBufferSize: 1 << 10,
+		}}}, nil
 	}
-	return nil, fmt.Errorf("no bridge %q (aap2agui or agui2aap)", kind)
+	return nil, fmt.Errorf("no bridge %q (aap2agui, agui2aap or relay)", kind)
 }
 
 // env is the servers of one harness run.
@@ -115,6 +125,7 @@ type env struct {
 	rel      *release
 	aguiURL  string // the AG-UI agent
 	aapURL   string // the AAP agent
+	relayURL string // the relay in front of the AG-UI agent (AG-UI)
 	a2gURL   string // aap2agui in front of the AG-UI agent (AAP)
 	g2aURL   string // agui2aap in front of the AAP agent (AG-UI)
 	chainURL string // agui2aap in front of aap2agui in front of the AG-UI agent (AG-UI)
@@ -169,6 +180,13 @@ func newEnv() (*env, error) {
 		u, err := add(h)
 		return u + agui2aapAgentPath, err
 	}
+	rl, err := newBridge(relayProxy, e.aguiURL)
+	if err != nil {
+		return nil, err
+	}
+	if e.relayURL, err = add(rl); err != nil {
+		return nil, err
+	}
 	if e.a2gURL, err = newA2G(e.aguiURL); err != nil {
 		return nil, err
 	}
@@ -193,18 +211,20 @@ type path struct {
 	client  proto  // the protocol of the client
 	agent   proto  // the protocol of the agent
 	url     string // what the client calls
-	bridges int    // how many bridges the stream passes
+	bridges int    // how many hops (bridges, or the proxy) the stream passes
+	kind    string // the one hop's kind, for a process of its own
 }
 
 func (e *env) paths(chain bool) []path {
 	ps := []path{
-		{"direct AG-UI", protoAGUI, protoAGUI, e.aguiURL, 0},
-		{"aap2agui", protoAAP, protoAGUI, e.a2gURL, 1},
-		{"direct AAP", protoAAP, protoAAP, e.aapURL, 0},
-		{"agui2aap", protoAGUI, protoAAP, e.g2aURL, 1},
+		{"direct AG-UI", protoAGUI, protoAGUI, e.aguiURL, 0, ""},
+		{"net/http relay (AG-UI)", protoAGUI, protoAGUI, e.relayURL, 1, relayProxy},
+		{"aap2agui", protoAAP, protoAGUI, e.a2gURL, 1, bridgeAAP2AGUI},
+		{"direct AAP", protoAAP, protoAAP, e.aapURL, 0, ""},
+		{"agui2aap", protoAGUI, protoAAP, e.g2aURL, 1, bridgeAGUI2AAP},
 	}
 	if chain {
-		ps = append(ps, path{"chain agui2aap→aap2agui", protoAGUI, protoAGUI, e.chainURL, 2})
+		ps = append(ps, path{"chain agui2aap→aap2agui", protoAGUI, protoAGUI, e.chainURL, 2, ""})
 	}
 	return ps
 }
@@ -461,33 +481,31 @@ func idle(ctx context.Context, e *env, ps []path, c, history int, profile string
 	if history > 0 {
 		title += fmt.Sprintf(", %d earlier messages", history)
 	}
-	fmt.Fprintf(w, "\n%s\tKB/stream\t%s\terrors\tgoroutines/stream\t\n", title, bridgeColumn)
+	fmt.Fprintf(w, "\n%s\tKB/stream\t%s\terrors\tgoroutines/stream\tof which stacks KB/stream\t\n", title, bridgeColumn)
 	direct := map[proto]float64{}
 	var failed int64
+	var firstErr atomic.Value
 	for _, p := range ps {
 		if p.bridges > 1 {
 			continue // three hops per stream: past this machine's file limit at 10k
 		}
 		// measure gives the memory and goroutines of what is measured: this
 		// process, or the bridge's own.
-		measure := func() (int64, int, error) { runtime.GC(); return inuse(), runtime.NumGoroutine(), nil }
+		measure := func() (processMem, error) { runtime.GC(); return memNow(), nil }
 		var proc *bridgeProcess
 		if alone && p.bridges == 1 {
-			kind, upstream := bridgeAAP2AGUI, e.aguiURL
-			if p.client == protoAGUI {
-				kind, upstream = bridgeAGUI2AAP, e.aapURL
+			upstream := e.aguiURL
+			if p.agent == protoAAP {
+				upstream = e.aapURL
 			}
 			var err error
-			if proc, err = startBridgeProcess(bridgeArgv, kind, upstream); err != nil {
+			if proc, err = startBridgeProcess(bridgeArgv, p.kind, upstream); err != nil {
 				return err
 			}
 			p.url = proc.url
-			measure = func() (int64, int, error) {
-				m, err := proc.mem(ctx, e.hc)
-				return m.InUse, m.Goroutines, err
-			}
+			measure = func() (processMem, error) { return proc.mem(ctx, e.hc) }
 		}
-		m0, g0, err := measure()
+		m0, err := measure()
 		if err != nil {
 			return err
 		}
@@ -503,17 +521,20 @@ func idle(ctx context.Context, e *env, ps []path, c, history int, profile string
 				once := sync.OnceFunc(func() { ready.Done(); <-sem })
 				defer once()
 				if _, err := e.read(ctx, p, prompt{n: 1, hold: true, history: history}, onEvent{first: once}); err != nil {
-					errs.Add(1)
+					if errs.Add(1) == 1 {
+						firstErr.Store(fmt.Errorf("%s: %w", p.name, err))
+					}
 				}
 			}()
 		}
 		ready.Wait()
-		m1, g1, err := measure()
+		m1, err := measure()
 		if err != nil {
 			return err
 		}
-		per := float64(m1-m0) / float64(c) / 1024
-		gs := float64(g1-g0) / float64(c)
+		per := float64(m1.InUse-m0.InUse) / float64(c) / 1024
+		gs := float64(m1.Goroutines-m0.Goroutines) / float64(c)
+		stacks := float64(m1.Stacks-m0.Stacks) / float64(c) / 1024
 		if profile != "" {
 			prefix := profile + strings.ReplaceAll(p.name, " ", "-")
 			if proc != nil {
@@ -532,18 +553,18 @@ func idle(ctx context.Context, e *env, ps []path, c, history int, profile string
 		switch {
 		case p.bridges == 0:
 			direct[p.client] = per
-			fmt.Fprintf(w, "%s\t%.1f\t–\t%d\t%.1f\t\n", p.name, per, errs.Load(), gs)
+			fmt.Fprintf(w, "%s\t%.1f\t–\t%d\t%.1f\t%.1f\t\n", p.name, per, errs.Load(), gs, stacks)
 		case proc != nil:
-			fmt.Fprintf(w, "%s\t–\t%.1f\t%d\t%.1f\t\n", p.name, per, errs.Load(), gs)
+			fmt.Fprintf(w, "%s\t–\t%.1f\t%d\t%.1f\t%.1f\t\n", p.name, per, errs.Load(), gs, stacks)
 		default:
-			fmt.Fprintf(w, "%s\t%.1f\t%.1f\t%d\t%.1f\t\n", p.name, per, per-direct[p.agent], errs.Load(), gs)
+			fmt.Fprintf(w, "%s\t%.1f\t%.1f\t%d\t%.1f\t%.1f\t\n", p.name, per, per-direct[p.agent], errs.Load(), gs, stacks)
 		}
 	}
 	if err := w.Flush(); err != nil {
 		return err
 	}
 	if failed > 0 {
-		return fmt.Errorf("%d idle streams failed", failed)
+		return fmt.Errorf("%d idle streams failed, the first: %v", failed, firstErr.Load())
 	}
 	return nil
 }
@@ -560,10 +581,14 @@ func writeProfiles(prefix string) {
 // inuse is the memory of live objects (called after a collection) and of
 // goroutine stacks. Live bytes rather than heap spans in use: spans half
 // filled by an earlier path's streams would hide a later path's growth.
-func inuse() int64 {
+func inuse() int64 { return memNow().InUse }
+
+// memNow is this process's memory (see inuse), its goroutine stacks among
+// it, and its goroutines.
+func memNow() processMem {
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
-	return int64(ms.HeapAlloc + ms.StackInuse)
+	return processMem{InUse: int64(ms.HeapAlloc + ms.StackInuse), Stacks: int64(ms.StackInuse), Goroutines: runtime.NumGoroutine()}
 }
 
 // raiseFileLimit lifts the soft limit on open files to the hard one: each

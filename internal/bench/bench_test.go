@@ -45,7 +45,7 @@ func TestRunSmall(t *testing.T) {
 	if err != nil {
 		t.Fatalf("%v\n%s", err, out.String())
 	}
-	for _, want := range []string{"50 deltas", "2 stream(s)", "3 idle streams", "direct AG-UI", "direct AAP", "aap2agui", "agui2aap", "chain agui2aap→aap2agui", "load average"} {
+	for _, want := range []string{"50 deltas", "2 stream(s)", "3 idle streams", "direct AG-UI", "net/http relay (AG-UI)", "direct AAP", "aap2agui", "agui2aap", "chain agui2aap→aap2agui", "load average"} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("the table has no %q:\n%s", want, out.String())
 		}
@@ -54,7 +54,8 @@ func TestRunSmall(t *testing.T) {
 
 // TestIdleBridgesAlone: with BridgeProcess, each bridge's idle streams go
 // through a process of its own, whose memory and goroutines per stream
-// are reported (the four goroutines net/http keeps per bridged stream);
+// are reported (the four goroutines net/http keeps per bridged stream),
+// with their stacks; the same for the relay;
 // with IdleHistory, after a conversation both bridges accept.
 func TestIdleBridgesAlone(t *testing.T) {
 	t.Setenv(envServeBridge, "1")
@@ -72,8 +73,8 @@ func TestIdleBridgesAlone(t *testing.T) {
 	if !strings.Contains(out.String(), "bridge KB/stream (its process alone)") {
 		t.Fatalf("no column for the bridge's own process:\n%s", out.String())
 	}
-	for _, name := range []string{"aap2agui", "agui2aap"} {
-		row := regexp.MustCompile(`(?m)^ *` + name + ` +– +([0-9.]+) +0 +([0-9.]+) *$`).FindStringSubmatch(out.String())
+	for _, name := range []string{"net/http relay (AG-UI)", "aap2agui", "agui2aap"} {
+		row := regexp.MustCompile(`(?m)^ *` + regexp.QuoteMeta(name) + ` +– +([0-9.]+) +0 +([0-9.]+) +([0-9.]+) *$`).FindStringSubmatch(out.String())
 		if row == nil {
 			t.Fatalf("no idle row for %s measured alone:\n%s", name, out.String())
 		}
@@ -84,6 +85,12 @@ func TestIdleBridgesAlone(t *testing.T) {
 		// connection for /meta) spread over the streams.
 		if g, err := strconv.ParseFloat(row[2], 64); err != nil || g < 4 || g >= 5 {
 			t.Errorf("%s: %s goroutines per idle stream in its process, want 4 and a little", name, row[2])
+		}
+		// The stacks are part of the memory: every stream holds the
+		// stacks of its goroutines.
+		kb, _ := strconv.ParseFloat(row[1], 64)
+		if st, err := strconv.ParseFloat(row[3], 64); err != nil || st <= 0 || st > kb {
+			t.Errorf("%s: %s KB of stacks per idle stream of %s KB", name, row[3], row[1])
 		}
 	}
 }

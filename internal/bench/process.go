@@ -30,15 +30,16 @@ const profilePath = "/_bench/pprof/"
 // processMem is a process's live memory (see inuse) and goroutines.
 type processMem struct {
 	InUse      int64 `json:"inUse"`
+	Stacks     int64 `json:"stacks"`
 	Goroutines int   `json:"goroutines"`
 }
 
-// ServeBridge runs the bridge named kind ("aap2agui" or "agui2aap") in
-// front of upstream on a loopback port, as the harness does in its own
-// process, and writes its base URL (the AAP base URL, or agui2aap's agent
-// endpoint) as one line to out. It also serves its memory at
-// /_bench/memstats and its profiles under /_bench/pprof/. It returns when ctx ends or stdin closes (the harness
-// that started it is gone).
+// ServeBridge runs the bridge named kind ("aap2agui", "agui2aap" or
+// "relay") in front of upstream on a loopback port, as the harness does in
+// its own process, and writes its base URL (the AAP base URL, or
+// agui2aap's agent endpoint) as one line to out. It also serves its memory
+// at /_bench/memstats and its profiles under /_bench/pprof/. It returns
+// when ctx ends or stdin closes (the harness that started it is gone).
 func ServeBridge(ctx context.Context, kind, upstream string, out io.Writer) error {
 	raiseFileLimit()
 	h, err := newBridge(kind, upstream)
@@ -49,7 +50,7 @@ func ServeBridge(ctx context.Context, kind, upstream string, out io.Writer) erro
 	mux.HandleFunc("GET "+memStatsPath, func(w http.ResponseWriter, _ *http.Request) {
 		runtime.GC()
 		w.Header().Set("Content-Type", "application/json")
-		_ = json.NewEncoder(w).Encode(processMem{InUse: inuse(), Goroutines: runtime.NumGoroutine()})
+		_ = json.NewEncoder(w).Encode(memNow())
 	})
 	for _, name := range []string{"heap", "goroutine"} {
 		mux.Handle("GET "+profilePath+name, pprof.Handler(name))
