@@ -536,7 +536,7 @@ func idle(ctx context.Context, e *env, ps []path, c, history int, profile string
 		gs := float64(m1.Goroutines-m0.Goroutines) / float64(c)
 		stacks := float64(m1.Stacks-m0.Stacks) / float64(c) / 1024
 		if profile != "" {
-			prefix := profile + strings.ReplaceAll(p.name, " ", "-")
+			prefix := profile + fileName(p.name)
 			if proc != nil {
 				proc.writeProfiles(ctx, e.hc, prefix)
 			} else {
@@ -567,6 +567,17 @@ func idle(ctx context.Context, e *env, ps []path, c, history int, profile string
 		return fmt.Errorf("%d idle streams failed, the first: %v", failed, firstErr.Load())
 	}
 	return nil
+}
+
+// fileName is name with each character that is not a letter, a digit or
+// "-" as "-": "net/http relay (AG-UI)" names no directory.
+func fileName(name string) string {
+	return strings.Map(func(r rune) rune {
+		if r == '-' || r >= '0' && r <= '9' || r >= 'A' && r <= 'Z' || r >= 'a' && r <= 'z' {
+			return r
+		}
+		return '-'
+	}, name)
 }
 
 func writeProfiles(prefix string) {

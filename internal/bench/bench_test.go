@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -59,10 +60,11 @@ func TestRunSmall(t *testing.T) {
 // with IdleHistory, after a conversation both bridges accept.
 func TestIdleBridgesAlone(t *testing.T) {
 	t.Setenv(envServeBridge, "1")
+	dir := t.TempDir()
 	var out bytes.Buffer
 	err := bench.Run(t.Context(), bench.Options{
 		Sizes: []int{20}, Reps: 1, Trickle: time.Millisecond, TrickleN: 2, Streams: []int{1}, Idle: 20, SkipChain: true, Out: &out,
-		BridgeProcess: []string{os.Args[0]}, IdleHistory: 6,
+		BridgeProcess: []string{os.Args[0]}, IdleHistory: 6, IdleProfile: filepath.Join(dir, "p-"),
 	})
 	if err != nil {
 		t.Fatalf("%v\n%s", err, out.String())
@@ -72,6 +74,15 @@ func TestIdleBridgesAlone(t *testing.T) {
 	}
 	if !strings.Contains(out.String(), "bridge KB/stream (its process alone)") {
 		t.Fatalf("no column for the bridge's own process:\n%s", out.String())
+	}
+	// Each path's profiles, taken while its streams were open, under a
+	// name that is one file.
+	for _, name := range []string{"direct-AG-UI", "net-http-relay--AG-UI-", "aap2agui", "direct-AAP", "agui2aap"} {
+		for _, kind := range []string{".heap", ".goroutine"} {
+			if fi, err := os.Stat(filepath.Join(dir, "p-"+name+kind)); err != nil || fi.Size() == 0 {
+				t.Errorf("profile %s%s: %v", name, kind, err)
+			}
+		}
 	}
 	for _, name := range []string{"net/http relay (AG-UI)", "aap2agui", "agui2aap"} {
 		row := regexp.MustCompile(`(?m)^ *` + regexp.QuoteMeta(name) + ` +– +([0-9.]+) +0 +([0-9.]+) +([0-9.]+) *$`).FindStringSubmatch(out.String())
