@@ -3,6 +3,7 @@ package aap_test
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"testing"
 
 	"github.com/aapagui/aapagui/aap"
@@ -12,7 +13,7 @@ import (
 // which takes a hand-written path for the usual {"delta":"…"}, to
 // encoding/json: for any data, DecodeEvent succeeds exactly when
 // encoding/json decodes a JSON object with a string "delta", and yields
-// the same string.
+// the same string; so does ReadEvents for the frame in a stream.
 func FuzzDecodeDeltaFast(f *testing.F) {
 	for _, s := range []string{
 		`{"delta":"Hello"}`, `{"delta":""}`, `{"delta":"h\u00e9llo"}`, `{"delta":"a\"b"}`,
@@ -47,6 +48,41 @@ func FuzzDecodeDeltaFast(f *testing.F) {
 			}
 			if got != *ref.Delta {
 				t.Fatalf("%s %q: delta %q, encoding/json %q", name, data, got, *ref.Delta)
+			}
+		}
+		if !refOK || bytes.ContainsAny([]byte(data), "\r\n") {
+			return
+		}
+		// The same frame many times in one stream, between others: ReadEvents
+		// (whose deltas share chunks of bytes) yields encoding/json's delta
+		// every time, and no later delta changes an earlier one.
+		var stream bytes.Buffer
+		const frames = 200
+		for i := range frames {
+			name := "text_delta"
+			if i%3 == 1 {
+				name = "thinking_delta"
+			}
+			fmt.Fprintf(&stream, "event: %s\ndata: %s\n\nevent: text_delta\ndata: {\"delta\":\"#%d\"}\n\n", name, data, i)
+		}
+		var got []string
+		for ev, err := range aap.ReadEvents(&stream, 0) {
+			if err != nil {
+				t.Fatalf("ReadEvents: %v", err)
+			}
+			switch e := ev.(type) {
+			case *aap.TextDelta:
+				got = append(got, e.Delta)
+			case *aap.ThinkingDelta:
+				got = append(got, e.Delta)
+			}
+		}
+		if len(got) != 2*frames {
+			t.Fatalf("ReadEvents yielded %d deltas, want %d", len(got), 2*frames)
+		}
+		for i := range frames {
+			if got[2*i] != *ref.Delta || got[2*i+1] != fmt.Sprintf("#%d", i) {
+				t.Fatalf("frame %d: deltas %q and %q, want %q and %q", i, got[2*i], got[2*i+1], *ref.Delta, fmt.Sprintf("#%d", i))
 			}
 		}
 	})

@@ -252,9 +252,9 @@ func DecodeEvent(name string, data []byte) (Event, error) {
 	case EventTextDelta, EventThinkingDelta:
 		if d, ok := fastDelta(data); ok {
 			if n == EventTextDelta {
-				return &TextDelta{Delta: d}, nil
+				return &TextDelta{Delta: string(d)}, nil
 			}
-			return &ThinkingDelta{Delta: d}, nil
+			return &ThinkingDelta{Delta: string(d)}, nil
 		}
 		var w struct {
 			Delta *string `json:"delta"`
@@ -370,24 +370,25 @@ func DecodeEvent(name string, data []byte) (Event, error) {
 // encoding/json. For anything else (whitespace, other keys, escapes,
 // control characters, invalid UTF-8) it reports false and DecodeEvent
 // takes the encoding/json path; where it answers, the result is exactly
-// encoding/json's (FuzzDecodeDeltaFast checks).
-func fastDelta(data []byte) (string, bool) {
+// encoding/json's (FuzzDecodeDeltaFast checks). The delta is returned as
+// the bytes of data that hold it, which need no unescaping.
+func fastDelta(data []byte) ([]byte, bool) {
 	const prefix, suffix = `{"delta":"`, `"}`
 	if len(data) < len(prefix)+len(suffix) || string(data[:len(prefix)]) != prefix || string(data[len(data)-len(suffix):]) != suffix {
-		return "", false
+		return nil, false
 	}
 	s := data[len(prefix) : len(data)-len(suffix)]
 	ascii := true
 	for _, c := range s {
 		if c < 0x20 || c == '"' || c == '\\' {
-			return "", false
+			return nil, false
 		}
 		if c >= utf8.RuneSelf {
 			ascii = false
 		}
 	}
 	if !ascii && !utf8.Valid(s) {
-		return "", false // encoding/json replaces invalid bytes with U+FFFD
+		return nil, false // encoding/json replaces invalid bytes with U+FFFD
 	}
-	return string(s), true
+	return s, true
 }

@@ -38,15 +38,19 @@ var ErrIncompleteEvent = sse.ErrIncompleteEvent
 // that fails to decode, an oversized event or a read error ends the
 // sequence with that error; a stream cut in the middle of an event ends it
 // with ErrIncompleteEvent. Unknown event names yield
-// *UnknownEvent.
+// *UnknownEvent. The texts of a stream's text_delta and thinking_delta
+// events are made a chunk of bytes at a time: each is its own immutable
+// string, but keeping one keeps its chunk (at most 4 KiB) alive.
 func ReadEvents(r io.Reader, maxEventSize int) iter.Seq2[Event, error] {
 	return func(yield func(Event, error) bool) {
-		// The per-token events are allocated a slab at a time
-		// (internal/slab; each is still its own value, never reused), so
-		// that a long stream costs one allocation per delta: its text.
+		// The per-token events are allocated a slab at a time, and their
+		// texts a chunk of bytes at a time (internal/slab; each is still
+		// its own value, never reused), so that a long stream costs a
+		// fraction of an allocation per delta.
 		var (
 			texts    []TextDelta
 			thoughts []ThinkingDelta
+			text     slab.Text
 		)
 		for f, err := range sse.Read(r, sse.ReadOptions{MaxEventSize: maxEventSize}) {
 			if err != nil {
@@ -58,11 +62,11 @@ func ReadEvents(r io.Reader, maxEventSize int) iter.Seq2[Event, error] {
 			switch EventName(name) {
 			case EventTextDelta:
 				if d, ok := fastDelta(f.Data); ok {
-					ev = slabEvent(&texts, TextDelta{Delta: d})
+					ev = slabEvent(&texts, TextDelta{Delta: text.String(d)})
 				}
 			case EventThinkingDelta:
 				if d, ok := fastDelta(f.Data); ok {
-					ev = slabEvent(&thoughts, ThinkingDelta{Delta: d})
+					ev = slabEvent(&thoughts, ThinkingDelta{Delta: text.String(d)})
 				}
 			case "":
 				name = "message"

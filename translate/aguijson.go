@@ -133,16 +133,18 @@ func DecodeEvent(data []byte) (events.Event, error) { return decodeEvent(nil, da
 
 // Decoder decodes the events of one AG-UI stream exactly as [DecodeEvent]
 // does, more cheaply for a long run: the per-token events (text and
-// reasoning content, tool call arguments) are allocated in slabs, and a
-// message or tool call id equal to the previous one is shared rather than
-// allocated again, so that a delta costs one allocation, its text. Every
-// event is still its own value, never reused; keeping one keeps its slab (a
-// few KiB) alive. The zero value is ready to use; a Decoder is not safe for
-// concurrent use.
+// reasoning content, tool call arguments) are allocated in slabs, their
+// deltas' texts in chunks of bytes, and a message or tool call id equal to
+// the previous one is shared rather than allocated again, so that a delta
+// costs a fraction of an allocation. Every event and every string is still
+// its own value, never reused or changed; keeping one keeps its slab or
+// chunk (a few KiB) alive. The zero value is ready to use; a Decoder is
+// not safe for concurrent use.
 type Decoder struct {
 	text      []fastBox[events.TextMessageContentEvent]
 	reasoning []fastBox[events.ReasoningMessageContentEvent]
 	args      []fastBox[events.ToolCallArgsEvent]
+	texts     slab.Text // the deltas with nothing to unescape
 	lastID    string
 }
 
@@ -677,6 +679,9 @@ func (s *eventScan) fillBase(base *events.BaseEvent, ts *int64, typ events.Event
 func (s *eventScan) idAndDelta(idSlot int) (id, delta string) {
 	a, b := s.str[idSlot], s.str[slotDelta]
 	if d := s.dec; d != nil && a.set && a.flags == 0 && d.lastID != "" && string(s.data[a.start:a.end]) == d.lastID {
+		if b.set && b.flags == 0 {
+			return d.lastID, d.texts.String(s.data[b.start:b.end])
+		}
 		return d.lastID, s.stringAt(b)
 	}
 	if d := s.dec; d != nil {

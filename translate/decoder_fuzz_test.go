@@ -3,14 +3,16 @@ package translate_test
 import (
 	"testing"
 
+	"github.com/ag-ui-protocol/ag-ui/sdks/community/go/pkg/core/events"
 	"github.com/stretchr/testify/require"
 
 	"github.com/aapagui/aapagui/translate"
 )
 
 // FuzzDecoderMatchesDecodeEvent checks that a Decoder, which shares ids
-// between events and allocates them in slabs, decodes every event of a
-// stream exactly as DecodeEvent decodes it alone.
+// between events and allocates them in slabs and their texts in chunks,
+// decodes every event of a stream exactly as DecodeEvent decodes it alone,
+// and that none changes once decoded.
 func FuzzDecoderMatchesDecodeEvent(f *testing.F) {
 	f.Add([]byte(`{"type":"TEXT_MESSAGE_CONTENT","messageId":"m1","delta":"Hel"}`), []byte(`{"type":"TEXT_MESSAGE_CONTENT","messageId":"m1","delta":"lo"}`))
 	f.Add([]byte(`{"type":"TEXT_MESSAGE_CONTENT","messageId":"m1","delta":"a"}`), []byte(`{"type":"TEXT_MESSAGE_CONTENT","messageId":"m2","delta":"b"}`))
@@ -19,13 +21,22 @@ func FuzzDecoderMatchesDecodeEvent(f *testing.F) {
 	f.Add([]byte(`{"type":"RUN_STARTED","threadId":"t","runId":"r"}`), []byte(`{"type":"TEXT_MESSAGE_CONTENT","messageId":"","delta":"x"}`))
 	f.Fuzz(func(t *testing.T, a, b []byte) {
 		var d translate.Decoder
-		for range 2 { // twice: the second round meets the ids of the first
+		var kept []events.Event
+		// Many rounds: the second meets the ids of the first, later ones
+		// fill the slabs and the texts' chunks and start new ones.
+		for range 40 {
 			for _, data := range [][]byte{a, b} {
 				want, wantErr := translate.DecodeEvent(data)
 				got, err := d.Decode(data)
 				require.Equal(t, wantErr, err)
 				require.Equal(t, want, got)
+				kept = append(kept, got)
 			}
+		}
+		// No later event changed an earlier one.
+		for i, got := range kept {
+			want, _ := translate.DecodeEvent([][]byte{a, b}[i%2])
+			require.Equal(t, want, got, "event %d", i)
 		}
 	})
 }
