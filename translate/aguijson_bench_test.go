@@ -130,3 +130,17 @@ func benchmarkAppend(b *testing.B, ev events.Event) {
 	}
 	b.SetBytes(int64(len(dst)))
 }
+
+// BenchmarkDecoderTextMessageContent decodes a stream's run of text deltas
+// with one Decoder, as aap2agui does: ids shared, events and texts in
+// slabs and chunks.
+func BenchmarkDecoderTextMessageContent(b *testing.B) {
+	b.ReportAllocs()
+	b.SetBytes(int64(len(codecBenchTextJSON)))
+	var d translate.Decoder
+	for b.Loop() {
+		if _, err := d.Decode(codecBenchTextJSON); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
