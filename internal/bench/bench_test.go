@@ -105,3 +105,31 @@ func TestIdleBridgesAlone(t *testing.T) {
 		}
 	}
 }
+
+// TestBridgedDeltaAllocations holds the harness's allocation figure to the
+// target: a text delta costs at most one allocation through either bridge
+// and through the chain (its figure is per bridge). Allocation counts do
+// not depend on the machine's speed or load. The stream is long enough
+// that a turn's fixed cost (its request, store writes and log line) is a
+// small part of the figure.
+func TestBridgedDeltaAllocations(t *testing.T) {
+	var out bytes.Buffer
+	const n = 20000
+	err := bench.Run(t.Context(), bench.Options{
+		Sizes: []int{n}, Reps: 1, Trickle: time.Millisecond, TrickleN: 2, Streams: []int{1}, Idle: -1, Out: &out,
+	})
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out.String())
+	}
+	for _, name := range []string{"aap2agui", "agui2aap", "chain agui2aap→aap2agui"} {
+		row := regexp.MustCompile(`(?m)^ *` + regexp.QuoteMeta(name) + ` +[0-9]+ +[0-9.]+× +-?[0-9]+ +(-?[0-9.]+) *$`).FindStringSubmatch(out.String())
+		if row == nil {
+			t.Fatalf("no throughput row for %s:\n%s", name, out.String())
+		}
+		a, err := strconv.ParseFloat(row[1], 64)
+		if err != nil || a > 1 {
+			t.Errorf("%s: %s allocations per delta, want at most 1:\n%s", name, row[1], out.String())
+		}
+		t.Logf("%s: %.2f allocations per delta", name, a)
+	}
+}
