@@ -52,6 +52,11 @@ type Config struct {
 	// server-side tools. --agent-config declares them with
 	// "permissions: none".
 	OwnTools []aap.ToolSpec
+	// ThreadIDs is the threadId the session's runs carry: ThreadIDsUUID
+	// (the zero value) a UUID derived from the session id (see ThreadID),
+	// which every framework accepts; ThreadIDsSession the session id
+	// itself.
+	ThreadIDs ThreadIDs
 
 	// APIKeys are the accepted bearer keys. None: the API is open (the
 	// program warns at start-up).
@@ -226,6 +231,9 @@ func (c *Config) setDefaults() error {
 		if err := c.Agent.Options[i].Validate(); err != nil {
 			return fmt.Errorf("aap2agui: agent option %d: %w", i, err)
 		}
+	}
+	if c.ThreadIDs, err = ParseThreadIDs(string(c.ThreadIDs)); err != nil {
+		return fmt.Errorf("aap2agui: Config.ThreadIDs: %w", err)
 	}
 	if c.IdleTimeout == 0 {
 		c.IdleTimeout = 5 * time.Minute

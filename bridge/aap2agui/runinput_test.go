@@ -15,9 +15,9 @@ import (
 )
 
 // TestRunAgentInput checks what each turn sends upstream: threadId is the
-// session id, a new runId per turn, the whole history with the same AG-UI
-// id for a message on every run (the agent's own ids for what it said),
-// the client tools, the state, and the session's server tools and options
+// UUID derived from the session id, a new runId per turn, the whole
+// history with the same AG-UI id for a message on every run (the agent's
+// own ids for what it said), the client tools, the state, and the session's server tools and options
 // under forwardedProps.aap.agent.
 func TestRunAgentInput(t *testing.T) {
 	up := newFakeUpstream(t, func(w http.ResponseWriter, _ *http.Request, in *runInput, n int) {
@@ -46,7 +46,7 @@ func TestRunAgentInput(t *testing.T) {
 		require.NoError(t, err)
 		in := up.input(t, n)
 
-		assert.Equal(t, id, in.ThreadID, "threadId is the session id")
+		assert.Equal(t, aap2agui.ThreadID(id), in.ThreadID, "threadId is the UUID derived from the session id")
 		assert.NotEmpty(t, in.RunID)
 		for k := range n {
 			assert.NotEqual(t, up.input(t, k).RunID, in.RunID, "run %d has a new runId", n)

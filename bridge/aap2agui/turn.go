@@ -433,7 +433,7 @@ func (s *Server) runInput(sess *store.Session, hist []store.Entry, resume []type
 	}
 	agent := sess.Agent
 	return &types.RunAgentInput{
-		ThreadID:       sess.ID,
+		ThreadID:       s.cfg.threadID(sess.ID),
 		RunID:          translate.RandomID("run-"),
 		State:          state,
 		Messages:       msgs,
