@@ -53,6 +53,7 @@ func run(args []string) error {
 	keys := f.List("api-key", ",", "API key accepted from AAP clients; none means the API is open")
 	origins := f.List("cors-origin", ",", "browser origin allowed to call the API directly, e.g. an AAP web client's page (* for any, never with credentials)")
 	publicMeta := f.Bool("public-meta", false, "serve GET /meta without an API key")
+	threadIDs := f.String("thread-id", "uuid", "the threadId of a session's runs: uuid (a UUID derived from the session id, which every framework accepts) or session (the session id itself, as earlier releases sent it)")
 	agentFile := f.String("agent-config", "", "JSON or YAML file describing the agent (name, title, version, description, options, tools, capabilities); a tool with permissions: none is one the agent runs on its own")
 	storeSpec := f.String("store", "sqlite:aap2agui.db", "session store: sqlite:<file>, postgres://user@host/db (replicas on several machines) or memory:")
 	basePath := f.String("base-path", "", "mount the API under this path, e.g. /v1")
@@ -95,6 +96,9 @@ func run(args []string) error {
 		MaxBody: *maxBody, Logger: log, UpstreamHeader: http.Header{}, BodyTimeout: *bodyTimeout,
 		ConnectTimeout: *headerTimeout, IdleTimeout: *idleTimeout, KeepAlive: *keepAlive,
 		PageSize: int(*pageSize), CORSOrigins: *origins,
+	}
+	if cfg.ThreadIDs, err = aap2agui.ParseThreadIDs(*threadIDs); err != nil {
+		return fmt.Errorf("--thread-id: %w", err)
 	}
 	for _, v := range *versions {
 		m, err := aap2agui.ParseMount(v)
