@@ -254,12 +254,6 @@ func now() usage {
 
 func (u usage) sub(v usage) usage { return usage{u.cpu - v.cpu, u.allocs - v.allocs} }
 
-// sample is one measured run.
-type sample struct {
-	rate float64 // events per second at the client
-	use  usage
-}
-
 func median(xs []float64) float64 {
 	if len(xs) == 0 {
 		return 0
@@ -589,13 +583,10 @@ func writeProfiles(prefix string) {
 	}
 }
 
-// inuse is the memory of live objects (called after a collection) and of
-// goroutine stacks. Live bytes rather than heap spans in use: spans half
-// filled by an earlier path's streams would hide a later path's growth.
-func inuse() int64 { return memNow().InUse }
-
-// memNow is this process's memory (see inuse), its goroutine stacks among
-// it, and its goroutines.
+// memNow is this process's memory: the memory of live objects (called
+// after a collection) and of goroutine stacks, the stacks among it, and its
+// goroutines. Live bytes rather than heap spans in use: spans half filled
+// by an earlier path's streams would hide a later path's growth.
 func memNow() processMem {
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)

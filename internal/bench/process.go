@@ -27,7 +27,7 @@ const memStatsPath = "/_bench/memstats"
 // profilePath+"heap" and +"goroutine" serve a bridge process's profiles.
 const profilePath = "/_bench/pprof/"
 
-// processMem is a process's live memory (see inuse) and goroutines.
+// processMem is a process's live memory (see memNow) and goroutines.
 type processMem struct {
 	InUse      int64 `json:"inUse"`
 	Stacks     int64 `json:"stacks"`
