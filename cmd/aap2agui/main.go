@@ -107,13 +107,16 @@ func run(args []string) error {
 		}
 		cfg.Versions = append(cfg.Versions, m)
 	}
+	if err := cli.CheckHeaderValues("--api-key", cfg.APIKeys...); err != nil {
+		return err
+	}
 	if cfg.AllowedHosts, err = cli.CheckExposure(*listen, len(cfg.APIKeys) == 0, *insecureOpen, *allowedHosts); err != nil {
 		return err
 	}
 	for _, h := range *headers {
 		name, value, err := cli.ParseHeader(h)
 		if err != nil {
-			return err
+			return fmt.Errorf("--upstream-header: %w", err)
 		}
 		cfg.UpstreamHeader.Add(name, value)
 	}

@@ -92,6 +92,12 @@ func run(args []string) error {
 		MaxBody: *maxBody, Logger: log, BodyTimeout: *bodyTimeout, SnapshotAfterRuns: *snapshots,
 		ConnectTimeout: *headerTimeout, IdleTimeout: *idleTimeout, KeepAlive: *keepAlive,
 	}
+	if err := cli.CheckHeaderValues("--api-key", cfg.APIKeys...); err != nil {
+		return err
+	}
+	if err := cli.CheckHeaderValues("--upstream-api-key", cfg.UpstreamAPIKey); err != nil {
+		return err
+	}
 	if cfg.AllowedHosts, err = cli.CheckExposure(*listen, len(cfg.APIKeys) == 0, *insecureOpen, *allowedHosts); err != nil {
 		return err
 	}

@@ -94,6 +94,18 @@ func (f *Flags) Int64(name string, def int64, usage string) *int64 {
 	return f.FlagSet.Int64(name, def, usage+" (env "+f.Env(name)+")")
 }
 
+// Float64 defines a floating-point flag.
+func (f *Flags) Float64(name string, def float64, usage string) *float64 {
+	if v, ok := os.LookupEnv(f.Env(name)); ok {
+		n, err := strconv.ParseFloat(v, 64)
+		if err != nil {
+			f.envErr(name, v, "a number", err)
+		}
+		def = n
+	}
+	return f.FlagSet.Float64(name, def, usage+" (env "+f.Env(name)+")")
+}
+
 // Duration defines a duration flag.
 func (f *Flags) Duration(name string, def time.Duration, usage string) *time.Duration {
 	if v, ok := os.LookupEnv(f.Env(name)); ok {
@@ -108,7 +120,10 @@ func (f *Flags) Duration(name string, def time.Duration, usage string) *time.Dur
 
 // List defines a repeatable flag. Its environment variable, and each use
 // of the flag, holds one or more values separated by sep: --api-key a,b
-// means two keys, as AAP2AGUI_API_KEY=a,b does.
+// means two keys, as AAP2AGUI_API_KEY=a,b does. A list of lines (sep
+// "\n", such as headers) is split in its environment variable only: each
+// use of the flag is one value, so a line break inside it stays there for
+// the program to refuse (ParseHeader), rather than make a second value.
 func (f *Flags) List(name, sep, usage string) *[]string {
 	l := &list{sep: sep}
 	if v, ok := os.LookupEnv(f.Env(name)); ok {
@@ -139,6 +154,12 @@ func (l *list) Set(v string) error {
 	if l.fromEnv { // flags given on the command line replace the environment's
 		l.values, l.fromEnv = nil, false
 	}
+	if l.sep == "\n" {
+		if s := strings.TrimSpace(v); s != "" {
+			l.values = append(l.values, s)
+		}
+		return nil
+	}
 	for _, s := range strings.Split(v, l.sep) {
 		if s = strings.TrimSpace(s); s != "" {
 			l.values = append(l.values, s)
@@ -156,14 +177,58 @@ func Logger(level string) (zerolog.Logger, error) {
 	return zerolog.New(os.Stderr).Level(lvl).With().Timestamp().Logger(), nil
 }
 
-// ParseHeader parses "Name: value".
+// ParseHeader parses "Name: value". The name must be an HTTP token and
+// the value free of control characters (tabs aside): a CR or LF would
+// make one flag send a second header. Errors never show the value.
 func ParseHeader(s string) (string, string, error) {
 	name, value, ok := strings.Cut(s, ":")
 	name = strings.TrimSpace(name)
 	if !ok || name == "" || strings.ContainsAny(name, " \t\r\n") {
 		return "", "", fmt.Errorf("header %q is not of the form 'Name: value'", redactHeader(s))
 	}
-	return name, strings.TrimSpace(value), nil
+	for _, r := range name {
+		if !isTokenChar(r) {
+			return "", "", fmt.Errorf("header %q: the name holds %q, which no HTTP header name may", redactHeader(s), r)
+		}
+	}
+	value = strings.TrimSpace(value)
+	if i := controlChar(value); i >= 0 {
+		return "", "", fmt.Errorf("header %q: the value holds a control character (%U), which would send a second header or a broken one (the value is not shown)", redactHeader(s), rune(value[i]))
+	}
+	return name, value, nil
+}
+
+// CheckHeaderValues refuses values of the flag (API keys sent or compared
+// as an Authorization header) that hold a control character: no HTTP
+// header can carry one. The error names the flag and never the value.
+func CheckHeaderValues(flag string, values ...string) error {
+	for _, v := range values {
+		if i := controlChar(v); i >= 0 {
+			return fmt.Errorf("%s: a value holds a control character (%U), which no HTTP header can carry (the value is not shown)", flag, rune(v[i]))
+		}
+	}
+	return nil
+}
+
+// controlChar is the index of the first ASCII control character in s
+// other than a tab (DEL included), or -1.
+func controlChar(s string) int {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; (c < 0x20 && c != '\t') || c == 0x7f {
+			return i
+		}
+	}
+	return -1
+}
+
+// isTokenChar reports whether r may appear in an HTTP header name (RFC
+// 9110's tchar).
+func isTokenChar(r rune) bool {
+	switch {
+	case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9':
+		return true
+	}
+	return r < 0x80 && strings.ContainsRune("!#$%&'*+-.^_`|~", r)
 }
 
 func redactHeader(s string) string {

@@ -122,6 +122,19 @@ func TestParseHeader(t *testing.T) {
 	_, _, err = cli.ParseHeader("Authorization Bearer xyz")
 	require.Error(t, err)
 	assert.NotContains(t, err.Error(), "xyz", "a malformed header's value is never echoed")
+	for _, bad := range []string{"X-A: xyz\r\nX-Evil: 1", "X-A: xyz\nX-B: 1", "X-A: x\x00yz", "X-A: xyz\x7f", "X\rA: xyz", "X/A: xyz"} {
+		_, _, err = cli.ParseHeader(bad)
+		require.Error(t, err, "%q", bad)
+		assert.NotContains(t, err.Error(), "xyz", "the value is never echoed")
+	}
+	_, value, err = cli.ParseHeader("X-A: a\tb")
+	require.NoError(t, err, "a tab is allowed in a value")
+	assert.Equal(t, "a\tb", value)
+	require.NoError(t, cli.CheckHeaderValues("--api-key", "a", "b c"))
+	err = cli.CheckHeaderValues("--api-key", "a", "xyz\r\n")
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "--api-key")
+	assert.NotContains(t, err.Error(), "xyz")
 }
 
 // An environment variable that does not parse stops the program with a
@@ -157,6 +170,33 @@ func TestListFlagSplits(t *testing.T) {
 	require.NoError(t, f.Parse([]string{"--api-key", "a,b", "--api-key", "c", "--upstream-header", "X-A: 1,2"}))
 	assert.Equal(t, []string{"a", "b", "c"}, *keys)
 	assert.Equal(t, []string{"X-A: 1,2"}, *headers, "a header value keeps its commas")
+
+	f = cli.NewFlags("prog", "PROG")
+	headers = f.List("upstream-header", "\n", "")
+	require.NoError(t, f.Parse([]string{"--upstream-header", "X-A: 1\r\nX-B: 2"}))
+	assert.Equal(t, []string{"X-A: 1\r\nX-B: 2"}, *headers, "one use of a line list is one value, for ParseHeader to refuse")
+
+	t.Setenv("PROG_UPSTREAM_HEADER", "X-A: 1\r\nX-B: 2\n")
+	f = cli.NewFlags("prog", "PROG")
+	headers = f.List("upstream-header", "\n", "")
+	require.NoError(t, f.Parse(nil))
+	assert.Equal(t, []string{"X-A: 1", "X-B: 2"}, *headers, "the environment variable holds one value per line")
+}
+
+func TestFloatFlag(t *testing.T) {
+	t.Setenv("PROG_RATE", "2.5")
+	f := cli.NewFlags("prog", "PROG")
+	rate := f.Float64("rate", 0, "")
+	require.NoError(t, f.Parse(nil))
+	assert.InDelta(t, 2.5, *rate, 0)
+
+	t.Setenv("PROG_RATE", "fast")
+	f = cli.NewFlags("prog", "PROG")
+	f.SetOutput(io.Discard)
+	f.Float64("rate", 0, "")
+	err := f.Parse(nil)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "PROG_RATE")
 }
 
 func TestCheckExposure(t *testing.T) {
