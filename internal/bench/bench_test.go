@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"strconv"
 	"strings"
 	"testing"
@@ -46,7 +47,7 @@ func TestRunSmall(t *testing.T) {
 	if err != nil {
 		t.Fatalf("%v\n%s", err, out.String())
 	}
-	for _, want := range []string{"50 deltas", "2 stream(s)", "3 idle streams", "direct AG-UI", "net/http relay (AG-UI)", "direct AAP", "aap2agui", "agui2aap", "chain agui2aap→aap2agui", "load average"} {
+	for _, want := range []string{"50 deltas", "2 stream(s)", "3 idle streams", "direct AG-UI", "net/http relay (AG-UI)", "direct AAP", "aap2agui", "agui2aap", "chain agui2aap→aap2agui", "load average", "aapbench: " + runtime.Version() + ","} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("the table has no %q:\n%s", want, out.String())
 		}
