@@ -21,7 +21,8 @@ const InterruptReasonToolCall = "tool_call"
 // toolCallId is the interrupt id and whose input is the interrupt. The
 // application answers it with a tool message whose content is the resume
 // payload (JSON), or a tool_permission (granted → resolved with
-// {"approved":true}, denied → cancelled).
+// {"approved":true}; denied → resolved with {"approved":false,"reason"}
+// when the interrupt asks for an approval (AsksApproval), else cancelled).
 const InterruptToolName = "agui_interrupt"
 
 const interruptIDPrefix = "perm-"

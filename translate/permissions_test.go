@@ -513,8 +513,9 @@ func TestEventsFromResponse(t *testing.T) {
 }
 
 // InterruptToolName documents that a tool_permission answering an interrupt
-// call resumes it resolved with {"approved":true} when granted and
-// cancelled when denied.
+// that does not ask for an approval resumes it resolved with
+// {"approved":true} when granted and cancelled (with the reason) when
+// denied.
 func TestTurnToAGUIDeniedInterruptCallIsCancelled(t *testing.T) {
 	open := []types.Interrupt{{ID: "lg-int-2", Reason: "input_required", Message: "Which city?"}}
 	t.Run("granted", func(t *testing.T) {
@@ -530,5 +531,50 @@ func TestTurnToAGUIDeniedInterruptCallIsCancelled(t *testing.T) {
 		require.Len(t, got.Resume, 1)
 		assert.Equal(t, "lg-int-2", got.Resume[0].InterruptID)
 		assert.Equal(t, types.ResumeStatusCancelled, got.Resume[0].Status)
+		require.JSONEq(t, `{"reason":"not now"}`, permJSON(t, got.Resume[0].Payload))
 	})
+}
+
+// A denied tool_permission reaches every interrupt that asks for an
+// approval as a denial with its reason, resolved {"approved":false,
+// "reason"}, whatever the interrupt's id: aap2agui's own (perm-<id>),
+// CopilotKit BuiltInAgent's (the toolCallId itself), another framework's
+// tool_call interrupt, or an interrupt of another reason whose
+// responseSchema has "approved" (Mastra's tool suspension).
+func TestTurnToAGUIDenialOfEveryApprovalShape(t *testing.T) {
+	approval := map[string]any{"type": "object", "properties": map[string]any{"approved": map[string]any{"type": "boolean"}, "reason": map[string]any{"type": "string"}}}
+	tests := []struct {
+		name   string
+		open   types.Interrupt
+		answer string // the toolCallId the tool_permission names
+	}{
+		{"aap2agui's own", types.Interrupt{ID: "perm-c1", Reason: "tool_call", ToolCallID: "c1"}, "c1"},
+		{"CopilotKit BuiltInAgent: the id is the toolCallId", types.Interrupt{ID: "call_ck", Reason: "tool_call", ToolCallID: "call_ck"}, "call_ck"},
+		{"a tool_call interrupt of its own id", types.Interrupt{ID: "int-7", Reason: "tool_call", ToolCallID: "c7"}, "c7"},
+		{"a tool_call interrupt for a call never streamed, answered by its id", types.Interrupt{ID: "int-8", Reason: "tool_call", ToolCallID: "c-elsewhere"}, "int-8"},
+		{"Mastra: a schema with approved", types.Interrupt{ID: "run-1::call-1", Reason: "mastra:tool_suspend", ToolCallID: "call-1", ResponseSchema: approval}, "run-1::call-1"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			assert.True(t, translate.AsksApproval(tt.open))
+			for _, p := range []struct {
+				perm *aap.ToolPermissionMessage
+				want string
+			}{
+				{&aap.ToolPermissionMessage{ToolCallID: tt.answer, Reason: "too risky"}, `{"approved":false,"reason":"too risky"}`},
+				{&aap.ToolPermissionMessage{ToolCallID: tt.answer}, `{"approved":false}`},
+				{&aap.ToolPermissionMessage{ToolCallID: tt.answer, Granted: true}, `{"approved":true}`},
+			} {
+				got, err := translate.TurnToAGUI([]aap.Message{p.perm}, []types.Interrupt{tt.open}, nil)
+				require.NoError(t, err)
+				require.Len(t, got.Resume, 1)
+				assert.Equal(t, tt.open.ID, got.Resume[0].InterruptID)
+				assert.Equal(t, types.ResumeStatusResolved, got.Resume[0].Status)
+				assert.JSONEq(t, p.want, permJSON(t, got.Resume[0].Payload))
+				assert.Empty(t, got.Messages)
+			}
+		})
+	}
+	assert.False(t, translate.AsksApproval(types.Interrupt{ID: "i", Reason: "input_required", ResponseSchema: map[string]any{"type": "string"}}))
+	assert.False(t, translate.AsksApproval(types.Interrupt{ID: "i", Reason: "confirmation"}))
 }

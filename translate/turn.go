@@ -41,7 +41,9 @@ func findInterrupt(open []types.Interrupt, toolCallID string) (types.Interrupt, 
 //   - A user message or a tool result becomes an AG-UI message (ids from
 //     newID; nil means random).
 //   - A tool_permission becomes a resume entry for the interrupt of its call
-//     (see ResumeFromPermission).
+//     (see ResumeFromPermission), resolved with {"approved", "reason"}; a
+//     denial of an interrupt that does not ask for an approval (see
+//     AsksApproval) is a cancelled entry, with {"reason"} when given.
 //   - A tool result answering an interrupt presented as a call of
 //     InterruptToolName becomes that interrupt's resume entry, resolved,
 //     with the result (parsed as JSON when it is JSON) as payload.
@@ -60,9 +62,10 @@ func TurnToAGUI(msgs []aap.Message, open []types.Interrupt, newID func() string)
 				if !ok {
 					return TurnInput{}, &MessageError{Index: i, Reason: fmt.Sprintf("tool_permission for %q: no call is waiting for permission under that id", m.ToolCallID)}
 				}
-				if it.ID == m.ToolCallID && !m.Granted {
-					// An interrupt presented as an InterruptToolName call:
-					// a denial abandons it.
+				if !m.Granted && !AsksApproval(it) {
+					// An interrupt that asks for something else than an
+					// approval (input, a custom answer): a denial
+					// abandons it, with its reason.
 					e := types.ResumeEntry{InterruptID: it.ID, Status: types.ResumeStatusCancelled}
 					if m.Reason != "" {
 						e.Payload = map[string]any{"reason": m.Reason}
@@ -92,6 +95,23 @@ func TurnToAGUI(msgs []aap.Message, open []types.Interrupt, newID func() string)
 		}
 	}
 	return in, nil
+}
+
+// AsksApproval reports whether an interrupt asks to approve or deny
+// something, so that a tool_permission answers it as resolved with
+// {"approved", "reason"} (ResumeFromPermission), a denial included: its
+// reason is InterruptReasonToolCall (whatever its id: InterruptID's, the
+// toolCallId itself as CopilotKit's BuiltInAgent gives it, or any other),
+// or its responseSchema has an "approved" property (Mastra's tool
+// suspensions). A denied tool_permission for any other interrupt cancels
+// it.
+func AsksApproval(in types.Interrupt) bool {
+	if in.Reason == InterruptReasonToolCall {
+		return true
+	}
+	props, _ := in.ResponseSchema["properties"].(map[string]any)
+	_, ok := props["approved"]
+	return ok
 }
 
 func payloadFromContent(c aap.Content) any {

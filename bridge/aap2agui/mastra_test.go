@@ -228,13 +228,27 @@ func mastraConversations() []struct {
 			}},
 		},
 		{
-			name: "publish: denied with a tool_permission (the agent ends the run at once)",
+			// The suspension's schema asks for an approval: the denial
+			// resumes the tool with {approved:false, reason}, which it
+			// reads (rather than a cancelled resume, which would end the
+			// run at once and leave the reason unread).
+			name: "publish: denied with a tool_permission, the reason reaches the tool",
 			steps: []mastraStep{askPublish, {
 				send: answerInterrupt(func(id string) aap.Message {
 					return &aap.ToolPermissionMessage{ToolCallID: id, Granted: false, Reason: "not now"}
 				}),
+				want: []part{
+					call("call#1", "publish", `{"text":"hello world"}`),
+					result("call#1", `{"published":false,"reason":"not now"}`),
+					say("Not published: not now"),
+				},
 				stop:     aap.StopEndTurn,
 				recorded: []string{toolMessage("run#::call#1", "Tool call denied: not now")},
+				produced: []string{
+					toolUse("call#1", "publish", `{"text":"hello world"}`),
+					toolMessage("call#1", `{"published":false,"reason":"not now"}`),
+					assistantText("Not published: not now"),
+				},
 			}},
 		},
 		{
