@@ -12,11 +12,16 @@ import (
 const maxThreadID = 256
 
 // checkThreadID refuses a thread id no thread can have: empty, too long,
-// not UTF-8, or holding control characters.
+// not UTF-8, holding control characters, or one that no URL path can
+// address ("." and "..", which URL parsers remove as dot segments, so
+// DELETE /agents/:name/threads/:threadId could never reach it). Any other
+// id is addressed escaped (a%2Fb for "a/b").
 func checkThreadID(id string) error {
 	switch {
 	case id == "":
 		return fmt.Errorf("threadId is required")
+	case id == "." || id == "..":
+		return fmt.Errorf("threadId %q cannot be addressed in a URL path (clients remove \".\" and \"..\" segments): choose another id", id)
 	case len(id) > maxThreadID:
 		return fmt.Errorf("threadId is %d bytes long; at most %d are allowed", len(id), maxThreadID)
 	case !utf8.ValidString(id):

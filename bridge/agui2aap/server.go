@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/url"
 	"strings"
 	"sync"
 	"time"
@@ -53,6 +54,12 @@ func New(cfg Config) (*Server, error) {
 		guards = append(guards, web.HostAllow(cfg.AllowedHosts))
 	}
 	e := web.NewEngine(cfg.Logger, cfg.MaxBody, outer, guards...)
+	// Thread ids are the client's, "/" included: routes match the escaped
+	// path, so that DELETE …/threads/a%2Fb names the thread "a/b", and
+	// each path value is unescaped once matched (gin's own unescaping
+	// would read "+" as a space).
+	e.UseEscapedPath, e.UnescapePathValues = true, false
+	e.Use(unescapeParams)
 	e.GET("/readyz", s.ready)
 	if !cfg.SeparateMetrics {
 		e.GET("/metrics", s.auth, gin.WrapH(m.Handler()))
@@ -73,15 +80,36 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.engine.Se
 // Config.SeparateMetrics).
 func (s *Server) MetricsHandler() http.Handler { return s.metrics.Handler() }
 
+// unescapeParams unescapes the path values of a route matched on the
+// escaped path (see New).
+func unescapeParams(c *gin.Context) {
+	for i, p := range c.Params {
+		v, err := url.PathUnescape(p.Value)
+		if err != nil {
+			web.Error(c, http.StatusBadRequest, "invalid_request", "the path's "+p.Key+" is not validly escaped")
+			return
+		}
+		c.Params[i].Value = v
+	}
+}
+
 const ownerKey = "owner"
 
 // auth checks the caller's key and works out who the caller is: the hash
-// of its bridge key, or of the key it forwards upstream.
+// of its bridge key, or of the key it forwards upstream. With ForwardAuth
+// a caller must present a bearer key, whether or not the bridge has keys
+// of its own: the AAP server checks it, and threads are scoped to it.
 func (s *Server) auth(c *gin.Context) {
 	owner, err := s.keys.Owner(c.Request)
 	if err != nil {
 		c.Header("WWW-Authenticate", `Bearer realm="agui2aap"`)
 		web.Error(c, http.StatusUnauthorized, "unauthorized", "a valid API key is required: Authorization: Bearer <key>")
+		return
+	}
+	if s.cfg.ForwardAuth && bearer(c.Request) == "" {
+		c.Header("WWW-Authenticate", `Bearer realm="agui2aap"`)
+		web.Error(c, http.StatusUnauthorized, "unauthorized",
+			"an API key is required: Authorization: Bearer <key> (this bridge forwards it to the AAP server)")
 		return
 	}
 	if s.cfg.ForwardAuth && s.keys.Open() {
