@@ -69,10 +69,17 @@ type Lease struct {
 
 	mu      sync.Mutex
 	timer   *time.Timer // the next renewal
+	doom    *time.Timer // fires at expires less the margin: see expire
 	stopped bool        // Release has begun: no more renewals
+	gone    bool        // lost: another holder took the lock, or it could not be renewed in time
 	binds   []context.CancelCauseFunc
 	expires time.Time // a lower bound of when the store lets the lease go
 }
+
+// margin is how long before the store may let the lease go that a holder
+// whose renewals failed gives it up: time for a write in flight to be
+// cancelled, so that it never lands beside another holder's turn.
+func (l *Lease) margin() time.Duration { return l.ttl / 8 }
 
 // TakeSession takes the turn lock of session id in s. A lock that another
 // live lease holds is a *HeldError; a missing session is ErrNotFound.
@@ -181,17 +188,57 @@ func take(ctx context.Context, holder string, opts LeaseOptions,
 	l.beatCtx, l.stopBeat = context.WithCancel(context.Background())
 	l.mu.Lock()
 	l.timer = time.AfterFunc(l.ttl/3, l.renew)
+	l.doom = time.AfterFunc(time.Until(l.expires)-l.margin(), l.expire)
 	l.mu.Unlock()
 	return l, nil
 }
 
-// Lost is closed when the heartbeat found the lock taken by another holder
-// (this holder stalled for longer than the TTL).
+// Lost is closed when the lease is lost: the heartbeat found the lock taken
+// by another holder (this holder stalled for longer than the TTL), or no
+// renewal succeeded until shortly before the store may let the lock go.
 func (l *Lease) Lost() <-chan struct{} { return l.lost }
 
 // ErrLeaseLost is the cause of a Bind context's end when the lease was
 // lost.
 var ErrLeaseLost = errors.New("store: the turn lock was lost to another holder")
+
+// ErrLeaseExpired is the cause of a Bind context's end when no renewal of
+// the lease succeeded in time (the store was unreachable or too slow): the
+// holder gives the lock up shortly before the store may give it to
+// another, so that two holders never write at once. It wraps ErrLeaseLost.
+var ErrLeaseExpired = fmt.Errorf("%w: it could not be renewed in time", ErrLeaseLost)
+
+// expire runs when the lease is about to run out in the store: unless a
+// renewal has just moved expires on, the lease is lost.
+func (l *Lease) expire() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.stopped || l.gone {
+		return
+	}
+	if left := time.Until(l.expires) - l.margin(); left > 0 {
+		l.doom.Reset(left)
+		return
+	}
+	l.loseLocked(ErrLeaseExpired)
+}
+
+// loseLocked marks the lease lost and ends every Bind context with cause;
+// l.mu is held.
+func (l *Lease) loseLocked(cause error) {
+	if l.gone {
+		return
+	}
+	l.gone = true
+	l.onErr("lost", cause)
+	close(l.lost)
+	for _, cancel := range l.binds {
+		cancel(cause)
+	}
+	l.binds = nil
+	l.timer.Stop()
+	l.doom.Stop()
+}
 
 // Bind returns a context derived from parent that ends (with cause
 // ErrLeaseLost) if the lease is lost, so that a turn whose lock another
@@ -214,7 +261,7 @@ func (l *Lease) Bind(parent context.Context) (ctx context.Context, stop func()) 
 // lock turns out to have been taken by another holder.
 func (l *Lease) renew() {
 	l.mu.Lock()
-	if l.stopped {
+	if l.stopped || l.gone {
 		l.mu.Unlock()
 		return
 	}
@@ -229,17 +276,12 @@ func (l *Lease) renew() {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	switch {
-	case l.stopped:
+	case l.stopped || l.gone:
 		return
 	case err != nil:
 		l.onErr("renew", err)
 	case !ok:
-		l.onErr("lost", errors.New("store: the lease ran out and another holder took the lock"))
-		close(l.lost)
-		for _, cancel := range l.binds {
-			cancel(ErrLeaseLost)
-		}
-		l.binds = nil
+		l.loseLocked(ErrLeaseLost)
 		return
 	default:
 		l.expires = start.Add(l.ttl)
@@ -266,15 +308,27 @@ func (l *Lease) Release() {
 // the lock of the holder it is given along with what it saves
 // (SaveSessionUnlock): a turn's end in one write instead of two. The
 // heartbeat stops first, so that no renewal takes the freed lock again.
-// When write fails, Release's own unlock follows. Called after Release,
-// it only writes. It returns write's error.
+//
+// A write that fails is tried again, with backoff, for as long as the
+// lease holds: between tries the lock is renewed (a store that answers
+// again keeps it), and the tries end shortly before the store may let it
+// go. So write must be safe to repeat: a try whose outcome is unknown (the
+// connection broke at its commit) may have been stored. A lease already
+// lost is not written with: ReleaseWith returns ErrLeaseLost. When every
+// try fails, Release's own unlock follows. Called after Release, it only
+// writes, once. It returns the last try's error.
 func (l *Lease) ReleaseWith(write func(holder string) error) error {
 	var err error
 	done := false
 	l.once.Do(func() {
 		done = true
-		l.stop()
-		if err = write(l.holder); err != nil {
+		lost := l.stop()
+		if lost {
+			err = ErrLeaseLost
+			l.unlockRetrying()
+			return
+		}
+		if err = l.writeRetrying(write); err != nil {
 			l.unlockRetrying()
 		}
 	})
@@ -284,14 +338,57 @@ func (l *Lease) ReleaseWith(write func(holder string) error) error {
 	return err
 }
 
-// stop ends the heartbeat, waiting for a renewal in flight.
-func (l *Lease) stop() {
+// writeRetrying calls write until it succeeds or the lease no longer
+// holds. After a retry that succeeded, the lock is freed again: an
+// earlier try may have freed it, and a renewal since then taken it back.
+func (l *Lease) writeRetrying(write func(holder string) error) error {
+	backoff := 20 * time.Millisecond
+	for tries := 1; ; tries++ {
+		err := write(l.holder)
+		if err == nil {
+			if tries > 1 {
+				l.unlockRetrying()
+			}
+			return nil
+		}
+		l.mu.Lock()
+		left := time.Until(l.expires) - l.margin()
+		l.mu.Unlock()
+		if left < backoff {
+			return err
+		}
+		l.onErr("save", err)
+		time.Sleep(backoff)
+		backoff = min(2*backoff, 500*time.Millisecond)
+		start := time.Now()
+		ctx, cancel := context.WithTimeout(context.Background(), max(left-backoff, time.Millisecond))
+		ok, _, lerr := l.lock(ctx, l.ttl)
+		cancel()
+		switch {
+		case lerr != nil:
+			// The store is still away: the next try tells.
+		case !ok:
+			return fmt.Errorf("%w (while retrying: %w)", ErrLeaseLost, err)
+		default:
+			l.mu.Lock()
+			l.expires = start.Add(l.ttl)
+			l.mu.Unlock()
+		}
+	}
+}
+
+// stop ends the heartbeat, waiting for a renewal in flight; it reports
+// whether the lease was lost.
+func (l *Lease) stop() (lost bool) {
 	l.mu.Lock()
 	l.stopped = true
 	l.timer.Stop()
+	l.doom.Stop()
+	lost = l.gone
 	l.mu.Unlock()
 	l.stopBeat()
 	l.beating.Wait()
+	return lost
 }
 
 // unlockRetrying frees the lock, retrying for releaseWait, then in the

@@ -2,6 +2,7 @@ package aap2agui
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	"github.com/aapagui/aapagui/store"
@@ -37,36 +38,49 @@ func (r *turnRun) checkpoint(ctx context.Context) {
 	if id == "" {
 		id = newDraftID()
 	}
-	base, ok := r.base(ctx)
-	if !ok {
+	base, err := r.base(ctx)
+	if err != nil {
+		r.log.Error().Err(err).Str("session", r.sess.ID).Msg("reading history for a checkpoint")
 		return
 	}
 	entries := append(append(base[:len(base):len(base)], r.entries...), store.Entry{Message: msg, AGUIID: id})
+	r.draftID = id
 	if err := r.s.cfg.Store.ReplaceHistory(ctx, r.sess.ID, entries); err != nil {
+		// It may have been stored all the same: the turn's end takes the
+		// draft out, as for a stored one.
+		r.draft = true
 		r.log.Error().Err(err).Str("session", r.sess.ID).Msg("storing a checkpoint of the streamed answer")
 		return
 	}
-	r.draft, r.draftID = true, id
+	r.draft = true
 }
 
-// base is the history before the run's own entries: read once, at the
-// first checkpoint.
-func (r *turnRun) base(ctx context.Context) ([]store.Entry, bool) {
+// base is the history before the run's own entries (its first baseLen
+// entries: the run's writes only ever come after them, until a
+// MESSAGES_SNAPSHOT, which becomes the base): read once, when first
+// needed.
+func (r *turnRun) base(ctx context.Context) ([]store.Entry, error) {
 	if r.baseHist != nil {
-		return r.baseHist, true
+		return r.baseHist, nil
 	}
 	hist, err := r.s.cfg.Store.History(ctx, r.sess.ID)
-	if err != nil || len(hist) < len(r.entries) {
-		r.log.Error().Err(err).Str("session", r.sess.ID).Msg("reading history for a checkpoint")
-		return nil, false
+	if err != nil {
+		return nil, err
 	}
-	r.baseHist = hist[: len(hist)-len(r.entries) : len(hist)-len(r.entries)]
-	return r.baseHist, true
+	if len(hist) < r.baseLen {
+		return nil, fmt.Errorf("the history has %d entries, fewer than the %d the turn began with", len(hist), r.baseLen)
+	}
+	r.baseHist = hist[:r.baseLen:r.baseLen]
+	return r.baseHist, nil
 }
 
 // replaceDraft stores the run's entries in place of a stored draft.
 func (r *turnRun) replaceDraft(ctx context.Context) error {
-	entries := append(r.baseHist[:len(r.baseHist):len(r.baseHist)], r.entries...)
+	base, err := r.base(ctx)
+	if err != nil {
+		return err
+	}
+	entries := append(base[:len(base):len(base)], r.entries...)
 	if err := r.s.cfg.Store.ReplaceHistory(ctx, r.sess.ID, entries); err != nil {
 		return err
 	}

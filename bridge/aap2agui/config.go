@@ -35,8 +35,23 @@ type Config struct {
 	ConnectTimeout time.Duration
 	// IdleTimeout ends a turn whose upstream stream sends nothing for this
 	// long (turn_stop "error", partial output kept); zero means 5 min,
-	// negative means none.
+	// negative means none. Only events count: SSE comments (keep-alives)
+	// do not keep a turn alive.
 	IdleTimeout time.Duration
+	// MaxTurnDuration ends a turn that runs longer (turn_stop "error",
+	// partial output kept), however busy its upstream is; zero or negative
+	// means no limit.
+	MaxTurnDuration time.Duration
+	// MaxMessageSize caps one message the agent streams (the bytes of its
+	// text, thinking and tool arguments): a turn whose message would grow
+	// past it ends (turn_stop "error", the message kept up to the cap);
+	// zero means 32 MiB, negative means no cap.
+	MaxMessageSize int
+	// StallTimeout ends a turn whose client stops reading: a write to the
+	// client that makes no progress for this long ends the turn as the
+	// client leaving does (upstream cancelled, what was received stored,
+	// the session freed); zero means 30 s, negative means never.
+	StallTimeout time.Duration
 
 	// Agent describes the agent in GET /meta. Zero value: see DefaultAgent.
 	// Its server tools are those the agent runs as each session enables
@@ -237,6 +252,12 @@ func (c *Config) setDefaults() error {
 	}
 	if c.IdleTimeout == 0 {
 		c.IdleTimeout = 5 * time.Minute
+	}
+	if c.MaxMessageSize == 0 {
+		c.MaxMessageSize = 32 << 20
+	}
+	if c.StallTimeout == 0 {
+		c.StallTimeout = 30 * time.Second
 	}
 	if c.KeepAlive == 0 {
 		c.KeepAlive = 15 * time.Second

@@ -129,11 +129,12 @@ func TestMetrics(t *testing.T) {
 	assert.Equal(t, 1.0, m.Value("aap2agui_upstream_requests_total", "call", "turn", "outcome", "cancelled"))
 
 	assert.Equal(t, 1.0, m.Value("aap2agui_store_operation_duration_seconds", "op", "CreateSession"))
-	// Each turn's start; each turn's end but the one that answered a
-	// permission (its end places the answer's result with AppendHistory and
-	// UpdateSession) saves and frees the lock in one write.
+	// Each turn's start; each turn's end saves and frees the lock in one
+	// write (the one that answered a permission writes the history whole
+	// first, the answer's result placed after its call).
 	assert.Equal(t, 6.0, m.Value("aap2agui_store_operation_duration_seconds", "op", "SaveSession"))
-	assert.Equal(t, 5.0, m.Value("aap2agui_store_operation_duration_seconds", "op", "SaveSessionUnlock"))
+	assert.Equal(t, 6.0, m.Value("aap2agui_store_operation_duration_seconds", "op", "SaveSessionUnlock"))
+	assert.Equal(t, 1.0, m.Value("aap2agui_store_operation_duration_seconds", "op", "ReplaceHistory"))
 	assert.GreaterOrEqual(t, m.Value("aap2agui_store_operation_duration_seconds", "op", "Lock"), 7.0)
 	assert.GreaterOrEqual(t, m.Value("aap2agui_store_operation_duration_seconds", "op", "AppendHistory"), 1.0)
 	assert.Equal(t, 0.0, m.Value("aap2agui_store_errors_total"))

@@ -219,6 +219,15 @@ func (s *Server) runTurn(c *gin.Context, id string, req *aap.PostSessionTurnRequ
 	// stops rather than run beside the turn that took it over.
 	ctx, unbind := lease.Bind(ctx)
 	defer unbind()
+	// A client that stops reading ends the turn (stream's OnError), as
+	// does a turn that runs past MaxTurnDuration.
+	ctx, endTurn := context.WithCancelCause(ctx)
+	defer endTurn(nil)
+	if d := s.cfg.MaxTurnDuration; d > 0 {
+		var stopClock context.CancelFunc
+		ctx, stopClock = context.WithTimeoutCause(ctx, d, web.ErrTurnTooLong)
+		defer stopClock()
+	}
 	c.Request = c.Request.WithContext(ctx)
 
 	if req.Agent != nil && req.Agent.Name != "" && req.Agent.Name != sess.Agent.Name {
@@ -327,7 +336,8 @@ func (s *Server) runTurn(c *gin.Context, id string, req *aap.PostSessionTurnRequ
 		}
 	}
 	prior := translate.PriorCallsOf(historyMessages(hist, added))
-	stop, result = s.stream(c, req, sess, body, saved, perms, prevInterrupts, prior, lease, log, t, sessionStart)
+	r := &turnRun{s: s, sess: sess, log: log, perms: perms, prevInterrupts: prevInterrupts, baseLen: len(hist) + len(added), lease: lease, end: endTurn}
+	stop, result = r.stream(c, req, body, saved, prior, t, sessionStart)
 	return true
 }
 
@@ -495,12 +505,27 @@ type turnRun struct {
 	// prevInterrupts were open before this turn.
 	prevInterrupts []types.Interrupt
 
+	lease   *store.Lease            // the session's turn lock
+	end     context.CancelCauseFunc // ends the turn: its client stopped reading
+	stop    *aap.TurnStop           // the turn's stop, held back until the turn is stored
+	stopped bool                    // the stop has been let through
+
+	// msgBytes counts what the agent streamed of the message it is
+	// building (Config.MaxMessageSize); settled is how many messages had
+	// settled when it was reset.
+	msgBytes, settled int
+
 	// Checkpoints of the streamed answer (checkpoint.go).
 	entries        []store.Entry // the run's entries stored so far
-	baseHist       []store.Entry // the history before them
+	baseLen        int           // how many entries the history had before them
+	baseHist       []store.Entry // those entries, once read (or a snapshot's)
 	draft          bool          // a draft is stored after entries
 	draftID        string
 	lastCheckpoint time.Time
+	// uncertain: a write of the run failed, and may or may not have been
+	// stored (a connection that broke at the commit): the run's end
+	// writes the whole history, which is the same whether it was or not.
+	uncertain bool
 }
 
 // stream reads the agent's events, writes the AAP response and stores
@@ -513,13 +538,21 @@ type turnRun struct {
 // or saved before it succeeded, and a failed save ends the turn as a store
 // error (500 when nothing has been sent yet, else an error stop), with
 // nothing of it stored.
-func (s *Server) stream(c *gin.Context, req *aap.PostSessionTurnRequest, sess *store.Session, body interface{ Read([]byte) (int, error) }, saved <-chan error, perms []*aap.ToolPermissionMessage, prevInterrupts []types.Interrupt, prior *translate.PriorCalls, lease *store.Lease, log *zerolog.Logger, t *metrics.Turn, sessionStart bool) (stop, result string) {
+//
+// The turn's stop (turn_stop, or the none answer) is sent only once the
+// run is stored: a run that cannot be stored ends with an error stop (a
+// 500 in mode none), never with a clean end for what is not in history.
+func (r *turnRun) stream(c *gin.Context, req *aap.PostSessionTurnRequest, body *upstreamBody, saved <-chan error, prior *translate.PriorCalls, t *metrics.Turn, sessionStart bool) (stop, result string) {
+	s, sess, log := r.s, r.sess, r.log
 	ctx := c.Request.Context()
 	mode := req.Mode()
-	r := &turnRun{s: s, sess: sess, tr: translate.NewAGUIToAAP(translate.AGUIToAAPOptions{Mode: mode, Prior: prior}), state: sess.State, log: log, perms: perms, prevInterrupts: prevInterrupts}
+	r.tr = translate.NewAGUIToAAP(translate.AGUIToAAPOptions{Mode: mode, Prior: prior})
+	r.state = sess.State
 	out := web.NewStream(c.Writer)
 	out.KeepAlive = s.cfg.KeepAlive
-	var reader = body
+	out.StallTimeout = s.cfg.StallTimeout
+	out.OnError = func(err error) { r.end(web.ClientGone(err)) }
+	var reader io.Reader = body
 	if mode != aap.StreamNone {
 		out.Start()
 		reader = web.FlushBeforeRead(body, out)
@@ -537,6 +570,11 @@ func (s *Server) stream(c *gin.Context, req *aap.PostSessionTurnRequest, sess *s
 		r.checkpoint(ctx)
 	}}
 	write := func(evs []aap.Event) {
+		if n := len(evs); n > 0 && !r.stopped {
+			if ts, ok := evs[n-1].(*aap.TurnStop); ok {
+				r.stop, evs = ts, evs[:n-1] // sent once the turn is stored
+			}
+		}
 		buf := out.Buffer()
 		for _, ev := range evs {
 			var err error
@@ -579,7 +617,7 @@ func (s *Server) stream(c *gin.Context, req *aap.PostSessionTurnRequest, sess *s
 		// A keep-alive went out while the save waited: end the stream.
 		log.Error().Err(err).Str("session", sess.ID).Msg("store: the turn's messages could not be saved")
 		write(r.tr.Finish())
-		out.Flush()
+		r.sendStop(out, write, aap.StopError)
 		return false
 	}
 
@@ -593,6 +631,7 @@ func (s *Server) stream(c *gin.Context, req *aap.PostSessionTurnRequest, sess *s
 			failure = err
 			break
 		}
+		body.Touch()
 		ev, err := dec.Decode(frame.Data)
 		if err != nil {
 			failure = fmt.Errorf("%w: %w", web.ErrBadEvent, err)
@@ -605,6 +644,9 @@ func (s *Server) stream(c *gin.Context, req *aap.PostSessionTurnRequest, sess *s
 		}
 		if !r.observe(ctx, ev) {
 			continue
+		}
+		if failure = r.grow(ev); failure != nil {
+			break
 		}
 		evs, err := r.tr.FeedJSON(ev, frame.Data)
 		if err != nil {
@@ -620,14 +662,7 @@ func (s *Server) stream(c *gin.Context, req *aap.PostSessionTurnRequest, sess *s
 	}
 	result = metrics.OutcomeOK
 	if failure != nil && !r.tr.Done() {
-		if ctx.Err() != nil {
-			result = metrics.OutcomeCancelled
-			log.Info().Str("session", sess.ID).Msg("client went away; upstream call cancelled")
-		} else {
-			code, msg := web.StreamFailure(failure)
-			result = code
-			log.Warn().Err(failure).Str("session", sess.ID).Str("code", code).Msg(msg)
-		}
+		result = r.failed(ctx, failure)
 	}
 	write(r.tr.Finish())
 	if r.tr.Incomplete() && failure == nil {
@@ -644,20 +679,119 @@ func (s *Server) stream(c *gin.Context, req *aap.PostSessionTurnRequest, sess *s
 	}
 	// Save and free the session before the client sees the end of the
 	// turn: a client that sends its next turn at once must find the
-	// history complete and the session free.
-	r.finish(ctx, lease)
-	lease.Release()
-	out.Flush()
-	if mode == aap.StreamNone {
-		resp := r.tr.Response()
-		if sessionStart {
-			web.JSON(c, http.StatusOK, aap.PutSessionResponse{SessionID: sess.ID, StopReason: resp.StopReason, Messages: resp.Messages})
-		} else {
-			web.JSON(c, http.StatusOK, resp)
-		}
+	// history complete and the session free; and a turn that could not be
+	// stored is not acknowledged.
+	stored := r.finish(ctx)
+	r.lease.Release()
+	stopReason := r.tr.StopReason()
+	if stored != nil {
+		result, stopReason = "store_error", aap.StopError
+		log.Error().Err(stored).Str("session", sess.ID).Msg("store: the turn could not be stored; it ends with an error stop")
 	}
-	r.s.metrics.InterruptsChanged(len(sess.Interrupts) - len(prevInterrupts))
-	return string(r.tr.StopReason()), result
+	if mode == aap.StreamNone {
+		switch {
+		case stored != nil:
+			s.storeError(c, stored)
+		case sessionStart:
+			resp := r.tr.Response()
+			web.JSON(c, http.StatusOK, aap.PutSessionResponse{SessionID: sess.ID, StopReason: resp.StopReason, Messages: resp.Messages})
+		default:
+			web.JSON(c, http.StatusOK, r.tr.Response())
+		}
+	} else {
+		r.sendStop(out, write, stopReason)
+	}
+	if stored == nil {
+		r.s.metrics.InterruptsChanged(len(sess.Interrupts) - len(r.prevInterrupts))
+	}
+	return string(stopReason), result
+}
+
+// sendStop writes the turn's stop, with the reason given (the translator's
+// own, or error when the run could not be stored), and flushes the stream.
+func (r *turnRun) sendStop(out *web.Stream, write func([]aap.Event), reason aap.StopReason) {
+	stop := r.stop
+	if stop == nil {
+		stop = &aap.TurnStop{}
+	}
+	stop.StopReason = reason
+	r.stopped = true // write lets it through
+	write([]aap.Event{stop})
+	out.Flush()
+}
+
+// failed classifies what ended the agent's stream early and logs it; it
+// returns the upstream's result for the metrics and the turn's log line.
+func (r *turnRun) failed(ctx context.Context, failure error) string {
+	log, id := r.log, r.sess.ID
+	cause := context.Cause(ctx)
+	switch {
+	case ctx.Err() == nil || errors.Is(cause, web.ErrTurnTooLong):
+		if ctx.Err() != nil {
+			failure = cause
+		}
+		code, msg := web.StreamFailure(failure)
+		log.Warn().Err(failure).Str("session", id).Str("code", code).Msg(msg)
+		return code
+	case errors.Is(cause, store.ErrLeaseLost):
+		log.Error().Err(cause).Str("session", id).Msg("the turn stopped: its lock could not be kept")
+		return "lease_lost"
+	case errors.Is(cause, web.ErrClientStalled):
+		log.Info().Str("session", id).Msg("client stopped reading; upstream call cancelled")
+	default:
+		log.Info().Str("session", id).Msg("client went away; upstream call cancelled")
+	}
+	return metrics.OutcomeCancelled
+}
+
+// grow counts what ev adds to the message the agent is building and
+// refuses an event that would take it past Config.MaxMessageSize.
+func (r *turnRun) grow(ev events.Event) error {
+	max := r.s.cfg.MaxMessageSize
+	if max <= 0 {
+		return nil
+	}
+	if n := len(r.tr.Settled()); n != r.settled {
+		r.settled, r.msgBytes = n, 0
+	}
+	n := deltaSize(ev)
+	if n == 0 {
+		return nil
+	}
+	if r.msgBytes+n > max {
+		return &web.MessageTooLargeError{Limit: max}
+	}
+	r.msgBytes += n
+	return nil
+}
+
+// deltaSize is what ev adds to the message being built: the bytes of its
+// text, thinking or tool-argument delta.
+func deltaSize(ev events.Event) int {
+	switch e := ev.(type) {
+	case *events.TextMessageContentEvent:
+		return len(e.Delta)
+	case *events.ToolCallArgsEvent:
+		return len(e.Delta)
+	case *events.ReasoningMessageContentEvent:
+		return len(e.Delta)
+	case *events.ThinkingTextMessageContentEvent:
+		return len(e.Delta)
+	case *events.TextMessageChunkEvent:
+		return lenOf(e.Delta)
+	case *events.ToolCallChunkEvent:
+		return lenOf(e.Delta)
+	case *events.ReasoningMessageChunkEvent:
+		return lenOf(e.Delta)
+	}
+	return 0
+}
+
+func lenOf(s *string) int {
+	if s == nil {
+		return 0
+	}
+	return len(*s)
 }
 
 // feedError logs what the translator reported about an event.
@@ -723,7 +857,7 @@ func (r *turnRun) nameCall(id, name string) {
 // told which tool to declare "permissions: none".
 func (r *turnRun) checkRanAsAllowed(toolCallID string) {
 	name, ok := r.callNames[toolCallID]
-	if !ok {
+	if !ok || !r.tr.CallOfRun(toolCallID) { // a call of an earlier turn, streamed again
 		return
 	}
 	if _, declared := r.s.cfg.Agent.Tool(name); !declared {
@@ -791,9 +925,12 @@ func (r *turnRun) snapshot(ctx context.Context, e *events.MessagesSnapshotEvent)
 		entries = append(entries, store.Entry{Message: m, AGUIID: id})
 	}
 	if err := r.s.cfg.Store.ReplaceHistory(ctx, r.sess.ID, entries); err != nil {
+		r.uncertain = true // it may have been stored: the turn's end writes the history whole
 		r.log.Error().Err(err).Msg("storing MESSAGES_SNAPSHOT")
 		return
 	}
+	// The snapshot is the history the run's later messages follow.
+	r.baseHist, r.baseLen, r.entries = entries, len(entries), nil
 	// What the run said so far is in the snapshot, and so may be the
 	// message it is still building: skip it (by id) when it settles.
 	r.saved = len(r.tr.Settled())
@@ -880,6 +1017,7 @@ func (r *turnRun) append(ctx context.Context, msgs []aap.Message, ids []string) 
 		r.entries = append(r.entries, entries...)
 		if err := r.replaceDraft(ctx); err != nil {
 			r.entries = r.entries[:len(r.entries)-len(entries)]
+			r.uncertain = true
 			r.log.Error().Err(err).Str("session", r.sess.ID).Msg("storing history")
 			return
 		}
@@ -887,6 +1025,9 @@ func (r *turnRun) append(ctx context.Context, msgs []aap.Message, ids []string) 
 		return
 	}
 	if err := r.s.cfg.Store.AppendHistory(ctx, r.sess.ID, entries); err != nil {
+		// Left for the turn's end, which writes the whole history: this
+		// append may have been stored all the same.
+		r.uncertain = true
 		r.log.Error().Err(err).Str("session", r.sess.ID).Msg("storing history")
 		return
 	}
@@ -895,67 +1036,102 @@ func (r *turnRun) append(ctx context.Context, msgs []aap.Message, ids []string) 
 }
 
 // finish stores the rest of the run: the last messages, the open
-// interrupts and the state; in the usual end, the same write frees the
-// turn's lock (lease). It uses a context of its own, not cancelled with
-// the request's (ctx lends it only its values: the trace), so that what
-// was received is saved even when the client has gone.
-func (r *turnRun) finish(ctx context.Context, lease *store.Lease) {
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
-	defer cancel()
+// interrupts and the state; the same write frees the turn's lock. It uses
+// a context of its own, not cancelled with the request's (ctx lends it
+// only its values: the trace), so that what was received is saved even
+// when the client has gone. A write that fails is tried again while the
+// lease holds (Lease.ReleaseWith); the error it returns means the run is
+// not stored, and the turn must not be acknowledged.
+func (r *turnRun) finish(ctx context.Context) error {
+	ctx = context.WithoutCancel(ctx)
 	msgs := r.tr.Messages()
-	if !r.draft && len(r.perms) == 0 {
-		// The usual end: the last messages and the session in one write.
-		entries := r.unsaved(msgs, r.tr.MessageIDs())
-		r.sess.Interrupts = r.tr.Interrupts()
-		if r.tr.StopReason() == aap.StopError && len(msgs) == 0 {
-			r.sess.Interrupts = r.prevInterrupts // see below
-		}
-		if r.stateChanged {
-			r.sess.State = r.state
-		}
-		err := lease.ReleaseWith(func(holder string) error {
-			return r.s.cfg.Store.SaveSessionUnlock(ctx, r.sess, entries, holder)
-		})
-		if err != nil {
-			r.log.Error().Err(err).Str("session", r.sess.ID).Msg("storing the session after a turn")
-			return
-		}
-		r.entries = append(r.entries, entries...)
-		r.saved = len(msgs)
-		return
-	}
-	if len(msgs) > r.saved {
-		r.append(ctx, msgs, r.tr.MessageIDs())
-	}
-	if r.draft { // the draft came to nothing: take it out
-		if err := r.replaceDraft(ctx); err != nil {
-			r.log.Error().Err(err).Str("session", r.sess.ID).Msg("removing a checkpoint")
-		}
-	}
+	ids := r.tr.MessageIDs()
+	// The agent refused the run outright (e.g. it did not accept the
+	// resume): what it was waiting for is still open.
+	refused := r.tr.StopReason() == aap.StopError && len(msgs) == 0
 	r.sess.Interrupts = r.tr.Interrupts()
-	if r.tr.StopReason() == aap.StopError && len(msgs) == 0 {
-		// The agent refused the run outright (e.g. it did not accept the
-		// resume): what it was waiting for is still open.
+	if refused {
 		r.sess.Interrupts = r.prevInterrupts
-	} else {
-		r.recordPermissions(ctx)
 	}
 	if r.stateChanged {
 		r.sess.State = r.state
 	}
-	if err := r.s.cfg.Store.UpdateSession(ctx, r.sess); err != nil {
-		r.log.Error().Err(err).Str("session", r.sess.ID).Msg("storing the session after a turn")
+	st := r.s.cfg.Store
+	if !r.draft && !r.uncertain && len(r.perms) == 0 {
+		// The usual end: the last messages and the session in one write.
+		// A try whose outcome is unknown may have stored them: a retry
+		// first looks.
+		entries := r.unsaved(msgs, ids)
+		tries := 0
+		err := r.lease.ReleaseWith(func(holder string) error {
+			wctx, cancel := context.WithTimeout(ctx, writeTimeout)
+			defer cancel()
+			if tries++; tries > 1 {
+				if done, err := r.stored(wctx, entries); err != nil || done {
+					return err
+				}
+			}
+			return st.SaveSessionUnlock(wctx, r.sess, entries, holder)
+		})
+		if err == nil {
+			r.entries = append(r.entries, entries...)
+			r.saved = len(msgs)
+		}
+		return err
 	}
+	// A draft to take out, answered permissions to record, or a write of
+	// unknown outcome: the whole history, written as it must be, and the
+	// session, both safe to repeat.
+	return r.lease.ReleaseWith(func(holder string) error {
+		wctx, cancel := context.WithTimeout(ctx, writeTimeout)
+		defer cancel()
+		base, err := r.base(wctx)
+		if err != nil {
+			return err
+		}
+		hist := append(append(base[:len(base):len(base)], r.entries...), r.unsaved(msgs, ids)...)
+		if !refused && !r.replaced {
+			hist, _ = placeResults(hist, r.permissionResults())
+		}
+		if err := st.ReplaceHistory(wctx, r.sess.ID, hist); err != nil {
+			return err
+		}
+		return st.SaveSessionUnlock(wctx, r.sess, nil, holder)
+	})
 }
 
-// recordPermissions gives each call this turn answered with a
-// tool_permission, and the agent reported no result for, a tool message
-// placed right after the call, so that the history stays valid and no
-// later turn takes the call for an open one: for a denial the message AAP
-// prescribes ("Tool call denied: <reason>"), for a grant grantedText.
-func (r *turnRun) recordPermissions(ctx context.Context) {
-	if len(r.perms) == 0 || r.replaced {
-		return
+// writeTimeout bounds one try of a turn's last write.
+const writeTimeout = 5 * time.Second
+
+// stored reports whether entries (the run's last, each with an AG-UI id
+// of its own) are in the session's history: a write whose outcome was
+// unknown went through.
+func (r *turnRun) stored(ctx context.Context, entries []store.Entry) (bool, error) {
+	if len(entries) == 0 {
+		return false, nil // writing the session again changes nothing
+	}
+	hist, err := r.s.cfg.Store.History(ctx, r.sess.ID)
+	if err != nil {
+		return false, err
+	}
+	last := entries[len(entries)-1].AGUIID
+	for i := len(hist) - 1; i >= 0 && i >= len(hist)-len(entries); i-- {
+		if hist[i].AGUIID == last {
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
+// permissionResults gives each call this turn answered with a
+// tool_permission, and the agent reported no result for, a tool message,
+// so that the history stays valid and no later turn takes the call for an
+// open one: for a denial the message AAP prescribes ("Tool call denied:
+// <reason>"), for a grant grantedText. finish places them right after
+// their calls.
+func (r *turnRun) permissionResults() []store.Entry {
+	if len(r.perms) == 0 {
+		return nil
 	}
 	got := map[string]bool{}
 	for _, m := range r.tr.Messages() {
@@ -977,16 +1153,5 @@ func (r *turnRun) recordPermissions(ctx context.Context) {
 			AGUIID:  translate.ToolResultMessageID(pm.ToolCallID),
 		})
 	}
-	if len(missing) == 0 {
-		return
-	}
-	hist, err := r.s.cfg.Store.History(ctx, r.sess.ID)
-	if err != nil {
-		r.log.Error().Err(err).Str("session", r.sess.ID).Msg("reading history to record answered permissions")
-		return
-	}
-	out, _ := placeResults(hist, missing)
-	if err := r.s.cfg.Store.ReplaceHistory(ctx, r.sess.ID, out); err != nil {
-		r.log.Error().Err(err).Str("session", r.sess.ID).Msg("recording answered permissions")
-	}
+	return missing
 }

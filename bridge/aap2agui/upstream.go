@@ -31,7 +31,7 @@ func (e *upstreamError) Error() string { return e.message + ": " + e.detail.Erro
 
 // post sends the run to the upstream agent and returns its SSE body. The
 // request derives from ctx, so a client that leaves cancels it.
-func (s *Server) post(ctx context.Context, in *types.RunAgentInput) (io.ReadCloser, error) {
+func (s *Server) post(ctx context.Context, in *types.RunAgentInput) (*upstreamBody, error) {
 	var body bytes.Buffer
 	enc := json.NewEncoder(&body)
 	enc.SetEscapeHTML(false)
@@ -87,19 +87,21 @@ func (s *Server) post(ctx context.Context, in *types.RunAgentInput) (io.ReadClos
 		cancel(nil)
 		return nil, &upstreamError{http.StatusBadGateway, "upstream_not_sse", "the agent did not answer with an event stream", fmt.Errorf("content type %q", resp.Header.Get("Content-Type"))}
 	}
-	return &cancelBody{ReadCloser: web.IdleTimeout(resp.Body, s.cfg.IdleTimeout, cancel), cancel: func() { cancel(nil) }}, nil
+	return &upstreamBody{IdleBody: web.IdleTimeout(resp.Body, s.cfg.IdleTimeout, cancel), cancel: func() { cancel(nil) }}, nil
 }
 
 var errConnectTimeout = errors.New("upstream connect timeout")
 
-type cancelBody struct {
-	io.ReadCloser
+// upstreamBody is the agent's event stream: its reader calls Touch for
+// each event, which is what keeps the idle timer from firing.
+type upstreamBody struct {
+	*web.IdleBody
 	cancel func()
 }
 
 // Close closes the body and releases the request.
-func (b *cancelBody) Close() error {
-	err := b.ReadCloser.Close()
+func (b *upstreamBody) Close() error {
+	err := b.IdleBody.Close()
 	b.cancel()
 	return err
 }

@@ -86,8 +86,18 @@ type Config struct {
 	ConnectTimeout time.Duration
 	// IdleTimeout ends a run whose upstream turn stream sends nothing for
 	// this long (RUN_ERROR UPSTREAM_IDLE_TIMEOUT, partial output kept);
-	// zero means 5 min, negative means none.
+	// zero means 5 min, negative means none. Only events count: SSE
+	// comments (keep-alives) do not keep a run alive.
 	IdleTimeout time.Duration
+	// MaxTurnDuration ends a run that runs longer (RUN_ERROR
+	// TURN_TOO_LONG, partial output kept), however busy its upstream is;
+	// zero or negative means no limit.
+	MaxTurnDuration time.Duration
+	// StallTimeout ends a run whose client stops reading: a write to the
+	// client that makes no progress for this long ends the run as the
+	// client leaving does (upstream cancelled, the thread saved and
+	// freed); zero means 30 s, negative means never.
+	StallTimeout time.Duration
 
 	// APIKeys are the bearer keys callers must present. None: open.
 	APIKeys []string
@@ -163,6 +173,9 @@ func (c *Config) setDefaults() error {
 	}
 	if c.IdleTimeout == 0 {
 		c.IdleTimeout = 5 * time.Minute
+	}
+	if c.StallTimeout == 0 {
+		c.StallTimeout = 30 * time.Second
 	}
 	if c.KeepAlive == 0 {
 		c.KeepAlive = 15 * time.Second

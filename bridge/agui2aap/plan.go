@@ -25,6 +25,7 @@ const (
 	CodeInputWithResume   = "NEW_INPUT_WITH_RESUME" // a user message together with resume
 	CodeUpstreamError     = "UPSTREAM_ERROR"        // the AAP server failed a follow-up turn
 	CodeTooManyFollowUps  = "TOO_MANY_FOLLOW_UPS"   // the permission policy looped
+	CodeStoreError        = "STORE_ERROR"           // the run could not be stored: it did not finish
 	closingText           = notAnsweredPrefix + ": the conversation moved on."
 	notAnsweredPrefix     = "Tool call was not answered"
 	contextHeader         = "Context from the application:"

@@ -87,6 +87,15 @@ func (s *Server) run(c *gin.Context) {
 	// stops rather than run beside the run that took it over.
 	ctx, unbind := lease.Bind(ctx)
 	defer unbind()
+	// A client that stops reading ends the run (the stream's OnError), as
+	// does a run past MaxTurnDuration.
+	ctx, endRun := context.WithCancelCause(ctx)
+	defer endRun(nil)
+	if d := s.cfg.MaxTurnDuration; d > 0 {
+		var stopClock context.CancelFunc
+		ctx, stopClock = context.WithTimeoutCause(ctx, d, web.ErrTurnTooLong)
+		defer stopClock()
+	}
 	c.Request = c.Request.WithContext(ctx)
 
 	th, err := s.cfg.Store.GetThread(ctx, owner, in.ThreadID)
@@ -102,7 +111,7 @@ func (s *Server) run(c *gin.Context) {
 		s.hydrate(c, cl, info, &in, th, log)
 		return
 	}
-	r := &runner{s: s, c: c, cl: cl, in: &in, info: info, th: th, log: log, clientTools: clientTools, fwd: fwd, lease: lease}
+	r := &runner{s: s, c: c, cl: cl, in: &in, info: info, th: th, log: log, clientTools: clientTools, fwd: fwd, lease: lease, end: endRun}
 	p, err := s.makePlan(th, &in, name)
 	if err != nil {
 		r.planFailed(err)
@@ -156,8 +165,10 @@ type runner struct {
 	log         *zerolog.Logger
 	clientTools []aap.ToolSpec
 	fwd         *translate.Forwarded
-	lease       *store.Lease           // the thread's run lock; its release frees the thread for the next run
-	put         *aap.PutSessionRequest // the first turn of a new session, on a version 1 or 2 server
+	lease       *store.Lease             // the thread's run lock; its release frees the thread for the next run
+	end         context.CancelCauseFunc  // ends the run: its client stopped reading
+	finished    *events.RunFinishedEvent // held back until the thread is saved
+	put         *aap.PutSessionRequest   // the first turn of a new session, on a version 1 or 2 server
 
 	out      *web.Stream
 	a2g      *translate.AAPToAGUI
@@ -207,6 +218,8 @@ func (r *runner) execute(ctx context.Context) {
 	r.results = map[string]bool{}
 	r.out = web.NewStream(r.c.Writer)
 	r.out.KeepAlive = r.s.cfg.KeepAlive
+	r.out.StallTimeout = r.s.cfg.StallTimeout
+	r.out.OnError = func(err error) { r.end(web.ClientGone(err)) }
 
 	evs, err := r.open(ctx, r.th.SessionID, req)
 	if err != nil && !r.p.fresh && sessionGone(err) {
@@ -239,9 +252,21 @@ func (r *runner) execute(ctx context.Context) {
 	// Save and free the thread, in one write, before the client sees the
 	// end of the run: a client that starts its next run at once
 	// (CopilotKit does, after a frontend tool) must find the thread saved
-	// and free.
-	r.save()
+	// and free; and a run whose thread could not be saved does not finish
+	// (RUN_ERROR STORE_ERROR instead of RUN_FINISHED).
+	err = r.save()
 	r.lease.Release()
+	if fin := r.finished; fin != nil {
+		r.finished = nil
+		var end events.Event = fin
+		if err != nil {
+			r.result = "store_error"
+			code := CodeStoreError
+			end = &events.RunErrorEvent{BaseEvent: events.NewBaseEvent(events.EventTypeRunError), Message: "the run could not be stored; send it again", Code: &code}
+		}
+		r.t.Out(string(end.Type()))
+		writeAGUI(r.out, []events.Event{end}, r.log)
+	}
 	r.out.Flush()
 }
 
@@ -441,11 +466,14 @@ func (r *runner) open(ctx context.Context, session string, req *aap.PostSessionT
 		r.result = r.s.upstreamCall(ctx, "turn", err)
 		return nil, err
 	}
-	body = web.IdleTimeout(body, r.s.cfg.IdleTimeout, cancel)
+	idle := web.IdleTimeout(body, r.s.cfg.IdleTimeout, cancel)
 	return func(yield func(aap.Event, error) bool) {
 		defer cancel(nil)
-		defer body.Close()
-		for ev, err := range aap.ReadEvents(web.FlushBeforeRead(body, r.out), r.s.cfg.MaxEventSize) {
+		defer idle.Close()
+		for ev, err := range aap.ReadEvents(web.FlushBeforeRead(idle, r.out), r.s.cfg.MaxEventSize) {
+			if err == nil {
+				idle.Touch()
+			}
 			if !yield(ev, err) || err != nil {
 				return
 			}
@@ -516,15 +544,7 @@ func (r *runner) stream(ctx context.Context, evs iter.Seq2[aap.Event, error]) []
 			if holding {
 				release()
 			}
-			if ctx.Err() != nil {
-				result = metrics.OutcomeCancelled
-				r.log.Info().Msg("client went away; upstream turn cancelled")
-			} else {
-				code, msg := web.StreamFailure(err)
-				result = code
-				r.log.Warn().Err(err).Str("code", code).Msg(msg)
-				r.write(r.a2g.Fail(msg+".", strings.ToUpper(code)))
-			}
+			result = r.failed(ctx, err)
 			return nil
 		}
 		if _, unknown := ev.(*aap.UnknownEvent); unknown {
@@ -585,6 +605,31 @@ func (r *runner) stream(ctx context.Context, evs iter.Seq2[aap.Event, error]) []
 	return nil
 }
 
+// failed ends the run for a failure of its turn's stream (RUN_ERROR with
+// the failure's code, unless the client is gone) and logs it; it returns
+// the upstream's result for the metrics and the run's log line.
+func (r *runner) failed(ctx context.Context, err error) string {
+	cause := context.Cause(ctx)
+	switch {
+	case ctx.Err() != nil && errors.Is(cause, store.ErrLeaseLost):
+		r.log.Error().Err(cause).Msg("the run stopped: its lock could not be kept")
+		r.write(r.a2g.Fail("the run's lock on the thread could not be kept.", "LEASE_LOST"))
+		return "lease_lost"
+	case ctx.Err() != nil && errors.Is(cause, web.ErrClientStalled):
+		r.log.Info().Msg("client stopped reading; upstream turn cancelled")
+		return metrics.OutcomeCancelled
+	case ctx.Err() != nil && !errors.Is(cause, web.ErrTurnTooLong):
+		r.log.Info().Msg("client went away; upstream turn cancelled")
+		return metrics.OutcomeCancelled
+	case ctx.Err() != nil:
+		err = cause
+	}
+	code, msg := web.StreamFailure(err)
+	r.log.Warn().Err(err).Str("code", code).Msg(msg)
+	r.write(r.a2g.Fail(msg+".", strings.ToUpper(code)))
+	return code
+}
+
 // policyAnswers returns the permissions the policy gives when every pending
 // call is an untrusted server tool; nil otherwise (client tools pending:
 // the run ends and the policy answers with the client's results).
@@ -621,6 +666,11 @@ func (r *runner) write(evs []events.Event) {
 				evs = append(append(append([]events.Event{}, evs[:i]...), events.NewMessagesSnapshotEvent(r.threadMessages())), evs[i:]...)
 				break
 			}
+		}
+	}
+	if n := len(evs); n > 0 {
+		if fin, ok := evs[n-1].(*events.RunFinishedEvent); ok {
+			r.finished, evs = fin, evs[:n-1] // sent once the thread is saved
 		}
 	}
 	for _, ev := range evs {
@@ -674,7 +724,11 @@ func (r *runner) turnDone(result string) {
 // run delivered and the messages the run produced (by the ids the client
 // will send them back under), the calls still waiting, and the open
 // interrupts.
-func (r *runner) save() {
+//
+// The save is tried again while the run's lease holds (a thread's save is
+// the same whether an earlier try was stored or not); the error it returns
+// means the thread is not saved and the run must not finish.
+func (r *runner) save() error {
 	th := r.th
 	th.Delivered = append(th.Delivered, r.p.delivered...)
 	for _, m := range r.a2g.Messages() {
@@ -696,14 +750,18 @@ func (r *runner) save() {
 	}
 	// Saved even when the client has gone: a context not cancelled with
 	// the request's, which lends it only its values (the trace).
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(r.c.Request.Context()), 10*time.Second)
-	defer cancel()
-	err := r.lease.ReleaseWith(func(holder string) error { return r.s.cfg.Store.SaveThreadUnlock(ctx, th, holder) })
+	ctx := context.WithoutCancel(r.c.Request.Context())
+	err := r.lease.ReleaseWith(func(holder string) error {
+		ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+		defer cancel()
+		return r.s.cfg.Store.SaveThreadUnlock(ctx, th, holder)
+	})
 	if err != nil {
-		r.log.Error().Err(err).Str("thread", th.ID).Msg("store: save thread")
-		return
+		r.log.Error().Err(err).Str("thread", th.ID).Msg("store: save thread: the run ends with RUN_ERROR")
+		return err
 	}
 	r.s.metrics.InterruptsChanged(len(th.Interrupts) - r.openBefore)
+	return nil
 }
 
 // deniedResult is the result the bridge gives a denied call when the AAP

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"io"
+	"os"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -23,6 +25,36 @@ const AgentError = "agent_error"
 // ErrBadEvent wraps an upstream event that could not be decoded.
 var ErrBadEvent = errors.New("malformed upstream event")
 
+// ErrTurnTooLong is the cause of a turn's end when it ran past the
+// longest a turn may take (the bridges' MaxTurnDuration).
+var ErrTurnTooLong = errors.New("the turn ran past its longest allowed duration")
+
+// MessageTooLargeError reports a message from the agent that grew past
+// the bridge's cap on one message.
+type MessageTooLargeError struct{ Limit int }
+
+func (e *MessageTooLargeError) Error() string {
+	return "the agent's message grew past " + itoa(int64(e.Limit)) + " bytes"
+}
+
+// ErrClientStalled is the cause of a stream's end when a write to its
+// client made no progress within the stall timeout: the client keeps its
+// connection open but stopped reading.
+var ErrClientStalled = errors.New("the client stopped reading (a write made no progress within the stall timeout)")
+
+// ErrClientGone is the cause of a stream's end when a write to its client
+// failed: the client went away.
+var ErrClientGone = errors.New("the client went away")
+
+// ClientGone names the cause of a failed write to a client:
+// ErrClientStalled for a write past its deadline, else ErrClientGone.
+func ClientGone(err error) error {
+	if errors.Is(err, os.ErrDeadlineExceeded) {
+		return ErrClientStalled
+	}
+	return ErrClientGone
+}
+
 // StreamFailure is the one place that names a failure of an upstream
 // stream after it began: a stable code and a message for the client. The
 // bridges send them in-band (agui2aap's RUN_ERROR) or log them (aap2agui,
@@ -32,7 +64,11 @@ func StreamFailure(err error) (code, message string) {
 	var decode *aap.DecodeError
 	switch {
 	case errors.Is(err, ErrUpstreamIdle):
-		return "upstream_idle_timeout", "the agent's stream sent nothing within the idle timeout"
+		return "upstream_idle_timeout", "the agent's stream sent no event within the idle timeout"
+	case errors.Is(err, ErrTurnTooLong):
+		return "turn_too_long", "the turn ran past its longest allowed duration"
+	case errors.As(err, new(*MessageTooLargeError)):
+		return "message_too_large", err.Error()
 	case errors.As(err, &tooLarge):
 		return "upstream_event_too_large", "the agent sent an event larger than " + itoa(int64(tooLarge.Limit)) + " bytes"
 	case errors.Is(err, ErrBadEvent), errors.As(err, &decode):
@@ -46,42 +82,71 @@ func StreamFailure(err error) (code, message string) {
 	}
 }
 
-// IdleTimeout returns body with an idle timer: when no byte arrives for d
-// the request is cancelled through cancel, and the read that fails
-// because of it returns ErrUpstreamIdle. Zero or negative d: no timer.
-// (Cancelling the request, not closing the body, is what unblocks a read
-// in progress: net/http's Close waits for the read to return.)
-func IdleTimeout(body io.ReadCloser, d time.Duration, cancel context.CancelCauseFunc) io.ReadCloser {
+// IdleTimeout returns body with an idle timer: when no event arrives for
+// d (the reader of the stream calls Touch for each event it reads) the
+// request is cancelled through cancel, and the read that fails because of
+// it returns ErrUpstreamIdle. Bytes alone do not count: an upstream that
+// sends only SSE comments, or nothing whole, is idle. Zero or negative d:
+// no timer. (Cancelling the request, not closing the body, is what
+// unblocks a read in progress: net/http's Close waits for the read to
+// return.)
+func IdleTimeout(body io.ReadCloser, d time.Duration, cancel context.CancelCauseFunc) *IdleBody {
+	b := &IdleBody{ReadCloser: body, d: d}
 	if d <= 0 {
-		return body
+		return b
 	}
-	b := &idleBody{ReadCloser: body, d: d}
+	b.on, b.start = true, time.Now()
+	b.mu.Lock()
+	defer b.mu.Unlock()
 	b.timer = time.AfterFunc(d, func() {
+		// A timer reset per event would cost more than the event: the
+		// time of the last one is kept instead, and the timer, when it
+		// fires, waits again for what is left of d after it.
+		if left := d - (time.Since(b.start) - time.Duration(b.last.Load())); left > 0 {
+			b.mu.Lock()
+			b.timer.Reset(left)
+			b.mu.Unlock()
+			return
+		}
 		b.fired.Store(true)
 		cancel(ErrUpstreamIdle)
 	})
 	return b
 }
 
-type idleBody struct {
+// IdleBody is an upstream body with an idle timer (IdleTimeout).
+type IdleBody struct {
 	io.ReadCloser
 	d     time.Duration
+	on    bool // a timer runs
+	start time.Time
+	last  atomic.Int64 // when the last event arrived, as time since start
+	mu    sync.Mutex   // guards timer
 	timer *time.Timer
 	fired atomic.Bool
 }
 
-func (b *idleBody) Read(p []byte) (int, error) {
+// Touch tells the timer that an event arrived.
+func (b *IdleBody) Touch() {
+	if b.on {
+		b.last.Store(int64(time.Since(b.start)))
+	}
+}
+
+func (b *IdleBody) Read(p []byte) (int, error) {
 	n, err := b.ReadCloser.Read(p)
 	if err != nil && err != io.EOF && b.fired.Load() {
 		return n, ErrUpstreamIdle
 	}
-	if n > 0 {
-		b.timer.Reset(b.d)
-	}
 	return n, err
 }
 
-func (b *idleBody) Close() error {
-	b.timer.Stop()
+// Close stops the timer and closes the body.
+func (b *IdleBody) Close() error {
+	if b.on {
+		b.mu.Lock()
+		b.timer.Stop()
+		b.mu.Unlock()
+	}
 	return b.ReadCloser.Close()
 }

@@ -28,6 +28,16 @@ type Stream struct {
 	// The comment is the only write made on a timer: data is flushed only
 	// when the upstream has nothing more buffered.
 	KeepAlive time.Duration
+	// StallTimeout bounds each write to the client: a write that makes no
+	// progress for that long (a client that keeps its connection open but
+	// stopped reading) fails, and the stream with it. Zero or negative
+	// means no bound.
+	StallTimeout time.Duration
+	// OnError, when set, is called once with the first write error (the
+	// client went away, or stalled past StallTimeout), possibly from the
+	// keep-alive timer's goroutine: it is how the handler learns that
+	// nobody reads any more and should stop the upstream.
+	OnError func(error)
 
 	// While the handler waits in an upstream read (idle), only the
 	// keep-alive timer writes; mu orders the two.
@@ -100,11 +110,7 @@ func (s *Stream) Flush() {
 	}
 	if len(s.buf) > 0 && s.err == nil {
 		s.Start()
-		if _, err := s.w.Write(s.buf); err != nil {
-			s.err = err
-		} else if err := s.rc.Flush(); err != nil {
-			s.err = err
-		}
+		s.write(s.buf)
 	}
 	if s.pooled != nil && cap(s.buf) <= maxPooledSize {
 		*s.pooled = s.buf[:0]
@@ -163,13 +169,33 @@ func (s *Stream) keepAlive() {
 	if !s.idle || s.err != nil {
 		return
 	}
-	if _, err := s.w.Write(keepAliveFrame); err != nil {
-		s.err = err
-		return
-	}
-	if err := s.rc.Flush(); err != nil {
-		s.err = err
+	if s.write(keepAliveFrame); s.err != nil {
 		return
 	}
 	s.timer.Reset(s.KeepAlive)
+}
+
+// write writes b and flushes it, within StallTimeout; the first failure is
+// kept in s.err and told to OnError.
+func (s *Stream) write(b []byte) {
+	if s.StallTimeout > 0 {
+		// A deadline the connection cannot take (a writer that is not
+		// net/http's) leaves the write unbounded, as before.
+		_ = s.rc.SetWriteDeadline(time.Now().Add(s.StallTimeout))
+	}
+	_, err := s.w.Write(b)
+	if err == nil {
+		err = s.rc.Flush()
+	}
+	if s.StallTimeout > 0 && err == nil {
+		// No deadline is left on the connection for the next request on
+		// it (net/http sets none of its own without a WriteTimeout).
+		_ = s.rc.SetWriteDeadline(time.Time{})
+	}
+	if err != nil {
+		s.err = err
+		if s.OnError != nil {
+			s.OnError(err)
+		}
+	}
 }
