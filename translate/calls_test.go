@@ -4,8 +4,12 @@ import (
 	"encoding/json"
 	"testing"
 
+	"github.com/ag-ui-protocol/ag-ui/sdks/community/go/pkg/core/events"
+	"github.com/ag-ui-protocol/ag-ui/sdks/community/go/pkg/core/types"
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
+	"github.com/aapagui/aapagui/aap"
 	"github.com/aapagui/aapagui/translate"
 )
 
@@ -44,6 +48,83 @@ func TestCallFromInterrupt(t *testing.T) {
 			assert.Equal(t, tt.id, id)
 			assert.Equal(t, tt.tool, call.Name)
 			assert.Equal(t, tt.args, string(call.Input))
+		})
+	}
+}
+
+// A call whose tool_use history holds already, streamed again by the
+// agent (@ag-ui/langgraph does on resume, for the call that was approved),
+// is neither streamed nor added to history again; its result is, when the
+// call had none; the run does not count it as its own (CallOfRun), and an
+// interrupt bound to it is bound to a call the application knows.
+func TestAGUIToAAPCallStreamedAgain(t *testing.T) {
+	prior := translate.PriorCallsOf([]aap.Message{
+		aap.UserText("search x"),
+		&aap.AssistantMessage{Content: aap.BlockContent(
+			&aap.ToolUseBlock{ToolCallID: "open-1", Name: "web_search", Input: json.RawMessage(`{"query":"x"}`)},
+			&aap.ToolUseBlock{ToolCallID: "done-1", Name: "web_search", Input: json.RawMessage(`{"query":"y"}`)},
+		)},
+		&aap.ToolMessage{ToolCallID: "done-1", Content: aap.TextContent("y pages")},
+	})
+	for _, mode := range []aap.StreamMode{aap.StreamDelta, aap.StreamMessage, aap.StreamNone} {
+		t.Run(string(mode), func(t *testing.T) {
+			tr := translate.NewAGUIToAAP(translate.AGUIToAAPOptions{Mode: mode, Prior: prior})
+			var got []string
+			feed := func(ev events.Event) error {
+				out, err := tr.Feed(ev)
+				for _, e := range out {
+					data, _ := e.AppendData(nil)
+					got = append(got, string(e.EventName())+" "+string(data))
+				}
+				return err
+			}
+			require.NoError(t, feed(events.NewRunStartedEvent("th", "r1")))
+			require.NoError(t, feed(events.NewToolCallStartEvent("open-1", "web_search")))
+			assert.False(t, tr.CallOfRun("open-1"), "a call of an earlier turn")
+			require.NoError(t, feed(events.NewToolCallArgsEvent("open-1", `{"query":"x"}`)))
+			require.NoError(t, feed(events.NewToolCallEndEvent("open-1")))
+			require.NoError(t, feed(events.NewToolCallResultEvent("res-1", "open-1", "x pages")))
+			// The answered call streamed again with a second result: the
+			// result is left out.
+			require.NoError(t, feed(events.NewToolCallStartEvent("done-1", "web_search")))
+			require.NoError(t, feed(events.NewToolCallEndEvent("done-1")))
+			var dropped *translate.DroppedResultError
+			require.ErrorAs(t, feed(events.NewToolCallResultEvent("res-2", "done-1", "y pages")), &dropped)
+			assert.False(t, tr.CallOfRun("done-1"))
+			// A call of the run's own, then an interrupt for the call
+			// streamed again: bound to it, no agui_interrupt call.
+			require.NoError(t, feed(events.NewToolCallStartEvent("new-1", "web_search")))
+			assert.True(t, tr.CallOfRun("new-1"), "still streaming")
+			require.NoError(t, feed(events.NewToolCallEndEvent("new-1")))
+			assert.True(t, tr.CallOfRun("new-1"))
+			assert.False(t, tr.CallOfRun("unknown"))
+			require.NoError(t, feed(&events.RunFinishedEvent{
+				BaseEvent: events.NewBaseEvent(events.EventTypeRunFinished), ThreadIDValue: "th", RunIDValue: "r1",
+				Outcome: &events.RunFinishedOutcome{Type: events.RunFinishedOutcomeTypeInterrupt, Interrupts: []types.Interrupt{
+					{ID: "int-1", Reason: translate.InterruptReasonToolCall, ToolCallID: "open-1"},
+				}},
+			}))
+			want := []string{
+				`turn_start {}`,
+				`tool_result {"toolCallId":"open-1","content":"x pages"}`,
+				`tool_call {"toolCallId":"new-1","name":"web_search","input":{}}`,
+				`turn_stop {"stopReason":"tool_use"}`,
+			}
+			if mode == aap.StreamNone {
+				want = nil
+			}
+			assert.Equal(t, want, got)
+			var msgs []string
+			for _, m := range tr.Messages() {
+				b, err := json.Marshal(m)
+				require.NoError(t, err)
+				msgs = append(msgs, string(b))
+			}
+			assert.Equal(t, []string{
+				`{"role":"tool","toolCallId":"open-1","content":"x pages"}`,
+				`{"role":"assistant","content":[{"type":"tool_use","toolCallId":"new-1","name":"web_search","input":{}}]}`,
+			}, msgs)
+			assert.Len(t, tr.Interrupts(), 1)
 		})
 	}
 }

@@ -24,8 +24,10 @@ type AGUIToAAPOptions struct {
 	// its tool_use from the interrupt that named the call, and one that
 	// would still have no tool_use before it (nothing named the call, or
 	// the call has a result already) is left out of the stream and the
-	// history, reported as a *DroppedResultError. nil: only the run's own
-	// calls are known, and every result is kept.
+	// history, reported as a *DroppedResultError. A call whose tool_use is
+	// in history already, which the agent streams again (@ag-ui/langgraph
+	// does on resume), is neither streamed nor added to history again.
+	// nil: only the run's own calls are known, and every result is kept.
 	Prior *PriorCalls
 }
 
@@ -56,6 +58,7 @@ type AGUIToAAP struct {
 	args      ArgsAccumulator
 
 	called     map[string]bool // tool calls completed in this run
+	again      map[string]bool // calls of earlier turns streamed again in this run
 	answered   map[string]bool // tool calls of this run with a TOOL_CALL_RESULT in it
 	resulted   map[string]bool // every call with a TOOL_CALL_RESULT in this run
 	unanswered int             // completed calls without a result
@@ -460,8 +463,16 @@ func (t *AGUIToAAP) endChunkedTool() {
 }
 
 // toolCall emits a completed call. Arguments that are not a JSON object are
-// kept under RawArgumentsKey rather than dropped.
+// kept under RawArgumentsKey rather than dropped. A call that history
+// holds already (Prior), streamed again, is left out.
 func (t *AGUIToAAP) toolCall(c CompletedCall) {
+	if t.inHistory(c.ToolCallID) && !t.called[c.ToolCallID] {
+		if t.again == nil {
+			t.again = make(map[string]bool)
+		}
+		t.again[c.ToolCallID] = true
+		return
+	}
 	in, _ := RecoverInput(c.Arguments)
 	t.emit(&aap.ToolCall{ToolCallID: c.ToolCallID, Name: c.Name, Input: in})
 	t.addBlock(&aap.ToolUseBlock{ToolCallID: c.ToolCallID, Name: c.Name, Input: in}, c.ParentMessageID)
@@ -470,6 +481,31 @@ func (t *AGUIToAAP) toolCall(c CompletedCall) {
 	}
 	t.called[c.ToolCallID] = true
 	t.unanswered++
+}
+
+// inHistory reports whether a tool_use in history before the run shows
+// the call.
+func (t *AGUIToAAP) inHistory(id string) bool {
+	return t.prior != nil && (t.prior.Open[id] || t.prior.Answered[id])
+}
+
+// CallOfRun reports whether the run itself made the call with the given
+// id: it streamed the call (completed or not), and no tool_use in history
+// shows it. A call of an earlier turn that the agent streams again is not
+// one.
+func (t *AGUIToAAP) CallOfRun(id string) bool {
+	if t.called[id] {
+		return true
+	}
+	if t.inHistory(id) {
+		return false
+	}
+	for _, open := range t.args.Open() {
+		if open == id {
+			return true
+		}
+	}
+	return false
 }
 
 func (t *AGUIToAAP) toolResult(e *events.ToolCallResultEvent) error {
@@ -591,7 +627,7 @@ func (t *AGUIToAAP) finish(e *events.RunFinishedEvent) {
 	if len(interrupts) > 0 {
 		t.interrupts = interrupts
 		for i, in := range interrupts {
-			if in.Reason == InterruptReasonToolCall && t.called[in.ToolCallID] {
+			if in.Reason == InterruptReasonToolCall && (t.called[in.ToolCallID] || t.again[in.ToolCallID]) {
 				continue
 			}
 			// Not bound to a call the AAP side has seen: present it as a
