@@ -37,7 +37,12 @@ func (m *Memory) get(owner, id string) (*memSession, error) {
 }
 
 // CreateSession implements Store.
-func (m *Memory) CreateSession(_ context.Context, s *Session, seed []Entry) error {
+func (m *Memory) CreateSession(ctx context.Context, s *Session, seed []Entry) error {
+	return m.CreateSessionWithin(ctx, s, seed, 0)
+}
+
+// CreateSessionWithin implements Store.
+func (m *Memory) CreateSessionWithin(_ context.Context, s *Session, seed []Entry, max int) error {
 	hist, err := encodeEntries(seed)
 	if err != nil {
 		return err
@@ -46,6 +51,17 @@ func (m *Memory) CreateSession(_ context.Context, s *Session, seed []Entry) erro
 	defer m.mu.Unlock()
 	if _, ok := m.sessions[s.ID]; ok {
 		return ErrExists
+	}
+	if max > 0 {
+		n := 0
+		for _, ms := range m.sessions {
+			if ms.s.Owner == s.Owner {
+				n++
+			}
+		}
+		if n >= max {
+			return ErrLimit
+		}
 	}
 	m.seq++
 	s.Seq = m.seq

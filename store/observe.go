@@ -48,6 +48,15 @@ func (s *observed) CreateSession(ctx context.Context, sess *Session, seed []Entr
 	return err
 }
 
+// CreateSessionWithin is reported as CreateSession: the same operation,
+// with a limit.
+func (s *observed) CreateSessionWithin(ctx context.Context, sess *Session, seed []Entry, max int) error {
+	ctx, done := s.o(ctx, "CreateSession")
+	err := s.st.CreateSessionWithin(ctx, sess, seed, max)
+	done(err)
+	return err
+}
+
 func (s *observed) GetSession(ctx context.Context, owner, id string) (*Session, error) {
 	ctx, done := s.o(ctx, "GetSession")
 	sess, err := s.st.GetSession(ctx, owner, id)
@@ -212,6 +221,13 @@ func (s *observedThreads) ListThreads(ctx context.Context, owner string, after T
 	ts, err := s.ts.ListThreads(ctx, owner, after, limit)
 	done(err)
 	return ts, err
+}
+
+func (s *observedThreads) CountThreads(ctx context.Context, owner string) (int, error) {
+	ctx, done := s.o(ctx, "CountThreads")
+	n, err := s.ts.CountThreads(ctx, owner)
+	done(err)
+	return n, err
 }
 
 func (s *observedThreads) DeleteThread(ctx context.Context, owner, id string) error {

@@ -260,6 +260,69 @@ func (s *Postgres) CreateSession(ctx context.Context, sess *Session, seed []Entr
 	return nil
 }
 
+// pgOwnerLock is the first key of the transaction-scoped advisory locks
+// under which an owner's sessions are counted and one is added
+// (CreateSessionWithin), "aaps" in ASCII; the second is the hash of the
+// owner.
+const pgOwnerLock = 0x61617073
+
+// CreateSessionWithin implements Store. The owner's sessions are counted
+// and the new one inserted under a transaction-scoped advisory lock on the
+// owner: concurrent creations for one owner, from any replica, take turns,
+// and each counts what the ones before it committed. The lock ends with
+// the transaction, so it works through a transaction pooler.
+func (s *Postgres) CreateSessionWithin(ctx context.Context, sess *Session, seed []Entry, max int) error {
+	if max <= 0 {
+		return s.CreateSession(ctx, sess, seed)
+	}
+	data, err := encodeSession(sess)
+	if err != nil {
+		return err
+	}
+	hist, err := encodeEntries(seed)
+	if err != nil {
+		return err
+	}
+	var seq int64
+	err = s.tx(ctx, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1, hashtext($2))`, int32(pgOwnerLock), sess.Owner); err != nil {
+			return err
+		}
+		// A statement of its own after the lock: its snapshot sees every
+		// session committed by the holders before.
+		var n int64
+		var got *int64
+		err := tx.QueryRow(ctx, `WITH n AS (SELECT count(*) AS n FROM sessions WHERE owner = $2),
+			s AS (
+				INSERT INTO sessions (id, owner, created_at, data, history_len)
+				SELECT $1, $2, $3, $4, cardinality($5::text[]) FROM n WHERE n.n < $6
+				ON CONFLICT (id) DO NOTHING RETURNING seq),
+			h AS (
+				INSERT INTO history (session_id, position, data)
+				SELECT $1, t.ord - 1, t.data FROM s, unnest($5::text[]) WITH ORDINALITY AS t (data, ord))
+			SELECT n.n, (SELECT seq FROM s) FROM n`,
+			sess.ID, sess.Owner, sess.CreatedAt.UTC().Truncate(time.Millisecond), string(data), pgTexts(hist), int64(max)).Scan(&n, &got)
+		switch {
+		case err != nil:
+			return err
+		case n >= int64(max):
+			return ErrLimit
+		case got == nil:
+			return ErrExists
+		}
+		seq = *got
+		return nil
+	})
+	if err != nil {
+		if errors.Is(err, ErrLimit) || errors.Is(err, ErrExists) {
+			return err
+		}
+		return fmt.Errorf("store: postgres: create session: %w", err)
+	}
+	sess.Seq = seq
+	return nil
+}
+
 // pgInsertHistory inserts entries at positions first, first+1, … in one
 // statement.
 func pgInsertHistory(ctx context.Context, tx pgx.Tx, id string, first int64, hist [][]byte) error {
@@ -771,6 +834,18 @@ func (s *Postgres) ListThreads(ctx context.Context, owner string, after ThreadPa
 	return out, nil
 }
 
+// CountThreads implements ThreadStore (the primary key's index serves it).
+func (s *Postgres) CountThreads(ctx context.Context, owner string) (int, error) {
+	if !pgStorable(owner) {
+		return 0, nil
+	}
+	var n int64
+	if err := s.pool.QueryRow(ctx, `SELECT count(*) FROM threads WHERE owner = $1`, owner).Scan(&n); err != nil {
+		return 0, fmt.Errorf("store: postgres: count threads: %w", err)
+	}
+	return int(n), nil
+}
+
 // DeleteThread implements ThreadStore.
 func (s *Postgres) DeleteThread(ctx context.Context, owner, id string) error {
 	if !pgStorable(owner, id) {
@@ -838,7 +913,7 @@ func (s *Postgres) Close() error {
 // unwrapped.
 func (s *Postgres) tx(ctx context.Context, fn func(pgx.Tx) error) error {
 	err := pgx.BeginFunc(ctx, s.pool, fn)
-	if err == nil || errors.Is(err, ErrNotFound) || errors.Is(err, ErrExists) {
+	if err == nil || errors.Is(err, ErrNotFound) || errors.Is(err, ErrExists) || errors.Is(err, ErrLimit) {
 		return err
 	}
 	return fmt.Errorf("store: postgres: %w", err)

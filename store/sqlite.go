@@ -215,6 +215,12 @@ func fromMillis(ms int64) time.Time { return time.UnixMilli(ms).UTC() }
 
 // CreateSession implements Store. It sets s.Seq on success.
 func (s *SQLite) CreateSession(ctx context.Context, sess *Session, seed []Entry) error {
+	return s.CreateSessionWithin(ctx, sess, seed, 0)
+}
+
+// CreateSessionWithin implements Store: the owner's sessions are counted
+// in the transaction that inserts, and SQLite has one writer at a time.
+func (s *SQLite) CreateSessionWithin(ctx context.Context, sess *Session, seed []Entry, max int) error {
 	data, err := encodeSession(sess)
 	if err != nil {
 		return err
@@ -225,6 +231,15 @@ func (s *SQLite) CreateSession(ctx context.Context, sess *Session, seed []Entry)
 	}
 	var seq int64
 	err = s.write(ctx, func(ctx context.Context, tx *sql.Tx) error {
+		if max > 0 {
+			var n int
+			if err := s.txRow(ctx, tx, `SELECT count(*) FROM sessions WHERE owner = ?`, sess.Owner).Scan(&n); err != nil {
+				return err
+			}
+			if n >= max {
+				return ErrLimit
+			}
+		}
 		res, err := s.txExec(ctx, tx,
 			`INSERT INTO sessions (id, owner, created_at, data) VALUES (?, ?, ?, ?)
 			 ON CONFLICT (id) DO NOTHING`,
@@ -610,11 +625,11 @@ type sqliteWrite struct {
 // statement would roll back the whole group's transaction. A caller whose
 // ctx is done before its write begins gets ctx's error and nothing is
 // written. Sentinel errors from fn pass through unwrapped; fn returns
-// ErrNotFound and ErrExists only before it has changed anything.
+// ErrNotFound, ErrExists and ErrLimit only before it has changed anything.
 func (s *SQLite) write(ctx context.Context, fn func(context.Context, *sql.Tx) error) error {
 	err := s.submit(ctx, fn)
 	switch {
-	case err == nil, errors.Is(err, ErrNotFound), errors.Is(err, ErrExists), errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
+	case err == nil, errors.Is(err, ErrNotFound), errors.Is(err, ErrExists), errors.Is(err, ErrLimit), errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
 		return err
 	}
 	return fmt.Errorf("store: sqlite: %w", err)

@@ -129,6 +129,15 @@ func (s *SQLite) ListThreads(ctx context.Context, owner string, after ThreadPage
 	return out, nil
 }
 
+// CountThreads implements ThreadStore (the primary key's index serves it).
+func (s *SQLite) CountThreads(ctx context.Context, owner string) (int, error) {
+	var n int
+	if err := s.readRow(ctx, `SELECT count(*) FROM threads WHERE owner = ?`, owner).Scan(&n); err != nil {
+		return 0, fmt.Errorf("store: sqlite: count threads: %w", err)
+	}
+	return n, nil
+}
+
 // DeleteThread implements ThreadStore.
 func (s *SQLite) DeleteThread(ctx context.Context, owner, id string) error {
 	res, err := s.exec(ctx, `DELETE FROM threads WHERE owner = ? AND id = ?`, owner, id)

@@ -34,6 +34,10 @@ var ErrNotFound = errors.New("store: not found")
 // ErrExists reports a session id that is already taken.
 var ErrExists = errors.New("store: already exists")
 
+// ErrLimit reports an owner who already has as many sessions as the limit
+// allows (CreateSessionWithin); nothing was stored.
+var ErrLimit = errors.New("store: limit reached")
+
 // Session is one AAP session of aap2agui.
 type Session struct {
 	ID string
@@ -66,6 +70,12 @@ type Store interface {
 	// CreateSession stores a new session (assigning Seq) with its seed
 	// history.
 	CreateSession(ctx context.Context, s *Session, seed []Entry) error
+	// CreateSessionWithin is CreateSession for an owner allowed at most
+	// max sessions: it returns ErrLimit, storing nothing, when the owner
+	// already has max or more. The count and the insert are one atomic
+	// step, so replicas sharing the store never pass the limit together.
+	// max <= 0 means no limit.
+	CreateSessionWithin(ctx context.Context, s *Session, seed []Entry, max int) error
 	GetSession(ctx context.Context, owner, id string) (*Session, error)
 	// ListSessions returns up to limit sessions of owner with Seq > after,
 	// oldest first; none when limit <= 0.

@@ -83,6 +83,7 @@ func testStore(t *testing.T, open func(t *testing.T) store.Store) {
 	ctx := context.Background()
 	t.Run("threads", func(t *testing.T) { testThreads(t, open) })
 	t.Run("leases", func(t *testing.T) { testLeases(t, open) })
+	t.Run("limits", func(t *testing.T) { testLimits(t, open) })
 
 	t.Run("session round trip", func(t *testing.T) {
 		s := open(t)

@@ -77,6 +77,8 @@ type ThreadStore interface {
 	// DeleteThread forgets a thread; ErrNotFound if owner has none with
 	// that id.
 	DeleteThread(ctx context.Context, owner, id string) error
+	// CountThreads is the number of owner's threads.
+	CountThreads(ctx context.Context, owner string) (int, error)
 }
 
 // Next is the page after t in a listing.
@@ -236,6 +238,19 @@ func (m *Memory) ListThreads(_ context.Context, owner string, after ThreadPage, 
 	m.mu.Unlock()
 	sortThreads(out)
 	return out[:min(limit, len(out))], nil
+}
+
+// CountThreads implements ThreadStore.
+func (m *Memory) CountThreads(_ context.Context, owner string) (int, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	n := 0
+	for k := range m.th.threads {
+		if o, _, _ := strings.Cut(k, "\x00"); o == owner {
+			n++
+		}
+	}
+	return n, nil
 }
 
 // DeleteThread implements ThreadStore.
