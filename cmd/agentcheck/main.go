@@ -53,52 +53,101 @@ func (h headers) Set(v string) error {
 const usage = `usage:
   agentcheck aap BASE_URL [flags]    check an AAP server (version 1, 2 or 3)
   agentcheck agui URL [flags]        check an AG-UI agent endpoint
+  agentcheck [aap|agui] --help       this text
+
+exit status: 0 every check passed or was skipped, 1 a check failed,
+2 a wrong command line or prompts file
 
 flags:
 `
 
+// options are agentcheck's flags, for both modes.
+type options struct {
+	key, key2, agent, prompts string
+	header                    headers
+	json                      bool
+	timeout                   time.Duration
+}
+
+func newFlags(out io.Writer, mode string) (*flag.FlagSet, *options) {
+	fs := flag.NewFlagSet(strings.TrimSpace("agentcheck "+mode), flag.ContinueOnError)
+	fs.SetOutput(out)
+	o := &options{header: headers{}}
+	// The keys' environment variables are read after parsing, so that the
+	// usage never prints a key as a default.
+	fs.StringVar(&o.key, "key", "", "API key (aap; env AGENTCHECK_KEY)")
+	fs.StringVar(&o.key2, "key2", "", "a second caller's API key, for the isolation checks (aap; env AGENTCHECK_KEY2)")
+	fs.StringVar(&o.agent, "agent", "", "the agent to check (aap; default: the first GET /meta lists)")
+	fs.Var(o.header, "header", "a header sent with every run, 'Name: value' (agui; repeatable)")
+	fs.StringVar(&o.prompts, "prompts", "", "YAML or JSON file of prompts (text, think, clientTool, tool, permission, serverTool, forwardedProps, fail)")
+	fs.BoolVar(&o.json, "json", false, "print the report as JSON")
+	fs.DurationVar(&o.timeout, "timeout", 60*time.Second, "limit for each request, a whole turn included")
+	fs.Usage = func() {
+		fmt.Fprint(fs.Output(), usage)
+		fs.PrintDefaults()
+	}
+	return fs, o
+}
+
+func isHelp(arg string) bool {
+	return arg == "-h" || arg == "-help" || arg == "--help"
+}
+
 // run returns the exit status: 0 all checks passed (or were skipped), 1 a
-// check failed, 2 the command line or the prompts file was wrong.
+// check failed, 2 the command line or the prompts file was wrong. --help,
+// before or after the mode, prints the usage with every flag on stdout
+// and returns 0.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) (int, error) {
+	if (len(args) > 0 && isHelp(args[0])) || (len(args) > 1 && isHelp(args[1]) && (args[0] == "aap" || args[0] == "agui")) {
+		fs, _ := newFlags(stdout, "")
+		fs.Usage()
+		return 0, nil
+	}
 	if len(args) < 2 || (args[0] != "aap" && args[0] != "agui") {
-		fmt.Fprint(stderr, usage)
-		newFlags(stderr, "").PrintDefaults()
+		fs, _ := newFlags(stderr, "")
+		fs.Usage()
 		return 2, errors.New("give a mode (aap or agui) and a URL")
 	}
 	mode, target := args[0], args[1]
-	fs := newFlags(stderr, mode)
-	key := fs.String("key", os.Getenv("AGENTCHECK_KEY"), "API key (aap; env AGENTCHECK_KEY)")
-	key2 := fs.String("key2", os.Getenv("AGENTCHECK_KEY2"), "a second caller's API key, for the isolation checks (aap; env AGENTCHECK_KEY2)")
-	agent := fs.String("agent", "", "the agent to check (aap; default: the first GET /meta lists)")
-	hdr := headers{}
-	fs.Var(hdr, "header", "a header sent with every run, 'Name: value' (agui; repeatable)")
-	prompts := fs.String("prompts", "", "YAML or JSON file of prompts (text, think, clientTool, tool, permission, serverTool, forwardedProps, fail)")
-	asJSON := fs.Bool("json", false, "print the report as JSON")
-	timeout := fs.Duration("timeout", 60*time.Second, "limit for each request, a whole turn included")
+	fs, o := newFlags(stderr, mode)
+	printUsage := fs.Usage
+	fs.Usage = func() {} // printed below: on stdout for --help
 	if err := fs.Parse(args[2:]); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			fs.SetOutput(stdout)
+			printUsage()
+			return 0, nil
+		}
+		printUsage()
 		return 2, err
 	}
 	if fs.NArg() > 0 {
 		return 2, fmt.Errorf("unexpected arguments %q", fs.Args())
 	}
+	if o.key == "" {
+		o.key = os.Getenv("AGENTCHECK_KEY")
+	}
+	if o.key2 == "" {
+		o.key2 = os.Getenv("AGENTCHECK_KEY2")
+	}
 	if u, err := url.Parse(target); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return 2, fmt.Errorf("%q is not an http(s) URL", target)
 	}
 	p := agentcheck.DefaultPrompts()
-	if *prompts != "" {
+	if o.prompts != "" {
 		var err error
-		if p, err = agentcheck.LoadPrompts(*prompts); err != nil {
+		if p, err = agentcheck.LoadPrompts(o.prompts); err != nil {
 			return 2, err
 		}
 	}
 	var report *agentcheck.Report
 	if mode == "aap" {
-		report = agentcheck.RunAAP(ctx, target, agentcheck.AAPOptions{Key: *key, Key2: *key2, Agent: *agent, Prompts: p, Timeout: *timeout})
+		report = agentcheck.RunAAP(ctx, target, agentcheck.AAPOptions{Key: o.key, Key2: o.key2, Agent: o.agent, Prompts: p, Timeout: o.timeout})
 	} else {
-		report = agentcheck.RunAGUI(ctx, target, agentcheck.AGUIOptions{Header: http.Header(hdr), Prompts: p, Timeout: *timeout})
+		report = agentcheck.RunAGUI(ctx, target, agentcheck.AGUIOptions{Header: http.Header(o.header), Prompts: p, Timeout: o.timeout})
 	}
 	var err error
-	if *asJSON {
+	if o.json {
 		err = report.WriteJSON(stdout)
 	} else {
 		err = report.WriteText(stdout)
@@ -110,10 +159,4 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (int, err
 		return 1, nil
 	}
 	return 0, nil
-}
-
-func newFlags(out io.Writer, mode string) *flag.FlagSet {
-	fs := flag.NewFlagSet("agentcheck "+mode, flag.ContinueOnError)
-	fs.SetOutput(out)
-	return fs
 }

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"flag"
+	"io"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
@@ -83,4 +85,31 @@ func TestRunUsage(t *testing.T) {
 	code, err := run(ctx, []string{"aap", "http://127.0.0.1:1", "--prompts", file}, &out, &errOut)
 	assert.ErrorContains(t, err, "unknown_key")
 	assert.Equal(t, 2, code)
+}
+
+// --help, alone or after a mode (or among a mode's flags), prints the
+// usage with every flag on stdout and exits 0, as the two bridges do; a
+// key in the environment is never printed as a default.
+func TestHelp(t *testing.T) {
+	t.Setenv("AGENTCHECK_KEY", "sk-secret-env-key")
+	fs, _ := newFlags(io.Discard, "")
+	for _, args := range [][]string{
+		{"--help"},
+		{"-h"},
+		{"aap", "--help"},
+		{"agui", "--help"},
+		{"agui", "-help"},
+		{"aap", "http://127.0.0.1:1", "--help"},
+	} {
+		var out, errOut bytes.Buffer
+		code, err := run(context.Background(), args, &out, &errOut)
+		require.NoError(t, err, "%q", args)
+		assert.Equal(t, 0, code, "%q", args)
+		assert.Empty(t, errOut.String(), "%q", args)
+		assert.Contains(t, out.String(), "agentcheck aap BASE_URL", "%q", args)
+		fs.VisitAll(func(f *flag.Flag) {
+			assert.Regexp(t, `(?m)^  -`+f.Name+`\b`, out.String(), "%q: the usage names --%s", args, f.Name)
+		})
+		assert.NotContains(t, out.String(), "sk-secret-env-key")
+	}
 }
