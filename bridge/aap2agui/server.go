@@ -84,20 +84,20 @@ func (s *Server) route(e *gin.Engine, m Mount) (err error) {
 	if m.Version == aap.Version3 {
 		g.GET("/sessions", s.auth, s.listSessions(m.Version))
 		g.POST("/sessions", s.auth, web.JSONBody, s.createSession)
-		g.GET("/sessions/:id", s.auth, s.getSession(m.Version))
-		g.DELETE("/sessions/:id", s.auth, s.deleteSession)
-		g.GET("/sessions/:id/history", s.auth, s.history)
-		g.POST("/sessions/:id/turns", s.auth, web.JSONBody, s.turn)
+		g.GET("/sessions/:id", s.auth, checkSessionID, s.getSession(m.Version))
+		g.DELETE("/sessions/:id", s.auth, checkSessionID, s.deleteSession)
+		g.GET("/sessions/:id/history", s.auth, checkSessionID, s.history)
+		g.POST("/sessions/:id/turns", s.auth, checkSessionID, web.JSONBody, s.turn)
 		return nil
 	}
 	// Versions 1 and 2: singular routes, PUT /session runs the first turn.
 	g.GET("/sessions", s.auth, s.listSessions(m.Version))
 	g.PUT("/session", s.auth, web.JSONBody, s.putSession)
-	g.GET("/session/:id", s.auth, s.getSession(m.Version))
-	g.DELETE("/session/:id", s.auth, s.deleteSession)
-	g.POST("/session/:id", s.auth, web.JSONBody, s.turnV1)
+	g.GET("/session/:id", s.auth, checkSessionID, s.getSession(m.Version))
+	g.DELETE("/session/:id", s.auth, checkSessionID, s.deleteSession)
+	g.POST("/session/:id", s.auth, checkSessionID, web.JSONBody, s.turnV1)
 	if m.Version == aap.Version2 {
-		g.GET("/session/:id/history", s.auth, s.history)
+		g.GET("/session/:id/history", s.auth, checkSessionID, s.history)
 	}
 	return nil
 }
@@ -356,6 +356,9 @@ func (s *Server) storeError(c *gin.Context, err error) {
 	if errors.Is(err, store.ErrNotFound) {
 		msg := "no session with id " + strconv.Quote(c.Param("id"))
 		if c.Param("id") == "" {
+			// PUT /session (versions 1 and 2), whose path holds no id:
+			// the session it made was deleted while the turn started.
+			// An empty id in a path is refused before (checkSessionID).
 			msg = "the session no longer exists"
 		}
 		web.Error(c, http.StatusNotFound, "session_not_found", msg)
