@@ -20,6 +20,7 @@ import (
 const (
 	CodeInterruptsPending = "INTERRUPTS_PENDING"    // new input while interrupts are open, without resume
 	CodeUnknownInterrupt  = "UNKNOWN_INTERRUPT"     // resume names an interrupt that is not open
+	CodeResumeWithoutCall = "RESUME_WITHOUT_CALL"   // resume of an open interrupt, without the message holding its call
 	CodePartialResume     = "PARTIAL_RESUME"        // resume leaves an open interrupt unanswered
 	CodeInvalidResume     = "INVALID_RESUME"        // a resume payload that cannot be read
 	CodeInputWithResume   = "NEW_INPUT_WITH_RESUME" // a user message together with resume
@@ -65,6 +66,43 @@ type plan struct {
 // makePlan works out what is new in the client's messages since the
 // thread's session last saw it.
 func (s *Server) makePlan(th *store.Thread, in *types.RunAgentInput, agent string) (*plan, error) {
+	p, err := s.planRun(th, in, agent)
+	var pe *planError
+	if errors.As(err, &pe) && pe.code == CodeUnknownInterrupt {
+		if missing := resumeWithoutCall(th, in, agent); missing != nil {
+			return nil, missing
+		}
+	}
+	return p, err
+}
+
+// resumeWithoutCall names what is missing when a resume names an
+// interrupt that is open on the thread but the run's messages do not hold
+// the assistant message with its tool call (a client that sent only the
+// latest messages): without it the messages read as another conversation,
+// in which the interrupt is not open. nil when that is not the case.
+func resumeWithoutCall(th *store.Thread, in *types.RunAgentInput, agent string) *planError {
+	if th == nil || th.SessionID == "" || th.Agent != agent {
+		return nil
+	}
+	calls := map[string]bool{}
+	for _, m := range in.Messages {
+		for _, c := range m.ToolCalls {
+			calls[c.ID] = true
+		}
+	}
+	for _, r := range in.Resume {
+		for _, it := range th.Interrupts {
+			if it.ID == r.InterruptID && it.ToolCallID != "" && !calls[it.ToolCallID] {
+				return runError(CodeResumeWithoutCall, "resume answers interrupt %q, which is open on this thread, but messages hold no assistant message with its tool call %q: send the thread's whole conversation (the messages the client has, the assistant message with that call included) with the resume", r.InterruptID, it.ToolCallID)
+			}
+		}
+	}
+	return nil
+}
+
+// planRun is makePlan without the diagnosis of resumeWithoutCall.
+func (s *Server) planRun(th *store.Thread, in *types.RunAgentInput, agent string) (*plan, error) {
 	msgs := make([]types.Message, 0, len(in.Messages))
 	for i, m := range in.Messages {
 		if m.Role == types.RoleActivity {
