@@ -98,6 +98,9 @@ type Config struct {
 	// BodyTimeout bounds the time to receive a request body; zero means
 	// 30 s, negative means no limit.
 	BodyTimeout time.Duration
+	// Limits are the optional per-key limits (sessions, concurrent turns,
+	// requests per second); the zero value limits nothing.
+	Limits Limits
 
 	// Store keeps sessions. Required.
 	Store store.Store

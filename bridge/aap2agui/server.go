@@ -14,6 +14,7 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"github.com/aapagui/aapagui/aap"
+	"github.com/aapagui/aapagui/internal/limit"
 	"github.com/aapagui/aapagui/internal/metrics"
 	"github.com/aapagui/aapagui/internal/web"
 	"github.com/aapagui/aapagui/store"
@@ -27,6 +28,7 @@ type Server struct {
 	secrets map[string]bool // names of secret options
 	engine  *gin.Engine
 	metrics *metrics.Metrics
+	limits  *limit.Keys // nil: no per-key rate or turn limit
 }
 
 // New returns a Server for the configuration.
@@ -34,10 +36,16 @@ func New(cfg Config) (*Server, error) {
 	if err := cfg.setDefaults(); err != nil {
 		return nil, err
 	}
+	if err := cfg.Limits.check(); err != nil {
+		return nil, err
+	}
+	if err := checkHeader(cfg.UpstreamHeader); err != nil {
+		return nil, err
+	}
 	m := metrics.New(metrics.Options{Namespace: "aap2agui", Unit: "turn"})
 	observe, hc, outer := web.Telemetry("aap2agui", m, cfg.TracerProvider, cfg.HTTPClient)
 	cfg.Store, cfg.HTTPClient = store.Observe(cfg.Store, observe), hc
-	s := &Server{cfg: cfg, keys: web.NewKeys(cfg.APIKeys), secrets: map[string]bool{}, metrics: m}
+	s := &Server{cfg: cfg, keys: web.NewKeys(cfg.APIKeys), secrets: map[string]bool{}, metrics: m, limits: newLimits(cfg.Limits)}
 	for _, o := range cfg.Agent.Options {
 		if o.Type == aap.OptionSecret {
 			s.secrets[o.Name] = true
@@ -87,15 +95,15 @@ func (s *Server) route(e *gin.Engine, m Mount) (err error) {
 		g.GET("/sessions/:id", s.auth, checkSessionID, s.getSession(m.Version))
 		g.DELETE("/sessions/:id", s.auth, checkSessionID, s.deleteSession)
 		g.GET("/sessions/:id/history", s.auth, checkSessionID, s.history)
-		g.POST("/sessions/:id/turns", s.auth, checkSessionID, web.JSONBody, s.turn)
+		g.POST("/sessions/:id/turns", s.auth, checkSessionID, s.turnPlace, web.JSONBody, s.turn)
 		return nil
 	}
 	// Versions 1 and 2: singular routes, PUT /session runs the first turn.
 	g.GET("/sessions", s.auth, s.listSessions(m.Version))
-	g.PUT("/session", s.auth, web.JSONBody, s.putSession)
+	g.PUT("/session", s.auth, s.turnPlace, web.JSONBody, s.putSession)
 	g.GET("/session/:id", s.auth, checkSessionID, s.getSession(m.Version))
 	g.DELETE("/session/:id", s.auth, checkSessionID, s.deleteSession)
-	g.POST("/session/:id", s.auth, checkSessionID, web.JSONBody, s.turnV1)
+	g.POST("/session/:id", s.auth, checkSessionID, s.turnPlace, web.JSONBody, s.turnV1)
 	if m.Version == aap.Version2 {
 		g.GET("/session/:id/history", s.auth, checkSessionID, s.history)
 	}
@@ -117,6 +125,9 @@ func (s *Server) auth(c *gin.Context) {
 	if err != nil {
 		c.Header("WWW-Authenticate", `Bearer realm="aap"`)
 		web.Error(c, http.StatusUnauthorized, "unauthorized", "a valid API key is required: Authorization: Bearer <key>")
+		return
+	}
+	if !s.allow(c, owner) {
 		return
 	}
 	c.Set(ownerKey, owner)
@@ -267,8 +278,12 @@ func (s *Server) newSession(c *gin.Context, req *aap.PostSessionsRequest, first 
 			sess.Interrupts = append(sess.Interrupts, translate.PermissionInterrupt(seedCall(seed, id)))
 		}
 	}
-	if err := s.cfg.Store.CreateSession(c.Request.Context(), sess, seed); err != nil {
-		s.storeError(c, err)
+	if err := s.cfg.Store.CreateSessionWithin(c.Request.Context(), sess, seed, s.cfg.Limits.SessionsPerKey); err != nil {
+		if errors.Is(err, store.ErrLimit) {
+			s.tooManySessions(c)
+		} else {
+			s.storeError(c, err)
+		}
 		return nil, false
 	}
 	s.metrics.InterruptsChanged(len(sess.Interrupts))
@@ -364,7 +379,7 @@ func (s *Server) storeError(c *gin.Context, err error) {
 		web.Error(c, http.StatusNotFound, "session_not_found", msg)
 		return
 	}
-	web.Logger(c).Error().Err(err).Msg("store")
+	web.FailureLog(c, web.Logger(c)).Err(err).Msg("store")
 	web.Error(c, http.StatusInternalServerError, "store_error", "the session store failed")
 }
 

@@ -115,6 +115,9 @@ type Config struct {
 	// BodyTimeout bounds the time to receive a request body; zero means
 	// 30 s, negative means no limit.
 	BodyTimeout time.Duration
+	// Limits are the optional per-key limits (threads, concurrent runs,
+	// requests per second); the zero value limits nothing.
+	Limits Limits
 
 	// Store keeps threads. Required.
 	Store store.ThreadStore

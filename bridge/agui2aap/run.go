@@ -78,7 +78,7 @@ func (s *Server) run(c *gin.Context) {
 		return
 	}
 	if err != nil {
-		log.Error().Err(err).Msg("store: lock thread")
+		web.FailureLog(c, log).Err(err).Msg("store: lock thread")
 		web.Error(c, http.StatusInternalServerError, "store_error", "the thread store failed")
 		return
 	}
@@ -103,12 +103,15 @@ func (s *Server) run(c *gin.Context) {
 		th, err = nil, nil
 	}
 	if err != nil {
-		log.Error().Err(err).Msg("store: get thread")
+		web.FailureLog(c, log).Err(err).Msg("store: get thread")
 		web.Error(c, http.StatusInternalServerError, "store_error", "the thread store failed")
 		return
 	}
 	if isHydration(&in) {
 		s.hydrate(c, cl, info, &in, th, log)
+		return
+	}
+	if th == nil && !s.roomForThread(c, owner) {
 		return
 	}
 	r := &runner{s: s, c: c, cl: cl, in: &in, info: info, th: th, log: log, clientTools: clientTools, fwd: fwd, lease: lease, end: endRun}

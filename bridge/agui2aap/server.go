@@ -16,6 +16,7 @@ import (
 	"golang.org/x/sync/singleflight"
 
 	"github.com/aapagui/aapagui/aap"
+	"github.com/aapagui/aapagui/internal/limit"
 	"github.com/aapagui/aapagui/internal/metrics"
 	"github.com/aapagui/aapagui/internal/web"
 	"github.com/aapagui/aapagui/store"
@@ -27,6 +28,7 @@ type Server struct {
 	keys    web.Keys
 	engine  *gin.Engine
 	metrics *metrics.Metrics
+	limits  *limit.Keys // nil: no per-key rate or run limit
 
 	metaMu sync.Mutex
 	meta   map[string]metaEntry // by upstream credential
@@ -45,10 +47,13 @@ func New(cfg Config) (*Server, error) {
 	if err := cfg.setDefaults(); err != nil {
 		return nil, err
 	}
+	if err := cfg.Limits.check(); err != nil {
+		return nil, err
+	}
 	m := metrics.New(metrics.Options{Namespace: "agui2aap", Unit: "run"})
 	observe, hc, outer := web.Telemetry("agui2aap", m, cfg.TracerProvider, cfg.HTTPClient)
 	cfg.Store, cfg.HTTPClient = store.ObserveThreads(cfg.Store, observe), hc
-	s := &Server{cfg: cfg, keys: web.NewKeys(cfg.APIKeys), meta: map[string]metaEntry{}, metrics: m}
+	s := &Server{cfg: cfg, keys: web.NewKeys(cfg.APIKeys), meta: map[string]metaEntry{}, metrics: m, limits: newLimits(cfg.Limits)}
 	guards := []gin.HandlerFunc{web.CORS(cfg.CORSOrigins, "GET, POST, DELETE, OPTIONS"), web.BodyTimeout(cfg.BodyTimeout)}
 	if s.keys.Open() {
 		guards = append(guards, web.HostAllow(cfg.AllowedHosts))
@@ -65,7 +70,7 @@ func New(cfg Config) (*Server, error) {
 		e.GET("/metrics", s.auth, gin.WrapH(m.Handler()))
 	}
 	e.GET("/agents", s.auth, s.listAgents)
-	e.POST("/agents/:name", s.auth, web.JSONBody, s.run)
+	e.POST("/agents/:name", s.auth, s.runPlace, web.JSONBody, s.run)
 	e.GET("/agents/:name/threads", s.auth, s.listThreads)
 	e.DELETE("/agents/:name/threads/:threadId", s.auth, s.deleteThread)
 	s.engine = e
@@ -115,6 +120,9 @@ func (s *Server) auth(c *gin.Context) {
 	if s.cfg.ForwardAuth && s.keys.Open() {
 		// The upstream checks the key; threads are scoped to it.
 		owner, _ = web.NewKeys([]string{bearer(c.Request)}).Owner(c.Request)
+	}
+	if !s.allow(c, owner) {
+		return
 	}
 	c.Set(ownerKey, owner)
 }
@@ -230,8 +238,15 @@ func (s *Server) ready(c *gin.Context) {
 var errConnectTimeout = errors.New("upstream response header timeout")
 
 // upstreamError answers a failed upstream call before any stream began.
+//
+// A call that failed because the client went away is no upstream failure:
+// it is logged at debug level and answered 499 (web.Error).
 func (s *Server) upstreamError(c *gin.Context, err error) {
-	web.Logger(c).Warn().Err(err).Msg("upstream call failed")
+	if web.Left(c) {
+		web.Logger(c).Debug().Err(err).Bool("client_left", true).Msg("upstream call ended: the client went away")
+	} else {
+		web.Logger(c).Warn().Err(err).Msg("upstream call failed")
+	}
 	status, code, msg := s.upstreamFailure(err)
 	if code == "unauthorized" {
 		c.Header("WWW-Authenticate", `Bearer realm="agui2aap"`)

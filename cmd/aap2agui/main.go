@@ -14,6 +14,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"math"
 	"net"
 	"net/http"
 	"os"
@@ -70,6 +71,10 @@ func run(args []string) error {
 	pageSize := f.Int64("page-size", 50, "sessions per page of GET /sessions (1 to 1000)")
 	metricsListen := f.String("metrics-listen", "", "serve GET /metrics on this address of its own, without an API key (e.g. 127.0.0.1:9464); empty: on --listen, behind --api-key")
 	grace := f.Duration("shutdown-timeout", 30*time.Second, "how long running turns may take to finish on SIGTERM")
+	maxSessions := f.Int64("max-sessions-per-key", 0, "sessions one API key may hold, across replicas (0: no limit); over it, 429")
+	maxTurns := f.Int64("max-turns-per-key", 0, "turns one API key may run at once, per process (0: no limit); over it, 429")
+	ratePerKey := f.Float64("rate-limit-per-key", 0, "requests a second one API key may make, per process (0: no limit); over it, 429")
+	burstPerKey := f.Int64("rate-burst-per-key", 0, "requests one API key may make at once above --rate-limit-per-key (0: the rate, rounded up)")
 	if err := f.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return nil
@@ -96,6 +101,9 @@ func run(args []string) error {
 		MaxBody: *maxBody, Logger: log, UpstreamHeader: http.Header{}, BodyTimeout: *bodyTimeout,
 		ConnectTimeout: *headerTimeout, IdleTimeout: *idleTimeout, KeepAlive: *keepAlive,
 		PageSize: int(*pageSize), CORSOrigins: *origins,
+	}
+	if cfg.Limits, err = limits(*maxSessions, *maxTurns, *ratePerKey, *burstPerKey); err != nil {
+		return err
 	}
 	if cfg.ThreadIDs, err = aap2agui.ParseThreadIDs(*threadIDs); err != nil {
 		return fmt.Errorf("--thread-id: %w", err)
@@ -184,6 +192,19 @@ func run(args []string) error {
 		log.Info().Str("listen", a.String()).Str("upstream", cli.RedactURL(cfg.Upstream)).Strs("upstream_headers", headerNames).
 			Str("agent", cfg.Agent.Name).Str("store", cli.RedactURL(*storeSpec)).Str("base_path", cfg.BasePath).Strs("aap_versions", *versions).Strs("cors_origins", cfg.CORSOrigins).Msg("aap2agui serving")
 	})
+}
+
+// limits checks the per-key limit flags.
+func limits(sessions, turns int64, rate float64, burst int64) (aap2agui.Limits, error) {
+	for name, v := range map[string]int64{"--max-sessions-per-key": sessions, "--max-turns-per-key": turns, "--rate-burst-per-key": burst} {
+		if v < 0 || v > math.MaxInt32 {
+			return aap2agui.Limits{}, fmt.Errorf("%s %d: want 0 (no limit) or a positive number", name, v)
+		}
+	}
+	if rate < 0 || math.IsNaN(rate) || math.IsInf(rate, 0) {
+		return aap2agui.Limits{}, fmt.Errorf("--rate-limit-per-key %g: want 0 (no limit) or a positive number of requests a second", rate)
+	}
+	return aap2agui.Limits{SessionsPerKey: int(sessions), TurnsPerKey: int(turns), RequestsPerSecond: rate, Burst: int(burst)}, nil
 }
 
 // demoAgent describes the demo agent as examples/agent.yaml does (a test

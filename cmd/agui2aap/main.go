@@ -15,6 +15,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"math"
 	"net"
 	"os"
 	"strings"
@@ -65,6 +66,10 @@ func run(args []string) error {
 	bodyTimeout := f.Duration("body-timeout", 30*time.Second, "how long a client may take to send a request body")
 	metricsListen := f.String("metrics-listen", "", "serve GET /metrics on this address of its own, without an API key (e.g. 127.0.0.1:9464); empty: on --listen, behind --api-key")
 	grace := f.Duration("shutdown-timeout", 30*time.Second, "how long running runs may take to finish on SIGTERM")
+	maxThreads := f.Int64("max-threads-per-key", 0, "threads one key (API key, or forwarded key) may hold (0: no limit); over it, 429")
+	maxRuns := f.Int64("max-runs-per-key", 0, "runs one key may have going at once, per process (0: no limit); over it, 429")
+	ratePerKey := f.Float64("rate-limit-per-key", 0, "requests a second one key may make, per process (0: no limit); over it, 429")
+	burstPerKey := f.Int64("rate-burst-per-key", 0, "requests one key may make at once above --rate-limit-per-key (0: the rate, rounded up)")
 	if err := f.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return nil
@@ -91,6 +96,9 @@ func run(args []string) error {
 		CORSOrigins: *origins, Policy: agui2aap.Policy(strings.ToLower(*policy)), ServerTools: tools,
 		MaxBody: *maxBody, Logger: log, BodyTimeout: *bodyTimeout, SnapshotAfterRuns: *snapshots,
 		ConnectTimeout: *headerTimeout, IdleTimeout: *idleTimeout, KeepAlive: *keepAlive,
+	}
+	if cfg.Limits, err = limits(*maxThreads, *maxRuns, *ratePerKey, *burstPerKey); err != nil {
+		return err
 	}
 	if err := cli.CheckHeaderValues("--api-key", cfg.APIKeys...); err != nil {
 		return err
@@ -157,4 +165,17 @@ func run(args []string) error {
 		log.Info().Str("listen", a.String()).Str("upstream", cli.RedactURL(cfg.Upstream)).Bool("forward_auth", cfg.ForwardAuth).
 			Str("policy", string(cfg.Policy)).Str("store", cli.RedactURL(*storeSpec)).Strs("cors_origins", cfg.CORSOrigins).Msg("agui2aap serving")
 	})
+}
+
+// limits checks the per-key limit flags.
+func limits(threads, runs int64, rate float64, burst int64) (agui2aap.Limits, error) {
+	for name, v := range map[string]int64{"--max-threads-per-key": threads, "--max-runs-per-key": runs, "--rate-burst-per-key": burst} {
+		if v < 0 || v > math.MaxInt32 {
+			return agui2aap.Limits{}, fmt.Errorf("%s %d: want 0 (no limit) or a positive number", name, v)
+		}
+	}
+	if rate < 0 || math.IsNaN(rate) || math.IsInf(rate, 0) {
+		return agui2aap.Limits{}, fmt.Errorf("--rate-limit-per-key %g: want 0 (no limit) or a positive number of requests a second", rate)
+	}
+	return agui2aap.Limits{ThreadsPerKey: int(threads), RunsPerKey: int(runs), RequestsPerSecond: rate, Burst: int(burst)}, nil
 }

@@ -68,8 +68,12 @@ func (k Keys) Owner(r *http.Request) (string, error) {
 }
 
 // Error writes a JSON error body {"error":{"code","message"}} and aborts.
+//
+// A server error (5xx) for a client that went away is answered 499
+// client_closed_request instead (see StatusClientClosedRequest).
 func Error(c *gin.Context, status int, code, message string) {
 	c.Abort()
+	status, code, message = clientClosed(status, code, message, c)
 	WriteError(c.Writer, status, code, message)
 }
 
@@ -97,6 +101,16 @@ func Held(c *gin.Context, code, message string, left time.Duration) {
 	enc := json.NewEncoder(c.Writer)
 	enc.SetEscapeHTML(false)
 	_ = enc.Encode(heldResponse{Error: heldBody{Code: code, Message: message, LeaseRemainingMs: max(1, left.Milliseconds())}})
+}
+
+// TooMany answers 429 to a request over one of its key's limits:
+// Retry-After gives the whole seconds (rounded up, at least 1) after which
+// a retry may pass, and the body is the usual error naming the limit.
+func TooMany(c *gin.Context, code, message string, retry time.Duration) {
+	c.Abort()
+	secs := max(1, int64((retry+time.Second-1)/time.Second))
+	c.Header("Retry-After", itoa(secs))
+	WriteError(c.Writer, http.StatusTooManyRequests, code, message)
 }
 
 type heldResponse struct {

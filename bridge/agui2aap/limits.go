@@ -1,0 +1,92 @@
+package agui2aap
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"time"
+
+	"github.com/gin-gonic/gin"
+
+	"github.com/aapagui/aapagui/internal/limit"
+	"github.com/aapagui/aapagui/internal/web"
+)
+
+// Limits are optional per-key limits, each off at zero. A key is one API
+// key (Config.APIKeys), or the key a caller forwards (Config.ForwardAuth);
+// without either every caller is the same key. Over a limit a request
+// gets 429 with Retry-After and a JSON error.
+type Limits struct {
+	// ThreadsPerKey caps the threads a key holds (each has an AAP session
+	// behind it); deleting one frees its place. Counted when a run starts
+	// a new thread: new threads started at the same moment may pass it
+	// together, by at most the runs starting them.
+	ThreadsPerKey int
+	// RunsPerKey caps the runs a key has going at once, counted by each
+	// process: replicas each allow this many.
+	RunsPerKey int
+	// RequestsPerSecond caps a key's requests (every route behind the
+	// key), a token bucket per key in each process, with bursts of Burst
+	// (zero: RequestsPerSecond rounded up).
+	RequestsPerSecond float64
+	Burst             int
+}
+
+// Retry-After for the limits that free at no foreseeable time: a run
+// place frees when one of the key's runs ends; a thread place when the
+// client deletes a thread.
+const (
+	runRetry    = time.Second
+	threadRetry = time.Minute
+)
+
+func (l *Limits) check() error {
+	if l.ThreadsPerKey < 0 || l.RunsPerKey < 0 || l.RequestsPerSecond < 0 || l.Burst < 0 {
+		return errors.New("agui2aap: Config.Limits: a limit is zero (off) or positive")
+	}
+	return nil
+}
+
+func newLimits(l Limits) *limit.Keys { return limit.New(l.RequestsPerSecond, l.Burst, l.RunsPerKey) }
+
+// allow takes one of owner's requests (Limits.RequestsPerSecond); it
+// answers 429 itself and returns false when none is left.
+func (s *Server) allow(c *gin.Context, owner string) bool {
+	ok, wait := s.limits.Allow(owner)
+	if !ok {
+		web.TooMany(c, "too_many_requests", fmt.Sprintf("this key is over its limit of %g requests a second", s.cfg.Limits.RequestsPerSecond), wait)
+	}
+	return ok
+}
+
+// runPlace holds one of the caller's run places (Limits.RunsPerKey) for
+// the rest of the request, or answers 429.
+func (s *Server) runPlace(c *gin.Context) {
+	release, ok := s.limits.Acquire(c.GetString(ownerKey))
+	if !ok {
+		web.TooMany(c, "too_many_runs", fmt.Sprintf("this key already has %d runs going, its limit; retry once one has finished", s.limits.Turns()), runRetry)
+		return
+	}
+	defer release()
+	c.Next()
+}
+
+// roomForThread answers 429 and returns false when owner already holds
+// Limits.ThreadsPerKey threads (a run about to start a new one).
+func (s *Server) roomForThread(c *gin.Context, owner string) bool {
+	max := s.cfg.Limits.ThreadsPerKey
+	if max <= 0 {
+		return true
+	}
+	n, err := s.cfg.Store.CountThreads(c.Request.Context(), owner)
+	if err != nil {
+		web.Logger(c).Error().Err(err).Msg("store: count threads")
+		web.Error(c, http.StatusInternalServerError, "store_error", "the thread store failed")
+		return false
+	}
+	if n >= max {
+		web.TooMany(c, "too_many_threads", fmt.Sprintf("this key holds %d threads, its limit; delete one to start another", max), threadRetry)
+		return false
+	}
+	return true
+}

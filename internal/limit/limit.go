@@ -1,0 +1,143 @@
+// Package limit holds the optional per-key limits both bridges share:
+// requests per second (a token bucket per key, golang.org/x/time/rate)
+// and concurrent turns per key. Both are counted in this process; the
+// session limit, which must hold across replicas, is the store's
+// (store.Store.CreateSessionWithin).
+package limit
+
+import (
+	"math"
+	"sync"
+	"time"
+
+	"golang.org/x/time/rate"
+)
+
+// Keys counts requests and running turns per key (an owner id, never a
+// key). The zero value and nil limit nothing.
+type Keys struct {
+	rate  rate.Limit // 0: no rate limit
+	burst int
+	turns int // 0: no turn limit
+
+	mu    sync.Mutex
+	keys  map[string]*key
+	swept time.Time
+}
+
+type key struct {
+	bucket *rate.Limiter
+	turns  int
+	used   time.Time
+}
+
+// sweepEvery is how often idle keys are forgotten: a key with no turn
+// running and a full bucket is the same as a key never seen.
+const sweepEvery = time.Minute
+
+// New returns the limits: perSecond requests a second with bursts of
+// burst (at least 1; zero: perSecond rounded up), and turns concurrent
+// turns; zero (or less) turns a limit off. It returns nil when every limit
+// is off.
+func New(perSecond float64, burst, turns int) *Keys {
+	if perSecond <= 0 && turns <= 0 {
+		return nil
+	}
+	k := &Keys{turns: max(turns, 0), keys: map[string]*key{}}
+	if perSecond > 0 {
+		k.rate = rate.Limit(perSecond)
+		if burst <= 0 {
+			burst = int(math.Ceil(perSecond))
+		}
+		k.burst = max(burst, 1)
+	}
+	return k
+}
+
+// get returns owner's entry, creating it; k.mu is held.
+func (k *Keys) get(owner string, now time.Time) *key {
+	if now.Sub(k.swept) > sweepEvery {
+		k.sweep(now)
+	}
+	e, ok := k.keys[owner]
+	if !ok {
+		e = &key{}
+		if k.rate > 0 {
+			e.bucket = rate.NewLimiter(k.rate, k.burst)
+		}
+		k.keys[owner] = e
+	}
+	e.used = now
+	return e
+}
+
+// sweep forgets the keys that are as good as new; k.mu is held.
+func (k *Keys) sweep(now time.Time) {
+	k.swept = now
+	for owner, e := range k.keys {
+		if e.turns == 0 && (e.bucket == nil || e.bucket.TokensAt(now) >= float64(k.burst)) {
+			delete(k.keys, owner)
+		}
+	}
+}
+
+// Allow takes one request of owner's rate. When none is left it returns
+// false and how long until one is.
+func (k *Keys) Allow(owner string) (bool, time.Duration) {
+	if k == nil || k.rate == 0 {
+		return true, 0
+	}
+	now := time.Now()
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	b := k.get(owner, now).bucket
+	if b.AllowN(now, 1) {
+		return true, 0
+	}
+	wait := time.Duration((1 - b.TokensAt(now)) / float64(k.rate) * float64(time.Second))
+	return false, max(wait, time.Millisecond)
+}
+
+// Turns is the turn limit, 0 if there is none.
+func (k *Keys) Turns() int {
+	if k == nil {
+		return 0
+	}
+	return k.turns
+}
+
+// Acquire takes one of owner's turn places; release gives it back (once).
+// It returns false when owner already runs as many turns as allowed.
+func (k *Keys) Acquire(owner string) (release func(), ok bool) {
+	if k == nil || k.turns == 0 {
+		return func() {}, true
+	}
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	e := k.get(owner, time.Now())
+	if e.turns >= k.turns {
+		return nil, false
+	}
+	e.turns++
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			k.mu.Lock()
+			defer k.mu.Unlock()
+			e.turns--
+			if e.turns == 0 && e.bucket == nil {
+				delete(k.keys, owner)
+			}
+		})
+	}, true
+}
+
+// Len is the number of keys remembered (for tests).
+func (k *Keys) Len() int {
+	if k == nil {
+		return 0
+	}
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	return len(k.keys)
+}
