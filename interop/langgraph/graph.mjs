@@ -1,0 +1,236 @@
+// A LangGraph.js graph with a scripted chat model (no LLM, no network) that
+// follows the script of the built-in demo agents (demo/script.go), as the
+// LangGraph API server loads it (agent.mjs serves it). The model looks at
+// the newest message; for a user message, the first rule that matches
+// wins (case-insensitively):
+//
+//   fail               "Starting…", then the model fails: RUN_ERROR
+//   weather in <place> the client tool get_weather {"location": <place>}
+//                      when the run declares it (the graph then ends: the
+//                      AG-UI client runs it); else says it cannot
+//   search <query>     the graph's own tool web_search, run at once: its
+//                      result, then "Here is what I found. <result>"
+//   delete <name>      the tool delete_file, which the graph runs only once
+//                      the user approves: interrupt() with reason
+//                      "tool_call" and the call's toolCallId (resume
+//                      {approved, reason}); then "Done: <result>" or
+//                      "Not deleted: <reason>"
+//   publish <text>     interrupt() in a node of its own, not bound to a
+//                      tool call (resume {approved, reason}); then
+//                      "Published: <text>" or "Not published: <reason>"
+//   history            "History: tool calls: <names>", the tool calls the
+//                      model is given
+//   anything else      "You said: <message>"
+//
+// Text and tool arguments are streamed in several chunks.
+import { Annotation, END, MessagesAnnotation, START, StateGraph, interrupt } from "@langchain/langgraph";
+import { ToolNode } from "@langchain/langgraph/prebuilt";
+import { BaseChatModel } from "@langchain/core/language_models/chat_models";
+import { AIMessage, AIMessageChunk, ToolMessage } from "@langchain/core/messages";
+import { ChatGenerationChunk } from "@langchain/core/outputs";
+import { tool } from "@langchain/core/tools";
+import { z } from "zod";
+
+const NO_WEATHER_TOOL = "I cannot check the weather: the application did not give me a get_weather tool.";
+
+// chunks splits text the way the Go demo agent does (demo.Chunks).
+function chunks(s) {
+  const out = s.split(/(?<= )/).filter((w) => w !== "");
+  const runes = [...s];
+  if (out.length >= 3 || runes.length < 3) return out;
+  const size = Math.floor((runes.length + 2) / 3);
+  return [runes.slice(0, size).join(""), runes.slice(size, 2 * size).join(""), runes.slice(2 * size).join("")];
+}
+
+function argChunks(s) {
+  if (s.length < 3) return [s];
+  const a = Math.floor(s.length / 3), b = Math.floor((2 * s.length) / 3);
+  return [s.slice(0, a), s.slice(a, b), s.slice(b)];
+}
+
+const cleanArg = (s) => s.trim().replace(/[?!.,;: ]+$/, "");
+
+function textOf(content) {
+  if (typeof content === "string") return content;
+  return (content ?? []).filter((p) => p.type === "text").map((p) => p.text).join("");
+}
+
+let calls = 0;
+
+// script is the scripted model: the chunks of one answer to messages.
+function script(messages, tools) {
+  const out = [];
+  const say = (s) => {
+    for (const delta of chunks(s)) out.push(new AIMessageChunk({ content: delta }));
+  };
+  const call = (name, input) => {
+    const id = `lg-call-${++calls}`;
+    const args = argChunks(JSON.stringify(input));
+    args.forEach((delta, i) =>
+      out.push(new AIMessageChunk({
+        content: "",
+        tool_call_chunks: [{ type: "tool_call_chunk", index: 0, ...(i === 0 ? { id, name } : {}), args: delta }],
+      })),
+    );
+  };
+  const last = messages[messages.length - 1];
+  if (last?._getType?.() === "tool" || last?.getType?.() === "tool") {
+    const text = textOf(last.content);
+    let callOf;
+    for (const m of messages) for (const c of m.tool_calls ?? []) if (c.id === last.tool_call_id) callOf = c;
+    switch (callOf?.name) {
+      case "get_weather":
+        say(`The weather in ${callOf.args.location}: ${text}`);
+        break;
+      case "web_search":
+        say("Here is what I found. " + text);
+        break;
+      case "delete_file":
+        say(text.startsWith("Tool call denied") ? `Not deleted: ${text.replace(/^Tool call denied:? ?/, "") || "no reason given"}` : `Done: ${text}`);
+        break;
+      default:
+        say("Thanks, I got the result: " + text);
+    }
+    return { out };
+  }
+  let message = "";
+  for (let i = messages.length - 1; i >= 0; i--) {
+    const t = messages[i]._getType?.() ?? messages[i].getType?.();
+    if (t === "human") {
+      message = textOf(messages[i].content);
+      break;
+    }
+  }
+  const lower = message.toLowerCase();
+  let m;
+  if (lower.includes("fail")) {
+    say("Starting…");
+    return { out, fail: "The demo agent failed on purpose." };
+  } else if ((m = /weather in (.*)/i.exec(message)) && cleanArg(m[1]) !== "") {
+    if ((tools ?? []).some((t) => (t.function?.name ?? t.name) === "get_weather")) call("get_weather", { location: cleanArg(m[1]) });
+    else say(NO_WEATHER_TOOL);
+  } else if ((m = /search (.*)/i.exec(message)) && cleanArg(m[1]) !== "") {
+    call("web_search", { query: cleanArg(m[1]) });
+  } else if ((m = /delete (.*)/i.exec(message)) && cleanArg(m[1]) !== "") {
+    call("delete_file", { name: cleanArg(m[1]) });
+  } else if (lower.includes("history")) {
+    const names = [];
+    for (const msg of messages) for (const c of msg.tool_calls ?? []) names.push(c.name);
+    say(`History: tool calls: ${names.join(", ") || "none"}.`);
+  } else {
+    say("You said: " + message);
+  }
+  return { out };
+}
+
+// ScriptedChatModel is a chat model whose answers the script writes,
+// streamed chunk by chunk as a real model's are (what @ag-ui/langgraph
+// reads from the graph's on_chat_model_stream events).
+class ScriptedChatModel extends BaseChatModel {
+  _llmType() {
+    return "scripted";
+  }
+
+  async _generate(messages, options, runManager) {
+    let message;
+    for await (const chunk of this._streamResponseChunks(messages, options, runManager)) {
+      message = message ? message.concat(chunk.message) : chunk.message;
+    }
+    return { generations: [{ text: textOf(message?.content), message: new AIMessage({ content: message?.content ?? "", tool_calls: message?.tool_calls ?? [] }) }] };
+  }
+
+  async *_streamResponseChunks(messages, options, runManager) {
+    const { out, fail } = script(messages, options?.tools ?? this.tools);
+    for (const message of out) {
+      const chunk = new ChatGenerationChunk({ message, text: textOf(message.content) });
+      yield chunk;
+      await runManager?.handleLLMNewToken(chunk.text, undefined, undefined, undefined, undefined, { chunk });
+    }
+    if (fail) throw new Error(fail);
+  }
+}
+
+const model = new ScriptedChatModel({});
+
+const webSearch = tool(async ({ query }) => `Results for ${query}: the demo index has three pages about ${query}.`, {
+  name: "web_search",
+  description: "Search the web.",
+  schema: z.object({ query: z.string() }),
+});
+
+const deleteFile = tool(async ({ name }) => `Deleted ${name}.`, {
+  name: "delete_file",
+  description: "Delete a file, once the user approves it.",
+  schema: z.object({ name: z.string() }),
+});
+
+const approval = {
+  type: "object",
+  properties: { approved: { type: "boolean" }, reason: { type: "string" } },
+  required: ["approved"],
+};
+
+// A resume is a decision: {approved, reason}; @ag-ui/langgraph resumes a
+// cancelled interrupt with {__agui_cancelled__: true}.
+function decision(value) {
+  if (value && typeof value === "object" && value.__agui_cancelled__) return { approved: false, reason: value.reason ?? "cancelled" };
+  if (value && typeof value === "object") return { approved: value.approved === true, reason: value.reason ?? "" };
+  return { approved: false, reason: "" };
+}
+
+const State = Annotation.Root({
+  ...MessagesAnnotation.spec,
+  // The client's tools, as @ag-ui/langgraph gives them.
+  tools: Annotation({ reducer: (_, b) => b, default: () => [] }),
+});
+
+async function agent(state) {
+  const tools = state.tools ?? [];
+  const response = await model.invoke(state.messages, { tools });
+  return { messages: [response] };
+}
+
+// approve asks the user before delete_file runs: the denied call gets its
+// result here, the approved one goes on to the tools node.
+function approve(state) {
+  const last = state.messages[state.messages.length - 1];
+  const c = last.tool_calls.find((t) => t.name === "delete_file");
+  const d = decision(interrupt({ reason: "tool_call", toolCallId: c.id, message: `Delete ${c.args.name}?`, responseSchema: approval }));
+  if (d.approved) return {};
+  return { messages: [new ToolMessage({ tool_call_id: c.id, content: d.reason ? `Tool call denied: ${d.reason}` : "Tool call denied" })] };
+}
+
+function publish(state) {
+  const last = state.messages[state.messages.length - 1];
+  const text = cleanArg(/publish (.*)/i.exec(textOf(last.content))[1]);
+  const d = decision(interrupt({ message: `Publish "${text}"?`, responseSchema: approval }));
+  const answer = d.approved ? `Published: ${text}` : `Not published: ${d.reason || "no reason given"}`;
+  return { messages: [new AIMessage({ content: answer })] };
+}
+
+function route(state) {
+  const last = state.messages[state.messages.length - 1];
+  const calls = last.tool_calls ?? [];
+  if (calls.length === 0) return END;
+  if (calls.some((c) => c.name === "delete_file")) return "approve";
+  if (calls.every((c) => c.name === "web_search")) return "run_tools";
+  return END; // a client tool: the AG-UI client runs it
+}
+
+function start(state) {
+  const last = state.messages[state.messages.length - 1];
+  const t = last?._getType?.() ?? last?.getType?.();
+  return t === "human" && /publish (.*)/i.test(textOf(last.content)) && cleanArg(/publish (.*)/i.exec(textOf(last.content))[1]) !== "" ? "publish" : "agent";
+}
+
+export const graph = new StateGraph(State)
+  .addNode("agent", agent)
+  .addNode("run_tools", new ToolNode([webSearch, deleteFile]))
+  .addNode("approve", approve)
+  .addNode("publish", publish)
+  .addConditionalEdges(START, start, ["agent", "publish"])
+  .addConditionalEdges("agent", route, ["run_tools", "approve", END])
+  .addConditionalEdges("approve", (state) => (state.messages[state.messages.length - 1]._getType?.() === "tool" ? "agent" : "run_tools"), ["agent", "run_tools"])
+  .addEdge("run_tools", "agent")
+  .addEdge("publish", END)
+  .compile();
