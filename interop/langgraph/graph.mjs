@@ -26,10 +26,14 @@
 import { Annotation, END, MessagesAnnotation, START, StateGraph, interrupt } from "@langchain/langgraph";
 import { ToolNode } from "@langchain/langgraph/prebuilt";
 import { BaseChatModel } from "@langchain/core/language_models/chat_models";
-import { AIMessage, AIMessageChunk, ToolMessage } from "@langchain/core/messages";
+import { AIMessage, AIMessageChunk, SystemMessage, ToolMessage } from "@langchain/core/messages";
 import { ChatGenerationChunk } from "@langchain/core/outputs";
 import { tool } from "@langchain/core/tools";
 import { z } from "zod";
+
+// The system message the publish node gives the model with the user's
+// decision.
+const PUBLISHED = "publish decision: ";
 
 const NO_WEATHER_TOOL = "I cannot check the weather: the application did not give me a get_weather tool.";
 
@@ -65,15 +69,19 @@ function script(messages, tools) {
   };
   const call = (name, input) => {
     const id = `lg-call-${++calls}`;
-    const args = argChunks(JSON.stringify(input));
-    args.forEach((delta, i) =>
-      out.push(new AIMessageChunk({
-        content: "",
-        tool_call_chunks: [{ type: "tool_call_chunk", index: 0, ...(i === 0 ? { id, name } : {}), args: delta }],
-      })),
-    );
+    // As a provider streams a call: its id and name first, with no
+    // arguments (@ag-ui/langgraph sends that chunk as TOOL_CALL_START and
+    // drops any arguments in it), then the arguments in pieces.
+    const chunk = (fields) => out.push(new AIMessageChunk({ content: "", tool_call_chunks: [{ type: "tool_call_chunk", index: 0, ...fields }] }));
+    chunk({ id, name, args: "" });
+    for (const delta of argChunks(JSON.stringify(input))) chunk({ args: delta });
   };
   const last = messages[messages.length - 1];
+  if (typeof last?.content === "string" && last.content.startsWith(PUBLISHED)) {
+    const d = JSON.parse(last.content.slice(PUBLISHED.length));
+    say(d.approved ? `Published: ${d.text}` : `Not published: ${d.reason || "no reason given"}`);
+    return { out };
+  }
   if (last?._getType?.() === "tool" || last?.getType?.() === "tool") {
     const text = textOf(last.content);
     let callOf;
@@ -200,12 +208,16 @@ function approve(state) {
   return { messages: [new ToolMessage({ tool_call_id: c.id, content: d.reason ? `Tool call denied: ${d.reason}` : "Tool call denied" })] };
 }
 
-function publish(state) {
+// publish asks the user, then has the model say what came of it (a
+// model's answer is streamed; a message a node adds itself would reach the
+// client only in the run's MESSAGES_SNAPSHOT).
+async function publish(state) {
   const last = state.messages[state.messages.length - 1];
   const text = cleanArg(/publish (.*)/i.exec(textOf(last.content))[1]);
   const d = decision(interrupt({ message: `Publish "${text}"?`, responseSchema: approval }));
-  const answer = d.approved ? `Published: ${text}` : `Not published: ${d.reason || "no reason given"}`;
-  return { messages: [new AIMessage({ content: answer })] };
+  const outcome = new SystemMessage(PUBLISHED + JSON.stringify({ text, ...d }));
+  const response = await model.invoke([...state.messages, outcome]);
+  return { messages: [response] };
 }
 
 function route(state) {
