@@ -310,9 +310,9 @@ func (l *Lease) Release() {
 // heartbeat stops first, so that no renewal takes the freed lock again.
 //
 // A write that fails is tried again, with backoff, for as long as the
-// lease holds: between tries the lock is renewed (a store that answers
-// again keeps it), and the tries end shortly before the store may let it
-// go. So write must be safe to repeat: a try whose outcome is unknown (the
+// lease holds and for one TTL at most: between tries the lock is renewed
+// (a store that answers again keeps it), and the tries end shortly before
+// the store may let it go. So write must be safe to repeat: a try whose outcome is unknown (the
 // connection broke at its commit) may have been stored. A lease already
 // lost is not written with: ReleaseWith returns ErrLeaseLost. When every
 // try fails, Release's own unlock follows. Called after Release, it only
@@ -343,6 +343,7 @@ func (l *Lease) ReleaseWith(write func(holder string) error) error {
 // earlier try may have freed it, and a renewal since then taken it back.
 func (l *Lease) writeRetrying(write func(holder string) error) error {
 	backoff := 20 * time.Millisecond
+	var giveUp time.Time // one TTL after the first failure, at most
 	for tries := 1; ; tries++ {
 		err := write(l.holder)
 		if err == nil {
@@ -351,8 +352,11 @@ func (l *Lease) writeRetrying(write func(holder string) error) error {
 			}
 			return nil
 		}
+		if giveUp.IsZero() {
+			giveUp = time.Now().Add(l.ttl - l.margin())
+		}
 		l.mu.Lock()
-		left := time.Until(l.expires) - l.margin()
+		left := min(time.Until(l.expires), time.Until(giveUp)) - l.margin()
 		l.mu.Unlock()
 		if left < backoff {
 			return err

@@ -305,3 +305,76 @@ func TestLeaseBindOutlivesRelease(t *testing.T) {
 	unbind()
 	assert.ErrorIs(t, bound.Err(), context.Canceled)
 }
+
+// stuckLocks is a store whose renewals hang until their context ends, as
+// a SQLite store's did with thousands of streams ("turn lock renew:
+// context deadline exceeded"), once stuck is set.
+type stuckLocks struct {
+	store.Store
+	stuck atomic.Bool
+}
+
+func (s *stuckLocks) Lock(ctx context.Context, id, holder string, ttl time.Duration) (bool, time.Duration, error) {
+	if s.stuck.Load() {
+		<-ctx.Done()
+		return false, 0, ctx.Err()
+	}
+	return s.Store.Lock(ctx, id, holder, ttl)
+}
+
+// A lease whose renewals fail gives itself up before the store may give
+// the lock to another holder: its bound contexts end (ErrLeaseExpired)
+// and its last write is not made, so that two turns never write at once.
+func TestLeaseExpiresBeforeTheStoreLetsItGo(t *testing.T) {
+	ctx := context.Background()
+	s := &stuckLocks{Store: store.NewMemory()}
+	require.NoError(t, s.CreateSession(ctx, session("s1", ""), nil))
+	const ttl = 400 * time.Millisecond
+	taken := time.Now()
+	l, err := store.TakeSession(ctx, s, "s1", store.LeaseOptions{TTL: ttl})
+	require.NoError(t, err)
+	defer l.Release()
+	bound, unbind := l.Bind(ctx)
+	defer unbind()
+	s.stuck.Store(true)
+	select {
+	case <-bound.Done():
+	case <-time.After(5 * time.Second):
+		t.Fatal("the lease that could not be renewed was kept")
+	}
+	assert.Less(t, time.Since(taken), ttl, "given up before the store could let it go")
+	assert.ErrorIs(t, context.Cause(bound), store.ErrLeaseExpired)
+	assert.ErrorIs(t, context.Cause(bound), store.ErrLeaseLost)
+	<-l.Lost()
+	writes := 0
+	err = l.ReleaseWith(func(string) error { writes++; return nil })
+	assert.ErrorIs(t, err, store.ErrLeaseLost)
+	assert.Zero(t, writes, "a lost lease's last write is not made")
+}
+
+// ReleaseWith tries a failed write again while the lease holds, and the
+// lock is free once one try went through, even after a try that was
+// stored but reported failed (its unlock done, and the lock renewed since).
+func TestReleaseWithRetries(t *testing.T) {
+	ctx := context.Background()
+	s := store.NewMemory()
+	require.NoError(t, s.CreateSession(ctx, session("s1", ""), nil))
+	l, err := store.TakeSession(ctx, s, "s1", store.LeaseOptions{TTL: 2 * time.Second})
+	require.NoError(t, err)
+	tries := 0
+	require.NoError(t, l.ReleaseWith(func(holder string) error {
+		tries++
+		switch tries {
+		case 1:
+			return errors.New("unexpected EOF")
+		case 2: // stored, then the connection broke
+			require.NoError(t, s.SaveSessionUnlock(ctx, session("s1", ""), nil, holder))
+			return errors.New("unexpected EOF")
+		}
+		return nil // a retry that found it stored
+	}))
+	assert.Equal(t, 3, tries)
+	other, err := store.TakeSession(ctx, s, "s1", store.LeaseOptions{})
+	require.NoError(t, err, "the lock is free")
+	other.Release()
+}
