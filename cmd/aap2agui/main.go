@@ -65,7 +65,10 @@ func run(args []string) error {
 	allowedHosts := f.List("allowed-host", ",", "Host name served besides loopback names and the listen address when there is no --api-key (* for any)")
 	insecureOpen := f.Bool("insecure-open", false, "serve without --api-key on a non-loopback --listen address")
 	headerTimeout := f.Duration("upstream-header-timeout", 60*time.Second, "how long to wait for the upstream's response headers to a turn")
-	idleTimeout := f.Duration("upstream-idle-timeout", 5*time.Minute, "end a turn whose upstream stream sends nothing for this long (negative: never)")
+	idleTimeout := f.Duration("upstream-idle-timeout", 5*time.Minute, "end a turn whose upstream stream sends no event for this long; comments do not count (negative: never)")
+	maxTurn := f.Duration("max-turn-duration", 0, "end a turn that runs longer than this, with an error and what came kept (0: no limit)")
+	stallTimeout := f.Duration("stall-timeout", 30*time.Second, "end a turn whose client has not taken any of its stream for this long, as if it had left (negative: never)")
+	maxMessage := f.Int64("max-message-size", 32<<20, "largest message an agent may stream, in bytes; past it the turn ends with an error, what fits kept (negative: no limit)")
 	keepAlive := f.Duration("keep-alive", 15*time.Second, "send a comment line on an idle event stream this often (negative: never)")
 	bodyTimeout := f.Duration("body-timeout", 30*time.Second, "how long a client may take to send a request body")
 	pageSize := f.Int64("page-size", 50, "sessions per page of GET /sessions (1 to 1000)")
@@ -100,6 +103,7 @@ func run(args []string) error {
 		Upstream: *upstream, APIKeys: *keys, PublicMeta: *publicMeta, BasePath: *basePath,
 		MaxBody: *maxBody, Logger: log, UpstreamHeader: http.Header{}, BodyTimeout: *bodyTimeout,
 		ConnectTimeout: *headerTimeout, IdleTimeout: *idleTimeout, KeepAlive: *keepAlive,
+		MaxTurnDuration: *maxTurn, StallTimeout: *stallTimeout, MaxMessageSize: int(*maxMessage),
 		PageSize: int(*pageSize), CORSOrigins: *origins,
 	}
 	if cfg.Limits, err = limits(*maxSessions, *maxTurns, *ratePerKey, *burstPerKey); err != nil {

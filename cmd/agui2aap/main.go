@@ -61,7 +61,9 @@ func run(args []string) error {
 	allowedHosts := f.List("allowed-host", ",", "Host name served besides loopback names and the listen address when there is no --api-key (* for any)")
 	insecureOpen := f.Bool("insecure-open", false, "serve without --api-key on a non-loopback --listen address")
 	headerTimeout := f.Duration("upstream-header-timeout", 60*time.Second, "how long to wait for the upstream's response headers to a turn")
-	idleTimeout := f.Duration("upstream-idle-timeout", 5*time.Minute, "end a turn whose upstream stream sends nothing for this long (negative: never)")
+	idleTimeout := f.Duration("upstream-idle-timeout", 5*time.Minute, "end a turn whose upstream stream sends no event for this long; comments do not count (negative: never)")
+	maxTurn := f.Duration("max-turn-duration", 0, "end a turn that runs longer than this, with an error and what came kept (0: no limit)")
+	stallTimeout := f.Duration("stall-timeout", 30*time.Second, "end a turn whose client has not taken any of its stream for this long, as if it had left (negative: never)")
 	keepAlive := f.Duration("keep-alive", 15*time.Second, "send a comment line on an idle event stream this often (negative: never)")
 	bodyTimeout := f.Duration("body-timeout", 30*time.Second, "how long a client may take to send a request body")
 	metricsListen := f.String("metrics-listen", "", "serve GET /metrics on this address of its own, without an API key (e.g. 127.0.0.1:9464); empty: on --listen, behind --api-key")
@@ -96,6 +98,7 @@ func run(args []string) error {
 		CORSOrigins: *origins, Policy: agui2aap.Policy(strings.ToLower(*policy)), ServerTools: tools,
 		MaxBody: *maxBody, Logger: log, BodyTimeout: *bodyTimeout, SnapshotAfterRuns: *snapshots,
 		ConnectTimeout: *headerTimeout, IdleTimeout: *idleTimeout, KeepAlive: *keepAlive,
+		MaxTurnDuration: *maxTurn, StallTimeout: *stallTimeout,
 	}
 	if cfg.Limits, err = limits(*maxThreads, *maxRuns, *ratePerKey, *burstPerKey); err != nil {
 		return err
