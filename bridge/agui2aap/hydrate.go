@@ -60,7 +60,7 @@ func (s *Server) hydrate(c *gin.Context, cl *aap.Client, info *aap.AgentInfo, in
 			err := s.cfg.Store.SaveThread(saveCtx, th)
 			cancel()
 			if err != nil {
-				log.Error().Err(err).Msg("store: save thread")
+				web.FailureLog(c, log).Err(err).Msg("store: save thread")
 				web.Error(c, 500, "store_error", "the thread store failed")
 				return
 			}

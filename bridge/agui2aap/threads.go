@@ -67,7 +67,7 @@ pages:
 	for {
 		page, err := s.cfg.Store.ListThreads(c.Request.Context(), owner, after, limit+1)
 		if err != nil {
-			web.Logger(c).Error().Err(err).Msg("store: list threads")
+			web.FailureLog(c, web.Logger(c)).Err(err).Msg("store: list threads")
 			web.Error(c, http.StatusInternalServerError, "store_error", "the thread store failed")
 			return
 		}
@@ -108,7 +108,7 @@ func (s *Server) deleteThread(c *gin.Context) {
 		return
 	}
 	if err != nil {
-		log.Error().Err(err).Msg("store: lock thread")
+		web.FailureLog(c, log).Err(err).Msg("store: lock thread")
 		web.Error(c, http.StatusInternalServerError, "store_error", "the thread store failed")
 		return
 	}
@@ -119,7 +119,7 @@ func (s *Server) deleteThread(c *gin.Context) {
 		return
 	}
 	if err != nil {
-		log.Error().Err(err).Msg("store: get thread")
+		web.FailureLog(c, log).Err(err).Msg("store: get thread")
 		web.Error(c, http.StatusInternalServerError, "store_error", "the thread store failed")
 		return
 	}
@@ -138,7 +138,7 @@ func (s *Server) deleteThread(c *gin.Context) {
 		}
 	}
 	if err := s.cfg.Store.DeleteThread(ctx, owner, id); err != nil && !errors.Is(err, store.ErrNotFound) {
-		log.Error().Err(err).Msg("store: delete thread")
+		web.FailureLog(c, log).Err(err).Msg("store: delete thread")
 		web.Error(c, http.StatusInternalServerError, "store_error", "the thread store failed")
 		return
 	}

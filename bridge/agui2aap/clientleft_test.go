@@ -1,0 +1,147 @@
+package agui2aap_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/ag-ui-protocol/ag-ui/sdks/community/go/pkg/core/types"
+	"github.com/rs/zerolog"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/aapagui/aapagui/bridge/agui2aap"
+	"github.com/aapagui/aapagui/demo"
+	"github.com/aapagui/aapagui/internal/metrics/metricstest"
+	"github.com/aapagui/aapagui/store"
+)
+
+// stallingThreads is a thread store whose GetThread, while stall is set,
+// waits for its caller to give up, as a busy database would.
+type stallingThreads struct {
+	store.ThreadStore
+	stall   atomic.Bool
+	arrived chan struct{}
+}
+
+func (s *stallingThreads) GetThread(ctx context.Context, owner, id string) (*store.Thread, error) {
+	if s.stall.Load() {
+		s.arrived <- struct{}{}
+		<-ctx.Done()
+		return nil, fmt.Errorf("store: get thread: %w", ctx.Err())
+	}
+	return s.ThreadStore.GetThread(ctx, owner, id)
+}
+
+// A client that goes away while agui2aap waits for the AAP server (a run's
+// new session, a hydration's history) or for its store is no server
+// error: the request is counted and logged with status 499 (client closed
+// request), never as a 5xx, and no line is logged at warning or error
+// level.
+func TestClientLeft(t *testing.T) {
+	var stallUpstream atomic.Bool
+	upstreamArrived := make(chan struct{}, 1)
+	quit := make(chan struct{})
+	agent := demo.NewAAPAgent(demo.AAPAgentOptions{})
+	upstream := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if stallUpstream.Load() && r.URL.Path != "/meta" {
+			// Read to the end: only then does net/http watch the
+			// connection and cancel the request when it closes.
+			_, _ = io.Copy(io.Discard, r.Body)
+			upstreamArrived <- struct{}{}
+			select {
+			case <-r.Context().Done():
+			case <-quit:
+				t.Errorf("%s %s went on after its client left", r.Method, r.URL.Path)
+			}
+			return
+		}
+		agent.ServeHTTP(w, r)
+	}))
+	t.Cleanup(upstream.Close)
+	t.Cleanup(func() { close(quit) })
+	threads := &stallingThreads{ThreadStore: store.NewMemory(), arrived: make(chan struct{}, 1)}
+	var logs syncBuffer
+	e := newBridge(t, upstream.URL, func(c *agui2aap.Config) {
+		c.Store = threads
+		c.Logger = zerolog.New(&logs).Level(zerolog.InfoLevel)
+	})
+
+	c := e.conv("left")
+	c.say("hello there")
+	c.run(t)
+
+	// leave sends a run and goes away once the bridge waits on arrived.
+	leave := func(in types.RunAgentInput, arrived chan struct{}) {
+		t.Helper()
+		body, err := json.Marshal(in)
+		require.NoError(t, err)
+		ctx, cancel := context.WithCancel(testContext(t))
+		req, err := http.NewRequestWithContext(ctx, http.MethodPost, e.URL+"/agents/demo", bytes.NewReader(body))
+		require.NoError(t, err)
+		req.Header.Set("Content-Type", "application/json")
+		done := make(chan error, 1)
+		go func() {
+			resp, err := http.DefaultClient.Do(req)
+			if err == nil {
+				resp.Body.Close()
+			}
+			done <- err
+		}()
+		select {
+		case <-arrived:
+		case <-time.After(testTimeout):
+			t.Fatal("the bridge never waited")
+		}
+		cancel()
+		require.ErrorIs(t, <-done, context.Canceled)
+	}
+
+	stallUpstream.Store(true)
+	fresh := e.conv("left-new")
+	fresh.say("hello")
+	leave(fresh.input("", nil), upstreamArrived) // a new thread's session
+	hydrate := c.input("", nil)
+	hydrate.Messages = []types.Message{}
+	leave(hydrate, upstreamArrived) // a hydration's history
+	stallUpstream.Store(false)
+	threads.stall.Store(true)
+	leave(hydrate, threads.arrived) // a hydration's thread
+	c.say("and again")
+	leave(c.input("", nil), threads.arrived) // a run's thread
+	threads.stall.Store(false)
+
+	var statuses []string
+	require.Eventually(t, func() bool {
+		statuses = metricstest.Scrape(t, e.URL+"/metrics", "").LabelValues("agui2aap_http_requests_total", "status")
+		return metricstest.Scrape(t, e.URL+"/metrics", "").Value("agui2aap_http_requests_total", "route", "/agents/:name", "status", "499") == 4
+	}, testTimeout, 10*time.Millisecond, "four requests counted as 499: %v", statuses)
+	for _, s := range statuses {
+		assert.False(t, strings.HasPrefix(s, "5"), "no request counted as a server error: %v", statuses)
+	}
+	var left int
+	for _, l := range logLines(t, logs.String(), "request") {
+		if l["status"] == 499.0 {
+			left++
+			assert.Equal(t, "info", l["level"], l)
+		}
+	}
+	assert.Equal(t, 4, left, "four request lines with status 499")
+	for _, line := range strings.Split(strings.TrimSpace(logs.String()), "\n") {
+		assert.NotContains(t, line, `"level":"error"`)
+		assert.NotContains(t, line, `"level":"warn"`)
+	}
+
+	// The thread is as it was: the next run goes on.
+	c.Messages = c.Messages[:len(c.Messages)-1]
+	c.say("still there?")
+	assert.Equal(t, []string{demo.EchoText("still there?")}, c.run(t).Text)
+}
