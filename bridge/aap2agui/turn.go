@@ -298,7 +298,12 @@ func (s *Server) runTurn(c *gin.Context, id string, req *aap.PostSessionTurnRequ
 		if result = ue.code; ctx.Err() != nil {
 			result = metrics.OutcomeCancelled
 		}
-		log.Warn().Err(ue.detail).Str("session", sess.ID).Str("code", ue.code).Msg("upstream failed before the stream")
+		ev := log.Warn()
+		if web.Left(c) {
+			// No upstream failure: the client went away (answered 499).
+			ev = log.Debug().Bool("client_left", true)
+		}
+		ev.Err(ue.detail).Str("session", sess.ID).Str("code", ue.code).Msg("upstream failed before the stream")
 		web.Error(c, ue.status, ue.code, ue.message)
 		return
 	}

@@ -1,0 +1,80 @@
+package aap2agui_test
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/rs/zerolog"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/aapagui/aapagui/aap"
+	"github.com/aapagui/aapagui/bridge/aap2agui"
+	"github.com/aapagui/aapagui/internal/metrics/metricstest"
+)
+
+// A client that goes away while aap2agui waits for the AG-UI agent's
+// answer is no server error: the request is counted and logged with
+// status 499 (client closed request), never as a 5xx, and no line is
+// logged at warning or error level.
+func TestClientLeft(t *testing.T) {
+	arrived := make(chan struct{}, 1)
+	quit := make(chan struct{})
+	upstream := serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		// Read to the end: only then does net/http watch the connection
+		// and cancel the request when it closes.
+		_, _ = io.Copy(io.Discard, r.Body)
+		arrived <- struct{}{}
+		select {
+		case <-r.Context().Done():
+		case <-quit:
+			t.Errorf("the run went on after its client left")
+		}
+	}))
+	t.Cleanup(func() { close(quit) })
+	var logs syncBuffer
+	e := newEnv(t, upstream, func(c *aap2agui.Config) {
+		c.Logger = zerolog.New(&logs).Level(zerolog.InfoLevel)
+	})
+	id := e.createSession(t, aap.PostSessionsRequest{})
+
+	ctx, cancel := context.WithCancel(testContext(t))
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, e.URL+"/sessions/"+id+"/turns", strings.NewReader(`{"stream":"delta","messages":[{"role":"user","content":"hello"}]}`))
+	require.NoError(t, err)
+	req.Header.Set("Content-Type", "application/json")
+	done := make(chan error, 1)
+	go func() {
+		resp, err := http.DefaultClient.Do(req)
+		if err == nil {
+			resp.Body.Close()
+		}
+		done <- err
+	}()
+	select {
+	case <-arrived:
+	case <-time.After(testTimeout):
+		t.Fatal("the agent never got the run")
+	}
+	cancel()
+	require.ErrorIs(t, <-done, context.Canceled)
+
+	const turns = "/sessions/:id/turns"
+	var statuses []string
+	require.Eventually(t, func() bool {
+		m := metricstest.Scrape(t, e.Root+"/metrics", "")
+		statuses = m.LabelValues("aap2agui_http_requests_total", "status")
+		return m.Value("aap2agui_http_requests_total", "route", turns, "method", "POST", "status", "499") == 1
+	}, testTimeout, 10*time.Millisecond, "the turn counted as 499: %v", statuses)
+	for _, s := range statuses {
+		assert.False(t, strings.HasPrefix(s, "5"), "no request counted as a server error: %v", statuses)
+	}
+	out := logs.String()
+	assert.Contains(t, out, `"status":499`)
+	assert.NotContains(t, out, `"level":"error"`)
+	assert.NotContains(t, out, `"level":"warn"`)
+
+}
