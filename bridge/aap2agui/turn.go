@@ -929,6 +929,11 @@ func (r *turnRun) snapshot(ctx context.Context, e *events.MessagesSnapshotEvent)
 		}
 		entries = append(entries, store.Entry{Message: m, AGUIID: id})
 	}
+	if base, err := r.base(ctx); err != nil {
+		r.log.Warn().Err(err).Str("session", r.sess.ID).Msg("MESSAGES_SNAPSHOT: the history it replaces could not be read; the interrupt calls in it are not kept")
+	} else {
+		entries = keepInterruptCalls(append(base[:len(base):len(base)], r.entries...), entries)
+	}
 	if err := r.s.cfg.Store.ReplaceHistory(ctx, r.sess.ID, entries); err != nil {
 		r.uncertain = true // it may have been stored: the turn's end writes the history whole
 		r.log.Error().Err(err).Msg("storing MESSAGES_SNAPSHOT")
@@ -1095,8 +1100,8 @@ func (r *turnRun) finish(ctx context.Context) error {
 			return err
 		}
 		hist := append(append(base[:len(base):len(base)], r.entries...), r.unsaved(msgs, ids)...)
-		if !refused && !r.replaced {
-			hist, _ = placeResults(hist, r.permissionResults())
+		if !refused {
+			hist, _ = placeResults(hist, missingResults(hist, r.permissionResults()))
 		}
 		if err := st.ReplaceHistory(wctx, r.sess.ID, hist); err != nil {
 			return err

@@ -1,0 +1,81 @@
+package aap2agui
+
+import (
+	"encoding/json"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+
+	"github.com/aapagui/aapagui/aap"
+	"github.com/aapagui/aapagui/store"
+	"github.com/aapagui/aapagui/translate"
+)
+
+func entryLines(t *testing.T, es []store.Entry) []string {
+	t.Helper()
+	out := make([]string, len(es))
+	for i, e := range es {
+		b, err := json.Marshal(e.Message)
+		assert.NoError(t, err)
+		out[i] = e.AGUIID + " " + string(b)
+	}
+	return out
+}
+
+// A snapshot keeps the interrupt calls aap2agui made and their answers,
+// after the entries they followed.
+func TestKeepInterruptCalls(t *testing.T) {
+	call := func(id string) *aap.ToolUseBlock {
+		return &aap.ToolUseBlock{ToolCallID: id, Name: translate.InterruptToolName, Input: json.RawMessage(`{"id":"` + id + `"}`)}
+	}
+	text := func(s string) aap.Message { return &aap.AssistantMessage{Content: aap.TextContent(s)} }
+	old := []store.Entry{
+		{Message: aap.UserText("publish"), AGUIID: "u1"},
+		{Message: &aap.AssistantMessage{Content: aap.BlockContent(call("int-1"))}, AGUIID: "a1"},
+		{Message: &aap.ToolMessage{ToolCallID: "int-1", Content: aap.TextContent(`{"approved":true}`)}, AGUIID: "result-int-1"},
+		{Message: aap.UserText("and this"), AGUIID: "u2"},
+		{Message: &aap.AssistantMessage{Content: aap.BlockContent(&aap.TextBlock{Text: "Asking."}, call("int-2"))}, AGUIID: "a2"},
+	}
+	snap := []store.Entry{
+		{Message: aap.UserText("publish"), AGUIID: "u1"},
+		{Message: text("Published."), AGUIID: "s1"},
+		{Message: aap.UserText("and this"), AGUIID: "u2"},
+		{Message: text("Asking."), AGUIID: "a2"},
+		{Message: text("Done."), AGUIID: "s2"},
+	}
+	assert.Equal(t, []string{
+		`u1 {"role":"user","content":"publish"}`,
+		`a1 {"role":"assistant","content":[{"type":"tool_use","toolCallId":"int-1","name":"agui_interrupt","input":{"id":"int-1"}}]}`,
+		`result-int-1 {"role":"tool","toolCallId":"int-1","content":"{\"approved\":true}"}`,
+		`s1 {"role":"assistant","content":"Published."}`,
+		`u2 {"role":"user","content":"and this"}`,
+		`a2 {"role":"assistant","content":"Asking."}`,
+		`a2-interrupts {"role":"assistant","content":[{"type":"tool_use","toolCallId":"int-2","name":"agui_interrupt","input":{"id":"int-2"}}]}`,
+		`s2 {"role":"assistant","content":"Done."}`,
+	}, entryLines(t, keepInterruptCalls(old, snap)))
+
+	t.Run("nothing to keep: the snapshot as it is", func(t *testing.T) {
+		assert.Equal(t, snap, keepInterruptCalls(snap, snap))
+	})
+	t.Run("no anchor: first", func(t *testing.T) {
+		got := keepInterruptCalls(old[1:2], snap[:1])
+		assert.Equal(t, "a1", got[0].AGUIID)
+	})
+}
+
+func TestMissingResults(t *testing.T) {
+	hist := []store.Entry{
+		{Message: &aap.AssistantMessage{Content: aap.BlockContent(
+			&aap.ToolUseBlock{ToolCallID: "c1", Name: "f", Input: json.RawMessage(`{}`)},
+			&aap.ToolUseBlock{ToolCallID: "c2", Name: "f", Input: json.RawMessage(`{}`)},
+		)}},
+		{Message: &aap.ToolMessage{ToolCallID: "c1", Content: aap.TextContent("done")}},
+	}
+	results := []store.Entry{
+		{Message: &aap.ToolMessage{ToolCallID: "c1", Content: aap.TextContent(grantedText)}},
+		{Message: &aap.ToolMessage{ToolCallID: "c2", Content: aap.TextContent(grantedText)}},
+		{Message: &aap.ToolMessage{ToolCallID: "gone", Content: aap.TextContent(grantedText)}},
+	}
+	assert.Equal(t, results[1:2], missingResults(hist, results))
+	assert.Nil(t, missingResults(hist, nil))
+}
