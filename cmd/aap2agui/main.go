@@ -194,8 +194,17 @@ func run(args []string) error {
 	}
 	return cli.Serve(ctx, log, *listen, srv, *grace, func(a net.Addr) {
 		log.Info().Str("listen", a.String()).Str("upstream", cli.RedactURL(cfg.Upstream)).Strs("upstream_headers", headerNames).
-			Str("agent", cfg.Agent.Name).Str("store", cli.RedactURL(*storeSpec)).Str("base_path", cfg.BasePath).Strs("aap_versions", *versions).Strs("cors_origins", cfg.CORSOrigins).Msg("aap2agui serving")
+			Str("agent", cfg.Agent.Name).Str("store", cli.RedactURL(*storeSpec)).Str("base_path", cfg.BasePath).Strs("aap_versions", servedVersions(*versions)).Strs("cors_origins", cfg.CORSOrigins).Msg("aap2agui serving")
 	})
+}
+
+// servedVersions are the --aap-version values in force, for the start-up
+// line: version 3 alone when none is given.
+func servedVersions(flags []string) []string {
+	if len(flags) == 0 {
+		return []string{"3"}
+	}
+	return flags
 }
 
 // limits checks the per-key limit flags.

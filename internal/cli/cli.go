@@ -264,7 +264,7 @@ func Serve(ctx context.Context, log zerolog.Logger, addr string, h http.Handler,
 		return err
 	case <-ctx.Done():
 	}
-	log.Info().Dur("grace", grace).Msg("shutting down: waiting for running requests")
+	log.Info().Str("grace", grace.String()).Msg("shutting down: waiting for running requests")
 	sctx, cancel := context.WithTimeout(context.Background(), grace)
 	defer cancel()
 	if err := srv.Shutdown(sctx); err != nil {

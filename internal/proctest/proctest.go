@@ -112,6 +112,18 @@ func (p *Proc) Kill() {
 	<-p.done
 }
 
+// Stop sends SIGTERM (a graceful shutdown) and waits for the process to
+// be gone, at most 30 s.
+func (p *Proc) Stop(t testing.TB) {
+	t.Helper()
+	_ = p.cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case <-p.done:
+	case <-time.After(30 * time.Second):
+		t.Fatalf("the program did not stop in 30 s after SIGTERM:\n%s", p.Log())
+	}
+}
+
 // Log is what the program has logged so far.
 func (p *Proc) Log() string {
 	p.mu.Lock()
