@@ -172,6 +172,7 @@ type runner struct {
 	end         context.CancelCauseFunc  // ends the run: its client stopped reading
 	finished    *events.RunFinishedEvent // held back until the thread is saved
 	put         *aap.PutSessionRequest   // the first turn of a new session, on a version 1 or 2 server
+	movedFrom   string                   // the session a PUT /session replaces ("" for a thread's first)
 
 	out      *web.Stream
 	a2g      *translate.AAPToAGUI
@@ -324,9 +325,9 @@ func (r *runner) begin(ctx context.Context) (*aap.PostSessionTurnRequest, bool) 
 			r.s.upstreamError(r.c, err)
 			return nil, false
 		}
+		r.sessionLog(th.SessionID, created.SessionID)
 		th.SessionID, th.Agent, th.Delivered, th.ClientCalls, th.Interrupts = created.SessionID, r.info.Name, nil, nil, nil
 		th.ToolsDigest = toolsDigest
-		r.log.Info().Str("thread", in.ThreadID).Str("session", created.SessionID).Int("seed", len(p.seed)).Msg("thread moved to a new AAP session")
 	} else {
 		if toolsDigest != th.ToolsDigest {
 			req.Tools = r.clientTools
@@ -374,6 +375,7 @@ func (r *runner) beginPut(ctx context.Context, req *aap.PostSessionTurnRequest, 
 		Messages: append(seed[:len(seed):len(seed)], req.Messages...),
 	}
 	// The session's id comes with the answer (started).
+	r.movedFrom = th.SessionID
 	th.SessionID, th.Agent, th.Delivered, th.ClientCalls, th.Interrupts = "", r.info.Name, nil, nil, nil
 	th.ToolsDigest = toolsDigest
 	return req, true
@@ -392,7 +394,18 @@ func (r *runner) version(ctx context.Context) int {
 // started records the id of the session a PUT /session created.
 func (r *runner) started(id string) {
 	r.th.SessionID = id
-	r.log.Info().Str("thread", r.in.ThreadID).Str("session", id).Int("seed", len(r.p.seed)).Msg("thread moved to a new AAP session")
+	r.sessionLog(r.movedFrom, id)
+}
+
+// sessionLog logs the thread's new AAP session: "started" for a thread's
+// first, "moved" when it replaces the session from (a rewritten history,
+// a session the AAP server lost).
+func (r *runner) sessionLog(from, id string) {
+	if from == "" {
+		r.log.Info().Str("thread", r.in.ThreadID).Str("session", id).Int("seed", len(r.p.seed)).Msg("thread started on a new AAP session")
+		return
+	}
+	r.log.Info().Str("thread", r.in.ThreadID).Str("session", id).Str("from", from).Int("seed", len(r.p.seed)).Msg("thread moved to a new AAP session")
 }
 
 // sessionGone reports an AAP server's 404 for the thread's session.

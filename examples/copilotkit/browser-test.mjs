@@ -68,11 +68,16 @@ async function killRuntime() {
 await startRuntime();
 
 // sessionsOf lists the AAP sessions agui2aap put thread on, from its log
-// ("thread moved to a new AAP session", the first one included).
+// ("thread started on a new AAP session" for the first, "thread moved to a
+// new AAP session" for each later one).
 function sessionsOf(thread) {
   return readFileSync(aguiLog, "utf8")
     .split("\n")
-    .filter((l) => l.includes("thread moved to a new AAP session") && l.includes(`"thread":"${thread}"`))
+    .filter(
+      (l) =>
+        (l.includes("thread started on a new AAP session") || l.includes("thread moved to a new AAP session")) &&
+        l.includes(`"thread":"${thread}"`),
+    )
     .map((l) => JSON.parse(l).session);
 }
 
