@@ -104,7 +104,11 @@ type Config struct {
 
 	// Store keeps sessions. Required.
 	Store store.Store
-	// BasePath mounts the API under a prefix, e.g. "/v1".
+	// BasePath mounts the AAP API under a prefix, e.g. "/v1". Only the
+	// API moves: /healthz, /readyz and /metrics (unless SeparateMetrics)
+	// stay at the handler's root, so a program that mounts the handler
+	// under the prefix routes those paths to it as well if it wants them
+	// (see Example_basePath).
 	BasePath string
 	// Versions are the AAP protocol versions served, each at its own
 	// path; all of them share Store. Empty: version 3 at BasePath.

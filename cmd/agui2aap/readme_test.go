@@ -21,7 +21,8 @@ import (
 func TestREADMECurl(t *testing.T) {
 	t.Parallel()
 	blocks := doctest.Blocks(t, "../../README.md", "sh", "localhost:8081/agents/demo")
-	require.Len(t, blocks, 2)
+	require.Len(t, blocks, 3, "a run, an interrupt answered, a hydration")
+	blocks = []string{blocks[0], blocks[2]}
 	p := proctest.Start(t, nil, "--listen", "127.0.0.1:0", "--store", "memory:")
 	out := doctest.Shell(t, strings.ReplaceAll(blocks[0], "localhost:8081", p.Addr))
 	for _, typ := range []string{"RUN_STARTED", "TEXT_MESSAGE_START", "TEXT_MESSAGE_CONTENT", "TEXT_MESSAGE_END", "RUN_FINISHED"} {
@@ -48,6 +49,23 @@ func TestREADMECurl(t *testing.T) {
 	assert.Equal(t, answer[1], ev.Messages[1].ID, "the answer under the id the client saw")
 	assert.Equal(t, "assistant", ev.Messages[1].Role)
 	assert.Contains(t, out, `"type":"RUN_FINISHED"`)
+}
+
+// TestREADMEInterrupt runs the README's interrupt answered with curl, as
+// written against agui2aap (only localhost:8081 becomes the test's
+// address): the search stops with an interrupt, the resume with the
+// assistant message holding the call runs it, and the answer follows.
+func TestREADMEInterrupt(t *testing.T) {
+	t.Parallel()
+	blocks := doctest.Blocks(t, "../../README.md", "sh", `"resume":[{"interruptId":"perm-'$C'"`)
+	require.Len(t, blocks, 1)
+	p := proctest.Start(t, nil, "--listen", "127.0.0.1:0", "--store", "memory:")
+	out := doctest.Shell(t, strings.ReplaceAll(blocks[0], "localhost:8081", p.Addr))
+	assert.Contains(t, out, `"outcome":{"type":"interrupt"`, "the first run stops for permission")
+	assert.Contains(t, out, `"type":"TOOL_CALL_RESULT"`, "the search ran once approved")
+	assert.Contains(t, out, `"outcome":{"type":"success"}`, "the resumed run finishes")
+	assert.Contains(t, out, `"delta":"generics."`)
+	assert.NotContains(t, out, "RUN_ERROR")
 }
 
 // TestREADMECopilotKitSnippets: every class the README's TypeScript
