@@ -203,6 +203,25 @@ func (m *Memory) ReplaceHistory(_ context.Context, id string, entries []Entry) e
 	return nil
 }
 
+// ReplaceTail implements Store.
+func (m *Memory) ReplaceTail(_ context.Context, id string, from int, entries []Entry) error {
+	enc, err := encodeEntries(entries)
+	if err != nil {
+		return err
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	ms, ok := m.sessions[id]
+	if !ok {
+		return ErrNotFound
+	}
+	if from < 0 || from > len(ms.history) {
+		return ErrShortHistory
+	}
+	ms.history = append(ms.history[:from:from], enc...)
+	return nil
+}
+
 // History implements Store.
 func (m *Memory) History(_ context.Context, id string) ([]Entry, error) {
 	m.mu.Lock()

@@ -113,6 +113,13 @@ func (s *observed) ReplaceHistory(ctx context.Context, id string, entries []Entr
 	return err
 }
 
+func (s *observed) ReplaceTail(ctx context.Context, id string, from int, entries []Entry) error {
+	ctx, done := s.o(ctx, "ReplaceTail")
+	err := s.st.ReplaceTail(ctx, id, from, entries)
+	done(err)
+	return err
+}
+
 func (s *observed) History(ctx context.Context, id string) ([]Entry, error) {
 	ctx, done := s.o(ctx, "History")
 	h, err := s.st.History(ctx, id)

@@ -557,6 +557,37 @@ func (s *Postgres) SaveSession(ctx context.Context, sess *Session, appended []En
 	return s.SaveSessionUnlock(ctx, sess, appended, "")
 }
 
+// ReplaceTail implements Store, in one transaction.
+func (s *Postgres) ReplaceTail(ctx context.Context, id string, from int, entries []Entry) error {
+	if !pgStorable(id) {
+		return ErrNotFound
+	}
+	hist, err := encodeEntries(entries)
+	if err != nil {
+		return err
+	}
+	return s.tx(ctx, func(tx pgx.Tx) error {
+		var n int64
+		err := tx.QueryRow(ctx, `SELECT history_len FROM sessions WHERE id = $1 FOR UPDATE`, id).Scan(&n)
+		if errors.Is(err, pgx.ErrNoRows) {
+			return ErrNotFound
+		}
+		if err != nil {
+			return err
+		}
+		if from < 0 || int64(from) > n {
+			return ErrShortHistory
+		}
+		if _, err := tx.Exec(ctx, `UPDATE sessions SET history_len = $2 WHERE id = $1`, id, from+len(hist)); err != nil {
+			return err
+		}
+		if _, err := tx.Exec(ctx, `DELETE FROM history WHERE session_id = $1 AND position >= $2`, id, from); err != nil {
+			return err
+		}
+		return pgInsertHistory(ctx, tx, id, int64(from), hist)
+	})
+}
+
 // ReplaceHistory implements Store, in one transaction.
 func (s *Postgres) ReplaceHistory(ctx context.Context, id string, entries []Entry) error {
 	if !pgStorable(id) {

@@ -427,6 +427,32 @@ func (s *SQLite) ReplaceHistory(ctx context.Context, id string, entries []Entry)
 	})
 }
 
+// ReplaceTail implements Store, in one transaction.
+func (s *SQLite) ReplaceTail(ctx context.Context, id string, from int, entries []Entry) error {
+	hist, err := encodeEntries(entries)
+	if err != nil {
+		return err
+	}
+	return s.write(ctx, func(ctx context.Context, tx *sql.Tx) error {
+		var n int64
+		err := s.txRow(ctx, tx,
+			`SELECT (SELECT count(*) FROM history WHERE session_id = s.id) FROM sessions s WHERE s.id = ?`, id).Scan(&n)
+		if errors.Is(err, sql.ErrNoRows) {
+			return ErrNotFound
+		}
+		if err != nil {
+			return err
+		}
+		if from < 0 || int64(from) > n {
+			return ErrShortHistory
+		}
+		if _, err := s.txExec(ctx, tx, `DELETE FROM history WHERE session_id = ? AND position >= ?`, id, from); err != nil {
+			return err
+		}
+		return s.insertHistory(ctx, tx, id, int64(from), hist)
+	})
+}
+
 func (s *SQLite) insertHistory(ctx context.Context, tx *sql.Tx, id string, first int64, hist [][]byte) error {
 	for i, h := range hist {
 		if _, err := s.txExec(ctx, tx, `INSERT INTO history (session_id, position, data) VALUES (?, ?, ?)`, id, first+int64(i), string(h)); err != nil {

@@ -31,6 +31,9 @@ import (
 // owner: the two are indistinguishable on purpose.
 var ErrNotFound = errors.New("store: not found")
 
+// ErrShortHistory reports a ReplaceTail from past the history's end.
+var ErrShortHistory = errors.New("store: the history is shorter than the tail to replace")
+
 // ErrExists reports a session id that is already taken.
 var ErrExists = errors.New("store: already exists")
 
@@ -96,6 +99,12 @@ type Store interface {
 	AppendHistory(ctx context.Context, id string, entries []Entry) error
 	// ReplaceHistory makes entries the whole history.
 	ReplaceHistory(ctx context.Context, id string, entries []Entry) error
+	// ReplaceTail makes entries the history from position from on,
+	// keeping the from entries before it: what a turn rewrites of its own
+	// entries (a checkpoint of the message still streaming) costs what
+	// the turn wrote, not the whole history. A history shorter than from
+	// is ErrShortHistory.
+	ReplaceTail(ctx context.Context, id string, from int, entries []Entry) error
 	History(ctx context.Context, id string) ([]Entry, error)
 	// Lock takes the session's turn lock for holder until now+ttl; it
 	// returns false and how long the other holder's lock has left if

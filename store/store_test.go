@@ -386,6 +386,36 @@ func testStore(t *testing.T, open func(t *testing.T) store.Store) {
 		}
 	})
 
+	t.Run("replace the tail", func(t *testing.T) {
+		s := open(t)
+		require.NoError(t, s.CreateSession(ctx, session("s1", ""), users("1", "2")))
+		steps := []struct {
+			name string
+			from int
+			add  []store.Entry
+			want []string
+		}{
+			{"a draft after the history", 2, users("d1"), []string{"1", "2", "d1"}},
+			{"the draft again, longer", 2, users("a", "d2"), []string{"1", "2", "a", "d2"}},
+			{"the draft taken out", 2, users("a"), []string{"1", "2", "a"}},
+			{"nothing after the end", 3, nil, []string{"1", "2", "a"}},
+			{"from the start", 0, users("x"), []string{"x"}},
+		}
+		for _, st := range steps {
+			require.NoError(t, s.ReplaceTail(ctx, "s1", st.from, st.add), st.name)
+			var got []string
+			for _, e := range history(t, s, "s1") {
+				got = append(got, e.AGUIID)
+			}
+			assert.Equal(t, st.want, got, st.name)
+		}
+		require.NoError(t, s.AppendHistory(ctx, "s1", users("y")))
+		assert.Len(t, history(t, s, "s1"), 2, "appends go after the new tail")
+		assert.ErrorIs(t, s.ReplaceTail(ctx, "s1", 3, users("z")), store.ErrShortHistory)
+		assert.Len(t, history(t, s, "s1"), 2, "a refused tail changes nothing")
+		assert.ErrorIs(t, s.ReplaceTail(ctx, "missing", 0, users("z")), store.ErrNotFound)
+	})
+
 	t.Run("history of a missing session", func(t *testing.T) {
 		s := open(t)
 		tests := []struct {

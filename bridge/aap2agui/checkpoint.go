@@ -14,6 +14,12 @@ import (
 // entry and replaced by the next save of the run (a later draft, settled
 // messages, or the end of the turn). Not after a MESSAGES_SNAPSHOT, whose
 // history the run no longer extends entry by entry.
+//
+// A checkpoint rewrites only the run's own entries and the draft
+// (Store.ReplaceTail), and only when the draft has changed; once the draft
+// is past checkpointSmall, only when it has grown by half since the last:
+// over a whole message, checkpoints write a few times its size at most,
+// however long it is, and a stream that makes no progress writes nothing.
 func (r *turnRun) checkpoint(ctx context.Context) {
 	every := r.s.cfg.CheckpointInterval
 	if every < 0 || r.replaced {
@@ -28,6 +34,11 @@ func (r *turnRun) checkpoint(ctx context.Context) {
 		return
 	}
 	r.lastCheckpoint = now
+	size, settled := r.msgBytes, len(r.tr.Settled())
+	if r.draft && settled == r.ckSettled &&
+		(size == r.ckBytes || size > checkpointSmall && size-r.ckBytes < r.ckBytes/2) {
+		return
+	}
 	msg, id, ok := r.tr.Draft()
 	if !ok {
 		return
@@ -38,22 +49,19 @@ func (r *turnRun) checkpoint(ctx context.Context) {
 	if id == "" {
 		id = newDraftID()
 	}
-	base, err := r.base(ctx)
-	if err != nil {
-		r.log.Error().Err(err).Str("session", r.sess.ID).Msg("reading history for a checkpoint")
-		return
-	}
-	entries := append(append(base[:len(base):len(base)], r.entries...), store.Entry{Message: msg, AGUIID: id})
+	entries := append(r.entries[:len(r.entries):len(r.entries)], store.Entry{Message: msg, AGUIID: id})
 	r.draftID = id
-	if err := r.s.cfg.Store.ReplaceHistory(ctx, r.sess.ID, entries); err != nil {
-		// It may have been stored all the same: the turn's end takes the
-		// draft out, as for a stored one.
-		r.draft = true
+	// Stored or not, a failed write leaves the turn's end to take the
+	// draft out, as for a stored one.
+	r.draft, r.ckBytes, r.ckSettled = true, size, settled
+	if err := r.s.cfg.Store.ReplaceTail(ctx, r.sess.ID, r.baseLen, entries); err != nil {
 		r.log.Error().Err(err).Str("session", r.sess.ID).Msg("storing a checkpoint of the streamed answer")
-		return
 	}
-	r.draft = true
 }
+
+// checkpointSmall is the size under which a draft is checkpointed whenever
+// it changed.
+const checkpointSmall = 16 << 10
 
 // base is the history before the run's own entries (its first baseLen
 // entries: the run's writes only ever come after them, until a
@@ -76,12 +84,7 @@ func (r *turnRun) base(ctx context.Context) ([]store.Entry, error) {
 
 // replaceDraft stores the run's entries in place of a stored draft.
 func (r *turnRun) replaceDraft(ctx context.Context) error {
-	base, err := r.base(ctx)
-	if err != nil {
-		return err
-	}
-	entries := append(base[:len(base):len(base)], r.entries...)
-	if err := r.s.cfg.Store.ReplaceHistory(ctx, r.sess.ID, entries); err != nil {
+	if err := r.s.cfg.Store.ReplaceTail(ctx, r.sess.ID, r.baseLen, r.entries); err != nil {
 		return err
 	}
 	r.draft = false

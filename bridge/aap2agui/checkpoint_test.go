@@ -2,12 +2,15 @@ package aap2agui_test
 
 import (
 	"context"
+	"encoding/json"
 	"net/http"
+	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/aapagui/aapagui/aap"
 	"github.com/aapagui/aapagui/bridge/aap2agui"
@@ -40,7 +43,7 @@ func TestCheckpointsLeaveTheSameHistory(t *testing.T) {
 		var mu sync.Mutex
 		count := func(ctx context.Context, op string) (context.Context, func(error)) {
 			return ctx, func(error) {
-				if op == "ReplaceHistory" {
+				if op == "ReplaceTail" || op == "ReplaceHistory" {
 					mu.Lock()
 					drafts[name]++
 					mu.Unlock()
@@ -62,4 +65,54 @@ func TestCheckpointsLeaveTheSameHistory(t *testing.T) {
 	assert.Zero(t, drafts["none"])
 	assert.NotEmpty(t, histories["none"])
 	assert.Equal(t, histories["none"], histories["checkpoints"])
+}
+
+// tailBytes counts the bytes of the entries checkpoints write.
+type tailBytes struct {
+	store.Store
+	mu    sync.Mutex
+	bytes int
+	n     int
+}
+
+func (s *tailBytes) ReplaceTail(ctx context.Context, id string, from int, entries []store.Entry) error {
+	s.mu.Lock()
+	for _, e := range entries {
+		b, _ := json.Marshal(e.Message)
+		s.bytes += len(b)
+	}
+	s.n++
+	s.mu.Unlock()
+	return s.Store.ReplaceTail(ctx, id, from, entries)
+}
+
+// A checkpoint costs what changed: a long message checkpointed at every
+// read of the agent's stream is written a few times its size in all, not
+// once per read (each checkpoint rewrote the whole message, and the whole
+// history with it: quadratic in the message).
+func TestCheckpointsCostWhatChanged(t *testing.T) {
+	const deltas, size = 1000, 1 << 10
+	up := newFakeUpstream(t, func(w http.ResponseWriter, _ *http.Request, in *runInput, _ int) {
+		sseEvents(w, runStarted(in), `{"type":"TEXT_MESSAGE_START","messageId":"m1","role":"assistant"}`)
+		chunk := strings.Repeat("x", size)
+		for range deltas {
+			sseEvents(w, `{"type":"TEXT_MESSAGE_CONTENT","messageId":"m1","delta":"`+chunk+`"}`)
+		}
+		sseEvents(w, `{"type":"TEXT_MESSAGE_END","messageId":"m1"}`, runFinished(in))
+	})
+	st := &tailBytes{Store: store.NewMemory()}
+	e := newEnv(t, up.URL, func(c *aap2agui.Config) {
+		c.CheckpointInterval = time.Nanosecond
+		c.Store = st
+	})
+	id := e.createSession(t, aap.PostSessionsRequest{Messages: []aap.Message{aap.UserText(strings.Repeat("earlier ", 1000))}})
+	_, err := e.stream(t, id, userTurn(aap.StreamDelta, "a long one"))
+	require.NoError(t, err)
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	require.Positive(t, st.n, "checkpoints were stored")
+	assert.Less(t, st.bytes, 4*deltas*size, "%d checkpoints wrote %d bytes for a message of %d", st.n, st.bytes, deltas*size)
+	h := e.history(t, id, aap.HistoryFull)
+	require.Len(t, h, 3)
+	assert.Len(t, h[2], len(`{"role":"assistant","content":""}`)+deltas*size)
 }

@@ -527,6 +527,9 @@ type turnRun struct {
 	draft          bool          // a draft is stored after entries
 	draftID        string
 	lastCheckpoint time.Time
+	// The draft's size (msgBytes) and the settled messages when it was
+	// last checkpointed.
+	ckBytes, ckSettled int
 	// uncertain: a write of the run failed, and may or may not have been
 	// stored (a connection that broke at the commit): the run's end
 	// writes the whole history, which is the same whether it was or not.
@@ -752,18 +755,14 @@ func (r *turnRun) failed(ctx context.Context, failure error) string {
 // grow counts what ev adds to the message the agent is building and
 // refuses an event that would take it past Config.MaxMessageSize.
 func (r *turnRun) grow(ev events.Event) error {
-	max := r.s.cfg.MaxMessageSize
-	if max <= 0 {
-		return nil
-	}
-	if n := len(r.tr.Settled()); n != r.settled {
-		r.settled, r.msgBytes = n, 0
-	}
 	n := deltaSize(ev)
 	if n == 0 {
 		return nil
 	}
-	if r.msgBytes+n > max {
+	if s := len(r.tr.Settled()); s != r.settled {
+		r.settled, r.msgBytes = s, 0
+	}
+	if max := r.s.cfg.MaxMessageSize; max > 0 && r.msgBytes+n > max {
 		return &web.MessageTooLargeError{Limit: max}
 	}
 	r.msgBytes += n
@@ -1090,24 +1089,39 @@ func (r *turnRun) finish(ctx context.Context) error {
 		return err
 	}
 	// A draft to take out, answered permissions to record, or a write of
-	// unknown outcome: the whole history, written as it must be, and the
-	// session, both safe to repeat.
+	// unknown outcome: the run's entries written as they must be (the
+	// whole history when answered permissions go before later messages),
+	// then the session, both safe to repeat.
 	return r.lease.ReleaseWith(func(holder string) error {
 		wctx, cancel := context.WithTimeout(ctx, writeTimeout)
 		defer cancel()
-		base, err := r.base(wctx)
-		if err != nil {
-			return err
-		}
-		hist := append(append(base[:len(base):len(base)], r.entries...), r.unsaved(msgs, ids)...)
-		if !refused {
-			hist, _ = placeResults(hist, missingResults(hist, r.permissionResults()))
-		}
-		if err := st.ReplaceHistory(wctx, r.sess.ID, hist); err != nil {
+		run := append(r.entries[:len(r.entries):len(r.entries)], r.unsaved(msgs, ids)...)
+		if err := r.storeRun(wctx, run, refused); err != nil {
 			return err
 		}
 		return st.SaveSessionUnlock(wctx, r.sess, nil, holder)
 	})
+}
+
+// storeRun makes run the history after the turn's base, with the results
+// of the calls this turn answered with a tool_permission and the agent did
+// not report placed after their calls: when one goes before a later
+// message, the whole history is written.
+func (r *turnRun) storeRun(ctx context.Context, run []store.Entry, refused bool) error {
+	var results []store.Entry
+	if !refused {
+		results = r.permissionResults()
+	}
+	if len(results) == 0 {
+		return r.s.cfg.Store.ReplaceTail(ctx, r.sess.ID, r.baseLen, run)
+	}
+	base, err := r.base(ctx)
+	if err != nil {
+		return err
+	}
+	hist := append(base[:len(base):len(base)], run...)
+	hist, _ = placeResults(hist, missingResults(hist, results))
+	return r.s.cfg.Store.ReplaceHistory(ctx, r.sess.ID, hist)
 }
 
 // writeTimeout bounds one try of a turn's last write.
