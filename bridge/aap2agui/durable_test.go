@@ -134,11 +134,16 @@ func TestTurnNotStoredIsNotAcknowledged(t *testing.T) {
 	}
 }
 
-// endlessUpstream answers every run with RUN_STARTED, an open text
-// message and then, until the run is cancelled, what more writes every
-// interval; it counts the runs that ended (their request cancelled).
-func endlessUpstream(t *testing.T, interval time.Duration, more func(n int) string, ended *atomic.Int32) *fakeUpstream {
-	return newFakeUpstream(t, func(w http.ResponseWriter, r *http.Request, in *runInput, _ int) {
+// endlessUpstream answers its first run (every run, with all) with
+// RUN_STARTED, an open text message and then, until the run is cancelled,
+// what more writes every interval; it counts the runs that ended (their
+// request cancelled). Later runs get a short answer.
+func endlessUpstream(t *testing.T, interval time.Duration, more func(n int) string, ended *atomic.Int32, all bool) *fakeUpstream {
+	return newFakeUpstream(t, func(w http.ResponseWriter, r *http.Request, in *runInput, run int) {
+		if run > 0 && !all {
+			sseEvents(w, textRun(in, "m2", "here")...)
+			return
+		}
 		defer ended.Add(1)
 		sseEvents(w, runStarted(in), `{"type":"TEXT_MESSAGE_START","messageId":"m1","role":"assistant"}`)
 		tick := time.NewTicker(interval)
@@ -170,7 +175,7 @@ func delta(text string) string {
 func TestClientThatStopsReading(t *testing.T) {
 	big := strings.Repeat("x", 32<<10)
 	var ended atomic.Int32
-	up := endlessUpstream(t, time.Millisecond, func(int) string { return delta(big) }, &ended)
+	up := endlessUpstream(t, time.Millisecond, func(int) string { return delta(big) }, &ended, false)
 	const stall = 300 * time.Millisecond
 	e := newEnv(t, up.URL, func(c *aap2agui.Config) { c.StallTimeout = stall })
 	id := e.createSession(t, aap.PostSessionsRequest{})
@@ -219,7 +224,7 @@ func TestUpstreamBounds(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
 			var ended atomic.Int32
-			up := endlessUpstream(t, 20*time.Millisecond, c.more, &ended)
+			up := endlessUpstream(t, 20*time.Millisecond, c.more, &ended, true)
 			e := newEnv(t, up.URL, c.configure)
 			id := e.createSession(t, aap.PostSessionsRequest{})
 			evs, err := e.stream(t, id, userTurn(aap.StreamDelta, "go"))
