@@ -68,6 +68,9 @@ type AGUIToAAP struct {
 	blocks     []aap.ContentBlock // the assistant message being built
 	blocksID   string             // the AG-UI id of that message
 	interrupts []types.Interrupt
+	// reported are the interrupts of on_interrupt CUSTOM events, which
+	// stand for a RUN_FINISHED without an interrupt outcome.
+	reported []types.Interrupt
 	// rawInterrupts are the JSON of the interrupts of the RUN_FINISHED
 	// being fed, as the agent sent them (see FeedJSON); nil when unknown.
 	rawInterrupts []json.RawMessage
@@ -180,6 +183,10 @@ func (t *AGUIToAAP) Feed(ev events.Event) ([]aap.Event, error) {
 			break
 		}
 		err = t.toolResult(e)
+	case *events.CustomEvent:
+		if in, ok := InterruptFromOnInterrupt(e); ok {
+			t.reported = append(t.reported, in)
+		}
 	case *events.RunFinishedEvent:
 		t.finish(e)
 	case *events.RunErrorEvent:
@@ -624,6 +631,12 @@ func (t *AGUIToAAP) finish(e *events.RunFinishedEvent) {
 		}
 	}
 	t.rawInterrupts = nil
+	if len(interrupts) == 0 && (e.Outcome == nil || e.Outcome.Type != events.RunFinishedOutcomeTypeSuccess) {
+		// @ag-ui/langgraph's default: the interrupts came as on_interrupt
+		// events, the run finishes without an outcome.
+		interrupts = t.reported
+		raws = make([]json.RawMessage, len(interrupts))
+	}
 	if len(interrupts) > 0 {
 		t.interrupts = interrupts
 		for i, in := range interrupts {

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"path/filepath"
 	"regexp"
+	"strings"
 	"testing"
 
 	"github.com/aapagui/aapagui/aap"
@@ -15,14 +16,16 @@ import (
 // graph with a scripted chat model (@langchain/langgraph 1.7.3), served by
 // the LangGraph API server in-process (@langchain/langgraph-api 1.5.1, what
 // `langgraph dev` runs) behind @ag-ui/langgraph 0.0.43's LangGraphAgent
-// with emitInterruptOutcome. It needs the packages of
-// interop/langgraph/package-lock.json (npm ci there; scripts/test does
-// it).
-func startLangGraphAgent(t *testing.T) string {
+// reporting interrupts as interrupts says: "outcome" (emitInterruptOutcome:
+// RUN_FINISHED's interrupt outcome) or "default" (the adapter's default: a
+// CUSTOM on_interrupt event, and a RUN_FINISHED without outcome). It needs
+// the packages of interop/langgraph/package-lock.json (npm ci there;
+// scripts/test does it).
+func startLangGraphAgent(t *testing.T, interrupts string) string {
 	t.Helper()
 	return startNodeServer(t, filepath.Join("..", "..", "interop", "langgraph"), "agent.mjs",
 		[]string{"@langchain/langgraph", "@langchain/langgraph-api", "@ag-ui/langgraph", "@ag-ui/encoder"},
-		"LANGGRAPH_INTERRUPTS=outcome")
+		"LANGGRAPH_INTERRUPTS="+interrupts)
 }
 
 // The graph's tools, as it runs them: web_search at once, whatever a
@@ -45,15 +48,23 @@ func newLangGraphIDs() *ids {
 const langGraphApproval = `{"type":"object","properties":{"approved":{"type":"boolean"},"reason":{"type":"string"}},"required":["approved"]}`
 
 // langGraphPublishInterrupt is the interrupt of the graph's publish node as
-// the AAP application sees it (the input of an agui_interrupt call): the
-// adapter's bytes, ids normalized.
-func langGraphPublishInterrupt(id, text string) string {
+// the AAP application sees it (the input of an agui_interrupt call), ids
+// normalized: the adapter's bytes from an interrupt outcome; from an
+// on_interrupt event, the interrupt aap2agui reads from it (the same
+// fields, the JSON objects' keys sorted).
+func langGraphPublishInterrupt(interrupts, id, text string) string {
 	msg, _ := json.Marshal(`Publish "` + text + `"?`)
-	return `{"id":"` + id + `","reason":"langgraph:interrupt","message":` + string(msg) + `,"responseSchema":` + langGraphApproval +
-		`,"metadata":{"langgraph":{"raw":{"message":` + string(msg) + `,"responseSchema":` + langGraphApproval + `}}}}`
+	schema := langGraphApproval
+	if interrupts == "default" {
+		schema = `{"properties":{"approved":{"type":"boolean"},"reason":{"type":"string"}},"required":["approved"],"type":"object"}`
+	}
+	return `{"id":"` + id + `","reason":"langgraph:interrupt","message":` + string(msg) + `,"responseSchema":` + schema +
+		`,"metadata":{"langgraph":{"raw":{"message":` + string(msg) + `,"responseSchema":` + schema + `}}}}`
 }
 
-func langGraphConversations() []upstreamConversation {
+// langGraphConversations are the conversations with the graph; with
+// interrupts "default", only those with interrupts.
+func langGraphConversations(interrupts string) []upstreamConversation {
 	searchResult := demo.SearchResult("golang tips")
 	search := upstreamStep{
 		send: userSays("search golang tips"),
@@ -76,11 +87,11 @@ func langGraphConversations() []upstreamConversation {
 	}
 	askPublish := upstreamStep{
 		send: userSays("publish hello world"),
-		want: []part{call("int#1", "agui_interrupt", langGraphPublishInterrupt("int#1", "hello world"))}, stop: aap.StopToolUse,
-		produced: []string{toolUse("int#1", "agui_interrupt", langGraphPublishInterrupt("int#1", "hello world"))},
+		want: []part{call("int#1", "agui_interrupt", langGraphPublishInterrupt(interrupts, "int#1", "hello world"))}, stop: aap.StopToolUse,
+		produced: []string{toolUse("int#1", "agui_interrupt", langGraphPublishInterrupt(interrupts, "int#1", "hello world"))},
 	}
 	deleteSession := aap.PostSessionsRequest{Agent: aap.AgentConfig{Tools: []aap.ServerToolRef{{Name: "delete_file"}}}}
-	return []upstreamConversation{
+	all := []upstreamConversation{
 		{
 			name: "echo, twice",
 			steps: []upstreamStep{
@@ -182,6 +193,35 @@ func langGraphConversations() []upstreamConversation {
 			}},
 		},
 		{
+			// aap2agui cancels the open interrupt (a cancelled resume
+			// entry beside the new message); the graph reads the
+			// cancellation, and the session goes on.
+			name: "publish: the user moves on instead of answering",
+			steps: []upstreamStep{askPublish,
+				{
+					send: userSays("never mind"), want: []part{say("Not published: cancelled")}, stop: aap.StopEndTurn,
+					recorded: []string{toolMessage("int#1", "Tool call was not answered: the user sent a new message instead.")},
+					produced: []string{assistantText("Not published: cancelled")},
+				},
+				{
+					// The graph never read "never mind" (the adapter
+					// resumes without it); it takes it in now, after its
+					// answer to the cancellation, and its snapshot says so.
+					send: userSays("hello again"), want: []part{say("You said: hello again")}, stop: aap.StopEndTurn,
+					produced: []string{assistantText("You said: hello again")},
+					history: []string{
+						`{"role":"user","content":"publish hello world"}`,
+						toolUse("int#1", "agui_interrupt", langGraphPublishInterrupt(interrupts, "int#1", "hello world")),
+						toolMessage("int#1", "Tool call was not answered: the user sent a new message instead."),
+						assistantText("Not published: cancelled"),
+						`{"role":"user","content":"never mind"}`,
+						`{"role":"user","content":"hello again"}`,
+						assistantText("You said: hello again"),
+					},
+				},
+			},
+		},
+		{
 			name: "fail: what was said before RUN_ERROR is kept",
 			steps: []upstreamStep{{
 				send: userSays("please fail"), want: []part{say(demo.FailPrefix)}, stop: aap.StopError,
@@ -213,6 +253,21 @@ func langGraphConversations() []upstreamConversation {
 			},
 		},
 	}
+	if interrupts == "default" {
+		return withInterrupts(all)
+	}
+	return all
+}
+
+// withInterrupts keeps the conversations with an interrupt.
+func withInterrupts(all []upstreamConversation) []upstreamConversation {
+	var out []upstreamConversation
+	for _, c := range all {
+		if strings.HasPrefix(c.name, "delete:") || strings.HasPrefix(c.name, "publish:") {
+			out = append(out, c)
+		}
+	}
+	return out
 }
 
 // TestLangGraphAgent runs a real LangGraph.js graph behind aap2agui
@@ -221,11 +276,17 @@ func langGraphConversations() []upstreamConversation {
 // server tool, a tool the graph runs only once approved (granted, denied),
 // interrupt() in a node (granted, denied, answered with a payload), a model
 // error, and a conversation whose history the graph reads back. Its
-// threads exist only because aap2agui sends UUID thread ids.
+// threads exist only because aap2agui sends UUID thread ids. The
+// conversations with interrupts run again with the adapter's defaults,
+// where interrupt() is only a CUSTOM on_interrupt event.
 func TestLangGraphAgent(t *testing.T) {
-	e := newEnv(t, startLangGraphAgent(t), func(c *aap2agui.Config) {
-		c.Agent.Tools = []aap.ToolSpec{deleteFileTool}
-		c.OwnTools = langGraphOwnTools
-	})
-	runUpstreamConversations(t, e, newLangGraphIDs, langGraphConversations())
+	for _, interrupts := range []string{"outcome", "default"} {
+		t.Run(interrupts, func(t *testing.T) {
+			e := newEnv(t, startLangGraphAgent(t, interrupts), func(c *aap2agui.Config) {
+				c.Agent.Tools = []aap.ToolSpec{deleteFileTool}
+				c.OwnTools = langGraphOwnTools
+			})
+			runUpstreamConversations(t, e, newLangGraphIDs, langGraphConversations(interrupts))
+		})
+	}
 }

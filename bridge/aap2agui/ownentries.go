@@ -6,27 +6,39 @@ import (
 	"github.com/aapagui/aapagui/translate"
 )
 
-// keepInterruptCalls returns snap (the history a MESSAGES_SNAPSHOT makes)
-// with the calls of the reserved interrupt tool (translate.InterruptToolName)
-// that old (the history it replaces) holds, and their answers: they are how
-// aap2agui presented the agent's own interrupts to the application, so no
-// snapshot of the agent's can hold them, and without them history would
-// lose what the application was asked and what it answered.
+// keepOwnEntries returns snap (the history a MESSAGES_SNAPSHOT makes) with
+// what old (the history it replaces) holds that the snapshot cannot or did
+// not: the calls of the reserved interrupt tool (translate.InterruptToolName)
+// and their answers, which are how aap2agui presented the agent's own
+// interrupts to the application (no agent's snapshot holds them), and the
+// turn's own entries (own: their AG-UI ids), the messages the application
+// sent in this turn, which an agent may leave out (@ag-ui/langgraph's
+// snapshot of a resumed run never has the user message sent beside the
+// resume).
 //
-// Each call goes right after the entry of old it followed that the
-// snapshot holds (by AG-UI id): after its own message when the call was
-// part of a message the snapshot holds (the call then moves to a message of
-// its own), else after the nearest earlier such entry, else first. Its
-// answers (tool messages for the call) follow it.
-func keepInterruptCalls(old, snap []store.Entry) []store.Entry {
+// Each kept entry goes right after the entry of old it followed that the
+// snapshot holds (by AG-UI id): after its own message when an interrupt
+// call was part of a message the snapshot holds (the call then moves to a
+// message of its own), else after the nearest earlier such entry, else
+// first. A kept tool message goes only where a call before it shows its
+// call and nothing answers it yet, so that history stays valid.
+func keepOwnEntries(old, snap []store.Entry, own map[string]bool) []store.Entry {
 	inSnap := make(map[string]bool, len(snap))
+	snapResults := map[string]bool{}
 	for _, e := range snap {
 		inSnap[e.AGUIID] = true
+		if tm, ok := e.Message.(*aap.ToolMessage); ok {
+			snapResults[tm.ToolCallID] = true
+		}
 	}
 	after := map[string][]store.Entry{} // anchor id ("" first) → kept entries
-	kept := map[string]bool{}           // kept call ids
+	kept := map[string]bool{}           // kept interrupt call ids
 	anchor := ""
 	found := false
+	keep := func(e store.Entry) {
+		after[anchor] = append(after[anchor], e)
+		found = true
+	}
 	for _, e := range old {
 		switch m := e.Message.(type) {
 		case *aap.AssistantMessage:
@@ -45,20 +57,21 @@ func keepInterruptCalls(old, snap []store.Entry) []store.Entry {
 				id += "-interrupts"
 			}
 			if len(calls) > 0 {
-				after[anchor] = append(after[anchor], store.Entry{Message: &aap.AssistantMessage{Content: aap.BlockContent(calls...)}, AGUIID: id})
-				found = true
+				keep(store.Entry{Message: &aap.AssistantMessage{Content: aap.BlockContent(calls...)}, AGUIID: id})
 			}
 		case *aap.ToolMessage:
-			if kept[m.ToolCallID] && !inSnap[e.AGUIID] {
-				after[anchor] = append(after[anchor], e)
-				continue
-			}
-			if inSnap[e.AGUIID] {
+			switch {
+			case inSnap[e.AGUIID]:
 				anchor = e.AGUIID
+			case (kept[m.ToolCallID] || own[e.AGUIID]) && !snapResults[m.ToolCallID]:
+				keep(e)
 			}
 		default:
-			if inSnap[e.AGUIID] {
+			switch {
+			case inSnap[e.AGUIID]:
 				anchor = e.AGUIID
+			case own[e.AGUIID]:
+				keep(e)
 			}
 		}
 	}
@@ -72,7 +85,36 @@ func keepInterruptCalls(old, snap []store.Entry) []store.Entry {
 		out = append(out, after[e.AGUIID]...)
 		delete(after, e.AGUIID) // an id twice in the snapshot: once
 	}
-	return out
+	// A kept result whose call nothing before it shows, or that is
+	// answered already, is left out.
+	called, answered := map[string]bool{}, map[string]bool{}
+	valid := out[:0]
+	for _, e := range out {
+		switch m := e.Message.(type) {
+		case *aap.AssistantMessage:
+			for _, b := range m.Content.Blocks {
+				if tu, ok := b.(*aap.ToolUseBlock); ok {
+					called[tu.ToolCallID] = true
+				}
+			}
+		case *aap.ToolMessage:
+			if !inSnap[e.AGUIID] && (!called[m.ToolCallID] || answered[m.ToolCallID]) {
+				continue
+			}
+			answered[m.ToolCallID] = true
+		}
+		valid = append(valid, e)
+	}
+	return valid
+}
+
+// entryIDs returns the set of the AG-UI ids of entries.
+func entryIDs(entries []store.Entry) map[string]bool {
+	ids := make(map[string]bool, len(entries))
+	for _, e := range entries {
+		ids[e.AGUIID] = true
+	}
+	return ids
 }
 
 // missingResults returns the entries of results (tool messages) whose call

@@ -52,15 +52,45 @@ func TestKeepInterruptCalls(t *testing.T) {
 		`a2 {"role":"assistant","content":"Asking."}`,
 		`a2-interrupts {"role":"assistant","content":[{"type":"tool_use","toolCallId":"int-2","name":"agui_interrupt","input":{"id":"int-2"}}]}`,
 		`s2 {"role":"assistant","content":"Done."}`,
-	}, entryLines(t, keepInterruptCalls(old, snap)))
+	}, entryLines(t, keepOwnEntries(old, snap, nil)))
 
 	t.Run("nothing to keep: the snapshot as it is", func(t *testing.T) {
-		assert.Equal(t, snap, keepInterruptCalls(snap, snap))
+		assert.Equal(t, snap, keepOwnEntries(snap, snap, nil))
 	})
 	t.Run("no anchor: first", func(t *testing.T) {
-		got := keepInterruptCalls(old[1:2], snap[:1])
+		got := keepOwnEntries(old[1:2], snap[:1], nil)
 		assert.Equal(t, "a1", got[0].AGUIID)
 	})
+}
+
+// A snapshot that leaves out the messages the application sent in this
+// turn keeps them; a kept tool result goes only after its call.
+func TestKeepOwnEntries(t *testing.T) {
+	old := []store.Entry{
+		{Message: aap.UserText("publish"), AGUIID: "u1"},
+		{Message: &aap.AssistantMessage{Content: aap.BlockContent(&aap.ToolUseBlock{ToolCallID: "c1", Name: "f", Input: json.RawMessage(`{}`)})}, AGUIID: "a1"},
+		{Message: &aap.ToolMessage{ToolCallID: "c1", Content: aap.TextContent("mine")}, AGUIID: "t1"},
+		{Message: aap.UserText("never mind"), AGUIID: "u2"},
+	}
+	own := entryIDs(old[2:])
+	snap := []store.Entry{
+		{Message: aap.UserText("publish"), AGUIID: "u1"},
+		{Message: &aap.AssistantMessage{Content: aap.TextContent("Cancelled.")}, AGUIID: "s1"},
+	}
+	assert.Equal(t, []string{
+		`u1 {"role":"user","content":"publish"}`,
+		`u2 {"role":"user","content":"never mind"}`,
+		`s1 {"role":"assistant","content":"Cancelled."}`,
+	}, entryLines(t, keepOwnEntries(old, snap, own)), "the result of a call the snapshot dropped is left out")
+
+	snap = []store.Entry{old[0], old[1], {Message: &aap.AssistantMessage{Content: aap.TextContent("Got it.")}, AGUIID: "s1"}}
+	assert.Equal(t, []string{
+		`u1 {"role":"user","content":"publish"}`,
+		`a1 {"role":"assistant","content":[{"type":"tool_use","toolCallId":"c1","name":"f","input":{}}]}`,
+		`t1 {"role":"tool","toolCallId":"c1","content":"mine"}`,
+		`u2 {"role":"user","content":"never mind"}`,
+		`s1 {"role":"assistant","content":"Got it."}`,
+	}, entryLines(t, keepOwnEntries(old, snap, own)))
 }
 
 func TestMissingResults(t *testing.T) {

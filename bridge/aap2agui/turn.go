@@ -341,7 +341,7 @@ func (s *Server) runTurn(c *gin.Context, id string, req *aap.PostSessionTurnRequ
 		}
 	}
 	prior := translate.PriorCallsOf(historyMessages(hist, added))
-	r := &turnRun{s: s, sess: sess, log: log, perms: perms, prevInterrupts: prevInterrupts, baseLen: len(hist) + len(added), lease: lease, end: endTurn}
+	r := &turnRun{s: s, sess: sess, log: log, perms: perms, prevInterrupts: prevInterrupts, baseLen: len(hist) + len(added), own: entryIDs(added), lease: lease, end: endTurn}
 	stop, result = r.stream(c, req, body, saved, prior, t, sessionStart)
 	return true
 }
@@ -505,6 +505,7 @@ type turnRun struct {
 	callNames    map[string]string // toolCallId → tool name of the calls this run streamed
 	stateChanged bool
 	replaced     bool                         // a MESSAGES_SNAPSHOT replaced the history
+	own          map[string]bool              // the AG-UI ids of the turn's own entries (its messages, the results it closed)
 	snapIDs      map[string]bool              // the AG-UI ids of that snapshot's messages
 	perms        []*aap.ToolPermissionMessage // the permissions this turn answers
 	// prevInterrupts were open before this turn.
@@ -929,9 +930,9 @@ func (r *turnRun) snapshot(ctx context.Context, e *events.MessagesSnapshotEvent)
 		entries = append(entries, store.Entry{Message: m, AGUIID: id})
 	}
 	if base, err := r.base(ctx); err != nil {
-		r.log.Warn().Err(err).Str("session", r.sess.ID).Msg("MESSAGES_SNAPSHOT: the history it replaces could not be read; the interrupt calls in it are not kept")
+		r.log.Warn().Err(err).Str("session", r.sess.ID).Msg("MESSAGES_SNAPSHOT: the history it replaces could not be read; the interrupt calls and the turn's messages in it are not kept")
 	} else {
-		entries = keepInterruptCalls(append(base[:len(base):len(base)], r.entries...), entries)
+		entries = keepOwnEntries(append(base[:len(base):len(base)], r.entries...), entries, r.own)
 	}
 	if err := r.s.cfg.Store.ReplaceHistory(ctx, r.sess.ID, entries); err != nil {
 		r.uncertain = true // it may have been stored: the turn's end writes the history whole

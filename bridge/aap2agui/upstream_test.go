@@ -55,6 +55,10 @@ type upstreamStep struct {
 	recorded []string
 	// produced are the run's messages: the none-mode response.
 	produced []string
+	// history, when set, is the whole history after the turn, where the
+	// agent's MESSAGES_SNAPSHOT orders the thread otherwise than it was
+	// sent and streamed.
+	history []string
 }
 
 type upstreamConversation struct {
@@ -98,6 +102,9 @@ func runUpstreamConversations(t *testing.T, e *env, newIDs func() *ids, convs []
 						}
 					}
 					conversation = append(conversation, st.produced...)
+					if st.history != nil {
+						conversation = append([]string(nil), st.history...)
+					}
 					assert.Equal(t, conversation, n.lines(e.history(t, id, aap.HistoryFull)), "step %d: full history", i)
 					assert.Empty(t, historyProblems(e.historyMessages(t, id)), "step %d", i)
 				}
