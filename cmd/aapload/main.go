@@ -58,6 +58,8 @@ func run(args []string, out io.Writer) error {
 	only := fs.String("only", "", "run one bridge only: aap2agui or agui2aap")
 	direct := fs.Bool("direct", true, "also run the workload straight to the agent each bridge fronts, for ratios")
 	storeSpec := fs.String("store", "", "the store both programs use, as their --store (postgres://… to measure a PostgreSQL replica); empty: a SQLite file of each program's own in a temporary folder")
+	slow := fs.Int("slow", 0, "measure aap2agui alone, with and without this many open streams whose clients never read (their agent sends a small delta every 200 ms)")
+	presessions := fs.Int("presessions", 0, "with -slow: sessions put in the store before aap2agui starts (a store in use for a while)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -69,6 +71,9 @@ func run(args []string, out io.Writer) error {
 		return err
 	}
 	defer os.RemoveAll(dir)
+	if *slow > 0 {
+		return slowRun(out, *bin, dir, *storeSpec, *n, *m, *c, *slow, *presessions)
+	}
 	for _, b := range []struct {
 		name string
 		load func(base string) *stats
@@ -133,14 +138,32 @@ type proc struct {
 	cmd    *exec.Cmd
 	base   string
 	exited chan struct{} // closed once the process has exited and its log is read
+
+	mu  sync.Mutex
+	log logCounts
 }
+
+// logCounts counts the bridge's warnings and errors: all of them, and
+// those about lock renewals and checkpoints.
+type logCounts struct{ all, renew, checkpoint int }
+
+// logged is what the bridge has logged so far.
+func (p *proc) logged() logCounts {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.log
+}
+
+// printedLines is how many of the bridge's warnings and errors are passed
+// on to stderr; the rest are only counted.
+const printedLines = 20
 
 // start runs a bridge with the store spec on a loopback port of its own
 // choosing (read from its start-up log line, so that no other process can
 // take the port in between) and waits for /healthz. The bridge logs at its
 // default level, info; its warnings and errors are passed on to stderr.
-func start(path, spec string) (*proc, error) {
-	cmd := exec.Command(path, "--listen", "127.0.0.1:0", "--store", spec)
+func start(path, spec string, args ...string) (*proc, error) {
+	cmd := exec.Command(path, append([]string{"--listen", "127.0.0.1:0", "--store", spec}, args...)...)
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		return nil, err
@@ -150,6 +173,7 @@ func start(path, spec string) (*proc, error) {
 	}
 	addr := make(chan string, 1)
 	exited := make(chan struct{})
+	p := &proc{cmd: cmd, exited: exited}
 	go func() {
 		defer close(exited)
 		sc := bufio.NewScanner(stderr)
@@ -168,13 +192,24 @@ func start(path, spec string) (*proc, error) {
 				}
 			}
 			if bytes.Contains(line, []byte(`"level":"warn"`)) || bytes.Contains(line, []byte(`"level":"error"`)) || !bytes.HasPrefix(line, []byte("{")) {
-				fmt.Fprintf(os.Stderr, "%s: %s\n", filepath.Base(path), line)
+				p.mu.Lock()
+				p.log.all++
+				if bytes.Contains(line, []byte(`renew`)) {
+					p.log.renew++
+				}
+				if bytes.Contains(line, []byte(`checkpoint`)) {
+					p.log.checkpoint++
+				}
+				n := p.log.all
+				p.mu.Unlock()
+				if n <= printedLines {
+					fmt.Fprintf(os.Stderr, "%s: %s\n", filepath.Base(path), line)
+				}
 			}
 		}
 		_, _ = io.Copy(io.Discard, stderr)
 		_ = cmd.Wait()
 	}()
-	p := &proc{cmd: cmd, exited: exited}
 	select {
 	case a := <-addr:
 		p.base = "http://" + a
@@ -195,13 +230,19 @@ func start(path, spec string) (*proc, error) {
 }
 
 // peakRSS is the process's high-water resident set (VmHWM), in KiB.
-func (p *proc) peakRSS() int {
+func (p *proc) peakRSS() int { return p.status("VmHWM:") }
+
+// rss is the process's resident set now (VmRSS), in KiB.
+func (p *proc) rss() int { return p.status("VmRSS:") }
+
+// status reads a figure in KiB from the process's /proc status.
+func (p *proc) status(key string) int {
 	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", p.cmd.Process.Pid))
 	if err != nil {
 		return 0
 	}
 	for _, line := range strings.Split(string(b), "\n") {
-		if v, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+		if v, ok := strings.CutPrefix(line, key); ok {
 			var kb int
 			fmt.Sscanf(strings.TrimSpace(v), "%d", &kb)
 			return kb
@@ -291,6 +332,12 @@ func postJSON(url string, body any) (*http.Response, error) {
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "text/event-stream")
 	return client.Do(req)
+}
+
+// decodeJSON reads resp's JSON body into v and closes it.
+func decodeJSON(resp *http.Response, v any) error {
+	defer resp.Body.Close()
+	return json.NewDecoder(resp.Body).Decode(v)
 }
 
 // failure names a non-2xx answer: "409" or the JSON error code.
