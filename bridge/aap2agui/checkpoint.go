@@ -54,7 +54,8 @@ func (r *turnRun) checkpoint(ctx context.Context) {
 	// Stored or not, a failed write leaves the turn's end to take the
 	// draft out, as for a stored one.
 	r.draft, r.ckBytes, r.ckSettled = true, size, settled
-	if err := r.s.cfg.Store.ReplaceTail(ctx, r.sess.ID, r.baseLen, entries); err != nil {
+	if err := r.s.cfg.Store.ReplaceTail(ctx, r.sess.ID, r.baseLen, entries); err != nil && ctx.Err() == nil {
+		// (A turn that ended meanwhile stores its answer at its end.)
 		r.log.Error().Err(err).Str("session", r.sess.ID).Msg("storing a checkpoint of the streamed answer")
 	}
 }
