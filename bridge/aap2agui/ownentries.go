@@ -1,6 +1,8 @@
 package aap2agui
 
 import (
+	"encoding/json"
+
 	"github.com/aapagui/aapagui/aap"
 	"github.com/aapagui/aapagui/store"
 	"github.com/aapagui/aapagui/translate"
@@ -19,17 +21,32 @@ import (
 // Each kept entry goes right after the entry of old it followed that the
 // snapshot holds (by AG-UI id): after its own message when an interrupt
 // call was part of a message the snapshot holds (the call then moves to a
-// message of its own), else after the nearest earlier such entry, else
-// first. A kept tool message goes only where a call before it shows its
+// message of its own), else after the nearest earlier such entry. One that
+// followed nothing the snapshot holds (a snapshot that compacts the
+// thread) goes right before the first message of the run (run: the AG-UI
+// ids of the messages the run streamed) that the snapshot holds, else at
+// its end. A kept tool message goes only where a call before it shows its
 // call and nothing answers it yet, so that history stays valid.
-func keepOwnEntries(old, snap []store.Entry, own map[string]bool) []store.Entry {
+func keepOwnEntries(old, snap []store.Entry, own, run map[string]bool) []store.Entry {
 	inSnap := make(map[string]bool, len(snap))
 	snapResults := map[string]bool{}
+	same := map[string]int{} // the snapshot's messages, as JSON: it may hold one of the turn's under an id of its own
 	for _, e := range snap {
 		inSnap[e.AGUIID] = true
 		if tm, ok := e.Message.(*aap.ToolMessage); ok {
 			snapResults[tm.ToolCallID] = true
 		}
+		if b, err := json.Marshal(e.Message); err == nil {
+			same[string(b)]++
+		}
+	}
+	held := func(e store.Entry) bool { // the snapshot holds e under another id
+		b, err := json.Marshal(e.Message)
+		if err != nil || same[string(b)] == 0 {
+			return false
+		}
+		same[string(b)]--
+		return true
 	}
 	after := map[string][]store.Entry{} // anchor id ("" first) → kept entries
 	kept := map[string]bool{}           // kept interrupt call ids
@@ -63,14 +80,14 @@ func keepOwnEntries(old, snap []store.Entry, own map[string]bool) []store.Entry 
 			switch {
 			case inSnap[e.AGUIID]:
 				anchor = e.AGUIID
-			case (kept[m.ToolCallID] || own[e.AGUIID]) && !snapResults[m.ToolCallID]:
+			case (kept[m.ToolCallID] || own[e.AGUIID]) && !snapResults[m.ToolCallID] && !held(e):
 				keep(e)
 			}
 		default:
 			switch {
 			case inSnap[e.AGUIID]:
 				anchor = e.AGUIID
-			case own[e.AGUIID]:
+			case own[e.AGUIID] && !held(e):
 				keep(e)
 			}
 		}
@@ -79,12 +96,16 @@ func keepOwnEntries(old, snap []store.Entry, own map[string]bool) []store.Entry 
 		return snap
 	}
 	out := make([]store.Entry, 0, len(snap)+len(kept)*2)
-	out = append(out, after[""]...)
 	for _, e := range snap {
+		if run[e.AGUIID] {
+			out = append(out, after[""]...) // before the run's first
+			delete(after, "")
+		}
 		out = append(out, e)
 		out = append(out, after[e.AGUIID]...)
 		delete(after, e.AGUIID) // an id twice in the snapshot: once
 	}
+	out = append(out, after[""]...)
 	// A kept result whose call nothing before it shows, or that is
 	// answered already, is left out.
 	called, answered := map[string]bool{}, map[string]bool{}
@@ -106,6 +127,15 @@ func keepOwnEntries(old, snap []store.Entry, own map[string]bool) []store.Entry 
 		valid = append(valid, e)
 	}
 	return valid
+}
+
+// idSet returns the set of ids.
+func idSet(ids []string) map[string]bool {
+	set := make(map[string]bool, len(ids))
+	for _, id := range ids {
+		set[id] = true
+	}
+	return set
 }
 
 // entryIDs returns the set of the AG-UI ids of entries.

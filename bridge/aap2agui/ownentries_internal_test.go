@@ -52,14 +52,16 @@ func TestKeepInterruptCalls(t *testing.T) {
 		`a2 {"role":"assistant","content":"Asking."}`,
 		`a2-interrupts {"role":"assistant","content":[{"type":"tool_use","toolCallId":"int-2","name":"agui_interrupt","input":{"id":"int-2"}}]}`,
 		`s2 {"role":"assistant","content":"Done."}`,
-	}, entryLines(t, keepOwnEntries(old, snap, nil)))
+	}, entryLines(t, keepOwnEntries(old, snap, nil, nil)))
 
 	t.Run("nothing to keep: the snapshot as it is", func(t *testing.T) {
-		assert.Equal(t, snap, keepOwnEntries(snap, snap, nil))
+		assert.Equal(t, snap, keepOwnEntries(snap, snap, nil, nil))
 	})
-	t.Run("no anchor: first", func(t *testing.T) {
-		got := keepOwnEntries(old[1:2], snap[:1], nil)
-		assert.Equal(t, "a1", got[0].AGUIID)
+	t.Run("no anchor: before the run's first message the snapshot holds, else last", func(t *testing.T) {
+		got := keepOwnEntries(old[1:2], snap[:2], nil, map[string]bool{"s1": true})
+		assert.Equal(t, []string{"u1", "a1", "s1"}, []string{got[0].AGUIID, got[1].AGUIID, got[2].AGUIID})
+		got = keepOwnEntries(old[1:2], snap[:2], nil, nil)
+		assert.Equal(t, []string{"u1", "s1", "a1"}, []string{got[0].AGUIID, got[1].AGUIID, got[2].AGUIID})
 	})
 }
 
@@ -81,7 +83,7 @@ func TestKeepOwnEntries(t *testing.T) {
 		`u1 {"role":"user","content":"publish"}`,
 		`u2 {"role":"user","content":"never mind"}`,
 		`s1 {"role":"assistant","content":"Cancelled."}`,
-	}, entryLines(t, keepOwnEntries(old, snap, own)), "the result of a call the snapshot dropped is left out")
+	}, entryLines(t, keepOwnEntries(old, snap, own, nil)), "the result of a call the snapshot dropped is left out")
 
 	snap = []store.Entry{old[0], old[1], {Message: &aap.AssistantMessage{Content: aap.TextContent("Got it.")}, AGUIID: "s1"}}
 	assert.Equal(t, []string{
@@ -90,7 +92,7 @@ func TestKeepOwnEntries(t *testing.T) {
 		`t1 {"role":"tool","toolCallId":"c1","content":"mine"}`,
 		`u2 {"role":"user","content":"never mind"}`,
 		`s1 {"role":"assistant","content":"Got it."}`,
-	}, entryLines(t, keepOwnEntries(old, snap, own)))
+	}, entryLines(t, keepOwnEntries(old, snap, own, nil)))
 }
 
 func TestMissingResults(t *testing.T) {
