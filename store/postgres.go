@@ -557,36 +557,49 @@ func (s *Postgres) SaveSession(ctx context.Context, sess *Session, appended []En
 	return s.SaveSessionUnlock(ctx, sess, appended, "")
 }
 
-// ReplaceTail implements Store, in one transaction.
+// ReplaceTail implements Store in one statement, sent in a batch with the
+// writes waiting beside it (postgres_writegroup.go): the entries from
+// position from on are written over (an upsert: a DELETE and an INSERT of
+// the same key cannot share a statement), those past the new end deleted,
+// and the count moved, all only when the session has at least from
+// entries. A checkpoint of a streaming answer costs one statement of a
+// batch, not a transaction of four.
 func (s *Postgres) ReplaceTail(ctx context.Context, id string, from int, entries []Entry) error {
 	if !pgStorable(id) {
 		return ErrNotFound
+	}
+	if from < 0 {
+		return ErrShortHistory
 	}
 	hist, err := encodeEntries(entries)
 	if err != nil {
 		return err
 	}
-	return s.tx(ctx, func(tx pgx.Tx) error {
-		var n int64
-		err := tx.QueryRow(ctx, `SELECT history_len FROM sessions WHERE id = $1 FOR UPDATE`, id).Scan(&n)
-		if errors.Is(err, pgx.ErrNoRows) {
-			return ErrNotFound
-		}
-		if err != nil {
+	tag, err := s.exec(ctx, id, pgReplaceTail, id, from, pgTexts(hist))
+	if err != nil {
+		return fmt.Errorf("store: postgres: replace the history's tail: %w", err)
+	}
+	if tag.RowsAffected() == 0 {
+		if err := s.exists(ctx, id); err != nil {
 			return err
 		}
-		if from < 0 || int64(from) > n {
-			return ErrShortHistory
-		}
-		if _, err := tx.Exec(ctx, `UPDATE sessions SET history_len = $2 WHERE id = $1`, id, from+len(hist)); err != nil {
-			return err
-		}
-		if _, err := tx.Exec(ctx, `DELETE FROM history WHERE session_id = $1 AND position >= $2`, id, from); err != nil {
-			return err
-		}
-		return pgInsertHistory(ctx, tx, id, int64(from), hist)
-	})
+		return ErrShortHistory
+	}
+	return nil
 }
+
+// pgReplaceTail makes the entries $3 session $1's history from position $2
+// on; it returns a row when it did (the session had $2 entries at least).
+const pgReplaceTail = `WITH s AS (
+		UPDATE sessions SET history_len = $2 + cardinality($3::text[]) WHERE id = $1 AND history_len >= $2
+		RETURNING 1),
+	d AS (
+		DELETE FROM history WHERE session_id = $1 AND position >= $2 + cardinality($3::text[]) AND EXISTS (SELECT FROM s)),
+	i AS (
+		INSERT INTO history (session_id, position, data)
+		SELECT $1, $2 + t.ord - 1, t.data FROM s, unnest($3::text[]) WITH ORDINALITY AS t (data, ord)
+		ON CONFLICT (session_id, position) DO UPDATE SET data = EXCLUDED.data)
+	SELECT 1 FROM s`
 
 // ReplaceHistory implements Store, in one transaction.
 func (s *Postgres) ReplaceHistory(ctx context.Context, id string, entries []Entry) error {
