@@ -110,6 +110,7 @@ func TestCheckpointsCostWhatChanged(t *testing.T) {
 	require.NoError(t, err)
 	st.mu.Lock()
 	defer st.mu.Unlock()
+	t.Logf("%d checkpoints wrote %d bytes for a message of %d", st.n, st.bytes, deltas*size)
 	require.Positive(t, st.n, "checkpoints were stored")
 	assert.Less(t, st.bytes, 4*deltas*size, "%d checkpoints wrote %d bytes for a message of %d", st.n, st.bytes, deltas*size)
 	h := e.history(t, id, aap.HistoryFull)
