@@ -106,6 +106,16 @@ func langGraphConversations(interrupts string) []upstreamConversation {
 			},
 		},
 		{
+			// The adapter streams the thinking block as reasoning; its
+			// snapshot has no reasoning message for it.
+			name: "think: a thinking block, then text",
+			steps: []upstreamStep{{
+				send: userSays("think about cats"),
+				want: []part{think("Thinking about: think about cats"), say(demo.DoneThinking)}, stop: aap.StopEndTurn,
+				produced: []string{`{"role":"assistant","content":[{"type":"thinking","thinking":"Thinking about: think about cats"},{"type":"text","text":"Done thinking."}]}`},
+			}},
+		},
+		{
 			name:    "weather: a client tool round trip",
 			session: aap.PostSessionsRequest{Tools: []aap.ToolSpec{weatherTool}},
 			steps: []upstreamStep{

@@ -23,11 +23,19 @@ import (
 // call was part of a message the snapshot holds (the call then moves to a
 // message of its own), else after the nearest earlier such entry. One that
 // followed nothing the snapshot holds (a snapshot that compacts the
-// thread) goes right before the first message of the run (run: the AG-UI
-// ids of the messages the run streamed) that the snapshot holds, else at
-// its end. A kept tool message goes only where a call before it shows its
-// call and nothing answers it yet, so that history stays valid.
-func keepOwnEntries(old, snap []store.Entry, own, run map[string]bool) []store.Entry {
+// thread) goes right before the first message of the run that the
+// snapshot holds, else at its end. A kept tool message goes only where a
+// call before it shows its call and nothing answers it yet, so that
+// history stays valid.
+//
+// The thinking the run streamed is kept too: a message of the snapshot
+// that is one the run streamed (runMsgs, under the AG-UI ids runIDs) with
+// thinking blocks, and has none itself (@ag-ui/langgraph's snapshot has no
+// reasoning message for Anthropic-style thinking blocks), gets them back,
+// before its own content.
+func keepOwnEntries(old, snap []store.Entry, own map[string]bool, runMsgs []aap.Message, runIDs []string) []store.Entry {
+	snap = withThinking(snap, runMsgs, runIDs)
+	run := idSet(runIDs)
 	inSnap := make(map[string]bool, len(snap))
 	snapResults := map[string]bool{}
 	same := map[string]int{} // the snapshot's messages, as JSON: it may hold one of the turn's under an id of its own
@@ -127,6 +135,55 @@ func keepOwnEntries(old, snap []store.Entry, own, run map[string]bool) []store.E
 		valid = append(valid, e)
 	}
 	return valid
+}
+
+// withThinking returns snap with the thinking blocks of the run's
+// messages put back into the messages of snap that have the same AG-UI id
+// and no thinking of their own (snap itself is not changed).
+func withThinking(snap []store.Entry, runMsgs []aap.Message, runIDs []string) []store.Entry {
+	thinking := map[string][]aap.ContentBlock{}
+	for i, m := range runMsgs {
+		am, ok := m.(*aap.AssistantMessage)
+		if !ok || i >= len(runIDs) || runIDs[i] == "" {
+			continue
+		}
+		for _, b := range am.Content.Blocks {
+			if tb, ok := b.(*aap.ThinkingBlock); ok {
+				thinking[runIDs[i]] = append(thinking[runIDs[i]], tb)
+			}
+		}
+	}
+	if len(thinking) == 0 {
+		return snap
+	}
+	out := snap
+	copied := false
+	for i, e := range snap {
+		am, ok := e.Message.(*aap.AssistantMessage)
+		if !ok || thinking[e.AGUIID] == nil {
+			continue
+		}
+		blocks := append([]aap.ContentBlock{}, thinking[e.AGUIID]...)
+		if am.Content.IsBlocks() {
+			own := false
+			for _, b := range am.Content.Blocks {
+				if _, ok := b.(*aap.ThinkingBlock); ok {
+					own = true
+				}
+			}
+			if own {
+				continue
+			}
+			blocks = append(blocks, am.Content.Blocks...)
+		} else if am.Content.Text != "" {
+			blocks = append(blocks, &aap.TextBlock{Text: am.Content.Text})
+		}
+		if !copied {
+			out, copied = append([]store.Entry(nil), snap...), true
+		}
+		out[i] = store.Entry{Message: &aap.AssistantMessage{Content: aap.BlockContent(blocks...)}, AGUIID: e.AGUIID}
+	}
+	return out
 }
 
 // idSet returns the set of ids.

@@ -52,15 +52,15 @@ func TestKeepInterruptCalls(t *testing.T) {
 		`a2 {"role":"assistant","content":"Asking."}`,
 		`a2-interrupts {"role":"assistant","content":[{"type":"tool_use","toolCallId":"int-2","name":"agui_interrupt","input":{"id":"int-2"}}]}`,
 		`s2 {"role":"assistant","content":"Done."}`,
-	}, entryLines(t, keepOwnEntries(old, snap, nil, nil)))
+	}, entryLines(t, keepOwnEntries(old, snap, nil, nil, nil)))
 
 	t.Run("nothing to keep: the snapshot as it is", func(t *testing.T) {
-		assert.Equal(t, snap, keepOwnEntries(snap, snap, nil, nil))
+		assert.Equal(t, snap, keepOwnEntries(snap, snap, nil, nil, nil))
 	})
 	t.Run("no anchor: before the run's first message the snapshot holds, else last", func(t *testing.T) {
-		got := keepOwnEntries(old[1:2], snap[:2], nil, map[string]bool{"s1": true})
+		got := keepOwnEntries(old[1:2], snap[:2], nil, []aap.Message{text("Published.")}, []string{"s1"})
 		assert.Equal(t, []string{"u1", "a1", "s1"}, []string{got[0].AGUIID, got[1].AGUIID, got[2].AGUIID})
-		got = keepOwnEntries(old[1:2], snap[:2], nil, nil)
+		got = keepOwnEntries(old[1:2], snap[:2], nil, nil, nil)
 		assert.Equal(t, []string{"u1", "s1", "a1"}, []string{got[0].AGUIID, got[1].AGUIID, got[2].AGUIID})
 	})
 }
@@ -83,7 +83,7 @@ func TestKeepOwnEntries(t *testing.T) {
 		`u1 {"role":"user","content":"publish"}`,
 		`u2 {"role":"user","content":"never mind"}`,
 		`s1 {"role":"assistant","content":"Cancelled."}`,
-	}, entryLines(t, keepOwnEntries(old, snap, own, nil)), "the result of a call the snapshot dropped is left out")
+	}, entryLines(t, keepOwnEntries(old, snap, own, nil, nil)), "the result of a call the snapshot dropped is left out")
 
 	snap = []store.Entry{old[0], old[1], {Message: &aap.AssistantMessage{Content: aap.TextContent("Got it.")}, AGUIID: "s1"}}
 	assert.Equal(t, []string{
@@ -92,7 +92,26 @@ func TestKeepOwnEntries(t *testing.T) {
 		`t1 {"role":"tool","toolCallId":"c1","content":"mine"}`,
 		`u2 {"role":"user","content":"never mind"}`,
 		`s1 {"role":"assistant","content":"Got it."}`,
-	}, entryLines(t, keepOwnEntries(old, snap, own, nil)))
+	}, entryLines(t, keepOwnEntries(old, snap, own, nil, nil)))
+}
+
+// A snapshot keeps the thinking the run streamed in a message it holds
+// without it.
+func TestKeepStreamedThinking(t *testing.T) {
+	streamed := &aap.AssistantMessage{Content: aap.BlockContent(&aap.ThinkingBlock{Thinking: "hmm"}, &aap.TextBlock{Text: "Done."})}
+	snap := []store.Entry{
+		{Message: aap.UserText("think"), AGUIID: "u1"},
+		{Message: &aap.AssistantMessage{Content: aap.TextContent("Done.")}, AGUIID: "m1"},
+	}
+	got := keepOwnEntries(snap[:1], snap, nil, []aap.Message{streamed}, []string{"m1"})
+	assert.Equal(t, []string{
+		`u1 {"role":"user","content":"think"}`,
+		`m1 {"role":"assistant","content":[{"type":"thinking","thinking":"hmm"},{"type":"text","text":"Done."}]}`,
+	}, entryLines(t, got))
+	assert.Equal(t, `{"role":"assistant","content":"Done."}`, entryLines(t, snap[1:])[0][3:], "snap itself unchanged")
+
+	own := []store.Entry{snap[0], {Message: &aap.AssistantMessage{Content: aap.BlockContent(&aap.ThinkingBlock{Thinking: "its own"}, &aap.TextBlock{Text: "Done."})}, AGUIID: "m1"}}
+	assert.Equal(t, own, keepOwnEntries(own, own, nil, []aap.Message{streamed}, []string{"m1"}), "a message with thinking of its own keeps it")
 }
 
 func TestMissingResults(t *testing.T) {

@@ -932,7 +932,7 @@ func (r *turnRun) snapshot(ctx context.Context, e *events.MessagesSnapshotEvent)
 	if base, err := r.base(ctx); err != nil {
 		r.log.Warn().Err(err).Str("session", r.sess.ID).Msg("MESSAGES_SNAPSHOT: the history it replaces could not be read; the interrupt calls and the turn's messages in it are not kept")
 	} else {
-		entries = keepOwnEntries(append(base[:len(base):len(base)], r.entries...), entries, r.own, idSet(r.tr.MessageIDs()))
+		entries = keepOwnEntries(append(base[:len(base):len(base)], r.entries...), entries, r.own, r.tr.Messages(), r.tr.MessageIDs())
 	}
 	if err := r.s.cfg.Store.ReplaceHistory(ctx, r.sess.ID, entries); err != nil {
 		r.uncertain = true // it may have been stored: the turn's end writes the history whole

@@ -5,6 +5,8 @@
 // wins (case-insensitively):
 //
 //   fail               "Starting…", then the model fails: RUN_ERROR
+//   think              a thinking block "Thinking about: <message>" (as
+//                      Anthropic's models stream one), then "Done thinking."
 //   weather in <place> the client tool get_weather {"location": <place>}
 //                      when the run declares it (the graph then ends: the
 //                      AG-UI client runs it); else says it cannot
@@ -114,6 +116,15 @@ function script(messages, tools) {
   if (lower.includes("fail")) {
     say("Starting…");
     return { out, fail: "The demo agent failed on purpose." };
+  } else if (lower.includes("think")) {
+    // As Anthropic's models stream: content blocks, a thinking block
+    // first, then a text block.
+    for (const delta of chunks("Thinking about: " + message)) {
+      out.push(new AIMessageChunk({ content: [{ type: "thinking", thinking: delta, index: 0 }] }));
+    }
+    for (const delta of chunks("Done thinking.")) {
+      out.push(new AIMessageChunk({ content: [{ type: "text", text: delta, index: 1 }] }));
+    }
   } else if ((m = /weather in (.*)/i.exec(message)) && cleanArg(m[1]) !== "") {
     if ((tools ?? []).some((t) => (t.function?.name ?? t.name) === "get_weather")) call("get_weather", { location: cleanArg(m[1]) });
     else say(NO_WEATHER_TOOL);
