@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -62,40 +63,55 @@ func turnRaw(t *testing.T, e *env, id string, mode aap.StreamMode, text string) 
 // a store that does not come back ends the turn with an error stop (a 500
 // in mode none), never with end_turn.
 func TestTurnStopMeansStored(t *testing.T) {
+	stores := map[string]func(t *testing.T) store.Store{
+		"memory": func(*testing.T) store.Store { return store.NewMemory() },
+		"sqlite": func(t *testing.T) store.Store {
+			st, err := store.OpenSQLite(filepath.Join(t.TempDir(), "s.db"))
+			require.NoError(t, err)
+			t.Cleanup(func() { st.Close() })
+			return st
+		},
+	}
 	for _, mode := range []aap.StreamMode{aap.StreamDelta, aap.StreamMessage, aap.StreamNone} {
-		t.Run(string(mode), func(t *testing.T) {
-			t.Parallel()
-			for _, c := range []struct {
-				name       string
-				fail, lost int32
-			}{
-				{"failed twice, then stored", 2, 0},
-				{"stored although the write failed", 0, 1},
-				{"both", 1, 1},
-			} {
-				t.Run(c.name, func(t *testing.T) {
-					st := &endFaults{Store: store.NewMemory()}
-					e := newEnv(t, demoUpstream(t), func(cfg *aap2agui.Config) { cfg.Store = st })
-					id := e.createSession(t, aap.PostSessionsRequest{})
-					st.fail.Store(c.fail)
-					st.lost.Store(c.lost)
-					r := turnRaw(t, e, id, mode, "hello there")
-					require.Equal(t, http.StatusOK, r.Status, r.Body)
-					assert.Contains(t, r.Body, "end_turn")
-					// Tried again after each failure; after one whose
-					// outcome was unknown, looked up and found stored.
-					assert.Equal(t, 1+c.fail, st.calls.Load())
-					h := e.history(t, id, aap.HistoryFull)
-					require.Len(t, h, 2, "the question and the answer, once: %v", h)
-					assert.Contains(t, h[0], "hello there")
-					assert.Contains(t, h[1], `"assistant"`)
+		for name, open := range stores {
+			t.Run(string(mode)+"/"+name, func(t *testing.T) {
+				t.Parallel()
+				testTurnStopMeansStored(t, mode, open)
+			})
+		}
+	}
+}
 
-					// The session is free and whole for the next turn.
-					r = turnRaw(t, e, id, aap.StreamNone, "again")
-					require.Equal(t, http.StatusOK, r.Status, r.Body)
-					assert.Len(t, e.history(t, id, aap.HistoryFull), 4)
-				})
-			}
+func testTurnStopMeansStored(t *testing.T, mode aap.StreamMode, open func(t *testing.T) store.Store) {
+	for _, c := range []struct {
+		name       string
+		fail, lost int32
+	}{
+		{"failed twice, then stored", 2, 0},
+		{"stored although the write failed", 0, 1},
+		{"both", 1, 1},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			st := &endFaults{Store: open(t)}
+			e := newEnv(t, demoUpstream(t), func(cfg *aap2agui.Config) { cfg.Store = st })
+			id := e.createSession(t, aap.PostSessionsRequest{})
+			st.fail.Store(c.fail)
+			st.lost.Store(c.lost)
+			r := turnRaw(t, e, id, mode, "hello there")
+			require.Equal(t, http.StatusOK, r.Status, r.Body)
+			assert.Contains(t, r.Body, "end_turn")
+			// Tried again after each failure; after one whose
+			// outcome was unknown, looked up and found stored.
+			assert.Equal(t, 1+c.fail, st.calls.Load())
+			h := e.history(t, id, aap.HistoryFull)
+			require.Len(t, h, 2, "the question and the answer, once: %v", h)
+			assert.Contains(t, h[0], "hello there")
+			assert.Contains(t, h[1], `"assistant"`)
+
+			// The session is free and whole for the next turn.
+			r = turnRaw(t, e, id, aap.StreamNone, "again")
+			require.Equal(t, http.StatusOK, r.Status, r.Body)
+			assert.Len(t, e.history(t, id, aap.HistoryFull), 4)
 		})
 	}
 }

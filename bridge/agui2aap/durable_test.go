@@ -1,14 +1,23 @@
 package agui2aap_test
 
 import (
+	"bufio"
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/aapagui/aapagui/aap"
 	"github.com/aapagui/aapagui/bridge/agui2aap"
 	"github.com/aapagui/aapagui/store"
 )
@@ -59,4 +68,116 @@ func TestRunFinishedMeansSaved(t *testing.T) {
 	assert.Nil(t, r.Finished, "no RUN_FINISHED for a thread not saved")
 	require.NotNil(t, r.Error)
 	assert.Equal(t, agui2aap.CodeStoreError, *r.Error.Code)
+}
+
+// endlessTurns answers every turn with turn_start and then, until the turn
+// is cancelled, what more writes every interval; ended counts the turns
+// that were cancelled.
+func endlessTurns(t *testing.T, interval time.Duration, more func(n int) string, ended *atomic.Int32) *fakeAAP {
+	return newFakeAAP(t, func(w http.ResponseWriter, r *http.Request, _ int, _ *aap.PostSessionTurnRequest) {
+		defer ended.Add(1)
+		writeEvents(w, &aap.TurnStart{})
+		tick := time.NewTicker(interval)
+		defer tick.Stop()
+		for n := 0; ; n++ {
+			select {
+			case <-r.Context().Done():
+				return
+			case <-tick.C:
+			}
+			if _, err := io.WriteString(w, more(n)); err != nil {
+				return
+			}
+			_ = http.NewResponseController(w).Flush()
+		}
+	})
+}
+
+func textDelta(text string) string {
+	return fmt.Sprintf("event: text_delta\ndata: {\"delta\":%q}\n\n", text)
+}
+
+// An AAP server that sends only comments is idle (IdleTimeout counts
+// events), and one that talks past MaxTurnDuration is cut: both end the
+// run with RUN_ERROR and what came before kept.
+func TestRunBounds(t *testing.T) {
+	for _, c := range []struct {
+		name, code string
+		more       func(int) string
+		configure  func(*agui2aap.Config)
+		kept       string
+	}{
+		{"comments only", "UPSTREAM_IDLE_TIMEOUT", func(int) string { return ": keep-alive\n\n" },
+			func(c *agui2aap.Config) { c.IdleTimeout = 300 * time.Millisecond }, ""},
+		{"endless talk", "TURN_TOO_LONG", func(n int) string { return textDelta(fmt.Sprintf("w%d ", n)) },
+			func(c *agui2aap.Config) { c.MaxTurnDuration = 400 * time.Millisecond }, "w0 w1 "},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			var ended atomic.Int32
+			up := endlessTurns(t, 20*time.Millisecond, c.more, &ended)
+			e := newBridge(t, up.URL, c.configure)
+			cv := e.conv("t1")
+			cv.say("go")
+			r := cv.run(t)
+			require.NotNil(t, r.Error, "the run ends: %s", r.Body)
+			assert.Equal(t, c.code, *r.Error.Code)
+			if c.kept != "" {
+				require.NotEmpty(t, r.Text)
+				assert.True(t, strings.HasPrefix(r.Text[0], c.kept), "kept %q", r.Text[0])
+			}
+			assert.Eventually(t, func() bool { return ended.Load() == 1 }, testTimeout, 10*time.Millisecond, "the AAP turn was cancelled")
+		})
+	}
+}
+
+// A client that keeps its connection open but stops reading ends its run
+// once a write has made no progress for StallTimeout: the AAP turn is
+// cancelled and the thread takes a new run (it stayed locked for as long
+// as the socket was open).
+func TestRunClientStopsReading(t *testing.T) {
+	big := strings.Repeat("x", 32<<10)
+	var ended atomic.Int32
+	var turns atomic.Int32
+	up := newFakeAAP(t, func(w http.ResponseWriter, r *http.Request, n int, req *aap.PostSessionTurnRequest) {
+		turns.Add(1)
+		if n > 0 {
+			answerText("here")(w, r, n, req)
+			return
+		}
+		defer ended.Add(1)
+		writeEvents(w, &aap.TurnStart{})
+		for r.Context().Err() == nil {
+			if _, err := io.WriteString(w, textDelta(big)); err != nil {
+				return
+			}
+			_ = http.NewResponseController(w).Flush()
+			time.Sleep(time.Millisecond)
+		}
+	})
+	const stall = 300 * time.Millisecond
+	e := newBridge(t, up.URL, func(c *agui2aap.Config) { c.StallTimeout = stall })
+	cv := e.conv("t1")
+	cv.say("talk forever")
+	body, err := json.Marshal(cv.input("r1", nil))
+	require.NoError(t, err)
+
+	conn, err := net.Dial("tcp", strings.TrimPrefix(e.URL, "http://"))
+	require.NoError(t, err)
+	defer conn.Close()
+	require.NoError(t, conn.(*net.TCPConn).SetReadBuffer(4<<10))
+	_, err = fmt.Fprintf(conn, "POST /agents/demo HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nAccept: text/event-stream\r\nContent-Length: %d\r\n\r\n%s", len(body), body)
+	require.NoError(t, err)
+	status, err := bufio.NewReader(conn).ReadString('\n') // and then never read again
+	require.NoError(t, err)
+	require.Contains(t, status, "200")
+
+	start := time.Now()
+	cv.Messages = cv.Messages[:0]
+	cv.say("are you there?")
+	require.Eventually(t, func() bool {
+		return cv.e.post(t, "/agents/demo", cv.input("", nil)).Status == http.StatusOK
+	}, testTimeout, 50*time.Millisecond, "the thread takes a new run")
+	assert.Less(t, time.Since(start), stall+store.LeaseTTL)
+	assert.EqualValues(t, 1, ended.Load(), "the AAP turn was cancelled")
 }
