@@ -35,6 +35,7 @@ func startLangGraphAgent(t *testing.T, interrupts string) string {
 var (
 	langGraphOwnTools = []aap.ToolSpec{
 		{Name: demo.SearchTool, Description: "Search the web.", Parameters: json.RawMessage(`{"type":"object","properties":{"query":{"type":"string"}}}`)},
+		{Name: "post", Description: "Post a text, asking the user first.", Parameters: json.RawMessage(`{"type":"object","properties":{"text":{"type":"string"}}}`)},
 	}
 	deleteFileTool = aap.ToolSpec{Name: "delete_file", Description: "Delete a file, once the user approves it.",
 		Parameters: json.RawMessage(`{"type":"object","properties":{"name":{"type":"string"}}}`)}
@@ -60,6 +61,12 @@ func langGraphPublishInterrupt(interrupts, id, text string) string {
 	}
 	return `{"id":"` + id + `","reason":"langgraph:interrupt","message":` + string(msg) + `,"responseSchema":` + schema +
 		`,"metadata":{"langgraph":{"raw":{"message":` + string(msg) + `,"responseSchema":` + schema + `}}}}`
+}
+
+// langGraphPostInterrupt is the interrupt of the post tool, as
+// langGraphPublishInterrupt.
+func langGraphPostInterrupt(interrupts, id, text string) string {
+	return strings.ReplaceAll(langGraphPublishInterrupt(interrupts, id, text), "Publish", "Post")
 }
 
 // langGraphConversations are the conversations with the graph; with
@@ -203,6 +210,43 @@ func langGraphConversations(interrupts string) []upstreamConversation {
 			}},
 		},
 		{
+			// The interrupt comes from inside a tool the graph runs on its
+			// own, after its call was streamed: answering the interrupt
+			// is enough (the application cannot run the tool); on the
+			// resume the graph runs the tool again, to its end. The run's
+			// message holding the call is in the graph's snapshot, so the
+			// interrupt call goes in history as a message of its own.
+			name: "post: interrupt() inside the graph's own tool, granted",
+			steps: []upstreamStep{
+				{
+					send: userSays("post hello"),
+					want: []part{call("call#1", "post", `{"text":"hello"}`), call("int#1", "agui_interrupt", langGraphPostInterrupt(interrupts, "int#1", "hello"))},
+					stop: aap.StopToolUse,
+					produced: []string{`{"role":"assistant","content":[{"type":"tool_use","toolCallId":"call#1","name":"post","input":{"text":"hello"}},` +
+						`{"type":"tool_use","toolCallId":"int#1","name":"agui_interrupt","input":` + langGraphPostInterrupt(interrupts, "int#1", "hello") + `}]}`},
+					history: []string{
+						`{"role":"user","content":"post hello"}`,
+						toolUse("call#1", "post", `{"text":"hello"}`),
+						toolUse("int#1", "agui_interrupt", langGraphPostInterrupt(interrupts, "int#1", "hello")),
+					},
+				},
+				{
+					send:     answerInterruptID(func(id string) aap.Message { return &aap.ToolPermissionMessage{ToolCallID: id, Granted: true} }),
+					want:     []part{result("call#1", `Posted "hello".`), say(`Here is what happened: Posted "hello".`)},
+					stop:     aap.StopEndTurn,
+					produced: []string{toolMessage("call#1", `Posted "hello".`), assistantText(`Here is what happened: Posted "hello".`)},
+					history: []string{
+						`{"role":"user","content":"post hello"}`,
+						toolUse("call#1", "post", `{"text":"hello"}`),
+						toolUse("int#1", "agui_interrupt", langGraphPostInterrupt(interrupts, "int#1", "hello")),
+						toolMessage("call#1", `Posted "hello".`),
+						toolMessage("int#1", "Tool call granted; the agent did not report its result."),
+						assistantText(`Here is what happened: Posted "hello".`),
+					},
+				},
+			},
+		},
+		{
 			// aap2agui cancels the open interrupt (a cancelled resume
 			// entry beside the new message); the graph reads the
 			// cancellation, and the session goes on.
@@ -273,7 +317,7 @@ func langGraphConversations(interrupts string) []upstreamConversation {
 func withInterrupts(all []upstreamConversation) []upstreamConversation {
 	var out []upstreamConversation
 	for _, c := range all {
-		if strings.HasPrefix(c.name, "delete:") || strings.HasPrefix(c.name, "publish:") {
+		if strings.HasPrefix(c.name, "delete:") || strings.HasPrefix(c.name, "publish:") || strings.HasPrefix(c.name, "post:") {
 			out = append(out, c)
 		}
 	}

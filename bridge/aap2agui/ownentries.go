@@ -186,6 +186,25 @@ func withThinking(snap []store.Entry, runMsgs []aap.Message, runIDs []string) []
 	return out
 }
 
+// interruptCalls returns an assistant message holding the calls of the
+// reserved interrupt tool that m holds, or nil when it holds none.
+func interruptCalls(m aap.Message) aap.Message {
+	am, ok := m.(*aap.AssistantMessage)
+	if !ok {
+		return nil
+	}
+	var calls []aap.ContentBlock
+	for _, b := range am.Content.Blocks {
+		if tu, ok := b.(*aap.ToolUseBlock); ok && tu.Name == translate.InterruptToolName {
+			calls = append(calls, b)
+		}
+	}
+	if len(calls) == 0 {
+		return nil
+	}
+	return &aap.AssistantMessage{Content: aap.BlockContent(calls...)}
+}
+
 // idSet returns the set of ids.
 func idSet(ids []string) map[string]bool {
 	set := make(map[string]bool, len(ids))

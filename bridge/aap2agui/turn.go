@@ -33,6 +33,9 @@ type pending struct {
 	calls      map[string]string // toolCallId → tool name: calls without a result
 	order      []string          // their ids, in order
 	interrupts []types.Interrupt // open interrupts
+	// own reports a tool the agent runs on its own (Config.OwnTools): the
+	// application is not asked for its calls' results.
+	own func(name string) bool
 }
 
 // pendingState finds the tool calls since the last user message that have
@@ -111,6 +114,9 @@ func checkTurn(p pending, msgs []aap.Message) (closing []aap.Message, cancelled 
 		if !answered[id] {
 			if _, waiting := p.interruptFor(id); waiting {
 				return nil, nil, fmt.Errorf("tool call %q is waiting for a tool_permission: answer every pending call in the same turn", id)
+			}
+			if p.own != nil && p.own(p.calls[id]) {
+				continue // the agent finishes it (an interrupt raised inside the tool, once answered)
 			}
 			return nil, nil, fmt.Errorf("tool call %q is waiting for its result: answer every pending call in the same turn", id)
 		}
@@ -235,6 +241,7 @@ func (s *Server) runTurn(c *gin.Context, id string, req *aap.PostSessionTurnRequ
 		return
 	}
 	p := pendingState(sess, hist)
+	p.own = s.ownTool
 	closing, cancelled, err := checkTurn(p, req.Messages)
 	if err != nil {
 		web.Error(c, http.StatusBadRequest, "invalid_turn", err.Error())
@@ -1011,7 +1018,12 @@ func (r *turnRun) unsaved(msgs []aap.Message, ids []string) []store.Entry {
 			id = ids[i]
 		}
 		if id != "" && r.snapIDs[id] {
-			continue // the snapshot holds it already
+			// The snapshot holds it already, but for the interrupt calls
+			// the run's end added to it.
+			if calls := interruptCalls(msgs[i]); calls != nil {
+				entries = append(entries, store.Entry{Message: calls, AGUIID: id + "-interrupts"})
+			}
+			continue
 		}
 		if id == "" {
 			id = translate.RandomID("msg-")

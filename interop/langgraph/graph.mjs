@@ -17,6 +17,9 @@
 //                      "tool_call" and the call's toolCallId (resume
 //                      {approved, reason}); then "Done: <result>" or
 //                      "Not deleted: <reason>"
+//   post <text>        the graph's own tool post, which calls interrupt()
+//                      itself (resume {approved, reason}): its result,
+//                      then "Here is what happened: <result>"
 //   publish <text>     interrupt() in a node of its own, not bound to a
 //                      tool call (resume {approved, reason}); then
 //                      "Published: <text>" or "Not published: <reason>"
@@ -95,6 +98,9 @@ function script(messages, tools) {
       case "web_search":
         say("Here is what I found. " + text);
         break;
+      case "post":
+        say("Here is what happened: " + text);
+        break;
       case "delete_file":
         say(text.startsWith("Tool call denied") ? `Not deleted: ${text.replace(/^Tool call denied:? ?/, "") || "no reason given"}` : `Done: ${text}`);
         break;
@@ -130,6 +136,8 @@ function script(messages, tools) {
     else say(NO_WEATHER_TOOL);
   } else if ((m = /search (.*)/i.exec(message)) && cleanArg(m[1]) !== "") {
     call("web_search", { query: cleanArg(m[1]) });
+  } else if ((m = /post (.*)/i.exec(message)) && cleanArg(m[1]) !== "") {
+    call("post", { text: cleanArg(m[1]) });
   } else if ((m = /delete (.*)/i.exec(message)) && cleanArg(m[1]) !== "") {
     call("delete_file", { name: cleanArg(m[1]) });
   } else if (lower.includes("history")) {
@@ -182,6 +190,16 @@ const deleteFile = tool(async ({ name }) => `Deleted ${name}.`, {
   description: "Delete a file, once the user approves it.",
   schema: z.object({ name: z.string() }),
 });
+
+// post is a tool the graph runs on its own, which asks the user itself,
+// from inside the tool, once its call was streamed.
+const post = tool(
+  async ({ text }) => {
+    const d = decision(interrupt({ message: `Post "${text}"?`, responseSchema: approval }));
+    return d.approved ? `Posted "${text}".` : `Not posted: ${d.reason || "no reason given"}`;
+  },
+  { name: "post", description: "Post a text, asking the user first.", schema: z.object({ text: z.string() }) },
+);
 
 const approval = {
   type: "object",
@@ -236,7 +254,7 @@ function route(state) {
   const calls = last.tool_calls ?? [];
   if (calls.length === 0) return END;
   if (calls.some((c) => c.name === "delete_file")) return "approve";
-  if (calls.every((c) => c.name === "web_search")) return "run_tools";
+  if (calls.every((c) => c.name === "web_search" || c.name === "post")) return "run_tools";
   return END; // a client tool: the AG-UI client runs it
 }
 
@@ -248,7 +266,7 @@ function start(state) {
 
 export const graph = new StateGraph(State)
   .addNode("agent", agent)
-  .addNode("run_tools", new ToolNode([webSearch, deleteFile]))
+  .addNode("run_tools", new ToolNode([webSearch, deleteFile, post]))
   .addNode("approve", approve)
   .addNode("publish", publish)
   .addConditionalEdges(START, start, ["agent", "publish"])
