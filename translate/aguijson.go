@@ -165,13 +165,23 @@ func decodeEvent(d *Decoder, data []byte) (events.Event, error) {
 	}
 	ev := newEvent(typ)
 	if ev == nil {
+		ev = newEvent10(typ)
+	}
+	if ev == nil {
 		if !json.Valid(data) {
 			return nil, syntaxError(typ, data)
 		}
 		return &UnknownEvent{BaseEvent: &events.BaseEvent{EventType: typ}, Raw: bytes.Clone(data)}, nil
 	}
 	if err := json.Unmarshal(data, ev); err != nil {
-		return nil, decodeError(typ, err)
+		if typ != events.EventTypeToolCallResult || !contentIsArray(err) {
+			return nil, decodeError(typ, err)
+		}
+		// @ag-ui/core 1.0: the result's content is an array of parts.
+		ev = &ToolCallResultPartsEvent{BaseEvent: &events.BaseEvent{EventType: typ}}
+		if err := json.Unmarshal(data, ev); err != nil {
+			return nil, decodeError(typ, err)
+		}
 	}
 	if got := ev.GetBaseEvent().EventType; got != typ {
 		// Unreachable as long as eventScan reads "type" the way

@@ -40,6 +40,18 @@ var codecFuzzSeeds = []string{
 	`{"type":"TOOL_CALL_END","toolCallId":"call_1"}`,
 	`{"type":"TOOL_CALL_CHUNK","toolCallId":"call_2","toolCallName":"f","delta":"{}"}`,
 	`{"type":"TOOL_CALL_RESULT","messageId":"tr_1","toolCallId":"call_1","content":"{\"temp\":21}","role":"tool"}`,
+	// @ag-ui/core 1.0 shapes.
+	`{"type":"TOOL_CALL_RESULT","messageId":"tr_2","toolCallId":"call_1","content":[{"type":"text","text":"a"},{"type":"image","source":{"type":"url","value":"https://x/y.png"}},{"type":"audio","source":{"type":"file","value":"f-1","provider":"openai"},"metadata":{"k":[1,2]}}],"role":"tool"}`,
+	`{"type":"TOOL_CALL_RESULT","messageId":"tr_3","toolCallId":"call_1","content":[]}`,
+	`{"type":"TOOL_CALL_RESULT","messageId":"tr_3","toolCallId":"call_1","content":[1,"x",null]}`,
+	`{"type":"SUBAGENT_STARTED","subagentRunId":"sa-1","name":"researcher","description":"d","parentSubagentRunId":"sa-0","parentToolCallId":"c","parentMessageId":"m"}`,
+	`{"type":"SUBAGENT_FINISHED","subagentRunId":"sa-1","result":{"n":1},"outcome":{"type":"suspended","interruptIds":["i1"]}}`,
+	`{"type":"SUBAGENT_ERROR","subagentRunId":"sa-1","message":"quota","code":"Q"}`,
+	`{"type":"TEXT_MESSAGE_CONTENT","messageId":"m","delta":"x","subagentRunId":"sa-1"}`,
+	`{"type":"TEXT_MESSAGE_START","messageId":"u","role":"developer","name":"dev"}`,
+	`{"type":"RUN_FINISHED","threadId":"t","runId":"r","outcome":{"type":"cancelled"},"usage":[{"provider":"openai","model":"m","inputTokens":10,"outputTokens":5,"totalTokens":15,"reasoningTokens":2,"cachedInputTokens":3}]}`,
+	`{"type":"RUN_FINISHED","threadId":"t","runId":"r","outcome":{"type":"success","pendingToolCallIds":["c1"]}}`,
+	`{"type":"RUN_ERROR","message":"failed","usage":[{"inputTokens":1}]}`,
 	`{"type":"STATE_SNAPSHOT","snapshot":{"todos":[{"id":1,"done":false}]}}`,
 	`{"type":"STATE_DELTA","delta":[{"op":"replace","path":"/todos/0/done","value":true}]}`,
 	`{"type":"MESSAGES_SNAPSHOT","messages":[{"id":"u1","role":"user","content":"hi"},{"id":"a1","role":"assistant","toolCalls":[]}]}`,
@@ -79,6 +91,13 @@ func codecRefEvent(typ events.EventType) events.Event {
 		return &events.ThinkingTextMessageEndEvent{}
 	case events.EventTypeToolCallChunk:
 		return &events.ToolCallChunkEvent{}
+	// @ag-ui/core 1.0 types the SDK lacks: the package's own structs.
+	case "SUBAGENT_STARTED":
+		return &translate.SubagentStartedEvent{}
+	case "SUBAGENT_FINISHED":
+		return &translate.SubagentFinishedEvent{}
+	case "SUBAGENT_ERROR":
+		return &translate.SubagentErrorEvent{}
 	}
 	// The SDK's decoder knows the other types; use it only to pick the
 	// struct, the decoding itself is plain encoding/json below.
@@ -143,6 +162,13 @@ func codecCheckDecode(t *testing.T, data []byte) {
 	var ref events.Event
 	if refErr == nil {
 		if ref = codecRefEvent(probe.Type); ref != nil {
+			refErr = json.Unmarshal(data, ref)
+		}
+		// @ag-ui/core 1.0: a TOOL_CALL_RESULT whose content is an array
+		// of parts, which the SDK's struct (a string) cannot hold.
+		var te *json.UnmarshalTypeError
+		if probe.Type == events.EventTypeToolCallResult && errors.As(refErr, &te) && te.Field == "content" && te.Value == "array" {
+			ref = &translate.ToolCallResultPartsEvent{}
 			refErr = json.Unmarshal(data, ref)
 		}
 	}

@@ -258,11 +258,11 @@ func MessagesToAAP(msgs []types.Message) ([]aap.Message, error) {
 			if m.ToolCallID == "" {
 				return nil, fail(errors.New("tool message without toolCallId"))
 			}
-			s, err := stringContent(m.Content)
+			c, err := toolContentToAAP(m.Content, m.Error)
 			if err != nil {
 				return nil, fail(err)
 			}
-			out = append(out, &aap.ToolMessage{ToolCallID: m.ToolCallID, Content: aap.TextContent(toolText(s, m.Error))})
+			out = append(out, &aap.ToolMessage{ToolCallID: m.ToolCallID, Content: c})
 		default:
 			return nil, fail(fmt.Errorf("unknown role %q", m.Role))
 		}

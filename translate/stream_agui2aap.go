@@ -76,6 +76,7 @@ type AGUIToAAP struct {
 	rawInterrupts []json.RawMessage
 	runError      *events.RunErrorEvent
 	incomplete    bool
+	agui10
 }
 
 type openText struct {
@@ -110,9 +111,7 @@ func (t *AGUIToAAP) Feed(ev events.Event) ([]aap.Event, error) {
 		return t.out, &StreamError{Event: "(nil)", Reason: err.Error()}
 	}
 	typ := ev.Type()
-	switch typ {
-	case events.EventTypeTextMessageChunk, events.EventTypeToolCallChunk, events.EventTypeReasoningMessageChunk:
-	default:
+	if endsChunks(ev) {
 		t.endChunked()
 	}
 	var err error
@@ -120,14 +119,30 @@ func (t *AGUIToAAP) Feed(ev events.Event) ([]aap.Event, error) {
 	case *events.RunStartedEvent:
 		// turn_start was emitted by begin.
 	case *events.TextMessageStartEvent:
+		if foreignRole(e.Role) {
+			t.markForeign(e.MessageID)
+			break
+		}
 		t.openText(&t.texts, e.MessageID)
 	case *events.TextMessageContentEvent:
-		t.textDelta(e.MessageID, e.Delta)
+		if !t.isForeign(e.MessageID, false) {
+			t.textDelta(e.MessageID, e.Delta)
+		}
 	case *events.TextMessageEndEvent:
-		t.endText(e.MessageID)
+		if !t.isForeign(e.MessageID, true) {
+			t.endText(e.MessageID)
+		}
 	case *events.TextMessageChunkEvent:
 		t.endChunkedTool()
 		t.endChunkedReasoning()
+		if foreignRole(e.Role) && e.MessageID != nil {
+			t.endChunkedText()
+			t.markForeign(*e.MessageID)
+			break
+		}
+		if e.MessageID != nil && t.isForeign(*e.MessageID, false) {
+			break
+		}
 		t.chunkTextEvent(e)
 	case *events.ReasoningMessageStartEvent:
 		t.openText(&t.thoughts, e.MessageID)
@@ -182,7 +197,9 @@ func (t *AGUIToAAP) Feed(ev events.Event) ([]aap.Event, error) {
 			err = &StreamError{Event: string(typ), Reason: "a tool call result without toolCallId cannot be matched to a call; skipped"}
 			break
 		}
-		err = t.toolResult(e)
+		err = t.toolResult(e.ToolCallID, e.MessageID, aap.TextContent(e.Content))
+	case *SubagentStartedEvent, *SubagentFinishedEvent, *SubagentErrorEvent, *ToolCallResultPartsEvent:
+		err = t.feed10(ev)
 	case *events.CustomEvent:
 		if in, ok := InterruptFromOnInterrupt(e); ok {
 			t.reported = append(t.reported, in)
@@ -204,6 +221,17 @@ func (t *AGUIToAAP) Feed(ev events.Event) ([]aap.Event, error) {
 // insignificant whitespace is removed), as tool arguments do. data is not
 // retained.
 func (t *AGUIToAAP) FeedJSON(ev events.Event, data []byte) ([]aap.Event, error) {
+	switch ev.(type) {
+	case *events.RunFinishedEvent, *events.RunErrorEvent:
+		t.usage = usageOf(data)
+	}
+	if sa := subagentOf(data); sa != "" && !t.done {
+		t.out = t.out[:0]
+		t.begin()
+		if t.feedSubagent(sa, ev) {
+			return t.out, nil
+		}
+	}
 	if e, ok := ev.(*events.RunFinishedEvent); ok && e.Outcome != nil && len(e.Outcome.Interrupts) > 0 {
 		t.rawInterrupts = rawInterrupts(data, len(e.Outcome.Interrupts))
 	}
@@ -357,6 +385,12 @@ func (t *AGUIToAAP) textDelta(id, delta string) {
 	o := t.openText(&t.texts, id)
 	if delta == "" {
 		return
+	}
+	if len(o.buf) == 0 && t.mode == aap.StreamDelta && t.joinsText() {
+		// A second text message right after another: its own text
+		// block in history; the stream puts a blank line between the two,
+		// as several text blocks read (docs/MAPPING.md).
+		t.out = append(t.out, &aap.TextDelta{Delta: textSeparator})
 	}
 	o.buf = append(o.buf, delta...)
 	if t.mode == aap.StreamDelta {
@@ -515,33 +549,32 @@ func (t *AGUIToAAP) CallOfRun(id string) bool {
 	return false
 }
 
-func (t *AGUIToAAP) toolResult(e *events.ToolCallResultEvent) error {
+func (t *AGUIToAAP) toolResult(toolCallID, messageID string, content aap.Content) error {
 	// A result for a call still streaming closes it first, so that the AAP
 	// stream never shows a result before its call.
 	for _, id := range t.args.Open() {
-		if id == e.ToolCallID {
+		if id == toolCallID {
 			if c, err := t.args.End(id); err == nil {
 				t.toolCall(c)
 			}
 		}
 	}
-	if err := t.checkResult(e.ToolCallID); err != nil {
+	if err := t.checkResult(toolCallID); err != nil {
 		return err
 	}
 	if t.resulted == nil {
 		t.resulted = make(map[string]bool)
 	}
-	t.resulted[e.ToolCallID] = true
-	content := aap.TextContent(e.Content)
-	t.emit(&aap.ToolResult{ToolCallID: e.ToolCallID, Content: content})
+	t.resulted[toolCallID] = true
+	t.emit(&aap.ToolResult{ToolCallID: toolCallID, Content: content})
 	t.flushAssistant()
-	t.history = append(t.history, &aap.ToolMessage{ToolCallID: e.ToolCallID, Content: content})
-	t.ids = append(t.ids, e.MessageID)
-	if t.called[e.ToolCallID] && !t.answered[e.ToolCallID] {
+	t.history = append(t.history, &aap.ToolMessage{ToolCallID: toolCallID, Content: content})
+	t.ids = append(t.ids, messageID)
+	if t.called[toolCallID] && !t.answered[toolCallID] {
 		if t.answered == nil {
 			t.answered = make(map[string]bool)
 		}
-		t.answered[e.ToolCallID] = true
+		t.answered[toolCallID] = true
 		t.unanswered--
 	}
 	return nil
@@ -615,6 +648,13 @@ func (t *AGUIToAAP) closeOpen() {
 
 func (t *AGUIToAAP) finish(e *events.RunFinishedEvent) {
 	t.closeOpen()
+	if e.Outcome != nil && e.Outcome.Type == RunFinishedOutcomeCancelled {
+		// Stopped by whoever ran it: not a completed turn (docs/MAPPING.md).
+		t.cancelled = true
+		t.end(aap.StopError)
+		return
+	}
+	t.closeSubagents()
 	stop := aap.StopEndTurn
 	var interrupts []types.Interrupt
 	var raws []json.RawMessage
@@ -662,6 +702,7 @@ func (t *AGUIToAAP) finish(e *events.RunFinishedEvent) {
 
 func (t *AGUIToAAP) end(stop aap.StopReason) {
 	t.closeOpen()
+	t.closeSubagents()
 	t.flushAssistant()
 	t.stop = stop
 	t.done = true

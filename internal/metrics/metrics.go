@@ -52,6 +52,9 @@ type Metrics struct {
 	sseBytes        prometheus.Counter
 	interrupts      prometheus.Gauge
 	toolsAgainst    *prometheus.CounterVec
+	ns              string
+	tokensOnce      sync.Once
+	tokens          *prometheus.CounterVec
 }
 
 // Upstream call outcomes.
@@ -79,7 +82,7 @@ var (
 // Go runtime and process collectors and a build_info gauge.
 func New(o Options) *Metrics {
 	ns, u := o.Namespace, o.Unit
-	m := &Metrics{reg: prometheus.NewRegistry()}
+	m := &Metrics{reg: prometheus.NewRegistry(), ns: ns}
 	f := factory{m.reg}
 	m.requests = f.counterVec(prometheus.CounterOpts{Namespace: ns, Name: "http_requests_total",
 		Help: "HTTP requests answered, by route template, method and status."}, "route", "method", "status")
@@ -198,6 +201,8 @@ type Turn struct {
 	in, out       int
 	lastIn, lastO lastCounter
 	ended         bool
+	tokensIn      int64
+	tokensOut     int64
 }
 
 // StartTurn counts a turn in flight from now on. start is the arrival of

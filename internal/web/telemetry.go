@@ -35,10 +35,15 @@ func Telemetry(service string, m *metrics.Metrics, tp trace.TracerProvider, hc *
 // or thread), the upstream stream mode, the stop reason, the events read
 // from the upstream and written to the client, the duration and the
 // upstream's result (ok, cancelled when the client left, or the error
-// code). The line holds ids only: no content, no key, no option value.
+// code), and the input and output tokens the agent reported, if any. The
+// line holds ids only: no content, no key, no option value.
 func EndTurn(log *zerolog.Logger, t *metrics.Turn, what, idKey, id, stop, upstream string) {
 	d := t.End()
 	in, out := t.Events()
-	log.Info().Str(idKey, id).Str("mode", t.Mode()).Str("stop", stop).Int("events_in", in).Int("events_out", out).
-		Dur("duration", d).Str("upstream", upstream).Msg(what + " finished")
+	ev := log.Info().Str(idKey, id).Str("mode", t.Mode()).Str("stop", stop).Int("events_in", in).Int("events_out", out).
+		Dur("duration", d).Str("upstream", upstream)
+	if tin, tout := t.TokensUsed(); tin+tout > 0 {
+		ev = ev.Int64("tokens_in", tin).Int64("tokens_out", tout)
+	}
+	ev.Msg(what + " finished")
 }

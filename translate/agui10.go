@@ -1,0 +1,422 @@
+package translate
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/ag-ui-protocol/ag-ui/sdks/community/go/pkg/core/events"
+	"github.com/ag-ui-protocol/ag-ui/sdks/community/go/pkg/core/types"
+
+	"github.com/aapagui/aapagui/aap"
+)
+
+// This file holds the shapes of @ag-ui/core 1.0 that the AG-UI Go SDK
+// lacks (docs/MAPPING.md, "AG-UI 1.0"): the SUBAGENT_* events, a
+// TOOL_CALL_RESULT whose content is an array of content parts, the token
+// usage of RUN_FINISHED and RUN_ERROR, and the rules that map tool-result
+// content parts to AAP content blocks and back.
+
+// The event types of @ag-ui/core 1.0 that the SDK has no constant for.
+const (
+	EventTypeSubagentStarted  events.EventType = "SUBAGENT_STARTED"
+	EventTypeSubagentFinished events.EventType = "SUBAGENT_FINISHED"
+	EventTypeSubagentError    events.EventType = "SUBAGENT_ERROR"
+)
+
+// RunFinishedOutcomeCancelled is the outcome of a run that whoever ran it
+// stopped before it completed (@ag-ui/core 1.0).
+const RunFinishedOutcomeCancelled events.RunFinishedOutcomeType = "cancelled"
+
+// SubagentStartedEvent announces a subagent invocation (@ag-ui/core 1.0).
+type SubagentStartedEvent struct {
+	*events.BaseEvent
+	SubagentRunID       string `json:"subagentRunId"`
+	Name                string `json:"name"`
+	Description         string `json:"description,omitempty"`
+	ParentSubagentRunID string `json:"parentSubagentRunId,omitempty"`
+	ParentToolCallID    string `json:"parentToolCallId,omitempty"`
+	ParentMessageID     string `json:"parentMessageId,omitempty"`
+}
+
+// SubagentFinishedEvent ends a subagent invocation's segment of the run.
+type SubagentFinishedEvent struct {
+	*events.BaseEvent
+	SubagentRunID string           `json:"subagentRunId"`
+	Result        any              `json:"result,omitempty"`
+	Outcome       *SubagentOutcome `json:"outcome,omitempty"`
+}
+
+// SubagentOutcome is why a subagent's segment ended: success (the
+// default) or suspended, waiting for interrupts.
+type SubagentOutcome struct {
+	Type         string   `json:"type"`
+	InterruptIDs []string `json:"interruptIds,omitempty"`
+}
+
+// SubagentErrorEvent reports that a subagent invocation failed; the run
+// may go on.
+type SubagentErrorEvent struct {
+	*events.BaseEvent
+	SubagentRunID string  `json:"subagentRunId"`
+	Message       string  `json:"message"`
+	Code          *string `json:"code,omitempty"`
+}
+
+// ToolCallResultPartsEvent is a TOOL_CALL_RESULT whose content is an
+// ordered list of content parts (@ag-ui/core 1.0); the SDK's
+// ToolCallResultEvent holds only string content. Each part is kept as the
+// agent's JSON (compacted), fields the SDK does not know included.
+type ToolCallResultPartsEvent struct {
+	*events.BaseEvent
+	MessageID  string            `json:"messageId"`
+	ToolCallID string            `json:"toolCallId"`
+	Content    []json.RawMessage `json:"content"`
+	Role       *string           `json:"role,omitempty"`
+}
+
+var (
+	_ events.Event = (*SubagentStartedEvent)(nil)
+	_ events.Event = (*SubagentFinishedEvent)(nil)
+	_ events.Event = (*SubagentErrorEvent)(nil)
+	_ events.Event = (*ToolCallResultPartsEvent)(nil)
+)
+
+// Validate checks the fields @ag-ui/core 1.0 requires.
+func (e *SubagentStartedEvent) Validate() error {
+	if e.SubagentRunID == "" || e.Name == "" {
+		return fmt.Errorf("%s: subagentRunId and name are required", e.Type())
+	}
+	return nil
+}
+
+// ToJSON encodes the event.
+func (e *SubagentStartedEvent) ToJSON() ([]byte, error) { return json.Marshal(e) }
+
+// Validate checks the fields @ag-ui/core 1.0 requires.
+func (e *SubagentFinishedEvent) Validate() error {
+	if e.SubagentRunID == "" {
+		return fmt.Errorf("%s: subagentRunId is required", e.Type())
+	}
+	return nil
+}
+
+// ToJSON encodes the event.
+func (e *SubagentFinishedEvent) ToJSON() ([]byte, error) { return json.Marshal(e) }
+
+// Validate checks the fields @ag-ui/core 1.0 requires.
+func (e *SubagentErrorEvent) Validate() error {
+	if e.SubagentRunID == "" {
+		return fmt.Errorf("%s: subagentRunId is required", e.Type())
+	}
+	return nil
+}
+
+// ToJSON encodes the event.
+func (e *SubagentErrorEvent) ToJSON() ([]byte, error) { return json.Marshal(e) }
+
+// Validate checks the fields @ag-ui/core 1.0 requires.
+func (e *ToolCallResultPartsEvent) Validate() error {
+	if e.MessageID == "" || e.ToolCallID == "" {
+		return fmt.Errorf("%s: messageId and toolCallId are required", e.Type())
+	}
+	return nil
+}
+
+// ToJSON encodes the event.
+func (e *ToolCallResultPartsEvent) ToJSON() ([]byte, error) { return json.Marshal(e) }
+
+// newEvent10 is newEvent for the types of @ag-ui/core 1.0 the SDK lacks.
+func newEvent10(typ events.EventType) events.Event {
+	base := &events.BaseEvent{EventType: typ}
+	switch typ {
+	case EventTypeSubagentStarted:
+		return &SubagentStartedEvent{BaseEvent: base}
+	case EventTypeSubagentFinished:
+		return &SubagentFinishedEvent{BaseEvent: base}
+	case EventTypeSubagentError:
+		return &SubagentErrorEvent{BaseEvent: base}
+	}
+	return nil
+}
+
+// contentIsArray reports whether err is encoding/json's complaint that a
+// TOOL_CALL_RESULT's content is an array, the 1.0 shape with parts.
+func contentIsArray(err error) bool {
+	te, ok := err.(*json.UnmarshalTypeError)
+	return ok && te.Field == "content" && te.Value == "array"
+}
+
+// TokenUsage is one entry of the token usage of RUN_FINISHED or RUN_ERROR
+// (@ag-ui/core 1.0): the counts of one provider and model.
+// ReasoningTokens is part of OutputTokens; CachedInputTokens and
+// CacheWriteInputTokens are parts of InputTokens.
+type TokenUsage struct {
+	Provider              string `json:"provider,omitempty"`
+	Model                 string `json:"model,omitempty"`
+	InputTokens           int64  `json:"inputTokens,omitempty"`
+	OutputTokens          int64  `json:"outputTokens,omitempty"`
+	TotalTokens           int64  `json:"totalTokens,omitempty"`
+	ReasoningTokens       int64  `json:"reasoningTokens,omitempty"`
+	CachedInputTokens     int64  `json:"cachedInputTokens,omitempty"`
+	CacheWriteInputTokens int64  `json:"cacheWriteInputTokens,omitempty"`
+}
+
+// UsageCounts sums usage by kind: input, output, reasoning, cached input
+// and cache-write input tokens, in that order (negative counts are
+// ignored).
+func UsageCounts(usage []TokenUsage) [5]int64 {
+	var c [5]int64
+	for _, u := range usage {
+		for i, n := range [5]int64{u.InputTokens, u.OutputTokens, u.ReasoningTokens, u.CachedInputTokens, u.CacheWriteInputTokens} {
+			if n > 0 {
+				c[i] += n
+			}
+		}
+	}
+	return c
+}
+
+// usageOf reads the usage of a RUN_FINISHED or RUN_ERROR event's JSON;
+// entries that cannot be read are skipped (usage never fails a run).
+func usageOf(data []byte) []TokenUsage {
+	if !bytes.Contains(data, []byte(`"usage"`)) {
+		return nil
+	}
+	var w struct {
+		Usage []json.RawMessage `json:"usage"`
+	}
+	if json.Unmarshal(data, &w) != nil {
+		return nil
+	}
+	var out []TokenUsage
+	for _, raw := range w.Usage {
+		var u TokenUsage
+		if json.Unmarshal(raw, &u) == nil {
+			out = append(out, u)
+		}
+	}
+	return out
+}
+
+// subagentOf returns the subagentRunId of an event's JSON ("" when it has
+// none, or it is null), found the way encoding/json would.
+func subagentOf(data []byte) string {
+	if !bytes.Contains(data, []byte("ubagentRunId")) && !bytes.Contains(data, []byte(`\u`)) {
+		return ""
+	}
+	var w struct {
+		SubagentRunID *string `json:"subagentRunId"`
+	}
+	if json.Unmarshal(data, &w) != nil || w.SubagentRunID == nil {
+		return ""
+	}
+	return *w.SubagentRunID
+}
+
+// A content part as @ag-ui/core 1.0 defines it, the fields read here.
+type contentPart struct {
+	Type   string `json:"type"`
+	Text   string `json:"text"`
+	Source *struct {
+		Type     string `json:"type"`
+		Value    string `json:"value"`
+		MimeType string `json:"mimeType"`
+	} `json:"source"`
+}
+
+// partToBlock maps one tool-result content part to the AAP block that
+// holds it: a text part to a text block, an image whose source is an
+// https:// URL, a data: URI or inline data to an image block. ok is false
+// for every other part (audio, video, documents, images named by a
+// provider's file handle or by an http:// URL, parts with fields AAP
+// cannot keep such as metadata or an id, anything malformed).
+func partToBlock(raw json.RawMessage) (aap.ContentBlock, bool) {
+	var keys map[string]json.RawMessage
+	if json.Unmarshal(raw, &keys) != nil {
+		return nil, false
+	}
+	var p contentPart
+	if json.Unmarshal(raw, &p) != nil {
+		return nil, false
+	}
+	switch p.Type {
+	case "text":
+		if len(keys) != 2 || keys["text"] == nil {
+			return nil, false
+		}
+		return &aap.TextBlock{Text: p.Text}, true
+	case "image":
+		if len(keys) != 2 || p.Source == nil {
+			return nil, false
+		}
+		b, err := imageFromSource(p.Source.Type, p.Source.Value, p.Source.MimeType)
+		if err != nil {
+			return nil, false
+		}
+		// Only a part that comes back the same way is taken: a URL with a
+		// mimeType, say, would lose it.
+		back, err := json.Marshal(blockToPart(b))
+		if err != nil || !jsonEqual(back, raw) {
+			return nil, false
+		}
+		return b, true
+	}
+	return nil, false
+}
+
+// ToolPartsToAAP maps the content parts of an AG-UI tool result to AAP
+// tool-result content. A part AAP can hold becomes its block (see
+// partToBlock); any other part becomes a text block holding the part's
+// JSON, compacted, which ToolContentParts turns back into the part: nothing
+// is lost and the AAP client sees what the part was.
+func ToolPartsToAAP(parts []json.RawMessage) aap.Content {
+	blocks := make([]aap.ContentBlock, 0, len(parts))
+	for _, raw := range parts {
+		if b, ok := partToBlock(raw); ok {
+			blocks = append(blocks, b)
+			continue
+		}
+		var c bytes.Buffer
+		if json.Compact(&c, raw) != nil {
+			c.Reset()
+			c.Write(raw)
+		}
+		blocks = append(blocks, &aap.TextBlock{Text: c.String()})
+	}
+	if len(blocks) == 0 {
+		return aap.TextContent("")
+	}
+	return aap.BlockContent(blocks...)
+}
+
+// ToolContentParts is the AG-UI content-part form of AAP tool-result
+// content: a text block is a text part, unless its text is the JSON of a
+// part AAP cannot hold (ToolPartsToAAP), which it is again; an image block
+// is an image part. ok is false when the content needs no parts (a string,
+// or text blocks only, which AG-UI carries as a string).
+func ToolContentParts(c aap.Content) (parts []json.RawMessage, ok bool) {
+	if !c.IsBlocks() {
+		return nil, false
+	}
+	for _, b := range c.Blocks {
+		if b.BlockType() == aap.BlockImage {
+			ok = true
+		}
+		if tb, isText := b.(*aap.TextBlock); isText && isForeignPart(tb.Text) {
+			ok = true
+		}
+	}
+	if !ok {
+		return nil, false
+	}
+	for _, b := range c.Blocks {
+		if tb, isText := b.(*aap.TextBlock); isText && isForeignPart(tb.Text) {
+			parts = append(parts, json.RawMessage(tb.Text))
+			continue
+		}
+		p := blockToPart(b)
+		if p == nil {
+			continue
+		}
+		raw, err := json.Marshal(p)
+		if err != nil {
+			continue
+		}
+		parts = append(parts, raw)
+	}
+	return parts, true
+}
+
+// isForeignPart reports whether s is the JSON of a content part that
+// ToolPartsToAAP kept as text: an object with a "type" of a part kind.
+func isForeignPart(s string) bool {
+	if len(s) < 2 || s[0] != '{' || !strings.Contains(s, `"type"`) {
+		return false
+	}
+	var p contentPart
+	if json.Unmarshal([]byte(s), &p) != nil {
+		return false
+	}
+	switch p.Type {
+	case "audio", "video", "document", "image":
+		return p.Source != nil
+	case "text":
+		return true
+	}
+	return false
+}
+
+// blockToPart is the AG-UI part of one AAP block of a tool result.
+func blockToPart(b aap.ContentBlock) any {
+	switch b := b.(type) {
+	case *aap.TextBlock:
+		return struct {
+			Type string `json:"type"`
+			Text string `json:"text"`
+		}{"text", b.Text}
+	case *aap.ImageBlock:
+		src, err := imageSource(b.URL)
+		if err != nil {
+			return nil
+		}
+		return struct {
+			Type   string `json:"type"`
+			Source any    `json:"source"`
+		}{"image", src}
+	}
+	return nil
+}
+
+// jsonEqual reports whether two JSON texts hold the same value.
+func jsonEqual(a, b []byte) bool {
+	var va, vb any
+	if json.Unmarshal(a, &va) != nil || json.Unmarshal(b, &vb) != nil {
+		return false
+	}
+	ja, _ := json.Marshal(va)
+	jb, _ := json.Marshal(vb)
+	return bytes.Equal(ja, jb)
+}
+
+// toolContentToAAP reads the content of an AG-UI tool message: a string,
+// or (1.0) an array of content parts (ToolPartsToAAP); errText is the
+// message's error, which AAP holds as a first text block.
+func toolContentToAAP(c any, errText string) (aap.Content, error) {
+	c, err := rawContent(c)
+	if err != nil {
+		return aap.Content{}, err
+	}
+	if ic, ok := c.([]types.InputContent); ok {
+		raw, err := json.Marshal(ic)
+		if err == nil {
+			err = json.Unmarshal(raw, &c)
+		}
+		if err != nil {
+			return aap.Content{}, err
+		}
+	}
+	arr, isArray := c.([]any)
+	if !isArray {
+		s, err := stringContent(c)
+		if err != nil {
+			return aap.Content{}, fmt.Errorf("content must be a string or an array of content parts, got %s", valueKind(c))
+		}
+		return aap.TextContent(toolText(s, errText)), nil
+	}
+	parts := make([]json.RawMessage, 0, len(arr))
+	for _, p := range arr {
+		raw, err := json.Marshal(p)
+		if err != nil {
+			return aap.Content{}, err
+		}
+		parts = append(parts, raw)
+	}
+	content := ToolPartsToAAP(parts)
+	if errText != "" {
+		blocks := append([]aap.ContentBlock{&aap.TextBlock{Text: "Error: " + errText}}, content.Blocks...)
+		content = aap.BlockContent(blocks...)
+	}
+	return content, nil
+}
