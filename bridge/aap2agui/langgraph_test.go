@@ -25,7 +25,7 @@ func startLangGraphAgent(t *testing.T, interrupts string) string {
 	t.Helper()
 	return startNodeServer(t, filepath.Join("..", "..", "interop", "langgraph"), "agent.mjs",
 		[]string{"@langchain/langgraph", "@langchain/langgraph-api", "@ag-ui/langgraph", "@ag-ui/encoder"},
-		"LANGGRAPH_INTERRUPTS="+interrupts)
+		"LANGGRAPH_INTERRUPTS="+interrupts, "LANGGRAPH_DATA_DIR="+t.TempDir())
 }
 
 // The graph's tools, as it runs them: web_search at once, whatever a

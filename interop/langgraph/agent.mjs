@@ -43,7 +43,9 @@ const { Client } = await import("@langchain/langgraph-sdk");
 const { EventEncoder } = await import("@ag-ui/encoder");
 
 const here = path.dirname(fileURLToPath(import.meta.url));
-const cwd = fs.mkdtempSync(path.join(os.tmpdir(), "aapagui-langgraph-"));
+// The server's files (threads, checkpoints) go to LANGGRAPH_DATA_DIR (the
+// tests give a directory they remove), else to a temporary directory.
+const cwd = process.env.LANGGRAPH_DATA_DIR || fs.mkdtempSync(path.join(os.tmpdir(), "aapagui-langgraph-"));
 const { host, cleanup } = await startServer({
   port: 0,
   nWorkers: 2,
@@ -85,7 +87,7 @@ const server = http.createServer(async (req, res) => {
 const stop = async () => {
   server.close();
   await cleanup().catch(() => {});
-  fs.rmSync(cwd, { recursive: true, force: true });
+  if (!process.env.LANGGRAPH_DATA_DIR) fs.rmSync(cwd, { recursive: true, force: true });
   process.exit(0);
 };
 process.on("SIGTERM", stop);
