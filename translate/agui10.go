@@ -384,6 +384,13 @@ func jsonEqual(a, b []byte) bool {
 // or (1.0) an array of content parts (ToolPartsToAAP); errText is the
 // message's error, which AAP holds as a first text block.
 func toolContentToAAP(c any, errText string) (aap.Content, error) {
+	if raw, ok := c.(json.RawMessage); ok {
+		// The client's bytes, kept part by part.
+		var parts []json.RawMessage
+		if json.Unmarshal(raw, &parts) == nil {
+			return withError(ToolPartsToAAP(parts), errText), nil
+		}
+	}
 	c, err := rawContent(c)
 	if err != nil {
 		return aap.Content{}, err
@@ -413,10 +420,14 @@ func toolContentToAAP(c any, errText string) (aap.Content, error) {
 		}
 		parts = append(parts, raw)
 	}
-	content := ToolPartsToAAP(parts)
-	if errText != "" {
-		blocks := append([]aap.ContentBlock{&aap.TextBlock{Text: "Error: " + errText}}, content.Blocks...)
-		content = aap.BlockContent(blocks...)
+	return withError(ToolPartsToAAP(parts), errText), nil
+}
+
+// withError puts an AG-UI tool error before the content, as a first text
+// block (AAP has no error field).
+func withError(content aap.Content, errText string) aap.Content {
+	if errText == "" {
+		return content
 	}
-	return content, nil
+	return aap.BlockContent(append([]aap.ContentBlock{&aap.TextBlock{Text: "Error: " + errText}}, content.Blocks...)...)
 }
