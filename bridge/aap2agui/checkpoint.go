@@ -15,6 +15,9 @@ import (
 // messages, or the end of the turn). Not after a MESSAGES_SNAPSHOT, whose
 // history the run no longer extends entry by entry.
 //
+// With more turns streaming than Config.MaxCheckpoints, the interval
+// grows so that all of them together stay under that many a second.
+//
 // A checkpoint rewrites only the run's own entries and the draft
 // (Store.ReplaceTail), and only when the draft has changed; once the draft
 // is past checkpointSmall, only when it has grown by half since the last:
@@ -24,6 +27,9 @@ func (r *turnRun) checkpoint(ctx context.Context) {
 	every := r.s.cfg.CheckpointInterval
 	if every < 0 || r.replaced {
 		return
+	}
+	if n := r.s.streaming.Load(); n > int64(r.s.cfg.MaxCheckpoints) && r.s.cfg.MaxCheckpoints > 0 {
+		every = max(every, time.Duration(n)*time.Second/time.Duration(r.s.cfg.MaxCheckpoints))
 	}
 	now := time.Now()
 	if r.lastCheckpoint.IsZero() {

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -116,4 +117,36 @@ func TestCheckpointsCostWhatChanged(t *testing.T) {
 	h := e.history(t, id, aap.HistoryFull)
 	require.Len(t, h, 3)
 	assert.Len(t, h[2], len(`{"role":"assistant","content":""}`)+deltas*size)
+}
+
+// Checkpoints do not pile up: turns streaming at once share
+// Config.MaxCheckpoints a second, each one's interval growing with their
+// number.
+func TestCheckpointsShareABudget(t *testing.T) {
+	counts := map[int]int{}
+	for _, max := range []int{1000, 1} {
+		var ended atomic.Int32
+		up := endlessUpstream(t, 5*time.Millisecond, func(n int) string { return delta("w ") }, &ended, true)
+		st := &tailBytes{Store: store.NewMemory()}
+		e := newEnv(t, up.URL, func(c *aap2agui.Config) {
+			c.Store = st
+			c.CheckpointInterval = 10 * time.Millisecond
+			c.MaxCheckpoints = max
+			c.MaxTurnDuration = 600 * time.Millisecond
+		})
+		var wg sync.WaitGroup
+		for range 3 {
+			id := e.createSession(t, aap.PostSessionsRequest{})
+			wg.Go(func() {
+				_, err := e.stream(t, id, userTurn(aap.StreamDelta, "talk"))
+				assert.NoError(t, err)
+			})
+		}
+		wg.Wait()
+		st.mu.Lock()
+		counts[max] = st.n
+		st.mu.Unlock()
+	}
+	assert.Greater(t, counts[1000], 10, "every 10 ms while few turns stream")
+	assert.Zero(t, counts[1], "3 turns sharing one checkpoint a second: each waits 3 s, longer than it streams")
 }

@@ -72,6 +72,12 @@ type Config struct {
 	// which every framework accepts; ThreadIDsSession the session id
 	// itself.
 	ThreadIDs ThreadIDs
+	// SeparateCancelRun sends the cancellation of the interrupts a new user
+	// message leaves open as a run of its own, before the run with the
+	// message (see postTurn): for frameworks that end a cancelled resume
+	// without reading new messages (@ag-ui/langgraph, @ag-ui/mastra). Off:
+	// one run carries both.
+	SeparateCancelRun bool
 
 	// APIKeys are the accepted bearer keys. None: the API is open (the
 	// program warns at start-up).
@@ -95,6 +101,12 @@ type Config struct {
 	// zero means 1 s, negative means never (only complete messages are
 	// stored).
 	CheckpointInterval time.Duration
+	// MaxCheckpoints caps the checkpoints a second of all the turns
+	// streaming at once: with more turns than that, each turn's interval
+	// grows (turns ÷ MaxCheckpoints seconds), so that thousands of open
+	// streams (clients that read slowly, or not at all) do not keep the
+	// store busy for everyone else; zero means 500.
+	MaxCheckpoints int
 	// BodyTimeout bounds the time to receive a request body; zero means
 	// 30 s, negative means no limit.
 	BodyTimeout time.Duration
@@ -268,6 +280,9 @@ func (c *Config) setDefaults() error {
 	}
 	if c.KeepAlive == 0 {
 		c.KeepAlive = 15 * time.Second
+	}
+	if c.MaxCheckpoints == 0 {
+		c.MaxCheckpoints = 500
 	}
 	if c.CheckpointInterval == 0 {
 		c.CheckpointInterval = time.Second

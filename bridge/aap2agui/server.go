@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync/atomic"
 
 	"github.com/gin-gonic/gin"
 
@@ -29,6 +30,8 @@ type Server struct {
 	engine  *gin.Engine
 	metrics *metrics.Metrics
 	limits  *limit.Keys // nil: no per-key rate or turn limit
+
+	streaming atomic.Int64 // turns whose answer is streaming: they share MaxCheckpoints
 }
 
 // New returns a Server for the configuration.

@@ -298,7 +298,7 @@ func (s *Server) runTurn(c *gin.Context, id string, req *aap.PostSessionTurnRequ
 		s.metrics.Upstream("turn", result)
 		web.EndTurn(log, t, "turn", "session", sess.ID, stop, result)
 	}()
-	body, err := s.post(ctx, run)
+	body, err := s.postTurn(ctx, run)
 	if err != nil {
 		ue := &upstreamError{http.StatusBadGateway, "upstream_error", "the agent could not be called", err}
 		errors.As(err, &ue)
@@ -561,6 +561,8 @@ type turnRun struct {
 func (r *turnRun) stream(c *gin.Context, req *aap.PostSessionTurnRequest, body *upstreamBody, saved <-chan error, prior *translate.PriorCalls, t *metrics.Turn, sessionStart bool) (stop, result string) {
 	s, sess, log := r.s, r.sess, r.log
 	ctx := c.Request.Context()
+	s.streaming.Add(1)
+	defer s.streaming.Add(-1)
 	mode := req.Mode()
 	r.tr = translate.NewAGUIToAAP(translate.AGUIToAAPOptions{Mode: mode, Prior: prior})
 	r.state = sess.State
