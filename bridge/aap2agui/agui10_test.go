@@ -2,12 +2,14 @@ package aap2agui_test
 
 import (
 	"net/http"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/aapagui/aapagui/aap"
+	"github.com/aapagui/aapagui/internal/metrics/metricstest"
 )
 
 // The shapes of @ag-ui/core 1.0 from a scripted agent, through aap2agui
@@ -186,4 +188,58 @@ func TestAGUI10Subagents(t *testing.T) {
 	}, eventLines(t, evs))
 	hist := e.history(t, id, aap.HistoryFull)
 	assert.Equal(t, assistantText("About 10 million."), hist[len(hist)-1])
+}
+
+// TestAGUI10UsageAndCancelCounted: RUN_FINISHED usage is counted by agent
+// and kind in aap2agui_tokens_total, and a cancelled run is counted as
+// such (agent_cancelled), not as a turn that went well.
+func TestAGUI10UsageAndCancelCounted(t *testing.T) {
+	up := newFakeUpstream(t, func(w http.ResponseWriter, _ *http.Request, in *runInput, n int) {
+		outcome := ""
+		if n == 1 {
+			outcome = `,"outcome":{"type":"cancelled"}`
+		}
+		sseEvents(w, concat([]string{runStarted(in)}, textMessage("m1", "Hi"),
+			[]string{`{"type":"RUN_FINISHED","threadId":"` + in.ThreadID + `","runId":"` + in.RunID + `"` + outcome +
+				`,"usage":[{"provider":"openai","model":"m","inputTokens":120,"outputTokens":30,"reasoningTokens":12}]}`})...)
+	})
+	e := newEnv(t, up.URL)
+	id := e.createSession(t, aap.PostSessionsRequest{})
+	for range 2 {
+		_, err := e.stream(t, id, userTurn(aap.StreamDelta, "go"))
+		require.NoError(t, err)
+	}
+	m := metricstest.Scrape(t, e.Root+"/metrics", "")
+	assert.Equal(t, 240.0, m.Value("aap2agui_tokens_total", "agent", agentName, "kind", "input"))
+	assert.Equal(t, 60.0, m.Value("aap2agui_tokens_total", "agent", agentName, "kind", "output"))
+	assert.Equal(t, 24.0, m.Value("aap2agui_tokens_total", "agent", agentName, "kind", "reasoning"))
+	assert.Equal(t, 1.0, m.Value("aap2agui_upstream_requests_total", "call", "turn", "outcome", "ok", "code", "none"))
+	assert.Equal(t, 1.0, m.Value("aap2agui_upstream_requests_total", "call", "turn", "outcome", "error", "code", "agent_cancelled"))
+}
+
+// TestAGUI10SubagentsNotSentBack: a subagent's run, which the AAP
+// application sees as a call of the reserved agui_subagent tool, is not
+// sent back to the agent as a call it made.
+func TestAGUI10SubagentsNotSentBack(t *testing.T) {
+	up := newFakeUpstream(t, func(w http.ResponseWriter, _ *http.Request, in *runInput, n int) {
+		sseEvents(w, runStarted(in),
+			`{"type":"SUBAGENT_STARTED","subagentRunId":"sa-1","name":"researcher"}`,
+			`{"type":"TEXT_MESSAGE_CHUNK","messageId":"s1","delta":"facts","subagentRunId":"sa-1"}`,
+			`{"type":"SUBAGENT_FINISHED","subagentRunId":"sa-1"}`,
+			`{"type":"TEXT_MESSAGE_CHUNK","messageId":"a1","delta":"Done."}`,
+			runFinished(in))
+	})
+	e := newEnv(t, up.URL)
+	id := e.createSession(t, aap.PostSessionsRequest{})
+	for range 2 {
+		_, err := e.stream(t, id, userTurn(aap.StreamDelta, "go"))
+		require.NoError(t, err)
+	}
+	assert.Contains(t, strings.Join(e.history(t, id, aap.HistoryFull), "\n"), "agui_subagent", "the application sees it")
+	for _, m := range up.input(t, 1).Messages {
+		assert.NotEqual(t, "sa-1", m.ToolCallID, "a subagent's result sent back: %+v", m)
+		for _, c := range m.ToolCalls {
+			assert.NotEqual(t, "agui_subagent", c.Function.Name, "a subagent's call sent back")
+		}
+	}
 }

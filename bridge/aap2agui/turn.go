@@ -469,7 +469,9 @@ func (s *Server) runInput(sess *store.Session, hist []store.Entry, resume []type
 // withoutInterruptCalls hides from the agent the calls of the reserved
 // interrupt tool (translate.InterruptToolName) and their answers: they are
 // how an AAP application sees the agent's own interrupts, not tool calls
-// the agent made (their answers travel as resume entries). It returns nil
+// the agent made (their answers travel as resume entries); and likewise
+// the calls of the reserved subagent tool (translate.SubagentToolName),
+// how it sees a subagent's run. It returns nil
 // for a message with nothing left; seen collects the hidden call ids.
 func withoutInterruptCalls(m aap.Message, seen map[string]bool) aap.Message {
 	switch m := m.(type) {
@@ -479,7 +481,7 @@ func withoutInterruptCalls(m aap.Message, seen map[string]bool) aap.Message {
 		}
 		var kept []aap.ContentBlock
 		for _, b := range m.Content.Blocks {
-			if tu, ok := b.(*aap.ToolUseBlock); ok && tu.Name == translate.InterruptToolName {
+			if tu, ok := b.(*aap.ToolUseBlock); ok && (tu.Name == translate.InterruptToolName || tu.Name == translate.SubagentToolName) {
 				seen[tu.ToolCallID] = true
 				continue
 			}
@@ -687,6 +689,13 @@ func (r *turnRun) stream(c *gin.Context, req *aap.PostSessionTurnRequest, body *
 		result, _ = web.StreamFailure(nil)
 		log.Warn().Str("session", sess.ID).Msg("the agent's stream ended without RUN_FINISHED")
 	}
+	if u := r.tr.Usage(); len(u) > 0 {
+		t.Tokens(sess.Agent.Name, translate.UsageCounts(u))
+	}
+	if r.tr.Cancelled() {
+		result = "agent_cancelled"
+		log.Warn().Str("session", sess.ID).Msg("the agent cancelled the run (RUN_FINISHED outcome cancelled): the turn ends with an error stop")
+	}
 	if re := r.tr.RunError(); re != nil {
 		code := ""
 		if re.Code != nil {
@@ -845,6 +854,8 @@ func (r *turnRun) observe(ctx context.Context, ev events.Event) bool {
 			r.nameCall(*e.ToolCallID, *e.ToolCallName)
 		}
 	case *events.ToolCallResultEvent:
+		r.checkRanAsAllowed(e.ToolCallID)
+	case *translate.ToolCallResultPartsEvent:
 		r.checkRanAsAllowed(e.ToolCallID)
 	case *translate.UnknownEvent:
 		r.log.Debug().Str("type", string(e.Type())).Msg("unknown AG-UI event skipped")
