@@ -324,6 +324,37 @@ func withInterrupts(all []upstreamConversation) []upstreamConversation {
 	return out
 }
 
+// langGraphMovesOn is a user who moves on while an interrupt is open, with
+// Config.SeparateCancelRun: the graph is resumed as cancelled in a run of
+// its own, then answers the message.
+func langGraphMovesOn() []upstreamConversation {
+	askPublish := upstreamStep{
+		send: userSays("publish hello world"),
+		want: []part{call("int#1", "agui_interrupt", langGraphPublishInterrupt("outcome", "int#1", "hello world"))}, stop: aap.StopToolUse,
+		produced: []string{toolUse("int#1", "agui_interrupt", langGraphPublishInterrupt("outcome", "int#1", "hello world"))},
+	}
+	return []upstreamConversation{{
+		name: "publish: the user moves on, and the graph answers",
+		steps: []upstreamStep{askPublish,
+			{
+				send: userSays("never mind"), want: []part{say("You said: never mind")}, stop: aap.StopEndTurn,
+				recorded: []string{toolMessage("int#1", "Tool call was not answered: the user sent a new message instead.")},
+				produced: []string{assistantText("You said: never mind")},
+				// What the graph said of the cancellation, in the run of its
+				// own, reaches history through its snapshot.
+				history: []string{
+					`{"role":"user","content":"publish hello world"}`,
+					toolUse("int#1", "agui_interrupt", langGraphPublishInterrupt("outcome", "int#1", "hello world")),
+					toolMessage("int#1", "Tool call was not answered: the user sent a new message instead."),
+					assistantText("Not published: cancelled"),
+					`{"role":"user","content":"never mind"}`,
+					assistantText("You said: never mind"),
+				},
+			},
+		},
+	}}
+}
+
 // TestLangGraphAgent runs a real LangGraph.js graph behind aap2agui
 // (through the LangGraph API server and @ag-ui/langgraph), in every
 // stream mode: text over several turns, a client tool, the graph's own
@@ -343,4 +374,8 @@ func TestLangGraphAgent(t *testing.T) {
 			runUpstreamConversations(t, e, newLangGraphIDs, langGraphConversations(interrupts))
 		})
 	}
+	t.Run("separate cancel run", func(t *testing.T) {
+		e := newEnv(t, startLangGraphAgent(t, "outcome"), func(c *aap2agui.Config) { c.SeparateCancelRun = true })
+		runUpstreamConversations(t, e, newLangGraphIDs, langGraphMovesOn())
+	})
 }
