@@ -65,6 +65,12 @@ type Session struct {
 type Entry struct {
 	Message aap.Message
 	AGUIID  string
+	// AGUI is what the AG-UI side said of the message that AAP has no
+	// field for (the agent's encrypted reasoning values:
+	// translate.EncryptedValues), as JSON; nil when nothing. It is stored
+	// with the entry and never shown to the AAP client. Entries stored
+	// before it existed read back with none.
+	AGUI json.RawMessage
 }
 
 // Store persists sessions. Methods taking an owner return ErrNotFound for a
@@ -155,6 +161,7 @@ func redactSpec(spec string) string {
 type entryJSON struct {
 	ID      string          `json:"id"`
 	Message json.RawMessage `json:"message"`
+	AGUI    json.RawMessage `json:"agui,omitempty"`
 }
 
 // marshal is json.Marshal without HTML escaping, which would rewrite the
@@ -216,7 +223,7 @@ func encodeEntries(entries []Entry) ([][]byte, error) {
 		if err != nil {
 			return nil, err
 		}
-		if out[i], err = marshal(entryJSON{ID: e.AGUIID, Message: msg}); err != nil {
+		if out[i], err = marshal(entryJSON{ID: e.AGUIID, Message: msg, AGUI: e.AGUI}); err != nil {
 			return nil, err
 		}
 	}
@@ -234,7 +241,7 @@ func decodeEntries(rows [][]byte) ([]Entry, error) {
 		if err != nil {
 			return nil, fmt.Errorf("store: history entry %d: %w", i, err)
 		}
-		out[i] = Entry{Message: m, AGUIID: e.ID}
+		out[i] = Entry{Message: m, AGUIID: e.ID, AGUI: e.AGUI}
 	}
 	return out, nil
 }
