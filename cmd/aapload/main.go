@@ -72,7 +72,7 @@ func run(args []string, out io.Writer) error {
 	}
 	defer os.RemoveAll(dir)
 	if *slow > 0 {
-		return slowRun(out, *bin, dir, *storeSpec, *n, *m, *c, *slow, *presessions)
+		return slowLoad{bin: *bin, dir: dir, spec: *storeSpec, n: *n, m: *m, c: *c, slow: *slow, presessions: *presessions}.run(out)
 	}
 	for _, b := range []struct {
 		name string

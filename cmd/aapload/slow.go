@@ -65,12 +65,21 @@ func (a slowAgent) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-// slowRun measures aap2agui with never-reading clients: the workload runs
-// once alone, then again while n streams are open whose clients never read
-// (their agent sends a small delta every 200 ms), on a store that already
-// holds presessions sessions. It prints both runs, the ratios, the memory
-// each slow stream took, and what the bridge logged about its store.
-func slowRun(out io.Writer, bin, dir, spec string, n, m, c, slow, presessions int) error {
+// slowLoad is a measure of aap2agui with never-reading clients: the
+// workload (n sessions × m turns at concurrency c) runs once alone, then
+// again while slow streams are open whose clients never read (their agent
+// sends a small delta every 200 ms), on a store that already holds
+// presessions sessions.
+type slowLoad struct {
+	bin, dir, spec    string // the binaries' folder, a scratch folder, the store ("": SQLite in dir)
+	n, m, c           int
+	slow, presessions int
+}
+
+// run prints both runs, the ratios, the memory each slow stream took, and
+// what the bridge logged about its store.
+func (l slowLoad) run(out io.Writer) error {
+	bin, dir, spec, n, m, c, slow, presessions := l.bin, l.dir, l.spec, l.n, l.m, l.c, l.slow, l.presessions
 	if spec == "" {
 		spec = "sqlite:" + filepath.Join(dir, "aap2agui-slow.db")
 	}
