@@ -181,7 +181,7 @@ func withThinking(snap []store.Entry, runMsgs []aap.Message, runIDs []string) []
 		if !copied {
 			out, copied = append([]store.Entry(nil), snap...), true
 		}
-		out[i] = store.Entry{Message: &aap.AssistantMessage{Content: aap.BlockContent(blocks...)}, AGUIID: e.AGUIID}
+		out[i] = store.Entry{Message: &aap.AssistantMessage{Content: aap.BlockContent(blocks...)}, AGUIID: e.AGUIID, AGUI: e.AGUI}
 	}
 	return out
 }

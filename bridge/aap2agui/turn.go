@@ -298,7 +298,7 @@ func (s *Server) runTurn(c *gin.Context, id string, req *aap.PostSessionTurnRequ
 		s.metrics.Upstream("turn", result)
 		web.EndTurn(log, t, "turn", "session", sess.ID, stop, result)
 	}()
-	body, err := s.postTurn(ctx, run)
+	body, err := s.postTurn(withToolCallValues(ctx, storedToolCallValues(append(hist, added...))), run)
 	if err != nil {
 		ue := &upstreamError{http.StatusBadGateway, "upstream_error", "the agent could not be called", err}
 		errors.As(err, &ue)
@@ -441,9 +441,11 @@ func (s *Server) runInput(sess *store.Session, hist []store.Entry, resume []type
 			continue
 		}
 		var err error
+		from := len(msgs)
 		if msgs, err = translate.AppendMessageToAGUI(msgs, m, e.AGUIID); err != nil {
 			return nil, err
 		}
+		msgs = translate.ApplyEncrypted(msgs, from, e.AGUIID, e.AGUI, nil)
 	}
 	tools := translate.ToolsToAGUI(sess.Tools)
 	if tools == nil {
@@ -517,6 +519,7 @@ type turnRun struct {
 	own          map[string]bool              // the AG-UI ids of the turn's own entries (its messages, the results it closed)
 	snapIDs      map[string]bool              // the AG-UI ids of that snapshot's messages
 	perms        []*aap.ToolPermissionMessage // the permissions this turn answers
+	enc          encryptedRun                 // the run's encrypted reasoning values (encrypted.go)
 	// prevInterrupts were open before this turn.
 	prevInterrupts []types.Interrupt
 
@@ -662,6 +665,7 @@ func (r *turnRun) stream(c *gin.Context, req *aap.PostSessionTurnRequest, body *
 		} else {
 			t.In(string(ev.Type()))
 		}
+		r.enc.before(ev, frame.Data)
 		if !r.observe(ctx, ev) {
 			continue
 		}
@@ -672,6 +676,7 @@ func (r *turnRun) stream(c *gin.Context, req *aap.PostSessionTurnRequest, body *
 		if err != nil {
 			r.feedError(err)
 		}
+		r.enc.after(r.tr, ev, frame.Data)
 		write(evs)
 		if r.tr.Done() {
 			break
@@ -929,6 +934,7 @@ func (r *turnRun) snapshot(ctx context.Context, e *events.MessagesSnapshotEvent)
 		return
 	}
 	ids := snapshotIDs(e.Messages)
+	extras := translate.SnapshotEncrypted(e.Messages, r.enc.snapshot)
 	orphans := map[int]bool{}
 	for _, i := range translate.OrphanResults(msgs) {
 		orphans[i] = true
@@ -947,7 +953,11 @@ func (r *turnRun) snapshot(ctx context.Context, e *events.MessagesSnapshotEvent)
 		if id == "" {
 			id = translate.RandomID("msg-")
 		}
-		entries = append(entries, store.Entry{Message: m, AGUIID: id})
+		var agui json.RawMessage
+		if i < len(extras) {
+			agui = extras[i]
+		}
+		entries = append(entries, store.Entry{Message: m, AGUIID: id, AGUI: agui})
 	}
 	if base, err := r.base(ctx); err != nil {
 		r.log.Warn().Err(err).Str("session", r.sess.ID).Msg("MESSAGES_SNAPSHOT: the history it replaces could not be read; the interrupt calls and the turn's messages in it are not kept")
@@ -1038,10 +1048,11 @@ func (r *turnRun) unsaved(msgs []aap.Message, ids []string) []store.Entry {
 			}
 			continue
 		}
+		agui := r.enc.extras(msgs, i, id)
 		if id == "" {
 			id = translate.RandomID("msg-")
 		}
-		entries = append(entries, store.Entry{Message: msgs[i], AGUIID: id})
+		entries = append(entries, store.Entry{Message: msgs[i], AGUIID: id, AGUI: agui})
 	}
 	return entries
 }
@@ -1092,6 +1103,11 @@ func (r *turnRun) finish(ctx context.Context) error {
 		r.sess.State = r.state
 	}
 	st := r.s.cfg.Store
+	if r.refreshEncrypted(msgs, ids) {
+		// Values that came after their messages were stored: the run's
+		// entries are written again.
+		r.uncertain = true
+	}
 	if !r.draft && !r.uncertain && len(r.perms) == 0 {
 		// The usual end: the last messages and the session in one write.
 		// A try whose outcome is unknown may have stored them: a retry

@@ -16,6 +16,7 @@ import (
 
 	"github.com/aapagui/aapagui/internal/reqbody"
 	"github.com/aapagui/aapagui/internal/web"
+	"github.com/aapagui/aapagui/translate"
 )
 
 // upstreamError is a failure of the upstream call before its stream began.
@@ -38,13 +39,22 @@ func (s *Server) post(ctx context.Context, in *types.RunAgentInput) (*upstreamBo
 	if err := enc.Encode(in); err != nil {
 		return nil, &upstreamError{http.StatusBadGateway, "upstream_request", "could not encode the run for the agent", err}
 	}
+	data := body.Bytes()
+	if calls := toolCallValues(ctx); len(calls) > 0 {
+		// The tool calls' encrypted values, which the SDK's ToolCall
+		// cannot carry (encrypted.go).
+		var err error
+		if data, err = translate.PatchToolCallValues(data, calls); err != nil {
+			return nil, &upstreamError{http.StatusBadGateway, "upstream_request", "could not encode the run for the agent", err}
+		}
+	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, s.cfg.Upstream, nil)
 	if err != nil {
 		return nil, &upstreamError{http.StatusBadGateway, "upstream_request", "could not build the request to the agent", err}
 	}
 	// The run holds the whole conversation: its bytes go once the answer
 	// has begun, not when the stream ends.
-	rb := reqbody.Set(req, body.Bytes())
+	rb := reqbody.Set(req, data)
 	for k, vs := range s.cfg.UpstreamHeader {
 		for _, v := range vs {
 			req.Header.Add(k, v)

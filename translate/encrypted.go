@@ -1,0 +1,303 @@
+package translate
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+
+	"github.com/ag-ui-protocol/ag-ui/sdks/community/go/pkg/core/types"
+
+	"github.com/aapagui/aapagui/aap"
+)
+
+// EncryptedValues are the opaque reasoning values an agent gave with one
+// AAP history message (AG-UI 1.0 encryptedValue on a message or a tool
+// call, REASONING_ENCRYPTED_VALUE): AAP has no field for them, so a bridge
+// keeps them beside the message (store.Entry.AGUI) and sends them back
+// with it in every later RunAgentInput (ApplyEncrypted), never to the AAP
+// client (docs/MAPPING.md).
+type EncryptedValues struct {
+	// Value is the encryptedValue of the message itself (assistant, user,
+	// tool or system).
+	Value string `json:"encryptedValue,omitempty"`
+	// Reasoning are the values of the reasoning messages the message
+	// holds as thinking blocks, or that had no text.
+	Reasoning []EncryptedReasoning `json:"reasoning,omitempty"`
+	// ToolCalls maps the toolCallId of a tool_use of the message to its
+	// value.
+	ToolCalls map[string]string `json:"toolCalls,omitempty"`
+}
+
+// EncryptedReasoning is the value of one reasoning message.
+type EncryptedReasoning struct {
+	// ID is the reasoning message's id as the agent sent it ("" when it
+	// had none); it goes back under that id.
+	ID string `json:"id,omitempty"`
+	// Block is the index of the message's thinking block that the
+	// reasoning message is; with Alone, the index of the thinking block
+	// it goes before (their count: after the last).
+	Block int `json:"block"`
+	// Alone: the reasoning message had no text, so no thinking block is
+	// it; it goes back as a reasoning message with empty content.
+	Alone bool   `json:"alone,omitempty"`
+	Value string `json:"encryptedValue"`
+}
+
+func (v *EncryptedValues) empty() bool {
+	return v == nil || v.Value == "" && len(v.Reasoning) == 0 && len(v.ToolCalls) == 0
+}
+
+// JSON is v as stored (store.Entry.AGUI): nil when v holds nothing.
+func (v *EncryptedValues) JSON() json.RawMessage {
+	if v.empty() {
+		return nil
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nil
+	}
+	return b
+}
+
+// ParseEncryptedValues reads what JSON wrote; nil for nil or anything else.
+func ParseEncryptedValues(raw json.RawMessage) *EncryptedValues {
+	if len(raw) == 0 {
+		return nil
+	}
+	var v EncryptedValues
+	if json.Unmarshal(raw, &v) != nil || v.empty() {
+		return nil
+	}
+	return &v
+}
+
+// SnapshotEncrypted gives, for each AAP message MessagesToAAP makes of
+// msgs, the JSON of its EncryptedValues (nil when none): the
+// encryptedValue of each message and, read from data (the
+// MESSAGES_SNAPSHOT event's JSON, whose messages msgs are; the AG-UI SDK
+// has no field for it), of each tool call. A reasoning message folds into
+// the assistant message after it as MessagesToAAP folds it.
+func SnapshotEncrypted(msgs []types.Message, data []byte) []json.RawMessage {
+	callValues := snapshotCallValues(data, len(msgs))
+	var out []json.RawMessage
+	var pending []EncryptedReasoning
+	hasPending := false
+	flush := func() {
+		if hasPending {
+			out = append(out, (&EncryptedValues{Reasoning: pending}).JSON())
+			pending, hasPending = nil, false
+		}
+	}
+	block := 0
+	for i := range msgs {
+		m := &msgs[i]
+		switch m.Role {
+		case types.RoleActivity:
+			continue
+		case types.RoleReasoning:
+			if !hasPending {
+				block = 0
+			}
+			hasPending = true
+			if m.EncryptedValue != "" {
+				pending = append(pending, EncryptedReasoning{ID: m.ID, Block: block, Value: m.EncryptedValue})
+			}
+			block++
+			continue
+		case types.RoleAssistant:
+			v := &EncryptedValues{Value: m.EncryptedValue, Reasoning: pending}
+			if i < len(callValues) {
+				v.ToolCalls = callValues[i]
+			}
+			out = append(out, v.JSON())
+			pending, hasPending = nil, false
+			continue
+		}
+		flush()
+		out = append(out, (&EncryptedValues{Value: m.EncryptedValue}).JSON())
+	}
+	flush()
+	return out
+}
+
+// snapshotCallValues reads the encryptedValue of each tool call of the n
+// messages of a MESSAGES_SNAPSHOT's JSON, by message index; nil when none.
+func snapshotCallValues(data []byte, n int) []map[string]string {
+	if !bytes.Contains(data, []byte("encryptedValue")) {
+		return nil
+	}
+	var w struct {
+		Messages []struct {
+			ToolCalls []struct {
+				ID             string `json:"id"`
+				EncryptedValue string `json:"encryptedValue"`
+			} `json:"toolCalls"`
+		} `json:"messages"`
+	}
+	if json.Unmarshal(data, &w) != nil || len(w.Messages) != n {
+		return nil
+	}
+	out := make([]map[string]string, n)
+	for i, m := range w.Messages {
+		for _, c := range m.ToolCalls {
+			if c.ID != "" && c.EncryptedValue != "" {
+				if out[i] == nil {
+					out[i] = map[string]string{}
+				}
+				out[i][c.ID] = c.EncryptedValue
+			}
+		}
+	}
+	return out
+}
+
+// ApplyEncrypted puts the values stored with a history entry (raw, its
+// store.Entry.AGUI) back on the AG-UI messages AppendMessageToAGUI made of
+// it, msgs[from:] (id: the entry's AG-UI id): the message's own value, each
+// reasoning message's (under the id the agent gave it; one that had no text
+// is added back with empty content, where it was). The values of tool calls,
+// which the AG-UI SDK's ToolCall cannot carry, are added to calls (toolCallId
+// → value) for PatchToolCallValues. It returns the messages.
+func ApplyEncrypted(msgs []types.Message, from int, id string, raw json.RawMessage, calls map[string]string) []types.Message {
+	v := ParseEncryptedValues(raw)
+	if v == nil || from > len(msgs) {
+		return msgs
+	}
+	own := msgs[from:]
+	for i := range own {
+		if own[i].ID == id && own[i].Role != types.RoleReasoning {
+			if v.Value != "" {
+				own[i].EncryptedValue = v.Value
+			}
+			for _, c := range own[i].ToolCalls {
+				if val, ok := v.ToolCalls[c.ID]; ok && calls != nil {
+					calls[c.ID] = val
+				}
+			}
+		}
+	}
+	if len(v.Reasoning) == 0 {
+		return msgs
+	}
+	rebuilt := make([]types.Message, 0, len(own)+len(v.Reasoning))
+	block := 0
+	alone := func(upTo int) {
+		for _, r := range v.Reasoning {
+			if r.Alone && (r.Block == upTo || upTo < 0 && r.Block >= block) {
+				rebuilt = append(rebuilt, types.Message{ID: aloneID(r, id, block), Role: types.RoleReasoning, Content: "", EncryptedValue: r.Value})
+			}
+		}
+	}
+	for _, m := range own {
+		if m.Role == types.RoleReasoning {
+			alone(block)
+			for _, r := range v.Reasoning {
+				if !r.Alone && r.Block == block {
+					m.EncryptedValue = r.Value
+					if r.ID != "" {
+						m.ID = r.ID
+					}
+				}
+			}
+			block++
+		} else if m.ID == id {
+			alone(-1)
+		}
+		rebuilt = append(rebuilt, m)
+	}
+	return append(msgs[:from], rebuilt...)
+}
+
+func aloneID(r EncryptedReasoning, id string, block int) string {
+	if r.ID != "" {
+		return r.ID
+	}
+	return fmt.Sprintf("%s-encrypted-%d", id, block)
+}
+
+// PatchToolCallValues adds to the RunAgentInput JSON body the
+// encryptedValue of each tool call named in values (toolCallId → value),
+// which the AG-UI SDK's ToolCall has no field for. Only the messages
+// holding such calls are rewritten.
+func PatchToolCallValues(body []byte, values map[string]string) ([]byte, error) {
+	if len(values) == 0 {
+		return body, nil
+	}
+	var top map[string]json.RawMessage
+	if err := json.Unmarshal(body, &top); err != nil {
+		return nil, err
+	}
+	var msgs []json.RawMessage
+	if err := json.Unmarshal(top["messages"], &msgs); err != nil {
+		return nil, err
+	}
+	changed := false
+	for i, raw := range msgs {
+		var m map[string]json.RawMessage
+		if json.Unmarshal(raw, &m) != nil || m["toolCalls"] == nil {
+			continue
+		}
+		var calls []map[string]json.RawMessage
+		if json.Unmarshal(m["toolCalls"], &calls) != nil {
+			continue
+		}
+		hit := false
+		for _, c := range calls {
+			var id string
+			if json.Unmarshal(c["id"], &id) == nil {
+				if val, ok := values[id]; ok {
+					c["encryptedValue"], _ = json.Marshal(val)
+					hit = true
+				}
+			}
+		}
+		if !hit {
+			continue
+		}
+		var err error
+		if m["toolCalls"], err = marshalNoEscape(calls); err != nil {
+			return nil, err
+		}
+		if msgs[i], err = marshalNoEscape(m); err != nil {
+			return nil, err
+		}
+		changed = true
+	}
+	if !changed {
+		return body, nil
+	}
+	var err error
+	if top["messages"], err = marshalNoEscape(msgs); err != nil {
+		return nil, err
+	}
+	return marshalNoEscape(top)
+}
+
+func marshalNoEscape(v any) ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
+}
+
+// ThinkingPositions gives, in order, the message index and the thinking
+// block index (within that message) of every thinking block of msgs.
+func ThinkingPositions(msgs []aap.Message) (pos [][2]int) {
+	for i, m := range msgs {
+		am, ok := m.(*aap.AssistantMessage)
+		if !ok || !am.Content.IsBlocks() {
+			continue
+		}
+		n := 0
+		for _, b := range am.Content.Blocks {
+			if _, ok := b.(*aap.ThinkingBlock); ok {
+				pos = append(pos, [2]int{i, n})
+				n++
+			}
+		}
+	}
+	return pos
+}
