@@ -187,20 +187,10 @@ func (m *Memory) AppendHistory(_ context.Context, id string, entries []Entry) er
 	return nil
 }
 
-// ReplaceHistory implements Store.
-func (m *Memory) ReplaceHistory(_ context.Context, id string, entries []Entry) error {
-	enc, err := encodeEntries(entries)
-	if err != nil {
-		return err
-	}
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	ms, ok := m.sessions[id]
-	if !ok {
-		return ErrNotFound
-	}
-	ms.history = enc
-	return nil
+// ReplaceHistory implements Store: the whole history is the tail from
+// position 0.
+func (m *Memory) ReplaceHistory(ctx context.Context, id string, entries []Entry) error {
+	return m.ReplaceTail(ctx, id, 0, entries)
 }
 
 // ReplaceTail implements Store.

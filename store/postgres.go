@@ -601,28 +601,10 @@ const pgReplaceTail = `WITH s AS (
 		ON CONFLICT (session_id, position) DO UPDATE SET data = EXCLUDED.data)
 	SELECT 1 FROM s`
 
-// ReplaceHistory implements Store, in one transaction.
+// ReplaceHistory implements Store: the whole history is the tail from
+// position 0.
 func (s *Postgres) ReplaceHistory(ctx context.Context, id string, entries []Entry) error {
-	if !pgStorable(id) {
-		return ErrNotFound
-	}
-	hist, err := encodeEntries(entries)
-	if err != nil {
-		return err
-	}
-	return s.tx(ctx, func(tx pgx.Tx) error {
-		tag, err := tx.Exec(ctx, `UPDATE sessions SET history_len = $2 WHERE id = $1`, id, len(hist))
-		if err != nil {
-			return err
-		}
-		if tag.RowsAffected() == 0 {
-			return ErrNotFound
-		}
-		if _, err := tx.Exec(ctx, `DELETE FROM history WHERE session_id = $1`, id); err != nil {
-			return err
-		}
-		return pgInsertHistory(ctx, tx, id, 0, hist)
-	})
+	return s.ReplaceTail(ctx, id, 0, entries)
 }
 
 // History implements Store. One statement reads the session and its

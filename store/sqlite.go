@@ -405,26 +405,10 @@ func (s *SQLite) AppendHistory(ctx context.Context, id string, entries []Entry) 
 	})
 }
 
-// ReplaceHistory implements Store, in one transaction.
+// ReplaceHistory implements Store: the whole history is the tail from
+// position 0.
 func (s *SQLite) ReplaceHistory(ctx context.Context, id string, entries []Entry) error {
-	hist, err := encodeEntries(entries)
-	if err != nil {
-		return err
-	}
-	return s.write(ctx, func(ctx context.Context, tx *sql.Tx) error {
-		var one int
-		err := s.txRow(ctx, tx, `SELECT 1 FROM sessions WHERE id = ?`, id).Scan(&one)
-		if errors.Is(err, sql.ErrNoRows) {
-			return ErrNotFound
-		}
-		if err != nil {
-			return err
-		}
-		if _, err := s.txExec(ctx, tx, `DELETE FROM history WHERE session_id = ?`, id); err != nil {
-			return err
-		}
-		return s.insertHistory(ctx, tx, id, 0, hist)
-	})
+	return s.ReplaceTail(ctx, id, 0, entries)
 }
 
 // ReplaceTail implements Store, in one transaction.
