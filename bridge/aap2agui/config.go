@@ -78,6 +78,12 @@ type Config struct {
 	// without reading new messages (@ag-ui/langgraph, @ag-ui/mastra). Off:
 	// one run carries both.
 	SeparateCancelRun bool
+	// ToolResultParts says the agent speaks @ag-ui/core 1.0: an AAP tool
+	// result holding an image block reaches it as a tool message whose
+	// content is an array of content parts (translate.ToolContentParts),
+	// which a 0.0.x agent would refuse. Off: the JSON of the block list as
+	// a string, as before (docs/MAPPING.md, "AG-UI 1.0").
+	ToolResultParts bool
 
 	// APIKeys are the accepted bearer keys. None: the API is open (the
 	// program warns at start-up).

@@ -446,6 +446,7 @@ func (s *Server) runInput(sess *store.Session, hist []store.Entry, resume []type
 			return nil, err
 		}
 		msgs = translate.ApplyEncrypted(msgs, from, e.AGUIID, e.AGUI, nil)
+		s.toolResultParts(msgs[from:], m)
 	}
 	tools := translate.ToolsToAGUI(sess.Tools)
 	if tools == nil {

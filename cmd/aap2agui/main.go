@@ -54,6 +54,7 @@ func run(args []string) error {
 	keys := f.List("api-key", ",", "API key accepted from AAP clients; none means the API is open")
 	origins := f.List("cors-origin", ",", "browser origin allowed to call the API directly, e.g. an AAP web client's page (* for any, never with credentials)")
 	publicMeta := f.Bool("public-meta", false, "serve GET /meta without an API key")
+	toolResultParts := f.Bool("tool-result-parts", false, "the agent speaks @ag-ui/core 1.0: send AAP tool results that hold images as content parts (a 0.0.x agent accepts only a string)")
 	separateCancel := f.Bool("separate-cancel-run", false, "send the cancellation of the interrupts a new user message leaves open as a run of its own, before the message's run (for agents that end a cancelled resume without reading new messages: @ag-ui/langgraph, @ag-ui/mastra)")
 	threadIDs := f.String("thread-id", "uuid", "the threadId of a session's runs: uuid (a UUID derived from the session id, which every framework accepts) or session (the session id itself, as earlier releases sent it)")
 	agentFile := f.String("agent-config", "", "JSON or YAML file describing the agent (name, title, version, description, options, tools, capabilities); a tool with permissions: none is one the agent runs on its own")
@@ -111,6 +112,7 @@ func run(args []string) error {
 		return err
 	}
 	cfg.SeparateCancelRun = *separateCancel
+	cfg.ToolResultParts = *toolResultParts
 	if cfg.ThreadIDs, err = aap2agui.ParseThreadIDs(*threadIDs); err != nil {
 		return fmt.Errorf("--thread-id: %w", err)
 	}
