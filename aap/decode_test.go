@@ -371,6 +371,7 @@ func TestDecodeErrors(t *testing.T) {
 	tests := []struct {
 		name   string
 		decode func([]byte) error
+		or     string // another message a toolchain gives for the same error
 		in     string
 		want   string
 	}{
@@ -448,7 +449,8 @@ func TestDecodeErrors(t *testing.T) {
 		{name: "session missing agent", decode: session, in: `{}`, want: `aap: agent: required`},
 		{name: "session agent null", decode: session, in: `{"agent":null}`, want: `aap: agent: must be a JSON object`},
 		{name: "session missing agent name", decode: session, in: `{"agent":{"options":{"a":"b"}}}`, want: `aap: agent.name: required`},
-		{name: "session option not a string", decode: session, in: `{"agent":{"name":"a","options":{"a":1}}}`, want: `aap: agent.options: expected a string, got number`},
+		// Go 1.27's encoding/json names the option (agent.options.a), 1.26's the map.
+		{name: "session option not a string", decode: session, in: `{"agent":{"name":"a","options":{"a":1}}}`, want: `aap: agent.options.a: expected a string, got number`, or: `aap: agent.options: expected a string, got number`},
 		{name: "session seed tool_permission", decode: session, in: `{"agent":{"name":"a"},"messages":[` + wireSystem + `,{"role":"tool_permission","toolCallId":"c","granted":true}]}`, want: `aap: messages[1].role: tool_permission messages are only allowed in a turn, never in history`},
 		{name: "session seed messages an object", decode: session, in: `{"agent":{"name":"a"},"messages":{}}`, want: `aap: messages: expected an array, got object`},
 		{name: "session seed system as array", decode: session, in: `{"agent":{"name":"a"},"messages":[{"role":"system","content":["x"]}]}`, want: `aap: messages[0].content: must be a string for a system message`},
@@ -476,11 +478,14 @@ func TestDecodeErrors(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			err := tt.decode([]byte(tt.in))
-			require.EqualError(t, err, tt.want)
+			require.Error(t, err)
+			if tt.or == "" || err.Error() != tt.or {
+				require.EqualError(t, err, tt.want)
+			}
 			var de *aap.DecodeError
 			require.True(t, errors.As(err, &de), "want a *aap.DecodeError, got %T", err)
 			if de.Field != "" {
-				assert.True(t, strings.HasPrefix(tt.want, "aap: "+de.Field+": "), "Field %q does not lead the message", de.Field)
+				assert.True(t, strings.HasPrefix(err.Error(), "aap: "+de.Field+": "), "Field %q does not lead the message", de.Field)
 			}
 		})
 	}
