@@ -147,6 +147,9 @@ func TestCheckpointsShareABudget(t *testing.T) {
 		counts[max] = st.n
 		st.mu.Unlock()
 	}
-	assert.Greater(t, counts[1000], 10, "every 10 ms while few turns stream")
-	assert.Zero(t, counts[1], "3 turns sharing one checkpoint a second: each waits 3 s, longer than it streams")
+	t.Logf("checkpoints: %v", counts)
+	assert.Greater(t, counts[1000], 30, "every 10 ms while few turns stream")
+	// Sharing one a second, each of 3 turns waits 3 s, longer than it
+	// streams: at most the few made before the others began streaming.
+	assert.Less(t, counts[1], 6)
 }

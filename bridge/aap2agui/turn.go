@@ -529,6 +529,13 @@ type turnRun struct {
 	stop    *aap.TurnStop           // the turn's stop, held back until the turn is stored
 	stopped bool                    // the stop has been let through
 
+	// The answer (stream).
+	mode         aap.StreamMode
+	sessionStart bool        // the answer opens with session_start (PUT /session)
+	out          *web.Stream // the client's event stream
+	t            *metrics.Turn
+	saving       <-chan error // the save of the turn's own messages, until awaited
+
 	// msgBytes counts what the agent streamed of the message it is
 	// building (Config.MaxMessageSize); settled is how many messages had
 	// settled when it was reset.
@@ -565,21 +572,20 @@ type turnRun struct {
 // run is stored: a run that cannot be stored ends with an error stop (a
 // 500 in mode none), never with a clean end for what is not in history.
 func (r *turnRun) stream(c *gin.Context, req *aap.PostSessionTurnRequest, body *upstreamBody, saved <-chan error, prior *translate.PriorCalls, t *metrics.Turn, sessionStart bool) (stop, result string) {
-	s, sess, log := r.s, r.sess, r.log
 	ctx := c.Request.Context()
-	s.streaming.Add(1)
-	defer s.streaming.Add(-1)
-	mode := req.Mode()
-	r.tr = translate.NewAGUIToAAP(translate.AGUIToAAPOptions{Mode: mode, Prior: prior})
-	r.state = sess.State
-	out := web.NewStream(c.Writer)
-	out.KeepAlive = s.cfg.KeepAlive
-	out.StallTimeout = s.cfg.StallTimeout
-	out.OnError = func(err error) { r.end(web.ClientGone(err)) }
+	r.s.streaming.Add(1)
+	defer r.s.streaming.Add(-1)
+	r.mode, r.t, r.sessionStart, r.saving = req.Mode(), t, sessionStart, saved
+	r.tr = translate.NewAGUIToAAP(translate.AGUIToAAPOptions{Mode: r.mode, Prior: prior})
+	r.state = r.sess.State
+	r.out = web.NewStream(c.Writer)
+	r.out.KeepAlive = r.s.cfg.KeepAlive
+	r.out.StallTimeout = r.s.cfg.StallTimeout
+	r.out.OnError = func(err error) { r.end(web.ClientGone(err)) }
 	var reader io.Reader = body
-	if mode != aap.StreamNone {
-		out.Start()
-		reader = web.FlushBeforeRead(body, out)
+	if r.mode != aap.StreamNone {
+		r.out.Start()
+		reader = web.FlushBeforeRead(body, r.out)
 	}
 	// History messages that became final (a tool's result settles the
 	// call before it) are saved when the agent's stream has nothing more
@@ -593,110 +599,126 @@ func (r *turnRun) stream(c *gin.Context, req *aap.PostSessionTurnRequest, body *
 		r.saveSettled(ctx)
 		r.checkpoint(ctx)
 	}}
-	write := func(evs []aap.Event) {
-		if n := len(evs); n > 0 && !r.stopped {
-			if ts, ok := evs[n-1].(*aap.TurnStop); ok {
-				r.stop, evs = ts, evs[:n-1] // sent once the turn is stored
-			}
-		}
-		buf := out.Buffer()
-		for _, ev := range evs {
-			var err error
-			if buf, err = aap.AppendFrame(buf, ev); err != nil {
-				log.Error().Err(err).Str("event", string(ev.EventName())).Msg("encoding an AAP event")
-				continue
-			}
-			t.Out(string(ev.EventName()))
-		}
-		if out.Full(buf) {
-			r.saveSettled(ctx) // before a large burst goes out
-		}
-		out.Commit(buf)
+	if sessionStart && r.mode != aap.StreamNone {
+		r.write(ctx, []aap.Event{&aap.SessionStart{SessionID: r.sess.ID}})
 	}
-	if sessionStart && mode != aap.StreamNone {
-		write([]aap.Event{&aap.SessionStart{SessionID: sess.ID}})
+	failure, answered := r.read(c, reader, body)
+	if answered || !r.awaitSave(c) { // (the agent's stream ended before its first event)
+		return string(aap.StopError), "store_error"
 	}
+	return r.conclude(c, failure)
+}
 
-	// awaitSave waits for the turn's own messages to be stored; false: they
-	// could not be, and the turn has been answered as a store error.
-	awaitSave := func() bool {
-		if saved == nil {
-			return true
-		}
-		err := <-saved
-		saved = nil
-		if err == nil {
-			return true
-		}
-		result, stop = "store_error", string(aap.StopError)
-		if !c.Writer.Written() {
-			// Nothing has gone out (headers included): the answer a save
-			// failing before the upstream call would get.
-			for _, h := range []string{"Content-Type", "Cache-Control", "X-Accel-Buffering"} {
-				c.Writer.Header().Del(h)
-			}
-			s.storeError(c, err)
-			return false
-		}
-		// A keep-alive went out while the save waited: end the stream.
-		log.Error().Err(err).Str("session", sess.ID).Msg("store: the turn's messages could not be saved")
-		write(r.tr.Finish())
-		r.sendStop(out, write, aap.StopError)
-		return false
-	}
-
-	var failure error
+// read feeds the agent's events to the translator and the client until
+// the run ends; it returns what cut the stream short, if anything, and
+// whether the turn has been answered already (its own messages could not
+// be stored).
+func (r *turnRun) read(c *gin.Context, reader io.Reader, body *upstreamBody) (failure error, answered bool) {
+	ctx := c.Request.Context()
 	var dec translate.Decoder
-	for frame, err := range sse.Read(reader, sse.ReadOptions{MaxEventSize: s.cfg.MaxEventSize}) {
-		if saved != nil && !awaitSave() { // the first event only
-			return stop, result
+	for frame, err := range sse.Read(reader, sse.ReadOptions{MaxEventSize: r.s.cfg.MaxEventSize}) {
+		if r.saving != nil && !r.awaitSave(c) { // the first event only
+			return nil, true
 		}
 		if err != nil {
-			failure = err
-			break
+			return err, false
 		}
 		body.Touch()
 		ev, err := dec.Decode(frame.Data)
 		if err != nil {
-			failure = fmt.Errorf("%w: %w", web.ErrBadEvent, err)
-			break
+			return fmt.Errorf("%w: %w", web.ErrBadEvent, err), false
 		}
 		if _, unknown := ev.(*translate.UnknownEvent); unknown {
-			t.In("unknown") // bounded: the type is whatever the agent sent
+			r.t.In("unknown") // bounded: the type is whatever the agent sent
 		} else {
-			t.In(string(ev.Type()))
+			r.t.In(string(ev.Type()))
 		}
 		r.enc.before(ev, frame.Data)
 		if !r.observe(ctx, ev) {
 			continue
 		}
-		if failure = r.grow(ev); failure != nil {
-			break
+		if err := r.grow(ev); err != nil {
+			return err, false
 		}
 		evs, err := r.tr.FeedJSON(ev, frame.Data)
 		if err != nil {
 			r.feedError(err)
 		}
 		r.enc.after(r.tr, ev, frame.Data)
-		write(evs)
+		r.write(ctx, evs)
 		if r.tr.Done() {
-			break
+			return nil, false
 		}
 	}
-	if !awaitSave() { // the agent's stream ended before its first event
-		return stop, result
+	return nil, false
+}
+
+// write sends AAP events to the client (coalesced by the stream), counting
+// them; the turn's stop is held back until the turn is stored (sendStop).
+func (r *turnRun) write(ctx context.Context, evs []aap.Event) {
+	if n := len(evs); n > 0 && !r.stopped {
+		if ts, ok := evs[n-1].(*aap.TurnStop); ok {
+			r.stop, evs = ts, evs[:n-1]
+		}
 	}
+	buf := r.out.Buffer()
+	for _, ev := range evs {
+		var err error
+		if buf, err = aap.AppendFrame(buf, ev); err != nil {
+			r.log.Error().Err(err).Str("event", string(ev.EventName())).Msg("encoding an AAP event")
+			continue
+		}
+		r.t.Out(string(ev.EventName()))
+	}
+	if r.out.Full(buf) {
+		r.saveSettled(ctx) // before a large burst goes out
+	}
+	r.out.Commit(buf)
+}
+
+// awaitSave waits for the turn's own messages to be stored; false: they
+// could not be, and the turn has been answered as a store error.
+func (r *turnRun) awaitSave(c *gin.Context) bool {
+	if r.saving == nil {
+		return true
+	}
+	err := <-r.saving
+	r.saving = nil
+	if err == nil {
+		return true
+	}
+	if !c.Writer.Written() {
+		// Nothing has gone out (headers included): the answer a save
+		// failing before the upstream call would get.
+		for _, h := range []string{"Content-Type", "Cache-Control", "X-Accel-Buffering"} {
+			c.Writer.Header().Del(h)
+		}
+		r.s.storeError(c, err)
+		return false
+	}
+	// A keep-alive went out while the save waited: end the stream.
+	r.log.Error().Err(err).Str("session", r.sess.ID).Msg("store: the turn's messages could not be saved")
+	r.write(c.Request.Context(), r.tr.Finish())
+	r.sendStop(c.Request.Context(), aap.StopError)
+	return false
+}
+
+// conclude ends the turn once the agent's stream has: it stores the run,
+// frees the session and only then sends the turn's stop (or the none
+// answer), an error stop when the run could not be stored.
+func (r *turnRun) conclude(c *gin.Context, failure error) (stop, result string) {
+	ctx, log, sess := c.Request.Context(), r.log, r.sess
 	result = metrics.OutcomeOK
 	if failure != nil && !r.tr.Done() {
 		result = r.failed(ctx, failure)
 	}
-	write(r.tr.Finish())
+	r.write(ctx, r.tr.Finish())
 	if r.tr.Incomplete() && failure == nil {
 		result, _ = web.StreamFailure(nil)
 		log.Warn().Str("session", sess.ID).Msg("the agent's stream ended without RUN_FINISHED")
 	}
 	if u := r.tr.Usage(); len(u) > 0 {
-		t.Tokens(sess.Agent.Name, translate.UsageCounts(u))
+		r.t.Tokens(sess.Agent.Name, translate.UsageCounts(u))
 	}
 	if r.tr.Cancelled() {
 		result = "agent_cancelled"
@@ -721,18 +743,16 @@ func (r *turnRun) stream(c *gin.Context, req *aap.PostSessionTurnRequest, body *
 		result, stopReason = "store_error", aap.StopError
 		log.Error().Err(stored).Str("session", sess.ID).Msg("store: the turn could not be stored; it ends with an error stop")
 	}
-	if mode == aap.StreamNone {
-		switch {
-		case stored != nil:
-			s.storeError(c, stored)
-		case sessionStart:
-			resp := r.tr.Response()
-			web.JSON(c, http.StatusOK, aap.PutSessionResponse{SessionID: sess.ID, StopReason: resp.StopReason, Messages: resp.Messages})
-		default:
-			web.JSON(c, http.StatusOK, r.tr.Response())
-		}
-	} else {
-		r.sendStop(out, write, stopReason)
+	switch {
+	case r.mode != aap.StreamNone:
+		r.sendStop(ctx, stopReason)
+	case stored != nil:
+		r.s.storeError(c, stored)
+	case r.sessionStart:
+		resp := r.tr.Response()
+		web.JSON(c, http.StatusOK, aap.PutSessionResponse{SessionID: sess.ID, StopReason: resp.StopReason, Messages: resp.Messages})
+	default:
+		web.JSON(c, http.StatusOK, r.tr.Response())
 	}
 	if stored == nil {
 		r.s.metrics.InterruptsChanged(len(sess.Interrupts) - len(r.prevInterrupts))
@@ -742,15 +762,15 @@ func (r *turnRun) stream(c *gin.Context, req *aap.PostSessionTurnRequest, body *
 
 // sendStop writes the turn's stop, with the reason given (the translator's
 // own, or error when the run could not be stored), and flushes the stream.
-func (r *turnRun) sendStop(out *web.Stream, write func([]aap.Event), reason aap.StopReason) {
+func (r *turnRun) sendStop(ctx context.Context, reason aap.StopReason) {
 	stop := r.stop
 	if stop == nil {
 		stop = &aap.TurnStop{}
 	}
 	stop.StopReason = reason
 	r.stopped = true // write lets it through
-	write([]aap.Event{stop})
-	out.Flush()
+	r.write(ctx, []aap.Event{stop})
+	r.out.Flush()
 }
 
 // failed classifies what ended the agent's stream early and logs it; it
