@@ -80,7 +80,7 @@ func TestAppendData(t *testing.T) {
 		{name: "control characters escaped", ev: &aap.TextDelta{Delta: "a\nb\tc\"d\\e\x01"}, want: `{"delta":"a\nb\tc\"d\\e\u0001"}`},
 		{name: "HTML characters kept", ev: &aap.Text{Text: "<b>&</b>"}, want: `{"text":"<b>&</b>"}`},
 		{name: "line separators escaped", ev: &aap.Thinking{Thinking: "a\u2028b\u2029c"}, want: `{"thinking":"a\u2028b\u2029c"}`},
-		{name: "invalid UTF-8 replaced", ev: &aap.ThinkingDelta{Delta: "a\xffb"}, want: `{"delta":"a\ufffdb"}`},
+		{name: "invalid UTF-8 replaced", ev: &aap.ThinkingDelta{Delta: "a\xffb"}, want: "{\"delta\":\"a\uFFFDb\"}"},
 		{name: "tool call without input", ev: &aap.ToolCall{ToolCallID: "c", Name: "n"}, want: `{"toolCallId":"c","name":"n","input":{}}`},
 		{name: "tool call input compacted", ev: &aap.ToolCall{ToolCallID: "c", Name: "n", Input: json.RawMessage("{\n \"b\": 1,\n \"a\": [1e400, 9007199254740993]\n}")}, want: `{"toolCallId":"c","name":"n","input":{"b":1,"a":[1e400,9007199254740993]}}`},
 		{name: "tool result blocks", ev: &aap.ToolResult{ToolCallID: "c", Content: aap.BlockContent(&aap.TextBlock{Text: "18°C"}, &aap.ImageBlock{URL: "https://x/m.png"})}, want: `{"toolCallId":"c","content":[{"type":"text","text":"18°C"},{"type":"image","url":"https://x/m.png"}]}`},
