@@ -236,60 +236,13 @@ func (s *Server) runTurn(c *gin.Context, id string, req *aap.PostSessionTurnRequ
 	}
 	c.Request = c.Request.WithContext(ctx)
 
-	if req.Agent != nil && req.Agent.Name != "" && req.Agent.Name != sess.Agent.Name {
-		web.Error(c, http.StatusBadRequest, "invalid_request", fmt.Sprintf("agent.name: a session's agent cannot change (it is %q)", sess.Agent.Name))
-		return
-	}
-	p := pendingState(sess, hist)
-	p.own = s.ownTool
-	closing, cancelled, err := checkTurn(p, req.Messages)
+	a, err := s.admit(sess, hist, req)
 	if err != nil {
-		web.Error(c, http.StatusBadRequest, "invalid_turn", err.Error())
+		refused := err.(*turnRefused)
+		web.Error(c, http.StatusBadRequest, refused.code, refused.message)
 		return
 	}
-	mergeAgent(sess, req)
-
-	// The new history entries: closing results, each right after its
-	// call, then the turn's own messages (tool permissions are answers,
-	// not history).
-	closingEntries := make([]store.Entry, len(closing))
-	for i, m := range closing {
-		closingEntries[i] = store.Entry{Message: m, AGUIID: translate.RandomID("msg-")}
-	}
-	var added []store.Entry
-	placed, moved := placeResults(hist, closingEntries)
-	if moved {
-		hist = placed
-	} else {
-		added = closingEntries
-	}
-	input, err := translate.TurnToAGUI(req.Messages, nonNil(p.interrupts), func() string { return translate.RandomID("msg-") })
-	if err != nil {
-		web.Error(c, http.StatusBadRequest, "invalid_turn", err.Error())
-		return
-	}
-	j := 0
-	for _, m := range req.Messages {
-		if m.Role() == aap.RoleToolPermission {
-			continue
-		}
-		if tm, ok := m.(*aap.ToolMessage); ok {
-			if in, waiting := p.interruptFor(tm.ToolCallID); waiting && in.ID == tm.ToolCallID {
-				// The answer to an interrupt presented as a tool call: it
-				// goes in resume, and in history as the call's result.
-				added = append(added, store.Entry{Message: m, AGUIID: translate.ToolResultMessageID(tm.ToolCallID)})
-				continue
-			}
-		}
-		added = append(added, store.Entry{Message: m, AGUIID: input.Messages[j].ID})
-		j++
-	}
-
-	run, err := s.runInput(sess, append(hist, added...), append(cancelled, input.Resume...))
-	if err != nil {
-		web.Error(c, http.StatusBadRequest, "invalid_turn", err.Error())
-		return
-	}
+	hist, added := a.hist, a.added
 	// From here on the turn is in flight: it ends with its metrics and
 	// its log line, whatever happens.
 	t := s.metrics.StartTurn(metrics.RequestStart(c), string(req.Mode()))
@@ -298,7 +251,7 @@ func (s *Server) runTurn(c *gin.Context, id string, req *aap.PostSessionTurnRequ
 		s.metrics.Upstream("turn", result)
 		web.EndTurn(log, t, "turn", "session", sess.ID, stop, result)
 	}()
-	body, err := s.postTurn(withToolCallValues(ctx, storedToolCallValues(append(hist, added...))), run)
+	body, err := s.postTurn(withToolCallValues(ctx, storedToolCallValues(append(hist, added...))), a.run)
 	if err != nil {
 		ue := &upstreamError{http.StatusBadGateway, "upstream_error", "the agent could not be called", err}
 		errors.As(err, &ue)
@@ -317,7 +270,7 @@ func (s *Server) runTurn(c *gin.Context, id string, req *aap.PostSessionTurnRequ
 	defer body.Close()
 
 	// The agent took the run: from here on the turn is part of the session.
-	if moved {
+	if a.moved {
 		// Closing results placed before later messages.
 		if err := s.cfg.Store.ReplaceHistory(ctx, sess.ID, hist); err != nil {
 			s.storeError(c, err)
@@ -341,16 +294,91 @@ func (s *Server) runTurn(c *gin.Context, id string, req *aap.PostSessionTurnRequ
 		saved = make(chan error, 1)
 		go func() { saved <- s.cfg.Store.SaveSession(ctx, sess, added) }()
 	}
-	var perms []*aap.ToolPermissionMessage
+	r := &turnRun{s: s, sess: sess, log: log, perms: permissionsOf(req.Messages), prevInterrupts: prevInterrupts,
+		tr: translate.NewAGUIToAAP(translate.AGUIToAAPOptions{Mode: req.Mode(), Prior: translate.PriorCallsOf(historyMessages(hist, added))}), baseLen: len(hist) + len(added), own: entryIDs(added), lease: lease, end: endTurn}
+	stop, result = r.stream(c, req, body, saved, t, sessionStart)
+	return true
+}
+
+// admission is what a turn brings to its session, decided before the
+// agent is called.
+type admission struct {
+	hist  []store.Entry // the history, closing results placed in it when moved
+	added []store.Entry // the turn's new entries: closing results (unless moved), then its messages
+	moved bool          // closing results went before later messages: hist is rewritten
+	run   *types.RunAgentInput
+}
+
+// turnRefused is a turn the session cannot take: a 400 with code.
+type turnRefused struct{ code, message string }
+
+func (e *turnRefused) Error() string { return e.message }
+
+// admit checks a turn against what the session waits for and works out
+// its history entries and its run; the error is a *turnRefused.
+func (s *Server) admit(sess *store.Session, hist []store.Entry, req *aap.PostSessionTurnRequest) (*admission, error) {
+	if req.Agent != nil && req.Agent.Name != "" && req.Agent.Name != sess.Agent.Name {
+		return nil, &turnRefused{"invalid_request", fmt.Sprintf("agent.name: a session's agent cannot change (it is %q)", sess.Agent.Name)}
+	}
+	p := pendingState(sess, hist)
+	p.own = s.ownTool
+	closing, cancelled, err := checkTurn(p, req.Messages)
+	if err != nil {
+		return nil, &turnRefused{"invalid_turn", err.Error()}
+	}
+	mergeAgent(sess, req)
+
+	// The new history entries: closing results, each right after its
+	// call, then the turn's own messages (tool permissions are answers,
+	// not history).
+	closingEntries := make([]store.Entry, len(closing))
+	for i, m := range closing {
+		closingEntries[i] = store.Entry{Message: m, AGUIID: translate.RandomID("msg-")}
+	}
+	var added []store.Entry
+	placed, moved := placeResults(hist, closingEntries)
+	if moved {
+		hist = placed
+	} else {
+		added = closingEntries
+	}
+	input, err := translate.TurnToAGUI(req.Messages, nonNil(p.interrupts), func() string { return translate.RandomID("msg-") })
+	if err != nil {
+		return nil, &turnRefused{"invalid_turn", err.Error()}
+	}
+	j := 0
 	for _, m := range req.Messages {
+		if m.Role() == aap.RoleToolPermission {
+			continue
+		}
+		if tm, ok := m.(*aap.ToolMessage); ok {
+			if in, waiting := p.interruptFor(tm.ToolCallID); waiting && in.ID == tm.ToolCallID {
+				// The answer to an interrupt presented as a tool call: it
+				// goes in resume, and in history as the call's result.
+				added = append(added, store.Entry{Message: m, AGUIID: translate.ToolResultMessageID(tm.ToolCallID)})
+				continue
+			}
+		}
+		added = append(added, store.Entry{Message: m, AGUIID: input.Messages[j].ID})
+		j++
+	}
+
+	run, err := s.runInput(sess, append(hist[:len(hist):len(hist)], added...), append(cancelled, input.Resume...))
+	if err != nil {
+		return nil, &turnRefused{"invalid_turn", err.Error()}
+	}
+	return &admission{hist: hist, added: added, moved: moved, run: run}, nil
+}
+
+// permissionsOf returns the tool permissions among a turn's messages.
+func permissionsOf(msgs []aap.Message) []*aap.ToolPermissionMessage {
+	var perms []*aap.ToolPermissionMessage
+	for _, m := range msgs {
 		if pm, ok := m.(*aap.ToolPermissionMessage); ok {
 			perms = append(perms, pm)
 		}
 	}
-	prior := translate.PriorCallsOf(historyMessages(hist, added))
-	r := &turnRun{s: s, sess: sess, log: log, perms: perms, prevInterrupts: prevInterrupts, baseLen: len(hist) + len(added), own: entryIDs(added), lease: lease, end: endTurn}
-	stop, result = r.stream(c, req, body, saved, prior, t, sessionStart)
-	return true
+	return perms
 }
 
 // historyMessages returns the messages of the entries of hist, then added.
@@ -571,12 +599,11 @@ type turnRun struct {
 // The turn's stop (turn_stop, or the none answer) is sent only once the
 // run is stored: a run that cannot be stored ends with an error stop (a
 // 500 in mode none), never with a clean end for what is not in history.
-func (r *turnRun) stream(c *gin.Context, req *aap.PostSessionTurnRequest, body *upstreamBody, saved <-chan error, prior *translate.PriorCalls, t *metrics.Turn, sessionStart bool) (stop, result string) {
+func (r *turnRun) stream(c *gin.Context, req *aap.PostSessionTurnRequest, body *upstreamBody, saved <-chan error, t *metrics.Turn, sessionStart bool) (stop, result string) {
 	ctx := c.Request.Context()
 	r.s.streaming.Add(1)
 	defer r.s.streaming.Add(-1)
 	r.mode, r.t, r.sessionStart, r.saving = req.Mode(), t, sessionStart, saved
-	r.tr = translate.NewAGUIToAAP(translate.AGUIToAAPOptions{Mode: r.mode, Prior: prior})
 	r.state = r.sess.State
 	r.out = web.NewStream(c.Writer)
 	r.out.KeepAlive = r.s.cfg.KeepAlive
