@@ -74,15 +74,17 @@ export async function startBridge(extraArgs = []) {
       }
       fs.rmSync(dir, { recursive: true, force: true });
     };
-    // sessionsOf lists the AAP sessions a thread was moved to, from the
-    // bridge's log ("thread moved to a new AAP session"): one for a thread
-    // that stayed on its session, more after a history rewrite. It waits
-    // until at least `atLeast` are logged (the log is a pipe).
+    // sessionsOf lists the AAP sessions a thread has had, from the
+    // bridge's log ("thread started on a new AAP session" for its first,
+    // "thread moved to a new AAP session" for each later one): one for a
+    // thread that stayed on its session, more after a history rewrite. It
+    // waits until at least `atLeast` are logged (the log is a pipe).
     const sessionsOf = async (threadId, atLeast = 1) => {
       const read = () => stderr.split("\n").flatMap((line) => {
         try {
           const rec = JSON.parse(line);
-          return rec.message === "thread moved to a new AAP session" && rec.thread === threadId ? [rec.session] : [];
+          const started = rec.message === "thread started on a new AAP session" || rec.message === "thread moved to a new AAP session";
+          return started && rec.thread === threadId ? [rec.session] : [];
         } catch {
           return [];
         }
