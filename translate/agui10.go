@@ -201,9 +201,11 @@ func usageOf(data []byte) []TokenUsage {
 }
 
 // subagentOf returns the subagentRunId of an event's JSON ("" when it has
-// none, or it is null), found the way encoding/json would.
+// none, or it is null), found the way encoding/json would, but for a key
+// spelled with escapes (no agent writes one): looking for those too made
+// every delta with an escaped character cost a second decode.
 func subagentOf(data []byte) string {
-	if !bytes.Contains(data, []byte("ubagentRunId")) && !bytes.Contains(data, []byte(`\u`)) {
+	if !bytes.Contains(data, []byte("ubagentRunId")) && !bytes.Contains(data, []byte("UBAGENTRUNID")) {
 		return ""
 	}
 	var w struct {

@@ -64,6 +64,10 @@ func (e *encryptedRun) before(ev events.Event, data []byte) {
 // reasoning, and places the reasoning messages it has ended. Events of
 // subagents are skipped, as the translator skips them.
 func (e *encryptedRun) after(tr *translate.AGUIToAAP, ev events.Event, data []byte) {
+	switch ev.(type) {
+	case *events.TextMessageContentEvent, *events.ToolCallArgsEvent:
+		return // a delta ends nothing (first: most events are these)
+	}
 	if bytes.Contains(data, []byte(`"subagentRunId"`)) {
 		var w struct {
 			SA *string `json:"subagentRunId"`
@@ -100,8 +104,6 @@ func (e *encryptedRun) after(tr *translate.AGUIToAAP, ev events.Event, data []by
 			e.reasoning[len(e.reasoning)-1].text = true
 		}
 		return
-	case *events.TextMessageContentEvent, *events.ToolCallArgsEvent:
-		return // a delta ends nothing
 	case *events.ReasoningEncryptedValueEvent:
 		if ev.EncryptedValue == "" || ev.EntityID == "" {
 			return

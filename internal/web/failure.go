@@ -83,33 +83,36 @@ func StreamFailure(err error) (code, message string) {
 }
 
 // IdleTimeout returns body with an idle timer: when no event arrives for
-// d (the reader of the stream calls Touch for each event it reads) the
-// request is cancelled through cancel, and the read that fails because of
-// it returns ErrUpstreamIdle. Bytes alone do not count: an upstream that
-// sends only SSE comments, or nothing whole, is idle. Zero or negative d:
-// no timer. (Cancelling the request, not closing the body, is what
-// unblocks a read in progress: net/http's Close waits for the read to
-// return.)
+// d (within a quarter of it: the reader of the stream calls Touch for each
+// event it reads) the request is cancelled through cancel, and the read
+// that fails because of it returns ErrUpstreamIdle. Bytes alone do not
+// count: an upstream that sends only SSE comments, or nothing whole, is
+// idle. Zero or negative d: no timer. (Cancelling the request, not closing
+// the body, is what unblocks a read in progress: net/http's Close waits
+// for the read to return.)
 func IdleTimeout(body io.ReadCloser, d time.Duration, cancel context.CancelCauseFunc) *IdleBody {
 	b := &IdleBody{ReadCloser: body, d: d}
 	if d <= 0 {
 		return b
 	}
-	b.on, b.start = true, time.Now()
+	b.on = true
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	b.timer = time.AfterFunc(d, func() {
-		// A timer reset per event would cost more than the event: the
-		// time of the last one is kept instead, and the timer, when it
-		// fires, waits again for what is left of d after it.
-		if left := d - (time.Since(b.start) - time.Duration(b.last.Load())); left > 0 {
-			b.mu.Lock()
-			b.timer.Reset(left)
-			b.mu.Unlock()
+	// A timer reset per event, or a clock read, would cost more than the
+	// event: Touch only marks that an event came, and the timer looks
+	// every quarter of d; four quarters without one are idle.
+	quarters := 0
+	b.timer = time.AfterFunc(d/4, func() {
+		if b.seen.Swap(false) {
+			quarters = 0
+		} else if quarters++; quarters >= 4 {
+			b.fired.Store(true)
+			cancel(ErrUpstreamIdle)
 			return
 		}
-		b.fired.Store(true)
-		cancel(ErrUpstreamIdle)
+		b.mu.Lock()
+		b.timer.Reset(d / 4)
+		b.mu.Unlock()
 	})
 	return b
 }
@@ -118,18 +121,17 @@ func IdleTimeout(body io.ReadCloser, d time.Duration, cancel context.CancelCause
 type IdleBody struct {
 	io.ReadCloser
 	d     time.Duration
-	on    bool // a timer runs
-	start time.Time
-	last  atomic.Int64 // when the last event arrived, as time since start
-	mu    sync.Mutex   // guards timer
+	on    bool        // a timer runs
+	seen  atomic.Bool // an event came since the timer last looked
+	mu    sync.Mutex  // guards timer
 	timer *time.Timer
 	fired atomic.Bool
 }
 
 // Touch tells the timer that an event arrived.
 func (b *IdleBody) Touch() {
-	if b.on {
-		b.last.Store(int64(time.Since(b.start)))
+	if b.on && !b.seen.Load() {
+		b.seen.Store(true)
 	}
 }
 
