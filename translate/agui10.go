@@ -205,7 +205,7 @@ func usageOf(data []byte) []TokenUsage {
 // spelled with escapes (no agent writes one): looking for those too made
 // every delta with an escaped character cost a second decode.
 func subagentOf(data []byte) string {
-	if !bytes.Contains(data, []byte("ubagentRunId")) && !bytes.Contains(data, []byte("UBAGENTRUNID")) {
+	if !bytes.Contains(data, []byte("agentRunId")) {
 		return ""
 	}
 	var w struct {

@@ -609,6 +609,7 @@ func (r *turnRun) stream(c *gin.Context, req *aap.PostSessionTurnRequest, body *
 	r.out.KeepAlive = r.s.cfg.KeepAlive
 	r.out.StallTimeout = r.s.cfg.StallTimeout
 	r.out.OnError = func(err error) { r.end(web.ClientGone(err)) }
+	defer r.out.Done()
 	var reader io.Reader = body
 	if r.mode != aap.StreamNone {
 		r.out.Start()

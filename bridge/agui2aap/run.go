@@ -224,6 +224,7 @@ func (r *runner) execute(ctx context.Context) {
 	r.out.KeepAlive = r.s.cfg.KeepAlive
 	r.out.StallTimeout = r.s.cfg.StallTimeout
 	r.out.OnError = func(err error) { r.end(web.ClientGone(err)) }
+	defer r.out.Done()
 
 	evs, err := r.open(ctx, r.th.SessionID, req)
 	if err != nil && !r.p.fresh && sessionGone(err) {

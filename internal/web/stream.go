@@ -29,9 +29,11 @@ type Stream struct {
 	// when the upstream has nothing more buffered.
 	KeepAlive time.Duration
 	// StallTimeout bounds each write to the client: a write that makes no
-	// progress for that long (a client that keeps its connection open but
-	// stopped reading) fails, and the stream with it. Zero or negative
-	// means no bound.
+	// progress for that long (from three quarters of it: the connection's
+	// deadline is moved on only when a quarter has passed, not at every
+	// write) fails, and the stream with it: a client that keeps its
+	// connection open but stopped reading. Zero or negative means no
+	// bound; a stream with one must be closed with Done.
 	StallTimeout time.Duration
 	// OnError, when set, is called once with the first write error (the
 	// client went away, or stalled past StallTimeout), possibly from the
@@ -44,6 +46,8 @@ type Stream struct {
 	mu    sync.Mutex
 	idle  bool
 	timer *time.Timer
+
+	deadline time.Time // the connection's write deadline, when set
 }
 
 // NewStream prepares w for an SSE response.
@@ -119,6 +123,23 @@ func (s *Stream) Flush() {
 	s.buf, s.pooled = nil, nil
 }
 
+// Done ends the stream's use of the connection: it stops the keep-alive
+// timer and takes its write deadline off, so that none is left for the
+// next request on the connection (net/http sets none of its own without a
+// server WriteTimeout).
+func (s *Stream) Done() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.idle = false
+	if s.timer != nil {
+		s.timer.Stop()
+	}
+	if !s.deadline.IsZero() {
+		_ = s.rc.SetWriteDeadline(time.Time{})
+		s.deadline = time.Time{}
+	}
+}
+
 // Err is the first write error (the client went away), if any.
 func (s *Stream) Err() error { return s.err }
 
@@ -181,16 +202,14 @@ func (s *Stream) write(b []byte) {
 	if s.StallTimeout > 0 {
 		// A deadline the connection cannot take (a writer that is not
 		// net/http's) leaves the write unbounded, as before.
-		_ = s.rc.SetWriteDeadline(time.Now().Add(s.StallTimeout))
+		if now := time.Now(); s.deadline.Sub(now) < s.StallTimeout*3/4 {
+			s.deadline = now.Add(s.StallTimeout)
+			_ = s.rc.SetWriteDeadline(s.deadline)
+		}
 	}
 	_, err := s.w.Write(b)
 	if err == nil {
 		err = s.rc.Flush()
-	}
-	if s.StallTimeout > 0 && err == nil {
-		// No deadline is left on the connection for the next request on
-		// it (net/http sets none of its own without a WriteTimeout).
-		_ = s.rc.SetWriteDeadline(time.Time{})
 	}
 	if err != nil {
 		s.err = err
