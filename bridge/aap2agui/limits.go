@@ -4,10 +4,10 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"strings"
 	"time"
 
 	"github.com/gin-gonic/gin"
+	"golang.org/x/net/http/httpguts"
 
 	"github.com/aapagui/aapagui/internal/limit"
 	"github.com/aapagui/aapagui/internal/web"
@@ -51,11 +51,11 @@ func (l *Limits) check() error {
 // LF would add a header). Values are never shown.
 func checkHeader(h http.Header) error {
 	for name, values := range h {
-		if name == "" || strings.ContainsFunc(name, func(r rune) bool { return r <= ' ' || r >= 0x7f || strings.ContainsRune(`"(),/:;<=>?@[\]{}`, r) }) {
+		if !httpguts.ValidHeaderFieldName(name) {
 			return fmt.Errorf("aap2agui: Config.UpstreamHeader: %q is not a header name", name)
 		}
 		for _, v := range values {
-			if strings.ContainsFunc(v, func(r rune) bool { return (r < ' ' && r != '\t') || r == 0x7f }) {
+			if !httpguts.ValidHeaderFieldValue(v) {
 				return fmt.Errorf("aap2agui: Config.UpstreamHeader: the value of %s holds a control character (the value is not shown)", name)
 			}
 		}

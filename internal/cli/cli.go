@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/rs/zerolog"
+	"golang.org/x/net/http/httpguts"
 )
 
 // Flags is a flag set whose flags default to environment variables named
@@ -186,14 +187,12 @@ func ParseHeader(s string) (string, string, error) {
 	if !ok || name == "" || strings.ContainsAny(name, " \t\r\n") {
 		return "", "", fmt.Errorf("header %q is not of the form 'Name: value'", redactHeader(s))
 	}
-	for _, r := range name {
-		if !isTokenChar(r) {
-			return "", "", fmt.Errorf("header %q: the name holds %q, which no HTTP header name may", redactHeader(s), r)
-		}
+	if !httpguts.ValidHeaderFieldName(name) {
+		return "", "", fmt.Errorf("header %q: the name is not an HTTP token", redactHeader(s))
 	}
 	value = strings.TrimSpace(value)
-	if i := controlChar(value); i >= 0 {
-		return "", "", fmt.Errorf("header %q: the value holds a control character (%U), which would send a second header or a broken one (the value is not shown)", redactHeader(s), rune(value[i]))
+	if !httpguts.ValidHeaderFieldValue(value) {
+		return "", "", fmt.Errorf("header %q: the value holds a control character, which would send a second header or a broken one (the value is not shown)", redactHeader(s))
 	}
 	return name, value, nil
 }
@@ -203,32 +202,11 @@ func ParseHeader(s string) (string, string, error) {
 // header can carry one. The error names the flag and never the value.
 func CheckHeaderValues(flag string, values ...string) error {
 	for _, v := range values {
-		if i := controlChar(v); i >= 0 {
-			return fmt.Errorf("%s: a value holds a control character (%U), which no HTTP header can carry (the value is not shown)", flag, rune(v[i]))
+		if !httpguts.ValidHeaderFieldValue(v) {
+			return fmt.Errorf("%s: a value holds a control character, which no HTTP header can carry (the value is not shown)", flag)
 		}
 	}
 	return nil
-}
-
-// controlChar is the index of the first ASCII control character in s
-// other than a tab (DEL included), or -1.
-func controlChar(s string) int {
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; (c < 0x20 && c != '\t') || c == 0x7f {
-			return i
-		}
-	}
-	return -1
-}
-
-// isTokenChar reports whether r may appear in an HTTP header name (RFC
-// 9110's tchar).
-func isTokenChar(r rune) bool {
-	switch {
-	case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9':
-		return true
-	}
-	return r < 0x80 && strings.ContainsRune("!#$%&'*+-.^_`|~", r)
 }
 
 func redactHeader(s string) string {
