@@ -608,7 +608,7 @@ func (r *turnRun) stream(c *gin.Context, req *aap.PostSessionTurnRequest, body *
 	r.out = web.NewStream(c.Writer)
 	r.out.KeepAlive = r.s.cfg.KeepAlive
 	r.out.StallTimeout = r.s.cfg.StallTimeout
-	r.out.OnError = func(err error) { r.end(web.ClientGone(err)) }
+	r.out.Cancel = r.end
 	defer r.out.Done()
 	var reader io.Reader = body
 	if r.mode != aap.StreamNone {

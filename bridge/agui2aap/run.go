@@ -223,7 +223,7 @@ func (r *runner) execute(ctx context.Context) {
 	r.out = web.NewStream(r.c.Writer)
 	r.out.KeepAlive = r.s.cfg.KeepAlive
 	r.out.StallTimeout = r.s.cfg.StallTimeout
-	r.out.OnError = func(err error) { r.end(web.ClientGone(err)) }
+	r.out.Cancel = r.end
 	defer r.out.Done()
 
 	evs, err := r.open(ctx, r.th.SessionID, req)

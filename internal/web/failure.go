@@ -46,9 +46,9 @@ var ErrClientStalled = errors.New("the client stopped reading (a write made no p
 // failed: the client went away.
 var ErrClientGone = errors.New("the client went away")
 
-// ClientGone names the cause of a failed write to a client:
+// clientGone names the cause of a failed write to a client:
 // ErrClientStalled for a write past its deadline, else ErrClientGone.
-func ClientGone(err error) error {
+func clientGone(err error) error {
 	if errors.Is(err, os.ErrDeadlineExceeded) {
 		return ErrClientStalled
 	}

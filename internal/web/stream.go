@@ -1,6 +1,7 @@
 package web
 
 import (
+	"context"
 	"io"
 	"net/http"
 	"sync"
@@ -35,11 +36,12 @@ type Stream struct {
 	// connection open but stopped reading. Zero or negative means no
 	// bound; a stream with one must be closed with Done.
 	StallTimeout time.Duration
-	// OnError, when set, is called once with the first write error (the
-	// client went away, or stalled past StallTimeout), possibly from the
-	// keep-alive timer's goroutine: it is how the handler learns that
-	// nobody reads any more and should stop the upstream.
-	OnError func(error)
+	// Cancel, when set, is called once when a write fails, with the cause
+	// ErrClientStalled (a write past StallTimeout) or ErrClientGone,
+	// possibly from the keep-alive timer's goroutine: it ends the
+	// handler's context, so that nobody reading any more stops the
+	// upstream.
+	Cancel context.CancelCauseFunc
 
 	// While the handler waits in an upstream read (idle), only the
 	// keep-alive timer writes; mu orders the two.
@@ -197,7 +199,7 @@ func (s *Stream) keepAlive() {
 }
 
 // write writes b and flushes it, within StallTimeout; the first failure is
-// kept in s.err and told to OnError.
+// kept in s.err and its cause told to Cancel.
 func (s *Stream) write(b []byte) {
 	if s.StallTimeout > 0 {
 		// A deadline the connection cannot take (a writer that is not
@@ -213,8 +215,8 @@ func (s *Stream) write(b []byte) {
 	}
 	if err != nil {
 		s.err = err
-		if s.OnError != nil {
-			s.OnError(err)
+		if s.Cancel != nil {
+			s.Cancel(clientGone(err))
 		}
 	}
 }
