@@ -1,7 +1,6 @@
 package aap
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -18,6 +17,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/aapagui/aapagui/internal/jsonenc"
 	"github.com/aapagui/aapagui/internal/reqbody"
 )
 
@@ -776,7 +776,7 @@ func (c *Client) do(ctx context.Context, method, endpoint, path string, body any
 		return nil, &endpointError{endpoint: endpoint, err: err}
 	}
 	if body != nil {
-		data, err := marshalBody(body)
+		data, err := jsonenc.Marshal(body)
 		if err != nil {
 			return nil, &endpointError{endpoint: endpoint, what: "encoding request", err: err}
 		}
@@ -811,16 +811,4 @@ func (c *Client) do(ctx context.Context, method, endpoint, path string, body any
 		he.Code, he.Message = er.Error.Code, er.Error.Message
 	}
 	return nil, &endpointError{endpoint: endpoint, err: he}
-}
-
-// marshalBody encodes a request body without encoding/json's HTML escaping,
-// which would rewrite "<", ">" and "&" inside tool input.
-func marshalBody(v any) ([]byte, error) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, err
-	}
-	return bytes.TrimSuffix(buf.Bytes(), []byte{'\n'}), nil
 }

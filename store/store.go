@@ -12,7 +12,6 @@
 package store
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -25,6 +24,7 @@ import (
 	"github.com/ag-ui-protocol/ag-ui/sdks/community/go/pkg/core/types"
 
 	"github.com/aapagui/aapagui/aap"
+	"github.com/aapagui/aapagui/internal/jsonenc"
 )
 
 // ErrNotFound reports a session that does not exist or belongs to another
@@ -164,19 +164,7 @@ type entryJSON struct {
 	AGUI    json.RawMessage `json:"agui,omitempty"`
 }
 
-// marshal is json.Marshal without HTML escaping, which would rewrite the
-// bytes of raw JSON (tool input, schemas) kept inside.
-func marshal(v any) ([]byte, error) {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, err
-	}
-	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
-}
-
-func encodeMessage(m aap.Message) ([]byte, error) { return marshal(m) }
+func encodeMessage(m aap.Message) ([]byte, error) { return jsonenc.Marshal(m) }
 
 func decodeMessage(b []byte) (aap.Message, error) { return aap.DecodeMessage(b) }
 
@@ -189,7 +177,7 @@ type sessionJSON struct {
 }
 
 func encodeSession(s *Session) ([]byte, error) {
-	return marshal(sessionJSON{Agent: s.Agent, Tools: s.Tools, State: s.State, Interrupts: s.Interrupts})
+	return jsonenc.Marshal(sessionJSON{Agent: s.Agent, Tools: s.Tools, State: s.State, Interrupts: s.Interrupts})
 }
 
 func decodeSession(into *Session, b []byte) error {
@@ -223,7 +211,7 @@ func encodeEntries(entries []Entry) ([][]byte, error) {
 		if err != nil {
 			return nil, err
 		}
-		if out[i], err = marshal(entryJSON{ID: e.AGUIID, Message: msg, AGUI: e.AGUI}); err != nil {
+		if out[i], err = jsonenc.Marshal(entryJSON{ID: e.AGUIID, Message: msg, AGUI: e.AGUI}); err != nil {
 			return nil, err
 		}
 	}

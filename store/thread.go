@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/ag-ui-protocol/ag-ui/sdks/community/go/pkg/core/types"
+
+	"github.com/aapagui/aapagui/internal/jsonenc"
 )
 
 // Thread is one AG-UI thread of agui2aap and the AAP session behind it.
@@ -115,7 +117,7 @@ func encodeThread(t *Thread) ([]byte, error) {
 	}
 	created := t.CreatedAt.UTC()
 	j.CreatedAt = &created
-	return marshal(j)
+	return jsonenc.Marshal(j)
 }
 
 func decodeThread(owner, id string, updated time.Time, b []byte) (*Thread, error) {

@@ -8,6 +8,7 @@ import (
 	"github.com/ag-ui-protocol/ag-ui/sdks/community/go/pkg/core/types"
 
 	"github.com/aapagui/aapagui/aap"
+	"github.com/aapagui/aapagui/internal/jsonenc"
 )
 
 // EncryptedValues are the opaque reasoning values an agent gave with one
@@ -255,10 +256,10 @@ func PatchToolCallValues(body []byte, values map[string]string) ([]byte, error) 
 			continue
 		}
 		var err error
-		if m["toolCalls"], err = marshalNoEscape(calls); err != nil {
+		if m["toolCalls"], err = jsonenc.Marshal(calls); err != nil {
 			return nil, err
 		}
-		if msgs[i], err = marshalNoEscape(m); err != nil {
+		if msgs[i], err = jsonenc.Marshal(m); err != nil {
 			return nil, err
 		}
 		changed = true
@@ -267,20 +268,10 @@ func PatchToolCallValues(body []byte, values map[string]string) ([]byte, error) 
 		return body, nil
 	}
 	var err error
-	if top["messages"], err = marshalNoEscape(msgs); err != nil {
+	if top["messages"], err = jsonenc.Marshal(msgs); err != nil {
 		return nil, err
 	}
-	return marshalNoEscape(top)
-}
-
-func marshalNoEscape(v any) ([]byte, error) {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, err
-	}
-	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
+	return jsonenc.Marshal(top)
 }
 
 // ThinkingPositions gives, in order, the message index and the thinking

@@ -7,6 +7,8 @@
 package jsonenc
 
 import (
+	"bytes"
+	"encoding/json"
 	"unicode/utf8"
 )
 
@@ -96,4 +98,17 @@ func UnescapeReplacement(b []byte) []byte {
 		i++
 	}
 	return out
+}
+
+// Marshal is json.Marshal without HTML escaping, which would rewrite "<",
+// ">" and "&" in strings and the bytes of raw JSON kept inside (tool
+// input, schemas).
+func Marshal(v any) ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
 }
