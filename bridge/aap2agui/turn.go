@@ -225,15 +225,8 @@ func (s *Server) runTurn(c *gin.Context, id string, req *aap.PostSessionTurnRequ
 	// stops rather than run beside the turn that took it over.
 	ctx, unbind := lease.Bind(ctx)
 	defer unbind()
-	// A client that stops reading ends the turn (stream's OnError), as
-	// does a turn that runs past MaxTurnDuration.
-	ctx, endTurn := context.WithCancelCause(ctx)
-	defer endTurn(nil)
-	if d := s.cfg.MaxTurnDuration; d > 0 {
-		var stopClock context.CancelFunc
-		ctx, stopClock = context.WithTimeoutCause(ctx, d, web.ErrTurnTooLong)
-		defer stopClock()
-	}
+	ctx, endTurn, stopTurn := web.TurnContext(ctx, s.cfg.MaxTurnDuration)
+	defer stopTurn()
 	c.Request = c.Request.WithContext(ctx)
 
 	a, err := s.admit(sess, hist, req)

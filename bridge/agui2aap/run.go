@@ -87,15 +87,8 @@ func (s *Server) run(c *gin.Context) {
 	// stops rather than run beside the run that took it over.
 	ctx, unbind := lease.Bind(ctx)
 	defer unbind()
-	// A client that stops reading ends the run (the stream's OnError), as
-	// does a run past MaxTurnDuration.
-	ctx, endRun := context.WithCancelCause(ctx)
-	defer endRun(nil)
-	if d := s.cfg.MaxTurnDuration; d > 0 {
-		var stopClock context.CancelFunc
-		ctx, stopClock = context.WithTimeoutCause(ctx, d, web.ErrTurnTooLong)
-		defer stopClock()
-	}
+	ctx, endRun, stopRun := web.TurnContext(ctx, s.cfg.MaxTurnDuration)
+	defer stopRun()
 	c.Request = c.Request.WithContext(ctx)
 
 	th, err := s.cfg.Store.GetThread(ctx, owner, in.ThreadID)

@@ -152,3 +152,16 @@ func (b *IdleBody) Close() error {
 	}
 	return b.ReadCloser.Close()
 }
+
+// TurnContext derives a turn's context from parent: end ends it with a
+// cause (the stream's Cancel: a client that stopped reading or left), and
+// it ends by itself with ErrTurnTooLong once max has passed (never when
+// max <= 0). stop releases it.
+func TurnContext(parent context.Context, max time.Duration) (ctx context.Context, end context.CancelCauseFunc, stop func()) {
+	ctx, end = context.WithCancelCause(parent)
+	if max <= 0 {
+		return ctx, end, func() { end(nil) }
+	}
+	ctx, stopClock := context.WithTimeoutCause(ctx, max, ErrTurnTooLong)
+	return ctx, end, func() { stopClock(); end(nil) }
+}
