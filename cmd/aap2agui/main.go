@@ -14,7 +14,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"math"
 	"net"
 	"net/http"
 	"os"
@@ -213,13 +212,9 @@ func servedVersions(flags []string) []string {
 
 // limits checks the per-key limit flags.
 func limits(sessions, turns int64, rate float64, burst int64) (aap2agui.Limits, error) {
-	for name, v := range map[string]int64{"--max-sessions-per-key": sessions, "--max-turns-per-key": turns, "--rate-burst-per-key": burst} {
-		if v < 0 || v > math.MaxInt32 {
-			return aap2agui.Limits{}, fmt.Errorf("%s %d: want 0 (no limit) or a positive number", name, v)
-		}
-	}
-	if rate < 0 || math.IsNaN(rate) || math.IsInf(rate, 0) {
-		return aap2agui.Limits{}, fmt.Errorf("--rate-limit-per-key %g: want 0 (no limit) or a positive number of requests a second", rate)
+	err := cli.CheckLimits(map[string]int64{"--max-sessions-per-key": sessions, "--max-turns-per-key": turns, "--rate-burst-per-key": burst}, rate)
+	if err != nil {
+		return aap2agui.Limits{}, err
 	}
 	return aap2agui.Limits{SessionsPerKey: int(sessions), TurnsPerKey: int(turns), RequestsPerSecond: rate, Burst: int(burst)}, nil
 }

@@ -15,7 +15,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"math"
 	"net"
 	"os"
 	"strings"
@@ -172,13 +171,9 @@ func run(args []string) error {
 
 // limits checks the per-key limit flags.
 func limits(threads, runs int64, rate float64, burst int64) (agui2aap.Limits, error) {
-	for name, v := range map[string]int64{"--max-threads-per-key": threads, "--max-runs-per-key": runs, "--rate-burst-per-key": burst} {
-		if v < 0 || v > math.MaxInt32 {
-			return agui2aap.Limits{}, fmt.Errorf("%s %d: want 0 (no limit) or a positive number", name, v)
-		}
-	}
-	if rate < 0 || math.IsNaN(rate) || math.IsInf(rate, 0) {
-		return agui2aap.Limits{}, fmt.Errorf("--rate-limit-per-key %g: want 0 (no limit) or a positive number of requests a second", rate)
+	err := cli.CheckLimits(map[string]int64{"--max-threads-per-key": threads, "--max-runs-per-key": runs, "--rate-burst-per-key": burst}, rate)
+	if err != nil {
+		return agui2aap.Limits{}, err
 	}
 	return agui2aap.Limits{ThreadsPerKey: int(threads), RunsPerKey: int(runs), RequestsPerSecond: rate, Burst: int(burst)}, nil
 }

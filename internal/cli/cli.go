@@ -8,6 +8,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"math"
 	"net"
 	"net/http"
 	"net/url"
@@ -307,4 +308,19 @@ func loopback(host string) bool {
 	}
 	ip := net.ParseIP(host)
 	return ip != nil && ip.IsLoopback()
+}
+
+// CheckLimits checks the per-key limit flags: each count (by flag name) is
+// 0 (no limit) or positive and fits an int32, and --rate-limit-per-key is
+// 0 or a positive number.
+func CheckLimits(counts map[string]int64, rate float64) error {
+	for name, v := range counts {
+		if v < 0 || v > math.MaxInt32 {
+			return fmt.Errorf("%s %d: want 0 (no limit) or a positive number", name, v)
+		}
+	}
+	if rate < 0 || math.IsNaN(rate) || math.IsInf(rate, 0) {
+		return fmt.Errorf("--rate-limit-per-key %g: want 0 (no limit) or a positive number of requests a second", rate)
+	}
+	return nil
 }
