@@ -114,8 +114,13 @@ func keepOwnEntries(old, snap []store.Entry, own map[string]bool, runMsgs []aap.
 		delete(after, e.AGUIID) // an id twice in the snapshot: once
 	}
 	out = append(out, after[""]...)
-	// A kept result whose call nothing before it shows, or that is
-	// answered already, is left out.
+	return withoutStrayResults(out, inSnap)
+}
+
+// withoutStrayResults leaves out of out each kept result (a tool message
+// the snapshot does not hold) whose call nothing before it shows, or that
+// is answered already.
+func withoutStrayResults(out []store.Entry, inSnap map[string]bool) []store.Entry {
 	called, answered := map[string]bool{}, map[string]bool{}
 	valid := out[:0]
 	for _, e := range out {
