@@ -13,6 +13,7 @@ import (
 
 	"github.com/rs/zerolog"
 	"go.opentelemetry.io/otel/trace"
+	"golang.org/x/net/http/httpguts"
 
 	"github.com/aapagui/aapagui/aap"
 	"github.com/aapagui/aapagui/internal/web"
@@ -500,6 +501,23 @@ func unknownKeys(t reflect.Type, raw any, path string) error {
 			}
 			if err := unknownKeys(ft, v[k], p); err != nil {
 				return err
+			}
+		}
+	}
+	return nil
+}
+
+// checkHeader refuses an upstream header no HTTP request can carry: a
+// name that is not a token, or a value holding a control character (a CR
+// LF would add a header). Values are never shown.
+func checkHeader(h http.Header) error {
+	for name, values := range h {
+		if !httpguts.ValidHeaderFieldName(name) {
+			return fmt.Errorf("aap2agui: Config.UpstreamHeader: %q is not a header name", name)
+		}
+		for _, v := range values {
+			if !httpguts.ValidHeaderFieldValue(v) {
+				return fmt.Errorf("aap2agui: Config.UpstreamHeader: the value of %s holds a control character (the value is not shown)", name)
 			}
 		}
 	}

@@ -3,11 +3,9 @@ package aap2agui
 import (
 	"errors"
 	"fmt"
-	"net/http"
 	"time"
 
 	"github.com/gin-gonic/gin"
-	"golang.org/x/net/http/httpguts"
 
 	"github.com/aapagui/aapagui/internal/limit"
 	"github.com/aapagui/aapagui/internal/web"
@@ -42,23 +40,6 @@ const (
 func (l *Limits) check() error {
 	if l.SessionsPerKey < 0 || l.TurnsPerKey < 0 || l.RequestsPerSecond < 0 || l.Burst < 0 {
 		return errors.New("aap2agui: Config.Limits: a limit is zero (off) or positive")
-	}
-	return nil
-}
-
-// checkHeader refuses an upstream header no HTTP request can carry: a
-// name that is not a token, or a value holding a control character (a CR
-// LF would add a header). Values are never shown.
-func checkHeader(h http.Header) error {
-	for name, values := range h {
-		if !httpguts.ValidHeaderFieldName(name) {
-			return fmt.Errorf("aap2agui: Config.UpstreamHeader: %q is not a header name", name)
-		}
-		for _, v := range values {
-			if !httpguts.ValidHeaderFieldValue(v) {
-				return fmt.Errorf("aap2agui: Config.UpstreamHeader: the value of %s holds a control character (the value is not shown)", name)
-			}
-		}
 	}
 	return nil
 }
