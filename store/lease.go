@@ -312,9 +312,10 @@ func (l *Lease) Release() {
 // A write that fails is tried again, with backoff, for as long as the
 // lease holds and for one TTL at most: between tries the lock is renewed
 // (a store that answers again keeps it), and the tries end shortly before
-// the store may let it go. So write must be safe to repeat: a try whose outcome is unknown (the
-// connection broke at its commit) may have been stored. A lease already
-// lost is not written with: ReleaseWith returns ErrLeaseLost. When every
+// the store may let it go. So write must be safe to repeat: a try whose
+// outcome is unknown (the connection broke at its commit) may have been
+// stored. A lease already lost is not written with: ReleaseWith returns
+// ErrLeaseLost. When every
 // try fails, Release's own unlock follows. Called after Release, it only
 // writes, once. It returns the last try's error.
 func (l *Lease) ReleaseWith(write func(holder string) error) error {

@@ -1222,13 +1222,9 @@ func (r *turnRun) stored(ctx context.Context, entries []store.Entry) (bool, erro
 	if err != nil {
 		return false, err
 	}
-	last := entries[len(entries)-1].AGUIID
-	for i := len(hist) - 1; i >= 0 && i >= len(hist)-len(entries); i-- {
-		if hist[i].AGUIID == last {
-			return true, nil
-		}
-	}
-	return false, nil
+	// The turn holds the session's lock: nothing is written after its
+	// entries, so they end the history when they were stored.
+	return len(hist) > 0 && hist[len(hist)-1].AGUIID == entries[len(entries)-1].AGUIID, nil
 }
 
 // permissionResults gives each call this turn answered with a
