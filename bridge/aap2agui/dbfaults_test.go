@@ -2,19 +2,14 @@ package aap2agui_test
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"fmt"
 	"net/http"
-	"os"
-	"os/exec"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
-	"github.com/jackc/pgx/v5"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -23,11 +18,6 @@ import (
 	"github.com/aapagui/aapagui/internal/pgtest"
 	"github.com/aapagui/aapagui/store"
 )
-
-// envRestart names a command that restarts the test's PostgreSQL server;
-// the test appends the shutdown mode (fast, immediate). .ci/run sets it
-// for a cluster of the test's own (the other tests share theirs).
-const envRestart = "AAPAGUI_TEST_PG_RESTART"
 
 // TestAcknowledgedTurnsSurviveDatabaseFaults is the load that lost
 // acknowledged turns: sessions taking streaming turns through two aap2agui
@@ -40,10 +30,7 @@ func TestAcknowledgedTurnsSurviveDatabaseFaults(t *testing.T) {
 	if testing.Short() {
 		t.Skip("a load test")
 	}
-	var b [6]byte
-	_, _ = rand.Read(b[:])
-	app := "aapagui_faults_" + hex.EncodeToString(b[:])
-	dsn := pgtest.WithParam(pgtest.Schema(t), "application_name", app)
+	dsn, app := pgtest.Tagged(t)
 	up := newFakeUpstream(t, func(w http.ResponseWriter, r *http.Request, in *runInput, _ int) {
 		q := in.Messages[len(in.Messages)-1].Content
 		sseEvents(w, runStarted(in), `{"type":"TEXT_MESSAGE_START","messageId":"m-`+in.RunID+`","role":"assistant"}`)
@@ -97,30 +84,7 @@ func TestAcknowledgedTurnsSurviveDatabaseFaults(t *testing.T) {
 		})
 	}
 
-	admin, err := pgx.Connect(context.Background(), pgtest.DSN(t))
-	require.NoError(t, err)
-	defer admin.Close(context.Background())
-	faults := []string{"drop", "drop", "drop"}
-	if cmd := os.Getenv(envRestart); cmd != "" {
-		faults = []string{"drop", "fast", "drop", "immediate", "drop"}
-	}
-	for _, f := range faults {
-		time.Sleep(400 * time.Millisecond)
-		switch f {
-		case "drop":
-			var dropped int
-			require.NoError(t, admin.QueryRow(context.Background(),
-				`SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE application_name = $1`, app).Scan(&dropped))
-			t.Logf("dropped %d connections", dropped)
-		default:
-			out, err := exec.Command("sh", "-c", os.Getenv(envRestart)+" "+f).CombinedOutput()
-			require.NoError(t, err, "restart -m %s: %s", f, out)
-			t.Logf("restarted PostgreSQL (-m %s)", f)
-			admin.Close(context.Background())
-			admin, err = pgx.Connect(context.Background(), pgtest.DSN(t))
-			require.NoError(t, err)
-		}
-	}
+	pgtest.Faults(t, app, 400*time.Millisecond)
 	wg.Wait()
 	t.Logf("%d turns acknowledged, %d failed or refused while the database was away", nAcked.Load(), nFailed.Load())
 	require.Positive(t, nAcked.Load())
@@ -129,6 +93,7 @@ func TestAcknowledgedTurnsSurviveDatabaseFaults(t *testing.T) {
 		// A read may meet a pooled connection the restart broke: read
 		// again, as a client would.
 		var msgs []aap.Message
+		var err error
 		require.Eventually(t, func() bool {
 			msgs, err = replicas[0].Client.History(testContext(t), id, aap.HistoryFull)
 			return err == nil

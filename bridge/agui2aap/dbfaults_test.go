@@ -1,20 +1,14 @@
 package agui2aap_test
 
 import (
-	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"fmt"
 	"net/http"
-	"os"
-	"os/exec"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/ag-ui-protocol/ag-ui/sdks/community/go/pkg/core/events"
-	"github.com/jackc/pgx/v5"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -22,11 +16,6 @@ import (
 	"github.com/aapagui/aapagui/internal/pgtest"
 	"github.com/aapagui/aapagui/store"
 )
-
-// envRestart names a command that restarts the test's PostgreSQL server;
-// the test appends the shutdown mode (fast, immediate). .ci/run sets it
-// for a cluster of the test's own.
-const envRestart = "AAPAGUI_TEST_PG_RESTART"
 
 // TestFinishedRunsSurviveDatabaseFaults: threads running through two
 // agui2aap replicas on one PostgreSQL database while the database drops
@@ -38,10 +27,7 @@ func TestFinishedRunsSurviveDatabaseFaults(t *testing.T) {
 	if testing.Short() {
 		t.Skip("a load test")
 	}
-	var b [6]byte
-	_, _ = rand.Read(b[:])
-	app := "aapagui_faults_" + hex.EncodeToString(b[:])
-	dsn := pgtest.WithParam(pgtest.Schema(t), "application_name", app)
+	dsn, app := pgtest.Tagged(t)
 	upstream := demoUpstream(t)
 	var replicas []*env
 	for range 2 {
@@ -79,28 +65,7 @@ func TestFinishedRunsSurviveDatabaseFaults(t *testing.T) {
 		})
 	}
 
-	admin, err := pgx.Connect(context.Background(), pgtest.DSN(t))
-	require.NoError(t, err)
-	defer func() { admin.Close(context.Background()) }()
-	faults := []string{"drop", "drop", "drop"}
-	if cmd := os.Getenv(envRestart); cmd != "" {
-		faults = []string{"drop", "fast", "drop", "immediate", "drop"}
-	}
-	for _, f := range faults {
-		time.Sleep(300 * time.Millisecond)
-		switch f {
-		case "drop":
-			_, err := admin.Exec(context.Background(), `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = $1`, app)
-			require.NoError(t, err)
-		default:
-			out, err := exec.Command("sh", "-c", os.Getenv(envRestart)+" "+f).CombinedOutput()
-			require.NoError(t, err, "restart -m %s: %s", f, out)
-			t.Logf("restarted PostgreSQL (-m %s)", f)
-			admin.Close(context.Background())
-			admin, err = pgx.Connect(context.Background(), pgtest.DSN(t))
-			require.NoError(t, err)
-		}
-	}
+	pgtest.Faults(t, app, 300*time.Millisecond)
 	wg.Wait()
 	t.Logf("%d runs finished, %d failed or refused while the database was away", nFinished.Load(), nFailed.Load())
 	require.Positive(t, nFinished.Load())
@@ -108,6 +73,7 @@ func TestFinishedRunsSurviveDatabaseFaults(t *testing.T) {
 	assert.Equal(t, threads, len(replicas[0].sessions(t)), "AAP sessions: no thread moved to a new one")
 	for i, c := range convs {
 		var th *store.Thread
+		var err error
 		require.Eventually(t, func() bool {
 			th, err = replicas[0].Store.GetThread(testContext(t), "", c.ThreadID)
 			return err == nil

@@ -10,6 +10,7 @@ import (
 	"encoding/hex"
 	"net/url"
 	"os"
+	"os/exec"
 	"strings"
 	"testing"
 	"time"
@@ -80,4 +81,54 @@ func WithParam(dsn, key, value string) string {
 		sep = "&"
 	}
 	return dsn + sep + url.QueryEscape(key) + "=" + url.QueryEscape(value)
+}
+
+// EnvRestart names a command that restarts the test server; Faults
+// appends the shutdown mode (fast, immediate). CI sets it for a cluster of
+// the fault tests' own (.ci/pg-restart-test.sh): the other tests share
+// theirs, which must not restart under them.
+const EnvRestart = "AAPAGUI_TEST_PG_RESTART"
+
+// Tagged is Schema whose connections carry an application_name of their
+// own, returned too: Faults drops those connections and no others.
+func Tagged(t testing.TB) (dsn, app string) {
+	t.Helper()
+	var b [6]byte
+	_, _ = rand.Read(b[:])
+	app = "aapagui_faults_" + hex.EncodeToString(b[:])
+	return WithParam(Schema(t), "application_name", app), app
+}
+
+// Faults drops every connection of app three times, pause apart (after a
+// first pause); where EnvRestart names a restart command, it also
+// restarts the server between them, with -m fast and then -m immediate.
+func Faults(t testing.TB, app string, pause time.Duration) {
+	t.Helper()
+	ctx := context.Background()
+	faults := []string{"drop", "drop", "drop"}
+	if os.Getenv(EnvRestart) != "" {
+		faults = []string{"drop", "fast", "drop", "immediate", "drop"}
+	}
+	for _, f := range faults {
+		time.Sleep(pause)
+		if f != "drop" {
+			out, err := exec.Command("sh", "-c", os.Getenv(EnvRestart)+" "+f).CombinedOutput()
+			if err != nil {
+				t.Fatalf("pgtest: restart -m %s: %v: %s", f, err, out)
+			}
+			t.Logf("restarted PostgreSQL (-m %s)", f)
+			continue
+		}
+		conn, err := pgx.Connect(ctx, DSN(t))
+		if err != nil {
+			t.Fatalf("pgtest: %v", err)
+		}
+		var dropped int
+		err = conn.QueryRow(ctx, `SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE application_name = $1`, app).Scan(&dropped)
+		conn.Close(ctx)
+		if err != nil {
+			t.Fatalf("pgtest: dropping connections: %v", err)
+		}
+		t.Logf("dropped %d connections", dropped)
+	}
 }
