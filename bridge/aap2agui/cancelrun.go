@@ -9,8 +9,9 @@ import (
 	"github.com/aapagui/aapagui/translate"
 )
 
-// postTurn sends a turn's run to the agent and returns the SSE body whose
-// events answer the turn. With Config.SeparateCancelRun, a run that
+// postTurn sends a turn's run to the agent (calls: the encrypted values of
+// its tool calls, see post) and returns the SSE body whose events answer
+// the turn. With Config.SeparateCancelRun, a run that
 // carries a new user message together with cancelled resume entries (the
 // user moved on while interrupts were open) goes as two runs: first the
 // cancellation alone (the history without the new message, the resume
@@ -20,14 +21,14 @@ import (
 // reading new messages (@ag-ui/langgraph, @ag-ui/mastra) then answer the
 // message; what they said of the cancellation reaches history only
 // through a MESSAGES_SNAPSHOT of theirs.
-func (s *Server) postTurn(ctx context.Context, in *types.RunAgentInput) (*upstreamBody, error) {
+func (s *Server) postTurn(ctx context.Context, in *types.RunAgentInput, calls map[string]string) (*upstreamBody, error) {
 	if !s.cfg.SeparateCancelRun || !cancelsWithMessage(in) {
-		return s.post(ctx, in)
+		return s.post(ctx, in, calls)
 	}
 	cancelRun := *in
 	cancelRun.RunID = translate.RandomID("run-")
 	cancelRun.Messages = in.Messages[:len(in.Messages)-1]
-	body, err := s.post(ctx, &cancelRun)
+	body, err := s.post(ctx, &cancelRun, calls)
 	if err != nil {
 		return nil, err
 	}
@@ -40,7 +41,7 @@ func (s *Server) postTurn(ctx context.Context, in *types.RunAgentInput) (*upstre
 	// run says what the agent makes of it.
 	messageRun := *in
 	messageRun.Resume = nil
-	return s.post(ctx, &messageRun)
+	return s.post(ctx, &messageRun, calls)
 }
 
 // cancelsWithMessage reports whether a run carries a new user message (its

@@ -2,8 +2,8 @@ package aap2agui
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
+	"maps"
 
 	"github.com/ag-ui-protocol/ag-ui/sdks/community/go/pkg/core/events"
 
@@ -238,38 +238,15 @@ func (r *turnRun) refreshEncrypted(msgs []aap.Message, ids []string) bool {
 	return changed
 }
 
-// toolCallValuesKey carries, in a run's context, the encrypted values of
-// the tool calls in its RunAgentInput, which post adds to the JSON.
-type toolCallValuesKey struct{}
-
-// withToolCallValues returns ctx carrying calls (toolCallId → encrypted
-// value) for post.
-func withToolCallValues(ctx context.Context, calls map[string]string) context.Context {
-	if len(calls) == 0 {
-		return ctx
-	}
-	return context.WithValue(ctx, toolCallValuesKey{}, calls)
-}
-
-func toolCallValues(ctx context.Context) map[string]string {
-	v, _ := ctx.Value(toolCallValuesKey{}).(map[string]string)
-	return v
-}
-
 // storedToolCallValues gives the encrypted values stored with the tool
-// calls of entries (toolCallId → value).
-func storedToolCallValues(entries []store.Entry) map[string]string {
-	var out map[string]string
-	for _, e := range entries {
-		v := translate.ParseEncryptedValues(e.AGUI)
-		if v == nil {
-			continue
-		}
-		for id, val := range v.ToolCalls {
-			if out == nil {
-				out = map[string]string{}
+// calls of the entries of each list (toolCallId → value).
+func storedToolCallValues(lists ...[]store.Entry) map[string]string {
+	out := map[string]string{}
+	for _, entries := range lists {
+		for _, e := range entries {
+			if v := translate.ParseEncryptedValues(e.AGUI); v != nil {
+				maps.Copy(out, v.ToolCalls)
 			}
-			out[id] = val
 		}
 	}
 	return out

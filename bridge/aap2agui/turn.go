@@ -244,7 +244,7 @@ func (s *Server) runTurn(c *gin.Context, id string, req *aap.PostSessionTurnRequ
 		s.metrics.Upstream("turn", result)
 		web.EndTurn(log, t, "turn", "session", sess.ID, stop, result)
 	}()
-	body, err := s.postTurn(withToolCallValues(ctx, storedToolCallValues(append(hist, added...))), a.run)
+	body, err := s.postTurn(ctx, a.run, a.calls)
 	if err != nil {
 		ue := &upstreamError{http.StatusBadGateway, "upstream_error", "the agent could not be called", err}
 		errors.As(err, &ue)
@@ -300,6 +300,7 @@ type admission struct {
 	added []store.Entry // the turn's new entries: closing results (unless moved), then its messages
 	moved bool          // closing results went before later messages: hist is rewritten
 	run   *types.RunAgentInput
+	calls map[string]string // the encrypted values of the run's tool calls (post)
 }
 
 // turnRefused is a turn the session cannot take: a 400 with code.
@@ -360,7 +361,8 @@ func (s *Server) admit(sess *store.Session, hist []store.Entry, req *aap.PostSes
 	if err != nil {
 		return nil, &turnRefused{"invalid_turn", err.Error()}
 	}
-	return &admission{hist: hist, added: added, moved: moved, run: run}, nil
+	calls := storedToolCallValues(hist, added)
+	return &admission{hist: hist, added: added, moved: moved, run: run, calls: calls}, nil
 }
 
 // permissionsOf returns the tool permissions among a turn's messages.

@@ -1,9 +1,7 @@
 package aap2agui
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -14,6 +12,7 @@ import (
 
 	"github.com/ag-ui-protocol/ag-ui/sdks/community/go/pkg/core/types"
 
+	"github.com/aapagui/aapagui/internal/jsonenc"
 	"github.com/aapagui/aapagui/internal/reqbody"
 	"github.com/aapagui/aapagui/internal/web"
 	"github.com/aapagui/aapagui/translate"
@@ -31,22 +30,17 @@ type upstreamError struct {
 func (e *upstreamError) Error() string { return e.message + ": " + e.detail.Error() }
 
 // post sends the run to the upstream agent and returns its SSE body. The
-// request derives from ctx, so a client that leaves cancels it.
-func (s *Server) post(ctx context.Context, in *types.RunAgentInput) (*upstreamBody, error) {
-	var body bytes.Buffer
-	enc := json.NewEncoder(&body)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(in); err != nil {
-		return nil, &upstreamError{http.StatusBadGateway, "upstream_request", "could not encode the run for the agent", err}
+// request derives from ctx, so a client that leaves cancels it. calls are
+// the encrypted values of the run's tool calls (toolCallId → value),
+// which the SDK's ToolCall cannot carry: they are added to its JSON
+// (encrypted.go).
+func (s *Server) post(ctx context.Context, in *types.RunAgentInput, calls map[string]string) (*upstreamBody, error) {
+	data, err := jsonenc.Marshal(in)
+	if err == nil && len(calls) > 0 {
+		data, err = translate.PatchToolCallValues(data, calls)
 	}
-	data := body.Bytes()
-	if calls := toolCallValues(ctx); len(calls) > 0 {
-		// The tool calls' encrypted values, which the SDK's ToolCall
-		// cannot carry (encrypted.go).
-		var err error
-		if data, err = translate.PatchToolCallValues(data, calls); err != nil {
-			return nil, &upstreamError{http.StatusBadGateway, "upstream_request", "could not encode the run for the agent", err}
-		}
+	if err != nil {
+		return nil, &upstreamError{http.StatusBadGateway, "upstream_request", "could not encode the run for the agent", err}
 	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, s.cfg.Upstream, nil)
 	if err != nil {
