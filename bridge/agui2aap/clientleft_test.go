@@ -103,6 +103,15 @@ func TestClientLeft(t *testing.T) {
 		}
 		cancel()
 		require.ErrorIs(t, <-done, context.Canceled)
+		// The client is gone before the bridge has finished with the
+		// run: the next one waits for the thread to be free.
+		require.Eventually(t, func() bool {
+			ok, _, err := threads.LockThread(context.Background(), "", in.ThreadID, "probe", time.Second)
+			if ok && err == nil {
+				_ = threads.UnlockThread(context.Background(), "", in.ThreadID, "probe")
+			}
+			return ok && err == nil
+		}, testTimeout, 5*time.Millisecond, "the thread is freed")
 	}
 
 	stallUpstream.Store(true)
