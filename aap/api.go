@@ -2,6 +2,9 @@ package aap
 
 import (
 	"encoding/json"
+	"net/http"
+
+	"github.com/aapagui/aapagui/internal/jsonenc"
 )
 
 // StopReason says why a turn ended.
@@ -435,4 +438,12 @@ type ErrorResponse struct {
 type ErrorBody struct {
 	Code    string `json:"code"`
 	Message string `json:"message"`
+}
+
+// WriteError answers status with the ErrorResponse {"error":{"code",
+// "message"}}, the JSON written without HTML escaping.
+func WriteError(w http.ResponseWriter, status int, code, message string) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_ = jsonenc.Encode(w, ErrorResponse{Error: ErrorBody{Code: code, Message: message}})
 }

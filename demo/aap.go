@@ -15,8 +15,9 @@ import (
 	"sync"
 
 	"github.com/aapagui/aapagui/aap"
+	"github.com/aapagui/aapagui/internal/apikey"
+	"github.com/aapagui/aapagui/internal/cursor"
 	"github.com/aapagui/aapagui/internal/jsonenc"
-	"github.com/aapagui/aapagui/internal/web"
 	"github.com/aapagui/aapagui/translate"
 )
 
@@ -64,7 +65,7 @@ type AAPAgent struct {
 	version int             // the protocol version served
 	quiet   bool            // QuietPermissionResults
 	secrets map[string]bool // names of secret options
-	keys    web.Keys
+	keys    apikey.Keys
 	mux     *http.ServeMux
 
 	mu       sync.Mutex
@@ -139,7 +140,7 @@ func NewAAPAgent(opts AAPAgentOptions) *AAPAgent {
 		},
 		quiet:    opts.QuietPermissionResults,
 		secrets:  map[string]bool{},
-		keys:     web.NewKeys(opts.APIKeys),
+		keys:     apikey.New(opts.APIKeys),
 		sessions: map[string]*aapSession{},
 		owners:   map[string][]*aapSession{},
 	}
@@ -189,11 +190,11 @@ func NewAAPAgent(opts AAPAgentOptions) *AAPAgent {
 	for path, allow := range allowed {
 		mux.HandleFunc(path, func(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("Allow", allow)
-			web.WriteError(w, http.StatusMethodNotAllowed, "method_not_allowed", r.Method+" is not allowed on "+r.URL.Path+" (allowed: "+allow+")")
+			aap.WriteError(w, http.StatusMethodNotAllowed, "method_not_allowed", r.Method+" is not allowed on "+r.URL.Path+" (allowed: "+allow+")")
 		})
 	}
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
-		web.WriteError(w, http.StatusNotFound, "not_found", "no such endpoint: "+r.URL.Path)
+		aap.WriteError(w, http.StatusNotFound, "not_found", "no such endpoint: "+r.URL.Path)
 	})
 	a.mux = mux
 	return a
@@ -208,7 +209,7 @@ func (a *AAPAgent) authed(h func(w http.ResponseWriter, r *http.Request, owner s
 		owner, err := a.keys.Owner(r)
 		if err != nil {
 			w.Header().Set("WWW-Authenticate", `Bearer realm="aap"`)
-			web.WriteError(w, http.StatusUnauthorized, "unauthorized", "a valid API key is required: Authorization: Bearer <key>")
+			aap.WriteError(w, http.StatusUnauthorized, "unauthorized", "a valid API key is required: Authorization: Bearer <key>")
 			return
 		}
 		h(w, r, owner)
@@ -241,22 +242,22 @@ func readBody(w http.ResponseWriter, r *http.Request, v json.Unmarshaler) bool {
 	if err != nil {
 		var mbe *http.MaxBytesError
 		if errors.As(err, &mbe) {
-			web.WriteError(w, http.StatusRequestEntityTooLarge, "body_too_large", "the request body is larger than the limit of "+strconv.FormatInt(mbe.Limit, 10)+" bytes")
+			aap.WriteError(w, http.StatusRequestEntityTooLarge, "body_too_large", "the request body is larger than the limit of "+strconv.FormatInt(mbe.Limit, 10)+" bytes")
 			return false
 		}
-		web.WriteError(w, http.StatusBadRequest, "invalid_body", "could not read the request body: "+err.Error())
+		aap.WriteError(w, http.StatusBadRequest, "invalid_body", "could not read the request body: "+err.Error())
 		return false
 	}
 	if len(bytes.TrimSpace(data)) == 0 {
-		web.WriteError(w, http.StatusBadRequest, "invalid_body", "the request body is empty; send a JSON object")
+		aap.WriteError(w, http.StatusBadRequest, "invalid_body", "the request body is empty; send a JSON object")
 		return false
 	}
 	if !json.Valid(data) {
-		web.WriteError(w, http.StatusBadRequest, "invalid_json", "the request body is not valid JSON")
+		aap.WriteError(w, http.StatusBadRequest, "invalid_json", "the request body is not valid JSON")
 		return false
 	}
 	if err := v.UnmarshalJSON(data); err != nil {
-		web.WriteError(w, http.StatusBadRequest, "invalid_request", strings.TrimPrefix(err.Error(), "aap: "))
+		aap.WriteError(w, http.StatusBadRequest, "invalid_request", strings.TrimPrefix(err.Error(), "aap: "))
 		return false
 	}
 	return true
@@ -337,11 +338,11 @@ func (a *AAPAgent) putSession(w http.ResponseWriter, r *http.Request, owner stri
 // returns false when the request is refused.
 func (a *AAPAgent) newSession(w http.ResponseWriter, owner string, req *aap.PostSessionsRequest, busy bool) (*aapSession, bool) {
 	if req.Agent.Name != a.info.Name {
-		web.WriteError(w, http.StatusNotFound, "unknown_agent", fmt.Sprintf("agent %q is not served here (the agent is %q)", req.Agent.Name, a.info.Name))
+		aap.WriteError(w, http.StatusNotFound, "unknown_agent", fmt.Sprintf("agent %q is not served here (the agent is %q)", req.Agent.Name, a.info.Name))
 		return nil, false
 	}
 	if err := a.checkConfig(&req.Agent, req.Tools); err != nil {
-		web.WriteError(w, http.StatusBadRequest, "invalid_request", err.Error())
+		aap.WriteError(w, http.StatusBadRequest, "invalid_request", err.Error())
 		return nil, false
 	}
 	history := slices.Clip(req.Messages)
@@ -399,7 +400,7 @@ func (a *AAPAgent) lookup(owner, id string) *aapSession {
 }
 
 func sessionNotFound(w http.ResponseWriter, id string) {
-	web.WriteError(w, http.StatusNotFound, "session_not_found", "no session with id "+strconv.Quote(id))
+	aap.WriteError(w, http.StatusNotFound, "session_not_found", "no session with id "+strconv.Quote(id))
 }
 
 // infoOf renders a session, with secret option values redacted. The caller
@@ -426,7 +427,7 @@ func (a *AAPAgent) getSession(w http.ResponseWriter, r *http.Request, owner stri
 	var ht aap.HistoryType
 	if h, asked := r.URL.Query()["history"]; asked && a.version == aap.Version1 {
 		if ht = aap.HistoryType(h[0]); ht != aap.HistoryFull && ht != aap.HistoryCompacted {
-			web.WriteError(w, http.StatusBadRequest, "invalid_request", fmt.Sprintf("unknown history type %q (want full or compacted)", h[0]))
+			aap.WriteError(w, http.StatusBadRequest, "invalid_request", fmt.Sprintf("unknown history type %q (want full or compacted)", h[0]))
 			return
 		}
 	}
@@ -487,8 +488,8 @@ func (a *AAPAgent) listSessions(w http.ResponseWriter, r *http.Request, owner st
 	var after int64
 	if c := r.URL.Query().Get("after"); c != "" {
 		var ok bool
-		if after, ok = web.ParseCursor(c); !ok {
-			web.WriteError(w, http.StatusBadRequest, "invalid_cursor", "after is not a cursor this server issued")
+		if after, ok = cursor.Parse(c); !ok {
+			aap.WriteError(w, http.StatusBadRequest, "invalid_cursor", "after is not a cursor this server issued")
 			return
 		}
 	}
@@ -501,7 +502,7 @@ func (a *AAPAgent) listSessions(w http.ResponseWriter, r *http.Request, owner st
 		resp.Sessions = append(resp.Sessions, a.infoOf(s))
 	}
 	if end < len(list) {
-		resp.Next = web.Cursor(list[end-1].seq)
+		resp.Next = cursor.Encode(list[end-1].seq)
 	}
 	a.mu.Unlock()
 	switch a.version {
@@ -527,10 +528,10 @@ func (a *AAPAgent) history(w http.ResponseWriter, r *http.Request, owner string)
 	ht := aap.HistoryType(t)
 	switch {
 	case t == "":
-		web.WriteError(w, http.StatusBadRequest, "invalid_request", "the type query parameter is required: full or compacted")
+		aap.WriteError(w, http.StatusBadRequest, "invalid_request", "the type query parameter is required: full or compacted")
 		return
 	case ht != aap.HistoryFull && ht != aap.HistoryCompacted:
-		web.WriteError(w, http.StatusBadRequest, "invalid_request", fmt.Sprintf("unknown history type %q (want full or compacted)", t))
+		aap.WriteError(w, http.StatusBadRequest, "invalid_request", fmt.Sprintf("unknown history type %q (want full or compacted)", t))
 		return
 	}
 	id := r.PathValue("id")
@@ -636,13 +637,13 @@ func (a *AAPAgent) turn(w http.ResponseWriter, r *http.Request, owner string) {
 	}
 	if s.busy {
 		a.mu.Unlock()
-		web.WriteError(w, http.StatusConflict, "turn_in_progress", "a turn is already running in this session; wait for it to finish")
+		aap.WriteError(w, http.StatusConflict, "turn_in_progress", "a turn is already running in this session; wait for it to finish")
 		return
 	}
 	t, code, err := a.startTurn(s, &req)
 	if err != nil {
 		a.mu.Unlock()
-		web.WriteError(w, http.StatusBadRequest, code, err.Error())
+		aap.WriteError(w, http.StatusBadRequest, code, err.Error())
 		return
 	}
 	s.busy = true

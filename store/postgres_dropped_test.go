@@ -13,7 +13,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/aapagui/aapagui/internal/pgtest"
+	"github.com/aapagui/aapagui/internal/testkit/pgtest"
 )
 
 // When PostgreSQL drops every connection (a restart, a failover, a proxy

@@ -10,7 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/aapagui/aapagui/internal/pgtest"
+	"github.com/aapagui/aapagui/internal/testkit/pgtest"
 )
 
 // Saves that arrive together share batches, and each session gets its own

@@ -9,7 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/aapagui/aapagui/aap"
-	"github.com/aapagui/aapagui/internal/metrics/metricstest"
+	"github.com/aapagui/aapagui/internal/testkit/metricstest"
 )
 
 // The shapes of @ag-ui/core 1.0 from a scripted agent, through aap2agui

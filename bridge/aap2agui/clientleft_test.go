@@ -14,7 +14,7 @@ import (
 
 	"github.com/aapagui/aapagui/aap"
 	"github.com/aapagui/aapagui/bridge/aap2agui"
-	"github.com/aapagui/aapagui/internal/metrics/metricstest"
+	"github.com/aapagui/aapagui/internal/testkit/metricstest"
 )
 
 // A client that goes away while aap2agui waits for the AG-UI agent's

@@ -16,7 +16,7 @@ import (
 	"golang.org/x/net/http/httpguts"
 
 	"github.com/aapagui/aapagui/aap"
-	"github.com/aapagui/aapagui/internal/web"
+	"github.com/aapagui/aapagui/bridge/internal/web"
 	"github.com/aapagui/aapagui/store"
 )
 

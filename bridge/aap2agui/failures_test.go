@@ -16,7 +16,7 @@ import (
 
 	"github.com/aapagui/aapagui/aap"
 	"github.com/aapagui/aapagui/bridge/aap2agui"
-	"github.com/aapagui/aapagui/internal/refused"
+	"github.com/aapagui/aapagui/internal/testkit/refused"
 	"github.com/aapagui/aapagui/store"
 )
 

@@ -7,8 +7,8 @@ import (
 
 	"github.com/gin-gonic/gin"
 
+	"github.com/aapagui/aapagui/bridge/internal/web"
 	"github.com/aapagui/aapagui/internal/limit"
-	"github.com/aapagui/aapagui/internal/web"
 )
 
 // Limits are optional per-key limits, each off at zero. A key is one API

@@ -11,7 +11,7 @@ import (
 	"github.com/aapagui/aapagui/aap"
 	"github.com/aapagui/aapagui/bridge/aap2agui"
 	"github.com/aapagui/aapagui/demo"
-	"github.com/aapagui/aapagui/internal/metrics/metricstest"
+	"github.com/aapagui/aapagui/internal/testkit/metricstest"
 )
 
 // TestCallStreamedAgainOnResume: @ag-ui/langgraph, resumed after a

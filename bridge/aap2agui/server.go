@@ -15,9 +15,11 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"github.com/aapagui/aapagui/aap"
+	"github.com/aapagui/aapagui/bridge/internal/metrics"
+	"github.com/aapagui/aapagui/bridge/internal/web"
+	"github.com/aapagui/aapagui/internal/apikey"
+	"github.com/aapagui/aapagui/internal/cursor"
 	"github.com/aapagui/aapagui/internal/limit"
-	"github.com/aapagui/aapagui/internal/metrics"
-	"github.com/aapagui/aapagui/internal/web"
 	"github.com/aapagui/aapagui/store"
 	"github.com/aapagui/aapagui/translate"
 )
@@ -25,7 +27,7 @@ import (
 // Server is the aap2agui HTTP handler.
 type Server struct {
 	cfg     Config
-	keys    web.Keys
+	keys    apikey.Keys
 	secrets map[string]bool // names of secret options
 	engine  *gin.Engine
 	metrics *metrics.Metrics
@@ -48,7 +50,7 @@ func New(cfg Config) (*Server, error) {
 	m := metrics.New(metrics.Options{Namespace: "aap2agui", Unit: "turn"})
 	observe, hc, outer := web.Telemetry("aap2agui", m, cfg.TracerProvider, cfg.HTTPClient)
 	cfg.Store, cfg.HTTPClient = store.Observe(cfg.Store, observe), hc
-	s := &Server{cfg: cfg, keys: web.NewKeys(cfg.APIKeys), secrets: map[string]bool{}, metrics: m, limits: newLimits(cfg.Limits)}
+	s := &Server{cfg: cfg, keys: apikey.New(cfg.APIKeys), secrets: map[string]bool{}, metrics: m, limits: newLimits(cfg.Limits)}
 	for _, o := range cfg.Agent.Options {
 		if o.Type == aap.OptionSecret {
 			s.secrets[o.Name] = true
@@ -401,7 +403,7 @@ func (s *Server) listSessions(version int) gin.HandlerFunc {
 		var after int64
 		if a := c.Query("after"); a != "" {
 			var ok bool
-			if after, ok = web.ParseCursor(a); !ok {
+			if after, ok = cursor.Parse(a); !ok {
 				web.Error(c, http.StatusBadRequest, "invalid_cursor", "after is not a cursor this server issued")
 				return
 			}
@@ -414,7 +416,7 @@ func (s *Server) listSessions(version int) gin.HandlerFunc {
 		next := ""
 		if len(list) > s.cfg.PageSize {
 			list = list[:s.cfg.PageSize]
-			next = web.Cursor(list[len(list)-1].Seq)
+			next = cursor.Encode(list[len(list)-1].Seq)
 		}
 		switch version {
 		case aap.Version1:

@@ -6,7 +6,7 @@ import (
 
 	"github.com/gin-gonic/gin"
 
-	"github.com/aapagui/aapagui/internal/web"
+	"github.com/aapagui/aapagui/bridge/internal/web"
 )
 
 // maxSessionIDLen is the longest session id a path may hold.

@@ -12,9 +12,9 @@ import (
 
 	"github.com/ag-ui-protocol/ag-ui/sdks/community/go/pkg/core/types"
 
+	"github.com/aapagui/aapagui/bridge/internal/web"
 	"github.com/aapagui/aapagui/internal/jsonenc"
 	"github.com/aapagui/aapagui/internal/reqbody"
-	"github.com/aapagui/aapagui/internal/web"
 	"github.com/aapagui/aapagui/translate"
 )
 

@@ -16,16 +16,17 @@ import (
 	"golang.org/x/sync/singleflight"
 
 	"github.com/aapagui/aapagui/aap"
+	"github.com/aapagui/aapagui/bridge/internal/metrics"
+	"github.com/aapagui/aapagui/bridge/internal/web"
+	"github.com/aapagui/aapagui/internal/apikey"
 	"github.com/aapagui/aapagui/internal/limit"
-	"github.com/aapagui/aapagui/internal/metrics"
-	"github.com/aapagui/aapagui/internal/web"
 	"github.com/aapagui/aapagui/store"
 )
 
 // Server is the agui2aap HTTP handler.
 type Server struct {
 	cfg     Config
-	keys    web.Keys
+	keys    apikey.Keys
 	engine  *gin.Engine
 	metrics *metrics.Metrics
 	limits  *limit.Keys // nil: no per-key rate or run limit
@@ -53,7 +54,7 @@ func New(cfg Config) (*Server, error) {
 	m := metrics.New(metrics.Options{Namespace: "agui2aap", Unit: "run"})
 	observe, hc, outer := web.Telemetry("agui2aap", m, cfg.TracerProvider, cfg.HTTPClient)
 	cfg.Store, cfg.HTTPClient = store.ObserveThreads(cfg.Store, observe), hc
-	s := &Server{cfg: cfg, keys: web.NewKeys(cfg.APIKeys), meta: map[string]metaEntry{}, metrics: m, limits: newLimits(cfg.Limits)}
+	s := &Server{cfg: cfg, keys: apikey.New(cfg.APIKeys), meta: map[string]metaEntry{}, metrics: m, limits: newLimits(cfg.Limits)}
 	guards := []gin.HandlerFunc{web.CORS(cfg.CORSOrigins, "GET, POST, DELETE, OPTIONS"), web.BodyTimeout(cfg.BodyTimeout)}
 	if s.keys.Open() {
 		guards = append(guards, web.HostAllow(cfg.AllowedHosts))
@@ -119,7 +120,7 @@ func (s *Server) auth(c *gin.Context) {
 	}
 	if s.cfg.ForwardAuth && s.keys.Open() {
 		// The upstream checks the key; threads are scoped to it.
-		owner, _ = web.NewKeys([]string{bearer(c.Request)}).Owner(c.Request)
+		owner, _ = apikey.New([]string{bearer(c.Request)}).Owner(c.Request)
 	}
 	if !s.allow(c, owner) {
 		return

@@ -19,7 +19,7 @@ import (
 	"github.com/aapagui/aapagui/aap"
 	"github.com/aapagui/aapagui/bridge/agui2aap"
 	"github.com/aapagui/aapagui/demo"
-	"github.com/aapagui/aapagui/internal/refused"
+	"github.com/aapagui/aapagui/internal/testkit/refused"
 	"github.com/aapagui/aapagui/translate"
 )
 

@@ -23,9 +23,9 @@ import (
 
 	"github.com/aapagui/aapagui/aap"
 	"github.com/aapagui/aapagui/bridge/aap2agui"
+	"github.com/aapagui/aapagui/cmd/internal/cli"
 	"github.com/aapagui/aapagui/demo"
 	"github.com/aapagui/aapagui/internal/buildinfo"
-	"github.com/aapagui/aapagui/internal/cli"
 	"github.com/aapagui/aapagui/store"
 )
 

@@ -11,8 +11,8 @@ import (
 
 	"github.com/aapagui/aapagui/bridge/agui2aap"
 	"github.com/aapagui/aapagui/demo"
-	"github.com/aapagui/aapagui/internal/doctest"
-	"github.com/aapagui/aapagui/internal/proctest"
+	"github.com/aapagui/aapagui/internal/testkit/doctest"
+	"github.com/aapagui/aapagui/internal/testkit/proctest"
 	"github.com/aapagui/aapagui/store"
 )
 

@@ -10,8 +10,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/aapagui/aapagui/internal/doctest"
-	"github.com/aapagui/aapagui/internal/proctest"
+	"github.com/aapagui/aapagui/internal/testkit/doctest"
+	"github.com/aapagui/aapagui/internal/testkit/proctest"
 )
 
 // TestAgentExample: examples/agent.yaml loads, describes an option of each

@@ -10,9 +10,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/aapagui/aapagui/aap"
-	"github.com/aapagui/aapagui/internal/metrics/metricstest"
-	"github.com/aapagui/aapagui/internal/proctest"
-	"github.com/aapagui/aapagui/internal/tracing/otlptest"
+	"github.com/aapagui/aapagui/internal/testkit/metricstest"
+	"github.com/aapagui/aapagui/internal/testkit/otlptest"
+	"github.com/aapagui/aapagui/internal/testkit/proctest"
 )
 
 // TestMetricsListen: --metrics-listen serves /metrics on a port of its own

@@ -14,7 +14,7 @@ import (
 
 	"github.com/aapagui/aapagui/aap"
 	"github.com/aapagui/aapagui/bridge/aap2agui"
-	"github.com/aapagui/aapagui/internal/proctest"
+	"github.com/aapagui/aapagui/internal/testkit/proctest"
 )
 
 // --thread-id: by default a run's threadId is the UUID derived from the

@@ -9,7 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/aapagui/aapagui/internal/proctest"
+	"github.com/aapagui/aapagui/internal/testkit/proctest"
 )
 
 // TestVersionFlag: --version prints the program's name and version and

@@ -10,8 +10,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/aapagui/aapagui/aap"
-	"github.com/aapagui/aapagui/internal/doctest"
-	"github.com/aapagui/aapagui/internal/proctest"
+	"github.com/aapagui/aapagui/internal/testkit/doctest"
+	"github.com/aapagui/aapagui/internal/testkit/proctest"
 )
 
 // --aap-version chooses the protocol versions served and where: version 3

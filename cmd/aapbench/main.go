@@ -13,7 +13,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/aapagui/aapagui/internal/bench"
+	"github.com/aapagui/aapagui/cmd/aapbench/internal/bench"
 )
 
 func ints(s string) ([]int, error) {

@@ -26,7 +26,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/aapagui/aapagui/internal/agentcheck"
+	"github.com/aapagui/aapagui/cmd/agentcheck/internal/agentcheck"
 )
 
 func main() {

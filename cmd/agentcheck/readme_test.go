@@ -16,7 +16,7 @@ import (
 	"github.com/aapagui/aapagui/bridge/aap2agui"
 	"github.com/aapagui/aapagui/bridge/agui2aap"
 	"github.com/aapagui/aapagui/demo"
-	"github.com/aapagui/aapagui/internal/doctest"
+	"github.com/aapagui/aapagui/internal/testkit/doctest"
 	"github.com/aapagui/aapagui/store"
 )
 

@@ -21,9 +21,9 @@ import (
 	"time"
 
 	"github.com/aapagui/aapagui/bridge/agui2aap"
+	"github.com/aapagui/aapagui/cmd/internal/cli"
 	"github.com/aapagui/aapagui/demo"
 	"github.com/aapagui/aapagui/internal/buildinfo"
-	"github.com/aapagui/aapagui/internal/cli"
 	"github.com/aapagui/aapagui/store"
 )
 

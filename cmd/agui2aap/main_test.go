@@ -15,8 +15,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/aapagui/aapagui/internal/pgtest"
-	"github.com/aapagui/aapagui/internal/proctest"
+	"github.com/aapagui/aapagui/internal/testkit/pgtest"
+	"github.com/aapagui/aapagui/internal/testkit/proctest"
 	"github.com/aapagui/aapagui/store"
 )
 

@@ -12,7 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/aapagui/aapagui/demo"
-	"github.com/aapagui/aapagui/internal/proctest"
+	"github.com/aapagui/aapagui/internal/testkit/proctest"
 )
 
 // --demo-aap-version runs the built-in demo agent in an old protocol

@@ -9,6 +9,7 @@ package jsonenc
 import (
 	"bytes"
 	"encoding/json"
+	"io"
 	"unicode/utf8"
 )
 
@@ -105,10 +106,16 @@ func UnescapeReplacement(b []byte) []byte {
 // input, schemas).
 func Marshal(v any) ([]byte, error) {
 	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
+	if err := Encode(&b, v); err != nil {
 		return nil, err
 	}
 	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
+}
+
+// Encode writes v to w as json.Encoder does (a newline after it), without
+// HTML escaping.
+func Encode(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	return enc.Encode(v)
 }

@@ -1,0 +1,157 @@
+// Package web is the HTTP plumbing the two bridges share: API-key checks,
+// JSON error bodies, request logging, and an SSE response writer that
+// coalesces frames and flushes when the upstream has nothing more buffered.
+package web
+
+import (
+	"encoding/json"
+	"errors"
+	"net/http"
+	"os"
+	"time"
+
+	"github.com/gin-gonic/gin"
+	"github.com/rs/zerolog"
+	"go.opentelemetry.io/otel/trace"
+
+	"github.com/aapagui/aapagui/aap"
+)
+
+// Error writes a JSON error body {"error":{"code","message"}} and aborts.
+//
+// A server error (5xx) for a client that went away is answered 499
+// client_closed_request instead (see StatusClientClosedRequest).
+func Error(c *gin.Context, status int, code, message string) {
+	c.Abort()
+	status, code, message = clientClosed(status, code, message, c)
+	aap.WriteError(c.Writer, status, code, message)
+}
+
+// Held answers 409 to a request whose session or thread is locked by a
+// running turn: Retry-After gives the whole seconds (rounded up) until the
+// holder's lease runs out unless renewed, and the body says the same in
+// milliseconds (leaseRemainingMs) beside the usual code and message. A
+// client that retries then is either let in or told again; a holder that
+// died is taken over at the latest then.
+func Held(c *gin.Context, code, message string, left time.Duration) {
+	c.Abort()
+	secs := max(1, int64((left+time.Second-1)/time.Second))
+	c.Header("Retry-After", itoa(secs))
+	c.Header("Content-Type", "application/json")
+	c.Status(http.StatusConflict)
+	enc := json.NewEncoder(c.Writer)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(heldResponse{Error: heldBody{Code: code, Message: message, LeaseRemainingMs: max(1, left.Milliseconds())}})
+}
+
+// TooMany answers 429 to a request over one of its key's limits:
+// Retry-After gives the whole seconds (rounded up, at least 1) after which
+// a retry may pass, and the body is the usual error naming the limit.
+func TooMany(c *gin.Context, code, message string, retry time.Duration) {
+	c.Abort()
+	secs := max(1, int64((retry+time.Second-1)/time.Second))
+	c.Header("Retry-After", itoa(secs))
+	aap.WriteError(c.Writer, http.StatusTooManyRequests, code, message)
+}
+
+type heldResponse struct {
+	Error heldBody `json:"error"`
+}
+
+type heldBody struct {
+	Code             string `json:"code"`
+	Message          string `json:"message"`
+	LeaseRemainingMs int64  `json:"leaseRemainingMs"`
+}
+
+// LeaseLog returns a Lease's OnError that logs to log: a failed renewal or
+// release attempt at warning level (both are retried), a lost lease as an
+// error.
+func LeaseLog(log *zerolog.Logger, what, id string) func(op string, err error) {
+	return func(op string, err error) {
+		ev := log.Warn()
+		if op == "lost" {
+			ev = log.Error()
+		}
+		ev.Err(err).Str(what, id).Str("op", op).Msg("turn lock")
+	}
+}
+
+// JSON writes v as the response body without HTML escaping (which would
+// rewrite raw JSON such as tool input and schemas).
+func JSON(c *gin.Context, status int, v any) {
+	c.Header("Content-Type", "application/json")
+	c.Status(status)
+	enc := json.NewEncoder(c.Writer)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(v)
+}
+
+// Logger returns the request's logger.
+func Logger(c *gin.Context) *zerolog.Logger {
+	if l, ok := c.Get(loggerKey); ok {
+		return l.(*zerolog.Logger)
+	}
+	l := zerolog.Nop()
+	return &l
+}
+
+const loggerKey = "web.logger"
+
+// RequestLog attaches a request-scoped logger (with a request id, and the
+// trace id when the request is traced) and logs one line per request when
+// it ends: method, route, status, duration. It never logs headers, so
+// credentials cannot leak into logs.
+func RequestLog(base zerolog.Logger) gin.HandlerFunc {
+	return func(c *gin.Context) {
+		start := time.Now()
+		id := c.GetHeader("X-Request-Id")
+		if id == "" || len(id) > 64 {
+			id = newRequestID()
+		}
+		c.Header("X-Request-Id", id)
+		lc := base.With().Str("request_id", id)
+		if sc := trace.SpanContextFromContext(c.Request.Context()); sc.IsValid() {
+			lc = lc.Str("trace_id", sc.TraceID().String())
+		}
+		l := lc.Logger()
+		c.Set(loggerKey, &l)
+		c.Next()
+		route := c.FullPath()
+		if route == "" {
+			route = "(no route)"
+		}
+		ev := l.Info()
+		if c.Writer.Status() >= 500 {
+			ev = l.Warn()
+		}
+		ev.Str("method", c.Request.Method).Str("route", route).Int("status", c.Writer.Status()).
+			Dur("duration", time.Since(start)).Msg("request")
+	}
+}
+
+// BodyLimit caps request bodies; reading past the limit fails with
+// *http.MaxBytesError, which handlers answer with 413.
+func BodyLimit(limit int64) gin.HandlerFunc {
+	return func(c *gin.Context) {
+		if c.Request.Body != nil && limit > 0 {
+			c.Request.Body = http.MaxBytesReader(c.Writer, c.Request.Body, limit)
+		}
+		c.Next()
+	}
+}
+
+// ReadError classifies an error reading a request body: 413 for an
+// oversized body, 400 otherwise.
+func ReadError(c *gin.Context, err error) {
+	var mbe *http.MaxBytesError
+	if errors.As(err, &mbe) {
+		Error(c, http.StatusRequestEntityTooLarge, "body_too_large", "the request body is larger than the limit of "+itoa(mbe.Limit)+" bytes")
+		return
+	}
+	if errors.Is(err, os.ErrDeadlineExceeded) {
+		Error(c, http.StatusRequestTimeout, "body_timeout", "the request body did not arrive in time")
+		return
+	}
+	Error(c, http.StatusBadRequest, "invalid_body", "could not read the request body: "+err.Error())
+}

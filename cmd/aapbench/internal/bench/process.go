@@ -1,0 +1,173 @@
+package bench
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/pprof"
+	"os"
+	"os/exec"
+	"runtime"
+	"strings"
+	"time"
+)
+
+// A bridge in a process of its own: for the idle-memory runs, where the
+// harness's own clients and agents would otherwise be counted with it, and
+// where one process would hold four descriptors per stream (two here).
+
+// memStatsPath answers, in a bridge process, with its live memory after a
+// collection.
+const memStatsPath = "/_bench/memstats"
+
+// profilePath+"heap" and +"goroutine" serve a bridge process's profiles.
+const profilePath = "/_bench/pprof/"
+
+// processMem is a process's live memory (see memNow) and goroutines.
+type processMem struct {
+	InUse      int64 `json:"inUse"`
+	Stacks     int64 `json:"stacks"`
+	Goroutines int   `json:"goroutines"`
+}
+
+// ServeBridge runs the bridge named kind ("aap2agui", "agui2aap" or
+// "relay") in front of upstream on a loopback port, as the harness does in
+// its own process, and writes its base URL (the AAP base URL, or
+// agui2aap's agent endpoint) as one line to out. It also serves its memory
+// at /_bench/memstats and its profiles under /_bench/pprof/. It returns
+// when ctx ends or stdin closes (the harness that started it is gone).
+func ServeBridge(ctx context.Context, kind, upstream string, out io.Writer) error {
+	raiseFileLimit()
+	h, err := newBridge(kind, upstream)
+	if err != nil {
+		return err
+	}
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET "+memStatsPath, func(w http.ResponseWriter, _ *http.Request) {
+		runtime.GC()
+		w.Header().Set("Content-Type", "application/json")
+		_ = json.NewEncoder(w).Encode(memNow())
+	})
+	for _, name := range []string{"heap", "goroutine"} {
+		mux.Handle("GET "+profilePath+name, pprof.Handler(name))
+	}
+	mux.Handle("/", h)
+	base, closeServer, err := serve(mux)
+	if err != nil {
+		return err
+	}
+	defer closeServer()
+	if kind == bridgeAGUI2AAP {
+		base += agui2aapAgentPath
+	}
+	if _, err := fmt.Fprintln(out, base); err != nil {
+		return err
+	}
+	stdin := make(chan struct{})
+	go func() { _, _ = io.Copy(io.Discard, os.Stdin); close(stdin) }()
+	select {
+	case <-ctx.Done():
+	case <-stdin:
+	}
+	return nil
+}
+
+// bridgeProcess is a bridge started with Options.BridgeProcess.
+type bridgeProcess struct {
+	cmd   *exec.Cmd
+	stdin io.Closer
+	url   string // what a client calls
+	root  string // the server's root, for memstats
+}
+
+func startBridgeProcess(argv []string, kind, upstream string) (*bridgeProcess, error) {
+	cmd := exec.Command(argv[0], append(argv[1:], "-serve-bridge", kind, "-upstream", upstream)...)
+	cmd.Stderr = os.Stderr
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		return nil, err
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	p := &bridgeProcess{cmd: cmd, stdin: stdin}
+	line := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(stdout)
+		if sc.Scan() {
+			line <- sc.Text()
+		}
+		close(line)
+		_, _ = io.Copy(io.Discard, stdout)
+	}()
+	select {
+	case u, ok := <-line:
+		if !ok || !strings.HasPrefix(u, "http://") {
+			p.stop()
+			return nil, fmt.Errorf("%s bridge process: no URL on its first line (%q)", kind, u)
+		}
+		p.url = u
+		p.root = strings.TrimSuffix(u, agui2aapAgentPath)
+	case <-time.After(30 * time.Second):
+		p.stop()
+		return nil, fmt.Errorf("%s bridge process: not serving within 30 s", kind)
+	}
+	return p, nil
+}
+
+func (p *bridgeProcess) mem(ctx context.Context, hc *http.Client) (processMem, error) {
+	var m processMem
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, p.root+memStatsPath, nil)
+	if err != nil {
+		return m, err
+	}
+	resp, err := hc.Do(req)
+	if err != nil {
+		return m, err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return m, errors.New("memstats: " + resp.Status)
+	}
+	return m, json.NewDecoder(resp.Body).Decode(&m)
+}
+
+// writeProfiles saves the process's heap and goroutine profiles as
+// prefix.heap and prefix.goroutine.
+func (p *bridgeProcess) writeProfiles(ctx context.Context, hc *http.Client, prefix string) {
+	for _, name := range []string{"heap", "goroutine"} {
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, p.root+profilePath+name, nil)
+		if err != nil {
+			continue
+		}
+		resp, err := hc.Do(req)
+		if err != nil {
+			continue
+		}
+		if f, err := os.Create(prefix + "." + name); err == nil {
+			_, _ = io.Copy(f, resp.Body)
+			f.Close()
+		}
+		resp.Body.Close()
+	}
+}
+
+func (p *bridgeProcess) stop() {
+	_ = p.stdin.Close()
+	done := make(chan struct{})
+	go func() { _ = p.cmd.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		_ = p.cmd.Process.Kill()
+		<-done
+	}
+}

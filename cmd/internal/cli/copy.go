@@ -1,0 +1,45 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/rs/zerolog"
+
+	"github.com/aapagui/aapagui/store"
+)
+
+// CopyStore copies everything from the SQLite store named by from
+// ("sqlite:<file>") into the PostgreSQL store named by to, and logs what it
+// copied. It is what --copy-from does.
+func CopyStore(log zerolog.Logger, from, to string) error {
+	path, ok := strings.CutPrefix(from, "sqlite:")
+	if !ok || path == "" {
+		return fmt.Errorf("--copy-from %q: want sqlite:<file>", from)
+	}
+	if !strings.HasPrefix(to, "postgres://") && !strings.HasPrefix(to, "postgresql://") {
+		return fmt.Errorf("--copy-from copies into a PostgreSQL --store (postgres://…), not %q", RedactURL(to))
+	}
+	src, err := store.OpenSQLite(path)
+	if err != nil {
+		return err
+	}
+	defer src.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), store.CopyTimeout)
+	defer cancel()
+	dst, err := store.OpenPostgres(ctx, to)
+	if err != nil {
+		return err
+	}
+	defer dst.Close()
+	rep, err := store.Copy(ctx, dst, src)
+	if err != nil {
+		return err
+	}
+	log.Info().Str("from", from).Str("to", RedactURL(to)).
+		Int("sessions", rep.Sessions).Int("messages", rep.Messages).Int("threads", rep.Threads).
+		Int("sessions_already_there", rep.SkippedSessions).Int("threads_already_there", rep.SkippedThreads).
+		Msg("copied the store")
+	return nil
+}
