@@ -20,6 +20,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/aapagui/aapagui/aap"
+	"github.com/aapagui/aapagui/agui"
 	"github.com/aapagui/aapagui/demo"
 	"github.com/aapagui/aapagui/internal/sse"
 	"github.com/aapagui/aapagui/translate"
@@ -1013,7 +1014,7 @@ func aguiRun(t *testing.T, srv *httptest.Server, input map[string]any) (transcri
 	var callID, callName, interrupt string
 	for f, err := range sse.Read(resp.Body, sse.ReadOptions{}) {
 		require.NoError(t, err)
-		ev, err := translate.DecodeEvent(f.Data)
+		ev, err := agui.DecodeEvent(f.Data)
 		require.NoError(t, err)
 		switch ev := ev.(type) {
 		case *events.TextMessageContentEvent:

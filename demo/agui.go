@@ -10,6 +10,7 @@ import (
 	"github.com/ag-ui-protocol/ag-ui/sdks/community/go/pkg/core/types"
 
 	"github.com/aapagui/aapagui/aap"
+	"github.com/aapagui/aapagui/agui"
 	"github.com/aapagui/aapagui/internal/sse"
 	"github.com/aapagui/aapagui/translate"
 )
@@ -47,7 +48,7 @@ func (AGUIAgent) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxInput))
 	var in *types.RunAgentInput
 	if err == nil {
-		in, err = translate.DecodeRunAgentInput(body)
+		in, err = agui.DecodeRunAgentInput(body)
 	}
 	if err != nil {
 		w.Header().Set("Content-Type", "application/json")
@@ -82,7 +83,7 @@ func (s *aguiStream) emit(ev events.Event) {
 		return
 	}
 	var err error
-	if s.data, err = translate.AppendEvent(s.data[:0], ev); err != nil {
+	if s.data, err = agui.AppendEvent(s.data[:0], ev); err != nil {
 		s.failed = true
 		return
 	}

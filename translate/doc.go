@@ -20,10 +20,9 @@
 //	}
 //	...write t.Finish()...
 //
-// AG-UI event structs are those of the AG-UI Go SDK (pkg/core/events);
-// DecodeEvent and AppendEvent read and write their JSON without the SDK's
-// limits (unknown event types are kept, TOOL_CALL_CHUNK and THINKING_* are
-// decoded, the hot events are encoded without allocating).
+// AG-UI event structs are those of the AG-UI Go SDK (pkg/core/events) and
+// of package agui, the AG-UI wire, which also reads and writes their JSON;
+// this package holds no codec of its own.
 //
 // The rules followed here, including every case where one side has no exact
 // counterpart on the other, are listed in the project's docs/MAPPING.md.

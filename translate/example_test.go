@@ -8,6 +8,7 @@ import (
 	"github.com/ag-ui-protocol/ag-ui/sdks/community/go/pkg/core/types"
 
 	"github.com/aapagui/aapagui/aap"
+	"github.com/aapagui/aapagui/agui"
 	"github.com/aapagui/aapagui/translate"
 )
 
@@ -26,7 +27,7 @@ func ExampleNewAAPToAGUI() {
 	for _, ev := range turn {
 		out, _ := t.Feed(ev)
 		for _, e := range out {
-			b, _ := translate.AppendEvent(nil, e)
+			b, _ := agui.AppendEvent(nil, e)
 			fmt.Println(string(b))
 		}
 	}
@@ -52,7 +53,7 @@ func ExampleNewAGUIToAAP() {
 		`{"type":"RUN_FINISHED","threadId":"t","runId":"r"}`,
 	}
 	for _, line := range run {
-		ev, _ := translate.DecodeEvent([]byte(line))
+		ev, _ := agui.DecodeEvent([]byte(line))
 		out, _ := t.Feed(ev)
 		for _, e := range out {
 			frame, _ := aap.AppendFrame(nil, e)
@@ -115,7 +116,7 @@ func ExampleTurnToAGUI() {
 // Verify checks a stream against the AG-UI client's rules.
 func ExampleVerify() {
 	base := func(t events.EventType) *events.BaseEvent { return &events.BaseEvent{EventType: t} }
-	err := translate.Verify([]events.Event{
+	err := agui.Verify([]events.Event{
 		&events.RunStartedEvent{BaseEvent: base(events.EventTypeRunStarted), ThreadIDValue: "t", RunIDValue: "r"},
 		&events.TextMessageStartEvent{BaseEvent: base(events.EventTypeTextMessageStart), MessageID: "m"},
 		&events.RunFinishedEvent{BaseEvent: base(events.EventTypeRunFinished), ThreadIDValue: "t", RunIDValue: "r"},

@@ -19,6 +19,7 @@ import (
 	"golang.org/x/tools/txtar"
 
 	"github.com/aapagui/aapagui/aap"
+	"github.com/aapagui/aapagui/agui"
 	"github.com/aapagui/aapagui/internal/sse"
 	"github.com/aapagui/aapagui/translate"
 )
@@ -165,13 +166,13 @@ func runGolden(g *golden) {
 			} else {
 				src = readAAP(t, g.must(prefix+"aap.sse"))
 			}
-			agui := feedAAPToAGUI(t, a2g, src)
-			require.NoError(t, translate.Verify(agui), "AG-UI client rules")
-			g.check(prefix+"agui.sse", encodeAGUI(t, agui))
+			aguiEvs := feedAAPToAGUI(t, a2g, src)
+			require.NoError(t, agui.Verify(aguiEvs), "AG-UI client rules")
+			g.check(prefix+"agui.sse", encodeAGUI(t, aguiEvs))
 
 			// AAP → AG-UI → AAP in memory gives back the same bytes.
 			g2a := translate.NewAGUIToAAP(translate.AGUIToAAPOptions{Mode: opts.Mode})
-			round := feedAGUIToAAP(t, g2a, agui)
+			round := feedAGUIToAAP(t, g2a, aguiEvs)
 			if opts.Mode == aap.StreamNone {
 				require.Equal(t, string(g.must(prefix+"aap.json")), string(indentJSON(t, g2a.Response())), "round trip")
 			} else {
@@ -180,9 +181,9 @@ func runGolden(g *golden) {
 		}
 
 		// AG-UI → AAP from the bytes of the AG-UI stream.
-		agui := readAGUI(t, g.must(prefix+"agui.sse"))
+		aguiEvs := readAGUI(t, g.must(prefix+"agui.sse"))
 		g2a := translate.NewAGUIToAAP(translate.AGUIToAAPOptions{Mode: opts.Mode})
-		out := feedAGUIToAAP(t, g2a, agui)
+		out := feedAGUIToAAP(t, g2a, aguiEvs)
 		if opts.Mode == aap.StreamNone {
 			g.check(prefix+"aap.json", indentJSON(t, g2a.Response()))
 		} else {
@@ -244,7 +245,7 @@ func readAGUI(t *testing.T, data []byte) []events.Event {
 	var out []events.Event
 	for f, err := range sse.Read(bytes.NewReader(data), sse.ReadOptions{}) {
 		require.NoError(t, err)
-		ev, err := translate.DecodeEvent(f.Data)
+		ev, err := agui.DecodeEvent(f.Data)
 		require.NoError(t, err)
 		out = append(out, ev)
 	}
@@ -256,7 +257,7 @@ func encodeAGUI(t *testing.T, evs []events.Event) []byte {
 	var buf, data []byte
 	for _, ev := range evs {
 		var err error
-		data, err = translate.AppendEvent(data[:0], ev)
+		data, err = agui.AppendEvent(data[:0], ev)
 		require.NoError(t, err)
 		buf = sse.AppendEvent(buf, "", data)
 	}

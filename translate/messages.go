@@ -12,6 +12,7 @@ import (
 	"github.com/ag-ui-protocol/ag-ui/sdks/community/go/pkg/core/types"
 
 	"github.com/aapagui/aapagui/aap"
+	"github.com/aapagui/aapagui/agui"
 )
 
 // MessageError reports a message that cannot be translated. Index is the
@@ -310,7 +311,7 @@ func assistantToAAP(m *types.Message, thinking []aap.ContentBlock) (*aap.Assista
 
 // stringContent accepts a string or absent content.
 func stringContent(c any) (string, error) {
-	c, err := rawContent(c)
+	c, err := agui.DecodeContent(c)
 	if err != nil {
 		return "", err
 	}
@@ -321,19 +322,6 @@ func stringContent(c any) (string, error) {
 		return c, nil
 	}
 	return "", fmt.Errorf("content must be a string, got %s", valueKind(c))
-}
-
-// rawContent decodes content left as raw JSON by DecodeRunAgentInputLazy.
-func rawContent(c any) (any, error) {
-	raw, ok := c.(json.RawMessage)
-	if !ok {
-		return c, nil
-	}
-	var v any
-	if err := json.Unmarshal(raw, &v); err != nil {
-		return nil, fmt.Errorf("content: %w", err)
-	}
-	return v, nil
 }
 
 func valueKind(v any) string {
@@ -352,7 +340,7 @@ func valueKind(v any) string {
 
 func userContentToAAP(c any) (aap.Content, error) {
 	var parts []types.InputContent
-	c, err := rawContent(c)
+	c, err := agui.DecodeContent(c)
 	if err != nil {
 		return aap.Content{}, err
 	}

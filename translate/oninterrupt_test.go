@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/aapagui/aapagui/aap"
+	"github.com/aapagui/aapagui/agui"
 	"github.com/aapagui/aapagui/translate"
 )
 
@@ -17,7 +18,7 @@ import (
 // by default, as the decoder reads it.
 func onInterrupt(t *testing.T, data string) events.Event {
 	t.Helper()
-	var d translate.Decoder
+	var d agui.Decoder
 	ev, err := d.Decode([]byte(data))
 	require.NoError(t, err)
 	return ev

@@ -3,7 +3,6 @@ package translate
 import (
 	"errors"
 	"fmt"
-	"reflect"
 	"time"
 
 	"github.com/ag-ui-protocol/ag-ui/sdks/community/go/pkg/core/events"
@@ -51,19 +50,4 @@ func fillBox[E any](b *eventBox[E], typ events.EventType, now func() time.Time) 
 		b.base.TimestampMs = &b.ts
 	}
 	return &b.ev, &b.base
-}
-
-// checkEvent rejects a nil event, a typed nil pointer and an event without
-// its base, any of which would make the SDK's methods panic.
-func checkEvent(ev events.Event) error {
-	if ev == nil {
-		return ErrNilEvent
-	}
-	if v := reflect.ValueOf(ev); v.Kind() == reflect.Pointer && v.IsNil() {
-		return ErrNilEvent
-	}
-	if ev.GetBaseEvent() == nil {
-		return fmt.Errorf("%w (%T)", ErrNilBaseEvent, ev)
-	}
-	return nil
 }

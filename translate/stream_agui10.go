@@ -7,6 +7,7 @@ import (
 	"github.com/ag-ui-protocol/ag-ui/sdks/community/go/pkg/core/events"
 
 	"github.com/aapagui/aapagui/aap"
+	"github.com/aapagui/aapagui/agui"
 )
 
 // SubagentToolName is the reserved tool under which AGUIToAAP presents a
@@ -18,7 +19,7 @@ const SubagentToolName = "agui_subagent"
 
 // agui10 is the translator's state for the shapes of @ag-ui/core 1.0.
 type agui10 struct {
-	usage     []TokenUsage
+	usage     []agui.TokenUsage
 	cancelled bool
 	// foreign are the text messages of a role other than assistant (user,
 	// developer, system): never the assistant's text.
@@ -35,7 +36,7 @@ type subagent struct {
 
 // Usage is the token usage the run reported on RUN_FINISHED or RUN_ERROR
 // (fed with FeedJSON); nil when it reported none.
-func (t *AGUIToAAP) Usage() []TokenUsage { return t.usage }
+func (t *AGUIToAAP) Usage() []agui.TokenUsage { return t.usage }
 
 // Cancelled reports whether the run finished with the cancelled outcome.
 func (t *AGUIToAAP) Cancelled() bool { return t.cancelled }
@@ -49,8 +50,8 @@ func endsChunks(ev events.Event) bool {
 	switch ev.(type) {
 	case *events.ActivitySnapshotEvent, *events.ActivityDeltaEvent, *events.ReasoningEncryptedValueEvent,
 		*events.StateSnapshotEvent, *events.StateDeltaEvent, *events.CustomEvent, *events.RawEvent,
-		*UnknownEvent,
-		*SubagentStartedEvent, *SubagentFinishedEvent, *SubagentErrorEvent:
+		*agui.UnknownEvent,
+		*agui.SubagentStartedEvent, *agui.SubagentFinishedEvent, *agui.SubagentErrorEvent:
 		return false
 	}
 	switch ev.Type() {
@@ -105,7 +106,7 @@ const textSeparator = "\n\n"
 // its own business and skipped. It reports whether the event was taken.
 func (t *AGUIToAAP) feedSubagent(sa string, ev events.Event) bool {
 	switch ev.(type) {
-	case *SubagentStartedEvent, *SubagentFinishedEvent, *SubagentErrorEvent,
+	case *agui.SubagentStartedEvent, *agui.SubagentFinishedEvent, *agui.SubagentErrorEvent,
 		*events.RunStartedEvent, *events.RunFinishedEvent, *events.RunErrorEvent, *events.MessagesSnapshotEvent:
 		return false // run-scoped, or the subagent's own lifecycle
 	}
@@ -138,7 +139,7 @@ func (t *AGUIToAAP) feedSubagent(sa string, ev events.Event) bool {
 
 // subagentOpen returns the open subagent sa, opening it (its call goes
 // out now) when it is new. start is its SUBAGENT_STARTED, if any.
-func (t *AGUIToAAP) subagentOpen(sa, name string, start *SubagentStartedEvent) *subagent {
+func (t *AGUIToAAP) subagentOpen(sa, name string, start *agui.SubagentStartedEvent) *subagent {
 	if s, ok := t.subagents[sa]; ok {
 		return s
 	}
@@ -198,11 +199,11 @@ func (t *AGUIToAAP) closeSubagents() {
 // feed10 handles the event types of @ag-ui/core 1.0 the SDK lacks.
 func (t *AGUIToAAP) feed10(ev events.Event) error {
 	switch e := ev.(type) {
-	case *SubagentStartedEvent:
+	case *agui.SubagentStartedEvent:
 		t.subagentOpen(e.SubagentRunID, e.Name, e)
-	case *SubagentFinishedEvent:
+	case *agui.SubagentFinishedEvent:
 		t.subagentEnd(e.SubagentRunID, e.Result, "")
-	case *SubagentErrorEvent:
+	case *agui.SubagentErrorEvent:
 		msg := e.Message
 		if e.Code != nil && *e.Code != "" {
 			msg = strings.TrimSpace(msg + " (" + *e.Code + ")")
@@ -211,7 +212,7 @@ func (t *AGUIToAAP) feed10(ev events.Event) error {
 			msg = "the subagent failed"
 		}
 		t.subagentEnd(e.SubagentRunID, nil, msg)
-	case *ToolCallResultPartsEvent:
+	case *agui.ToolCallResultPartsEvent:
 		if e.ToolCallID == "" {
 			return &StreamError{Event: string(e.Type()), Reason: "a tool call result without toolCallId cannot be matched to a call; skipped"}
 		}

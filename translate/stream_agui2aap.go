@@ -9,6 +9,7 @@ import (
 	"github.com/ag-ui-protocol/ag-ui/sdks/community/go/pkg/core/types"
 
 	"github.com/aapagui/aapagui/aap"
+	"github.com/aapagui/aapagui/agui"
 	"github.com/aapagui/aapagui/internal/slab"
 )
 
@@ -107,7 +108,7 @@ func (t *AGUIToAAP) Feed(ev events.Event) ([]aap.Event, error) {
 		return t.out, ErrTerminated
 	}
 	t.begin()
-	if err := checkEvent(ev); err != nil {
+	if err := agui.CheckEvent(ev); err != nil {
 		return t.out, &StreamError{Event: "(nil)", Reason: err.Error()}
 	}
 	typ := ev.Type()
@@ -198,7 +199,7 @@ func (t *AGUIToAAP) Feed(ev events.Event) ([]aap.Event, error) {
 			break
 		}
 		err = t.toolResult(e.ToolCallID, e.MessageID, aap.TextContent(e.Content))
-	case *SubagentStartedEvent, *SubagentFinishedEvent, *SubagentErrorEvent, *ToolCallResultPartsEvent:
+	case *agui.SubagentStartedEvent, *agui.SubagentFinishedEvent, *agui.SubagentErrorEvent, *agui.ToolCallResultPartsEvent:
 		err = t.feed10(ev)
 	case *events.CustomEvent:
 		if in, ok := InterruptFromOnInterrupt(e); ok {
@@ -223,9 +224,9 @@ func (t *AGUIToAAP) Feed(ev events.Event) ([]aap.Event, error) {
 func (t *AGUIToAAP) FeedJSON(ev events.Event, data []byte) ([]aap.Event, error) {
 	switch ev.(type) {
 	case *events.RunFinishedEvent, *events.RunErrorEvent:
-		t.usage = usageOf(data)
+		t.usage = agui.Usage(data)
 	}
-	if sa := subagentOf(data); sa != "" && !t.done {
+	if sa := agui.SubagentRunID(data); sa != "" && !t.done {
 		t.out = t.out[:0]
 		t.begin()
 		if t.feedSubagent(sa, ev) {
@@ -648,7 +649,7 @@ func (t *AGUIToAAP) closeOpen() {
 
 func (t *AGUIToAAP) finish(e *events.RunFinishedEvent) {
 	t.closeOpen()
-	if e.Outcome != nil && e.Outcome.Type == RunFinishedOutcomeCancelled {
+	if e.Outcome != nil && e.Outcome.Type == agui.RunFinishedOutcomeCancelled {
 		// Stopped by whoever ran it: not a completed turn (docs/MAPPING.md).
 		t.cancelled = true
 		t.end(aap.StopError)

@@ -9,6 +9,7 @@ import (
 	"github.com/ag-ui-protocol/ag-ui/sdks/community/go/pkg/core/events"
 
 	"github.com/aapagui/aapagui/aap"
+	"github.com/aapagui/aapagui/agui"
 	"github.com/aapagui/aapagui/internal/sse"
 	"github.com/aapagui/aapagui/translate"
 )
@@ -27,7 +28,7 @@ func BenchmarkAAPToAGUITextDelta(b *testing.B) {
 	for b.Loop() {
 		out, _ := tr.Feed(in)
 		for _, ev := range out {
-			data, _ = translate.AppendEvent(data[:0], ev)
+			data, _ = agui.AppendEvent(data[:0], ev)
 			buf = sse.AppendEvent(buf, "", data)
 		}
 		if len(buf) > 3072 {
@@ -72,7 +73,7 @@ func BenchmarkAGUIToAAPTextDeltaFromWire(b *testing.B) {
 	b.SetBytes(int64(len(frame)))
 	n := 0
 	for n < b.N {
-		var dec translate.Decoder
+		var dec agui.Decoder
 		for f, err := range sse.Read(bytes.NewReader(wire), sse.ReadOptions{}) {
 			if err != nil {
 				b.Fatal(err)
@@ -152,7 +153,7 @@ func BenchmarkAAPToAGUIToolCall2KB(b *testing.B) {
 		out, _ := tr.Feed(call)
 		buf = buf[:0]
 		for _, ev := range out {
-			data, _ = translate.AppendEvent(data[:0], ev)
+			data, _ = agui.AppendEvent(data[:0], ev)
 			buf = sse.AppendEvent(buf, "", data)
 		}
 	}

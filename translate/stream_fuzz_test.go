@@ -14,6 +14,7 @@ import (
 	"golang.org/x/tools/txtar"
 
 	"github.com/aapagui/aapagui/aap"
+	"github.com/aapagui/aapagui/agui"
 	"github.com/aapagui/aapagui/internal/sse"
 	"github.com/aapagui/aapagui/translate"
 )
@@ -105,7 +106,7 @@ func FuzzAGUIToAAP(f *testing.F) {
 			if err != nil {
 				break
 			}
-			if ev, err := translate.DecodeEvent(frame.Data); err == nil {
+			if ev, err := agui.DecodeEvent(frame.Data); err == nil {
 				evs = append(evs, ev)
 			}
 		}
@@ -261,11 +262,11 @@ func FuzzAAPToAGUI(f *testing.F) {
 			out = append(out, o...)
 		}
 		out = append(out, tr.Finish()...)
-		if err := translate.Verify(out); err != nil {
+		if err := agui.Verify(out); err != nil {
 			t.Fatalf("%v\n%s", err, dumpAGUI(out))
 		}
 		for _, ev := range out {
-			if _, err := translate.AppendEvent(nil, ev); err != nil {
+			if _, err := agui.AppendEvent(nil, ev); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -275,7 +276,7 @@ func FuzzAAPToAGUI(f *testing.F) {
 func dumpAGUI(evs []events.Event) string {
 	var sb strings.Builder
 	for _, ev := range evs {
-		b, _ := translate.AppendEvent(nil, ev)
+		b, _ := agui.AppendEvent(nil, ev)
 		sb.Write(b)
 		sb.WriteByte('\n')
 	}

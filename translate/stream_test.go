@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/aapagui/aapagui/aap"
+	"github.com/aapagui/aapagui/agui"
 	"github.com/aapagui/aapagui/translate"
 )
 
@@ -89,7 +90,7 @@ func strmAGUILine(t *testing.T, ev events.Event) string {
 }
 
 // strmFeedAAP feeds AAP events (requiring no error) and then Finish, and
-// checks that the whole output passes translate.Verify.
+// checks that the whole output passes agui.Verify.
 func strmFeedAAP(t *testing.T, tr *translate.AAPToAGUI, src ...aap.Event) []events.Event {
 	t.Helper()
 	var out []events.Event
@@ -99,7 +100,7 @@ func strmFeedAAP(t *testing.T, tr *translate.AAPToAGUI, src ...aap.Event) []even
 		out = append(out, evs...)
 	}
 	out = append(out, tr.Finish()...)
-	require.NoError(t, translate.Verify(out), "AG-UI client rules")
+	require.NoError(t, agui.Verify(out), "AG-UI client rules")
 	strmCheckSequential(t, out)
 	return out
 }
@@ -588,7 +589,7 @@ func TestAAPToAGUIInvalidToolInput(t *testing.T) {
 	out, err = tr.Feed(strmStop(aap.StopEndTurn))
 	require.NoError(t, err)
 	all = append(all, out...)
-	require.NoError(t, translate.Verify(all))
+	require.NoError(t, agui.Verify(all))
 	assert.Equal(t, []string{
 		"RUN_STARTED",
 		"TEXT_MESSAGE_START m1 role=assistant", `TEXT_MESSAGE_CONTENT m1 "a"`, "TEXT_MESSAGE_END m1",
@@ -1173,7 +1174,7 @@ func TestAGUIToAAP(t *testing.T) {
 				events.NewActivitySnapshotEvent("a1", "PLAN", map[string]any{}),
 				events.NewReasoningStartEvent("r"), events.NewReasoningEndEvent("r"),
 				events.NewReasoningEncryptedValueEvent("message", "r", "xyz"),
-				&translate.UnknownEvent{BaseEvent: events.NewBaseEvent("SOMETHING_NEW"), Raw: json.RawMessage(`{"type":"SOMETHING_NEW"}`)},
+				&agui.UnknownEvent{BaseEvent: events.NewBaseEvent("SOMETHING_NEW"), Raw: json.RawMessage(`{"type":"SOMETHING_NEW"}`)},
 				strmFinished(nil, nil)),
 			want:     []string{"0: turn_start {}", `13: turn_stop {"stopReason":"end_turn"}`},
 			wantStop: aap.StopEndTurn,

@@ -16,6 +16,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/aapagui/aapagui/aap"
+	"github.com/aapagui/aapagui/agui"
 	"github.com/aapagui/aapagui/bridge/internal/metrics"
 	"github.com/aapagui/aapagui/bridge/internal/web"
 	"github.com/aapagui/aapagui/internal/sse"
@@ -638,7 +639,7 @@ func (r *turnRun) stream(c *gin.Context, req *aap.PostSessionTurnRequest, body *
 // be stored).
 func (r *turnRun) read(c *gin.Context, reader io.Reader, body *upstreamBody) (failure error, answered bool) {
 	ctx := c.Request.Context()
-	var dec translate.Decoder
+	var dec agui.Decoder
 	for frame, err := range sse.Read(reader, sse.ReadOptions{MaxEventSize: r.s.cfg.MaxEventSize}) {
 		if r.saving != nil && !r.awaitSave(c) { // the first event only
 			return nil, true
@@ -651,7 +652,7 @@ func (r *turnRun) read(c *gin.Context, reader io.Reader, body *upstreamBody) (fa
 		if err != nil {
 			return fmt.Errorf("%w: %w", web.ErrBadEvent, err), false
 		}
-		if _, unknown := ev.(*translate.UnknownEvent); unknown {
+		if _, unknown := ev.(*agui.UnknownEvent); unknown {
 			r.t.In("unknown") // bounded: the type is whatever the agent sent
 		} else {
 			r.t.In(string(ev.Type()))
@@ -741,7 +742,7 @@ func (r *turnRun) conclude(c *gin.Context, failure error) (stop, result string) 
 		log.Warn().Str("session", sess.ID).Msg("the agent's stream ended without RUN_FINISHED")
 	}
 	if u := r.tr.Usage(); len(u) > 0 {
-		r.t.Tokens(sess.Agent.Name, translate.UsageCounts(u))
+		r.t.Tokens(sess.Agent.Name, agui.UsageCounts(u))
 	}
 	if r.tr.Cancelled() {
 		result = "agent_cancelled"
@@ -904,9 +905,9 @@ func (r *turnRun) observe(ctx context.Context, ev events.Event) bool {
 		}
 	case *events.ToolCallResultEvent:
 		r.checkRanAsAllowed(e.ToolCallID)
-	case *translate.ToolCallResultPartsEvent:
+	case *agui.ToolCallResultPartsEvent:
 		r.checkRanAsAllowed(e.ToolCallID)
-	case *translate.UnknownEvent:
+	case *agui.UnknownEvent:
 		r.log.Debug().Str("type", string(e.Type())).Msg("unknown AG-UI event skipped")
 		return false
 	case *events.StepStartedEvent, *events.StepFinishedEvent, *events.ActivitySnapshotEvent,

@@ -12,8 +12,8 @@ import (
 	"github.com/ag-ui-protocol/ag-ui/sdks/community/go/pkg/core/types"
 
 	"github.com/aapagui/aapagui/aap"
+	"github.com/aapagui/aapagui/agui"
 	"github.com/aapagui/aapagui/internal/sse"
-	"github.com/aapagui/aapagui/translate"
 )
 
 const longDeltas = 10000
@@ -53,7 +53,7 @@ func streamBody(b *testing.B, url string, body []byte) (int, []types.Message) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		decoded, err := translate.DecodeEvent(ev.Data)
+		decoded, err := agui.DecodeEvent(ev.Data)
 		if err != nil {
 			b.Fatal(err)
 		}

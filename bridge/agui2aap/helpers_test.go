@@ -18,11 +18,11 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/aapagui/aapagui/aap"
+	"github.com/aapagui/aapagui/agui"
 	"github.com/aapagui/aapagui/bridge/agui2aap"
 	"github.com/aapagui/aapagui/demo"
 	"github.com/aapagui/aapagui/internal/sse"
 	"github.com/aapagui/aapagui/store"
-	"github.com/aapagui/aapagui/translate"
 )
 
 // testTimeout bounds every request of a test, so that a hang shows as a
@@ -92,7 +92,7 @@ func newBridge(t testing.TB, upstream string, configure ...func(*agui2aap.Config
 }
 
 // response is one answer of the bridge, read to the end. A stream's events
-// have been decoded and checked with translate.Verify.
+// have been decoded and checked with agui.Verify.
 type response struct {
 	Status int
 	Header http.Header
@@ -201,7 +201,7 @@ func do(t testing.TB, req *http.Request) *response {
 }
 
 // decodeStream decodes an AG-UI event stream, checking its framing (LF
-// only, data lines only) and that it passes translate.Verify.
+// only, data lines only) and that it passes agui.Verify.
 func decodeStream(t testing.TB, body []byte) []events.Event {
 	t.Helper()
 	require.NotContains(t, string(body), "\r", "LF-only framing")
@@ -214,11 +214,11 @@ func decodeStream(t testing.TB, body []byte) []events.Event {
 	for ev, err := range sse.Read(bytes.NewReader(body), sse.ReadOptions{MaxEventSize: 64 << 20}) {
 		require.NoError(t, err)
 		require.Empty(t, ev.Name, "AG-UI frames have no event name")
-		decoded, err := translate.DecodeEvent(ev.Data)
+		decoded, err := agui.DecodeEvent(ev.Data)
 		require.NoError(t, err, "event %s", ev.Data)
 		evs = append(evs, decoded)
 	}
-	require.NoError(t, translate.Verify(evs), "the stream must pass the AG-UI verifier:\n%s", body)
+	require.NoError(t, agui.Verify(evs), "the stream must pass the AG-UI verifier:\n%s", body)
 	return evs
 }
 

@@ -16,6 +16,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/aapagui/aapagui/aap"
+	"github.com/aapagui/aapagui/agui"
 	"github.com/aapagui/aapagui/bridge/internal/metrics"
 	"github.com/aapagui/aapagui/bridge/internal/web"
 	"github.com/aapagui/aapagui/store"
@@ -30,7 +31,7 @@ func (s *Server) run(c *gin.Context) {
 		web.ReadError(c, err)
 		return
 	}
-	inp, err := translate.DecodeRunAgentInputLazy(data)
+	inp, err := agui.DecodeRunAgentInputLazy(data)
 	if err != nil {
 		web.Error(c, http.StatusBadRequest, "invalid_body", "the body is not a RunAgentInput: "+err.Error())
 		return
@@ -139,7 +140,7 @@ func writeAGUI(out *web.Stream, evs []events.Event, log *zerolog.Logger) {
 		start := len(buf)
 		buf = append(buf, "data: "...)
 		var err error
-		if buf, err = translate.AppendEvent(buf, ev); err != nil {
+		if buf, err = agui.AppendEvent(buf, ev); err != nil {
 			log.Error().Err(err).Str("event", string(ev.Type())).Msg("encoding an AG-UI event")
 			buf = buf[:start]
 			continue

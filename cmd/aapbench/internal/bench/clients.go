@@ -13,8 +13,8 @@ import (
 	"github.com/ag-ui-protocol/ag-ui/sdks/community/go/pkg/core/events"
 
 	"github.com/aapagui/aapagui/aap"
+	"github.com/aapagui/aapagui/agui"
 	"github.com/aapagui/aapagui/internal/sse"
-	"github.com/aapagui/aapagui/translate"
 )
 
 // proto is the protocol a client speaks.
@@ -75,7 +75,7 @@ func readAGUI(r io.Reader, on onEvent) (int, error) {
 		if err != nil {
 			return n, err
 		}
-		e, err := translate.DecodeEvent(ev.Data)
+		e, err := agui.DecodeEvent(ev.Data)
 		if err != nil {
 			return n, err
 		}

@@ -16,6 +16,7 @@ import (
 	"github.com/ag-ui-protocol/ag-ui/sdks/community/go/pkg/core/types"
 
 	"github.com/aapagui/aapagui/aap"
+	"github.com/aapagui/aapagui/agui"
 	"github.com/aapagui/aapagui/internal/sse"
 	"github.com/aapagui/aapagui/translate"
 )
@@ -75,7 +76,7 @@ type aguiResult struct {
 	raw    []string // each event's JSON, for reports
 	// framing: an SSE or JSON problem (the stream stopped there).
 	framing string
-	// order: the first AG-UI rule the stream broke (translate.Verifier).
+	// order: the first AG-UI rule the stream broke (agui.Verifier).
 	order string
 	// bridge: what aap2agui could not do with the stream.
 	bridge string
@@ -140,7 +141,7 @@ func (r *aguiRun) run(ctx context.Context, input *types.RunAgentInput) (*aguiRes
 		out.framing = fmt.Sprintf("Content-Type %q, not text/event-stream", resp.Header.Get("Content-Type"))
 		return out, sent
 	}
-	var v translate.Verifier
+	var v agui.Verifier
 	// What aap2agui does with the stream: translate it into an AAP turn.
 	tr := translate.NewAGUIToAAP(translate.AGUIToAAPOptions{Mode: aap.StreamDelta})
 	for ev, err := range sse.Read(resp.Body, sse.ReadOptions{}) {
@@ -155,7 +156,7 @@ func (r *aguiRun) run(ctx context.Context, input *types.RunAgentInput) (*aguiRes
 			break
 		}
 		out.raw = append(out.raw, string(ev.Data))
-		decoded, err := translate.DecodeEvent(ev.Data)
+		decoded, err := agui.DecodeEvent(ev.Data)
 		if err != nil {
 			out.framing = fmt.Sprintf("event %d is not an AG-UI event: %v: %s", len(out.events)+1, err, ev.Data)
 			break

@@ -1,4 +1,4 @@
-package translate_test
+package agui_test
 
 import (
 	"bytes"
@@ -15,8 +15,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/aapagui/aapagui/agui"
 	"github.com/aapagui/aapagui/internal/jsonenc"
-	"github.com/aapagui/aapagui/translate"
 )
 
 // Helpers of this file are prefixed with "codec" to stay clear of the other
@@ -77,7 +77,7 @@ var codecAllTypes = []events.EventType{
 func TestDecodeEventKnowsEveryType(t *testing.T) {
 	for _, typ := range codecAllTypes {
 		t.Run(string(typ), func(t *testing.T) {
-			ev, err := translate.DecodeEvent([]byte(`{"type":"` + string(typ) + `"}`))
+			ev, err := agui.DecodeEvent([]byte(`{"type":"` + string(typ) + `"}`))
 			require.NoError(t, err)
 			require.NotNil(t, ev.GetBaseEvent())
 			assert.Equal(t, typ, ev.Type())
@@ -332,7 +332,7 @@ func TestDecodeEvent(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := translate.DecodeEvent([]byte(tt.in))
+			got, err := agui.DecodeEvent([]byte(tt.in))
 			require.NoError(t, err)
 			assert.Equal(t, tt.want, got)
 			// Whatever path DecodeEvent took, it agrees with encoding/json.
@@ -344,7 +344,7 @@ func TestDecodeEvent(t *testing.T) {
 }
 
 func TestDecodeEventDoesNotValidate(t *testing.T) {
-	ev, err := translate.DecodeEvent([]byte(`{"type":"TEXT_MESSAGE_CONTENT"}`))
+	ev, err := agui.DecodeEvent([]byte(`{"type":"TEXT_MESSAGE_CONTENT"}`))
 	require.NoError(t, err)
 	assert.Equal(t, &events.TextMessageContentEvent{BaseEvent: codecBase(events.EventTypeTextMessageContent)}, ev)
 	assert.EqualError(t, ev.Validate(), "TextMessageContentEvent validation failed: messageId field is required")
@@ -385,9 +385,9 @@ func TestDecodeEventUnknownType(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			in := []byte(tt.in)
-			ev, err := translate.DecodeEvent(in)
+			ev, err := agui.DecodeEvent(in)
 			require.NoError(t, err)
-			u, ok := ev.(*translate.UnknownEvent)
+			u, ok := ev.(*agui.UnknownEvent)
 			require.True(t, ok, "got %T", ev)
 			assert.Equal(t, tt.wantType, u.Type())
 			assert.Equal(t, tt.in, string(u.Raw))
@@ -396,7 +396,7 @@ func TestDecodeEventUnknownType(t *testing.T) {
 			require.NoError(t, err)
 			assert.Equal(t, tt.in, string(raw))
 
-			out, err := translate.AppendEvent([]byte("x"), ev)
+			out, err := agui.AppendEvent([]byte("x"), ev)
 			require.NoError(t, err)
 			assert.Equal(t, "x"+tt.wantJSON, string(out))
 			assert.Equal(t, tt.wantJSON, codecEncoderJSON(t, ev), "encoding/json agrees through MarshalJSON")
@@ -422,60 +422,60 @@ func TestDecodeEventErrors(t *testing.T) {
 		// things differently; the error is the same).
 		or, orField string
 	}{
-		{name: "empty", in: "", wantErr: "translate: AG-UI event: malformed JSON at byte 0: unexpected end of JSON input", syntax: true},
-		{name: "blank", in: " \n", wantErr: "translate: AG-UI event: malformed JSON at byte 2: unexpected end of JSON input", syntax: true},
-		{name: "not JSON", in: "data: {}", wantErr: "translate: AG-UI event: malformed JSON at byte 1: invalid character 'd' looking for beginning of value", syntax: true},
-		{name: "array", in: `[{"type":"RUN_STARTED"}]`, wantErr: "translate: AG-UI event: not a JSON object (got array)"},
-		{name: "string", in: `"RUN_STARTED"`, wantErr: "translate: AG-UI event: not a JSON object (got string)"},
-		{name: "null", in: `null`, wantErr: "translate: AG-UI event: not a JSON object (got null)"},
-		{name: "number", in: ` 42 `, wantErr: "translate: AG-UI event: not a JSON object (got number)"},
+		{name: "empty", in: "", wantErr: "agui: AG-UI event: malformed JSON at byte 0: unexpected end of JSON input", syntax: true},
+		{name: "blank", in: " \n", wantErr: "agui: AG-UI event: malformed JSON at byte 2: unexpected end of JSON input", syntax: true},
+		{name: "not JSON", in: "data: {}", wantErr: "agui: AG-UI event: malformed JSON at byte 1: invalid character 'd' looking for beginning of value", syntax: true},
+		{name: "array", in: `[{"type":"RUN_STARTED"}]`, wantErr: "agui: AG-UI event: not a JSON object (got array)"},
+		{name: "string", in: `"RUN_STARTED"`, wantErr: "agui: AG-UI event: not a JSON object (got string)"},
+		{name: "null", in: `null`, wantErr: "agui: AG-UI event: not a JSON object (got null)"},
+		{name: "number", in: ` 42 `, wantErr: "agui: AG-UI event: not a JSON object (got number)"},
 		{name: "truncated", in: `{"type":"TEXT_MESSAGE_CONTENT","delta":"ab`, wantType: events.EventTypeTextMessageContent, syntax: true,
-			wantErr: "translate: AG-UI TEXT_MESSAGE_CONTENT event: malformed JSON at byte 42: unexpected end of JSON input"},
+			wantErr: "agui: AG-UI TEXT_MESSAGE_CONTENT event: malformed JSON at byte 42: unexpected end of JSON input"},
 		{name: "trailing data", in: `{"type":"TEXT_MESSAGE_CONTENT","delta":"ab"} {}`, wantType: events.EventTypeTextMessageContent, syntax: true,
-			wantErr: "translate: AG-UI TEXT_MESSAGE_CONTENT event: malformed JSON at byte 46: invalid character '{' after top-level value"},
+			wantErr: "agui: AG-UI TEXT_MESSAGE_CONTENT event: malformed JSON at byte 46: invalid character '{' after top-level value"},
 		{name: "control character in a string", in: "{\"type\":\"TEXT_MESSAGE_CONTENT\",\"delta\":\"a\tb\"}", wantType: events.EventTypeTextMessageContent, syntax: true,
-			wantErr: "translate: AG-UI TEXT_MESSAGE_CONTENT event: malformed JSON at byte 42: invalid character '\\t' in string literal",
-			or:      "translate: AG-UI TEXT_MESSAGE_CONTENT event: malformed JSON at byte 42: invalid character '\\t' in string"},
+			wantErr: "agui: AG-UI TEXT_MESSAGE_CONTENT event: malformed JSON at byte 42: invalid character '\\t' in string literal",
+			or:      "agui: AG-UI TEXT_MESSAGE_CONTENT event: malformed JSON at byte 42: invalid character '\\t' in string"},
 		{name: "bad escape", in: `{"type":"TOOL_CALL_ARGS","delta":"\'"}`, wantType: events.EventTypeToolCallArgs, syntax: true,
-			wantErr: "translate: AG-UI TOOL_CALL_ARGS event: malformed JSON at byte 36: invalid character '\\'' in string escape code",
-			or:      "translate: AG-UI TOOL_CALL_ARGS event: malformed JSON at byte 36: invalid escape sequence `\\'` in string"},
+			wantErr: "agui: AG-UI TOOL_CALL_ARGS event: malformed JSON at byte 36: invalid character '\\'' in string escape code",
+			or:      "agui: AG-UI TOOL_CALL_ARGS event: malformed JSON at byte 36: invalid escape sequence `\\'` in string"},
 		{name: "leading zero", in: `{"type":"TOOL_CALL_ARGS","timestamp":01}`, wantType: events.EventTypeToolCallArgs, syntax: true,
-			wantErr: "translate: AG-UI TOOL_CALL_ARGS event: malformed JSON at byte 39: invalid character '1' after object key:value pair"},
+			wantErr: "agui: AG-UI TOOL_CALL_ARGS event: malformed JSON at byte 39: invalid character '1' after object key:value pair"},
 		{name: "trailing comma", in: `{"type":"RUN_STARTED",}`, wantType: events.EventTypeRunStarted, syntax: true,
-			wantErr: "translate: AG-UI RUN_STARTED event: malformed JSON at byte 23: invalid character '}' looking for beginning of object key string"},
+			wantErr: "agui: AG-UI RUN_STARTED event: malformed JSON at byte 23: invalid character '}' looking for beginning of object key string"},
 		{name: "unknown type, malformed", in: `{"type":"NEW_THING","a":[1,}`, wantType: "NEW_THING", syntax: true,
-			wantErr: "translate: AG-UI NEW_THING event: malformed JSON at byte 28: invalid character '}' looking for beginning of value"},
+			wantErr: "agui: AG-UI NEW_THING event: malformed JSON at byte 28: invalid character '}' looking for beginning of value"},
 		{name: "missing type, malformed", in: `{"a":tru}`, syntax: true,
-			wantErr: "translate: AG-UI event: malformed JSON at byte 9: invalid character '}' in literal true (expecting 'e')"},
+			wantErr: "agui: AG-UI event: malformed JSON at byte 9: invalid character '}' in literal true (expecting 'e')"},
 		{name: "missing type", in: `{"messageId":"m1","delta":"x"}`, wantField: "type",
-			wantErr: `translate: AG-UI event: type: missing`},
-		{name: "empty object", in: `{}`, wantField: "type", wantErr: `translate: AG-UI event: type: missing`},
-		{name: "null type", in: `{"type":null}`, wantField: "type", wantErr: `translate: AG-UI event: type: expected a string, got null`},
-		{name: "empty type", in: `{"type":""}`, wantField: "type", wantErr: `translate: AG-UI event: type: must not be empty`},
-		{name: "number type", in: `{"type":5}`, wantField: "type", wantErr: `translate: AG-UI event: type: expected a string, got number`},
-		{name: "object type", in: `{"Type":{"name":"RUN_STARTED"}}`, wantField: "type", wantErr: `translate: AG-UI event: type: expected a string, got object`},
-		{name: "array type besides a good one", in: `{"type":"RUN_STARTED","type":["x"]}`, wantField: "type", wantErr: `translate: AG-UI event: type: expected a string, got array`},
+			wantErr: `agui: AG-UI event: type: missing`},
+		{name: "empty object", in: `{}`, wantField: "type", wantErr: `agui: AG-UI event: type: missing`},
+		{name: "null type", in: `{"type":null}`, wantField: "type", wantErr: `agui: AG-UI event: type: expected a string, got null`},
+		{name: "empty type", in: `{"type":""}`, wantField: "type", wantErr: `agui: AG-UI event: type: must not be empty`},
+		{name: "number type", in: `{"type":5}`, wantField: "type", wantErr: `agui: AG-UI event: type: expected a string, got number`},
+		{name: "object type", in: `{"Type":{"name":"RUN_STARTED"}}`, wantField: "type", wantErr: `agui: AG-UI event: type: expected a string, got object`},
+		{name: "array type besides a good one", in: `{"type":"RUN_STARTED","type":["x"]}`, wantField: "type", wantErr: `agui: AG-UI event: type: expected a string, got array`},
 		{name: "wrong delta", in: `{"type":"TEXT_MESSAGE_CONTENT","messageId":"m1","delta":5}`, wantType: events.EventTypeTextMessageContent, wantField: "delta",
-			wantErr: `translate: AG-UI TEXT_MESSAGE_CONTENT event: delta: expected a string, got number`},
+			wantErr: `agui: AG-UI TEXT_MESSAGE_CONTENT event: delta: expected a string, got number`},
 		{name: "wrong delta bool", in: `{"type":"TOOL_CALL_ARGS","delta":true}`, wantType: events.EventTypeToolCallArgs, wantField: "delta",
-			wantErr: `translate: AG-UI TOOL_CALL_ARGS event: delta: expected a string, got boolean`},
+			wantErr: `agui: AG-UI TOOL_CALL_ARGS event: delta: expected a string, got boolean`},
 		{name: "fractional timestamp", in: `{"type":"TEXT_MESSAGE_CONTENT","timestamp":1.5}`, wantType: events.EventTypeTextMessageContent, wantField: "timestamp",
-			wantErr: `translate: AG-UI TEXT_MESSAGE_CONTENT event: timestamp: expected an integer, got number 1.5`},
+			wantErr: `agui: AG-UI TEXT_MESSAGE_CONTENT event: timestamp: expected an integer, got number 1.5`},
 		{name: "timestamp out of range", in: `{"type":"REASONING_MESSAGE_CONTENT","timestamp":9223372036854775808}`, wantType: events.EventTypeReasoningMessageContent, wantField: "timestamp",
-			wantErr: `translate: AG-UI REASONING_MESSAGE_CONTENT event: timestamp: expected an integer, got number 9223372036854775808`},
+			wantErr: `agui: AG-UI REASONING_MESSAGE_CONTENT event: timestamp: expected an integer, got number 9223372036854775808`},
 		{name: "string timestamp", in: `{"type":"RUN_STARTED","timestamp":"2024-01-01"}`, wantType: events.EventTypeRunStarted, wantField: "timestamp",
-			wantErr: `translate: AG-UI RUN_STARTED event: timestamp: expected an integer, got string`},
+			wantErr: `agui: AG-UI RUN_STARTED event: timestamp: expected an integer, got string`},
 		{name: "chunk with object delta", in: `{"type":"TOOL_CALL_CHUNK","delta":{"q":1}}`, wantType: events.EventTypeToolCallChunk, wantField: "delta",
-			wantErr: `translate: AG-UI TOOL_CALL_CHUNK event: delta: expected a string, got object`},
+			wantErr: `agui: AG-UI TOOL_CALL_CHUNK event: delta: expected a string, got object`},
 		{name: "patch op of wrong type", in: `{"type":"STATE_DELTA","delta":[{"op":5,"path":"/a"}]}`, wantType: events.EventTypeStateDelta, wantField: "delta.op",
-			wantErr: `translate: AG-UI STATE_DELTA event: delta.op: expected a string, got number`,
-			or:      `translate: AG-UI STATE_DELTA event: delta.0.op: expected a string, got number`, orField: "delta.0.op"},
+			wantErr: `agui: AG-UI STATE_DELTA event: delta.op: expected a string, got number`,
+			or:      `agui: AG-UI STATE_DELTA event: delta.0.op: expected a string, got number`, orField: "delta.0.op"},
 		{name: "messages not an array", in: `{"type":"MESSAGES_SNAPSHOT","messages":{}}`, wantType: events.EventTypeMessagesSnapshot, wantField: "messages",
-			wantErr: `translate: AG-UI MESSAGES_SNAPSHOT event: messages: expected an array, got object`},
+			wantErr: `agui: AG-UI MESSAGES_SNAPSHOT event: messages: expected an array, got object`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			ev, err := translate.DecodeEvent([]byte(tt.in))
+			ev, err := agui.DecodeEvent([]byte(tt.in))
 			require.Error(t, err)
 			assert.Nil(t, ev)
 			wantErr, wantField := tt.wantErr, tt.wantField
@@ -486,7 +486,7 @@ func TestDecodeEventErrors(t *testing.T) {
 				}
 			}
 			assert.EqualError(t, err, wantErr)
-			var de *translate.EventDecodeError
+			var de *agui.EventDecodeError
 			require.ErrorAs(t, err, &de)
 			assert.Equal(t, tt.wantType, de.Type)
 			assert.Equal(t, wantField, de.Field)
@@ -534,7 +534,7 @@ func TestAppendEventFastPathsMatchEncoder(t *testing.T) {
 	for i, ev := range codecFastPathEvents() {
 		t.Run(fmt.Sprintf("%d_%s", i, ev.Type()), func(t *testing.T) {
 			want := codecEncoderJSON(t, ev)
-			got, err := translate.AppendEvent([]byte("prefix|"), ev)
+			got, err := agui.AppendEvent([]byte("prefix|"), ev)
 			require.NoError(t, err)
 			assert.Equal(t, "prefix|"+want, sameJSON(string(got)))
 			assert.NotContains(t, string(got), `\u003c`, "never HTML-escaped")
@@ -548,7 +548,7 @@ func TestAppendEventFastPathsDoNotAllocate(t *testing.T) {
 			dst := make([]byte, 0, 4096)
 			allocs := testing.AllocsPerRun(100, func() {
 				var err error
-				dst, err = translate.AppendEvent(dst[:0], ev)
+				dst, err = agui.AppendEvent(dst[:0], ev)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -567,7 +567,7 @@ func TestAppendEventEscapesLikeEncodingJSON(t *testing.T) {
 		"\xe2\x80", "\xe2\x80\xa8\xe2", "\uFFFD", "", strings.Repeat("<>&", 100))
 	for _, s := range cases {
 		ev := &events.TextMessageContentEvent{BaseEvent: codecBase(events.EventTypeTextMessageContent), MessageID: s, Delta: s}
-		got, err := translate.AppendEvent(nil, ev)
+		got, err := agui.AppendEvent(nil, ev)
 		require.NoError(t, err)
 		require.Equal(t, codecEncoderJSON(t, ev), sameJSON(string(got)), "string %q", s)
 	}
@@ -590,7 +590,7 @@ func TestAppendEventFallsBackToEncoder(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := translate.AppendEvent([]byte("prefix|"), tt.ev)
+			got, err := agui.AppendEvent([]byte("prefix|"), tt.ev)
 			require.NoError(t, err)
 			assert.Equal(t, "prefix|"+codecEncoderJSON(t, tt.ev), string(got))
 		})
@@ -604,25 +604,25 @@ func TestAppendEventErrors(t *testing.T) {
 		wantIs  error
 		wantErr string
 	}{
-		{name: "nil", ev: nil, wantIs: translate.ErrNilEvent, wantErr: "translate: nil AG-UI event"},
-		{name: "nil fast-path pointer", ev: (*events.TextMessageContentEvent)(nil), wantIs: translate.ErrNilEvent, wantErr: "translate: nil AG-UI event"},
-		{name: "nil slow-path pointer", ev: (*events.StateSnapshotEvent)(nil), wantIs: translate.ErrNilEvent, wantErr: "translate: nil AG-UI event"},
-		{name: "nil unknown event", ev: (*translate.UnknownEvent)(nil), wantIs: translate.ErrNilEvent, wantErr: "translate: nil AG-UI event"},
-		{name: "fast path, nil BaseEvent", ev: &events.ToolCallArgsEvent{ToolCallID: "c1"}, wantIs: translate.ErrNilBaseEvent,
-			wantErr: "translate: AG-UI event with a nil BaseEvent (*events.ToolCallArgsEvent)"},
-		{name: "slow path, nil BaseEvent", ev: &events.CustomEvent{Name: "x"}, wantIs: translate.ErrNilBaseEvent,
-			wantErr: "translate: AG-UI event with a nil BaseEvent (*events.CustomEvent)"},
-		{name: "unknown event, nil BaseEvent", ev: &translate.UnknownEvent{Raw: json.RawMessage(`{}`)}, wantIs: translate.ErrNilBaseEvent,
-			wantErr: "translate: AG-UI event with a nil BaseEvent (*translate.UnknownEvent)"},
-		{name: "unknown event, bad raw", ev: &translate.UnknownEvent{BaseEvent: codecBase("X"), Raw: json.RawMessage(`{"a":}`)},
-			wantErr: "translate: encode AG-UI X event: raw JSON: invalid character '}' looking for beginning of value"},
+		{name: "nil", ev: nil, wantIs: agui.ErrNilEvent, wantErr: "agui: nil AG-UI event"},
+		{name: "nil fast-path pointer", ev: (*events.TextMessageContentEvent)(nil), wantIs: agui.ErrNilEvent, wantErr: "agui: nil AG-UI event"},
+		{name: "nil slow-path pointer", ev: (*events.StateSnapshotEvent)(nil), wantIs: agui.ErrNilEvent, wantErr: "agui: nil AG-UI event"},
+		{name: "nil unknown event", ev: (*agui.UnknownEvent)(nil), wantIs: agui.ErrNilEvent, wantErr: "agui: nil AG-UI event"},
+		{name: "fast path, nil BaseEvent", ev: &events.ToolCallArgsEvent{ToolCallID: "c1"}, wantIs: agui.ErrNilBaseEvent,
+			wantErr: "agui: AG-UI event with a nil BaseEvent (*events.ToolCallArgsEvent)"},
+		{name: "slow path, nil BaseEvent", ev: &events.CustomEvent{Name: "x"}, wantIs: agui.ErrNilBaseEvent,
+			wantErr: "agui: AG-UI event with a nil BaseEvent (*events.CustomEvent)"},
+		{name: "unknown event, nil BaseEvent", ev: &agui.UnknownEvent{Raw: json.RawMessage(`{}`)}, wantIs: agui.ErrNilBaseEvent,
+			wantErr: "agui: AG-UI event with a nil BaseEvent (*agui.UnknownEvent)"},
+		{name: "unknown event, bad raw", ev: &agui.UnknownEvent{BaseEvent: codecBase("X"), Raw: json.RawMessage(`{"a":}`)},
+			wantErr: "agui: encode AG-UI X event: raw JSON: invalid character '}' looking for beginning of value"},
 		{name: "unencodable value", ev: &events.CustomEvent{BaseEvent: codecBase(events.EventTypeCustom), Name: "x", Value: func() {}},
-			wantErr: "translate: encode AG-UI CUSTOM event: json: unsupported type: func()"},
+			wantErr: "agui: encode AG-UI CUSTOM event: json: unsupported type: func()"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			dst := []byte("keep")
-			got, err := translate.AppendEvent(dst, tt.ev)
+			got, err := agui.AppendEvent(dst, tt.ev)
 			assert.EqualError(t, err, tt.wantErr)
 			if tt.wantIs != nil {
 				assert.ErrorIs(t, err, tt.wantIs)
@@ -681,9 +681,9 @@ func codecRoundTripEvents() []events.Event {
 func TestEventRoundTrip(t *testing.T) {
 	for i, ev := range codecRoundTripEvents() {
 		t.Run(fmt.Sprintf("%d_%s", i, ev.Type()), func(t *testing.T) {
-			data, err := translate.AppendEvent(nil, ev)
+			data, err := agui.AppendEvent(nil, ev)
 			require.NoError(t, err)
-			got, err := translate.DecodeEvent(data)
+			got, err := agui.DecodeEvent(data)
 			require.NoError(t, err)
 			want := ev
 			if strings.ContainsRune(string(data), utf8.RuneError) || strings.Contains(string(data), `\ufffd`) {
@@ -700,7 +700,7 @@ func TestEventRoundTrip(t *testing.T) {
 func TestDecodeEventFastPathAllocations(t *testing.T) {
 	in := []byte(`{"type":"TEXT_MESSAGE_CONTENT","timestamp":1700000000000,"messageId":"msg_01","delta":"Hello, \"world\"\n"}`)
 	allocs := testing.AllocsPerRun(100, func() {
-		if _, err := translate.DecodeEvent(in); err != nil {
+		if _, err := agui.DecodeEvent(in); err != nil {
 			t.Fatal(err)
 		}
 	})
@@ -715,7 +715,7 @@ func ExampleDecodeEvent() {
 		`{"type":"TOOL_CALL_CHUNK","toolCallId":"c1","delta":"{}"}`,
 		`{"type":"SOMETHING_NEWER","x":1}`,
 	} {
-		ev, err := translate.DecodeEvent([]byte(line))
+		ev, err := agui.DecodeEvent([]byte(line))
 		if err != nil {
 			fmt.Println("error:", err)
 			continue
@@ -725,7 +725,7 @@ func ExampleDecodeEvent() {
 			fmt.Printf("text %s: %q\n", ev.MessageID, ev.Delta)
 		case *events.ToolCallChunkEvent:
 			fmt.Printf("tool call chunk %s: %s\n", *ev.ToolCallID, *ev.Delta)
-		case *translate.UnknownEvent:
+		case *agui.UnknownEvent:
 			fmt.Printf("skipping unknown event %s\n", ev.Type())
 		}
 	}
@@ -743,7 +743,7 @@ func ExampleAppendEvent() {
 		Delta:     "<b>bold</b> & more\n",
 	}
 	buf := make([]byte, 0, 512) // reuse it across events: no allocation
-	buf, err := translate.AppendEvent(buf[:0], ev)
+	buf, err := agui.AppendEvent(buf[:0], ev)
 	if err != nil {
 		panic(err)
 	}

@@ -1,7 +1,8 @@
-package translate
+package agui
 
 import (
 	"fmt"
+	"reflect"
 
 	"github.com/ag-ui-protocol/ag-ui/sdks/community/go/pkg/core/events"
 )
@@ -29,7 +30,7 @@ func (v *Verifier) fail(ev events.Event, format string, args ...any) error {
 // Check checks the next event.
 func (v *Verifier) Check(ev events.Event) error {
 	v.n++
-	if checkEvent(ev) != nil {
+	if CheckEvent(ev) != nil {
 		return fmt.Errorf("event %d: nil event", v.n)
 	}
 	typ := ev.Type()
@@ -143,4 +144,19 @@ func Verify(evs []events.Event) error {
 		}
 	}
 	return v.Finish()
+}
+
+// CheckEvent rejects a nil event, a typed nil pointer and an event without
+// its base, any of which would make the SDK's methods panic.
+func CheckEvent(ev events.Event) error {
+	if ev == nil {
+		return ErrNilEvent
+	}
+	if v := reflect.ValueOf(ev); v.Kind() == reflect.Pointer && v.IsNil() {
+		return ErrNilEvent
+	}
+	if ev.GetBaseEvent() == nil {
+		return fmt.Errorf("%w (%T)", ErrNilBaseEvent, ev)
+	}
+	return nil
 }

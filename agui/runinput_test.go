@@ -1,4 +1,4 @@
-package translate_test
+package agui_test
 
 import (
 	"encoding/json"
@@ -9,7 +9,7 @@ import (
 	"github.com/ag-ui-protocol/ag-ui/sdks/community/go/pkg/core/types"
 	"github.com/stretchr/testify/require"
 
-	"github.com/aapagui/aapagui/translate"
+	"github.com/aapagui/aapagui/agui"
 )
 
 func runInputBody(n int) string {
@@ -45,12 +45,12 @@ func TestDecodeRunAgentInputMatchesSDK(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			var want types.RunAgentInput
 			require.NoError(t, json.Unmarshal([]byte(body), &want))
-			got, err := translate.DecodeRunAgentInput([]byte(body))
+			got, err := agui.DecodeRunAgentInput([]byte(body))
 			require.NoError(t, err)
 			require.Equal(t, want, *got)
 		})
 	}
-	_, err := translate.DecodeRunAgentInput([]byte(`{"messages":"nope"}`))
+	_, err := agui.DecodeRunAgentInput([]byte(`{"messages":"nope"}`))
 	require.Error(t, err)
 }
 
@@ -66,7 +66,7 @@ func BenchmarkDecodeRunAgentInput1000(b *testing.B) {
 	b.Run("translate", func(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
-			_, _ = translate.DecodeRunAgentInput(body)
+			_, _ = agui.DecodeRunAgentInput(body)
 		}
 	})
 }

@@ -1,4 +1,4 @@
-package translate_test
+package agui_test
 
 import (
 	"testing"
@@ -6,7 +6,7 @@ import (
 	"github.com/ag-ui-protocol/ag-ui/sdks/community/go/pkg/core/events"
 	"github.com/stretchr/testify/require"
 
-	"github.com/aapagui/aapagui/translate"
+	"github.com/aapagui/aapagui/agui"
 )
 
 // FuzzDecoderMatchesDecodeEvent checks that a Decoder, which shares ids
@@ -20,13 +20,13 @@ func FuzzDecoderMatchesDecodeEvent(f *testing.F) {
 	f.Add([]byte(`{"type":"TOOL_CALL_ARGS","toolCallId":"c","delta":"{\"a\""}`), []byte(`{"type":"TOOL_CALL_ARGS","toolCallId":"c","delta":":1}","timestamp":5}`))
 	f.Add([]byte(`{"type":"RUN_STARTED","threadId":"t","runId":"r"}`), []byte(`{"type":"TEXT_MESSAGE_CONTENT","messageId":"","delta":"x"}`))
 	f.Fuzz(func(t *testing.T, a, b []byte) {
-		var d translate.Decoder
+		var d agui.Decoder
 		var kept []events.Event
 		// Many rounds: the second meets the ids of the first, later ones
 		// fill the slabs and the texts' chunks and start new ones.
 		for range 40 {
 			for _, data := range [][]byte{a, b} {
-				want, wantErr := translate.DecodeEvent(data)
+				want, wantErr := agui.DecodeEvent(data)
 				got, err := d.Decode(data)
 				require.Equal(t, wantErr, err)
 				require.Equal(t, want, got)
@@ -35,7 +35,7 @@ func FuzzDecoderMatchesDecodeEvent(f *testing.F) {
 		}
 		// No later event changed an earlier one.
 		for i, got := range kept {
-			want, _ := translate.DecodeEvent([][]byte{a, b}[i%2])
+			want, _ := agui.DecodeEvent([][]byte{a, b}[i%2])
 			require.Equal(t, want, got, "event %d", i)
 		}
 	})

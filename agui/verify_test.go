@@ -1,4 +1,4 @@
-package translate_test
+package agui_test
 
 import (
 	"testing"
@@ -8,7 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/aapagui/aapagui/translate"
+	"github.com/aapagui/aapagui/agui"
 )
 
 func vfyStarted() events.Event { return events.NewRunStartedEvent("th", "r1") }
@@ -87,7 +87,7 @@ func TestVerifyValid(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			require.NoError(t, translate.Verify(tt.evs))
+			require.NoError(t, agui.Verify(tt.evs))
 		})
 	}
 }
@@ -275,7 +275,7 @@ func TestVerifyRules(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			err := translate.Verify(tt.evs)
+			err := agui.Verify(tt.evs)
 			require.Error(t, err)
 			assert.Equal(t, tt.want, err.Error())
 		})
@@ -283,7 +283,7 @@ func TestVerifyRules(t *testing.T) {
 }
 
 func TestVerifierIncremental(t *testing.T) {
-	var v translate.Verifier
+	var v agui.Verifier
 	require.Error(t, v.Finish(), "the zero value has seen no terminal event")
 	for _, ev := range vfyStream(vfyStarted(), events.NewTextMessageStartEvent("m1"), events.NewTextMessageContentEvent("m1", "x")) {
 		require.NoError(t, v.Check(ev))
@@ -297,7 +297,7 @@ func TestVerifierIncremental(t *testing.T) {
 
 // No panics on any input: a typed nil event is reported, not dereferenced.
 func TestVerifierTypedNilEvent(t *testing.T) {
-	var v translate.Verifier
+	var v agui.Verifier
 	require.NoError(t, v.Check(vfyStarted()))
 	var err error
 	require.NotPanics(t, func() { err = v.Check((*events.TextMessageEndEvent)(nil)) })

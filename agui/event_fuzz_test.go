@@ -1,4 +1,4 @@
-package translate_test
+package agui_test
 
 import (
 	"bytes"
@@ -11,7 +11,7 @@ import (
 
 	"github.com/ag-ui-protocol/ag-ui/sdks/community/go/pkg/core/events"
 
-	"github.com/aapagui/aapagui/translate"
+	"github.com/aapagui/aapagui/agui"
 )
 
 // codecFuzzSeeds are realistic events as AG-UI servers send them, plus a few
@@ -93,11 +93,11 @@ func codecRefEvent(typ events.EventType) events.Event {
 		return &events.ToolCallChunkEvent{}
 	// @ag-ui/core 1.0 types the SDK lacks: the package's own structs.
 	case "SUBAGENT_STARTED":
-		return &translate.SubagentStartedEvent{}
+		return &agui.SubagentStartedEvent{}
 	case "SUBAGENT_FINISHED":
-		return &translate.SubagentFinishedEvent{}
+		return &agui.SubagentFinishedEvent{}
 	case "SUBAGENT_ERROR":
-		return &translate.SubagentErrorEvent{}
+		return &agui.SubagentErrorEvent{}
 	}
 	// The SDK's decoder knows the other types; use it only to pick the
 	// struct, the decoding itself is plain encoding/json below.
@@ -116,8 +116,8 @@ func codecQuote(s string) string {
 // codecSameEvent reports whether b is what a should read back as after an
 // encode/decode round trip.
 func codecSameEvent(a, b events.Event) bool {
-	if ua, ok := a.(*translate.UnknownEvent); ok {
-		ub, ok := b.(*translate.UnknownEvent)
+	if ua, ok := a.(*agui.UnknownEvent); ok {
+		ub, ok := b.(*agui.UnknownEvent)
 		if !ok || ua.Type() != ub.Type() {
 			return false
 		}
@@ -145,7 +145,7 @@ func FuzzDecodeEvent(f *testing.F) {
 
 func codecCheckDecode(t *testing.T, data []byte) {
 	t.Helper()
-	ev, err := translate.DecodeEvent(data)
+	ev, err := agui.DecodeEvent(data)
 
 	// The reference: encoding/json, first for the type, then for the
 	// struct of that type.
@@ -168,7 +168,7 @@ func codecCheckDecode(t *testing.T, data []byte) {
 		// of parts, which the SDK's struct (a string) cannot hold.
 		var te *json.UnmarshalTypeError
 		if probe.Type == events.EventTypeToolCallResult && errors.As(refErr, &te) && te.Field == "content" && te.Value == "array" {
-			ref = &translate.ToolCallResultPartsEvent{}
+			ref = &agui.ToolCallResultPartsEvent{}
 			refErr = json.Unmarshal(data, ref)
 		}
 	}
@@ -176,7 +176,7 @@ func codecCheckDecode(t *testing.T, data []byte) {
 		if err == nil {
 			t.Fatalf("DecodeEvent(%q) = %#v, want an error like %v", data, ev, refErr)
 		}
-		var de *translate.EventDecodeError
+		var de *agui.EventDecodeError
 		if !errors.As(err, &de) {
 			t.Fatalf("DecodeEvent(%q) error %T, want *EventDecodeError", data, err)
 		}
@@ -189,7 +189,7 @@ func codecCheckDecode(t *testing.T, data []byte) {
 		t.Fatalf("DecodeEvent(%q) base %#v, want type %q", data, ev.GetBaseEvent(), probe.Type)
 	}
 	if ref == nil {
-		u, ok := ev.(*translate.UnknownEvent)
+		u, ok := ev.(*agui.UnknownEvent)
 		if !ok || !bytes.Equal(u.Raw, data) {
 			t.Fatalf("DecodeEvent(%q) = %#v, want *UnknownEvent with the input", data, ev)
 		}
@@ -198,7 +198,7 @@ func codecCheckDecode(t *testing.T, data []byte) {
 	}
 
 	// Round trip.
-	out, err := translate.AppendEvent(nil, ev)
+	out, err := agui.AppendEvent(nil, ev)
 	if err != nil {
 		t.Fatalf("AppendEvent(DecodeEvent(%q)): %v", data, err)
 	}
@@ -207,7 +207,7 @@ func codecCheckDecode(t *testing.T, data []byte) {
 			t.Fatalf("AppendEvent(DecodeEvent(%q))\n got %s\nwant %s", data, out, want)
 		}
 	}
-	ev2, err := translate.DecodeEvent(out)
+	ev2, err := agui.DecodeEvent(out)
 	if err != nil {
 		t.Fatalf("DecodeEvent(AppendEvent(DecodeEvent(%q))) = %s: %v", data, out, err)
 	}
@@ -215,7 +215,7 @@ func codecCheckDecode(t *testing.T, data []byte) {
 	case *events.MessagesSnapshotEvent, *events.RunFinishedEvent:
 		// omitempty turns empty toolCalls, interrupts and maps into
 		// absent ones: equal after one more round trip.
-		out2, err := translate.AppendEvent(nil, ev2)
+		out2, err := agui.AppendEvent(nil, ev2)
 		if err != nil || !bytes.Equal(out, out2) {
 			t.Fatalf("second round trip of %q: %s, %v; want %s", data, out2, err, out)
 		}
@@ -274,7 +274,7 @@ func FuzzAppendEventMatchesEncoder(f *testing.F) {
 		valid := utf8.ValidString(a) && utf8.ValidString(b) && utf8.ValidString(c)
 		for i, ev := range evs {
 			want := codecEncoderJSON(t, ev)
-			got, err := translate.AppendEvent([]byte("p"), ev)
+			got, err := agui.AppendEvent([]byte("p"), ev)
 			if err != nil {
 				t.Fatalf("AppendEvent(%#v): %v", ev, err)
 			}
@@ -284,7 +284,7 @@ func FuzzAppendEventMatchesEncoder(f *testing.F) {
 			if i == len(evs)-1 || !valid {
 				continue
 			}
-			back, err := translate.DecodeEvent(got[1:])
+			back, err := agui.DecodeEvent(got[1:])
 			if err != nil {
 				t.Fatalf("DecodeEvent(%s): %v", got[1:], err)
 			}

@@ -1,8 +1,9 @@
-package translate
+package agui
 
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 
 	"github.com/ag-ui-protocol/ag-ui/sdks/community/go/pkg/core/types"
 )
@@ -54,7 +55,7 @@ func DecodeRunAgentInput(data []byte) (*types.RunAgentInput, error) {
 	}
 	for i := range in.Messages {
 		if raw, ok := in.Messages[i].Content.(json.RawMessage); ok {
-			if in.Messages[i].Content, err = rawContent(raw); err != nil {
+			if in.Messages[i].Content, err = DecodeContent(raw); err != nil {
 				return nil, err
 			}
 		}
@@ -100,4 +101,18 @@ func DecodeRunAgentInputLazy(data []byte) (*types.RunAgentInput, error) {
 		}
 	}
 	return in, nil
+}
+
+// DecodeContent decodes a message content left as raw JSON by
+// DecodeRunAgentInputLazy; any other value is returned as it is.
+func DecodeContent(c any) (any, error) {
+	raw, ok := c.(json.RawMessage)
+	if !ok {
+		return c, nil
+	}
+	var v any
+	if err := json.Unmarshal(raw, &v); err != nil {
+		return nil, fmt.Errorf("content: %w", err)
+	}
+	return v, nil
 }

@@ -1,4 +1,4 @@
-package translate
+package agui
 
 import (
 	"bytes"
@@ -63,7 +63,7 @@ func appendUnknown(dst []byte, e *UnknownEvent) ([]byte, error) {
 		if e.BaseEvent != nil {
 			typ = e.EventType
 		}
-		return dst, fmt.Errorf("translate: encode AG-UI %s event: raw JSON: %w", typ, err)
+		return dst, fmt.Errorf("agui: encode AG-UI %s event: raw JSON: %w", typ, err)
 	}
 	return buf.Bytes(), nil
 }
@@ -87,7 +87,7 @@ type EventDecodeError struct {
 // Error names the event type and the field when known, then the reason.
 func (e *EventDecodeError) Error() string {
 	var b strings.Builder
-	b.WriteString("translate: AG-UI ")
+	b.WriteString("agui: AG-UI ")
 	if e.Type != "" {
 		b.WriteString(string(e.Type))
 		b.WriteByte(' ')
@@ -106,12 +106,12 @@ func (e *EventDecodeError) Unwrap() error { return e.Err }
 
 // ErrNilEvent is returned by AppendEvent for a nil event (a nil interface or
 // a nil pointer).
-var ErrNilEvent = errors.New("translate: nil AG-UI event")
+var ErrNilEvent = errors.New("agui: nil AG-UI event")
 
 // ErrNilBaseEvent is returned (wrapped) by AppendEvent for an event whose
 // embedded *events.BaseEvent is nil: such an event has no type, and calling
 // its Type method would panic.
-var ErrNilBaseEvent = errors.New("translate: AG-UI event with a nil BaseEvent")
+var ErrNilBaseEvent = errors.New("agui: AG-UI event with a nil BaseEvent")
 
 // DecodeEvent decodes one AG-UI event JSON object into the AG-UI Go SDK
 // struct for its "type". Unlike the SDK's own decoders it knows every event
@@ -1194,7 +1194,7 @@ func appendEncoded(dst []byte, ev events.Event) ([]byte, error) {
 	enc := json.NewEncoder(&w)
 	enc.SetEscapeHTML(false)
 	if err := enc.Encode(ev); err != nil {
-		return dst, fmt.Errorf("translate: encode AG-UI %s event: %w", ev.GetBaseEvent().EventType, err)
+		return dst, fmt.Errorf("agui: encode AG-UI %s event: %w", ev.GetBaseEvent().EventType, err)
 	}
 	out := w.buf
 	if n := len(out); n > len(dst) && out[n-1] == '\n' {

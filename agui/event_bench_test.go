@@ -1,4 +1,4 @@
-package translate_test
+package agui_test
 
 import (
 	"encoding/json"
@@ -6,7 +6,7 @@ import (
 
 	"github.com/ag-ui-protocol/ag-ui/sdks/community/go/pkg/core/events"
 
-	"github.com/aapagui/aapagui/translate"
+	"github.com/aapagui/aapagui/agui"
 )
 
 // A typical streamed token and a typical tool-argument fragment.
@@ -22,7 +22,7 @@ func BenchmarkDecodeTextMessageContent(b *testing.B) {
 	b.ReportAllocs()
 	b.SetBytes(int64(len(codecBenchTextJSON)))
 	for b.Loop() {
-		if _, err := translate.DecodeEvent(codecBenchTextJSON); err != nil {
+		if _, err := agui.DecodeEvent(codecBenchTextJSON); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -45,7 +45,7 @@ func BenchmarkDecodeToolCallArgs(b *testing.B) {
 	b.ReportAllocs()
 	b.SetBytes(int64(len(codecBenchArgsJSON)))
 	for b.Loop() {
-		if _, err := translate.DecodeEvent(codecBenchArgsJSON); err != nil {
+		if _, err := agui.DecodeEvent(codecBenchArgsJSON); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -57,7 +57,7 @@ func BenchmarkDecodeMessagesSnapshot(b *testing.B) {
 	b.ReportAllocs()
 	b.SetBytes(int64(len(codecBenchSnapshot)))
 	for b.Loop() {
-		if _, err := translate.DecodeEvent(codecBenchSnapshot); err != nil {
+		if _, err := agui.DecodeEvent(codecBenchSnapshot); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -123,7 +123,7 @@ func benchmarkAppend(b *testing.B, ev events.Event) {
 	dst := make([]byte, 0, 1024)
 	for b.Loop() {
 		var err error
-		dst, err = translate.AppendEvent(dst[:0], ev)
+		dst, err = agui.AppendEvent(dst[:0], ev)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -137,7 +137,7 @@ func benchmarkAppend(b *testing.B, ev events.Event) {
 func BenchmarkDecoderTextMessageContent(b *testing.B) {
 	b.ReportAllocs()
 	b.SetBytes(int64(len(codecBenchTextJSON)))
-	var d translate.Decoder
+	var d agui.Decoder
 	for b.Loop() {
 		if _, err := d.Decode(codecBenchTextJSON); err != nil {
 			b.Fatal(err)
