@@ -5,9 +5,7 @@ package web
 
 import (
 	"encoding/json"
-	"errors"
 	"net/http"
-	"os"
 	"time"
 
 	"github.com/gin-gonic/gin"
@@ -141,17 +139,7 @@ func BodyLimit(limit int64) gin.HandlerFunc {
 	}
 }
 
-// ReadError classifies an error reading a request body: 413 for an
-// oversized body, 400 otherwise.
-func ReadError(c *gin.Context, err error) {
-	var mbe *http.MaxBytesError
-	if errors.As(err, &mbe) {
-		Error(c, http.StatusRequestEntityTooLarge, "body_too_large", "the request body is larger than the limit of "+itoa(mbe.Limit)+" bytes")
-		return
-	}
-	if errors.Is(err, os.ErrDeadlineExceeded) {
-		Error(c, http.StatusRequestTimeout, "body_timeout", "the request body did not arrive in time")
-		return
-	}
-	Error(c, http.StatusBadRequest, "invalid_body", "could not read the request body: "+err.Error())
-}
+// ReadError answers an error reading a request body (BodyFailure): 413
+// for an oversized body, 408 for one that did not arrive in time, 400
+// otherwise.
+func ReadError(c *gin.Context, err error) { Reply(c, BodyFailure(err)) }

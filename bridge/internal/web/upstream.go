@@ -1,0 +1,60 @@
+package web
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"time"
+)
+
+// NewUpstreamClient returns the HTTP client a bridge calls its upstream
+// with when its Config gives none: http.DefaultTransport's proxy and
+// HTTP/2 settings, a pool sized for a proxy (many concurrent turns to one
+// upstream: the standard library keeps only 2 idle connections per host,
+// so a burst of turns would open and close a connection each), and small
+// connection buffers.
+func NewUpstreamClient() *http.Client {
+	return &http.Client{Transport: &http.Transport{
+		Proxy:               http.ProxyFromEnvironment,
+		MaxIdleConns:        256,
+		MaxIdleConnsPerHost: 64,
+		IdleConnTimeout:     90 * time.Second,
+		ForceAttemptHTTP2:   true,
+		// An open stream keeps its connection's buffers: 1 KiB each
+		// instead of 4 KiB saves 6 KiB per stream. Requests are
+		// written in 1 KiB pieces; the SSE reader reads the response
+		// into its own larger buffer, which bypasses this one.
+		WriteBufferSize: 1 << 10,
+		ReadBufferSize:  1 << 10,
+	}}
+}
+
+// ErrConnectTimeout is the cause of an upstream call whose response
+// headers did not arrive within the connect timeout (see Connect).
+var ErrConnectTimeout = errors.New("upstream connect timeout")
+
+// Connect bounds the wait for an upstream's response headers, and only
+// that: the stream read after them may run as long as it keeps sending
+// (IdleTimeout). The upstream call is made with ctx, derived from parent;
+// d after Connect, ctx is cancelled with the cause ErrConnectTimeout
+// unless connected has been called. connected(err), called with the
+// call's error once it returns, stops the timer and returns the call's
+// outcome: nil, or err wrapped with ErrConnectTimeout when the timer
+// fired (also when it fired just as the headers arrived, err being nil:
+// the caller then closes the response it got). cancel ends ctx: the
+// caller calls it when the call failed or once the stream is read.
+func Connect(parent context.Context, d time.Duration) (ctx context.Context, cancel context.CancelCauseFunc, connected func(error) error) {
+	ctx, cancel = context.WithCancelCause(parent)
+	timer := time.AfterFunc(d, func() { cancel(ErrConnectTimeout) })
+	return ctx, cancel, func(err error) error {
+		timer.Stop()
+		if !errors.Is(context.Cause(ctx), ErrConnectTimeout) {
+			return err
+		}
+		if err == nil || errors.Is(err, ErrConnectTimeout) {
+			return ErrConnectTimeout
+		}
+		return fmt.Errorf("%w: %w", ErrConnectTimeout, err)
+	}
+}
