@@ -17,6 +17,7 @@ import (
 	"github.com/aapagui/aapagui/aap"
 	"github.com/aapagui/aapagui/internal/apikey"
 	"github.com/aapagui/aapagui/internal/cursor"
+	"github.com/aapagui/aapagui/internal/ident"
 	"github.com/aapagui/aapagui/internal/jsonenc"
 	"github.com/aapagui/aapagui/translate"
 )
@@ -350,7 +351,7 @@ func (a *AAPAgent) newSession(w http.ResponseWriter, owner string, req *aap.Post
 		history = []aap.Message{}
 	}
 	s := &aapSession{
-		id:      translate.RandomID("sess_"),
+		id:      ident.Random("sess_"),
 		owner:   owner,
 		agent:   req.Agent,
 		tools:   req.Tools,
@@ -772,7 +773,7 @@ func (t *aapTurn) run(o *turnOutput) {
 			o.text(NoWeatherTool)
 			break
 		}
-		id := translate.RandomID("call_")
+		id := ident.Random("call_")
 		input := objectInput("location", act.Arg)
 		o.toolCall(id, WeatherTool, input)
 		o.pending = append(o.pending, pendingCall{id: id, name: WeatherTool, input: input})
@@ -783,7 +784,7 @@ func (t *aapTurn) run(o *turnOutput) {
 			o.text(NoSearchTool)
 			break
 		}
-		id := translate.RandomID("call_")
+		id := ident.Random("call_")
 		input := objectInput("query", act.Arg)
 		o.toolCall(id, SearchTool, input)
 		if !t.trusted {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/aapagui/aapagui/aap"
 	"github.com/aapagui/aapagui/agui"
+	"github.com/aapagui/aapagui/internal/ident"
 	"github.com/aapagui/aapagui/internal/sse"
 	"github.com/aapagui/aapagui/translate"
 )
@@ -127,7 +128,7 @@ func (s *aguiStream) run() {
 		s.emit(&events.RunErrorEvent{BaseEvent: base(events.EventTypeRunError), Message: FailMessage, Code: &code, RunIDValue: s.in.RunID})
 		return
 	case Think:
-		id := translate.RandomID("reasoning-")
+		id := ident.Random("reasoning-")
 		s.emit(&events.ReasoningStartEvent{BaseEvent: base(events.EventTypeReasoningStart), MessageID: id})
 		s.emit(&events.ReasoningMessageStartEvent{BaseEvent: base(events.EventTypeReasoningMessageStart), MessageID: id, Role: "reasoning"})
 		for _, d := range Chunks(ThinkingText(a.Arg)) {
@@ -142,7 +143,7 @@ func (s *aguiStream) run() {
 			break
 		}
 		args, _ := json.Marshal(map[string]string{"location": a.Arg})
-		s.toolCall(translate.RandomID("call_"), WeatherTool, string(args))
+		s.toolCall(ident.Random("call_"), WeatherTool, string(args))
 	case Search:
 		trust, enabled := s.searchTool()
 		if !enabled {
@@ -150,7 +151,7 @@ func (s *aguiStream) run() {
 			break
 		}
 		args, _ := json.Marshal(map[string]string{"query": a.Arg})
-		id := translate.RandomID("call_")
+		id := ident.Random("call_")
 		s.toolCall(id, SearchTool, string(args))
 		if !trust {
 			in := translate.PermissionInterrupt(&aap.ToolCall{ToolCallID: id, Name: SearchTool, Input: args})
@@ -162,7 +163,7 @@ func (s *aguiStream) run() {
 		s.toolResult(id, result)
 		s.text(SearchAnswer(result))
 	case Long:
-		id := translate.RandomID("msg-")
+		id := ident.Random("msg-")
 		s.emit(&events.TextMessageStartEvent{BaseEvent: base(events.EventTypeTextMessageStart), MessageID: id, Role: &roleAssistant})
 		for i := range a.N {
 			s.emit(&events.TextMessageContentEvent{BaseEvent: base(events.EventTypeTextMessageContent), MessageID: id, Delta: LongWord(i)})
@@ -182,7 +183,7 @@ func (s *aguiStream) finished() {
 }
 
 func (s *aguiStream) text(t string) {
-	id := translate.RandomID("msg-")
+	id := ident.Random("msg-")
 	s.emit(&events.TextMessageStartEvent{BaseEvent: base(events.EventTypeTextMessageStart), MessageID: id, Role: &roleAssistant})
 	for _, d := range Chunks(t) {
 		s.emit(&events.TextMessageContentEvent{BaseEvent: base(events.EventTypeTextMessageContent), MessageID: id, Delta: d})
@@ -191,7 +192,7 @@ func (s *aguiStream) text(t string) {
 }
 
 func (s *aguiStream) toolCall(id, name, args string) {
-	parent := translate.RandomID("msg-")
+	parent := ident.Random("msg-")
 	s.emit(&events.ToolCallStartEvent{BaseEvent: base(events.EventTypeToolCallStart), ToolCallID: id, ToolCallName: name, ParentMessageID: &parent})
 	for _, d := range ArgChunks(args) {
 		s.emit(&events.ToolCallArgsEvent{BaseEvent: base(events.EventTypeToolCallArgs), ToolCallID: id, Delta: d})
@@ -201,7 +202,7 @@ func (s *aguiStream) toolCall(id, name, args string) {
 
 func (s *aguiStream) toolResult(id, content string) {
 	role := "tool"
-	s.emit(&events.ToolCallResultEvent{BaseEvent: base(events.EventTypeToolCallResult), MessageID: translate.ToolResultMessageID(id), ToolCallID: id, Content: content, Role: &role})
+	s.emit(&events.ToolCallResultEvent{BaseEvent: base(events.EventTypeToolCallResult), MessageID: ident.ToolResultMessage(id), ToolCallID: id, Content: content, Role: &role})
 }
 
 func (s *aguiStream) hasTool(name string) bool {
@@ -259,7 +260,7 @@ func (s *aguiStream) afterToolResult(m types.Message) {
 
 func (s *aguiStream) resume() {
 	for _, r := range s.in.Resume {
-		callID, _ := translate.ToolCallIDFromInterrupt(r.InterruptID)
+		callID, _ := ident.ToolCallFromInterrupt(r.InterruptID)
 		call, ok := findCall(s.in.Messages, callID)
 		if !ok {
 			code := "UNKNOWN_INTERRUPT"

@@ -43,7 +43,7 @@ var ErrUnsupportedContent = errors.New("content has no counterpart in the other 
 // MessagesToAGUI translates AAP history messages to AG-UI messages. newID
 // supplies one id per AAP message (nil: random ids); an assistant message's
 // thinking blocks become reasoning messages placed before it, with ids
-// derived by ReasoningMessageID. A tool_permission message is an error: it
+// derived by reasoningMessageID. A tool_permission message is an error: it
 // belongs in RunAgentInput.resume (see ResumeFromPermission).
 func MessagesToAGUI(msgs []aap.Message, newID func() string) ([]types.Message, error) {
 	newID = orRandom(newID, "msg-")
@@ -104,7 +104,7 @@ func appendAssistantToAGUI(dst []types.Message, m *aap.AssistantMessage, id stri
 	for _, b := range m.Content.Blocks {
 		switch b := b.(type) {
 		case *aap.ThinkingBlock:
-			dst = append(dst, types.Message{ID: ReasoningMessageID(id, n), Role: types.RoleReasoning, Content: b.Thinking})
+			dst = append(dst, types.Message{ID: reasoningMessageID(id, n), Role: types.RoleReasoning, Content: b.Thinking})
 			n++
 		case *aap.TextBlock:
 			addText(b.Text)

@@ -3,11 +3,11 @@ package translate
 import (
 	"encoding/json"
 	"fmt"
-	"strings"
 
 	"github.com/ag-ui-protocol/ag-ui/sdks/community/go/pkg/core/types"
 
 	"github.com/aapagui/aapagui/aap"
+	"github.com/aapagui/aapagui/internal/ident"
 )
 
 // InterruptReasonToolCall is the AG-UI interrupt reason for a tool call
@@ -24,19 +24,6 @@ const InterruptReasonToolCall = "tool_call"
 // {"approved":true}; denied → resolved with {"approved":false,"reason"}
 // when the interrupt asks for an approval (AsksApproval), else cancelled).
 const InterruptToolName = "agui_interrupt"
-
-const interruptIDPrefix = "perm-"
-
-// InterruptID is the id of the interrupt that asks permission for a tool
-// call. It is derived from the toolCallId, so a resume can be matched to its
-// call without any stored state.
-func InterruptID(toolCallID string) string { return interruptIDPrefix + toolCallID }
-
-// ToolCallIDFromInterrupt reverses InterruptID.
-func ToolCallIDFromInterrupt(interruptID string) (string, bool) {
-	id, ok := strings.CutPrefix(interruptID, interruptIDPrefix)
-	return id, ok && id != ""
-}
 
 // permissionSchema is the responseSchema of a permission interrupt.
 var permissionSchema = map[string]any{
@@ -60,7 +47,7 @@ func PermissionInterrupt(call *aap.ToolCall) types.Interrupt {
 		msg += " with " + truncate(args, 200)
 	}
 	return types.Interrupt{
-		ID:             InterruptID(call.ToolCallID),
+		ID:             ident.Interrupt(call.ToolCallID),
 		Reason:         InterruptReasonToolCall,
 		Message:        msg + "?",
 		ToolCallID:     call.ToolCallID,

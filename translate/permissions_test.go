@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/aapagui/aapagui/aap"
+	"github.com/aapagui/aapagui/internal/ident"
 	"github.com/aapagui/aapagui/translate"
 )
 
@@ -21,15 +22,15 @@ func permJSON(t *testing.T, v any) string {
 }
 
 func TestInterruptIDRoundTrip(t *testing.T) {
-	id := translate.InterruptID("call_1")
+	id := ident.Interrupt("call_1")
 	assert.NotEqual(t, "call_1", id)
-	got, ok := translate.ToolCallIDFromInterrupt(id)
+	got, ok := ident.ToolCallFromInterrupt(id)
 	require.True(t, ok)
 	assert.Equal(t, "call_1", got)
 
-	for _, foreign := range []string{"", "call_1", translate.InterruptID("")} {
-		_, ok := translate.ToolCallIDFromInterrupt(foreign)
-		assert.False(t, ok, "%q is not an id InterruptID made", foreign)
+	for _, foreign := range []string{"", "call_1", ident.Interrupt("")} {
+		_, ok := ident.ToolCallFromInterrupt(foreign)
+		assert.False(t, ok, "%q is not an id ident.Interrupt made", foreign)
 	}
 }
 
@@ -37,7 +38,7 @@ func TestPermissionInterrupt(t *testing.T) {
 	in := translate.PermissionInterrupt(&aap.ToolCall{
 		ToolCallID: "call_6", Name: "web_search", Input: json.RawMessage(`{ "query": "secrets" }`),
 	})
-	assert.Equal(t, translate.InterruptID("call_6"), in.ID)
+	assert.Equal(t, ident.Interrupt("call_6"), in.ID)
 	assert.Equal(t, translate.InterruptReasonToolCall, in.Reason)
 	assert.Equal(t, "call_6", in.ToolCallID)
 	assert.Equal(t, `Allow the agent to run web_search with {"query":"secrets"}?`, in.Message)
@@ -347,7 +348,7 @@ func TestTurnFromAGUI(t *testing.T) {
 	// resume payload as JSON.
 	copilotTool := types.Message{ID: "ck-1", Role: types.RoleTool, ToolCallID: "c1", Content: `{"approved":true}`}
 	open := []types.Interrupt{
-		{ID: translate.InterruptID("c1"), Reason: translate.InterruptReasonToolCall, ToolCallID: "c1"},
+		{ID: ident.Interrupt("c1"), Reason: translate.InterruptReasonToolCall, ToolCallID: "c1"},
 		{ID: "custom-7", Reason: "confirmation"},
 	}
 	tests := []struct {
@@ -365,7 +366,7 @@ func TestTurnFromAGUI(t *testing.T) {
 		{
 			name:   "the CopilotKit tool message for an answered call is dropped",
 			msgs:   []types.Message{copilotTool},
-			resume: []types.ResumeEntry{approve(translate.InterruptID("c1"))},
+			resume: []types.ResumeEntry{approve(ident.Interrupt("c1"))},
 			open:   open,
 			want:   `[{"role":"tool_permission","toolCallId":"c1","granted":true}]`,
 		},
@@ -376,15 +377,15 @@ func TestTurnFromAGUI(t *testing.T) {
 				{ID: "t2", Role: types.RoleTool, ToolCallID: "c2", Content: "client result"},
 				{ID: "u", Role: types.RoleUser, Content: "go on"},
 			},
-			resume: []types.ResumeEntry{{InterruptID: translate.InterruptID("c1"), Status: types.ResumeStatusCancelled}},
+			resume: []types.ResumeEntry{{InterruptID: ident.Interrupt("c1"), Status: types.ResumeStatusCancelled}},
 			open:   open,
 			want: `[{"role":"tool","toolCallId":"c2","content":"client result"},{"role":"user","content":"go on"},
 				{"role":"tool_permission","toolCallId":"c1","granted":false,"reason":"cancelled"}]`,
 		},
 		{
-			name:   "unknown open interrupts: the id is read back with ToolCallIDFromInterrupt",
+			name:   "unknown open interrupts: the id is read back with ident.ToolCallFromInterrupt",
 			msgs:   []types.Message{copilotTool},
-			resume: []types.ResumeEntry{approve(translate.InterruptID("c1"))},
+			resume: []types.ResumeEntry{approve(ident.Interrupt("c1"))},
 			want:   `[{"role":"tool_permission","toolCallId":"c1","granted":true}]`,
 		},
 		{
@@ -410,7 +411,7 @@ func TestTurnFromAGUI(t *testing.T) {
 }
 
 func TestTurnFromAGUIErrors(t *testing.T) {
-	open := []types.Interrupt{{ID: translate.InterruptID("c1"), Reason: translate.InterruptReasonToolCall, ToolCallID: "c1"}}
+	open := []types.Interrupt{{ID: ident.Interrupt("c1"), Reason: translate.InterruptReasonToolCall, ToolCallID: "c1"}}
 	ok := map[string]any{"approved": true}
 	tests := []struct {
 		name     string

@@ -7,6 +7,7 @@ import (
 	"github.com/ag-ui-protocol/ag-ui/sdks/community/go/pkg/core/types"
 
 	"github.com/aapagui/aapagui/aap"
+	"github.com/aapagui/aapagui/internal/ident"
 )
 
 // AAPToAGUIOptions configures an AAPToAGUI translator.
@@ -275,7 +276,7 @@ func (t *AAPToAGUI) toolResult(r *aap.ToolResult) {
 		content = "(empty result)"
 	}
 	ev, base := boxEvent[events.ToolCallResultEvent](events.EventTypeToolCallResult, t.opts.Now)
-	ev.BaseEvent, ev.MessageID, ev.ToolCallID, ev.Content, ev.Role = base, ToolResultMessageID(r.ToolCallID), r.ToolCallID, content, &roleTool
+	ev.BaseEvent, ev.MessageID, ev.ToolCallID, ev.Content, ev.Role = base, ident.ToolResultMessage(r.ToolCallID), r.ToolCallID, content, &roleTool
 	t.out = append(t.out, ev)
 	t.addMessage(types.Message{ID: ev.MessageID, Role: types.RoleTool, ToolCallID: r.ToolCallID, Content: content})
 	if t.resulted == nil {

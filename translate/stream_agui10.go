@@ -8,6 +8,7 @@ import (
 
 	"github.com/aapagui/aapagui/aap"
 	"github.com/aapagui/aapagui/agui"
+	"github.com/aapagui/aapagui/internal/ident"
 )
 
 // SubagentToolName is the reserved tool under which AGUIToAAP presents a
@@ -184,7 +185,7 @@ func (t *AGUIToAAP) subagentEnd(sa string, result any, errText string) {
 			text = string(b)
 		}
 	}
-	_ = t.toolResult(sa, ToolResultMessageID(sa), aap.TextContent(toolText(text, errText)))
+	_ = t.toolResult(sa, ident.ToolResultMessage(sa), aap.TextContent(toolText(text, errText)))
 }
 
 // closeSubagents ends the subagents still open when the run ends.

@@ -14,6 +14,7 @@ import (
 
 	"github.com/aapagui/aapagui/aap"
 	"github.com/aapagui/aapagui/agui"
+	"github.com/aapagui/aapagui/internal/ident"
 	"github.com/aapagui/aapagui/translate"
 )
 
@@ -501,7 +502,7 @@ func TestAAPToAGUIPermissionInterrupts(t *testing.T) {
 	for i, call := range []*aap.ToolCall{s1, s2} {
 		in := fin.Outcome.Interrupts[i]
 		assert.Equal(t, translate.PermissionInterrupt(call), in)
-		assert.Equal(t, translate.InterruptID(call.ToolCallID), in.ID)
+		assert.Equal(t, ident.Interrupt(call.ToolCallID), in.ID)
 		assert.Equal(t, call.ToolCallID, in.ToolCallID)
 		assert.Equal(t, "tool_call", in.Reason)
 		assert.NotEmpty(t, in.Message)

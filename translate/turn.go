@@ -7,6 +7,7 @@ import (
 	"github.com/ag-ui-protocol/ag-ui/sdks/community/go/pkg/core/types"
 
 	"github.com/aapagui/aapagui/aap"
+	"github.com/aapagui/aapagui/internal/ident"
 )
 
 // TurnInput is the AG-UI side of one AAP turn request: the messages to
@@ -36,7 +37,7 @@ func findInterrupt(open []types.Interrupt, toolCallID string) (types.Interrupt, 
 // TurnToAGUI translates the messages of an AAP turn request for the next
 // AG-UI run. open are the interrupts the previous run finished with; nil
 // means they are not known, and interrupt ids are then derived from
-// toolCallIds with InterruptID.
+// toolCallIds with ident.Interrupt.
 //
 //   - A user message or a tool result becomes an AG-UI message (ids from
 //     newID; nil means random).
@@ -56,7 +57,7 @@ func TurnToAGUI(msgs []aap.Message, open []types.Interrupt, newID func() string)
 	for i, m := range msgs {
 		switch m := m.(type) {
 		case *aap.ToolPermissionMessage:
-			id := InterruptID(m.ToolCallID)
+			id := ident.Interrupt(m.ToolCallID)
 			if open != nil {
 				it, ok := findInterrupt(open, m.ToolCallID)
 				if !ok {
@@ -100,7 +101,7 @@ func TurnToAGUI(msgs []aap.Message, open []types.Interrupt, newID func() string)
 // AsksApproval reports whether an interrupt asks to approve or deny
 // something, so that a tool_permission answers it as resolved with
 // {"approved", "reason"} (ResumeFromPermission), a denial included: its
-// reason is InterruptReasonToolCall (whatever its id: InterruptID's, the
+// reason is InterruptReasonToolCall (whatever its id: ident.Interrupt's, the
 // toolCallId itself as CopilotKit's BuiltInAgent gives it, or any other),
 // or its responseSchema has an "approved" property (Mastra's tool
 // suspensions). A denied tool_permission for any other interrupt cancels
@@ -126,7 +127,7 @@ func payloadFromContent(c aap.Content) any {
 // yet delivered, and the resume entries) into the messages of an AAP turn.
 // open are the thread's open interrupts; an entry for an interrupt not
 // among them is an error, unless open is nil, in which case interrupt ids
-// are read with ToolCallIDFromInterrupt.
+// are read with ident.ToolCallFromInterrupt.
 //
 // A tool message for a call that a resume entry answers is part of that
 // answer (CopilotKit adds one after an interrupt) and is not sent again as a
@@ -152,7 +153,7 @@ func TurnFromAGUI(newMsgs []types.Message, resume []types.ResumeEntry, open []ty
 			}
 		} else {
 			var ok bool
-			if toolCallID, ok = ToolCallIDFromInterrupt(r.InterruptID); !ok {
+			if toolCallID, ok = ident.ToolCallFromInterrupt(r.InterruptID); !ok {
 				return nil, &ResumeError{InterruptID: r.InterruptID, Reason: "not an interrupt this bridge issued"}
 			}
 		}

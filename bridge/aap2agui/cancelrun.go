@@ -6,7 +6,7 @@ import (
 
 	"github.com/ag-ui-protocol/ag-ui/sdks/community/go/pkg/core/types"
 
-	"github.com/aapagui/aapagui/translate"
+	"github.com/aapagui/aapagui/internal/ident"
 )
 
 // postTurn sends a turn's run to the agent (calls: the encrypted values of
@@ -26,7 +26,7 @@ func (s *Server) postTurn(ctx context.Context, in *types.RunAgentInput, calls ma
 		return s.post(ctx, in, calls)
 	}
 	cancelRun := *in
-	cancelRun.RunID = translate.RandomID("run-")
+	cancelRun.RunID = ident.Random("run-")
 	cancelRun.Messages = in.Messages[:len(in.Messages)-1]
 	body, err := s.post(ctx, &cancelRun, calls)
 	if err != nil {

@@ -19,6 +19,7 @@ import (
 	"github.com/aapagui/aapagui/bridge/internal/web"
 	"github.com/aapagui/aapagui/internal/apikey"
 	"github.com/aapagui/aapagui/internal/cursor"
+	"github.com/aapagui/aapagui/internal/ident"
 	"github.com/aapagui/aapagui/internal/limit"
 	"github.com/aapagui/aapagui/store"
 	"github.com/aapagui/aapagui/translate"
@@ -261,7 +262,7 @@ func (s *Server) newSession(c *gin.Context, req *aap.PostSessionsRequest, first 
 	}
 	seed := make([]store.Entry, len(req.Messages))
 	for i, m := range append(req.Messages[:len(req.Messages):len(req.Messages)], first...) {
-		id := translate.RandomID("msg-")
+		id := ident.Random("msg-")
 		if i < len(seed) {
 			seed[i] = store.Entry{Message: m, AGUIID: id}
 		}
@@ -271,7 +272,7 @@ func (s *Server) newSession(c *gin.Context, req *aap.PostSessionsRequest, first 
 		}
 	}
 	sess := &store.Session{
-		ID: translate.RandomID("sess_"), Owner: owner(c), Agent: req.Agent, Tools: req.Tools,
+		ID: ident.Random("sess_"), Owner: owner(c), Agent: req.Agent, Tools: req.Tools,
 		CreatedAt: s.cfg.Clock().UTC(),
 	}
 	// A seed that ends with calls of the agent's server tools left

@@ -19,6 +19,7 @@ import (
 	"github.com/aapagui/aapagui/agui"
 	"github.com/aapagui/aapagui/bridge/internal/metrics"
 	"github.com/aapagui/aapagui/bridge/internal/web"
+	"github.com/aapagui/aapagui/internal/ident"
 	"github.com/aapagui/aapagui/internal/sse"
 	"github.com/aapagui/aapagui/store"
 	"github.com/aapagui/aapagui/translate"
@@ -328,7 +329,7 @@ func (s *Server) admit(sess *store.Session, hist []store.Entry, req *aap.PostSes
 	// not history).
 	closingEntries := make([]store.Entry, len(closing))
 	for i, m := range closing {
-		closingEntries[i] = store.Entry{Message: m, AGUIID: translate.RandomID("msg-")}
+		closingEntries[i] = store.Entry{Message: m, AGUIID: ident.Random("msg-")}
 	}
 	var added []store.Entry
 	placed, moved := placeResults(hist, closingEntries)
@@ -337,7 +338,7 @@ func (s *Server) admit(sess *store.Session, hist []store.Entry, req *aap.PostSes
 	} else {
 		added = closingEntries
 	}
-	input, err := translate.TurnToAGUI(req.Messages, nonNil(p.interrupts), func() string { return translate.RandomID("msg-") })
+	input, err := translate.TurnToAGUI(req.Messages, nonNil(p.interrupts), func() string { return ident.Random("msg-") })
 	if err != nil {
 		return nil, &turnRefused{"invalid_turn", err.Error()}
 	}
@@ -350,7 +351,7 @@ func (s *Server) admit(sess *store.Session, hist []store.Entry, req *aap.PostSes
 			if in, waiting := p.interruptFor(tm.ToolCallID); waiting && in.ID == tm.ToolCallID {
 				// The answer to an interrupt presented as a tool call: it
 				// goes in resume, and in history as the call's result.
-				added = append(added, store.Entry{Message: m, AGUIID: translate.ToolResultMessageID(tm.ToolCallID)})
+				added = append(added, store.Entry{Message: m, AGUIID: ident.ToolResultMessage(tm.ToolCallID)})
 				continue
 			}
 		}
@@ -483,7 +484,7 @@ func (s *Server) runInput(sess *store.Session, hist []store.Entry, resume []type
 	agent := sess.Agent
 	return &types.RunAgentInput{
 		ThreadID:       s.cfg.threadID(sess.ID),
-		RunID:          translate.RandomID("run-"),
+		RunID:          ident.Random("run-"),
 		State:          state,
 		Messages:       msgs,
 		Tools:          tools,
@@ -996,7 +997,7 @@ func (r *turnRun) snapshot(ctx context.Context, e *events.MessagesSnapshotEvent)
 			id = ids[i]
 		}
 		if id == "" {
-			id = translate.RandomID("msg-")
+			id = ident.Random("msg-")
 		}
 		var agui json.RawMessage
 		if i < len(extras) {
@@ -1095,7 +1096,7 @@ func (r *turnRun) unsaved(msgs []aap.Message, ids []string) []store.Entry {
 		}
 		agui := r.enc.extras(msgs, i, id)
 		if id == "" {
-			id = translate.RandomID("msg-")
+			id = ident.Random("msg-")
 		}
 		entries = append(entries, store.Entry{Message: msgs[i], AGUIID: id, AGUI: agui})
 	}
@@ -1257,7 +1258,7 @@ func (r *turnRun) permissionResults() []store.Entry {
 		}
 		missing = append(missing, store.Entry{
 			Message: &aap.ToolMessage{ToolCallID: pm.ToolCallID, Content: aap.TextContent(text)},
-			AGUIID:  translate.ToolResultMessageID(pm.ToolCallID),
+			AGUIID:  ident.ToolResultMessage(pm.ToolCallID),
 		})
 	}
 	return missing

@@ -13,7 +13,7 @@ import (
 	"github.com/aapagui/aapagui/aap"
 	"github.com/aapagui/aapagui/bridge/agui2aap"
 	"github.com/aapagui/aapagui/demo"
-	"github.com/aapagui/aapagui/translate"
+	"github.com/aapagui/aapagui/internal/ident"
 )
 
 // Each run resends the whole history, with the ids the previous runs'
@@ -160,7 +160,7 @@ func TestServerToolInterrupt(t *testing.T) {
 				// the session's (seen in a real browser, .ci/browser-test.sh).
 				kept := c.Messages[:0]
 				for _, m := range c.Messages {
-					if m.ID != translate.ToolResultMessageID(call.ID) {
+					if m.ID != ident.ToolResultMessage(call.ID) {
 						kept = append(kept, m)
 					}
 				}

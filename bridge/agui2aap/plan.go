@@ -12,6 +12,7 @@ import (
 	"github.com/ag-ui-protocol/ag-ui/sdks/community/go/pkg/core/types"
 
 	"github.com/aapagui/aapagui/aap"
+	"github.com/aapagui/aapagui/internal/ident"
 	"github.com/aapagui/aapagui/store"
 	"github.com/aapagui/aapagui/translate"
 )
@@ -133,7 +134,7 @@ func (s *Server) planRun(th *store.Thread, in *types.RunAgentInput, agent string
 		// answered itself (CopilotKit adds a tool message for an
 		// interrupted call) is merged into the client's own message: its
 		// id goes away without the history being rewritten.
-		if call, ok := strings.CutPrefix(id, translate.ToolResultMessageID("")); ok && answered[call] {
+		if call, ok := strings.CutPrefix(id, ident.ToolResultMessage("")); ok && answered[call] {
 			continue
 		}
 		if !present[id] {
@@ -347,7 +348,7 @@ func (s *Server) resumePlan(msgs []types.Message, resume []types.ResumeEntry, al
 	}
 	answered := map[string]bool{}
 	for _, r := range resume {
-		id, ok := translate.ToolCallIDFromInterrupt(r.InterruptID)
+		id, ok := ident.ToolCallFromInterrupt(r.InterruptID)
 		if !ok || !waiting[id] {
 			return nil, runError(CodeUnknownInterrupt, "resume names interrupt %q, which is not open on this thread", r.InterruptID)
 		}

@@ -19,6 +19,7 @@ import (
 	"github.com/aapagui/aapagui/agui"
 	"github.com/aapagui/aapagui/bridge/internal/metrics"
 	"github.com/aapagui/aapagui/bridge/internal/web"
+	"github.com/aapagui/aapagui/internal/ident"
 	"github.com/aapagui/aapagui/store"
 	"github.com/aapagui/aapagui/translate"
 )
@@ -46,7 +47,7 @@ func (s *Server) run(c *gin.Context) {
 		return
 	}
 	if in.RunID == "" {
-		in.RunID = translate.RandomID("run-")
+		in.RunID = ident.Random("run-")
 	}
 	name := c.Param("name")
 	cl, key := s.client(c.Request)

@@ -17,6 +17,7 @@ import (
 
 	"github.com/aapagui/aapagui/aap"
 	"github.com/aapagui/aapagui/agui"
+	"github.com/aapagui/aapagui/internal/ident"
 	"github.com/aapagui/aapagui/internal/sse"
 	"github.com/aapagui/aapagui/translate"
 )
@@ -209,7 +210,7 @@ func (a *aguiResult) problem() string {
 func newInput(thread string, msgs []types.Message) *types.RunAgentInput {
 	return &types.RunAgentInput{
 		ThreadID:       thread,
-		RunID:          translate.RandomID("run-"),
+		RunID:          ident.Random("run-"),
 		State:          map[string]any{},
 		Messages:       msgs,
 		Tools:          []types.Tool{},
@@ -219,14 +220,14 @@ func newInput(thread string, msgs []types.Message) *types.RunAgentInput {
 }
 
 func userMsg(text string) types.Message {
-	return types.Message{ID: translate.RandomID("msg-"), Role: types.RoleUser, Content: text}
+	return types.Message{ID: ident.Random("msg-"), Role: types.RoleUser, Content: text}
 }
 
 // checkPlain runs Prompts.Text and checks the stream's framing, its event
 // order, its run ids and its text.
 func (r *aguiRun) checkPlain(ctx context.Context) {
 	p := r.opts.Prompts
-	in := newInput(translate.RandomID("agentcheck-"), []types.Message{userMsg(p.Text)})
+	in := newInput(ident.Random("agentcheck-"), []types.Message{userMsg(p.Text)})
 	res, sent := r.run(ctx, in)
 	const (
 		framing = "agui.framing"
@@ -298,7 +299,7 @@ func (r *aguiRun) checkClientTool(ctx context.Context) {
 		_ = json.Unmarshal(p.Tool.Parameters, &params)
 	}
 	tool := types.Tool{Name: p.Tool.Name, Description: p.Tool.Description, Parameters: params}
-	thread := translate.RandomID("agentcheck-")
+	thread := ident.Random("agentcheck-")
 	msgs := []types.Message{userMsg(p.ClientTool)}
 	in := newInput(thread, msgs)
 	in.Tools = []types.Tool{tool}
@@ -331,8 +332,8 @@ func (r *aguiRun) checkClientTool(ctx context.Context) {
 		return
 	}
 	msgs = append(msgs,
-		types.Message{ID: translate.RandomID("msg-"), Role: types.RoleAssistant, ToolCalls: []types.ToolCall{{ID: callID, Type: "function", Function: types.FunctionCall{Name: p.Tool.Name, Arguments: args.String()}}}},
-		types.Message{ID: translate.RandomID("msg-"), Role: types.RoleTool, ToolCallID: callID, Content: p.Tool.Result})
+		types.Message{ID: ident.Random("msg-"), Role: types.RoleAssistant, ToolCalls: []types.ToolCall{{ID: callID, Type: "function", Function: types.FunctionCall{Name: p.Tool.Name, Arguments: args.String()}}}},
+		types.Message{ID: ident.Random("msg-"), Role: types.RoleTool, ToolCallID: callID, Content: p.Tool.Result})
 	in2 := newInput(thread, msgs)
 	in2.Tools = []types.Tool{tool}
 	res2, sent2 := r.run(ctx, in2)
@@ -355,7 +356,7 @@ func (r *aguiRun) checkInterrupt(ctx context.Context) {
 		r.skip(id, title, secInterrupts, "no permission prompt")
 		return
 	}
-	thread := translate.RandomID("agentcheck-")
+	thread := ident.Random("agentcheck-")
 	msgs := []types.Message{userMsg(p.Permission)}
 	in := newInput(thread, msgs)
 	if len(p.ForwardedProps) > 0 {
@@ -393,7 +394,7 @@ func (r *aguiRun) checkInterrupt(ctx context.Context) {
 		}
 	}
 	if callID != "" {
-		held = append(held, types.Message{ID: translate.RandomID("msg-"), Role: types.RoleAssistant, ToolCalls: []types.ToolCall{{ID: callID, Type: "function", Function: types.FunctionCall{Name: name, Arguments: args.String()}}}})
+		held = append(held, types.Message{ID: ident.Random("msg-"), Role: types.RoleAssistant, ToolCalls: []types.ToolCall{{ID: callID, Type: "function", Function: types.FunctionCall{Name: name, Arguments: args.String()}}}})
 	}
 	in2 := newInput(thread, held)
 	in2.ForwardedProps = in.ForwardedProps
@@ -420,11 +421,11 @@ func (r *aguiRun) checkLongHistory(ctx context.Context) {
 		if i%2 == 0 {
 			msgs = append(msgs, userMsg(fmt.Sprintf("message %d", i)))
 		} else {
-			msgs = append(msgs, types.Message{ID: translate.RandomID("msg-"), Role: types.RoleAssistant, Content: fmt.Sprintf("answer %d", i)})
+			msgs = append(msgs, types.Message{ID: ident.Random("msg-"), Role: types.RoleAssistant, Content: fmt.Sprintf("answer %d", i)})
 		}
 	}
 	msgs = append(msgs, userMsg(p.Text))
-	res, sent := r.run(ctx, newInput(translate.RandomID("agentcheck-"), msgs))
+	res, sent := r.run(ctx, newInput(ident.Random("agentcheck-"), msgs))
 	if len(sent) > 600 {
 		sent = sent[:600] + fmt.Sprintf("… (%d messages)", len(msgs))
 	}
