@@ -32,44 +32,11 @@ func isHydration(in *types.RunAgentInput) bool {
 // open. An unknown thread (or one of another key: threads are per key) gets
 // an empty snapshot. The snapshot's ids become the thread's delivered ids,
 // so that the client's next run continues the same AAP session.
-func (s *Server) hydrate(c *gin.Context, cl *aap.Client, info *aap.AgentInfo, in *types.RunAgentInput, th *store.Thread, log *zerolog.Logger) {
-	ctx := c.Request.Context()
-	var msgs []types.Message
-	var interrupts []types.Interrupt
-	if th != nil && th.SessionID != "" && th.Agent == info.Name {
-		hist, ok, err := s.sessionHistory(ctx, cl, info, th.SessionID)
-		switch {
-		case err != nil:
-			s.upstreamError(c, err)
-			return
-		case ok:
-			if msgs, err = snapshotMessages(hist, th.Delivered); err != nil {
-				log.Error().Err(err).Str("thread", th.ID).Str("session", th.SessionID).Msg("the AAP session's history has no AG-UI form")
-				web.Error(c, 502, "upstream_bad_history", "the AAP session's history could not be given in AG-UI form: "+err.Error())
-				return
-			}
-			interrupts = th.Interrupts
-			delivered := deliveredIDs(msgs)
-			if slices.Equal(delivered, th.Delivered) {
-				break // nothing to save
-			}
-			// New ids (positional) for the messages: saved, but a
-			// hydration is no activity, so listings keep their order.
-			th.Delivered, th.KeepUpdatedAt = delivered, true
-			saveCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
-			err := s.cfg.Store.SaveThread(saveCtx, th)
-			cancel()
-			if err != nil {
-				web.FailureLog(c, log).Err(err).Msg("store: save thread")
-				web.Error(c, 500, "store_error", "the thread store failed")
-				return
-			}
-		default:
-			log.Info().Str("thread", th.ID).Str("session", th.SessionID).Msg("hydration: the AAP session is gone or keeps no history; empty snapshot")
-		}
-	}
-	if msgs == nil {
-		msgs = []types.Message{}
+func (s *Server) hydrate(c *gin.Context, cl *aap.Client, info *aap.AgentInfo, in *types.RunAgentInput, th *store.Thread) error {
+	log := web.Logger(c)
+	msgs, interrupts, err := s.conversation(c.Request.Context(), cl, info, th, log)
+	if err != nil {
+		return err
 	}
 	evs := []events.Event{events.NewRunStartedEvent(in.ThreadID, in.RunID), events.NewMessagesSnapshotEvent(msgs)}
 	finished := events.NewRunFinishedEvent(in.ThreadID, in.RunID)
@@ -83,6 +50,48 @@ func (s *Server) hydrate(c *gin.Context, cl *aap.Client, info *aap.AgentInfo, in
 	writeAGUI(out, evs, log)
 	out.Flush()
 	log.Info().Str("thread", in.ThreadID).Int("messages", len(msgs)).Int("interrupts", len(interrupts)).Msg("thread hydrated")
+	return nil
+}
+
+// conversation is the thread's conversation in AG-UI form and the
+// interrupts still open on it: empty for an unknown thread, a thread of
+// another agent, or one whose AAP session is gone or keeps no history.
+// The messages' ids become the thread's delivered ids (saved when they
+// change).
+func (s *Server) conversation(ctx context.Context, cl *aap.Client, info *aap.AgentInfo, th *store.Thread, log *zerolog.Logger) ([]types.Message, []types.Interrupt, error) {
+	if th == nil || th.SessionID == "" || th.Agent != info.Name {
+		return []types.Message{}, nil, nil
+	}
+	hist, ok, err := s.sessionHistory(ctx, cl, info, th.SessionID)
+	if err != nil {
+		return nil, nil, &upstreamError{err}
+	}
+	if !ok {
+		log.Info().Str("thread", th.ID).Str("session", th.SessionID).Msg("hydration: the AAP session is gone or keeps no history; empty snapshot")
+		return []types.Message{}, nil, nil
+	}
+	msgs, err := snapshotMessages(hist, th.Delivered)
+	if err != nil {
+		log.Error().Err(err).Str("thread", th.ID).Str("session", th.SessionID).Msg("the AAP session's history has no AG-UI form")
+		return nil, nil, web.Fail(web.KindUpstream, "upstream_bad_history", "the AAP session's history could not be given in AG-UI form: "+err.Error())
+	}
+	if msgs == nil {
+		msgs = []types.Message{}
+	}
+	delivered := deliveredIDs(msgs)
+	if slices.Equal(delivered, th.Delivered) {
+		return msgs, th.Interrupts, nil // nothing to save
+	}
+	// New ids (positional) for the messages: saved, but a hydration is no
+	// activity, so listings keep their order.
+	th.Delivered, th.KeepUpdatedAt = delivered, true
+	saveCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+	err = s.cfg.Store.SaveThread(saveCtx, th)
+	cancel()
+	if err != nil {
+		return nil, nil, &storeError{"save thread", err}
+	}
+	return msgs, th.Interrupts, nil
 }
 
 // sessionHistory reads the session's history, full preferred; false when

@@ -1,12 +1,13 @@
 package agui2aap
 
 import (
+	"context"
 	"errors"
 	"fmt"
-	"net/http"
 	"time"
 
 	"github.com/gin-gonic/gin"
+	"github.com/rs/zerolog"
 
 	"github.com/aapagui/aapagui/bridge/internal/web"
 	"github.com/aapagui/aapagui/internal/limit"
@@ -49,14 +50,13 @@ func (l *Limits) check() error {
 
 func newLimits(l Limits) *limit.Keys { return limit.New(l.RequestsPerSecond, l.Burst, l.RunsPerKey) }
 
-// allow takes one of owner's requests (Limits.RequestsPerSecond); it
-// answers 429 itself and returns false when none is left.
-func (s *Server) allow(c *gin.Context, owner string) bool {
-	ok, wait := s.limits.Allow(owner)
-	if !ok {
-		web.TooMany(c, "too_many_requests", fmt.Sprintf("this key is over its limit of %g requests a second", s.cfg.Limits.RequestsPerSecond), wait)
+// allow takes one of owner's requests (Limits.RequestsPerSecond), or
+// returns the 429 when none is left.
+func (s *Server) allow(owner string) error {
+	if ok, wait := s.limits.Allow(owner); !ok {
+		return web.Throttled("too_many_requests", fmt.Sprintf("this key is over its limit of %g requests a second", s.cfg.Limits.RequestsPerSecond), wait)
 	}
-	return ok
+	return nil
 }
 
 // runPlace holds one of the caller's run places (Limits.RunsPerKey) for
@@ -64,29 +64,27 @@ func (s *Server) allow(c *gin.Context, owner string) bool {
 func (s *Server) runPlace(c *gin.Context) {
 	release, ok := s.limits.Acquire(c.GetString(ownerKey))
 	if !ok {
-		web.TooMany(c, "too_many_runs", fmt.Sprintf("this key already has %d runs going, its limit; retry once one has finished", s.limits.Turns()), runRetry)
+		s.fail(c, web.Throttled("too_many_runs", fmt.Sprintf("this key already has %d runs going, its limit; retry once one has finished", s.limits.Turns()), runRetry))
 		return
 	}
 	defer release()
 	c.Next()
 }
 
-// roomForThread answers 429 and returns false when owner already holds
-// Limits.ThreadsPerKey threads (a run about to start a new one).
-func (s *Server) roomForThread(c *gin.Context, owner string) bool {
+// roomForThread returns the 429 of a run about to start a new thread when
+// owner already holds Limits.ThreadsPerKey threads.
+func (s *Server) roomForThread(ctx context.Context, log *zerolog.Logger, owner string) error {
 	max := s.cfg.Limits.ThreadsPerKey
 	if max <= 0 {
-		return true
+		return nil
 	}
-	n, err := s.cfg.Store.CountThreads(c.Request.Context(), owner)
+	n, err := s.cfg.Store.CountThreads(ctx, owner)
 	if err != nil {
-		web.Logger(c).Error().Err(err).Msg("store: count threads")
-		web.Error(c, http.StatusInternalServerError, "store_error", "the thread store failed")
-		return false
+		log.Error().Err(err).Msg("store: count threads")
+		return errStore
 	}
 	if n >= max {
-		web.TooMany(c, "too_many_threads", fmt.Sprintf("this key holds %d threads, its limit; delete one to start another", max), threadRetry)
-		return false
+		return web.Throttled("too_many_threads", fmt.Sprintf("this key holds %d threads, its limit; delete one to start another", max), threadRetry)
 	}
-	return true
+	return nil
 }

@@ -5,8 +5,6 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
-	"fmt"
-	"net/http"
 	"strings"
 
 	"github.com/ag-ui-protocol/ag-ui/sdks/community/go/pkg/core/types"
@@ -35,26 +33,6 @@ const (
 	deniedResultFallback  = "Tool call denied"
 )
 
-// planError is a run that cannot go ahead. status 0 means the AG-UI
-// interrupt rules were broken: the run is answered with RUN_ERROR; any
-// other status is an HTTP error before the stream.
-type planError struct {
-	status  int
-	code    string
-	message string
-}
-
-// Error describes the failure.
-func (e *planError) Error() string { return e.code + ": " + e.message }
-
-func badInput(format string, args ...any) *planError {
-	return &planError{status: http.StatusBadRequest, code: "invalid_input", message: fmt.Sprintf(format, args...)}
-}
-
-func runError(code, format string, args ...any) *planError {
-	return &planError{code: code, message: fmt.Sprintf(format, args...)}
-}
-
 // plan is what one run sends to the AAP server.
 type plan struct {
 	fresh bool          // create a new session, seeded
@@ -65,11 +43,13 @@ type plan struct {
 }
 
 // makePlan works out what is new in the client's messages since the
-// thread's session last saw it.
+// thread's session last saw it. A run that cannot go ahead is a
+// *web.Failure (an input the bridge cannot run) or a *refusal (the AG-UI
+// interrupt rules).
 func (s *Server) makePlan(th *store.Thread, in *types.RunAgentInput, agent string) (*plan, error) {
 	p, err := s.planRun(th, in, agent)
-	var pe *planError
-	if errors.As(err, &pe) && pe.code == CodeUnknownInterrupt {
+	var ref *refusal
+	if errors.As(err, &ref) && ref.code == CodeUnknownInterrupt {
 		if missing := resumeWithoutCall(th, in, agent); missing != nil {
 			return nil, missing
 		}
@@ -82,8 +62,8 @@ func (s *Server) makePlan(th *store.Thread, in *types.RunAgentInput, agent strin
 // the assistant message with its tool call (a client that sent only the
 // latest messages): without it the messages read as another conversation,
 // in which the interrupt is not open. nil when that is not the case.
-func resumeWithoutCall(th *store.Thread, in *types.RunAgentInput, agent string) *planError {
-	if th == nil || th.SessionID == "" || th.Agent != agent {
+func resumeWithoutCall(th *store.Thread, in *types.RunAgentInput, agent string) *refusal {
+	if !onSession(th, agent) {
 		return nil
 	}
 	calls := map[string]bool{}
@@ -95,32 +75,87 @@ func resumeWithoutCall(th *store.Thread, in *types.RunAgentInput, agent string) 
 	for _, r := range in.Resume {
 		for _, it := range th.Interrupts {
 			if it.ID == r.InterruptID && it.ToolCallID != "" && !calls[it.ToolCallID] {
-				return runError(CodeResumeWithoutCall, "resume answers interrupt %q, which is open on this thread, but messages hold no assistant message with its tool call %q: send the thread's whole conversation (the messages the client has, the assistant message with that call included) with the resume", r.InterruptID, it.ToolCallID)
+				return refused(CodeResumeWithoutCall, "resume answers interrupt %q, which is open on this thread, but messages hold no assistant message with its tool call %q: send the thread's whole conversation (the messages the client has, the assistant message with that call included) with the resume", r.InterruptID, it.ToolCallID)
 			}
 		}
 	}
 	return nil
 }
 
-// planRun is makePlan without the diagnosis of resumeWithoutCall.
+// planRun is makePlan without the diagnosis of resumeWithoutCall. A run
+// continues the thread's session when the client's history extends what
+// the session saw with something a turn can carry; otherwise it starts a
+// new session seeded with the client's history (freshPlan).
 func (s *Server) planRun(th *store.Thread, in *types.RunAgentInput, agent string) (*plan, error) {
-	msgs := make([]types.Message, 0, len(in.Messages))
-	for i, m := range in.Messages {
+	msgs, err := agentMessages(in.Messages)
+	if err != nil {
+		return nil, err
+	}
+	if !onSession(th, agent) {
+		return s.freshPlan(msgs, in)
+	}
+	fresh, ok := newSince(th, msgs)
+	if !ok {
+		// An edit, a regenerate or a branch; or the client added an
+		// assistant or system message.
+		return s.freshPlan(msgs, in)
+	}
+	p := &plan{delivered: ids(fresh)}
+	if len(th.Interrupts) > 0 && s.cfg.Policy == PolicyInterrupt {
+		return s.resumeTurn(p, th, in, msgs, fresh)
+	}
+	if len(in.Resume) > 0 {
+		return nil, refused(CodeUnknownInterrupt, "resume was sent but no interrupt is open on this thread")
+	}
+	if rest, ok := abandoned(fresh, th.ClientCalls); ok && userOnly(rest) && len(th.Interrupts) == 0 {
+		// The user moved on from open client tool calls: the user message
+		// alone; the AAP server closes the calls it was waiting on.
+		return p.withTurn(rest, in.Messages)
+	}
+	if !continuesTurn(th, fresh) {
+		// Nothing new (a re-run), several user messages, or a user message
+		// while tool calls are open: start over from the client's history.
+		return s.freshPlan(msgs, in)
+	}
+	if _, err := p.withTurn(fresh, in.Messages); err != nil {
+		return nil, err
+	}
+	// Under a grant or deny policy, calls left waiting by a run that also
+	// stopped for client tools are answered now, with their results.
+	for _, it := range th.Interrupts {
+		p.turn = append(p.turn, s.policyPermission(it.ToolCallID))
+	}
+	return p, nil
+}
+
+// agentMessages are the client's messages the agent sees (activity is UI
+// only, never sent to the agent); each must have an id.
+func agentMessages(all []types.Message) ([]types.Message, error) {
+	msgs := make([]types.Message, 0, len(all))
+	for i, m := range all {
 		if m.Role == types.RoleActivity {
-			continue // UI only, never sent to the agent
+			continue
 		}
 		if m.ID == "" {
 			return nil, badInput("messages[%d]: id is required", i)
 		}
 		msgs = append(msgs, m)
 	}
-	if th == nil || th.SessionID == "" || th.Agent != agent {
-		return s.freshPlan(msgs, in)
-	}
-	delivered := make(map[string]bool, len(th.Delivered))
-	for _, id := range th.Delivered {
-		delivered[id] = true
-	}
+	return msgs, nil
+}
+
+// onSession reports whether the thread has an AAP session of agent to
+// continue.
+func onSession(th *store.Thread, agent string) bool {
+	return th != nil && th.SessionID != "" && th.Agent == agent
+}
+
+// newSince returns the messages the thread's session has not seen
+// (reasoning aside). It reports false when the client's history no longer
+// extends the session's (an edit, a regenerate or a branch: a delivered
+// message is gone), or when what is new is not only user and tool
+// messages.
+func newSince(th *store.Thread, msgs []types.Message) ([]types.Message, bool) {
 	present := make(map[string]bool, len(msgs))
 	answered := map[string]bool{} // toolCallIds with a tool message
 	for _, m := range msgs {
@@ -129,7 +164,9 @@ func (s *Server) planRun(th *store.Thread, in *types.RunAgentInput, agent string
 			answered[m.ToolCallID] = true
 		}
 	}
+	delivered := make(map[string]bool, len(th.Delivered))
 	for _, id := range th.Delivered {
+		delivered[id] = true
 		// A result the bridge streamed for a call the client had already
 		// answered itself (CopilotKit adds a tool message for an
 		// interrupted call) is merged into the client's own message: its
@@ -138,9 +175,7 @@ func (s *Server) planRun(th *store.Thread, in *types.RunAgentInput, agent string
 			continue
 		}
 		if !present[id] {
-			// The client's history no longer extends the session's: an
-			// edit, a regenerate or a branch.
-			return s.freshPlan(msgs, in)
+			return nil, false
 		}
 	}
 	var fresh []types.Message
@@ -151,105 +186,119 @@ func (s *Server) planRun(th *store.Thread, in *types.RunAgentInput, agent string
 	}
 	for _, m := range fresh {
 		if m.Role != types.RoleUser && m.Role != types.RoleTool {
-			return s.freshPlan(msgs, in) // the client added an assistant or system message
+			return nil, false
 		}
 	}
-	p := &plan{delivered: ids(fresh)}
+	return fresh, true
+}
 
-	open := th.Interrupts
-	if len(open) > 0 && s.cfg.Policy == PolicyInterrupt {
-		if len(in.Resume) == 0 {
-			return nil, runError(CodeInterruptsPending, "the thread has %d open interrupt(s) (%s); answer them with resume, in a run of its own (status cancelled to move on)", len(open), interruptIDs(open))
-		}
-		answered := map[string]bool{}
-		for _, r := range in.Resume {
-			if !hasInterrupt(open, r.InterruptID) {
-				return nil, runError(CodeUnknownInterrupt, "resume names interrupt %q, which is not open on this thread", r.InterruptID)
-			}
-			answered[r.InterruptID] = true
-		}
-		for _, it := range open {
-			if !answered[it.ID] {
-				return nil, runError(CodePartialResume, "interrupt %q is open and not answered: resume must answer every open interrupt", it.ID)
-			}
-		}
-		if hasUser(fresh) {
-			// New input that abandons the interrupts (AG-UI: new input on
-			// an interrupted thread comes with a resume that cancels them):
-			// send the user message alone; the AAP server closes the calls
-			// it was waiting on. Answering an interrupt and saying
-			// something new at once is one AAP turn too many.
-			if !allCancelled(in.Resume) {
-				return nil, runError(CodeInputWithResume, "a new user message can only come with interrupts that are cancelled, not answered: answer them in a run of their own")
-			}
-			waiting := map[string]bool{}
-			for _, it := range open {
-				waiting[it.ToolCallID] = true
-			}
-			var rest []types.Message
-			for _, m := range fresh {
-				if m.Role == types.RoleTool && waiting[m.ToolCallID] {
-					continue // the client's note on the abandoned call
-				}
-				rest = append(rest, m)
-			}
-			if r, ok := abandoned(rest, th.ClientCalls); ok {
-				rest = r
-			}
-			if len(rest) != 1 || rest[0].Role != types.RoleUser {
-				return s.freshPlan(msgs, &types.RunAgentInput{Tools: in.Tools})
-			}
-			turn, err := translate.MessagesToAAP(rest)
-			if err != nil {
-				return nil, inputError(err, in.Messages)
-			}
-			p.turn = turn
-			return p, nil
-		}
-		turn, err := translate.TurnFromAGUI(fresh, in.Resume, open)
-		if err != nil {
-			return nil, runError(CodeInvalidResume, "%v", err)
-		}
-		p.turn = turn
-		return p, nil
-	}
-	if len(in.Resume) > 0 {
-		return nil, runError(CodeUnknownInterrupt, "resume was sent but no interrupt is open on this thread")
-	}
-	if rest, ok := abandoned(fresh, th.ClientCalls); ok && len(rest) == 1 && rest[0].Role == types.RoleUser && len(open) == 0 {
-		// The user moved on from open client tool calls: the user message
-		// alone; the AAP server closes the calls it was waiting on.
-		turn, err := translate.MessagesToAAP(rest)
-		if err != nil {
-			return nil, inputError(err, in.Messages)
-		}
-		p.turn = turn
-		return p, nil
-	}
+// continuesTurn reports whether what is new can be the session's next
+// turn as it is: one user message on a thread with nothing open, or tool
+// results.
+func continuesTurn(th *store.Thread, fresh []types.Message) bool {
 	switch {
-	case len(fresh) == 1 && fresh[0].Role == types.RoleUser && len(th.ClientCalls) == 0 && len(open) == 0:
+	case userOnly(fresh) && len(th.ClientCalls) == 0 && len(th.Interrupts) == 0:
+		return true
 	case len(fresh) > 0 && allTool(fresh):
-	default:
-		// Nothing new (a re-run), several user messages, or a user message
-		// while tool calls are open: start over from the client's history.
-		return s.freshPlan(msgs, in)
+		return true
 	}
-	turn, err := translate.MessagesToAAP(fresh)
+	return false
+}
+
+// userOnly reports whether msgs is one user message.
+func userOnly(msgs []types.Message) bool {
+	return len(msgs) == 1 && msgs[0].Role == types.RoleUser
+}
+
+// withTurn makes msgs, in AAP form, the plan's turn (all is the client's
+// messages, to name one that cannot be translated).
+func (p *plan) withTurn(msgs, all []types.Message) (*plan, error) {
+	turn, err := translate.MessagesToAAP(msgs)
 	if err != nil {
-		return nil, inputError(err, in.Messages)
-	}
-	// Under a grant or deny policy, calls left waiting by a run that also
-	// stopped for client tools are answered now, with their results.
-	for _, it := range open {
-		granted := s.cfg.Policy == PolicyGrant
-		perm := &aap.ToolPermissionMessage{ToolCallID: it.ToolCallID, Granted: granted}
-		if !granted {
-			perm.Reason = policyDeniedReason
-		}
-		turn = append(turn, perm)
+		return nil, inputError(err, all)
 	}
 	p.turn = turn
 	return p, nil
+}
+
+// policyPermission is the permission the grant or deny policy gives a
+// call.
+func (s *Server) policyPermission(toolCallID string) *aap.ToolPermissionMessage {
+	granted := s.cfg.Policy == PolicyGrant
+	perm := &aap.ToolPermissionMessage{ToolCallID: toolCallID, Granted: granted}
+	if !granted {
+		perm.Reason = policyDeniedReason
+	}
+	return perm
+}
+
+// resumeTurn plans the run of a thread with open interrupts (under the
+// interrupt policy): the resume must answer every one of them. Answered,
+// they are the turn (with the client's tool results); all cancelled with
+// a new user message, the user message alone is (see abandonTurn).
+func (s *Server) resumeTurn(p *plan, th *store.Thread, in *types.RunAgentInput, msgs, fresh []types.Message) (*plan, error) {
+	if err := checkResume(th.Interrupts, in.Resume); err != nil {
+		return nil, err
+	}
+	if hasUser(fresh) {
+		return s.abandonTurn(p, th, in, msgs, fresh)
+	}
+	turn, err := translate.TurnFromAGUI(fresh, in.Resume, th.Interrupts)
+	if err != nil {
+		return nil, refused(CodeInvalidResume, "%v", err)
+	}
+	p.turn = turn
+	return p, nil
+}
+
+// checkResume refuses a resume that does not answer exactly the open
+// interrupts.
+func checkResume(open []types.Interrupt, resume []types.ResumeEntry) error {
+	if len(resume) == 0 {
+		return refused(CodeInterruptsPending, "the thread has %d open interrupt(s) (%s); answer them with resume, in a run of its own (status cancelled to move on)", len(open), interruptIDs(open))
+	}
+	answered := map[string]bool{}
+	for _, r := range resume {
+		if !hasInterrupt(open, r.InterruptID) {
+			return refused(CodeUnknownInterrupt, "resume names interrupt %q, which is not open on this thread", r.InterruptID)
+		}
+		answered[r.InterruptID] = true
+	}
+	for _, it := range open {
+		if !answered[it.ID] {
+			return refused(CodePartialResume, "interrupt %q is open and not answered: resume must answer every open interrupt", it.ID)
+		}
+	}
+	return nil
+}
+
+// abandonTurn plans new input that abandons the interrupts (AG-UI: new
+// input on an interrupted thread comes with a resume that cancels them):
+// the user message alone; the AAP server closes the calls it was waiting
+// on. Answering an interrupt and saying something new at once is one AAP
+// turn too many.
+func (s *Server) abandonTurn(p *plan, th *store.Thread, in *types.RunAgentInput, msgs, fresh []types.Message) (*plan, error) {
+	if !allCancelled(in.Resume) {
+		return nil, refused(CodeInputWithResume, "a new user message can only come with interrupts that are cancelled, not answered: answer them in a run of their own")
+	}
+	waiting := map[string]bool{}
+	for _, it := range th.Interrupts {
+		waiting[it.ToolCallID] = true
+	}
+	var rest []types.Message
+	for _, m := range fresh {
+		if m.Role == types.RoleTool && waiting[m.ToolCallID] {
+			continue // the client's note on the abandoned call
+		}
+		rest = append(rest, m)
+	}
+	if r, ok := abandoned(rest, th.ClientCalls); ok {
+		rest = r
+	}
+	if !userOnly(rest) {
+		return s.freshPlan(msgs, &types.RunAgentInput{Tools: in.Tools})
+	}
+	return p.withTurn(rest, in.Messages)
 }
 
 // lostSessionPlan is the plan of a run whose AAP session the server no
@@ -350,7 +399,7 @@ func (s *Server) resumePlan(msgs []types.Message, resume []types.ResumeEntry, al
 	for _, r := range resume {
 		id, ok := ident.ToolCallFromInterrupt(r.InterruptID)
 		if !ok || !waiting[id] {
-			return nil, runError(CodeUnknownInterrupt, "resume names interrupt %q, which is not open on this thread", r.InterruptID)
+			return nil, refused(CodeUnknownInterrupt, "resume names interrupt %q, which is not open on this thread", r.InterruptID)
 		}
 		answered[id] = true
 	}
@@ -367,7 +416,7 @@ func (s *Server) resumePlan(msgs []types.Message, resume []types.ResumeEntry, al
 	}
 	turn, err := translate.TurnFromAGUI(nil, resume, nil)
 	if err != nil {
-		return nil, runError(CodeInvalidResume, "%v", err)
+		return nil, refused(CodeInvalidResume, "%v", err)
 	}
 	var delivered []string
 	for _, m := range msgs {

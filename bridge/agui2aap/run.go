@@ -24,111 +24,157 @@ import (
 	"github.com/aapagui/aapagui/translate"
 )
 
+// run answers POST /agents/:name: a run of the thread, streamed as AG-UI
+// events. A run that fails before its stream begins is answered with a
+// JSON error (fail); one the AG-UI interrupt rules refuse, with RUN_STARTED
+// then RUN_ERROR (refuse).
 func (s *Server) run(c *gin.Context) {
+	in, err := s.serveRun(c)
+	var ref *refusal
+	switch {
+	case errors.As(err, &ref):
+		web.Logger(c).Info().Str("code", ref.code).Str("thread", in.ThreadID).Msg("run refused")
+		s.refuse(c, in, ref)
+	case err != nil:
+		s.fail(c, err)
+	}
+}
+
+// serveRun reads the run's input, takes its thread and runs it; an error
+// is returned before the stream began (with the input as far as it was
+// read).
+func (s *Server) serveRun(c *gin.Context) (*types.RunAgentInput, error) {
 	log := web.Logger(c)
 	ctx := c.Request.Context()
-	data, err := io.ReadAll(c.Request.Body)
+	in, err := readRunInput(c.Request.Body)
 	if err != nil {
-		web.ReadError(c, err)
-		return
+		return nil, err
 	}
-	inp, err := agui.DecodeRunAgentInputLazy(data)
+	name := c.Param("name")
+	cl, info, err := s.agent(ctx, c.Request, name)
 	if err != nil {
-		web.Error(c, http.StatusBadRequest, "invalid_body", "the body is not a RunAgentInput: "+err.Error())
-		return
+		return in, err
 	}
-	in := *inp
+	r := &runner{s: s, w: c.Writer, start: metrics.RequestStart(c), cl: cl, in: in, info: info, log: log}
+	if r.clientTools, r.fwd, err = runOptions(in); err != nil {
+		return in, err
+	}
+
+	owner := c.GetString(ownerKey)
+	if r.lease, err = s.takeThread(ctx, log, owner, in.ThreadID, runBusy); err != nil {
+		return in, err
+	}
+	defer r.lease.Release()
+	// A run whose lock was lost (this process stalled past the lease)
+	// stops rather than run beside the run that took it over.
+	ctx, unbind := r.lease.Bind(ctx)
+	defer unbind()
+	ctx, endRun, stopRun := web.TurnContext(ctx, s.cfg.MaxTurnDuration)
+	defer stopRun()
+	// The request carries the run's context while the run goes on; the
+	// error returned is answered under the request's own, which tells
+	// whether its client left (web.Left), not that the run ended.
+	req := c.Request
+	c.Request = req.WithContext(ctx)
+	defer func() { c.Request = req }()
+	r.end = endRun
+
+	if r.th, err = s.loadThread(ctx, owner, in.ThreadID); err != nil {
+		return in, err
+	}
+	if isHydration(in) {
+		return in, s.hydrate(c, cl, info, in, r.th)
+	}
+	if r.th == nil {
+		if err := s.roomForThread(ctx, log, owner); err != nil {
+			return in, err
+		}
+	}
+	if r.p, err = s.makePlan(r.th, in, name); err != nil {
+		return in, err
+	}
+	if r.th == nil {
+		r.th = &store.Thread{Owner: owner, ID: in.ThreadID}
+	}
+	return in, r.execute(ctx)
+}
+
+// runBusy is the message of a run that finds its thread held by another.
+func runBusy(left time.Duration) string {
+	return fmt.Sprintf("a run is already in progress on this thread; wait for it to finish (its lock runs out in %.1f s unless the run is still alive)", left.Seconds())
+}
+
+// readRunInput reads and checks the request's RunAgentInput; a run
+// without an id gets one.
+func readRunInput(body io.Reader) (*types.RunAgentInput, error) {
+	data, err := io.ReadAll(body)
+	if err != nil {
+		return nil, web.BodyFailure(err)
+	}
+	in, err := agui.DecodeRunAgentInputLazy(data)
+	if err != nil {
+		return nil, web.Fail(web.KindInvalid, "invalid_body", "the body is not a RunAgentInput: "+err.Error())
+	}
 	if strings.TrimSpace(in.ThreadID) == "" {
-		web.Error(c, http.StatusBadRequest, "invalid_input", "threadId is required")
-		return
+		return nil, badInput("threadId is required")
 	}
-	if err := checkInput(&in); err != nil {
-		web.Error(c, http.StatusBadRequest, "invalid_input", err.Error())
-		return
+	if err := checkInput(in); err != nil {
+		return nil, badInput("%s", err.Error())
 	}
 	if in.RunID == "" {
 		in.RunID = ident.Random("run-")
 	}
-	name := c.Param("name")
-	cl, key := s.client(c.Request)
+	return in, nil
+}
+
+// agent returns the client speaking the AAP server's version for the
+// request and the agent name names there.
+func (s *Server) agent(ctx context.Context, r *http.Request, name string) (*aap.Client, *aap.AgentInfo, error) {
+	cl, key := s.client(r)
 	cl, meta, err := s.upstream(ctx, cl, key)
 	if err != nil {
-		s.upstreamError(c, err)
-		return
+		return nil, nil, &upstreamError{err}
 	}
 	info, ok := meta.Agent(name)
 	if !ok {
-		web.Error(c, http.StatusNotFound, "unknown_agent", "no agent "+name+" on the AAP server")
-		return
+		return nil, nil, web.Fail(web.KindNotFound, "unknown_agent", "no agent "+name+" on the AAP server")
 	}
+	return cl, info, nil
+}
+
+// runOptions are the run's client tools in AAP form and what its
+// forwardedProps ask of the agent.
+func runOptions(in *types.RunAgentInput) ([]aap.ToolSpec, *translate.Forwarded, error) {
 	clientTools, err := translate.ToolsToAAP(in.Tools)
 	if err != nil {
-		web.Error(c, http.StatusBadRequest, "invalid_input", err.Error())
-		return
+		return nil, nil, badInput("%s", err.Error())
 	}
 	fwd, err := translate.ForwardedFrom(in.ForwardedProps)
 	if err != nil {
-		web.Error(c, http.StatusBadRequest, "invalid_input", err.Error())
-		return
+		return nil, nil, badInput("%s", err.Error())
 	}
+	return clientTools, fwd, nil
+}
 
-	owner := c.GetString(ownerKey)
-	lease, err := store.TakeThread(ctx, s.cfg.Store, owner, in.ThreadID, store.LeaseOptions{OnError: web.LeaseLog(log, "thread", in.ThreadID)})
-	var held *store.HeldError
-	if errors.As(err, &held) {
-		web.Held(c, "run_in_progress", fmt.Sprintf("a run is already in progress on this thread; wait for it to finish (its lock runs out in %.1f s unless the run is still alive)", held.Left.Seconds()), held.Left)
-		return
-	}
-	if err != nil {
-		web.FailureLog(c, log).Err(err).Msg("store: lock thread")
-		web.Error(c, http.StatusInternalServerError, "store_error", "the thread store failed")
-		return
-	}
-	defer lease.Release()
-	// A run whose lock was lost (this process stalled past the lease)
-	// stops rather than run beside the run that took it over.
-	ctx, unbind := lease.Bind(ctx)
-	defer unbind()
-	ctx, endRun, stopRun := web.TurnContext(ctx, s.cfg.MaxTurnDuration)
-	defer stopRun()
-	c.Request = c.Request.WithContext(ctx)
-
-	th, err := s.cfg.Store.GetThread(ctx, owner, in.ThreadID)
+// loadThread reads the thread; nil for one the store does not have.
+func (s *Server) loadThread(ctx context.Context, owner, id string) (*store.Thread, error) {
+	th, err := s.cfg.Store.GetThread(ctx, owner, id)
 	if errors.Is(err, store.ErrNotFound) {
-		th, err = nil, nil
+		return nil, nil
 	}
 	if err != nil {
-		web.FailureLog(c, log).Err(err).Msg("store: get thread")
-		web.Error(c, http.StatusInternalServerError, "store_error", "the thread store failed")
-		return
+		return nil, &storeError{"get thread", err}
 	}
-	if isHydration(&in) {
-		s.hydrate(c, cl, info, &in, th, log)
-		return
-	}
-	if th == nil && !s.roomForThread(c, owner) {
-		return
-	}
-	r := &runner{s: s, c: c, cl: cl, in: &in, info: info, th: th, log: log, clientTools: clientTools, fwd: fwd, lease: lease, end: endRun}
-	p, err := s.makePlan(th, &in, name)
-	if err != nil {
-		r.planFailed(err)
-		return
-	}
-	if th == nil {
-		r.th = &store.Thread{Owner: owner, ID: in.ThreadID}
-	}
-	r.p = p
-	r.execute(ctx)
+	return th, nil
 }
 
 // refuse answers a run that breaks the AG-UI interrupt rules: RUN_STARTED
 // then RUN_ERROR with the rule's code.
-func (s *Server) refuse(c *gin.Context, in *types.RunAgentInput, pe *planError) {
+func (s *Server) refuse(c *gin.Context, in *types.RunAgentInput, ref *refusal) {
 	t := translate.NewAAPToAGUI(translate.AAPToAGUIOptions{ThreadID: in.ThreadID, RunID: in.RunID})
 	out := web.NewStream(c.Writer)
 	out.Start()
-	writeAGUI(out, t.Fail(pe.message, pe.code), web.Logger(c))
+	writeAGUI(out, t.Fail(inBand(ref)), web.Logger(c))
 	out.Flush()
 }
 
@@ -151,10 +197,13 @@ func writeAGUI(out *web.Stream, evs []events.Event, log *zerolog.Logger) {
 	out.Commit(buf)
 }
 
-// runner carries one run through its AAP turns.
+// runner carries one run through its AAP turns. It holds what the run
+// needs of its request (the response writer, the request's start, the
+// request's logger); the run's context is passed to its steps.
 type runner struct {
 	s           *Server
-	c           *gin.Context
+	w           http.ResponseWriter
+	start       time.Time // the request's (metrics.RequestStart)
 	cl          *aap.Client
 	in          *types.RunAgentInput
 	info        *aap.AgentInfo
@@ -194,54 +243,23 @@ func (r *runner) mode() aap.StreamMode {
 	return aap.StreamNone
 }
 
-func (r *runner) execute(ctx context.Context) {
+// execute runs the plan: it opens the turn (on a new session when the AAP
+// server lost the thread's), streams it to the client and saves the
+// thread. An error is returned only before the stream began.
+func (r *runner) execute(ctx context.Context) error {
 	in := r.in
-	r.t = r.s.metrics.StartTurn(metrics.RequestStart(r.c), string(r.mode()))
+	r.t = r.s.metrics.StartTurn(r.start, string(r.mode()))
 	r.result, r.openBefore = metrics.OutcomeOK, len(r.th.Interrupts)
 	defer func() { web.EndTurn(r.log, r.t, "run", "thread", in.ThreadID, r.stop, r.result) }()
-	req, ok := r.begin(ctx)
-	if !ok {
-		return
-	}
-
-	r.clients = map[string]bool{}
-	for _, t := range in.Tools {
-		r.clients[t.Name] = true
-	}
-	interrupting := r.s.cfg.Policy == PolicyInterrupt
-	r.a2g = translate.NewAAPToAGUI(translate.AAPToAGUIOptions{
-		ThreadID: in.ThreadID, RunID: in.RunID,
-		// Under a grant or deny policy nothing is ever interrupted.
-		IsClientTool: func(name string) bool { return r.clients[name] || !interrupting },
-	})
-	r.results = map[string]bool{}
-	r.out = web.NewStream(r.c.Writer)
-	r.out.KeepAlive = r.s.cfg.KeepAlive
-	r.out.StallTimeout = r.s.cfg.StallTimeout
-	r.out.Cancel = r.end
-	defer r.out.Done()
-
-	evs, err := r.open(ctx, r.th.SessionID, req)
-	if err != nil && !r.p.fresh && sessionGone(err) {
-		// The AAP server forgot the session (an in-memory server
-		// restarted, expiry, deletion): the thread moves to a new session
-		// seeded with the client's history, as for a rewritten history.
-		r.log.Warn().Str("thread", in.ThreadID).Str("session", r.th.SessionID).
-			Msg("the AAP server no longer has the thread's session; moving the thread to a new one seeded with the client's history")
-		p, perr := r.s.lostSessionPlan(in)
-		if perr != nil {
-			r.planFailed(perr)
-			return
-		}
-		r.p = p
-		if req, ok = r.begin(ctx); !ok {
-			return
-		}
-		evs, err = r.open(ctx, r.th.SessionID, req)
-	}
+	req, err := r.begin(ctx)
 	if err != nil {
-		r.s.upstreamError(r.c, err)
-		return
+		return err
+	}
+	r.prepareStream()
+	defer r.out.Done()
+	evs, err := r.openFirst(ctx, req)
+	if err != nil {
+		return err
 	}
 	r.travelLight()
 	r.out.Start()
@@ -249,20 +267,67 @@ func (r *runner) execute(ctx context.Context) {
 	if r.th.SessionID == "" {
 		r.log.Warn().Str("thread", in.ThreadID).Msg("the AAP server's PUT /session answer named no session (no session_start): the next run starts a new session")
 	}
-	// Save and free the thread, in one write, before the client sees the
-	// end of the run: a client that starts its next run at once
-	// (CopilotKit does, after a frontend tool) must find the thread saved
-	// and free; and a run whose thread could not be saved does not finish
-	// (RUN_ERROR STORE_ERROR instead of RUN_FINISHED).
-	err = r.save()
+	r.finish(ctx)
+	return nil
+}
+
+// prepareStream sets up the translator and the client's stream.
+func (r *runner) prepareStream() {
+	r.clients = map[string]bool{}
+	for _, t := range r.in.Tools {
+		r.clients[t.Name] = true
+	}
+	interrupting := r.s.cfg.Policy == PolicyInterrupt
+	r.a2g = translate.NewAAPToAGUI(translate.AAPToAGUIOptions{
+		ThreadID: r.in.ThreadID, RunID: r.in.RunID,
+		// Under a grant or deny policy nothing is ever interrupted.
+		IsClientTool: func(name string) bool { return r.clients[name] || !interrupting },
+	})
+	r.results = map[string]bool{}
+	r.out = web.NewStream(r.w)
+	r.out.KeepAlive = r.s.cfg.KeepAlive
+	r.out.StallTimeout = r.s.cfg.StallTimeout
+	r.out.Cancel = r.end
+}
+
+// openFirst opens the run's first turn. When the AAP server forgot the
+// thread's session (an in-memory server restarted, expiry, deletion), the
+// thread moves to a new session seeded with the client's history, as for
+// a rewritten history.
+func (r *runner) openFirst(ctx context.Context, req *aap.PostSessionTurnRequest) (iter.Seq2[aap.Event, error], error) {
+	evs, err := r.open(ctx, r.th.SessionID, req)
+	if err != nil && !r.p.fresh && sessionGone(err) {
+		r.log.Warn().Str("thread", r.in.ThreadID).Str("session", r.th.SessionID).
+			Msg("the AAP server no longer has the thread's session; moving the thread to a new one seeded with the client's history")
+		if r.p, err = r.s.lostSessionPlan(r.in); err != nil {
+			return nil, err
+		}
+		if req, err = r.begin(ctx); err != nil {
+			return nil, err
+		}
+		evs, err = r.open(ctx, r.th.SessionID, req)
+	}
+	if err != nil {
+		return nil, &upstreamError{err}
+	}
+	return evs, nil
+}
+
+// finish saves and frees the thread, in one write, before the client sees
+// the end of the run: a client that starts its next run at once
+// (CopilotKit does, after a frontend tool) must find the thread saved and
+// free; and a run whose thread could not be saved does not finish
+// (RUN_ERROR STORE_ERROR instead of RUN_FINISHED).
+func (r *runner) finish(ctx context.Context) {
+	err := r.save(ctx)
 	r.lease.Release()
 	if fin := r.finished; fin != nil {
 		r.finished = nil
 		var end events.Event = fin
 		if err != nil {
 			r.result = "store_error"
-			code := CodeStoreError
-			end = &events.RunErrorEvent{BaseEvent: events.NewBaseEvent(events.EventTypeRunError), Message: "the run could not be stored; send it again", Code: &code}
+			message, code := inBand(errRunNotStored)
+			end = &events.RunErrorEvent{BaseEvent: events.NewBaseEvent(events.EventTypeRunError), Message: message, Code: &code}
 		}
 		r.t.Out(string(end.Type()))
 		writeAGUI(r.out, []events.Event{end}, r.log)
@@ -286,9 +351,8 @@ func (r *runner) travelLight() {
 }
 
 // begin builds the plan's turn request, creating the new session first
-// when the plan starts one. It answers the client itself and returns false
-// when the AAP server refuses the new session.
-func (r *runner) begin(ctx context.Context) (*aap.PostSessionTurnRequest, bool) {
+// when the plan starts one.
+func (r *runner) begin(ctx context.Context) (*aap.PostSessionTurnRequest, error) {
 	in, th, p := r.in, r.th, r.p
 	toolsDigest := digest(in.Tools)
 	contextDigest := ""
@@ -318,8 +382,7 @@ func (r *runner) begin(ctx context.Context) (*aap.PostSessionTurnRequest, bool) 
 		created, err := r.cl.CreateSession(ctx, &aap.PostSessionsRequest{Agent: agent, Messages: p.seed, Tools: r.clientTools})
 		r.result = r.s.upstreamCall(ctx, "create_session", err)
 		if err != nil {
-			r.s.upstreamError(r.c, err)
-			return nil, false
+			return nil, &upstreamError{err}
 		}
 		r.sessionLog(th.SessionID, created.SessionID)
 		th.SessionID, th.Agent, th.Delivered, th.ClientCalls, th.Interrupts = created.SessionID, r.info.Name, nil, nil, nil
@@ -336,7 +399,7 @@ func (r *runner) begin(ctx context.Context) (*aap.PostSessionTurnRequest, bool) 
 			req.Agent = &aap.AgentConfig{Tools: r.fwd.Agent.Tools, Options: r.fwd.Agent.Options}
 		}
 	}
-	return req, true
+	return req, nil
 }
 
 // beginPut prepares the first turn of a new session on a version 1 or 2
@@ -345,7 +408,7 @@ func (r *runner) begin(ctx context.Context) (*aap.PostSessionTurnRequest, bool) 
 // results or permissions cannot start a session there: the last user
 // message of the seed is asked again, as a fresh session of a history
 // ending with the agent's own tool results is (see MAPPING).
-func (r *runner) beginPut(ctx context.Context, req *aap.PostSessionTurnRequest, agent aap.AgentConfig, contextDigest, toolsDigest string) (*aap.PostSessionTurnRequest, bool) {
+func (r *runner) beginPut(ctx context.Context, req *aap.PostSessionTurnRequest, agent aap.AgentConfig, contextDigest, toolsDigest string) (*aap.PostSessionTurnRequest, error) {
 	in, th, p := r.in, r.th, r.p
 	seed := p.seed
 	if _, ok := req.Messages[0].(*aap.UserMessage); !ok {
@@ -354,8 +417,7 @@ func (r *runner) beginPut(ctx context.Context, req *aap.PostSessionTurnRequest, 
 			u--
 		}
 		if u < 0 {
-			web.Error(r.c, http.StatusBadRequest, "invalid_input", fmt.Sprintf("the AAP server (protocol version %d) starts a session with a user message, and the history has none to start from", r.version(ctx)))
-			return nil, false
+			return nil, badInput("the AAP server (protocol version %d) starts a session with a user message, and the history has none to start from", r.version(ctx))
 		}
 		r.log.Warn().Str("thread", in.ThreadID).Int("version", r.version(ctx)).Int("answers", len(req.Messages)).
 			Msg("a new session on a version 1 or 2 AAP server starts with a user message: the last one is asked again, without the tool results or permissions this run brought")
@@ -374,7 +436,7 @@ func (r *runner) beginPut(ctx context.Context, req *aap.PostSessionTurnRequest, 
 	r.movedFrom = th.SessionID
 	th.SessionID, th.Agent, th.Delivered, th.ClientCalls, th.Interrupts = "", r.info.Name, nil, nil, nil
 	th.ToolsDigest = toolsDigest
-	return req, true
+	return req, nil
 }
 
 // version is the protocol version of the AAP server (3 when it cannot be
@@ -410,20 +472,6 @@ func sessionGone(err error) bool {
 	return errors.As(err, &he) && he.StatusCode == http.StatusNotFound
 }
 
-// planFailed answers a run whose plan cannot be made.
-func (r *runner) planFailed(err error) {
-	var pe *planError
-	switch {
-	case errors.As(err, &pe) && pe.status != 0:
-		web.Error(r.c, pe.status, pe.code, pe.message)
-	case errors.As(err, &pe):
-		r.log.Info().Str("code", pe.code).Str("thread", r.in.ThreadID).Msg("run refused")
-		r.s.refuse(r.c, r.in, pe)
-	default:
-		web.Error(r.c, http.StatusBadRequest, "invalid_input", err.Error())
-	}
-}
-
 // open starts a turn and returns its events; an error before any event is
 // the upstream refusing the turn.
 func (r *runner) open(ctx context.Context, session string, req *aap.PostSessionTurnRequest) (iter.Seq2[aap.Event, error], error) {
@@ -456,8 +504,7 @@ func (r *runner) open(ctx context.Context, session string, req *aap.PostSessionT
 	}
 	// The response headers are waited for ConnectTimeout at most; then the
 	// stream may run as long as it keeps sending within IdleTimeout.
-	ctx, cancel := context.WithCancelCause(ctx)
-	timer := time.AfterFunc(r.s.cfg.ConnectTimeout, func() { cancel(errConnectTimeout) })
+	ctx, cancel, connected := web.Connect(ctx, r.s.cfg.ConnectTimeout)
 	var body io.ReadCloser
 	var err error
 	if put != nil {
@@ -465,14 +512,9 @@ func (r *runner) open(ctx context.Context, session string, req *aap.PostSessionT
 	} else {
 		body, err = r.cl.OpenTurn(ctx, session, req)
 	}
-	timer.Stop()
-	if err == nil && errors.Is(context.Cause(ctx), errConnectTimeout) {
-		body.Close() // the timer fired just as the headers arrived
-		err = errConnectTimeout
-	}
-	if err != nil {
-		if errors.Is(context.Cause(ctx), errConnectTimeout) {
-			err = fmt.Errorf("%w: %w", errConnectTimeout, err)
+	if err = connected(err); err != nil {
+		if body != nil {
+			body.Close() // the timer fired just as the headers arrived
 		}
 		cancel(nil)
 		r.result = r.s.upstreamCall(ctx, "turn", err)
@@ -503,7 +545,7 @@ func (r *runner) pump(ctx context.Context, evs iter.Seq2[aap.Event, error], req 
 			break
 		}
 		if r.followUp++; r.followUp > r.s.cfg.MaxFollowUps {
-			r.write(r.a2g.Fail("the permission policy answered too many tool calls in one run", CodeTooManyFollowUps))
+			r.write(r.a2g.Fail(inBand(errTooManyFollowUps)))
 			return
 		}
 		r.answered = answersOf(next)
@@ -511,7 +553,7 @@ func (r *runner) pump(ctx context.Context, evs iter.Seq2[aap.Event, error], req 
 		var err error
 		if evs, err = r.open(ctx, r.th.SessionID, fu); err != nil {
 			r.log.Warn().Err(err).Msg("follow-up turn refused")
-			r.write(r.a2g.Fail("the AAP server refused a follow-up turn", CodeUpstreamError))
+			r.write(r.a2g.Fail(inBand(&followUpError{err})))
 			return
 		}
 	}
@@ -535,52 +577,25 @@ func (r *runner) stream(ctx context.Context, evs iter.Seq2[aap.Event, error]) []
 	r.stop = ""
 	result := "" // set by a failure; else worked out from the stop reason
 	defer func() { r.turnDone(result) }()
-	missing := map[string]permission{} // answered calls without a result yet
-	for id, p := range r.answered.by {
-		if !r.results[id] {
-			missing[id] = p
-		}
-	}
-	var held []aap.Event // the answer, held back while results are missing
-	holding := false
-	release := func() {
-		r.storedResults(ctx, missing, true)
-		holding = false
-		for _, ev := range held {
-			r.feed(ev)
-		}
-		held = nil
-	}
+	h := holdback{missing: r.missingResults()}
 	for ev, err := range evs {
 		if err != nil {
-			if holding {
-				release()
+			if h.holding {
+				r.release(ctx, &h)
 			}
 			result = r.failed(ctx, err)
 			return nil
 		}
-		if _, unknown := ev.(*aap.UnknownEvent); unknown {
-			r.t.In("unknown") // bounded: the name is whatever the server sent
-		} else {
-			r.t.In(string(ev.EventName()))
-		}
+		r.countIn(ev)
 		switch e := ev.(type) {
 		case *aap.TurnStart:
 			if !first {
 				continue // one run, several turns
 			}
 		case *aap.ToolResult:
-			r.results[e.ToolCallID] = true
-			if _, ok := missing[e.ToolCallID]; ok && holding {
-				// A late result goes before the answer held back.
-				delete(missing, e.ToolCallID)
-				r.feed(ev)
-				if len(missing) == 0 {
-					release()
-				}
+			if r.lateResult(ctx, &h, e) {
 				continue
 			}
-			delete(missing, e.ToolCallID)
 		case *aap.SessionStart:
 			r.started(e.SessionID)
 			continue
@@ -590,29 +605,105 @@ func (r *runner) stream(ctx context.Context, evs iter.Seq2[aap.Event, error]) []
 		case *aap.TurnStop:
 			r.stop = string(e.StopReason)
 		}
-		if len(missing) > 0 && !holding && answerBegins(ev) {
-			r.storedResults(ctx, missing, false)
-			holding = len(missing) > 0
+		if r.holdBack(ctx, &h, ev) {
+			continue
 		}
-		if holding {
-			if _, stop := ev.(*aap.TurnStop); !stop {
-				held = append(held, ev)
-				continue
-			}
-			release()
-		}
-		if e, ok := ev.(*aap.TurnStop); ok && e.StopReason == aap.StopToolUse && r.s.cfg.Policy != PolicyInterrupt {
-			if next := r.policyAnswers(); next != nil {
-				return next
-			}
+		if next := r.policyTurn(ev); next != nil {
+			return next
 		}
 		r.feed(ev)
 		if r.a2g.Done() {
 			return nil
 		}
 	}
-	if holding {
-		release()
+	if h.holding {
+		r.release(ctx, &h)
+	}
+	return nil
+}
+
+// holdback is the answer of a turn held back while results of the calls
+// it answered are missing (see stream).
+type holdback struct {
+	missing map[string]permission // answered calls without a result yet
+	held    []aap.Event           // the answer, held back while results are missing
+	holding bool
+}
+
+// missingResults are the calls the turn answers whose results the client
+// has not been sent.
+func (r *runner) missingResults() map[string]permission {
+	missing := map[string]permission{}
+	for id, p := range r.answered.by {
+		if !r.results[id] {
+			missing[id] = p
+		}
+	}
+	return missing
+}
+
+// countIn counts an event from the upstream, by name (bounded: an unknown
+// event's name is whatever the server sent).
+func (r *runner) countIn(ev aap.Event) {
+	if _, unknown := ev.(*aap.UnknownEvent); unknown {
+		r.t.In("unknown")
+	} else {
+		r.t.In(string(ev.EventName()))
+	}
+}
+
+// lateResult records a tool result. One that was missing while the answer
+// is held back goes to the client at once, before the answer (true: ev is
+// done with), releasing the answer once none is missing.
+func (r *runner) lateResult(ctx context.Context, h *holdback, e *aap.ToolResult) bool {
+	r.results[e.ToolCallID] = true
+	_, wanted := h.missing[e.ToolCallID]
+	delete(h.missing, e.ToolCallID)
+	if !wanted || !h.holding {
+		return false
+	}
+	r.feed(e)
+	if len(h.missing) == 0 {
+		r.release(ctx, h)
+	}
+	return true
+}
+
+// holdBack starts holding the answer back when it begins while results
+// are missing and the AAP server has not stored them either; it returns
+// true for an event held back. The turn's end releases what was held.
+func (r *runner) holdBack(ctx context.Context, h *holdback, ev aap.Event) bool {
+	if len(h.missing) > 0 && !h.holding && answerBegins(ev) {
+		r.storedResults(ctx, h.missing, false)
+		h.holding = len(h.missing) > 0
+	}
+	if !h.holding {
+		return false
+	}
+	if _, stop := ev.(*aap.TurnStop); !stop {
+		h.held = append(h.held, ev)
+		return true
+	}
+	r.release(ctx, h)
+	return false
+}
+
+// release sends the results still missing (read from the session's
+// history) and then the answer held back.
+func (r *runner) release(ctx context.Context, h *holdback) {
+	r.storedResults(ctx, h.missing, true)
+	h.holding = false
+	for _, ev := range h.held {
+		r.feed(ev)
+	}
+	h.held = nil
+}
+
+// policyTurn returns the permissions of a follow-up turn when ev ends the
+// turn for tool calls the grant or deny policy answers; else nil.
+func (r *runner) policyTurn(ev aap.Event) []aap.Message {
+	if e, ok := ev.(*aap.TurnStop); ok && e.StopReason == aap.StopToolUse && r.s.cfg.Policy != PolicyInterrupt {
+		return r.policyAnswers()
 	}
 	return nil
 }
@@ -625,7 +716,7 @@ func (r *runner) failed(ctx context.Context, err error) string {
 	switch {
 	case ctx.Err() != nil && errors.Is(cause, store.ErrLeaseLost):
 		r.log.Error().Err(cause).Msg("the run stopped: its lock could not be kept")
-		r.write(r.a2g.Fail("the run's lock on the thread could not be kept.", "LEASE_LOST"))
+		r.write(r.a2g.Fail(inBand(cause)))
 		return "lease_lost"
 	case ctx.Err() != nil && errors.Is(cause, web.ErrClientStalled):
 		r.log.Info().Msg("client stopped reading; upstream turn cancelled")
@@ -638,7 +729,7 @@ func (r *runner) failed(ctx context.Context, err error) string {
 	}
 	code, msg := web.StreamFailure(err)
 	r.log.Warn().Err(err).Str("code", code).Msg(msg)
-	r.write(r.a2g.Fail(msg+".", strings.ToUpper(code)))
+	r.write(r.a2g.Fail(inBand(err)))
 	return code
 }
 
@@ -740,7 +831,7 @@ func (r *runner) turnDone(result string) {
 // The save is tried again while the run's lease holds (a thread's save is
 // the same whether an earlier try was stored or not); the error it returns
 // means the thread is not saved and the run must not finish.
-func (r *runner) save() error {
+func (r *runner) save(ctx context.Context) error {
 	th := r.th
 	th.Delivered = append(th.Delivered, r.p.delivered...)
 	for _, m := range r.a2g.Messages() {
@@ -762,7 +853,7 @@ func (r *runner) save() error {
 	}
 	// Saved even when the client has gone: a context not cancelled with
 	// the request's, which lends it only its values (the trace).
-	ctx := context.WithoutCancel(r.c.Request.Context())
+	ctx = context.WithoutCancel(ctx)
 	err := r.lease.ReleaseWith(func(holder string) error {
 		ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 		defer cancel()

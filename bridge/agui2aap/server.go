@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -92,7 +91,7 @@ func unescapeParams(c *gin.Context) {
 	for i, p := range c.Params {
 		v, err := url.PathUnescape(p.Value)
 		if err != nil {
-			web.Error(c, http.StatusBadRequest, "invalid_request", "the path's "+p.Key+" is not validly escaped")
+			web.Reply(c, web.Fail(web.KindInvalid, "invalid_request", "the path's "+p.Key+" is not validly escaped"))
 			return
 		}
 		c.Params[i].Value = v
@@ -106,26 +105,32 @@ const ownerKey = "owner"
 // a caller must present a bearer key, whether or not the bridge has keys
 // of its own: the AAP server checks it, and threads are scoped to it.
 func (s *Server) auth(c *gin.Context) {
-	owner, err := s.keys.Owner(c.Request)
+	owner, err := s.owner(c.Request)
+	if err == nil {
+		err = s.allow(owner)
+	}
 	if err != nil {
-		c.Header("WWW-Authenticate", `Bearer realm="agui2aap"`)
-		web.Error(c, http.StatusUnauthorized, "unauthorized", "a valid API key is required: Authorization: Bearer <key>")
-		return
-	}
-	if s.cfg.ForwardAuth && bearer(c.Request) == "" {
-		c.Header("WWW-Authenticate", `Bearer realm="agui2aap"`)
-		web.Error(c, http.StatusUnauthorized, "unauthorized",
-			"an API key is required: Authorization: Bearer <key> (this bridge forwards it to the AAP server)")
-		return
-	}
-	if s.cfg.ForwardAuth && s.keys.Open() {
-		// The upstream checks the key; threads are scoped to it.
-		owner, _ = apikey.New([]string{bearer(c.Request)}).Owner(c.Request)
-	}
-	if !s.allow(c, owner) {
+		s.fail(c, err)
 		return
 	}
 	c.Set(ownerKey, owner)
+}
+
+// owner is the caller of r (see auth), or why it may not call.
+func (s *Server) owner(r *http.Request) (string, error) {
+	owner, err := s.keys.Owner(r)
+	if err != nil {
+		return "", web.Fail(web.KindUnauthorized, "unauthorized", "a valid API key is required: Authorization: Bearer <key>")
+	}
+	if s.cfg.ForwardAuth && bearer(r) == "" {
+		return "", web.Fail(web.KindUnauthorized, "unauthorized",
+			"an API key is required: Authorization: Bearer <key> (this bridge forwards it to the AAP server)")
+	}
+	if s.cfg.ForwardAuth && s.keys.Open() {
+		// The upstream checks the key; threads are scoped to it.
+		owner, _ = apikey.New([]string{bearer(r)}).Owner(r)
+	}
+	return owner, nil
 }
 
 func credentialKey(key string) string {
@@ -223,61 +228,17 @@ func (s *Server) ready(c *gin.Context) {
 	if p, ok := s.cfg.Store.(interface{ Ping(context.Context) error }); ok {
 		if err := p.Ping(ctx); err != nil {
 			web.Logger(c).Warn().Err(err).Msg("store not ready")
-			web.Error(c, http.StatusServiceUnavailable, "not_ready", "the thread store is not reachable")
+			s.fail(c, web.Fail(web.KindUnavailable, "not_ready", "the thread store is not reachable"))
 			return
 		}
 	}
 	cl, key := s.client(c.Request)
 	if _, err := s.upstreamMeta(ctx, cl, key); err != nil {
 		web.Logger(c).Warn().Err(err).Msg("upstream not ready")
-		web.Error(c, http.StatusServiceUnavailable, "not_ready", "the AAP server is not reachable")
+		s.fail(c, web.Fail(web.KindUnavailable, "not_ready", "the AAP server is not reachable"))
 		return
 	}
 	c.String(http.StatusOK, "ok\n")
-}
-
-var errConnectTimeout = errors.New("upstream response header timeout")
-
-// upstreamError answers a failed upstream call before any stream began.
-//
-// A call that failed because the client went away is no upstream failure:
-// it is logged at debug level and answered 499 (web.Error).
-func (s *Server) upstreamError(c *gin.Context, err error) {
-	if web.Left(c) {
-		web.Logger(c).Debug().Err(err).Bool("client_left", true).Msg("upstream call ended: the client went away")
-	} else {
-		web.Logger(c).Warn().Err(err).Msg("upstream call failed")
-	}
-	status, code, msg := s.upstreamFailure(err)
-	if code == "unauthorized" {
-		c.Header("WWW-Authenticate", `Bearer realm="agui2aap"`)
-	}
-	web.Error(c, status, code, msg)
-}
-
-// upstreamFailure names a failed upstream call: the status and stable code
-// the client gets, and the message.
-func (s *Server) upstreamFailure(err error) (status int, code, msg string) {
-	var he *aap.HTTPError
-	switch {
-	case errors.As(err, &he) && s.cfg.ForwardAuth && (he.StatusCode == http.StatusUnauthorized || he.StatusCode == http.StatusForbidden):
-		// The caller's own key was refused: tell the caller.
-		return he.StatusCode, "unauthorized", "the AAP server refused the API key"
-	case errors.As(err, &he) && (he.StatusCode == http.StatusUnauthorized || he.StatusCode == http.StatusForbidden):
-		return http.StatusBadGateway, "upstream_unauthorized", "the AAP server refused the bridge's credentials"
-	case errors.As(err, &he):
-		return http.StatusBadGateway, "upstream_error", "the AAP server answered HTTP " + http.StatusText(he.StatusCode)
-	case errors.Is(err, aap.ErrUnsupportedVersion):
-		return http.StatusBadGateway, "upstream_unsupported_version", "the AAP server speaks a protocol version agui2aap does not"
-	case errors.Is(err, aap.ErrNotEventStream):
-		return http.StatusBadGateway, "upstream_not_sse", "the AAP server did not answer with an event stream"
-	case errors.Is(err, errConnectTimeout):
-		return http.StatusGatewayTimeout, "upstream_timeout", "the AAP server did not answer within " + s.cfg.ConnectTimeout.String()
-	case errors.Is(err, context.DeadlineExceeded):
-		return http.StatusGatewayTimeout, "upstream_timeout", "the AAP server did not answer in time"
-	default:
-		return http.StatusBadGateway, "upstream_unreachable", "the AAP server could not be reached"
-	}
 }
 
 // upstreamCall counts an upstream call (metrics.Upstream) that ended with
@@ -290,7 +251,7 @@ func (s *Server) upstreamCall(ctx context.Context, call string, err error) strin
 	case ctx.Err() != nil:
 		result = metrics.OutcomeCancelled
 	default:
-		_, result, _ = s.upstreamFailure(err)
+		result = s.upstreamFailure(err).Code
 	}
 	s.metrics.Upstream(call, result)
 	return result
@@ -343,7 +304,7 @@ func (s *Server) listAgents(c *gin.Context) {
 	cl, key := s.client(c.Request)
 	meta, err := s.upstreamMeta(c.Request.Context(), cl, key)
 	if err != nil {
-		s.upstreamError(c, err)
+		s.fail(c, &upstreamError{err})
 		return
 	}
 	out := struct {

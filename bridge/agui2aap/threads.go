@@ -13,6 +13,7 @@ import (
 
 	"github.com/ag-ui-protocol/ag-ui/sdks/community/go/pkg/core/types"
 	"github.com/gin-gonic/gin"
+	"github.com/rs/zerolog"
 
 	"github.com/aapagui/aapagui/bridge/internal/web"
 	"github.com/aapagui/aapagui/store"
@@ -44,37 +45,42 @@ type threadList struct {
 // that agent, the most recently active first, paged with an opaque cursor
 // (?limit=, default 20, at most 100; ?cursor= from the last page).
 func (s *Server) listThreads(c *gin.Context) {
+	out, err := s.threadPage(c.Request.Context(), c.GetString(ownerKey), c.Param("name"), c.Query("limit"), c.Query("cursor"))
+	if err != nil {
+		s.fail(c, err)
+		return
+	}
+	c.JSON(http.StatusOK, out)
+}
+
+// threadPage is one page of owner's threads with agent, the page's size
+// and its cursor as the query gave them.
+func (s *Server) threadPage(ctx context.Context, owner, agent, limitQuery, cursor string) (*threadList, error) {
 	limit := threadPageDefault
-	if v := c.Query("limit"); v != "" {
-		n, err := strconv.Atoi(v)
+	if limitQuery != "" {
+		n, err := strconv.Atoi(limitQuery)
 		if err != nil || n < 1 || n > threadPageMax {
-			web.Error(c, http.StatusBadRequest, "invalid_request", "limit must be a whole number from 1 to 100")
-			return
+			return nil, web.Fail(web.KindInvalid, "invalid_request", "limit must be a whole number from 1 to 100")
 		}
 		limit = n
 	}
-	after, err := decodeCursor(c.Query("cursor"))
+	after, err := decodeCursor(cursor)
 	if err != nil {
-		web.Error(c, http.StatusBadRequest, "invalid_request", "cursor is not one this server gave")
-		return
+		return nil, web.Fail(web.KindInvalid, "invalid_request", "cursor is not one this server gave")
 	}
-	agent, owner := c.Param("name"), c.GetString(ownerKey)
-	out := threadList{Threads: []threadInfo{}}
+	out := &threadList{Threads: []threadInfo{}}
 	// Threads of other agents are skipped: read on until a page is full.
 	// A thread left over once it is full means there is a next page (it
 	// may hold only other agents' threads, and come back empty).
-pages:
 	for {
-		page, err := s.cfg.Store.ListThreads(c.Request.Context(), owner, after, limit+1)
+		page, err := s.cfg.Store.ListThreads(ctx, owner, after, limit+1)
 		if err != nil {
-			web.FailureLog(c, web.Logger(c)).Err(err).Msg("store: list threads")
-			web.Error(c, http.StatusInternalServerError, "store_error", "the thread store failed")
-			return
+			return nil, &storeError{"list threads", err}
 		}
 		for _, th := range page {
 			if len(out.Threads) == limit {
 				out.NextCursor = encodeCursor(after)
-				break pages
+				return out, nil
 			}
 			after = th.Next()
 			if th.Agent == agent {
@@ -83,10 +89,9 @@ pages:
 			}
 		}
 		if len(page) <= limit {
-			break
+			return out, nil
 		}
 	}
-	c.JSON(http.StatusOK, out)
 }
 
 // deleteThread answers DELETE /agents/:name/threads/:threadId: the thread
@@ -94,56 +99,77 @@ pages:
 // longer has is no error). 404 for a thread the caller does not have, 409
 // while a run holds it.
 func (s *Server) deleteThread(c *gin.Context) {
+	if err := s.removeThread(c); err != nil {
+		s.fail(c, err)
+		return
+	}
+	c.Status(http.StatusNoContent)
+}
+
+// removeThread is deleteThread's work, under the thread's lock.
+func (s *Server) removeThread(c *gin.Context) error {
 	ctx := c.Request.Context()
-	owner, id := c.GetString(ownerKey), c.Param("threadId")
+	owner, id, agent := c.GetString(ownerKey), c.Param("threadId"), c.Param("name")
 	log := web.Logger(c)
 	if err := checkThreadID(id); err != nil {
-		web.Error(c, http.StatusBadRequest, "invalid_request", err.Error())
-		return
+		return web.Fail(web.KindInvalid, "invalid_request", err.Error())
 	}
-	lease, err := store.TakeThread(ctx, s.cfg.Store, owner, id, store.LeaseOptions{OnError: web.LeaseLog(log, "thread", id)})
-	var held *store.HeldError
-	if errors.As(err, &held) {
-		web.Held(c, "run_in_progress", "a run is in progress on this thread; delete it once the run has finished", held.Left)
-		return
-	}
+	lease, err := s.takeThread(ctx, log, owner, id, func(time.Duration) string {
+		return "a run is in progress on this thread; delete it once the run has finished"
+	})
 	if err != nil {
-		web.FailureLog(c, log).Err(err).Msg("store: lock thread")
-		web.Error(c, http.StatusInternalServerError, "store_error", "the thread store failed")
-		return
+		return err
 	}
 	defer lease.Release()
 	th, err := s.cfg.Store.GetThread(ctx, owner, id)
-	if errors.Is(err, store.ErrNotFound) || (err == nil && th.Agent != "" && th.Agent != c.Param("name")) {
-		web.Error(c, http.StatusNotFound, "thread_not_found", "no thread "+id+" with agent "+c.Param("name"))
-		return
+	if errors.Is(err, store.ErrNotFound) || (err == nil && th.Agent != "" && th.Agent != agent) {
+		return web.Fail(web.KindNotFound, "thread_not_found", "no thread "+id+" with agent "+agent)
 	}
 	if err != nil {
-		web.FailureLog(c, log).Err(err).Msg("store: get thread")
-		web.Error(c, http.StatusInternalServerError, "store_error", "the thread store failed")
-		return
+		return &storeError{"get thread", err}
 	}
 	if th.SessionID != "" {
-		cl, key := s.client(c.Request)
-		uctx, cancel := context.WithTimeout(ctx, historyTimeout)
-		cl, _, err := s.upstream(uctx, cl, key)
-		if err == nil {
-			err = cl.DeleteSession(uctx, th.SessionID)
-		}
-		cancel()
-		s.upstreamCall(ctx, "delete_session", err)
-		if err != nil && !sessionGone(err) {
-			s.upstreamError(c, err)
-			return
+		if err := s.deleteSession(ctx, c.Request, th.SessionID); err != nil {
+			return err
 		}
 	}
 	if err := s.cfg.Store.DeleteThread(ctx, owner, id); err != nil && !errors.Is(err, store.ErrNotFound) {
-		web.FailureLog(c, log).Err(err).Msg("store: delete thread")
-		web.Error(c, http.StatusInternalServerError, "store_error", "the thread store failed")
-		return
+		return &storeError{"delete thread", err}
 	}
 	log.Info().Str("thread", id).Str("session", th.SessionID).Msg("thread deleted")
-	c.Status(http.StatusNoContent)
+	return nil
+}
+
+// deleteSession deletes a thread's AAP session; one the AAP server no
+// longer has is no error.
+func (s *Server) deleteSession(ctx context.Context, r *http.Request, session string) error {
+	cl, key := s.client(r)
+	uctx, cancel := context.WithTimeout(ctx, historyTimeout)
+	cl, _, err := s.upstream(uctx, cl, key)
+	if err == nil {
+		err = cl.DeleteSession(uctx, session)
+	}
+	cancel()
+	s.upstreamCall(ctx, "delete_session", err)
+	if err != nil && !sessionGone(err) {
+		return &upstreamError{err}
+	}
+	return nil
+}
+
+// takeThread takes the thread's run lock. A thread a run holds is
+// answered 409 run_in_progress, with the message busy gives for the time
+// left on the run's lease.
+func (s *Server) takeThread(ctx context.Context, log *zerolog.Logger, owner, id string, busy func(left time.Duration) string) (*store.Lease, error) {
+	lease, err := store.TakeThread(ctx, s.cfg.Store, owner, id, store.LeaseOptions{OnError: web.LeaseLog(log, "thread", id)})
+	var held *store.HeldError
+	if errors.As(err, &held) {
+		return nil, web.Locked("run_in_progress", busy(held.Left), held.Left)
+	}
+	if err != nil {
+		return nil, &storeError{"lock thread", err}
+	}
+	return lease, nil
 }
 
 // threadTitle is the first user message's text, on one line, cut to
