@@ -215,7 +215,7 @@ func (s *Server) runTurn(c *gin.Context, id string, req *aap.PostSessionTurnRequ
 	lease, sess, hist, err := store.TakeAndLoadSession(ctx, s.cfg.Store, owner(c), id, store.LeaseOptions{OnError: web.LeaseLog(log, "session", id)})
 	var held *store.HeldError
 	if errors.As(err, &held) {
-		web.Held(c, "turn_in_progress", fmt.Sprintf("a turn is already running in this session; wait for it to finish (its lock runs out in %.1f s unless the turn is still alive)", held.Left.Seconds()), held.Left)
+		web.Reply(c, web.Locked("turn_in_progress", fmt.Sprintf("a turn is already running in this session; wait for it to finish (its lock runs out in %.1f s unless the turn is still alive)", held.Left.Seconds()), held.Left))
 		return
 	}
 	if err != nil {

@@ -8,7 +8,6 @@ import (
 	"mime"
 	"net"
 	"net/http"
-	"time"
 
 	"github.com/ag-ui-protocol/ag-ui/sdks/community/go/pkg/core/types"
 
@@ -59,18 +58,16 @@ func (s *Server) post(ctx context.Context, in *types.RunAgentInput, calls map[st
 
 	// Bound the wait for response headers only: the stream itself may run
 	// for as long as the agent takes.
-	connectCtx, cancel := context.WithCancelCause(ctx)
-	timer := time.AfterFunc(s.cfg.ConnectTimeout, func() { cancel(errConnectTimeout) })
+	connectCtx, cancel, connected := web.Connect(ctx, s.cfg.ConnectTimeout)
 	resp, err := s.cfg.HTTPClient.Do(req.WithContext(connectCtx))
-	timer.Stop()
+	err = connected(err)
 	rb.Release()
-	if err == nil && errors.Is(context.Cause(connectCtx), errConnectTimeout) {
-		resp.Body.Close() // the timer fired just as the headers arrived
-		err = errConnectTimeout
-	}
 	if err != nil {
+		if resp != nil {
+			resp.Body.Close() // the timer fired just as the headers arrived
+		}
 		cancel(nil)
-		if errors.Is(context.Cause(connectCtx), errConnectTimeout) {
+		if errors.Is(err, web.ErrConnectTimeout) {
 			return nil, &upstreamError{http.StatusGatewayTimeout, "upstream_timeout", fmt.Sprintf("the agent did not answer within %s", s.cfg.ConnectTimeout), err}
 		}
 		var netErr net.Error
@@ -93,8 +90,6 @@ func (s *Server) post(ctx context.Context, in *types.RunAgentInput, calls map[st
 	}
 	return &upstreamBody{IdleBody: web.IdleTimeout(resp.Body, s.cfg.IdleTimeout, cancel), cancel: func() { cancel(nil) }}, nil
 }
-
-var errConnectTimeout = errors.New("upstream connect timeout")
 
 // upstreamBody is the agent's event stream: its reader calls Touch for
 // each event, which is what keeps the idle timer from firing.
