@@ -256,106 +256,19 @@ func DecodeEvent(name string, data []byte) (Event, error) {
 			}
 			return &ThinkingDelta{Delta: string(d)}, nil
 		}
-		var w struct {
-			Delta *string `json:"delta"`
-		}
-		if err = decodeObject(data, &w); err == nil && w.Delta == nil {
-			err = fieldErr("delta", "required")
-		}
-		if err == nil {
-			if n == EventTextDelta {
-				ev = &TextDelta{Delta: *w.Delta}
-			} else {
-				ev = &ThinkingDelta{Delta: *w.Delta}
-			}
-		}
+		ev, err = decodeDelta(n, data)
 	case EventText:
-		var w struct {
-			Text *string `json:"text"`
-		}
-		if err = decodeObject(data, &w); err == nil && w.Text == nil {
-			err = fieldErr("text", "required")
-		}
-		if err == nil {
-			ev = &Text{Text: *w.Text}
-		}
+		ev, err = decodeText(data)
 	case EventThinking:
-		var w struct {
-			Thinking *string `json:"thinking"`
-		}
-		if err = decodeObject(data, &w); err == nil && w.Thinking == nil {
-			err = fieldErr("thinking", "required")
-		}
-		if err == nil {
-			ev = &Thinking{Thinking: *w.Thinking}
-		}
+		ev, err = decodeThinking(data)
 	case EventToolCall:
-		var w struct {
-			ToolCallID *string         `json:"toolCallId"`
-			Name       *string         `json:"name"`
-			Input      json.RawMessage `json:"input"`
-		}
-		err = decodeObject(data, &w)
-		switch {
-		case err != nil:
-		case w.ToolCallID == nil || *w.ToolCallID == "":
-			err = fieldErr("toolCallId", "required")
-		case w.Name == nil || *w.Name == "":
-			err = fieldErr("name", "required")
-		default:
-			var in json.RawMessage
-			if in, err = decodeInput(w.Input); err != nil {
-				err = within("input", err)
-			} else {
-				ev = &ToolCall{ToolCallID: *w.ToolCallID, Name: *w.Name, Input: in}
-			}
-		}
+		ev, err = decodeToolCall(data)
 	case EventToolResult:
-		var w struct {
-			ToolCallID *string         `json:"toolCallId"`
-			Content    json.RawMessage `json:"content"`
-		}
-		err = decodeObject(data, &w)
-		switch {
-		case err != nil:
-		case w.ToolCallID == nil || *w.ToolCallID == "":
-			err = fieldErr("toolCallId", "required")
-		case w.Content == nil:
-			err = fieldErr("content", "required")
-		default:
-			var c Content
-			if c, err = decodeContent(w.Content); err != nil {
-				err = within("content", err)
-			} else {
-				ev = &ToolResult{ToolCallID: *w.ToolCallID, Content: c}
-			}
-		}
+		ev, err = decodeToolResult(data)
 	case EventSessionStart:
-		var w struct {
-			SessionID *string `json:"sessionId"`
-		}
-		err = decodeObject(data, &w)
-		switch {
-		case err != nil:
-		case w.SessionID == nil || *w.SessionID == "":
-			err = fieldErr("sessionId", "required")
-		default:
-			ev = &SessionStart{SessionID: *w.SessionID}
-		}
+		ev, err = decodeSessionStart(data)
 	case EventTurnStop:
-		var w struct {
-			StopReason *StopReason `json:"stopReason"`
-		}
-		err = decodeObject(data, &w)
-		switch {
-		case err != nil:
-		case w.StopReason == nil:
-			err = fieldErr("stopReason", "required")
-		case !w.StopReason.Valid():
-			err = fieldErr("stopReason", "unknown stop reason %q", *w.StopReason)
-		default:
-			ev = &TurnStop{StopReason: *w.StopReason}
-		}
+		ev, err = decodeTurnStop(data)
 	default:
 		return &UnknownEvent{Name: n, Data: bytes.Clone(data)}, nil
 	}
@@ -363,6 +276,125 @@ func DecodeEvent(name string, data []byte) (Event, error) {
 		return nil, within(name, err)
 	}
 	return ev, nil
+}
+
+// The decoders of each event's data, for DecodeEvent: an error is the
+// event's field's, which DecodeEvent places within the event's name.
+
+// decodeDelta decodes text_delta or thinking_delta (n) by encoding/json,
+// where fastDelta does not answer.
+func decodeDelta(n EventName, data []byte) (Event, error) {
+	var w struct {
+		Delta *string `json:"delta"`
+	}
+	if err := decodeObject(data, &w); err != nil {
+		return nil, err
+	}
+	if w.Delta == nil {
+		return nil, fieldErr("delta", "required")
+	}
+	if n == EventTextDelta {
+		return &TextDelta{Delta: *w.Delta}, nil
+	}
+	return &ThinkingDelta{Delta: *w.Delta}, nil
+}
+
+func decodeText(data []byte) (Event, error) {
+	var w struct {
+		Text *string `json:"text"`
+	}
+	if err := decodeObject(data, &w); err != nil {
+		return nil, err
+	}
+	if w.Text == nil {
+		return nil, fieldErr("text", "required")
+	}
+	return &Text{Text: *w.Text}, nil
+}
+
+func decodeThinking(data []byte) (Event, error) {
+	var w struct {
+		Thinking *string `json:"thinking"`
+	}
+	if err := decodeObject(data, &w); err != nil {
+		return nil, err
+	}
+	if w.Thinking == nil {
+		return nil, fieldErr("thinking", "required")
+	}
+	return &Thinking{Thinking: *w.Thinking}, nil
+}
+
+func decodeToolCall(data []byte) (Event, error) {
+	var w struct {
+		ToolCallID *string         `json:"toolCallId"`
+		Name       *string         `json:"name"`
+		Input      json.RawMessage `json:"input"`
+	}
+	if err := decodeObject(data, &w); err != nil {
+		return nil, err
+	}
+	switch {
+	case w.ToolCallID == nil || *w.ToolCallID == "":
+		return nil, fieldErr("toolCallId", "required")
+	case w.Name == nil || *w.Name == "":
+		return nil, fieldErr("name", "required")
+	}
+	in, err := decodeInput(w.Input)
+	if err != nil {
+		return nil, within("input", err)
+	}
+	return &ToolCall{ToolCallID: *w.ToolCallID, Name: *w.Name, Input: in}, nil
+}
+
+func decodeToolResult(data []byte) (Event, error) {
+	var w struct {
+		ToolCallID *string         `json:"toolCallId"`
+		Content    json.RawMessage `json:"content"`
+	}
+	if err := decodeObject(data, &w); err != nil {
+		return nil, err
+	}
+	switch {
+	case w.ToolCallID == nil || *w.ToolCallID == "":
+		return nil, fieldErr("toolCallId", "required")
+	case w.Content == nil:
+		return nil, fieldErr("content", "required")
+	}
+	c, err := decodeContent(w.Content)
+	if err != nil {
+		return nil, within("content", err)
+	}
+	return &ToolResult{ToolCallID: *w.ToolCallID, Content: c}, nil
+}
+
+func decodeSessionStart(data []byte) (Event, error) {
+	var w struct {
+		SessionID *string `json:"sessionId"`
+	}
+	if err := decodeObject(data, &w); err != nil {
+		return nil, err
+	}
+	if w.SessionID == nil || *w.SessionID == "" {
+		return nil, fieldErr("sessionId", "required")
+	}
+	return &SessionStart{SessionID: *w.SessionID}, nil
+}
+
+func decodeTurnStop(data []byte) (Event, error) {
+	var w struct {
+		StopReason *StopReason `json:"stopReason"`
+	}
+	if err := decodeObject(data, &w); err != nil {
+		return nil, err
+	}
+	switch {
+	case w.StopReason == nil:
+		return nil, fieldErr("stopReason", "required")
+	case !w.StopReason.Valid():
+		return nil, fieldErr("stopReason", "unknown stop reason %q", *w.StopReason)
+	}
+	return &TurnStop{StopReason: *w.StopReason}, nil
 }
 
 // fastDelta decodes the data of text_delta and thinking_delta as every
