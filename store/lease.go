@@ -26,6 +26,7 @@ type HeldError struct {
 	Left time.Duration
 }
 
+// Error says how long the other holder's lease has left.
 func (e *HeldError) Error() string {
 	return fmt.Sprintf("store: held by another holder (lease ends in %s unless renewed)", e.Left.Round(time.Millisecond))
 }
@@ -83,7 +84,7 @@ func (l *Lease) margin() time.Duration { return l.ttl / 8 }
 
 // TakeSession takes the turn lock of session id in s. A lock that another
 // live lease holds is a *HeldError; a missing session is ErrNotFound.
-func TakeSession(ctx context.Context, s Store, id string, opts LeaseOptions) (*Lease, error) {
+func TakeSession(ctx context.Context, s SessionLocker, id string, opts LeaseOptions) (*Lease, error) {
 	holder := newHolder()
 	return take(ctx, holder, opts,
 		func(ctx context.Context, ttl time.Duration) (bool, time.Duration, error) {
@@ -94,7 +95,7 @@ func TakeSession(ctx context.Context, s Store, id string, opts LeaseOptions) (*L
 
 // TakeThread takes the run lock of thread id of owner in s (the thread need
 // not exist yet). A lock that another live lease holds is a *HeldError.
-func TakeThread(ctx context.Context, s ThreadStore, owner, id string, opts LeaseOptions) (*Lease, error) {
+func TakeThread(ctx context.Context, s ThreadLocker, owner, id string, opts LeaseOptions) (*Lease, error) {
 	holder := newHolder()
 	return take(ctx, holder, opts,
 		func(ctx context.Context, ttl time.Duration) (bool, time.Duration, error) {

@@ -43,7 +43,7 @@ func (m *Memory) CreateSession(ctx context.Context, s *Session, seed []Entry) er
 
 // CreateSessionWithin implements Store.
 func (m *Memory) CreateSessionWithin(_ context.Context, s *Session, seed []Entry, max int) error {
-	hist, err := encodeEntries(seed)
+	hist, err := EncodeEntries(seed)
 	if err != nil {
 		return err
 	}
@@ -137,7 +137,7 @@ func (m *Memory) SaveSession(ctx context.Context, s *Session, appended []Entry) 
 
 // SaveSessionUnlock implements Store.
 func (m *Memory) SaveSessionUnlock(_ context.Context, s *Session, appended []Entry, holder string) error {
-	enc, err := encodeEntries(appended)
+	enc, err := EncodeEntries(appended)
 	if err != nil {
 		return err
 	}
@@ -173,7 +173,7 @@ func (m *Memory) DeleteSession(_ context.Context, owner, id string) error {
 
 // AppendHistory implements Store.
 func (m *Memory) AppendHistory(_ context.Context, id string, entries []Entry) error {
-	enc, err := encodeEntries(entries)
+	enc, err := EncodeEntries(entries)
 	if err != nil {
 		return err
 	}
@@ -195,7 +195,7 @@ func (m *Memory) ReplaceHistory(ctx context.Context, id string, entries []Entry)
 
 // ReplaceTail implements Store.
 func (m *Memory) ReplaceTail(_ context.Context, id string, from int, entries []Entry) error {
-	enc, err := encodeEntries(entries)
+	enc, err := EncodeEntries(entries)
 	if err != nil {
 		return err
 	}
@@ -224,7 +224,7 @@ func (m *Memory) History(_ context.Context, id string) ([]Entry, error) {
 	if !ok {
 		return nil, ErrNotFound
 	}
-	return decodeEntries(hist)
+	return DecodeEntries(hist)
 }
 
 // Lock implements Store.

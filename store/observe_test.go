@@ -11,6 +11,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/aapagui/aapagui/store"
+	"github.com/aapagui/aapagui/store/sqlite"
+	"github.com/aapagui/aapagui/store/storetest"
 )
 
 type ctxKey struct{}
@@ -35,7 +37,7 @@ func TestObserve(t *testing.T) {
 		}
 	}
 	t.Run("conformance", func(t *testing.T) {
-		testStore(t, func(*testing.T) store.Store { return store.Observe(store.NewMemory(), observer) })
+		storetest.Run(t, func(*testing.T) store.Store { return store.Observe(store.NewMemory(), observer) })
 	})
 	mu.Lock()
 	for _, op := range []string{"CreateSession", "GetSession", "ListSessions", "UpdateSession", "SaveSession", "SaveSessionUnlock", "DeleteSession",
@@ -70,7 +72,7 @@ func TestObserve(t *testing.T) {
 
 	// A store that takes a lock and loads in one round trip (SQLite) keeps
 	// doing so; one that cannot is not made to look as if it could.
-	sq, err := store.OpenSQLite(filepath.Join(t.TempDir(), "s.db"))
+	sq, err := sqlite.Open(filepath.Join(t.TempDir(), "s.db"))
 	require.NoError(t, err)
 	defer sq.Close()
 	require.NoError(t, sq.CreateSession(context.Background(), &store.Session{ID: "s1", Owner: "alice"}, nil))

@@ -1,30 +1,14 @@
-// Package store keeps the bridges' durable state: aap2agui's sessions (with
-// their history, AG-UI state and open interrupts) and the turn locks that
-// let several replicas share one store.
-//
-// Store is the one interface; Memory is for tests and throwaway runs, SQLite
-// is the embedded durable default (a single file, pure Go), and Postgres
-// serves replicas on several machines sharing one database. Every method
-// is a single statement or a short transaction keyed by session id.
-//
-// Turn locks are leases (Lease): taken with a short TTL, kept alive by a
-// heartbeat while the turn runs, and released with retries.
 package store
 
 import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
-	"net/url"
-	"reflect"
-	"strings"
 	"time"
 
 	"github.com/ag-ui-protocol/ag-ui/sdks/community/go/pkg/core/types"
 
 	"github.com/aapagui/aapagui/aap"
-	"github.com/aapagui/aapagui/internal/jsonenc"
 )
 
 // ErrNotFound reports a session that does not exist or belongs to another
@@ -73,9 +57,9 @@ type Entry struct {
 	AGUI json.RawMessage
 }
 
-// Store persists sessions. Methods taking an owner return ErrNotFound for a
-// session of another owner.
-type Store interface {
+// SessionStore persists aap2agui's sessions. Methods taking an owner
+// return ErrNotFound for a session of another owner.
+type SessionStore interface {
 	// CreateSession stores a new session (assigning Seq) with its seed
 	// history.
 	CreateSession(ctx context.Context, s *Session, seed []Entry) error
@@ -102,6 +86,10 @@ type Store interface {
 	SaveSessionUnlock(ctx context.Context, s *Session, appended []Entry, holder string) error
 	// DeleteSession removes a session and its history.
 	DeleteSession(ctx context.Context, owner, id string) error
+}
+
+// HistoryStore persists the sessions' histories, by session id.
+type HistoryStore interface {
 	AppendHistory(ctx context.Context, id string, entries []Entry) error
 	// ReplaceHistory makes entries the whole history.
 	ReplaceHistory(ctx context.Context, id string, entries []Entry) error
@@ -112,129 +100,31 @@ type Store interface {
 	// is ErrShortHistory.
 	ReplaceTail(ctx context.Context, id string, from int, entries []Entry) error
 	History(ctx context.Context, id string) ([]Entry, error)
+}
+
+// SessionLocker holds the sessions' turn locks; callers take them with a
+// Lease (TakeSession) rather than directly.
+type SessionLocker interface {
 	// Lock takes the session's turn lock for holder until now+ttl; it
 	// returns false and how long the other holder's lock has left if
 	// another holder has it. Taking it again as the same holder extends
-	// it. Callers use a Lease rather than calling it directly.
+	// it.
 	Lock(ctx context.Context, id, holder string, ttl time.Duration) (ok bool, left time.Duration, err error)
 	Unlock(ctx context.Context, id, holder string) error
+}
+
+// Store is the whole of a store, the union of its parts, for callers that
+// need all of them (aap2agui, the copy command); a caller that needs one
+// part takes that part.
+type Store interface {
+	SessionStore
+	HistoryStore
+	SessionLocker
+	ThreadStore
 	// Ping checks that the store is usable.
 	Ping(ctx context.Context) error
 	Close() error
-
-	ThreadStore
 }
-
-// Open opens a store from a URL-like spec: "memory:", "sqlite:<path>" or a
-// PostgreSQL URL ("postgres://…" or "postgresql://…"). Opening PostgreSQL
-// gives up after pgOpenTimeout.
-func Open(spec string) (Store, error) {
-	kind, rest, _ := strings.Cut(spec, ":")
-	switch kind {
-	case "postgres", "postgresql":
-		if !strings.HasPrefix(rest, "//") {
-			return nil, fmt.Errorf("store: %s needs a URL (%s://user@host/db)", kind, kind)
-		}
-		ctx, cancel := context.WithTimeout(context.Background(), pgOpenTimeout)
-		defer cancel()
-		return OpenPostgres(ctx, spec)
-	case "memory":
-		return NewMemory(), nil
-	case "sqlite":
-		if rest == "" {
-			return nil, fmt.Errorf("store %q: sqlite needs a file path (sqlite:aap2agui.db)", spec)
-		}
-		return OpenSQLite(rest)
-	}
-	return nil, fmt.Errorf("store %q: unknown kind (want memory:, sqlite:<path> or postgres://…)", redactSpec(spec))
-}
-
-// redactSpec hides a password in a store spec shown in an error.
-func redactSpec(spec string) string {
-	if u, err := url.Parse(spec); err == nil && u.User != nil {
-		return u.Redacted()
-	}
-	return spec
-}
-
-// entryJSON is how an Entry is serialized.
-type entryJSON struct {
-	ID      string          `json:"id"`
-	Message json.RawMessage `json:"message"`
-	AGUI    json.RawMessage `json:"agui,omitempty"`
-}
-
-func encodeMessage(m aap.Message) ([]byte, error) { return jsonenc.Marshal(m) }
-
-func decodeMessage(b []byte) (aap.Message, error) { return aap.DecodeMessage(b) }
-
-// sessionJSON is how the mutable parts of a session are serialized.
-type sessionJSON struct {
-	Agent      aap.AgentConfig   `json:"agent"`
-	Tools      []aap.ToolSpec    `json:"tools,omitzero"`
-	State      json.RawMessage   `json:"state,omitempty"`
-	Interrupts []types.Interrupt `json:"interrupts,omitempty"`
-}
-
-func encodeSession(s *Session) ([]byte, error) {
-	return jsonenc.Marshal(sessionJSON{Agent: s.Agent, Tools: s.Tools, State: s.State, Interrupts: s.Interrupts})
-}
-
-func decodeSession(into *Session, b []byte) error {
-	var j sessionJSON
-	if err := json.Unmarshal(b, &j); err != nil {
-		return fmt.Errorf("store: session %s: %w", into.ID, err)
-	}
-	into.Agent, into.Tools, into.State, into.Interrupts = j.Agent, j.Tools, j.State, j.Interrupts
-	return nil
-}
-
-// copySession deep-copies a session through its serialized form.
-func copySession(s *Session) (*Session, error) {
-	b, err := encodeSession(s)
-	if err != nil {
-		return nil, err
-	}
-	c := &Session{ID: s.ID, Owner: s.Owner, CreatedAt: s.CreatedAt, Seq: s.Seq}
-	return c, decodeSession(c, b)
-}
-
-func encodeEntries(entries []Entry) ([][]byte, error) {
-	out := make([][]byte, len(entries))
-	for i, e := range entries {
-		// A nil message would be stored as null and make the whole
-		// history unreadable.
-		if v := reflect.ValueOf(e.Message); !v.IsValid() || v.Kind() == reflect.Pointer && v.IsNil() {
-			return nil, fmt.Errorf("store: history entry %d: no message", i)
-		}
-		msg, err := encodeMessage(e.Message)
-		if err != nil {
-			return nil, err
-		}
-		if out[i], err = jsonenc.Marshal(entryJSON{ID: e.AGUIID, Message: msg, AGUI: e.AGUI}); err != nil {
-			return nil, err
-		}
-	}
-	return out, nil
-}
-
-func decodeEntries(rows [][]byte) ([]Entry, error) {
-	out := make([]Entry, len(rows))
-	for i, row := range rows {
-		var e entryJSON
-		if err := json.Unmarshal(row, &e); err != nil {
-			return nil, fmt.Errorf("store: history entry %d: %w", i, err)
-		}
-		m, err := decodeMessage(e.Message)
-		if err != nil {
-			return nil, fmt.Errorf("store: history entry %d: %w", i, err)
-		}
-		out[i] = Entry{Message: m, AGUIID: e.ID, AGUI: e.AGUI}
-	}
-	return out, nil
-}
-
-func jsonUnmarshal(b []byte, v any) error { return json.Unmarshal(b, v) }
 
 // SessionLoader is implemented by stores that read a session and its
 // history in one round trip; LoadSession uses it when it is there.

@@ -17,6 +17,7 @@ import (
 	"github.com/aapagui/aapagui/bridge/aap2agui"
 	"github.com/aapagui/aapagui/internal/testkit/pgtest"
 	"github.com/aapagui/aapagui/store"
+	_ "github.com/aapagui/aapagui/store/postgres"
 )
 
 // TestAcknowledgedTurnsSurviveDatabaseFaults is the load that lost

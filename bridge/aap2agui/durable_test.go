@@ -19,6 +19,7 @@ import (
 	"github.com/aapagui/aapagui/aap"
 	"github.com/aapagui/aapagui/bridge/aap2agui"
 	"github.com/aapagui/aapagui/store"
+	"github.com/aapagui/aapagui/store/sqlite"
 )
 
 // endFaults makes a turn's last write (SaveSessionUnlock) fail, as a
@@ -66,7 +67,7 @@ func TestTurnStopMeansStored(t *testing.T) {
 	stores := map[string]func(t *testing.T) store.Store{
 		"memory": func(*testing.T) store.Store { return store.NewMemory() },
 		"sqlite": func(t *testing.T) store.Store {
-			st, err := store.OpenSQLite(filepath.Join(t.TempDir(), "s.db"))
+			st, err := sqlite.Open(filepath.Join(t.TempDir(), "s.db"))
 			require.NoError(t, err)
 			t.Cleanup(func() { st.Close() })
 			return st

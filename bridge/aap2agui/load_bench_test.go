@@ -18,6 +18,7 @@ import (
 	"github.com/aapagui/aapagui/bridge/aap2agui"
 	"github.com/aapagui/aapagui/internal/testkit/pgtest"
 	"github.com/aapagui/aapagui/store"
+	"github.com/aapagui/aapagui/store/postgres"
 )
 
 var (
@@ -58,7 +59,7 @@ func BenchmarkLoad(b *testing.B) {
 				dsn := pgtest.Schema(b)
 				var urls []string
 				for range 2 {
-					s, err := store.OpenPostgres(context.Background(), dsn)
+					s, err := postgres.Open(context.Background(), dsn)
 					if err != nil {
 						b.Fatal(err)
 					}

@@ -12,6 +12,7 @@ import (
 	"github.com/aapagui/aapagui/bridge/aap2agui"
 	"github.com/aapagui/aapagui/demo"
 	"github.com/aapagui/aapagui/store"
+	"github.com/aapagui/aapagui/store/sqlite"
 )
 
 // TestRestart stops a conversation where it waits for the application (a
@@ -94,7 +95,7 @@ func TestRestart(t *testing.T) {
 			path := filepath.Join(t.TempDir(), "aap2agui.db")
 			up := newFakeUpstream(t, tt.respond)
 			open := func() (*env, store.Store) {
-				st, err := store.OpenSQLite(path)
+				st, err := sqlite.Open(path)
 				require.NoError(t, err)
 				t.Cleanup(func() { _ = st.Close() })
 				return newEnv(t, up.URL, func(c *aap2agui.Config) { c.Store = st }), st

@@ -21,6 +21,8 @@ import (
 	"github.com/aapagui/aapagui/bridge/aap2agui"
 	"github.com/aapagui/aapagui/internal/testkit/pgtest"
 	"github.com/aapagui/aapagui/store"
+	"github.com/aapagui/aapagui/store/postgres"
+	"github.com/aapagui/aapagui/store/sqlite"
 )
 
 var (
@@ -42,7 +44,7 @@ func benchStores() []benchStore {
 	return []benchStore{
 		{"memory", func(*testing.B) store.Store { return store.NewMemory() }},
 		{"sqlite", func(b *testing.B) store.Store {
-			s, err := store.OpenSQLite(filepath.Join(b.TempDir(), "bench.db"))
+			s, err := sqlite.Open(filepath.Join(b.TempDir(), "bench.db"))
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -50,7 +52,7 @@ func benchStores() []benchStore {
 			return s
 		}},
 		{"postgres", func(b *testing.B) store.Store {
-			s, err := store.OpenPostgres(context.Background(), pgtest.Schema(b))
+			s, err := postgres.Open(context.Background(), pgtest.Schema(b))
 			if err != nil {
 				b.Fatal(err)
 			}

@@ -15,6 +15,7 @@ import (
 	"github.com/aapagui/aapagui/bridge/agui2aap"
 	"github.com/aapagui/aapagui/internal/testkit/pgtest"
 	"github.com/aapagui/aapagui/store"
+	_ "github.com/aapagui/aapagui/store/postgres"
 )
 
 // TestFinishedRunsSurviveDatabaseFaults: threads running through two

@@ -10,11 +10,11 @@ import (
 
 	"github.com/aapagui/aapagui/bridge/agui2aap"
 	"github.com/aapagui/aapagui/demo"
-	"github.com/aapagui/aapagui/store"
+	"github.com/aapagui/aapagui/store/sqlite"
 )
 
 // withSQLite makes a bridge use the SQLite store s.
-func withSQLite(s *store.SQLite) func(*agui2aap.Config) {
+func withSQLite(s *sqlite.Store) func(*agui2aap.Config) {
 	return func(c *agui2aap.Config) { c.Store = s }
 }
 
@@ -24,7 +24,7 @@ func TestRestartPersistence(t *testing.T) {
 	up := demoUpstream(t)
 	path := filepath.Join(t.TempDir(), "threads.db")
 
-	st1, err := store.OpenSQLite(path)
+	st1, err := sqlite.Open(path)
 	require.NoError(t, err)
 	e1 := newBridge(t, up, withSQLite(st1))
 	c := e1.conv("restart")
@@ -37,7 +37,7 @@ func TestRestartPersistence(t *testing.T) {
 	e1.server.Close()
 	require.NoError(t, st1.Close())
 
-	st2, err := store.OpenSQLite(path)
+	st2, err := sqlite.Open(path)
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = st2.Close() })
 	e2 := newBridge(t, up, withSQLite(st2))
@@ -59,8 +59,8 @@ func TestRestartPersistence(t *testing.T) {
 func TestTwoReplicas(t *testing.T) {
 	up := demoUpstream(t)
 	path := filepath.Join(t.TempDir(), "threads.db")
-	open := func() *store.SQLite {
-		s, err := store.OpenSQLite(path)
+	open := func() *sqlite.Store {
+		s, err := sqlite.Open(path)
 		require.NoError(t, err)
 		t.Cleanup(func() { _ = s.Close() })
 		return s

@@ -20,6 +20,8 @@ import (
 	"github.com/aapagui/aapagui/demo"
 	"github.com/aapagui/aapagui/internal/testkit/pgtest"
 	"github.com/aapagui/aapagui/store"
+	"github.com/aapagui/aapagui/store/postgres"
+	"github.com/aapagui/aapagui/store/sqlite"
 )
 
 // BenchmarkRunStart starts 100 runs at once, each on a thread of its own
@@ -36,7 +38,7 @@ func BenchmarkRunStart(b *testing.B) {
 	stores := map[string]func() store.Store{
 		"memory": func() store.Store { return store.NewMemory() },
 		"sqlite": func() store.Store {
-			s, err := store.OpenSQLite(filepath.Join(b.TempDir(), "bench.db"))
+			s, err := sqlite.Open(filepath.Join(b.TempDir(), "bench.db"))
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -46,7 +48,7 @@ func BenchmarkRunStart(b *testing.B) {
 	}
 	if os.Getenv(pgtest.EnvDSN) != "" {
 		stores["postgres"] = func() store.Store {
-			s, err := store.OpenPostgres(context.Background(), pgtest.Schema(b))
+			s, err := postgres.Open(context.Background(), pgtest.Schema(b))
 			if err != nil {
 				b.Fatal(err)
 			}

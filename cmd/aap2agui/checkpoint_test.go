@@ -15,7 +15,7 @@ import (
 
 	"github.com/aapagui/aapagui/aap"
 	"github.com/aapagui/aapagui/internal/testkit/proctest"
-	"github.com/aapagui/aapagui/store"
+	"github.com/aapagui/aapagui/store/sqlite"
 )
 
 // trickleAgent is an AG-UI agent that streams one word every 20 ms and
@@ -65,7 +65,7 @@ func TestKilledMidAnswerKeepsCheckpoint(t *testing.T) {
 	}
 	a.Kill()
 
-	st, err := store.OpenSQLite(path)
+	st, err := sqlite.Open(path)
 	require.NoError(t, err)
 	defer st.Close()
 	hist, err := st.History(ctx, created.SessionID)

@@ -40,6 +40,8 @@ import (
 
 	"github.com/aapagui/aapagui/demo"
 	"github.com/aapagui/aapagui/store"
+	_ "github.com/aapagui/aapagui/store/postgres" // store.Open: the bridge's PostgreSQL store
+	_ "github.com/aapagui/aapagui/store/sqlite"   // and its SQLite store
 )
 
 func main() {

@@ -18,6 +18,8 @@ import (
 	"github.com/aapagui/aapagui/internal/testkit/pgtest"
 	"github.com/aapagui/aapagui/internal/testkit/proctest"
 	"github.com/aapagui/aapagui/store"
+	"github.com/aapagui/aapagui/store/postgres"
+	"github.com/aapagui/aapagui/store/sqlite"
 )
 
 func TestMain(m *testing.M) { proctest.Main(m, run) }
@@ -86,7 +88,7 @@ func post(t *testing.T, ctx context.Context, url, body string) *http.Response {
 func TestCopyFromSQLite(t *testing.T) {
 	ctx := context.Background()
 	db := filepath.Join(t.TempDir(), "agui2aap.db")
-	src, err := store.OpenSQLite(db)
+	src, err := sqlite.Open(db)
 	require.NoError(t, err)
 	th := &store.Thread{Owner: "", ID: "t1", Agent: "demo", SessionID: "sess_1", Delivered: []string{"u1", "a1"}}
 	require.NoError(t, src.SaveThread(ctx, th))
@@ -94,7 +96,7 @@ func TestCopyFromSQLite(t *testing.T) {
 
 	dsn := pgtest.Schema(t)
 	require.NoError(t, run([]string{"--store", dsn, "--copy-from", "sqlite:" + db, "--log-level", "error"}))
-	dst, err := store.OpenPostgres(ctx, dsn)
+	dst, err := postgres.Open(ctx, dsn)
 	require.NoError(t, err)
 	defer dst.Close()
 	got, err := dst.GetThread(ctx, "", "t1")

@@ -7,7 +7,9 @@ import (
 
 	"github.com/rs/zerolog"
 
-	"github.com/aapagui/aapagui/store"
+	"github.com/aapagui/aapagui/store/postgres"
+	"github.com/aapagui/aapagui/store/sqlite"
+	"github.com/aapagui/aapagui/store/transfer"
 )
 
 // CopyStore copies everything from the SQLite store named by from
@@ -21,19 +23,19 @@ func CopyStore(log zerolog.Logger, from, to string) error {
 	if !strings.HasPrefix(to, "postgres://") && !strings.HasPrefix(to, "postgresql://") {
 		return fmt.Errorf("--copy-from copies into a PostgreSQL --store (postgres://…), not %q", RedactURL(to))
 	}
-	src, err := store.OpenSQLite(path)
+	src, err := sqlite.Open(path)
 	if err != nil {
 		return err
 	}
 	defer src.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), store.CopyTimeout)
+	ctx, cancel := context.WithTimeout(context.Background(), transfer.Timeout)
 	defer cancel()
-	dst, err := store.OpenPostgres(ctx, to)
+	dst, err := postgres.Open(ctx, to)
 	if err != nil {
 		return err
 	}
 	defer dst.Close()
-	rep, err := store.Copy(ctx, dst, src)
+	rep, err := transfer.Copy(ctx, dst, src)
 	if err != nil {
 		return err
 	}

@@ -1,4 +1,4 @@
-package store_test
+package transfer_test
 
 import (
 	"context"
@@ -12,6 +12,10 @@ import (
 
 	"github.com/aapagui/aapagui/internal/testkit/pgtest"
 	"github.com/aapagui/aapagui/store"
+	"github.com/aapagui/aapagui/store/postgres"
+	"github.com/aapagui/aapagui/store/sqlite"
+	"github.com/aapagui/aapagui/store/storetest"
+	"github.com/aapagui/aapagui/store/transfer"
 )
 
 // Everything in a SQLite store reads the same from PostgreSQL after Copy:
@@ -21,10 +25,10 @@ func TestCopySQLiteToPostgres(t *testing.T) {
 	ctx := context.Background()
 	src := openFile(t, filepath.Join(t.TempDir(), "src.db"))
 	created := time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)
-	require.NoError(t, src.CreateSession(ctx, richSession("s1", "alice", created), allMessages()))
-	require.NoError(t, src.CreateSession(ctx, session("gone", "alice"), users("x")))
-	require.NoError(t, src.CreateSession(ctx, session("s2", "bob"), users("b1", "b2")))
-	require.NoError(t, src.CreateSession(ctx, session("s3", "alice"), nil))
+	require.NoError(t, src.CreateSession(ctx, storetest.RichSession("s1", "alice", created), storetest.AllMessages()))
+	require.NoError(t, src.CreateSession(ctx, storetest.Session("gone", "alice"), storetest.Users("x")))
+	require.NoError(t, src.CreateSession(ctx, storetest.Session("s2", "bob"), storetest.Users("b1", "b2")))
+	require.NoError(t, src.CreateSession(ctx, storetest.Session("s3", "alice"), nil))
 	require.NoError(t, src.DeleteSession(ctx, "alice", "gone")) // a gap in seq
 	ok, _, err := src.Lock(ctx, "s1", "holder", time.Hour)
 	require.NoError(t, err)
@@ -35,9 +39,9 @@ func TestCopySQLiteToPostgres(t *testing.T) {
 	require.NoError(t, src.SaveThread(ctx, &store.Thread{Owner: "k2", ID: "t1", SessionID: "sess_2"}))
 
 	dst := openPostgresDSN(t, pgtest.Schema(t))
-	rep, err := store.Copy(ctx, dst, src)
+	rep, err := transfer.Copy(ctx, dst, src)
 	require.NoError(t, err)
-	assert.Equal(t, store.CopyReport{Sessions: 3, Messages: len(allMessages()) + 2, Threads: 2}, rep)
+	assert.Equal(t, transfer.Report{Sessions: 3, Messages: len(storetest.AllMessages()) + 2, Threads: 2}, rep)
 
 	for _, owner := range []string{"alice", "bob", "nobody"} {
 		want, err := src.ListSessions(ctx, owner, 0, 100)
@@ -46,7 +50,7 @@ func TestCopySQLiteToPostgres(t *testing.T) {
 		require.NoError(t, err)
 		assert.Equal(t, want, got, "owner %s: sessions, seq and order", owner)
 		for _, s := range want {
-			assert.Equal(t, history(t, src, s.ID), history(t, dst, s.ID), "history of %s", s.ID)
+			assert.Equal(t, storetest.History(t, src, s.ID), storetest.History(t, dst, s.ID), "history of %s", s.ID)
 		}
 	}
 	for _, key := range [][2]string{{"k1", "t1"}, {"k2", "t1"}} {
@@ -61,17 +65,33 @@ func TestCopySQLiteToPostgres(t *testing.T) {
 	l.Release()
 
 	// New sessions come after the copied ones; appends go on.
-	fresh := session("s4", "alice")
+	fresh := storetest.Session("s4", "alice")
 	require.NoError(t, dst.CreateSession(ctx, fresh, nil))
 	s3, err := dst.GetSession(ctx, "alice", "s3")
 	require.NoError(t, err)
 	assert.Greater(t, fresh.Seq, s3.Seq)
-	require.NoError(t, dst.AppendHistory(ctx, "s2", users("b3")))
-	assert.Equal(t, users("b1", "b2", "b3"), history(t, dst, "s2"))
+	require.NoError(t, dst.AppendHistory(ctx, "s2", storetest.Users("b3")))
+	assert.Equal(t, storetest.Users("b1", "b2", "b3"), storetest.History(t, dst, "s2"))
 
 	// Again: everything is there already.
-	rep, err = store.Copy(ctx, dst, src)
+	rep, err = transfer.Copy(ctx, dst, src)
 	require.NoError(t, err)
-	assert.Equal(t, store.CopyReport{SkippedSessions: 3, SkippedThreads: 2}, rep)
-	assert.Equal(t, users("b1", "b2", "b3"), history(t, dst, "s2"), "nothing copied twice")
+	assert.Equal(t, transfer.Report{SkippedSessions: 3, SkippedThreads: 2}, rep)
+	assert.Equal(t, storetest.Users("b1", "b2", "b3"), storetest.History(t, dst, "s2"), "nothing copied twice")
+}
+
+func openFile(t *testing.T, path string) *sqlite.Store {
+	t.Helper()
+	s, err := sqlite.Open(path)
+	require.NoError(t, err)
+	t.Cleanup(func() { assert.NoError(t, s.Close()) })
+	return s
+}
+
+func openPostgresDSN(t *testing.T, dsn string) *postgres.Store {
+	t.Helper()
+	s, err := postgres.Open(context.Background(), dsn)
+	require.NoError(t, err)
+	t.Cleanup(func() { assert.NoError(t, s.Close()) })
+	return s
 }

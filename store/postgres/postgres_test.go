@@ -1,4 +1,4 @@
-package store_test
+package postgres_test
 
 import (
 	"context"
@@ -13,11 +13,26 @@ import (
 
 	"github.com/aapagui/aapagui/internal/testkit/pgtest"
 	"github.com/aapagui/aapagui/store"
+	"github.com/aapagui/aapagui/store/postgres"
+	"github.com/aapagui/aapagui/store/storetest"
 )
 
-func openPostgresDSN(t *testing.T, dsn string) *store.Postgres {
+func TestPostgres(t *testing.T) {
+	storetest.Run(t, openPostgres)
+}
+
+// openPostgres opens a store in a schema of its own in the test database.
+func openPostgres(t *testing.T) store.Store {
 	t.Helper()
-	s, err := store.OpenPostgres(context.Background(), dsn)
+	s, err := postgres.Open(context.Background(), pgtest.Schema(t))
+	require.NoError(t, err)
+	t.Cleanup(func() { assert.NoError(t, s.Close()) })
+	return s
+}
+
+func openPostgresDSN(t *testing.T, dsn string) *postgres.Store {
+	t.Helper()
+	s, err := postgres.Open(context.Background(), dsn)
 	require.NoError(t, err)
 	t.Cleanup(func() { assert.NoError(t, s.Close()) })
 	return s
@@ -26,7 +41,7 @@ func openPostgresDSN(t *testing.T, dsn string) *store.Postgres {
 // Two pools on one database are two replicas.
 func TestPostgresTwoReplicas(t *testing.T) {
 	dsn := pgtest.Schema(t)
-	testTwoReplicas(t, openPostgresDSN(t, dsn), openPostgresDSN(t, dsn))
+	storetest.TwoReplicas(t, openPostgresDSN(t, dsn), openPostgresDSN(t, dsn))
 }
 
 // Replicas starting at once on an empty database apply the schema once
@@ -37,7 +52,7 @@ func TestPostgresConcurrentMigrations(t *testing.T) {
 	errs := make(chan error, 8)
 	for range 8 {
 		wg.Go(func() {
-			s, err := store.OpenPostgres(context.Background(), dsn)
+			s, err := postgres.Open(context.Background(), dsn)
 			if err == nil {
 				err = s.Close()
 			}
@@ -61,7 +76,7 @@ func TestPostgresRefusesNewerSchema(t *testing.T) {
 	openPostgresDSN(t, dsn)
 	_, err := rawPG(t, dsn).Exec(context.Background(), `UPDATE aapagui_schema SET version = 99`)
 	require.NoError(t, err)
-	_, err = store.OpenPostgres(context.Background(), dsn)
+	_, err = postgres.Open(context.Background(), dsn)
 	require.ErrorContains(t, err, "schema version 99 is newer")
 }
 
@@ -104,8 +119,8 @@ func TestPostgresLockLoadSeesTheLastAppend(t *testing.T) {
 	ctx := context.Background()
 	dsn := pgtest.Schema(t)
 	s := openPostgresDSN(t, dsn)
-	require.NoError(t, s.CreateSession(ctx, &store.Session{ID: "s1", Owner: "alice"}, users("u1")))
-	commit := store.AppendInOpenTx(t, dsn, "s1")
+	require.NoError(t, s.CreateSession(ctx, &store.Session{ID: "s1", Owner: "alice"}, storetest.Users("u1")))
+	commit := postgres.AppendInOpenTx(t, dsn, "s1")
 
 	type result struct {
 		hist []store.Entry
@@ -117,11 +132,11 @@ func TestPostgresLockLoadSeesTheLastAppend(t *testing.T) {
 		_, hist, ok, _, err := s.LockLoadSession(ctx, "alice", "s1", "next", time.Minute)
 		done <- result{hist, ok, err}
 	}()
-	store.WaitForRowLock(t, dsn, "lock_holder = $3")
+	postgres.WaitForRowLock(t, dsn, "lock_holder = $3")
 	commit()
 
 	r := <-done
 	require.NoError(t, r.err)
 	require.True(t, r.ok, "the lock is free")
-	assert.Equal(t, users("u1", "u1"), r.hist, "the append committed during the wait is read")
+	assert.Equal(t, storetest.Users("u1", "u1"), r.hist, "the append committed during the wait is read")
 }

@@ -1,4 +1,4 @@
-package store_test
+package sqlite_test
 
 import (
 	"context"
@@ -19,11 +19,41 @@ import (
 
 	"github.com/aapagui/aapagui/aap"
 	"github.com/aapagui/aapagui/store"
+	"github.com/aapagui/aapagui/store/sqlite"
+	"github.com/aapagui/aapagui/store/storetest"
 )
 
-func openFile(t *testing.T, path string) *store.SQLite {
+func TestSQLite(t *testing.T) {
+	storetest.Run(t, openSQLite)
+}
+
+// openSQLite opens a store in a new file of the test's temp dir.
+func openSQLite(t *testing.T) store.Store {
 	t.Helper()
-	s, err := store.OpenSQLite(path)
+	s, err := sqlite.Open(filepath.Join(t.TempDir(), "store.db"))
+	require.NoError(t, err)
+	t.Cleanup(func() { assert.NoError(t, s.Close()) })
+	return s
+}
+
+func TestThreadsSurviveReopen(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "threads.db")
+	s, err := sqlite.Open(path)
+	require.NoError(t, err)
+	require.NoError(t, s.SaveThread(ctx, &store.Thread{Owner: "k", ID: "t", SessionID: "sess", Delivered: []string{"a", "b"}}))
+	require.NoError(t, s.Close())
+	s, err = sqlite.Open(path)
+	require.NoError(t, err)
+	defer s.Close()
+	got, err := s.GetThread(ctx, "k", "t")
+	require.NoError(t, err)
+	assert.Equal(t, []string{"a", "b"}, got.Delivered)
+}
+
+func openFile(t *testing.T, path string) *sqlite.Store {
+	t.Helper()
+	s, err := sqlite.Open(path)
 	require.NoError(t, err)
 	t.Cleanup(func() { assert.NoError(t, s.Close()) })
 	return s
@@ -44,12 +74,12 @@ func TestSQLitePersistsAcrossReopen(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "store.db")
 	created := time.Date(2026, 7, 1, 12, 0, 0, 987654321, time.UTC)
 
-	s, err := store.OpenSQLite(path)
+	s, err := sqlite.Open(path)
 	require.NoError(t, err)
-	first := richSession("s1", "alice", created)
-	require.NoError(t, s.CreateSession(ctx, first, allMessages()[:2]))
-	require.NoError(t, s.AppendHistory(ctx, "s1", allMessages()[2:]))
-	second := session("s2", "alice")
+	first := storetest.RichSession("s1", "alice", created)
+	require.NoError(t, s.CreateSession(ctx, first, storetest.AllMessages()[:2]))
+	require.NoError(t, s.AppendHistory(ctx, "s1", storetest.AllMessages()[2:]))
+	second := storetest.Session("s2", "alice")
 	require.NoError(t, s.CreateSession(ctx, second, nil))
 	ok, _, err := s.Lock(ctx, "s1", "replica-a", time.Hour)
 	require.NoError(t, err)
@@ -70,11 +100,11 @@ func TestSQLitePersistsAcrossReopen(t *testing.T) {
 			Metadata: map[string]any{"k": "v", "n": 1.5}},
 		{ID: "int-2", Reason: "input"},
 	}, got.Interrupts)
-	assert.Equal(t, allMessages(), history(t, s, "s1"), "history with its AG-UI ids")
+	assert.Equal(t, storetest.AllMessages(), storetest.History(t, s, "s1"), "history with its AG-UI ids")
 
 	list, err := s.ListSessions(ctx, "alice", 0, 10)
 	require.NoError(t, err)
-	assert.Equal(t, []string{"s1", "s2"}, ids(list))
+	assert.Equal(t, []string{"s1", "s2"}, storetest.IDs(list))
 
 	ok, _, err = s.Lock(ctx, "s1", "replica-b", time.Hour)
 	require.NoError(t, err)
@@ -83,7 +113,7 @@ func TestSQLitePersistsAcrossReopen(t *testing.T) {
 	require.NoError(t, err)
 	assert.True(t, ok, "and its holder still has it")
 
-	third := session("s3", "alice")
+	third := storetest.Session("s3", "alice")
 	require.NoError(t, s.CreateSession(ctx, third, nil))
 	assert.Greater(t, third.Seq, second.Seq, "Seq keeps growing after a reopen")
 }
@@ -102,78 +132,14 @@ func TestSQLiteFileSettings(t *testing.T) {
 
 func TestSQLiteTwoReplicas(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "store.db")
-	testTwoReplicas(t, openFile(t, path), openFile(t, path))
-}
-
-// testTwoReplicas checks two stores on one database, as two replicas see
-// it: each sees the other's writes, and exactly one wins a lock.
-func testTwoReplicas(t *testing.T, a, b store.Store) {
-	ctx := context.Background()
-
-	t.Run("see each other's writes", func(t *testing.T) {
-		require.NoError(t, a.CreateSession(ctx, session("s1", "alice"), users("1")))
-		got, err := b.GetSession(ctx, "alice", "s1")
-		require.NoError(t, err)
-		assert.Equal(t, "agent", got.Agent.Name)
-		require.ErrorIs(t, b.CreateSession(ctx, session("s1", "bob"), nil), store.ErrExists)
-
-		require.NoError(t, b.AppendHistory(ctx, "s1", users("2")))
-		require.NoError(t, a.AppendHistory(ctx, "s1", users("3")))
-		assert.Equal(t, users("1", "2", "3"), history(t, a, "s1"))
-
-		upd := session("s1", "alice")
-		upd.State = json.RawMessage(`{"from":"a"}`)
-		require.NoError(t, a.UpdateSession(ctx, upd))
-		got, err = b.GetSession(ctx, "alice", "s1")
-		require.NoError(t, err)
-		assert.Equal(t, `{"from":"a"}`, string(got.State))
-
-		require.NoError(t, b.DeleteSession(ctx, "alice", "s1"))
-		_, err = a.GetSession(ctx, "alice", "s1")
-		require.ErrorIs(t, err, store.ErrNotFound)
-		_, err = a.History(ctx, "s1")
-		require.ErrorIs(t, err, store.ErrNotFound)
-	})
-
-	t.Run("contend for the lock", func(t *testing.T) {
-		for round := range 20 {
-			id := fmt.Sprintf("lock%d", round)
-			require.NoError(t, a.CreateSession(ctx, session(id, ""), nil))
-			var wg sync.WaitGroup
-			wins := make(chan string, 16)
-			for i := range 16 {
-				s := []store.Store{a, b}[i%2]
-				wg.Go(func() {
-					holder := fmt.Sprintf("h%d", i)
-					ok, _, err := s.Lock(ctx, id, holder, time.Hour)
-					assert.NoError(t, err)
-					if ok {
-						wins <- holder
-					}
-				})
-			}
-			wg.Wait()
-			close(wins)
-			require.Len(t, wins, 1, "round %d: exactly one holder", round)
-			winner := <-wins
-			require.NoError(t, a.Unlock(ctx, id, "h-other"))
-			require.NoError(t, b.Unlock(ctx, id, winner))
-			ok, _, err := a.Lock(ctx, id, "next", time.Hour)
-			require.NoError(t, err)
-			assert.True(t, ok, "unlocked through the other replica")
-		}
-	})
-
-	t.Run("concurrent writers", func(t *testing.T) {
-		testConcurrentAppends(t, []store.Store{a, b}, 16, 20)
-	})
+	storetest.TwoReplicas(t, openFile(t, path), openFile(t, path))
 }
 
 func TestSQLiteWaitsForAnotherWriter(t *testing.T) {
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "store.db")
 	s := openFile(t, path)
-	require.NoError(t, s.CreateSession(ctx, session("s1", ""), nil))
+	require.NoError(t, s.CreateSession(ctx, storetest.Session("s1", ""), nil))
 
 	// Another process holds the write lock for a while.
 	conn, err := rawDB(t, path).Conn(ctx)
@@ -190,22 +156,22 @@ func TestSQLiteWaitsForAnotherWriter(t *testing.T) {
 	}()
 
 	start := time.Now()
-	require.NoError(t, s.AppendHistory(ctx, "s1", users("a")), "a write waits (busy_timeout) instead of failing")
+	require.NoError(t, s.AppendHistory(ctx, "s1", storetest.Users("a")), "a write waits (busy_timeout) instead of failing")
 	ok, _, err := s.Lock(ctx, "s1", "h", time.Minute)
 	require.NoError(t, err)
 	assert.True(t, ok)
 	assert.GreaterOrEqual(t, time.Since(start), 250*time.Millisecond)
 	<-released
-	assert.Equal(t, users("a"), history(t, s, "s1"))
+	assert.Equal(t, storetest.Users("a"), storetest.History(t, s, "s1"))
 }
 
 func TestSQLiteOpenRefusesBadFiles(t *testing.T) {
 	// A real store file to damage.
 	good := filepath.Join(t.TempDir(), "good.db")
-	s, err := store.OpenSQLite(good)
+	s, err := sqlite.Open(good)
 	require.NoError(t, err)
 	for i := range 50 {
-		require.NoError(t, s.CreateSession(context.Background(), session(fmt.Sprint(i), ""), allMessages()))
+		require.NoError(t, s.CreateSession(context.Background(), storetest.Session(fmt.Sprint(i), ""), storetest.AllMessages()))
 	}
 	require.NoError(t, s.Close())
 	valid, err := os.ReadFile(good)
@@ -268,7 +234,7 @@ func TestSQLiteOpenRefusesBadFiles(t *testing.T) {
 			if tt.setup != nil {
 				path = tt.setup(t, path)
 			}
-			s, err := store.OpenSQLite(path)
+			s, err := sqlite.Open(path)
 			require.Error(t, err)
 			t.Log(err)
 			assert.Nil(t, s)
@@ -286,8 +252,8 @@ func TestSQLiteDamagedRows(t *testing.T) {
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "store.db")
 	s := openFile(t, path)
-	require.NoError(t, s.CreateSession(ctx, session("s1", ""), users("a", "b")))
-	require.NoError(t, s.CreateSession(ctx, session("s2", ""), users("c")))
+	require.NoError(t, s.CreateSession(ctx, storetest.Session("s1", ""), storetest.Users("a", "b")))
+	require.NoError(t, s.CreateSession(ctx, storetest.Session("s2", ""), storetest.Users("c")))
 	db := rawDB(t, path)
 	_, err := db.Exec(`UPDATE sessions SET data = '{"agent":' WHERE id = 's1'`)
 	require.NoError(t, err)
@@ -300,7 +266,7 @@ func TestSQLiteDamagedRows(t *testing.T) {
 	require.Error(t, err)
 	_, err = s.History(ctx, "s1")
 	require.Error(t, err)
-	assert.Equal(t, users("c"), history(t, s, "s2"), "other sessions are unaffected")
+	assert.Equal(t, storetest.Users("c"), storetest.History(t, s, "s2"), "other sessions are unaffected")
 }
 
 func BenchmarkStore(b *testing.B) {
@@ -311,7 +277,7 @@ func BenchmarkStore(b *testing.B) {
 	}{
 		{name: "memory", open: func(*testing.B) store.Store { return store.NewMemory() }},
 		{name: "sqlite", open: func(b *testing.B) store.Store {
-			s, err := store.OpenSQLite(filepath.Join(b.TempDir(), "bench.db"))
+			s, err := sqlite.Open(filepath.Join(b.TempDir(), "bench.db"))
 			require.NoError(b, err)
 			b.Cleanup(func() { _ = s.Close() })
 			return s
@@ -325,7 +291,7 @@ func BenchmarkStore(b *testing.B) {
 	for _, st := range stores {
 		b.Run(st.name+"/AppendHistory", func(b *testing.B) {
 			s := st.open(b)
-			require.NoError(b, s.CreateSession(ctx, session("s1", ""), nil))
+			require.NoError(b, s.CreateSession(ctx, storetest.Session("s1", ""), nil))
 			b.ReportAllocs()
 			for b.Loop() {
 				if err := s.AppendHistory(ctx, "s1", turn); err != nil {
@@ -335,7 +301,7 @@ func BenchmarkStore(b *testing.B) {
 		})
 		b.Run(st.name+"/History100", func(b *testing.B) {
 			s := st.open(b)
-			require.NoError(b, s.CreateSession(ctx, session("s1", ""), nil))
+			require.NoError(b, s.CreateSession(ctx, storetest.Session("s1", ""), nil))
 			for range 50 {
 				require.NoError(b, s.AppendHistory(ctx, "s1", turn))
 			}
@@ -348,7 +314,7 @@ func BenchmarkStore(b *testing.B) {
 		})
 		b.Run(st.name+"/GetSession", func(b *testing.B) {
 			s := st.open(b)
-			require.NoError(b, s.CreateSession(ctx, richSession("s1", "o", time.Now()), nil))
+			require.NoError(b, s.CreateSession(ctx, storetest.RichSession("s1", "o", time.Now()), nil))
 			b.ReportAllocs()
 			for b.Loop() {
 				if _, err := s.GetSession(ctx, "o", "s1"); err != nil {
@@ -358,7 +324,7 @@ func BenchmarkStore(b *testing.B) {
 		})
 		b.Run(st.name+"/LockUnlock", func(b *testing.B) {
 			s := st.open(b)
-			require.NoError(b, s.CreateSession(ctx, session("s1", ""), nil))
+			require.NoError(b, s.CreateSession(ctx, storetest.Session("s1", ""), nil))
 			b.ReportAllocs()
 			for b.Loop() {
 				if ok, _, err := s.Lock(ctx, "s1", "h", time.Minute); err != nil || !ok {
@@ -377,7 +343,7 @@ func BenchmarkStore(b *testing.B) {
 func TestSQLiteGroupedWritesFailAlone(t *testing.T) {
 	ctx := context.Background()
 	s := openFile(t, filepath.Join(t.TempDir(), "store.db"))
-	require.NoError(t, s.CreateSession(ctx, session("taken", ""), users("first")))
+	require.NoError(t, s.CreateSession(ctx, storetest.Session("taken", ""), storetest.Users("first")))
 	var wg sync.WaitGroup
 	errs := make([]error, 64)
 	for i := range 64 {
@@ -386,7 +352,7 @@ func TestSQLiteGroupedWritesFailAlone(t *testing.T) {
 			if i%2 == 1 {
 				id = "taken"
 			}
-			errs[i] = s.CreateSession(ctx, session(id, ""), users(fmt.Sprint(i)))
+			errs[i] = s.CreateSession(ctx, storetest.Session(id, ""), storetest.Users(fmt.Sprint(i)))
 		})
 	}
 	wg.Wait()
@@ -396,16 +362,16 @@ func TestSQLiteGroupedWritesFailAlone(t *testing.T) {
 			continue
 		}
 		require.NoError(t, err, "write %d", i)
-		assert.Equal(t, users(fmt.Sprint(i)), history(t, s, fmt.Sprintf("s%d", i)))
+		assert.Equal(t, storetest.Users(fmt.Sprint(i)), storetest.History(t, s, fmt.Sprintf("s%d", i)))
 	}
-	assert.Equal(t, users("first"), history(t, s, "taken"), "the failed writes changed nothing")
+	assert.Equal(t, storetest.Users("first"), storetest.History(t, s, "taken"), "the failed writes changed nothing")
 }
 
 func TestSQLiteWriteAfterClose(t *testing.T) {
-	s, err := store.OpenSQLite(filepath.Join(t.TempDir(), "store.db"))
+	s, err := sqlite.Open(filepath.Join(t.TempDir(), "store.db"))
 	require.NoError(t, err)
 	require.NoError(t, s.Close())
-	require.Error(t, s.CreateSession(context.Background(), session("s1", ""), nil))
+	require.Error(t, s.CreateSession(context.Background(), storetest.Session("s1", ""), nil))
 	_, _, err = s.Lock(context.Background(), "s1", "h", time.Second)
 	require.Error(t, err)
 }

@@ -1,4 +1,4 @@
-package store
+package postgres
 
 import (
 	"context"
@@ -37,7 +37,7 @@ type pgWriteResult struct {
 // already done gets ctx's error; once queued, the batch's answer is the
 // caller's (a batch is bounded by a timeout of its own, as it serves many
 // callers).
-func (s *Postgres) exec(ctx context.Context, key, sql string, args ...any) (pgconn.CommandTag, error) {
+func (s *Store) exec(ctx context.Context, key, sql string, args ...any) (pgconn.CommandTag, error) {
 	if err := ctx.Err(); err != nil {
 		return pgconn.CommandTag{}, err
 	}
@@ -51,7 +51,7 @@ func (s *Postgres) exec(ctx context.Context, key, sql string, args ...any) (pgco
 // the server refused a statement of the batch. The batch runs its
 // statements in key order, so that two batches touching the same sessions
 // (which turn locks all but rule out) take their rows in one order.
-func (s *Postgres) writeGroup(group []*pgWrite) {
+func (s *Store) writeGroup(group []*pgWrite) {
 	ctx, cancel := context.WithTimeout(context.Background(), pgGroupTimeout)
 	defer cancel()
 	slices.SortStableFunc(group, func(a, b *pgWrite) int { return strings.Compare(a.key, b.key) })
@@ -78,7 +78,7 @@ var errRolledBack = errors.New("rolled back with its batch")
 // of it is stored). Any other failure (the connection, or an error at the
 // commit) leaves it unknown whether the batch committed, as for a single
 // statement: each write gets the error.
-func (s *Postgres) writeBatch(ctx context.Context, group []*pgWrite) (results []pgWriteResult, rolledBack bool) {
+func (s *Store) writeBatch(ctx context.Context, group []*pgWrite) (results []pgWriteResult, rolledBack bool) {
 	b := &pgx.Batch{}
 	for _, w := range group {
 		b.Queue(w.sql, w.args...)

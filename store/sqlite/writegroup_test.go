@@ -1,4 +1,4 @@
-package store
+package sqlite
 
 import (
 	"context"
@@ -9,13 +9,15 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/aapagui/aapagui/store"
 )
 
 // A write that fails after changing something is rolled back alone: the
 // writes grouped with it are committed, its own change is not.
 func TestSQLiteGroupRollsBackAFailedWrite(t *testing.T) {
 	ctx := context.Background()
-	s, err := OpenSQLite(filepath.Join(t.TempDir(), "store.db"))
+	s, err := Open(filepath.Join(t.TempDir(), "store.db"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -46,7 +48,7 @@ func TestSQLiteGroupRollsBackAFailedWrite(t *testing.T) {
 	for i, err := range errs {
 		_, gerr := s.GetSession(ctx, "", fmt.Sprint("s", i))
 		if i%10 == 3 {
-			if !errors.Is(err, boom) || !errors.Is(gerr, ErrNotFound) {
+			if !errors.Is(err, boom) || !errors.Is(gerr, store.ErrNotFound) {
 				t.Errorf("write %d: got %v and %v, want the failure and nothing stored", i, err, gerr)
 			}
 			continue
@@ -62,7 +64,7 @@ func TestSQLiteGroupRollsBackAFailedWrite(t *testing.T) {
 // with synchronous=FULL, whatever it was grouped with.
 func TestSQLiteLockWritesSkipTheFsync(t *testing.T) {
 	ctx := context.Background()
-	s, err := OpenSQLite(filepath.Join(t.TempDir(), "store.db"))
+	s, err := Open(filepath.Join(t.TempDir(), "store.db"))
 	if err != nil {
 		t.Fatal(err)
 	}

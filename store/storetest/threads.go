@@ -1,8 +1,7 @@
-package store_test
+package storetest
 
 import (
 	"context"
-	"path/filepath"
 	"testing"
 	"time"
 
@@ -183,19 +182,4 @@ func testThreads(t *testing.T, open func(t *testing.T) store.Store) {
 		assert.Equal(t, "s2", got.SessionID, "saved whoever holds the lock")
 		assert.False(t, lock("k1", "h4"), "another holder's lock is left alone")
 	})
-}
-
-func TestThreadsSurviveReopen(t *testing.T) {
-	ctx := context.Background()
-	path := filepath.Join(t.TempDir(), "threads.db")
-	s, err := store.OpenSQLite(path)
-	require.NoError(t, err)
-	require.NoError(t, s.SaveThread(ctx, &store.Thread{Owner: "k", ID: "t", SessionID: "sess", Delivered: []string{"a", "b"}}))
-	require.NoError(t, s.Close())
-	s, err = store.OpenSQLite(path)
-	require.NoError(t, err)
-	defer s.Close()
-	got, err := s.GetThread(ctx, "k", "t")
-	require.NoError(t, err)
-	assert.Equal(t, []string{"a", "b"}, got.Delivered)
 }

@@ -1,4 +1,4 @@
-package store
+package sqlite
 
 import (
 	"context"
@@ -6,34 +6,37 @@ import (
 	"errors"
 	"fmt"
 	"time"
+
+	"github.com/aapagui/aapagui/store"
+	"github.com/aapagui/aapagui/store/internal/rowscan"
 )
 
-// GetThread implements ThreadStore.
-func (s *SQLite) GetThread(ctx context.Context, owner, id string) (*Thread, error) {
+// GetThread implements store.ThreadStore.
+func (s *Store) GetThread(ctx context.Context, owner, id string) (*store.Thread, error) {
 	var updated int64
 	var data string
 	err := s.readRow(ctx, `SELECT updated_at, data FROM threads WHERE owner = ? AND id = ?`, owner, id).Scan(&updated, &data)
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
-		return nil, ErrNotFound
+		return nil, store.ErrNotFound
 	case err != nil:
 		return nil, fmt.Errorf("store: sqlite: get thread: %w", err)
 	}
-	t, err := decodeThread(owner, id, fromMillis(updated), []byte(data))
+	t, err := store.DecodeThread(owner, id, fromMillis(updated), []byte(data))
 	if err != nil {
 		return nil, fmt.Errorf("store: sqlite: thread %q: %w", id, err)
 	}
 	return t, nil
 }
 
-// SaveThread implements ThreadStore.
-func (s *SQLite) SaveThread(ctx context.Context, t *Thread) error {
+// SaveThread implements store.ThreadStore.
+func (s *Store) SaveThread(ctx context.Context, t *store.Thread) error {
 	return s.SaveThreadUnlock(ctx, t, "")
 }
 
-// SaveThreadUnlock implements ThreadStore in one transaction.
-func (s *SQLite) SaveThreadUnlock(ctx context.Context, t *Thread, holder string) error {
-	b, err := encodeThread(t)
+// SaveThreadUnlock implements store.ThreadStore in one transaction.
+func (s *Store) SaveThreadUnlock(ctx context.Context, t *store.Thread, holder string) error {
+	b, err := store.EncodeThread(t)
 	if err != nil {
 		return err
 	}
@@ -56,9 +59,9 @@ func (s *SQLite) SaveThreadUnlock(ctx context.Context, t *Thread, holder string)
 	return nil
 }
 
-// LockThread implements ThreadStore: one statement, atomic across
+// LockThread implements store.ThreadStore: one statement, atomic across
 // processes sharing the file.
-func (s *SQLite) LockThread(ctx context.Context, owner, id, holder string, ttl time.Duration) (bool, time.Duration, error) {
+func (s *Store) LockThread(ctx context.Context, owner, id, holder string, ttl time.Duration) (bool, time.Duration, error) {
 	if holder == "" {
 		return false, 0, errors.New("store: lock needs a holder")
 	}
@@ -86,16 +89,16 @@ func (s *SQLite) LockThread(ctx context.Context, owner, id, holder string, ttl t
 	return false, leftUntil(until, now), nil
 }
 
-// UnlockThread implements ThreadStore.
-func (s *SQLite) UnlockThread(ctx context.Context, owner, id, holder string) error {
+// UnlockThread implements store.ThreadStore.
+func (s *Store) UnlockThread(ctx context.Context, owner, id, holder string) error {
 	if _, err := s.execLock(ctx, `DELETE FROM thread_locks WHERE owner = ? AND id = ? AND holder = ?`, owner, id, holder); err != nil {
 		return fmt.Errorf("store: sqlite: unlock thread: %w", err)
 	}
 	return nil
 }
 
-// ListThreads implements ThreadStore.
-func (s *SQLite) ListThreads(ctx context.Context, owner string, after ThreadPage, limit int) ([]*Thread, error) {
+// ListThreads implements store.ThreadStore.
+func (s *Store) ListThreads(ctx context.Context, owner string, after store.ThreadPage, limit int) ([]*store.Thread, error) {
 	if limit <= 0 {
 		return nil, nil
 	}
@@ -110,27 +113,22 @@ func (s *SQLite) ListThreads(ctx context.Context, owner string, after ThreadPage
 		return nil, fmt.Errorf("store: sqlite: list threads: %w", err)
 	}
 	defer rows.Close()
-	var out []*Thread
-	for rows.Next() {
+	return rowscan.Collect(rows, "store: sqlite: list threads", func(scan rowscan.Scan) (*store.Thread, error) {
 		var id, data string
 		var updated int64
-		if err := rows.Scan(&id, &updated, &data); err != nil {
-			return nil, fmt.Errorf("store: sqlite: list threads: %w", err)
+		if err := scan(&id, &updated, &data); err != nil {
+			return nil, err
 		}
-		t, err := decodeThread(owner, id, fromMillis(updated), []byte(data))
+		t, err := store.DecodeThread(owner, id, fromMillis(updated), []byte(data))
 		if err != nil {
 			return nil, fmt.Errorf("store: sqlite: thread %q: %w", id, err)
 		}
-		out = append(out, t)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("store: sqlite: list threads: %w", err)
-	}
-	return out, nil
+		return t, nil
+	})
 }
 
-// CountThreads implements ThreadStore (the primary key's index serves it).
-func (s *SQLite) CountThreads(ctx context.Context, owner string) (int, error) {
+// CountThreads implements store.ThreadStore (the primary key's index serves it).
+func (s *Store) CountThreads(ctx context.Context, owner string) (int, error) {
 	var n int
 	if err := s.readRow(ctx, `SELECT count(*) FROM threads WHERE owner = ?`, owner).Scan(&n); err != nil {
 		return 0, fmt.Errorf("store: sqlite: count threads: %w", err)
@@ -138,8 +136,8 @@ func (s *SQLite) CountThreads(ctx context.Context, owner string) (int, error) {
 	return n, nil
 }
 
-// DeleteThread implements ThreadStore.
-func (s *SQLite) DeleteThread(ctx context.Context, owner, id string) error {
+// DeleteThread implements store.ThreadStore.
+func (s *Store) DeleteThread(ctx context.Context, owner, id string) error {
 	res, err := s.exec(ctx, `DELETE FROM threads WHERE owner = ? AND id = ?`, owner, id)
 	return affectedOne(res, err, "delete thread")
 }

@@ -1,4 +1,4 @@
-package store
+package postgres
 
 import (
 	"context"
@@ -14,25 +14,26 @@ import (
 
 	"github.com/aapagui/aapagui/aap"
 	"github.com/aapagui/aapagui/internal/testkit/pgtest"
+	"github.com/aapagui/aapagui/store"
 )
 
-func openPG(t *testing.T, dsn string) *Postgres {
+func openPG(t *testing.T, dsn string) *Store {
 	t.Helper()
-	s, err := OpenPostgres(context.Background(), dsn)
+	s, err := Open(context.Background(), dsn)
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = s.Close() })
 	return s
 }
 
-func userEntries(texts ...string) []Entry {
-	out := make([]Entry, len(texts))
+func userEntries(texts ...string) []store.Entry {
+	out := make([]store.Entry, len(texts))
 	for i, text := range texts {
-		out[i] = Entry{Message: aap.UserText(text), AGUIID: "m-" + text}
+		out[i] = store.Entry{Message: aap.UserText(text), AGUIID: "m-" + text}
 	}
 	return out
 }
 
-func entryTexts(t *testing.T, es []Entry) []string {
+func entryTexts(t *testing.T, es []store.Entry) []string {
 	t.Helper()
 	out := make([]string, len(es))
 	for i, e := range es {
@@ -51,11 +52,11 @@ func entryTexts(t *testing.T, es []Entry) []string {
 func TestPostgresLockGroupStatement(t *testing.T) {
 	ctx := context.Background()
 	s := openPG(t, pgtest.Schema(t))
-	require.NoError(t, s.CreateSession(ctx, &Session{ID: "s1", Owner: "alice"}, userEntries("a", "b")))
-	require.NoError(t, s.CreateSession(ctx, &Session{ID: "s2", Owner: "alice"}, userEntries("c")))
-	require.NoError(t, s.CreateSession(ctx, &Session{ID: "s3", Owner: "alice"}, nil))
-	require.NoError(t, s.CreateSession(ctx, &Session{ID: "bobs", Owner: "bob"}, userEntries("secret")))
-	require.NoError(t, s.CreateSession(ctx, &Session{ID: "held", Owner: "alice"}, nil))
+	require.NoError(t, s.CreateSession(ctx, &store.Session{ID: "s1", Owner: "alice"}, userEntries("a", "b")))
+	require.NoError(t, s.CreateSession(ctx, &store.Session{ID: "s2", Owner: "alice"}, userEntries("c")))
+	require.NoError(t, s.CreateSession(ctx, &store.Session{ID: "s3", Owner: "alice"}, nil))
+	require.NoError(t, s.CreateSession(ctx, &store.Session{ID: "bobs", Owner: "bob"}, userEntries("secret")))
+	require.NoError(t, s.CreateSession(ctx, &store.Session{ID: "held", Owner: "alice"}, nil))
 	ok, _, err := s.Lock(ctx, "held", "someone", time.Minute)
 	require.NoError(t, err)
 	require.True(t, ok)
@@ -93,8 +94,8 @@ func TestPostgresLockGroupStatement(t *testing.T) {
 		}
 	}
 
-	assert.ErrorIs(t, rs[3].err, ErrNotFound, "another owner's session")
-	assert.ErrorIs(t, rs[4].err, ErrNotFound)
+	assert.ErrorIs(t, rs[3].err, store.ErrNotFound, "another owner's session")
+	assert.ErrorIs(t, rs[4].err, store.ErrNotFound)
 	require.NoError(t, rs[5].err)
 	assert.False(t, rs[5].ok)
 	assert.Greater(t, rs[5].left, 50*time.Second)
@@ -116,8 +117,8 @@ func TestPostgresLockGroupSeesTheLastAppend(t *testing.T) {
 	ctx := context.Background()
 	dsn := pgtest.Schema(t)
 	s := openPG(t, dsn)
-	require.NoError(t, s.CreateSession(ctx, &Session{ID: "s1", Owner: "alice"}, userEntries("u1")))
-	require.NoError(t, s.CreateSession(ctx, &Session{ID: "s2", Owner: "alice"}, userEntries("u2")))
+	require.NoError(t, s.CreateSession(ctx, &store.Session{ID: "s1", Owner: "alice"}, userEntries("u1")))
+	require.NoError(t, s.CreateSession(ctx, &store.Session{ID: "s2", Owner: "alice"}, userEntries("u2")))
 	commit := AppendInOpenTx(t, dsn, "s1")
 
 	group := []*pgLockCall{
@@ -149,7 +150,7 @@ func TestPostgresLockGroupsUnderLoad(t *testing.T) {
 	const n = 100
 	for i := range n {
 		id := fmt.Sprint("s", i)
-		require.NoError(t, s.CreateSession(ctx, &Session{ID: id, Owner: "alice"}, userEntries(id)))
+		require.NoError(t, s.CreateSession(ctx, &store.Session{ID: id, Owner: "alice"}, userEntries(id)))
 	}
 	start := make(chan struct{})
 	var wg sync.WaitGroup
@@ -218,8 +219,8 @@ func WaitForRowLock(t *testing.T, dsn, fragment string) {
 func TestPostgresLockGroupFallsBackAlone(t *testing.T) {
 	ctx := context.Background()
 	s := openPG(t, pgtest.Schema(t))
-	require.NoError(t, s.CreateSession(ctx, &Session{ID: "s1", Owner: "alice"}, userEntries("u1")))
-	require.NoError(t, s.CreateSession(ctx, &Session{ID: "s2", Owner: "alice"}, nil))
+	require.NoError(t, s.CreateSession(ctx, &store.Session{ID: "s1", Owner: "alice"}, userEntries("u1")))
+	require.NoError(t, s.CreateSession(ctx, &store.Session{ID: "s2", Owner: "alice"}, nil))
 
 	call := func(id, holder string) *pgLockCall {
 		return &pgLockCall{owner: "alice", id: id, holder: holder, ttl: time.Minute, done: make(chan pgLockResult, 1)}
@@ -233,7 +234,7 @@ func TestPostgresLockGroupFallsBackAlone(t *testing.T) {
 	require.NoError(t, r1.err)
 	assert.True(t, r1.ok)
 	assert.Equal(t, entryTexts(t, userEntries("u1")), entryTexts(t, r1.hist))
-	assert.ErrorIs(t, bad.err, ErrNotFound)
+	assert.ErrorIs(t, bad.err, store.ErrNotFound)
 	require.NoError(t, r2.err)
 	assert.True(t, r2.ok)
 }

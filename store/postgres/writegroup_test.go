@@ -1,4 +1,4 @@
-package store
+package postgres
 
 import (
 	"context"
@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/aapagui/aapagui/internal/testkit/pgtest"
+	"github.com/aapagui/aapagui/store"
 )
 
 // Saves that arrive together share batches, and each session gets its own
@@ -21,7 +22,7 @@ func TestPostgresWriteGroupsUnderLoad(t *testing.T) {
 	const n = 100
 	for i := range n {
 		id := fmt.Sprint("s", i)
-		require.NoError(t, s.CreateSession(ctx, &Session{ID: id, Owner: "alice"}, userEntries(id)))
+		require.NoError(t, s.CreateSession(ctx, &store.Session{ID: id, Owner: "alice"}, userEntries(id)))
 		ok, _, err := s.Lock(ctx, id, "h"+id, 60e9)
 		require.NoError(t, err)
 		require.True(t, ok)
@@ -32,7 +33,7 @@ func TestPostgresWriteGroupsUnderLoad(t *testing.T) {
 		wg.Go(func() {
 			<-start
 			id := fmt.Sprint("s", i)
-			sess := &Session{ID: id, Owner: "alice", State: []byte(fmt.Sprintf(`{"n":%d}`, i))}
+			sess := &store.Session{ID: id, Owner: "alice", State: []byte(fmt.Sprintf(`{"n":%d}`, i))}
 			assert.NoError(t, s.SaveSession(ctx, sess, userEntries(id+"-a")))
 			assert.NoError(t, s.SaveSessionUnlock(ctx, sess, userEntries(id+"-b", id+"-c"), "h"+id))
 		})
@@ -63,7 +64,7 @@ func TestPostgresWriteGroupFailures(t *testing.T) {
 	ctx := context.Background()
 	s := openPG(t, pgtest.Schema(t))
 	for _, id := range []string{"s1", "s2", "s3"} {
-		require.NoError(t, s.CreateSession(ctx, &Session{ID: id, Owner: "alice"}, nil))
+		require.NoError(t, s.CreateSession(ctx, &store.Session{ID: id, Owner: "alice"}, nil))
 	}
 	update := func(id, owner, data string) *pgWrite {
 		return &pgWrite{key: id, sql: `UPDATE sessions SET data = $1 WHERE id = $2 AND owner = $3`,

@@ -1,10 +1,12 @@
-package store
+package postgres
 
 import (
 	"context"
-	"errors"
 	"sync"
 	"time"
+
+	"github.com/aapagui/aapagui/store"
+	"github.com/aapagui/aapagui/store/internal/rowscan"
 )
 
 // Turn starts on PostgreSQL take their locks in groups, as the SQLite
@@ -30,8 +32,8 @@ type pgLockCall struct {
 }
 
 type pgLockResult struct {
-	sess *Session
-	hist []Entry
+	sess *store.Session
+	hist []store.Entry
 	ok   bool
 	left time.Duration
 	err  error
@@ -85,31 +87,11 @@ func (g *pgGroups[C]) run(send func([]C)) {
 	}
 }
 
-// LockLoadSession implements SessionLockLoader: the call joins the next
-// group, whose one statement takes its lock, limited to owner's session,
-// and reads the session and its history. A caller whose ctx is already
-// done gets ctx's error; once queued, the group's answer is the caller's.
-func (s *Postgres) LockLoadSession(ctx context.Context, owner, id, holder string, ttl time.Duration) (*Session, []Entry, bool, time.Duration, error) {
-	if holder == "" {
-		return nil, nil, false, 0, errors.New("store: lock needs a holder")
-	}
-	if err := ctx.Err(); err != nil {
-		return nil, nil, false, 0, err
-	}
-	if !pgStorable(owner, id) {
-		return nil, nil, false, 0, ErrNotFound
-	}
-	call := &pgLockCall{owner: owner, id: id, holder: holder, ttl: ttl, done: make(chan pgLockResult, 1)}
-	s.lockGroups.join(call, s.lockGroup)
-	r := <-call.done
-	return r.sess, r.hist, r.ok, r.left, r.err
-}
-
 // lockGroup answers each call of group. One call is LockLoadSession's own
 // statement; more share one. A group statement that fails (a deadlock with
 // another replica's group, say) is not retried as a group: each call then
 // gets a statement of its own.
-func (s *Postgres) lockGroup(group []*pgLockCall) {
+func (s *Store) lockGroup(group []*pgLockCall) {
 	ctx, cancel := context.WithTimeout(context.Background(), pgGroupTimeout)
 	defer cancel()
 	if len(group) > 1 {
@@ -131,7 +113,7 @@ func (s *Postgres) lockGroup(group []*pgLockCall) {
 // named twice is locked for one of its callers; the others find it held.
 // Calls whose lock was not taken (held, or no session of theirs) are
 // answered from one more query.
-func (s *Postgres) lockLoadGroup(ctx context.Context, group []*pgLockCall) ([]pgLockResult, error) {
+func (s *Store) lockLoadGroup(ctx context.Context, group []*pgLockCall) ([]pgLockResult, error) {
 	ids := make([]string, len(group))
 	owners := make([]string, len(group))
 	holders := make([]string, len(group))
@@ -155,25 +137,19 @@ func (s *Postgres) lockLoadGroup(ctx context.Context, group []*pgLockCall) ([]pg
 	if err != nil {
 		return nil, err
 	}
-	type won struct {
-		sess *Session
-		data string
-		n    int
-		hist []string
-	}
-	taken := map[string]won{} // by holder
-	for rows.Next() {
-		var id, holder string
-		w := won{sess: &Session{}}
-		if err := rows.Scan(&id, &holder, &w.sess.Seq, &w.sess.CreatedAt, &w.data, &w.n, &w.hist); err != nil {
-			rows.Close()
-			return nil, err
-		}
-		w.sess.ID = id
-		taken[holder] = w
-	}
-	if err := rows.Err(); err != nil {
+	defer rows.Close()
+	won, err := rowscan.Collect(rows, "lock group", func(scan rowscan.Scan) (lockedRow, error) {
+		w := lockedRow{sess: &store.Session{}}
+		err := scan(&w.sess.ID, &w.holder, &w.sess.Seq, &w.sess.CreatedAt, &w.data, &w.n, &w.hist)
+		return w, err
+	})
+	if err != nil {
 		return nil, err
+	}
+	rows.Close()
+	taken := make(map[string]lockedRow, len(won)) // by holder
+	for _, w := range won {
+		taken[w.holder] = w
 	}
 
 	results := make([]pgLockResult, len(group))
@@ -191,39 +167,15 @@ func (s *Postgres) lockLoadGroup(ctx context.Context, group []*pgLockCall) ([]pg
 	if len(missed) == 0 {
 		return results, nil
 	}
-	missedIDs := make([]string, len(missed))
-	for j, i := range missed {
-		missedIDs[j] = group[i].id
-	}
-	type held struct {
-		owner string
-		left  *float64
-	}
-	found := map[string]held{}
-	rows, err = s.locks.Query(ctx,
-		`SELECT id, owner, extract(epoch FROM lock_until - clock_timestamp())::float8 FROM sessions WHERE id = ANY($1)`, missedIDs)
+	found, err := s.heldLocks(ctx, group, missed)
 	if err != nil {
-		s.unlockTaken(group, results)
-		return nil, err
-	}
-	for rows.Next() {
-		var id string
-		var h held
-		if err := rows.Scan(&id, &h.owner, &h.left); err != nil {
-			rows.Close()
-			s.unlockTaken(group, results)
-			return nil, err
-		}
-		found[id] = h
-	}
-	if err := rows.Err(); err != nil {
 		s.unlockTaken(group, results)
 		return nil, err
 	}
 	for _, i := range missed {
 		h, ok := found[group[i].id]
 		if !ok || h.owner != group[i].owner {
-			results[i] = pgLockResult{err: ErrNotFound}
+			results[i] = pgLockResult{err: store.ErrNotFound}
 			continue
 		}
 		results[i] = pgLockResult{left: pgLeft(h.left)}
@@ -231,9 +183,58 @@ func (s *Postgres) lockLoadGroup(ctx context.Context, group []*pgLockCall) ([]pg
 	return results, nil
 }
 
+// lockedRow is a session whose lock a group statement took, for holder,
+// with the history that statement read (n is the row's history_len).
+type lockedRow struct {
+	sess   *store.Session
+	holder string
+	data   string
+	n      int
+	hist   []string
+}
+
+// heldLock is the owner of a session whose lock a group did not take, and
+// the time its lock has left (nil: none).
+type heldLock struct {
+	owner string
+	left  *float64
+}
+
+// heldLocks reads, by session id, the sessions of the calls of group at
+// missed, whose locks the group statement did not take.
+func (s *Store) heldLocks(ctx context.Context, group []*pgLockCall, missed []int) (map[string]heldLock, error) {
+	missedIDs := make([]string, len(missed))
+	for j, i := range missed {
+		missedIDs[j] = group[i].id
+	}
+	rows, err := s.locks.Query(ctx,
+		`SELECT id, owner, extract(epoch FROM lock_until - clock_timestamp())::float8 FROM sessions WHERE id = ANY($1)`, missedIDs)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	type row struct {
+		id string
+		heldLock
+	}
+	held, err := rowscan.Collect(rows, "lock group", func(scan rowscan.Scan) (row, error) {
+		var r row
+		err := scan(&r.id, &r.owner, &r.left)
+		return r, err
+	})
+	if err != nil {
+		return nil, err
+	}
+	found := make(map[string]heldLock, len(held))
+	for _, r := range held {
+		found[r.id] = r.heldLock
+	}
+	return found, nil
+}
+
 // unlockTaken frees the locks a failed group took, before each call is
 // sent again on its own.
-func (s *Postgres) unlockTaken(group []*pgLockCall, results []pgLockResult) {
+func (s *Store) unlockTaken(group []*pgLockCall, results []pgLockResult) {
 	for i, r := range results {
 		if r.ok {
 			_ = s.Unlock(context.Background(), group[i].id, group[i].holder)

@@ -1,4 +1,4 @@
-package store
+package postgres
 
 import (
 	"context"
@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/aapagui/aapagui/internal/testkit/pgtest"
+	"github.com/aapagui/aapagui/store"
 )
 
 // When PostgreSQL drops every connection (a restart, a failover, a proxy
@@ -44,7 +45,7 @@ func TestPostgresSurvivesDroppedConnections(t *testing.T) {
 	}
 	for i := range n {
 		id := fmt.Sprint("s", i)
-		require.NoError(t, s.CreateSession(ctx, &Session{ID: id, Owner: "alice"}, nil))
+		require.NoError(t, s.CreateSession(ctx, &store.Session{ID: id, Owner: "alice"}, nil))
 		require.NoError(t, turn(id, id+"-before"))
 	}
 

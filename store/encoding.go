@@ -1,0 +1,145 @@
+package store
+
+import (
+	"encoding/json"
+	"fmt"
+	"reflect"
+	"time"
+
+	"github.com/ag-ui-protocol/ag-ui/sdks/community/go/pkg/core/types"
+
+	"github.com/aapagui/aapagui/aap"
+	"github.com/aapagui/aapagui/internal/jsonenc"
+)
+
+// The stored forms of sessions, history entries and threads: JSON text,
+// the same in every store, so that a copy from one store to another moves
+// it byte for byte. The drivers (store/sqlite, store/postgres) keep their
+// rows in these forms; Memory keeps its values in them too, so that its
+// callers never share memory with it.
+
+// entryJSON is how an Entry is serialized.
+type entryJSON struct {
+	ID      string          `json:"id"`
+	Message json.RawMessage `json:"message"`
+	AGUI    json.RawMessage `json:"agui,omitempty"`
+}
+
+func encodeMessage(m aap.Message) ([]byte, error) { return jsonenc.Marshal(m) }
+
+func decodeMessage(b []byte) (aap.Message, error) { return aap.DecodeMessage(b) }
+
+// sessionJSON is how the mutable parts of a session are serialized.
+type sessionJSON struct {
+	Agent      aap.AgentConfig   `json:"agent"`
+	Tools      []aap.ToolSpec    `json:"tools,omitzero"`
+	State      json.RawMessage   `json:"state,omitempty"`
+	Interrupts []types.Interrupt `json:"interrupts,omitempty"`
+}
+
+// EncodeSession is the stored form of s's mutable parts (Agent, Tools,
+// State and Interrupts); the other fields are columns of their own.
+func EncodeSession(s *Session) ([]byte, error) {
+	return jsonenc.Marshal(sessionJSON{Agent: s.Agent, Tools: s.Tools, State: s.State, Interrupts: s.Interrupts})
+}
+
+// DecodeSession sets into's mutable parts from their stored form b.
+func DecodeSession(into *Session, b []byte) error {
+	var j sessionJSON
+	if err := json.Unmarshal(b, &j); err != nil {
+		return fmt.Errorf("store: session %s: %w", into.ID, err)
+	}
+	into.Agent, into.Tools, into.State, into.Interrupts = j.Agent, j.Tools, j.State, j.Interrupts
+	return nil
+}
+
+// copySession deep-copies a session through its serialized form.
+func copySession(s *Session) (*Session, error) {
+	b, err := EncodeSession(s)
+	if err != nil {
+		return nil, err
+	}
+	c := &Session{ID: s.ID, Owner: s.Owner, CreatedAt: s.CreatedAt, Seq: s.Seq}
+	return c, DecodeSession(c, b)
+}
+
+// EncodeEntries is the stored form of each entry, one row each. An entry
+// without a message is an error.
+func EncodeEntries(entries []Entry) ([][]byte, error) {
+	out := make([][]byte, len(entries))
+	for i, e := range entries {
+		// A nil message would be stored as null and make the whole
+		// history unreadable.
+		if v := reflect.ValueOf(e.Message); !v.IsValid() || v.Kind() == reflect.Pointer && v.IsNil() {
+			return nil, fmt.Errorf("store: history entry %d: no message", i)
+		}
+		msg, err := encodeMessage(e.Message)
+		if err != nil {
+			return nil, err
+		}
+		if out[i], err = jsonenc.Marshal(entryJSON{ID: e.AGUIID, Message: msg, AGUI: e.AGUI}); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// DecodeEntries reads entries from their stored form, one row each.
+func DecodeEntries(rows [][]byte) ([]Entry, error) {
+	out := make([]Entry, len(rows))
+	for i, row := range rows {
+		var e entryJSON
+		if err := json.Unmarshal(row, &e); err != nil {
+			return nil, fmt.Errorf("store: history entry %d: %w", i, err)
+		}
+		m, err := decodeMessage(e.Message)
+		if err != nil {
+			return nil, fmt.Errorf("store: history entry %d: %w", i, err)
+		}
+		out[i] = Entry{Message: m, AGUIID: e.ID, AGUI: e.AGUI}
+	}
+	return out, nil
+}
+
+// threadJSON is how a thread is serialized.
+type threadJSON struct {
+	Agent         string            `json:"agent"`
+	SessionID     string            `json:"sessionId"`
+	Delivered     []string          `json:"delivered,omitempty"`
+	ToolsDigest   string            `json:"toolsDigest,omitempty"`
+	ContextDigest string            `json:"contextDigest,omitempty"`
+	ClientCalls   []string          `json:"clientCalls,omitempty"`
+	Interrupts    []types.Interrupt `json:"interrupts,omitempty"`
+	RunID         string            `json:"runId,omitempty"`
+	Title         string            `json:"title,omitempty"`
+	CreatedAt     *time.Time        `json:"createdAt,omitempty"`
+}
+
+// EncodeThread is the stored form of t (all but Owner, ID and UpdatedAt,
+// which are columns of their own). A zero CreatedAt is set to now.
+func EncodeThread(t *Thread) ([]byte, error) {
+	j := threadJSON{Agent: t.Agent, SessionID: t.SessionID, Delivered: t.Delivered, ToolsDigest: t.ToolsDigest,
+		ContextDigest: t.ContextDigest, ClientCalls: t.ClientCalls, Interrupts: t.Interrupts, RunID: t.RunID, Title: t.Title}
+	if t.CreatedAt.IsZero() {
+		t.CreatedAt = time.Now().UTC().Truncate(time.Millisecond)
+	}
+	created := t.CreatedAt.UTC()
+	j.CreatedAt = &created
+	return jsonenc.Marshal(j)
+}
+
+// DecodeThread reads owner's thread id, last active at updated, from its
+// stored form b.
+func DecodeThread(owner, id string, updated time.Time, b []byte) (*Thread, error) {
+	var j threadJSON
+	if err := json.Unmarshal(b, &j); err != nil {
+		return nil, err
+	}
+	t := &Thread{Owner: owner, ID: id, Agent: j.Agent, SessionID: j.SessionID, Delivered: j.Delivered,
+		ToolsDigest: j.ToolsDigest, ContextDigest: j.ContextDigest, ClientCalls: j.ClientCalls,
+		Interrupts: j.Interrupts, RunID: j.RunID, Title: j.Title, UpdatedAt: updated, CreatedAt: updated}
+	if j.CreatedAt != nil {
+		t.CreatedAt = j.CreatedAt.UTC()
+	}
+	return t, nil
+}

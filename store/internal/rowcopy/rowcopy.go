@@ -1,0 +1,64 @@
+// Package rowcopy is what package transfer needs of the drivers to copy one
+// store into another: the rows of one as they are stored (Source), and a
+// transaction of the other that takes them as they are (Tx). Each driver
+// sets its hook in its init, so that transfer reaches them without the
+// drivers exporting methods for it.
+package rowcopy
+
+import (
+	"context"
+	"time"
+)
+
+// Session is a session's row as stored.
+type Session struct {
+	Seq       int64
+	ID, Owner string
+	CreatedAt time.Time
+	Data      string
+}
+
+// Thread is a thread's row as stored.
+type Thread struct {
+	Owner, ID string
+	UpdatedAt time.Time
+	Data      string
+}
+
+// Source reads a store's rows as stored.
+type Source interface {
+	// Sessions reads every session, in seq order.
+	Sessions(ctx context.Context) ([]Session, error)
+	// History reads a session's history entries, in order.
+	History(ctx context.Context, id string) ([][]byte, error)
+	// Threads reads every thread, by owner and id.
+	Threads(ctx context.Context) ([]Thread, error)
+}
+
+// Tx writes rows as stored into a store, in one transaction (Sink).
+type Tx interface {
+	// HasSessions reports whether the store holds a session.
+	HasSessions(ctx context.Context) (bool, error)
+	// InsertSession inserts s with its history hist, keeping s.Seq if
+	// keepSeq; false when the store already has a session of that id (it
+	// is left as it is).
+	InsertSession(ctx context.Context, s Session, hist [][]byte, keepSeq bool) (bool, error)
+	// ContinueSeq makes new sessions' seq continue after the highest one
+	// stored.
+	ContinueSeq(ctx context.Context) error
+	// InsertThread inserts t; false when the store already has that
+	// thread (it is left as it is).
+	InsertThread(ctx context.Context, t Thread) (bool, error)
+}
+
+// Sink runs fn in one transaction of a store, committed when fn returns
+// nil and rolled back otherwise.
+type Sink func(ctx context.Context, fn func(Tx) error) error
+
+var (
+	// FromSQLite is the Source of a *sqlite.Store; store/sqlite sets it.
+	FromSQLite func(st any) Source
+	// IntoPostgres is the Sink of a *postgres.Store; store/postgres sets
+	// it.
+	IntoPostgres func(st any) Sink
+)

@@ -1,0 +1,163 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"strings"
+	"time"
+)
+
+// before tells whether a thread active at updated with id comes after the
+// page's start in a listing (newest first).
+func (p ThreadPage) before(updated time.Time, id string) bool {
+	if p.UpdatedAt.IsZero() && p.ID == "" {
+		return true
+	}
+	return updated.Before(p.UpdatedAt) || (updated.Equal(p.UpdatedAt) && id < p.ID)
+}
+
+// threadKey joins owner and id unambiguously.
+func threadKey(owner, id string) string { return owner + "\x00" + id }
+
+// memThreads is the in-memory ThreadStore embedded in Memory.
+type memThreads struct {
+	threads map[string][]byte
+	updated map[string]time.Time
+	locks   map[string]memLock
+}
+
+type memLock struct {
+	holder string
+	until  time.Time
+}
+
+// GetThread implements ThreadStore.
+func (m *Memory) GetThread(_ context.Context, owner, id string) (*Thread, error) {
+	m.mu.Lock()
+	b, ok := m.th.threads[threadKey(owner, id)]
+	updated := m.th.updated[threadKey(owner, id)]
+	m.mu.Unlock()
+	if !ok {
+		return nil, ErrNotFound
+	}
+	return DecodeThread(owner, id, updated, b)
+}
+
+// SaveThread implements ThreadStore.
+func (m *Memory) SaveThread(ctx context.Context, t *Thread) error {
+	return m.SaveThreadUnlock(ctx, t, "")
+}
+
+// SaveThreadUnlock implements ThreadStore.
+func (m *Memory) SaveThreadUnlock(_ context.Context, t *Thread, holder string) error {
+	b, err := EncodeThread(t)
+	if err != nil {
+		return err
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.th.threads == nil {
+		m.th.threads, m.th.updated = map[string][]byte{}, map[string]time.Time{}
+	}
+	k := threadKey(t.Owner, t.ID)
+	m.th.threads[k] = b
+	if _, ok := m.th.updated[k]; !ok || !t.KeepUpdatedAt {
+		m.th.updated[k] = time.Now().UTC()
+	}
+	if l, ok := m.th.locks[k]; ok && holder != "" && l.holder == holder {
+		delete(m.th.locks, k)
+	}
+	return nil
+}
+
+// LockThread implements ThreadStore.
+func (m *Memory) LockThread(_ context.Context, owner, id, holder string, ttl time.Duration) (bool, time.Duration, error) {
+	if holder == "" {
+		return false, 0, errors.New("store: lock needs a holder")
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.th.locks == nil {
+		m.th.locks = map[string]memLock{}
+	}
+	k := threadKey(owner, id)
+	now := time.Now()
+	if l, ok := m.th.locks[k]; ok && l.holder != holder && now.Before(l.until) {
+		return false, l.until.Sub(now), nil
+	}
+	m.th.locks[k] = memLock{holder: holder, until: now.Add(ttl)}
+	return true, 0, nil
+}
+
+// UnlockThread implements ThreadStore.
+func (m *Memory) UnlockThread(_ context.Context, owner, id, holder string) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	k := threadKey(owner, id)
+	if l, ok := m.th.locks[k]; ok && l.holder == holder {
+		delete(m.th.locks, k)
+	}
+	return nil
+}
+
+// ListThreads implements ThreadStore.
+func (m *Memory) ListThreads(_ context.Context, owner string, after ThreadPage, limit int) ([]*Thread, error) {
+	if limit <= 0 {
+		return nil, nil
+	}
+	m.mu.Lock()
+	var out []*Thread
+	for k, b := range m.th.threads {
+		o, id, _ := strings.Cut(k, "\x00")
+		if o != owner || !after.before(m.th.updated[k], id) {
+			continue
+		}
+		t, err := DecodeThread(o, id, m.th.updated[k], b)
+		if err != nil {
+			m.mu.Unlock()
+			return nil, err
+		}
+		out = append(out, t)
+	}
+	m.mu.Unlock()
+	sortThreads(out)
+	return out[:min(limit, len(out))], nil
+}
+
+// CountThreads implements ThreadStore.
+func (m *Memory) CountThreads(_ context.Context, owner string) (int, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	n := 0
+	for k := range m.th.threads {
+		if o, _, _ := strings.Cut(k, "\x00"); o == owner {
+			n++
+		}
+	}
+	return n, nil
+}
+
+// DeleteThread implements ThreadStore.
+func (m *Memory) DeleteThread(_ context.Context, owner, id string) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	k := threadKey(owner, id)
+	if _, ok := m.th.threads[k]; !ok {
+		return ErrNotFound
+	}
+	delete(m.th.threads, k)
+	delete(m.th.updated, k)
+	return nil
+}
+
+// sortThreads orders threads for a listing: most recently active first,
+// then by id, descending.
+func sortThreads(ts []*Thread) {
+	slices.SortFunc(ts, func(a, b *Thread) int {
+		if c := b.UpdatedAt.Compare(a.UpdatedAt); c != 0 {
+			return c
+		}
+		return strings.Compare(b.ID, a.ID)
+	})
+}

@@ -1,0 +1,67 @@
+package sqlite
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/aapagui/aapagui/store/internal/rowcopy"
+	"github.com/aapagui/aapagui/store/internal/rowscan"
+)
+
+func init() { rowcopy.FromSQLite = func(st any) rowcopy.Source { return copySource{st.(*Store)} } }
+
+// copySource reads the store's rows as stored, for package transfer.
+type copySource struct{ s *Store }
+
+// Sessions implements rowcopy.Source.
+func (c copySource) Sessions(ctx context.Context) ([]rowcopy.Session, error) {
+	rows, err := c.s.r.QueryContext(ctx, `SELECT seq, id, owner, created_at, data FROM sessions ORDER BY seq`)
+	if err != nil {
+		return nil, fmt.Errorf("reading sessions: %w", err)
+	}
+	out, err := rowscan.Collect(rows, "reading sessions", func(scan rowscan.Scan) (rowcopy.Session, error) {
+		var r rowcopy.Session
+		var created int64
+		err := scan(&r.Seq, &r.ID, &r.Owner, &created, &r.Data)
+		r.CreatedAt = fromMillis(created)
+		return r, err
+	})
+	if cerr := rows.Close(); err == nil && cerr != nil {
+		err = fmt.Errorf("reading sessions: %w", cerr)
+	}
+	return out, err
+}
+
+// History implements rowcopy.Source.
+func (c copySource) History(ctx context.Context, id string) ([][]byte, error) {
+	what := "reading history of " + id
+	rows, err := c.s.r.QueryContext(ctx, `SELECT data FROM history WHERE session_id = ? ORDER BY position`, id)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", what, err)
+	}
+	defer func() { _ = rows.Close() }()
+	return rowscan.Collect(rows, what, func(scan rowscan.Scan) ([]byte, error) {
+		var b []byte
+		err := scan(&b)
+		return b, err
+	})
+}
+
+// Threads implements rowcopy.Source.
+func (c copySource) Threads(ctx context.Context) ([]rowcopy.Thread, error) {
+	rows, err := c.s.r.QueryContext(ctx, `SELECT owner, id, updated_at, data FROM threads ORDER BY owner, id`)
+	if err != nil {
+		return nil, fmt.Errorf("reading threads: %w", err)
+	}
+	out, err := rowscan.Collect(rows, "reading threads", func(scan rowscan.Scan) (rowcopy.Thread, error) {
+		var t rowcopy.Thread
+		var updated int64
+		err := scan(&t.Owner, &t.ID, &updated, &t.Data)
+		t.UpdatedAt = fromMillis(updated)
+		return t, err
+	})
+	if cerr := rows.Close(); err == nil && cerr != nil {
+		err = fmt.Errorf("reading threads: %w", cerr)
+	}
+	return out, err
+}

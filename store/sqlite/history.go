@@ -1,0 +1,95 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+
+	"github.com/aapagui/aapagui/store"
+	"github.com/aapagui/aapagui/store/internal/rowscan"
+)
+
+// AppendHistory implements store.Store: the entries get the positions after the
+// last one, in one transaction.
+func (s *Store) AppendHistory(ctx context.Context, id string, entries []store.Entry) error {
+	hist, err := store.EncodeEntries(entries)
+	if err != nil {
+		return err
+	}
+	return s.write(ctx, func(ctx context.Context, tx *sql.Tx) error {
+		var next int64
+		err := s.txRow(ctx, tx,
+			`SELECT (SELECT coalesce(max(position) + 1, 0) FROM history WHERE session_id = s.id)
+			 FROM sessions s WHERE s.id = ?`, id).Scan(&next)
+		if errors.Is(err, sql.ErrNoRows) {
+			return store.ErrNotFound
+		}
+		if err != nil {
+			return err
+		}
+		return s.insertHistory(ctx, tx, id, next, hist)
+	})
+}
+
+// ReplaceHistory implements store.Store: the whole history is the tail from
+// position 0.
+func (s *Store) ReplaceHistory(ctx context.Context, id string, entries []store.Entry) error {
+	return s.ReplaceTail(ctx, id, 0, entries)
+}
+
+// ReplaceTail implements store.Store, in one transaction.
+func (s *Store) ReplaceTail(ctx context.Context, id string, from int, entries []store.Entry) error {
+	hist, err := store.EncodeEntries(entries)
+	if err != nil {
+		return err
+	}
+	return s.write(ctx, func(ctx context.Context, tx *sql.Tx) error {
+		var n int64
+		err := s.txRow(ctx, tx,
+			`SELECT (SELECT count(*) FROM history WHERE session_id = s.id) FROM sessions s WHERE s.id = ?`, id).Scan(&n)
+		if errors.Is(err, sql.ErrNoRows) {
+			return store.ErrNotFound
+		}
+		if err != nil {
+			return err
+		}
+		if from < 0 || int64(from) > n {
+			return store.ErrShortHistory
+		}
+		if _, err := s.txExec(ctx, tx, `DELETE FROM history WHERE session_id = ? AND position >= ?`, id, from); err != nil {
+			return err
+		}
+		return s.insertHistory(ctx, tx, id, int64(from), hist)
+	})
+}
+
+func (s *Store) insertHistory(ctx context.Context, tx *sql.Tx, id string, first int64, hist [][]byte) error {
+	for i, h := range hist {
+		if _, err := s.txExec(ctx, tx, `INSERT INTO history (session_id, position, data) VALUES (?, ?, ?)`, id, first+int64(i), string(h)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// History implements store.Store. One statement reads the session and its
+// entries, so a concurrent delete is seen whole or not at all.
+func (s *Store) History(ctx context.Context, id string) ([]store.Entry, error) {
+	rows, err := s.readRows(ctx,
+		`SELECT h.data FROM sessions s LEFT JOIN history h ON h.session_id = s.id
+		 WHERE s.id = ? ORDER BY h.position`, id)
+	if err != nil {
+		return nil, fmt.Errorf("store: sqlite: history: %w", err)
+	}
+	defer func() { _ = rows.Close() }()
+	raw, err := rowscan.Collect(rows, "store: sqlite: history", func(scan rowscan.Scan) ([]byte, error) {
+		var data []byte // NULL (no entries) scans as nil
+		err := scan(&data)
+		return data, err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return rowscan.History(raw)
+}

@@ -1,0 +1,96 @@
+package sqlite
+
+import (
+	"context"
+	"fmt"
+)
+
+// schemaVersion is the user_version of a database with the current
+// schema; migrations[v] brings version v to v+1.
+const schemaVersion = 2
+
+var migrations = [schemaVersion][]string{
+	{
+		// seq is the AUTOINCREMENT rowid, so it is never reused, even after
+		// the newest session is deleted (a listing cursor stays valid).
+		// created_at and lock_until are Unix milliseconds (UTC).
+		`CREATE TABLE IF NOT EXISTS sessions (
+			seq         INTEGER PRIMARY KEY AUTOINCREMENT,
+			id          TEXT    NOT NULL UNIQUE,
+			owner       TEXT    NOT NULL,
+			created_at  INTEGER NOT NULL,
+			data        TEXT    NOT NULL,
+			lock_holder TEXT,
+			lock_until  INTEGER
+		)`,
+		`CREATE INDEX IF NOT EXISTS sessions_owner_seq ON sessions (owner, seq)`,
+		`CREATE TABLE IF NOT EXISTS history (
+			session_id TEXT    NOT NULL REFERENCES sessions (id) ON DELETE CASCADE,
+			position   INTEGER NOT NULL,
+			data       TEXT    NOT NULL,
+			PRIMARY KEY (session_id, position)
+		) WITHOUT ROWID`,
+	},
+	{
+		// agui2aap's threads, keyed by owner and thread id, and their run
+		// locks (a lock may exist before its thread does).
+		`CREATE TABLE IF NOT EXISTS threads (
+			owner      TEXT    NOT NULL,
+			id         TEXT    NOT NULL,
+			updated_at INTEGER NOT NULL,
+			data       TEXT    NOT NULL,
+			PRIMARY KEY (owner, id)
+		) WITHOUT ROWID`,
+		`CREATE TABLE IF NOT EXISTS thread_locks (
+			owner  TEXT    NOT NULL,
+			id     TEXT    NOT NULL,
+			holder TEXT    NOT NULL,
+			until  INTEGER NOT NULL,
+			PRIMARY KEY (owner, id)
+		) WITHOUT ROWID`,
+	},
+}
+
+// schemaProbes prepare against every column the store uses, so that a file
+// holding other tables of the same names is refused on open.
+var schemaProbes = []string{
+	`SELECT seq, id, owner, created_at, data, lock_holder, lock_until FROM sessions LIMIT 0`,
+	`SELECT session_id, position, data FROM history LIMIT 0`,
+	`SELECT owner, id, updated_at, data FROM threads LIMIT 0`,
+	`SELECT owner, id, holder, until FROM thread_locks LIMIT 0`,
+}
+
+// migrate creates or upgrades the schema in one IMMEDIATE transaction, so
+// that replicas opening a new file at once do not both apply it.
+func (s *Store) migrate(path string) error {
+	ctx := context.Background()
+	tx, err := s.w.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("store: sqlite %s: %w", path, err)
+	}
+	defer func() { _ = tx.Rollback() }()
+	var v int
+	if err := tx.QueryRowContext(ctx, `PRAGMA user_version`).Scan(&v); err != nil {
+		return fmt.Errorf("store: sqlite %s: %w", path, err)
+	}
+	if v > schemaVersion {
+		return fmt.Errorf("store: sqlite %s: schema version %d is newer than this program's (%d)", path, v, schemaVersion)
+	}
+	if v < 0 {
+		return fmt.Errorf("store: sqlite %s: invalid schema version %d", path, v)
+	}
+	for ; v < schemaVersion; v++ {
+		for _, q := range migrations[v] {
+			if _, err := tx.ExecContext(ctx, q); err != nil {
+				return fmt.Errorf("store: sqlite %s: migrating schema to version %d: %w", path, v+1, err)
+			}
+		}
+		if _, err := tx.ExecContext(ctx, fmt.Sprintf(`PRAGMA user_version = %d`, v+1)); err != nil {
+			return fmt.Errorf("store: sqlite %s: %w", path, err)
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("store: sqlite %s: %w", path, err)
+	}
+	return nil
+}

@@ -1,0 +1,205 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+
+	"github.com/aapagui/aapagui/store"
+)
+
+// sqliteMaxGroup caps the writes committed in one transaction.
+const sqliteMaxGroup = 256
+
+// errClosed reports a write to a closed store.
+var errClosed = errors.New("store: closed")
+
+// sqliteWrite is one write waiting for the writer.
+type sqliteWrite struct {
+	ctx  context.Context // the caller's: done before the write begins, nothing is written
+	fn   func(context.Context, *sql.Tx) error
+	done chan error
+	lock bool // a turn lock's change: committed without an fsync
+}
+
+// write runs fn in the writer's next transaction and returns once that
+// transaction has committed (or fn failed and was rolled back to its
+// savepoint). fn gets a context that is never cancelled: interrupting a
+// statement would roll back the whole group's transaction. A caller whose
+// ctx is done before its write begins gets ctx's error and nothing is
+// written. Sentinel errors from fn pass through unwrapped; fn returns
+// store.ErrNotFound, store.ErrExists and store.ErrLimit only before it has changed anything.
+func (s *Store) write(ctx context.Context, fn func(context.Context, *sql.Tx) error) error {
+	err := s.submit(ctx, fn)
+	switch {
+	case err == nil, errors.Is(err, store.ErrNotFound), errors.Is(err, store.ErrExists), errors.Is(err, store.ErrLimit), errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
+		return err
+	}
+	return fmt.Errorf("store: sqlite: %w", err)
+}
+
+// submit hands fn to the writer and waits for its answer.
+func (s *Store) submit(ctx context.Context, fn func(context.Context, *sql.Tx) error) error {
+	return s.submitWrite(&sqliteWrite{ctx: ctx, fn: fn, done: make(chan error, 1)})
+}
+
+func (s *Store) submitWrite(w *sqliteWrite) error {
+	if err := w.ctx.Err(); err != nil {
+		return err
+	}
+	s.closing.RLock()
+	if s.closed {
+		s.closing.RUnlock()
+		return errClosed
+	}
+	s.writes <- w
+	s.closing.RUnlock()
+	return <-w.done
+}
+
+// exec runs one statement as a write; callers wrap its error.
+func (s *Store) exec(ctx context.Context, query string, args ...any) (sql.Result, error) {
+	return s.execWrite(ctx, false, query, args...)
+}
+
+// execLock is exec for a statement that changes only a turn lock: it is
+// committed with synchronous=NORMAL, without waiting for an fsync (see
+// writer).
+func (s *Store) execLock(ctx context.Context, query string, args ...any) (sql.Result, error) {
+	return s.execWrite(ctx, true, query, args...)
+}
+
+func (s *Store) execWrite(ctx context.Context, lock bool, query string, args ...any) (sql.Result, error) {
+	var res sql.Result
+	err := s.submitWrite(&sqliteWrite{ctx: ctx, done: make(chan error, 1), lock: lock, fn: func(ctx context.Context, tx *sql.Tx) error {
+		var err error
+		res, err = s.txExec(ctx, tx, query, args...)
+		return err
+	}})
+	return res, err
+}
+
+// writer commits the waiting writes in groups until the store is closed.
+//
+// A group's turn-lock changes are committed in a transaction of their own
+// with synchronous=NORMAL: in WAL mode that commit survives a crash of the
+// process, and waits for no fsync; a power loss can undo it, until the next
+// commit with synchronous=FULL (any other write) syncs the log. A lock is
+// not worth an fsync: a lost lock change leaves a lock that runs out within
+// its lease, or a holder that takes its lock again at its next heartbeat.
+// Every other write waits for its fsync as before.
+func (s *Store) writer() {
+	defer close(s.wdone)
+	group := make([]*sqliteWrite, 0, sqliteMaxGroup)
+	var locks, data []*sqliteWrite
+	for w := range s.writes {
+		group = append(group[:0], w)
+	more:
+		for len(group) < sqliteMaxGroup {
+			select {
+			case w, ok := <-s.writes:
+				if !ok {
+					break more
+				}
+				group = append(group, w)
+			default:
+				break more
+			}
+		}
+		locks, data = locks[:0], data[:0]
+		for _, w := range group {
+			if w.lock {
+				locks = append(locks, w)
+			} else {
+				data = append(data, w)
+			}
+		}
+		if len(locks) > 0 {
+			s.commitSync(locks, "NORMAL")
+		}
+		if len(data) > 0 {
+			s.commitSync(data, "FULL")
+		}
+		s.prepareWrites()
+	}
+}
+
+// commitSync commits group with the given synchronous setting, set on the
+// writer's one connection between transactions. A setting that cannot be
+// made leaves FULL, the safe one, in place.
+func (s *Store) commitSync(group []*sqliteWrite, sync string) {
+	if s.sync != sync {
+		if _, err := s.w.Exec("PRAGMA synchronous = " + sync); err == nil {
+			s.sync = sync
+		}
+	}
+	s.commit(group)
+}
+
+// commit runs a group of writes in one IMMEDIATE transaction and answers
+// each. A write refused with store.ErrNotFound or store.ErrExists has changed nothing
+// (every write returns those before changing anything), so the others go
+// on. A write that fails otherwise (a full disk) may have changed
+// something before failing: it is answered with its error, the transaction
+// is rolled back, and the others run again in a new one. So a group
+// commits whole without the cost of a savepoint per write.
+func (s *Store) commit(group []*sqliteWrite) {
+	live := group[:0]
+	for _, w := range group {
+		if err := w.ctx.Err(); err != nil {
+			w.done <- err
+			continue
+		}
+		live = append(live, w)
+	}
+	for len(live) > 0 {
+		failed, err := s.tryGroup(live)
+		if failed < 0 {
+			for _, w := range live {
+				if w != nil { // nil: answered by tryGroup
+					w.done <- err
+				}
+			}
+			return
+		}
+		live[failed].done <- err
+		live = append(live[:failed], live[failed+1:]...)
+	}
+}
+
+// tryGroup runs the writes in one transaction. It returns the index of a
+// write that failed (the transaction rolled back) with its error, or -1
+// with the error of the transaction itself (nil once committed).
+func (s *Store) tryGroup(group []*sqliteWrite) (int, error) {
+	ctx := context.Background()
+	tx, err := s.w.BeginTx(ctx, nil)
+	if err != nil {
+		return -1, fmt.Errorf("begin: %w", err)
+	}
+	var refused map[int]error
+	for i, w := range group {
+		err := w.fn(ctx, tx)
+		switch {
+		case err == nil:
+		case errors.Is(err, store.ErrNotFound), errors.Is(err, store.ErrExists):
+			// A refusal: the write found nothing to change and changed
+			// nothing, so the others go on in this transaction.
+			if refused == nil {
+				refused = map[int]error{}
+			}
+			refused[i] = err
+		default:
+			_ = tx.Rollback()
+			return i, err
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		return -1, fmt.Errorf("commit: %w", err)
+	}
+	for i, err := range refused {
+		group[i].done <- err
+		group[i] = nil
+	}
+	return -1, nil
+}

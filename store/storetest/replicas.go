@@ -1,0 +1,80 @@
+package storetest
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	_ "modernc.org/sqlite"
+
+	"github.com/aapagui/aapagui/store"
+)
+
+// TwoReplicas checks two stores on one database, as two replicas see
+// it: each sees the other's writes, and exactly one wins a lock.
+func TwoReplicas(t *testing.T, a, b store.Store) {
+	ctx := context.Background()
+
+	t.Run("see each other's writes", func(t *testing.T) {
+		require.NoError(t, a.CreateSession(ctx, Session("s1", "alice"), Users("1")))
+		got, err := b.GetSession(ctx, "alice", "s1")
+		require.NoError(t, err)
+		assert.Equal(t, "agent", got.Agent.Name)
+		require.ErrorIs(t, b.CreateSession(ctx, Session("s1", "bob"), nil), store.ErrExists)
+
+		require.NoError(t, b.AppendHistory(ctx, "s1", Users("2")))
+		require.NoError(t, a.AppendHistory(ctx, "s1", Users("3")))
+		assert.Equal(t, Users("1", "2", "3"), History(t, a, "s1"))
+
+		upd := Session("s1", "alice")
+		upd.State = json.RawMessage(`{"from":"a"}`)
+		require.NoError(t, a.UpdateSession(ctx, upd))
+		got, err = b.GetSession(ctx, "alice", "s1")
+		require.NoError(t, err)
+		assert.Equal(t, `{"from":"a"}`, string(got.State))
+
+		require.NoError(t, b.DeleteSession(ctx, "alice", "s1"))
+		_, err = a.GetSession(ctx, "alice", "s1")
+		require.ErrorIs(t, err, store.ErrNotFound)
+		_, err = a.History(ctx, "s1")
+		require.ErrorIs(t, err, store.ErrNotFound)
+	})
+
+	t.Run("contend for the lock", func(t *testing.T) {
+		for round := range 20 {
+			id := fmt.Sprintf("lock%d", round)
+			require.NoError(t, a.CreateSession(ctx, Session(id, ""), nil))
+			var wg sync.WaitGroup
+			wins := make(chan string, 16)
+			for i := range 16 {
+				s := []store.Store{a, b}[i%2]
+				wg.Go(func() {
+					holder := fmt.Sprintf("h%d", i)
+					ok, _, err := s.Lock(ctx, id, holder, time.Hour)
+					assert.NoError(t, err)
+					if ok {
+						wins <- holder
+					}
+				})
+			}
+			wg.Wait()
+			close(wins)
+			require.Len(t, wins, 1, "round %d: exactly one holder", round)
+			winner := <-wins
+			require.NoError(t, a.Unlock(ctx, id, "h-other"))
+			require.NoError(t, b.Unlock(ctx, id, winner))
+			ok, _, err := a.Lock(ctx, id, "next", time.Hour)
+			require.NoError(t, err)
+			assert.True(t, ok, "unlocked through the other replica")
+		}
+	})
+
+	t.Run("concurrent writers", func(t *testing.T) {
+		testConcurrentAppends(t, []store.Store{a, b}, 16, 20)
+	})
+}

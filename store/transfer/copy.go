@@ -1,0 +1,103 @@
+package transfer
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/aapagui/aapagui/store/internal/rowcopy"
+	"github.com/aapagui/aapagui/store/postgres"
+	"github.com/aapagui/aapagui/store/sqlite"
+)
+
+// Report counts what Copy did.
+type Report struct {
+	// Sessions and Threads were copied; SkippedSessions and SkippedThreads
+	// were already in the destination (same id) and were left as they are.
+	Sessions, SkippedSessions int
+	Messages                  int
+	Threads, SkippedThreads   int
+}
+
+// Timeout bounds a copy started from the command line.
+const Timeout = time.Hour
+
+// Copy copies every session (with its history, state and open interrupts)
+// and every thread of a SQLite store into a PostgreSQL store, in one
+// transaction: a copy that fails leaves the destination as it was. Turn
+// locks are not copied. A session or thread whose id the destination
+// already has is skipped, so running Copy again copies only what is new.
+// Sessions keep their listing order; into an empty destination they keep
+// their seq too, so that listing cursors stay valid.
+//
+// Stop the programs using src first: what they write during the copy may
+// be missed.
+func Copy(ctx context.Context, dst *postgres.Store, src *sqlite.Store) (Report, error) {
+	var rep Report
+	from := rowcopy.FromSQLite(src)
+	err := rowcopy.IntoPostgres(dst)(ctx, func(tx rowcopy.Tx) error {
+		if err := copySessions(ctx, tx, from, &rep); err != nil {
+			return err
+		}
+		return copyThreads(ctx, tx, from, &rep)
+	})
+	if err != nil {
+		return Report{}, fmt.Errorf("store: copy: %w", err)
+	}
+	return rep, nil
+}
+
+// copySessions copies every session of from, with its history, into tx,
+// and counts them in rep. Into a destination without sessions they keep
+// their seq, and new sessions continue after them.
+func copySessions(ctx context.Context, tx rowcopy.Tx, from rowcopy.Source, rep *Report) error {
+	has, err := tx.HasSessions(ctx)
+	if err != nil {
+		return err
+	}
+	keepSeq := !has
+	sessions, err := from.Sessions(ctx)
+	if err != nil {
+		return err
+	}
+	for _, s := range sessions {
+		hist, err := from.History(ctx, s.ID)
+		if err != nil {
+			return err
+		}
+		copied, err := tx.InsertSession(ctx, s, hist, keepSeq)
+		if err != nil {
+			return fmt.Errorf("session %s: %w", s.ID, err)
+		}
+		if !copied {
+			rep.SkippedSessions++
+			continue
+		}
+		rep.Sessions++
+		rep.Messages += len(hist)
+	}
+	if keepSeq && len(sessions) > 0 {
+		return tx.ContinueSeq(ctx)
+	}
+	return nil
+}
+
+// copyThreads copies every thread of from into tx, and counts them in rep.
+func copyThreads(ctx context.Context, tx rowcopy.Tx, from rowcopy.Source, rep *Report) error {
+	threads, err := from.Threads(ctx)
+	if err != nil {
+		return err
+	}
+	for _, t := range threads {
+		copied, err := tx.InsertThread(ctx, t)
+		if err != nil {
+			return fmt.Errorf("thread %s: %w", t.ID, err)
+		}
+		if copied {
+			rep.Threads++
+		} else {
+			rep.SkippedThreads++
+		}
+	}
+	return nil
+}
