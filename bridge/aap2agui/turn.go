@@ -244,7 +244,7 @@ func (s *Server) runTurn(c *gin.Context, id string, req *aap.PostSessionTurnRequ
 	stop, result := "", metrics.OutcomeOK
 	defer func() {
 		s.metrics.Upstream("turn", result)
-		web.EndTurn(log, t, "turn", "session", sess.ID, stop, result)
+		web.EndTurn(log, t, web.TurnEnd{What: "turn", IDKey: "session", ID: sess.ID, Stop: stop, Upstream: result})
 	}()
 	body, err := s.postTurn(ctx, a.run, a.calls)
 	if err != nil {

@@ -250,7 +250,9 @@ func (r *runner) execute(ctx context.Context) error {
 	in := r.in
 	r.t = r.s.metrics.StartTurn(r.start, string(r.mode()))
 	r.result, r.openBefore = metrics.OutcomeOK, len(r.th.Interrupts)
-	defer func() { web.EndTurn(r.log, r.t, "run", "thread", in.ThreadID, r.stop, r.result) }()
+	defer func() {
+		web.EndTurn(r.log, r.t, web.TurnEnd{What: "run", IDKey: "thread", ID: in.ThreadID, Stop: r.stop, Upstream: r.result})
+	}()
 	req, err := r.begin(ctx)
 	if err != nil {
 		return err

@@ -30,6 +30,16 @@ func Telemetry(service string, m *metrics.Metrics, tp trace.TracerProvider, hc *
 	return observe, tracing.Client(hc, tp), []gin.HandlerFunc{tracing.Middleware(service, tp), m.Middleware()}
 }
 
+// TurnEnd is what the one info line of a turn (aap2agui) or run
+// (agui2aap) says of it besides its metrics (see EndTurn).
+type TurnEnd struct {
+	What     string // "turn" or "run"
+	IDKey    string // the conversation's log key: "session" or "thread"
+	ID       string // the conversation's id
+	Stop     string // the stop reason of the last upstream turn
+	Upstream string // the upstream's result: ok, cancelled or an error code
+}
+
 // EndTurn ends a turn's (aap2agui) or run's (agui2aap) metrics and writes
 // its one info line: what (turn or run), the conversation (idKey: session
 // or thread), the upstream stream mode, the stop reason, the events read
@@ -37,13 +47,13 @@ func Telemetry(service string, m *metrics.Metrics, tp trace.TracerProvider, hc *
 // upstream's result (ok, cancelled when the client left, or the error
 // code), and the input and output tokens the agent reported, if any. The
 // line holds ids only: no content, no key, no option value.
-func EndTurn(log *zerolog.Logger, t *metrics.Turn, what, idKey, id, stop, upstream string) {
+func EndTurn(log *zerolog.Logger, t *metrics.Turn, end TurnEnd) {
 	d := t.End()
 	in, out := t.Events()
-	ev := log.Info().Str(idKey, id).Str("mode", t.Mode()).Str("stop", stop).Int("events_in", in).Int("events_out", out).
-		Dur("duration", d).Str("upstream", upstream)
+	ev := log.Info().Str(end.IDKey, end.ID).Str("mode", t.Mode()).Str("stop", end.Stop).Int("events_in", in).Int("events_out", out).
+		Dur("duration", d).Str("upstream", end.Upstream)
 	if tin, tout := t.TokensUsed(); tin+tout > 0 {
 		ev = ev.Int64("tokens_in", tin).Int64("tokens_out", tout)
 	}
-	ev.Msg(what + " finished")
+	ev.Msg(end.What + " finished")
 }
