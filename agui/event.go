@@ -1045,6 +1045,22 @@ func AppendEvent(dst []byte, ev events.Event) ([]byte, error) {
 			dst = appendStringMember(dst, `,"delta":`, e.Delta)
 			return append(dst, '}'), nil
 		}
+	default:
+		if out, ok := appendMessageEvent(dst, ev); ok {
+			return out, nil
+		}
+		if out, ok := appendToolOrRunEvent(dst, ev); ok {
+			return out, nil
+		}
+	}
+	return appendEncoded(dst, ev)
+}
+
+// appendMessageEvent writes the lifecycle events of text and reasoning
+// messages by hand, as AppendEvent does; false (dst unchanged) for any
+// other event, or one the hand-written encoders cannot write.
+func appendMessageEvent(dst []byte, ev events.Event) ([]byte, bool) {
+	switch e := ev.(type) {
 	case *events.TextMessageStartEvent:
 		if e != nil && fastBase(e.BaseEvent) {
 			dst = appendEventHead(dst, e.BaseEvent)
@@ -1052,31 +1068,40 @@ func AppendEvent(dst []byte, ev events.Event) ([]byte, error) {
 			if e.Role != nil {
 				dst = appendStringMember(dst, `,"role":`, *e.Role)
 			}
-			return append(dst, '}'), nil
+			return append(dst, '}'), true
 		}
 	case *events.TextMessageEndEvent:
 		if e != nil && fastBase(e.BaseEvent) {
-			return appendOneString(dst, e.BaseEvent, `,"messageId":`, e.MessageID), nil
+			return appendOneString(dst, e.BaseEvent, `,"messageId":`, e.MessageID), true
 		}
 	case *events.ReasoningStartEvent:
 		if e != nil && fastBase(e.BaseEvent) {
-			return appendOneString(dst, e.BaseEvent, `,"messageId":`, e.MessageID), nil
+			return appendOneString(dst, e.BaseEvent, `,"messageId":`, e.MessageID), true
 		}
 	case *events.ReasoningEndEvent:
 		if e != nil && fastBase(e.BaseEvent) {
-			return appendOneString(dst, e.BaseEvent, `,"messageId":`, e.MessageID), nil
+			return appendOneString(dst, e.BaseEvent, `,"messageId":`, e.MessageID), true
 		}
 	case *events.ReasoningMessageStartEvent:
 		if e != nil && fastBase(e.BaseEvent) {
 			dst = appendEventHead(dst, e.BaseEvent)
 			dst = appendStringMember(dst, `,"messageId":`, e.MessageID)
 			dst = appendStringMember(dst, `,"role":`, e.Role)
-			return append(dst, '}'), nil
+			return append(dst, '}'), true
 		}
 	case *events.ReasoningMessageEndEvent:
 		if e != nil && fastBase(e.BaseEvent) {
-			return appendOneString(dst, e.BaseEvent, `,"messageId":`, e.MessageID), nil
+			return appendOneString(dst, e.BaseEvent, `,"messageId":`, e.MessageID), true
 		}
+	}
+	return dst, false
+}
+
+// appendToolOrRunEvent writes the tool call and run lifecycle events by
+// hand, as AppendEvent does; false (dst unchanged) for any other event, or
+// one the hand-written encoders cannot write.
+func appendToolOrRunEvent(dst []byte, ev events.Event) ([]byte, bool) {
+	switch e := ev.(type) {
 	case *events.ToolCallStartEvent:
 		if e != nil && fastBase(e.BaseEvent) {
 			dst = appendEventHead(dst, e.BaseEvent)
@@ -1085,11 +1110,11 @@ func AppendEvent(dst []byte, ev events.Event) ([]byte, error) {
 			if e.ParentMessageID != nil {
 				dst = appendStringMember(dst, `,"parentMessageId":`, *e.ParentMessageID)
 			}
-			return append(dst, '}'), nil
+			return append(dst, '}'), true
 		}
 	case *events.ToolCallEndEvent:
 		if e != nil && fastBase(e.BaseEvent) {
-			return appendOneString(dst, e.BaseEvent, `,"toolCallId":`, e.ToolCallID), nil
+			return appendOneString(dst, e.BaseEvent, `,"toolCallId":`, e.ToolCallID), true
 		}
 	case *events.ToolCallResultEvent:
 		if e != nil && fastBase(e.BaseEvent) {
@@ -1100,14 +1125,14 @@ func AppendEvent(dst []byte, ev events.Event) ([]byte, error) {
 			if e.Role != nil {
 				dst = appendStringMember(dst, `,"role":`, *e.Role)
 			}
-			return append(dst, '}'), nil
+			return append(dst, '}'), true
 		}
 	case *events.RunStartedEvent:
 		if e != nil && fastBase(e.BaseEvent) {
 			dst = appendEventHead(dst, e.BaseEvent)
 			dst = appendStringMember(dst, `,"threadId":`, e.ThreadIDValue)
 			dst = appendStringMember(dst, `,"runId":`, e.RunIDValue)
-			return append(dst, '}'), nil
+			return append(dst, '}'), true
 		}
 	case *events.RunFinishedEvent:
 		if e != nil && fastBase(e.BaseEvent) && e.Result == nil && (e.Outcome == nil || len(e.Outcome.Interrupts) == 0) {
@@ -1118,7 +1143,7 @@ func AppendEvent(dst []byte, ev events.Event) ([]byte, error) {
 				dst = appendStringMember(dst, `,"outcome":{"type":`, string(e.Outcome.Type))
 				dst = append(dst, '}')
 			}
-			return append(dst, '}'), nil
+			return append(dst, '}'), true
 		}
 	case *events.RunErrorEvent:
 		if e != nil && fastBase(e.BaseEvent) {
@@ -1130,10 +1155,10 @@ func AppendEvent(dst []byte, ev events.Event) ([]byte, error) {
 			if e.RunIDValue != "" {
 				dst = appendStringMember(dst, `,"runId":`, e.RunIDValue)
 			}
-			return append(dst, '}'), nil
+			return append(dst, '}'), true
 		}
 	}
-	return appendEncoded(dst, ev)
+	return dst, false
 }
 
 // fastBase reports whether the hand-written encoders can write an event
