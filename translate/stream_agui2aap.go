@@ -117,18 +117,47 @@ func (t *AGUIToAAP) Feed(ev events.Event) ([]aap.Event, error) {
 	}
 	var err error
 	switch e := ev.(type) {
+	case *events.TextMessageContentEvent: // the per-token events first
+		if !t.isForeign(e.MessageID, false) {
+			t.textDelta(e.MessageID, e.Delta)
+		}
+	case *events.ReasoningMessageContentEvent:
+		t.thinkingDelta(e.MessageID, e.Delta)
+	case *events.ToolCallArgsEvent:
+		if err = t.args.Append(e.ToolCallID, e.Delta); err != nil {
+			err = &StreamError{Event: string(typ), Reason: err.Error()}
+		}
 	case *events.RunStartedEvent:
 		// turn_start was emitted by begin.
+	case *agui.SubagentStartedEvent, *agui.SubagentFinishedEvent, *agui.SubagentErrorEvent, *agui.ToolCallResultPartsEvent:
+		err = t.feed10(ev)
+	case *events.CustomEvent:
+		if in, ok := InterruptFromOnInterrupt(e); ok {
+			t.reported = append(t.reported, in)
+		}
+	case *events.RunFinishedEvent:
+		t.finish(e)
+	case *events.RunErrorEvent:
+		t.runError = e
+		t.end(aap.StopError)
+	default:
+		if !t.feedMessage(ev) {
+			err = t.feedTool(ev, typ)
+		}
+	}
+	return t.out, err
+}
+
+// feedMessage is Feed for the events of text and reasoning messages but
+// their content; false for any other event.
+func (t *AGUIToAAP) feedMessage(ev events.Event) bool {
+	switch e := ev.(type) {
 	case *events.TextMessageStartEvent:
 		if foreignRole(e.Role) {
 			t.markForeign(e.MessageID)
 			break
 		}
 		t.openText(&t.texts, e.MessageID)
-	case *events.TextMessageContentEvent:
-		if !t.isForeign(e.MessageID, false) {
-			t.textDelta(e.MessageID, e.Delta)
-		}
 	case *events.TextMessageEndEvent:
 		if !t.isForeign(e.MessageID, true) {
 			t.endText(e.MessageID)
@@ -147,8 +176,6 @@ func (t *AGUIToAAP) Feed(ev events.Event) ([]aap.Event, error) {
 		t.chunkTextEvent(e)
 	case *events.ReasoningMessageStartEvent:
 		t.openText(&t.thoughts, e.MessageID)
-	case *events.ReasoningMessageContentEvent:
-		t.thinkingDelta(e.MessageID, e.Delta)
 	case *events.ReasoningMessageEndEvent:
 		t.endThinking(e.MessageID)
 	case *events.ReasoningMessageChunkEvent:
@@ -161,16 +188,23 @@ func (t *AGUIToAAP) Feed(ev events.Event) ([]aap.Event, error) {
 		t.thinkingDelta(thinkingID, e.Delta)
 	case *events.ThinkingTextMessageEndEvent:
 		t.endThinking(thinkingID)
+	default:
+		return false
+	}
+	return true
+}
+
+// feedTool is Feed for the events of tool calls but their arguments (typ
+// is the event's type); any other event is skipped.
+func (t *AGUIToAAP) feedTool(ev events.Event, typ events.EventType) error {
+	var err error
+	switch e := ev.(type) {
 	case *events.ToolCallStartEvent:
 		parent := ""
 		if e.ParentMessageID != nil {
 			parent = *e.ParentMessageID
 		}
 		if err = t.args.Start(e.ToolCallID, e.ToolCallName, parent); err != nil {
-			err = &StreamError{Event: string(typ), Reason: err.Error()}
-		}
-	case *events.ToolCallArgsEvent:
-		if err = t.args.Append(e.ToolCallID, e.Delta); err != nil {
 			err = &StreamError{Event: string(typ), Reason: err.Error()}
 		}
 	case *events.ToolCallEndEvent:
@@ -195,23 +229,11 @@ func (t *AGUIToAAP) Feed(ev events.Event) ([]aap.Event, error) {
 		}
 	case *events.ToolCallResultEvent:
 		if e.ToolCallID == "" {
-			err = &StreamError{Event: string(typ), Reason: "a tool call result without toolCallId cannot be matched to a call; skipped"}
-			break
+			return &StreamError{Event: string(typ), Reason: "a tool call result without toolCallId cannot be matched to a call; skipped"}
 		}
 		err = t.toolResult(e.ToolCallID, e.MessageID, aap.TextContent(e.Content))
-	case *agui.SubagentStartedEvent, *agui.SubagentFinishedEvent, *agui.SubagentErrorEvent, *agui.ToolCallResultPartsEvent:
-		err = t.feed10(ev)
-	case *events.CustomEvent:
-		if in, ok := InterruptFromOnInterrupt(e); ok {
-			t.reported = append(t.reported, in)
-		}
-	case *events.RunFinishedEvent:
-		t.finish(e)
-	case *events.RunErrorEvent:
-		t.runError = e
-		t.end(aap.StopError)
 	}
-	return t.out, err
+	return err
 }
 
 // FeedJSON is Feed for an event decoded from data, its JSON as received.
