@@ -2,6 +2,7 @@ package aap2agui
 
 import (
 	"context"
+	"fmt"
 	"io"
 
 	"github.com/ag-ui-protocol/ag-ui/sdks/community/go/pkg/core/types"
@@ -9,22 +10,78 @@ import (
 	"github.com/aapagui/aapagui/internal/ident"
 )
 
+// CancelRun says how a turn goes whose run carries a new user message
+// together with cancelled resume entries: the user moved on while
+// interrupts were open (Config.CancelRun, --cancel-run). Agents differ:
+// the demo agent, agui2aap and CopilotKit's BuiltInAgent read the
+// cancellation and the message in one run and answer the message;
+// @ag-ui/langgraph and @ag-ui/mastra resume the run as cancelled and end
+// it without reading the message.
+type CancelRun string
+
+const (
+	// CancelRunAuto (the default, also the zero value): one run carries
+	// both; when it ends without the agent having read the message (see
+	// followUp), a second run carries the message alone, in the same turn.
+	CancelRunAuto CancelRun = "auto"
+	// CancelRunSeparate: always two runs, the cancellation alone (its
+	// events left out of the turn), then the message.
+	CancelRunSeparate CancelRun = "separate"
+	// CancelRunSingle: one run carries both, and that is all, as earlier
+	// releases did.
+	CancelRunSingle CancelRun = "single"
+)
+
+// ParseCancelRun reads a CancelRun; "" is CancelRunAuto.
+func ParseCancelRun(s string) (CancelRun, error) {
+	switch CancelRun(s) {
+	case "", CancelRunAuto:
+		return CancelRunAuto, nil
+	case CancelRunSeparate, CancelRunSingle:
+		return CancelRun(s), nil
+	}
+	return "", fmt.Errorf("cancel run %q: want %q, %q or %q", s, CancelRunAuto, CancelRunSeparate, CancelRunSingle)
+}
+
+// cancelRun is the mode in effect: Config.SeparateCancelRun, the older
+// switch, stands for CancelRunSeparate.
+func (c *Config) cancelRun() (CancelRun, error) {
+	mode, err := ParseCancelRun(string(c.CancelRun))
+	if err != nil || !c.SeparateCancelRun {
+		return mode, err
+	}
+	if mode == CancelRunSingle {
+		return "", fmt.Errorf("SeparateCancelRun contradicts CancelRun %q", mode)
+	}
+	return CancelRunSeparate, nil
+}
+
 // postTurn sends a turn's run to the agent (calls: the encrypted values of
 // its tool calls, see post) and returns the SSE body whose events answer
-// the turn. With Config.SeparateCancelRun, a run that
-// carries a new user message together with cancelled resume entries (the
-// user moved on while interrupts were open) goes as two runs: first the
-// cancellation alone (the history without the new message, the resume
-// entries), whose events are read to their end and left out of the turn,
-// then the message (the whole history, no resume), which answers the
-// turn. Frameworks that resume a run as cancelled and end it without
-// reading new messages (@ag-ui/langgraph, @ag-ui/mastra) then answer the
-// message; what they said of the cancellation reaches history only
-// through a MESSAGES_SNAPSHOT of theirs.
+// the turn. A run that carries a new user message together with cancelled
+// resume entries (the user moved on while interrupts were open) goes as
+// Config.CancelRun says: by default as itself, followed within the turn by
+// a run of the message alone when the agent did not read it (followup.go).
 func (s *Server) postTurn(ctx context.Context, in *types.RunAgentInput, calls map[string]string) (*upstreamBody, error) {
-	if !s.cfg.SeparateCancelRun || !cancelsWithMessage(in) {
+	if !cancelsWithMessage(in) {
 		return s.post(ctx, in, calls)
 	}
+	switch s.cfg.CancelRun {
+	case CancelRunSingle:
+		return s.post(ctx, in, calls)
+	case CancelRunSeparate:
+		return s.postSeparate(ctx, in, calls)
+	}
+	return s.postFollowed(ctx, in, calls)
+}
+
+// postSeparate sends the run as two: first the cancellation alone (the
+// history without the new message, the resume entries), whose events are
+// read to their end and left out of the turn, then the message (the whole
+// history, no resume), which answers the turn. What the agent said of the
+// cancellation reaches history only through a MESSAGES_SNAPSHOT of its
+// own.
+func (s *Server) postSeparate(ctx context.Context, in *types.RunAgentInput, calls map[string]string) (*upstreamBody, error) {
 	cancelRun := *in
 	cancelRun.RunID = ident.Random("run-")
 	cancelRun.Messages = in.Messages[:len(in.Messages)-1]
@@ -39,9 +96,15 @@ func (s *Server) postTurn(ctx context.Context, in *types.RunAgentInput, calls ma
 	}
 	// A cancellation the agent failed on goes no further: the message's
 	// run says what the agent makes of it.
-	messageRun := *in
-	messageRun.Resume = nil
-	return s.post(ctx, &messageRun, calls)
+	return s.post(ctx, messageRun(in), calls)
+}
+
+// messageRun is in without its resume entries, as a run of its own: the
+// new user message alone, on the whole history.
+func messageRun(in *types.RunAgentInput) *types.RunAgentInput {
+	run := *in
+	run.Resume = nil
+	return &run
 }
 
 // cancelsWithMessage reports whether a run carries a new user message (its

@@ -73,11 +73,14 @@ type Config struct {
 	// which every framework accepts; ThreadIDsSession the session id
 	// itself.
 	ThreadIDs ThreadIDs
-	// SeparateCancelRun sends the cancellation of the interrupts a new user
-	// message leaves open as a run of its own, before the run with the
-	// message (see postTurn): for frameworks that end a cancelled resume
-	// without reading new messages (@ag-ui/langgraph, @ag-ui/mastra). Off:
-	// one run carries both.
+	// CancelRun says how a turn goes whose user message leaves interrupts
+	// open (cancelled resume entries beside the message): CancelRunAuto
+	// (the zero value) one run, followed in the same turn by a run of the
+	// message alone when the agent did not read it; CancelRunSeparate the
+	// cancellation as a run of its own, then the message; CancelRunSingle
+	// one run only. See CancelRun.
+	CancelRun CancelRun
+	// SeparateCancelRun is the older switch for CancelRunSeparate.
 	SeparateCancelRun bool
 	// ToolResultParts says the agent speaks @ag-ui/core 1.0: an AAP tool
 	// result holding an image block reaches it as a tool message whose
@@ -275,6 +278,9 @@ func (c *Config) setDefaults() error {
 	}
 	if c.ThreadIDs, err = ParseThreadIDs(string(c.ThreadIDs)); err != nil {
 		return fmt.Errorf("aap2agui: Config.ThreadIDs: %w", err)
+	}
+	if c.CancelRun, err = c.cancelRun(); err != nil {
+		return fmt.Errorf("aap2agui: Config.CancelRun: %w", err)
 	}
 	if c.IdleTimeout == 0 {
 		c.IdleTimeout = 5 * time.Minute

@@ -129,6 +129,18 @@ func copilotKitConversations() []upstreamConversation {
 			}},
 		},
 		{
+			// aap2agui cancels the open interrupt (a cancelled resume
+			// entry beside the new message); BuiltInAgent reads the
+			// message in the same run and answers it: one run, no other.
+			name:    "delete: the user moves on instead of answering",
+			session: deleteSession,
+			steps: []upstreamStep{askDelete, {
+				send: userSays("never mind"), want: []part{say("You said: never mind")}, stop: aap.StopEndTurn,
+				recorded: []string{toolMessage("call#1", "Tool call was not answered: the user sent a new message instead.")},
+				produced: []string{assistantText("You said: never mind")},
+			}},
+		},
+		{
 			name: "fail: what was said before RUN_ERROR is kept",
 			steps: []upstreamStep{{
 				send: userSays("please fail"), want: []part{say(demo.FailPrefix)}, stop: aap.StopError,

@@ -249,29 +249,30 @@ func langGraphConversations(interrupts string) []upstreamConversation {
 		{
 			// aap2agui cancels the open interrupt (a cancelled resume
 			// entry beside the new message); the graph reads the
-			// cancellation, and the session goes on.
+			// cancellation and answers it, but never reads the message
+			// (the adapter resumes without it): its snapshot does not hold
+			// it. A run carrying the message follows in the same turn
+			// (CancelRunAuto), and the graph answers it: the turn's answer
+			// holds both texts, and the graph's snapshot puts the message
+			// after the answer to the cancellation.
 			name: "publish: the user moves on instead of answering",
 			steps: []upstreamStep{askPublish,
 				{
-					send: userSays("never mind"), want: []part{say("Not published: cancelled")}, stop: aap.StopEndTurn,
+					send: userSays("never mind"), want: []part{say("Not published: cancelled"), joined, say("You said: never mind")}, stop: aap.StopEndTurn,
 					recorded: []string{toolMessage("int#1", "Tool call was not answered: the user sent a new message instead.")},
-					produced: []string{assistantText("Not published: cancelled")},
-				},
-				{
-					// The graph never read "never mind" (the adapter
-					// resumes without it); it takes it in now, after its
-					// answer to the cancellation, and its snapshot says so.
-					send: userSays("hello again"), want: []part{say("You said: hello again")}, stop: aap.StopEndTurn,
-					produced: []string{assistantText("You said: hello again")},
+					produced: []string{`{"role":"assistant","content":[{"type":"text","text":"Not published: cancelled"},{"type":"text","text":"You said: never mind"}]}`},
 					history: []string{
 						`{"role":"user","content":"publish hello world"}`,
 						toolUse("int#1", "agui_interrupt", langGraphPublishInterrupt(interrupts, "int#1", "hello world")),
 						toolMessage("int#1", "Tool call was not answered: the user sent a new message instead."),
 						assistantText("Not published: cancelled"),
 						`{"role":"user","content":"never mind"}`,
-						`{"role":"user","content":"hello again"}`,
-						assistantText("You said: hello again"),
+						assistantText("You said: never mind"),
 					},
+				},
+				{
+					send: userSays("hello again"), want: []part{say("You said: hello again")}, stop: aap.StopEndTurn,
+					produced: []string{assistantText("You said: hello again")},
 				},
 			},
 		},
@@ -325,13 +326,39 @@ func withInterrupts(all []upstreamConversation) []upstreamConversation {
 }
 
 // langGraphMovesOn is a user who moves on while an interrupt is open, with
-// Config.SeparateCancelRun: the graph is resumed as cancelled in a run of
-// its own, then answers the message.
-func langGraphMovesOn() []upstreamConversation {
+// the other CancelRun modes. CancelRunSeparate: the graph is resumed as
+// cancelled in a run of its own, left out of the turn, then answers the
+// message. CancelRunSingle: the graph answers the cancellation only; it
+// takes the message in on the next run, after that answer.
+func langGraphMovesOn(mode aap2agui.CancelRun) []upstreamConversation {
 	askPublish := upstreamStep{
 		send: userSays("publish hello world"),
 		want: []part{call("int#1", "agui_interrupt", langGraphPublishInterrupt("outcome", "int#1", "hello world"))}, stop: aap.StopToolUse,
 		produced: []string{toolUse("int#1", "agui_interrupt", langGraphPublishInterrupt("outcome", "int#1", "hello world"))},
+	}
+	asked := []string{
+		`{"role":"user","content":"publish hello world"}`,
+		toolUse("int#1", "agui_interrupt", langGraphPublishInterrupt("outcome", "int#1", "hello world")),
+		toolMessage("int#1", "Tool call was not answered: the user sent a new message instead."),
+		assistantText("Not published: cancelled"),
+	}
+	if mode == aap2agui.CancelRunSingle {
+		return []upstreamConversation{{
+			name: "publish: the user moves on, and the graph answers the cancellation only",
+			steps: []upstreamStep{askPublish,
+				{
+					send: userSays("never mind"), want: []part{say("Not published: cancelled")}, stop: aap.StopEndTurn,
+					recorded: []string{toolMessage("int#1", "Tool call was not answered: the user sent a new message instead.")},
+					produced: []string{assistantText("Not published: cancelled")},
+				},
+				{
+					send: userSays("hello again"), want: []part{say("You said: hello again")}, stop: aap.StopEndTurn,
+					produced: []string{assistantText("You said: hello again")},
+					history: append(asked, `{"role":"user","content":"never mind"}`, `{"role":"user","content":"hello again"}`,
+						assistantText("You said: hello again")),
+				},
+			},
+		}}
 	}
 	return []upstreamConversation{{
 		name: "publish: the user moves on, and the graph answers",
@@ -342,14 +369,7 @@ func langGraphMovesOn() []upstreamConversation {
 				produced: []string{assistantText("You said: never mind")},
 				// What the graph said of the cancellation, in the run of its
 				// own, reaches history through its snapshot.
-				history: []string{
-					`{"role":"user","content":"publish hello world"}`,
-					toolUse("int#1", "agui_interrupt", langGraphPublishInterrupt("outcome", "int#1", "hello world")),
-					toolMessage("int#1", "Tool call was not answered: the user sent a new message instead."),
-					assistantText("Not published: cancelled"),
-					`{"role":"user","content":"never mind"}`,
-					assistantText("You said: never mind"),
-				},
+				history: append(asked, `{"role":"user","content":"never mind"}`, assistantText("You said: never mind")),
 			},
 		},
 	}}
@@ -376,6 +396,10 @@ func TestLangGraphAgent(t *testing.T) {
 	}
 	t.Run("separate cancel run", func(t *testing.T) {
 		e := newEnv(t, startLangGraphAgent(t, "outcome"), func(c *aap2agui.Config) { c.SeparateCancelRun = true })
-		runUpstreamConversations(t, e, newLangGraphIDs, langGraphMovesOn())
+		runUpstreamConversations(t, e, newLangGraphIDs, langGraphMovesOn(aap2agui.CancelRunSeparate))
+	})
+	t.Run("single cancel run", func(t *testing.T) {
+		e := newEnv(t, startLangGraphAgent(t, "outcome"), func(c *aap2agui.Config) { c.CancelRun = aap2agui.CancelRunSingle })
+		runUpstreamConversations(t, e, newLangGraphIDs, langGraphMovesOn(aap2agui.CancelRunSingle))
 	})
 }

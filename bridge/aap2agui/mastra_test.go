@@ -254,13 +254,16 @@ func mastraConversations() []struct {
 		{
 			// aap2agui closes the open interrupt with a cancelled resume
 			// entry; @ag-ui/mastra then ends the run at once without
-			// reading the new message (an empty turn). The history stays
-			// valid and the next message is answered.
+			// reading the new message (RUN_STARTED, RUN_FINISHED, nothing
+			// between). A run carrying the message follows in the same
+			// turn (CancelRunAuto), and the agent answers it. The history
+			// stays valid and the next message is answered.
 			name: "publish: the user moves on instead of answering",
 			steps: []mastraStep{askPublish,
 				{
-					send: userSays("never mind"), stop: aap.StopEndTurn,
+					send: userSays("never mind"), want: []part{say("You said: never mind")}, stop: aap.StopEndTurn,
 					recorded: []string{toolMessage("run#::call#1", "Tool call was not answered: the user sent a new message instead.")},
+					produced: []string{assistantText("You said: never mind")},
 				},
 				{
 					send: userSays("hello again"), want: []part{say("You said: hello again")}, stop: aap.StopEndTurn,

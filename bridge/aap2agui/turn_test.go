@@ -32,6 +32,10 @@ func call(id, name, input string) part {
 }
 func result(id, content string) part { return part{kind: "result", id: id, text: content} }
 
+// joined is the blank line delta mode streams between two text messages
+// of one answer (the other modes show the two texts alone).
+var joined = part{kind: "joined"}
+
 // eventsOf renders the events the parts show as in mode, between
 // turn_start and turn_stop.
 func eventsOf(t *testing.T, mode aap.StreamMode, parts []part, stop aap.StopReason) []string {
@@ -43,6 +47,8 @@ func eventsOf(t *testing.T, mode aap.StreamMode, parts []part, stop aap.StopReas
 			deltas = demo.Chunks(p.text)
 		}
 		switch {
+		case p.kind == "joined" && mode == aap.StreamDelta:
+			evs = append(evs, &aap.TextDelta{Delta: "\n\n"})
 		case p.kind == "text" && mode == aap.StreamDelta:
 			for _, d := range deltas {
 				evs = append(evs, &aap.TextDelta{Delta: d})

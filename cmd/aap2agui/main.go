@@ -10,6 +10,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"net"
 	"net/http"
@@ -32,6 +33,7 @@ const maxPageSize = 1000
 // flags are aap2agui's own flags; the shared ones are the program's.
 type flags struct {
 	upstream, threadIDs, agentFile, basePath    *string
+	cancelRun                                   *string
 	headers, keys, origins, versions            *[]string
 	publicMeta, toolResultParts, separateCancel *bool
 	maxMessage, pageSize, maxSessions, maxTurns *int64
@@ -47,7 +49,8 @@ func bind(p *cli.Program) *flags {
 	fl.origins = f.List("cors-origin", ",", "browser origin allowed to call the API directly, e.g. an AAP web client's page (* for any, never with credentials)")
 	fl.publicMeta = f.Bool("public-meta", false, "serve GET /meta without an API key")
 	fl.toolResultParts = f.Bool("tool-result-parts", false, "the agent speaks @ag-ui/core 1.0: send AAP tool results that hold images as content parts (a 0.0.x agent accepts only a string)")
-	fl.separateCancel = f.Bool("separate-cancel-run", false, "send the cancellation of the interrupts a new user message leaves open as a run of its own, before the message's run (for agents that end a cancelled resume without reading new messages: @ag-ui/langgraph, @ag-ui/mastra)")
+	fl.cancelRun = f.String("cancel-run", "auto", "how a user message sent while interrupts are open reaches the agent: auto (one run with the cancellation, then a run of the message alone when the agent did not read it), separate (the cancellation as a run of its own, then the message) or single (one run only)")
+	fl.separateCancel = f.Bool("separate-cancel-run", false, "the same as --cancel-run separate (the older name)")
 	fl.threadIDs = f.String("thread-id", "uuid", "the threadId of a session's runs: uuid (a UUID derived from the session id, which every framework accepts) or session (the session id itself, as earlier releases sent it)")
 	fl.agentFile = f.String("agent-config", "", "JSON or YAML file describing the agent (name, title, version, description, options, tools, capabilities); a tool with permissions: none is one the agent runs on its own")
 	p.Store = f.String("store", "sqlite:aap2agui.db", "session store: sqlite:<file>, postgres://user@host/db (replicas on several machines) or memory:")
@@ -122,6 +125,12 @@ func (fl *flags) config(p *cli.Program) (aap2agui.Config, error) {
 	var err error
 	if cfg.Limits, err = limits(*fl.maxSessions, *fl.maxTurns, *s.RateLimit, *s.RateBurst); err != nil {
 		return cfg, err
+	}
+	if cfg.CancelRun, err = aap2agui.ParseCancelRun(*fl.cancelRun); err != nil {
+		return cfg, fmt.Errorf("--cancel-run: %w", err)
+	}
+	if *fl.separateCancel && cfg.CancelRun == aap2agui.CancelRunSingle {
+		return cfg, errors.New("--separate-cancel-run contradicts --cancel-run single")
 	}
 	cfg.SeparateCancelRun = *fl.separateCancel
 	cfg.ToolResultParts = *fl.toolResultParts
