@@ -1216,9 +1216,7 @@ func appendEncoded(dst []byte, ev events.Event) ([]byte, error) {
 		return appendUnknown(dst, u)
 	}
 	w := appendWriter{buf: dst}
-	enc := json.NewEncoder(&w)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(ev); err != nil {
+	if err := jsonenc.Encode(&w, ev); err != nil {
 		return dst, fmt.Errorf("agui: encode AG-UI %s event: %w", ev.GetBaseEvent().EventType, err)
 	}
 	out := w.buf

@@ -231,9 +231,7 @@ func (a *AAPAgent) meta(w http.ResponseWriter, _ *http.Request) {
 func writeJSON(w http.ResponseWriter, status int, v any) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
-	enc := json.NewEncoder(w)
-	enc.SetEscapeHTML(false)
-	_ = enc.Encode(v)
+	_ = jsonenc.Encode(w, v)
 }
 
 // readBody reads the body and decodes it with v's strict decoder, answering

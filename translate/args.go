@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/aapagui/aapagui/internal/jsonenc"
 )
 
 // Tool-call arguments travel as a JSON object in AAP (the tool_use block's
@@ -102,9 +104,7 @@ func RecoverInput(args string) (input json.RawMessage, ok bool) {
 	var buf bytes.Buffer
 	buf.Grow(len(args) + len(RawArgumentsKey) + 8)
 	buf.WriteString(`{"` + RawArgumentsKey + `":`)
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false) // keep <, > and & readable; they need no escape in JSON
-	_ = enc.Encode(args)     // encoding a string cannot fail
+	_ = jsonenc.Encode(&buf, args) // <, > and & stay readable; encoding a string cannot fail
 	buf.Truncate(buf.Len() - 1)
 	buf.WriteByte('}')
 	return buf.Bytes(), false
