@@ -199,6 +199,9 @@ func (t *AGUIToAAP) closeSubagents() {
 
 // feed10 handles the event types of @ag-ui/core 1.0 the SDK lacks.
 func (t *AGUIToAAP) feed10(ev events.Event) error {
+	if subagentID(ev) == "" {
+		return &StreamError{Event: string(ev.Type()), Reason: "a subagent event without subagentRunId cannot be matched to a subagent; skipped"}
+	}
 	switch e := ev.(type) {
 	case *agui.SubagentStartedEvent:
 		t.subagentOpen(e.SubagentRunID, e.Name, e)
@@ -220,4 +223,18 @@ func (t *AGUIToAAP) feed10(ev events.Event) error {
 		return t.toolResult(e.ToolCallID, e.MessageID, ToolPartsToAAP(e.Content))
 	}
 	return nil
+}
+
+// subagentID is the subagentRunId of a SUBAGENT_* event; "-" for any
+// other event.
+func subagentID(ev events.Event) string {
+	switch e := ev.(type) {
+	case *agui.SubagentStartedEvent:
+		return e.SubagentRunID
+	case *agui.SubagentFinishedEvent:
+		return e.SubagentRunID
+	case *agui.SubagentErrorEvent:
+		return e.SubagentRunID
+	}
+	return "-"
 }
