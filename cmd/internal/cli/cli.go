@@ -1,6 +1,3 @@
-// Package cli holds what the two programs share: flags that fall back to
-// environment variables, logging set-up, and serving with a graceful
-// shutdown.
 package cli
 
 import (

@@ -1,0 +1,18 @@
+// Command aapload is the bridges' load test: it starts aap2agui and
+// agui2aap (built binaries, each with its built-in demo agent and a fresh
+// SQLite store, or the store -store names: a PostgreSQL replica), runs N
+// sessions × M turns through aap2agui and N threads × M runs through
+// agui2aap (HttpAgent-style bodies that resend the whole
+// history) at concurrency C, and prints turns ok, errors by code, 409s,
+// messages lost (stored history compared with what was sent), p50/p99
+// turn time and each bridge's peak RSS.
+//
+// Each bridge's figures come with those of a direct connection measured in
+// the same run: the same workload sent straight to the demo agent the
+// bridge fronts (served from this process on loopback; -direct=false skips
+// it): AG-UI runs to the AG-UI demo agent for aap2agui, AAP turns to the
+// AAP demo agent for agui2aap. The ratios say what the bridge adds.
+//
+//	go build -o /tmp/bin/ ./cmd/aap2agui ./cmd/agui2aap
+//	go run ./cmd/aapload -bin /tmp/bin -n 1000 -m 10 -c 50
+package main
