@@ -80,7 +80,7 @@ func CORS(origins []string, methods string) gin.HandlerFunc {
 			return
 		}
 		if !allowed {
-			Error(c, http.StatusForbidden, "origin_not_allowed", "origin "+quote(origin)+" may not call this server from a browser (see --cors-origin)")
+			Reply(c, Fail(KindForbidden, "origin_not_allowed", "origin "+quote(origin)+" may not call this server from a browser (see --cors-origin)"))
 			return
 		}
 		h.Set("Access-Control-Allow-Methods", methods)

@@ -24,15 +24,15 @@ func NewEngine(log zerolog.Logger, maxBody int64, outer []gin.HandlerFunc, extra
 	e.RedirectFixedPath = false
 	e.Use(outer...)
 	e.Use(RequestLog(log), gin.CustomRecovery(func(c *gin.Context, _ any) {
-		Error(c, http.StatusInternalServerError, "internal", "internal error")
+		Reply(c, Fail(KindInternal, "internal", "internal error"))
 	}))
 	e.Use(extra...)
 	e.Use(BodyLimit(maxBody))
 	e.NoRoute(func(c *gin.Context) {
-		Error(c, http.StatusNotFound, "not_found", "no such endpoint: "+c.Request.URL.Path)
+		Reply(c, Fail(KindNotFound, "not_found", "no such endpoint: "+c.Request.URL.Path))
 	})
 	e.NoMethod(func(c *gin.Context) {
-		Error(c, http.StatusMethodNotAllowed, "method_not_allowed", c.Request.Method+" is not allowed on "+c.Request.URL.Path)
+		Reply(c, Fail(KindMethodNotAllowed, "method_not_allowed", c.Request.Method+" is not allowed on "+c.Request.URL.Path))
 	})
 	e.GET("/healthz", func(c *gin.Context) { c.String(http.StatusOK, "ok\n") })
 	return e

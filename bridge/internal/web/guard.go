@@ -27,8 +27,8 @@ func JSONBody(c *gin.Context) {
 		if ct == "" {
 			ct = "none"
 		}
-		Error(c, http.StatusUnsupportedMediaType, "unsupported_media_type",
-			"the request body must be JSON with Content-Type: application/json (got "+ct+")")
+		Reply(c, Fail(KindUnsupportedMediaType, "unsupported_media_type",
+			"the request body must be JSON with Content-Type: application/json (got "+ct+")"))
 	}
 }
 
@@ -50,8 +50,8 @@ func HostAllow(allowed []string) gin.HandlerFunc {
 		if IsLoopbackHost(host) || set[host] {
 			return
 		}
-		Error(c, http.StatusForbidden, "host_not_allowed",
-			"the Host "+quote(c.Request.Host)+" is not allowed: without API keys only loopback names, the listen address and --allowed-host are served")
+		Reply(c, Fail(KindForbidden, "host_not_allowed",
+			"the Host "+quote(c.Request.Host)+" is not allowed: without API keys only loopback names, the listen address and --allowed-host are served"))
 	}
 }
 

@@ -155,7 +155,7 @@ func BodyFailure(err error) *Failure {
 func Reply(c *gin.Context, f *Failure) {
 	switch f.Kind {
 	case KindHeld:
-		Held(c, f.Code, f.Message, f.Retry)
+		held(c, f.Code, f.Message, f.Retry)
 	case KindTooMany:
 		TooMany(c, f.Code, f.Message, f.Retry)
 	default:

@@ -4,7 +4,6 @@
 package web
 
 import (
-	"encoding/json"
 	"net/http"
 	"time"
 
@@ -13,6 +12,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/aapagui/aapagui/aap"
+	"github.com/aapagui/aapagui/internal/jsonenc"
 )
 
 // Error writes a JSON error body {"error":{"code","message"}} and aborts.
@@ -25,21 +25,18 @@ func Error(c *gin.Context, status int, code, message string) {
 	aap.WriteError(c.Writer, status, code, message)
 }
 
-// Held answers 409 to a request whose session or thread is locked by a
-// running turn: Retry-After gives the whole seconds (rounded up) until the
-// holder's lease runs out unless renewed, and the body says the same in
-// milliseconds (leaseRemainingMs) beside the usual code and message. A
-// client that retries then is either let in or told again; a holder that
-// died is taken over at the latest then.
-func Held(c *gin.Context, code, message string, left time.Duration) {
+// held answers 409 to a request whose session or thread is locked by a
+// running turn (Locked): Retry-After gives the whole seconds (rounded up)
+// until the holder's lease runs out unless renewed, and the body says the
+// same in milliseconds (leaseRemainingMs) beside the usual code and
+// message.
+func held(c *gin.Context, code, message string, left time.Duration) {
 	c.Abort()
 	secs := max(1, int64((left+time.Second-1)/time.Second))
 	c.Header("Retry-After", itoa(secs))
 	c.Header("Content-Type", "application/json")
 	c.Status(http.StatusConflict)
-	enc := json.NewEncoder(c.Writer)
-	enc.SetEscapeHTML(false)
-	_ = enc.Encode(heldResponse{Error: heldBody{Code: code, Message: message, LeaseRemainingMs: max(1, left.Milliseconds())}})
+	_ = jsonenc.Encode(c.Writer, heldResponse{Error: heldBody{Code: code, Message: message, LeaseRemainingMs: max(1, left.Milliseconds())}})
 }
 
 // TooMany answers 429 to a request over one of its key's limits:
@@ -80,9 +77,7 @@ func LeaseLog(log *zerolog.Logger, what, id string) func(op string, err error) {
 func JSON(c *gin.Context, status int, v any) {
 	c.Header("Content-Type", "application/json")
 	c.Status(status)
-	enc := json.NewEncoder(c.Writer)
-	enc.SetEscapeHTML(false)
-	_ = enc.Encode(v)
+	_ = jsonenc.Encode(c.Writer, v)
 }
 
 // Logger returns the request's logger.
