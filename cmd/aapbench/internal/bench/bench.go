@@ -1,15 +1,3 @@
-// Package bench is the benchmark harness of the bridges: a fast AG-UI
-// agent and a fast AAP agent, a client for each protocol, and a driver
-// that measures, in one process and interleaved, the direct reads against
-// aap2agui, agui2aap, both back to back (the chain) and a relay that only
-// passes the AG-UI stream on (the floor of any hop on net/http).
-// cmd/aapbench runs it.
-//
-// Everything runs on loopback in this process, so the CPU and allocation
-// figures of a bridge are what the whole process spends on a bridged run
-// minus what the agent alone (its stream read raw, unparsed) and the
-// client alone (parsing the same bytes from memory) spend on the same
-// events.
 package bench
 
 import (
@@ -215,6 +203,14 @@ type path struct {
 	kind    string // the one hop's kind, for a process of its own
 }
 
+// suite is one run of the benchmark: its environment, the paths it
+// measures and its options.
+type suite struct {
+	e  *env
+	ps []path
+	o  Options
+}
+
 func (e *env) paths(chain bool) []path {
 	ps := []path{
 		{"direct AG-UI", protoAGUI, protoAGUI, e.aguiURL, 0, ""},
@@ -289,24 +285,24 @@ func Run(ctx context.Context, o Options) error {
 	// use the patched toolchain (GOTOOLCHAIN=go1.27.3), not go.mod's minimum.
 	fmt.Fprintf(o.Out, "aapbench: %s, GOMAXPROCS %d, load average %s\n", runtime.Version(), runtime.GOMAXPROCS(0), loadavg())
 
-	ps := e.paths(!o.SkipChain)
+	su := &suite{e: e, ps: e.paths(!o.SkipChain), o: o}
 	// The idle runs first: the later runs leave connections in the pools
 	// of the bridges in this process, and 10,000 idle streams need nearly
 	// every descriptor the machine allows a process.
 	var idleTable bytes.Buffer
 	if o.Idle > 0 {
 		iw := tabwriter.NewWriter(&idleTable, 0, 0, 2, ' ', tabwriter.AlignRight)
-		if err := idle(ctx, e, ps, o.Idle, o.IdleHistory, o.IdleProfile, o.BridgeProcess, iw); err != nil {
+		if err := su.idle(ctx, iw); err != nil {
 			return err
 		}
 	}
 	for _, n := range o.Sizes {
-		if err := throughput(ctx, e, ps, n, o.Reps, w); err != nil {
+		if err := su.throughput(ctx, n, w); err != nil {
 			return err
 		}
 	}
 	for _, c := range o.Streams {
-		if err := latency(ctx, e, ps, c, o.TrickleN, o.Trickle, w); err != nil {
+		if err := su.latency(ctx, c, w); err != nil {
 			return err
 		}
 	}
@@ -321,7 +317,8 @@ func Run(ctx context.Context, o Options) error {
 // interleaved, and prints medians: events per second, the ratio to the
 // direct read of the agent's protocol, and the bridges' CPU time and
 // allocations per event.
-func throughput(ctx context.Context, e *env, ps []path, n, reps int, w *tabwriter.Writer) error {
+func (s *suite) throughput(ctx context.Context, n int, w *tabwriter.Writer) error {
+	e, ps, reps := s.e, s.ps, s.o.Reps
 	pr := prompt{n: n}
 	// The agents' cost alone, and the recorded streams for the clients'.
 	var recorded [2][]byte
@@ -405,7 +402,8 @@ func throughput(ctx context.Context, e *env, ps []path, n, reps int, w *tabwrite
 // path, one path after the other, and prints the p50 and p99 of the time
 // from the agent's write to the client's decode, and what the bridges add
 // to the direct read of the agent's protocol.
-func latency(ctx context.Context, e *env, ps []path, c, n int, every time.Duration, w *tabwriter.Writer) error {
+func (s *suite) latency(ctx context.Context, c int, w *tabwriter.Writer) error {
+	e, ps, n, every := s.e, s.ps, s.o.TrickleN, s.o.Trickle
 	pr := prompt{n: n, interval: every}
 	type result struct{ p50, p99, cpu float64 }
 	res := make([]result, len(ps))
@@ -467,93 +465,37 @@ func latency(ctx context.Context, e *env, ps []path, c, n int, every time.Durati
 // delta, and prints the memory the process holds per open stream (Go heap
 // and stacks, after a collection), and for the bridges what that adds to
 // the direct read of the agent's protocol.
-func idle(ctx context.Context, e *env, ps []path, c, history int, profile string, bridgeArgv []string, w *tabwriter.Writer) error {
-	alone := len(bridgeArgv) > 0
+func (s *suite) idle(ctx context.Context, w *tabwriter.Writer) error {
+	alone := len(s.o.BridgeProcess) > 0
 	bridgeColumn := "bridge KB/stream"
 	if alone {
 		bridgeColumn += " (its process alone)"
 	}
-	title := fmt.Sprintf("%d idle streams", c)
-	if history > 0 {
-		title += fmt.Sprintf(", %d earlier messages", history)
+	title := fmt.Sprintf("%d idle streams", s.o.Idle)
+	if s.o.IdleHistory > 0 {
+		title += fmt.Sprintf(", %d earlier messages", s.o.IdleHistory)
 	}
 	fmt.Fprintf(w, "\n%s\tKB/stream\t%s\terrors\tgoroutines/stream\tof which stacks KB/stream\t\n", title, bridgeColumn)
 	direct := map[proto]float64{}
 	var failed int64
 	var firstErr atomic.Value
-	for _, p := range ps {
+	for _, p := range s.ps {
 		if p.bridges > 1 {
 			continue // three hops per stream: past this machine's file limit at 10k
 		}
-		// measure gives the memory and goroutines of what is measured: this
-		// process, or the bridge's own.
-		measure := func() (processMem, error) { runtime.GC(); return memNow(), nil }
-		var proc *bridgeProcess
-		if alone && p.bridges == 1 {
-			upstream := e.aguiURL
-			if p.agent == protoAAP {
-				upstream = e.aapURL
-			}
-			var err error
-			if proc, err = startBridgeProcess(bridgeArgv, p.kind, upstream); err != nil {
-				return err
-			}
-			p.url = proc.url
-			measure = func() (processMem, error) { return proc.mem(ctx, e.hc) }
-		}
-		m0, err := measure()
+		r, err := s.idlePath(ctx, p, &firstErr)
 		if err != nil {
 			return err
 		}
-		var ready, wg sync.WaitGroup
-		var errs atomic.Int64
-		sem := make(chan struct{}, 64)
-		for range c {
-			ready.Add(1)
-			wg.Add(1)
-			sem <- struct{}{}
-			go func() {
-				defer wg.Done()
-				once := sync.OnceFunc(func() { ready.Done(); <-sem })
-				defer once()
-				if _, err := e.read(ctx, p, prompt{n: 1, hold: true, history: history}, onEvent{first: once}); err != nil {
-					if errs.Add(1) == 1 {
-						firstErr.Store(fmt.Errorf("%s: %w", p.name, err))
-					}
-				}
-			}()
-		}
-		ready.Wait()
-		m1, err := measure()
-		if err != nil {
-			return err
-		}
-		per := float64(m1.InUse-m0.InUse) / float64(c) / 1024
-		gs := float64(m1.Goroutines-m0.Goroutines) / float64(c)
-		stacks := float64(m1.Stacks-m0.Stacks) / float64(c) / 1024
-		if profile != "" {
-			prefix := profile + fileName(p.name)
-			if proc != nil {
-				proc.writeProfiles(ctx, e.hc, prefix)
-			} else {
-				writeProfiles(prefix)
-			}
-		}
-		e.rel.all()
-		wg.Wait()
-		e.hc.CloseIdleConnections()
-		if proc != nil {
-			proc.stop()
-		}
-		failed += errs.Load()
+		failed += r.errs
 		switch {
 		case p.bridges == 0:
-			direct[p.client] = per
-			fmt.Fprintf(w, "%s\t%.1f\t–\t%d\t%.1f\t%.1f\t\n", p.name, per, errs.Load(), gs, stacks)
-		case proc != nil:
-			fmt.Fprintf(w, "%s\t–\t%.1f\t%d\t%.1f\t%.1f\t\n", p.name, per, errs.Load(), gs, stacks)
+			direct[p.client] = r.per
+			fmt.Fprintf(w, "%s\t%.1f\t–\t%d\t%.1f\t%.1f\t\n", p.name, r.per, r.errs, r.gs, r.stacks)
+		case r.alone:
+			fmt.Fprintf(w, "%s\t–\t%.1f\t%d\t%.1f\t%.1f\t\n", p.name, r.per, r.errs, r.gs, r.stacks)
 		default:
-			fmt.Fprintf(w, "%s\t%.1f\t%.1f\t%d\t%.1f\t%.1f\t\n", p.name, per, per-direct[p.agent], errs.Load(), gs, stacks)
+			fmt.Fprintf(w, "%s\t%.1f\t%.1f\t%d\t%.1f\t%.1f\t\n", p.name, r.per, r.per-direct[p.agent], r.errs, r.gs, r.stacks)
 		}
 	}
 	if err := w.Flush(); err != nil {
@@ -563,6 +505,86 @@ func idle(ctx context.Context, e *env, ps []path, c, history int, profile string
 		return fmt.Errorf("%d idle streams failed, the first: %v", failed, firstErr.Load())
 	}
 	return nil
+}
+
+// idleRow is what idlePath measured on one path: memory per stream (KB),
+// goroutines per stream, of which stacks (KB), the streams that failed,
+// and whether the bridge was measured in a process of its own.
+type idleRow struct {
+	per, gs, stacks float64
+	errs            int64
+	alone           bool
+}
+
+// idlePath opens the idle streams through p and measures them; the first
+// stream's error (of all paths) goes into firstErr.
+func (s *suite) idlePath(ctx context.Context, p path, firstErr *atomic.Value) (idleRow, error) {
+	e, c := s.e, s.o.Idle
+	// measure gives the memory and goroutines of what is measured: this
+	// process, or the bridge's own.
+	measure := func() (processMem, error) { runtime.GC(); return memNow(), nil }
+	var proc *bridgeProcess
+	if len(s.o.BridgeProcess) > 0 && p.bridges == 1 {
+		upstream := e.aguiURL
+		if p.agent == protoAAP {
+			upstream = e.aapURL
+		}
+		var err error
+		if proc, err = startBridgeProcess(s.o.BridgeProcess, p.kind, upstream); err != nil {
+			return idleRow{}, err
+		}
+		p.url = proc.url
+		measure = func() (processMem, error) { return proc.mem(ctx, e.hc) }
+	}
+	m0, err := measure()
+	if err != nil {
+		return idleRow{}, err
+	}
+	var ready, wg sync.WaitGroup
+	var errs atomic.Int64
+	sem := make(chan struct{}, 64)
+	for range c {
+		ready.Add(1)
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer wg.Done()
+			once := sync.OnceFunc(func() { ready.Done(); <-sem })
+			defer once()
+			if _, err := e.read(ctx, p, prompt{n: 1, hold: true, history: s.o.IdleHistory}, onEvent{first: once}); err != nil {
+				if errs.Add(1) == 1 {
+					firstErr.Store(fmt.Errorf("%s: %w", p.name, err))
+				}
+			}
+		}()
+	}
+	ready.Wait()
+	m1, err := measure()
+	if err != nil {
+		return idleRow{}, err
+	}
+	r := idleRow{
+		per:    float64(m1.InUse-m0.InUse) / float64(c) / 1024,
+		gs:     float64(m1.Goroutines-m0.Goroutines) / float64(c),
+		stacks: float64(m1.Stacks-m0.Stacks) / float64(c) / 1024,
+		alone:  proc != nil,
+	}
+	if s.o.IdleProfile != "" {
+		prefix := s.o.IdleProfile + fileName(p.name)
+		if proc != nil {
+			proc.writeProfiles(ctx, e.hc, prefix)
+		} else {
+			writeProfiles(prefix)
+		}
+	}
+	e.rel.all()
+	wg.Wait()
+	e.hc.CloseIdleConnections()
+	if proc != nil {
+		proc.stop()
+	}
+	r.errs = errs.Load()
+	return r, nil
 }
 
 // fileName is name with each character that is not a letter, a digit or
