@@ -624,12 +624,22 @@ func contentText(c aap.Content) string {
 	return b.String()
 }
 
-// sessionTurn creates a session (with the given server tools and client
-// tools) and streams its first turn, Prompt text in mode. A failure of
+// firstTurn is what sessionTurn sends: the session's server tools and
+// client tools, and its first turn, the prompt text in mode.
+type firstTurn struct {
+	tools []aap.ServerToolRef
+	specs []aap.ToolSpec
+	mode  aap.StreamMode
+	text  string
+}
+
+// sessionTurn creates a session (with ft's server tools and client tools)
+// and streams its first turn, ft's prompt in its mode. A failure of
 // either, or a stream that breaks the documents' shape, is reported as
 // check id's failure and gives ok false. The caller deletes the session.
-func (r *aapRun) sessionTurn(ctx context.Context, id, title, section string, tools []aap.ServerToolRef, specs []aap.ToolSpec, mode aap.StreamMode, text string) (sid string, req *aap.PostSessionTurnRequest, t turnResult, ok bool) {
-	req = &aap.PostSessionTurnRequest{Stream: mode, Messages: []aap.Message{aap.UserText(text)}}
+func (r *aapRun) sessionTurn(ctx context.Context, id, title, section string, ft firstTurn) (sid string, req *aap.PostSessionTurnRequest, t turnResult, ok bool) {
+	tools, specs, mode := ft.tools, ft.specs, ft.mode
+	req = &aap.PostSessionTurnRequest{Stream: mode, Messages: []aap.Message{aap.UserText(ft.text)}}
 	if r.legacy() {
 		// The session and its first turn in one PUT /session, whose
 		// stream opens with session_start.
@@ -680,7 +690,7 @@ func (r *aapRun) checkThinking(ctx context.Context) {
 	}
 	ctx, cancel := r.ctx(ctx)
 	defer cancel()
-	sid, req, t, ok := r.sessionTurn(ctx, id, title, section, nil, nil, aap.StreamDelta, p.Think)
+	sid, req, t, ok := r.sessionTurn(ctx, id, title, section, firstTurn{mode: aap.StreamDelta, text: p.Think})
 	defer r.deleteSession(ctx, sid)
 	if !ok {
 		return
@@ -751,7 +761,7 @@ func (r *aapRun) checkFailure(ctx context.Context) {
 		func() {
 			ctx, cancel := r.ctx(ctx)
 			defer cancel()
-			sid, _, t, ok := r.sessionTurn(ctx, m.id, title, secStop, nil, nil, m.mode, p.Fail)
+			sid, _, t, ok := r.sessionTurn(ctx, m.id, title, secStop, firstTurn{mode: m.mode, text: p.Fail})
 			defer r.deleteSession(ctx, sid)
 			if !ok {
 				return
@@ -785,7 +795,7 @@ func (r *aapRun) checkClientTool(ctx context.Context) {
 	}
 	ctx, cancel := r.ctx(ctx)
 	defer cancel()
-	sid, req, t, ok := r.sessionTurn(ctx, id, title, secToolCall, nil, []aap.ToolSpec{r.toolSpec()}, aap.StreamDelta, p.ClientTool)
+	sid, req, t, ok := r.sessionTurn(ctx, id, title, secToolCall, firstTurn{specs: []aap.ToolSpec{r.toolSpec()}, mode: aap.StreamDelta, text: p.ClientTool})
 	defer r.deleteSession(ctx, sid)
 	if !ok {
 		return
@@ -870,7 +880,7 @@ func (r *aapRun) checkPermissions(ctx context.Context) {
 
 func (r *aapRun) permissionRound(ctx context.Context, id, title, tool string, grant bool) ([]aap.Message, bool) {
 	p := r.opts.Prompts
-	sid, _, t, ok := r.sessionTurn(ctx, id, title, secPermission, []aap.ServerToolRef{{Name: tool}}, nil, aap.StreamDelta, p.Permission)
+	sid, _, t, ok := r.sessionTurn(ctx, id, title, secPermission, firstTurn{tools: []aap.ServerToolRef{{Name: tool}}, mode: aap.StreamDelta, text: p.Permission})
 	defer r.deleteSession(ctx, sid)
 	if !ok {
 		return nil, false
