@@ -304,19 +304,7 @@ func (c *Config) setDefaults() error {
 		c.BodyTimeout = 30 * time.Second
 	}
 	if c.HTTPClient == nil {
-		c.HTTPClient = &http.Client{Transport: &http.Transport{
-			Proxy:               http.ProxyFromEnvironment,
-			MaxIdleConns:        256,
-			MaxIdleConnsPerHost: 64,
-			IdleConnTimeout:     90 * time.Second,
-			ForceAttemptHTTP2:   true,
-			// An open stream keeps its connection's buffers: 1 KiB each
-			// instead of 4 KiB saves 6 KiB per stream. Requests are
-			// written in 1 KiB pieces; the SSE reader reads the response
-			// into its own larger buffer, which bypasses this one.
-			WriteBufferSize: 1 << 10,
-			ReadBufferSize:  1 << 10,
-		}}
+		c.HTTPClient = web.NewUpstreamClient()
 	}
 	if c.ConnectTimeout == 0 {
 		c.ConnectTimeout = 60 * time.Second
