@@ -1,0 +1,134 @@
+package aapagui_test
+
+import (
+	"go/parser"
+	"go/token"
+	"io/fs"
+	"maps"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+const module = "github.com/aapagui/aapagui/"
+
+// floorOf is the floor of a package of this module (its path inside the
+// module), as CONTRIBUTING.md's map of the packages draws them; "" for a
+// path that is on none.
+func floorOf(pkg string) string {
+	switch {
+	case pkg == "internal/testkit" || strings.HasPrefix(pkg, "internal/testkit/"):
+		return "testkit"
+	case strings.HasPrefix(pkg, "internal/"):
+		return "ground"
+	case pkg == "aap" || pkg == "agui":
+		return "wire"
+	case pkg == "translate":
+		return "translate"
+	case pkg == "store" || strings.HasPrefix(pkg, "store/"):
+		return "store"
+	case strings.HasPrefix(pkg, "bridge/internal/"):
+		return "plumbing"
+	case pkg == "bridge" || strings.HasPrefix(pkg, "bridge/"):
+		return "bridge"
+	case pkg == "demo":
+		return "demo"
+	case strings.HasPrefix(pkg, "cmd/"):
+		return "cmd"
+	}
+	return ""
+}
+
+// mayImport is, for each floor, the floors its packages may import.
+var mayImport = map[string][]string{
+	"ground":    {"ground"},
+	"testkit":   {"ground", "testkit"},
+	"wire":      {"ground"},
+	"translate": {"ground", "wire"},
+	"store":     {"ground", "wire", "store"},
+	"plumbing":  {"ground", "wire", "store", "plumbing"},
+	"bridge":    {"ground", "wire", "translate", "store", "plumbing"},
+	"demo":      {"ground", "wire", "translate"},
+	"cmd":       {"ground", "wire", "translate", "store", "plumbing", "bridge", "demo", "cmd"},
+}
+
+// TestFloors checks the map of the packages in CONTRIBUTING.md against
+// what the packages import (their non-test files): a package of the
+// top-level internal/ imports nothing of the project outside internal/,
+// no floor imports a higher one, the test helpers are for tests only, and
+// neither bridge imports the other.
+func TestFloors(t *testing.T) {
+	imports := projectImports(t)
+	if len(imports) == 0 {
+		t.Fatal("no packages found")
+	}
+	for _, pkg := range slices.Sorted(maps.Keys(imports)) {
+		floor := floorOf(pkg)
+		if floor == "" {
+			t.Errorf("%s is on no floor: place it in CONTRIBUTING.md's map and in floorOf", pkg)
+			continue
+		}
+		for _, imp := range imports[pkg] {
+			f := floorOf(imp)
+			switch {
+			case !slices.Contains(mayImport[floor], f):
+				t.Errorf("%s (floor %s) imports %s (floor %s)", pkg, floor, imp, f)
+			case f == "testkit" && floor != "testkit":
+				t.Errorf("%s imports the test helper %s outside its tests", pkg, imp)
+			case floor == "bridge" && f == "bridge" && pkg != imp:
+				t.Errorf("%s imports %s: the two bridges stand beside each other", pkg, imp)
+			}
+		}
+	}
+}
+
+// projectImports maps each package of the module (by its path inside the
+// module) to the module's packages its non-test files import.
+func projectImports(t *testing.T) map[string][]string {
+	t.Helper()
+	imports := map[string][]string{}
+	fset := token.NewFileSet()
+	err := filepath.WalkDir(".", func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		name := d.Name()
+		if d.IsDir() {
+			if path != "." && (name == "testdata" || name == "node_modules" || strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_")) {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(name, ".go") || strings.HasSuffix(name, "_test.go") {
+			return nil
+		}
+		f, err := parser.ParseFile(fset, path, nil, parser.ImportsOnly|parser.ParseComments)
+		if err != nil {
+			return err
+		}
+		for _, g := range f.Comments {
+			for _, c := range g.List {
+				if c.Text == "//go:build ignore" {
+					return nil
+				}
+			}
+		}
+		pkg := filepath.ToSlash(filepath.Dir(path))
+		if _, ok := imports[pkg]; !ok {
+			imports[pkg] = nil
+		}
+		for _, s := range f.Imports {
+			p, _ := strconv.Unquote(s.Path.Value)
+			if rel, ok := strings.CutPrefix(p, module); ok && !slices.Contains(imports[pkg], rel) {
+				imports[pkg] = append(imports[pkg], rel)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return imports
+}
