@@ -1,6 +1,3 @@
-// Package web is the HTTP plumbing the two bridges share: API-key checks,
-// JSON error bodies, request logging, and an SSE response writer that
-// coalesces frames and flushes when the upstream has nothing more buffered.
 package web
 
 import (
