@@ -34,13 +34,39 @@ var SearchToolSpec = aap.ToolSpec{
 // RunAgentInput, get an SSE stream of events. It is stateless: everything
 // it needs is in the input (messages, tools, resume, and the server-tool
 // settings under forwardedProps, see translate.ForwardedPropsKey).
-type AGUIAgent struct{}
+//
+// Its zero value presents its search as web_search; SearchTool gives it
+// another name, so that a second instance is another agent with other
+// tools (two AG-UI agents behind one aap2agui, say).
+type AGUIAgent struct {
+	// SearchTool is the name of the agent's server search tool; empty
+	// means web_search (the constant SearchTool).
+	SearchTool string
+}
+
+// searchName is the name the agent's search goes by.
+func (a AGUIAgent) searchName() string {
+	if a.SearchTool == "" {
+		return SearchTool
+	}
+	return a.SearchTool
+}
+
+// SearchSpec is the agent's search as a server-side tool declaration:
+// SearchToolSpec under the agent's name for it.
+func (a AGUIAgent) SearchSpec() aap.ToolSpec {
+	spec := SearchToolSpec
+	if name := a.searchName(); name != SearchTool {
+		spec.Name, spec.Title = name, "Search ("+name+")"
+	}
+	return spec
+}
 
 // maxInput bounds a RunAgentInput body.
 const maxInput = 32 << 20
 
 // ServeHTTP runs one AG-UI run.
-func (AGUIAgent) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+func (a AGUIAgent) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if r.Method != http.MethodPost {
 		w.Header().Set("Allow", http.MethodPost)
 		http.Error(w, `{"error":{"code":"method_not_allowed","message":"POST a RunAgentInput"}}`, http.StatusMethodNotAllowed)
@@ -59,7 +85,7 @@ func (AGUIAgent) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	w.Header().Set("Content-Type", "text/event-stream")
 	w.Header().Set("Cache-Control", "no-cache")
-	s := &aguiStream{w: w, flusher: flusherOf(w), in: in}
+	s := &aguiStream{w: w, flusher: flusherOf(w), in: in, search: a.searchName()}
 	s.run()
 	s.flush()
 }
@@ -74,6 +100,7 @@ type aguiStream struct {
 	w       http.ResponseWriter
 	flusher http.Flusher
 	in      *types.RunAgentInput
+	search  string // the search tool's name
 	buf     []byte
 	data    []byte
 	failed  bool
@@ -147,14 +174,14 @@ func (s *aguiStream) run() {
 	case Search:
 		trust, enabled := s.searchTool()
 		if !enabled {
-			s.text(NoSearchTool)
+			s.text(strings.Replace(NoSearchTool, SearchTool, s.search, 1))
 			break
 		}
 		args, _ := json.Marshal(map[string]string{"query": a.Arg})
 		id := ident.Random("call_")
-		s.toolCall(id, SearchTool, string(args))
+		s.toolCall(id, s.search, string(args))
 		if !trust {
-			in := translate.PermissionInterrupt(&aap.ToolCall{ToolCallID: id, Name: SearchTool, Input: args})
+			in := translate.PermissionInterrupt(&aap.ToolCall{ToolCallID: id, Name: s.search, Input: args})
 			s.emit(&events.RunFinishedEvent{BaseEvent: base(events.EventTypeRunFinished), ThreadIDValue: s.in.ThreadID, RunIDValue: s.in.RunID,
 				Outcome: &events.RunFinishedOutcome{Type: events.RunFinishedOutcomeTypeInterrupt, Interrupts: []types.Interrupt{in}}})
 			return
@@ -214,14 +241,15 @@ func (s *aguiStream) hasTool(name string) bool {
 	return false
 }
 
-// searchTool reads web_search's settings from forwardedProps.
+// searchTool reads the search tool's settings (web_search's, or the name
+// AGUIAgent.SearchTool gives it) from forwardedProps.
 func (s *aguiStream) searchTool() (trust, enabled bool) {
 	f, err := translate.ForwardedFrom(s.in.ForwardedProps)
 	if err != nil || f == nil || f.Agent == nil {
 		return false, false
 	}
 	for _, t := range f.Agent.Tools {
-		if t.Name == SearchTool {
+		if t.Name == s.search {
 			return t.Trust, true
 		}
 	}
