@@ -4,7 +4,9 @@
 // answer against the protocol's documents and against what the bridge
 // needs, printing one line per check (pass, fail or skip, with the section
 // it rests on) and, for each failure, what was sent, what came back and
-// what was expected. It exits 1 when a check fails.
+// what was expected. It exits 1 when a check fails. An AAP server is
+// checked as a whole (GET /meta, error statuses, paging) and then agent by
+// agent, each agent /meta lists (or the one --agent names) under its name.
 //
 //	agentcheck aap http://127.0.0.1:8080 [--key K] [--key2 K2] [--agent NAME]
 //	agentcheck agui http://127.0.0.1:8000/agent [--header 'Authorization: Bearer K']

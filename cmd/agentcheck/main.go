@@ -38,6 +38,7 @@ func (h headers) Set(v string) error {
 
 const usage = `usage:
   agentcheck aap BASE_URL [flags]    check an AAP server (version 1, 2 or 3)
+                                     and each agent it lists (--agent: one)
   agentcheck agui URL [flags]        check an AG-UI agent endpoint
   agentcheck [aap|agui] --help       this text
 
@@ -63,7 +64,7 @@ func newFlags(out io.Writer, mode string) (*flag.FlagSet, *options) {
 	// usage never prints a key as a default.
 	fs.StringVar(&o.key, "key", "", "API key (aap; env AGENTCHECK_KEY)")
 	fs.StringVar(&o.key2, "key2", "", "a second caller's API key, for the isolation checks (aap; env AGENTCHECK_KEY2)")
-	fs.StringVar(&o.agent, "agent", "", "the agent to check (aap; default: the first GET /meta lists)")
+	fs.StringVar(&o.agent, "agent", "", "the one agent to check (aap; default: each agent GET /meta lists, in turn)")
 	fs.Var(o.header, "header", "a header sent with every run, 'Name: value' (agui; repeatable)")
 	fs.StringVar(&o.prompts, "prompts", "", "YAML or JSON file of prompts (text, think, clientTool, tool, permission, serverTool, forwardedProps, fail)")
 	fs.BoolVar(&o.json, "json", false, "print the report as JSON")

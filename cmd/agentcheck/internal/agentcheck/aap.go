@@ -20,7 +20,8 @@ type AAPOptions struct {
 	// Key and Key2 are API keys; Key2, a second caller, enables the
 	// isolation checks.
 	Key, Key2 string
-	// Agent is the agent to check; empty takes the first /meta lists.
+	// Agent is the one agent to check; empty checks each agent /meta
+	// lists, one after the other.
 	Agent   string
 	Prompts Prompts
 	// HTTPClient sends the requests; nil means http.DefaultClient.
@@ -54,8 +55,13 @@ type aapRun struct {
 	c, c2 *aap.Client
 	http  *http.Client
 	*Report
-	meta  *aap.GetMetaResponse
-	agent *aap.AgentInfo
+	meta *aap.GetMetaResponse
+	// agents are the agents to check; agent is the one whose checks run
+	// now, and about its name while they run (empty: the server's
+	// checks, which its results carry).
+	agents []*aap.AgentInfo
+	agent  *aap.AgentInfo
+	about  string
 	// v is the server's protocol version. Versions 1 and 2 get the same
 	// checks through their own routes (see path): a session is made by PUT
 	// /session with its first turn, whose exchange opening holds.
@@ -117,21 +123,38 @@ func (r *aapRun) section(s string) string {
 	return fmt.Sprintf("aap-v%d/%s", r.v, r.legacyWords(s))
 }
 
+// result is a check's result about the agent being checked (or the
+// server), in the server's version's words.
+func (r *aapRun) result(id, title, section string) Result {
+	return Result{Agent: r.about, ID: id, Title: r.legacyWords(title), Section: r.section(section)}
+}
+
 func (r *aapRun) pass(id, title, section string) {
-	r.Report.pass(id, r.legacyWords(title), r.section(section))
+	res := r.result(id, title, section)
+	res.Status = Pass
+	r.add(res)
 }
 
 func (r *aapRun) skip(id, title, section, why string) {
-	r.Report.skip(id, r.legacyWords(title), r.section(section), why)
+	res := r.result(id, title, section)
+	res.Status, res.Detail = Skip, why
+	r.add(res)
 }
 
 func (r *aapRun) fail(id, title, section string, f failure) {
-	r.Report.fail(id, r.legacyWords(title), r.section(section), f)
+	r.add(failed(r.result(id, title, section), f))
 }
 
 // RunAAP checks the AAP server at base (its base URL, where GET /meta is),
 // in the protocol version its /meta names: versions 1 and 2 get the same
 // checks as version 3, through their own routes.
+//
+// The checks of the whole server (GET /meta, the error statuses, paging
+// through the sessions of every agent checked) run once; then the checks
+// about an agent (sessions, turns in each stream mode, history, thinking,
+// errors, tools, permissions, secret options, key isolation, delete) run
+// for each agent /meta lists, or for opts.Agent alone, each result naming
+// its agent.
 func RunAAP(ctx context.Context, base string, opts AAPOptions) *Report {
 	defaults(&opts.HTTPClient, &opts.Timeout)
 	base = strings.TrimRight(base, "/")
@@ -156,6 +179,20 @@ func RunAAP(ctx context.Context, base string, opts AAPOptions) *Report {
 		r.c2 = r.c2.WithVersion(r.v)
 	}
 	r.checkErrors(ctx)
+	r.checkPaging(ctx)
+	for _, a := range r.agents {
+		r.checkAgent(ctx, a)
+	}
+	return r.Report
+}
+
+// checkAgent runs the checks about agent a, each result under its name.
+// Key isolation is checked per agent: a server may keep each agent's
+// sessions apart (a gateway in front of one backend per agent).
+func (r *aapRun) checkAgent(ctx context.Context, a *aap.AgentInfo) {
+	r.agent, r.about = a, a.Name
+	r.opening.sent, r.opening.said = "", ""
+	defer func() { r.about = "" }()
 	id := r.checkCreate(ctx)
 	if r.legacy() {
 		r.checkLegacyStream(ctx)
@@ -166,11 +203,9 @@ func RunAAP(ctx context.Context, base string, opts AAPOptions) *Report {
 	r.checkFailure(ctx)
 	r.checkClientTool(ctx)
 	r.checkPermissions(ctx)
-	r.checkPaging(ctx)
 	r.checkSecrets(ctx)
 	r.checkIsolation(ctx, id)
 	r.checkDelete(ctx, id)
-	return r.Report
 }
 
 func (r *aapRun) ctx(ctx context.Context) (context.Context, context.CancelFunc) {
@@ -199,15 +234,25 @@ func (r *aapRun) checkMeta(ctx context.Context) bool {
 		return false
 	}
 	r.meta = meta
-	r.agent = &meta.Agents[0]
+	seen := map[string]bool{}
+	for i := range meta.Agents {
+		a := &meta.Agents[i]
+		if seen[a.Name] {
+			r.fail(id, title, secMeta, failure{detail: "two agents named " + a.Name + ": a session names its agent", sent: "GET /meta", got: string(body), want: "each agent named once"})
+			return false
+		}
+		seen[a.Name] = true
+		r.agents = append(r.agents, a)
+	}
 	if r.opts.Agent != "" {
 		a, ok := meta.Agent(r.opts.Agent)
 		if !ok {
 			r.fail(id, title, secMeta, failure{detail: "no agent named " + r.opts.Agent, sent: "GET /meta", got: string(body)})
 			return false
 		}
-		r.agent = a
+		r.agents = []*aap.AgentInfo{a}
 	}
+	r.agent = r.agents[0]
 	r.pass(id, title, secMeta)
 	return true
 }
@@ -823,9 +868,13 @@ func (r *aapRun) checkClientTool(ctx context.Context) {
 	r.pass(id, title, secToolCall)
 }
 
-// serverTool is the server tool the permission checks use.
+// serverTool is the server tool the permission checks use: the prompts'
+// when the agent declares it (or declares no tool), else the first the
+// agent declares, so that agents with other tools are checked too.
 func (r *aapRun) serverTool() string {
-	if name := r.opts.Prompts.ServerTool; name != "" {
+	name := r.opts.Prompts.ServerTool
+	declared := slices.ContainsFunc(r.agent.Tools, func(t aap.ToolSpec) bool { return t.Name == name })
+	if name != "" && (declared || len(r.agent.Tools) == 0) {
 		return name
 	}
 	if len(r.agent.Tools) > 0 {
@@ -969,25 +1018,22 @@ func toolResultsOnce(hist []aap.Message) string {
 	return ""
 }
 
-// checkPaging: GET /sessions pages through every session once.
+// checkPaging: GET /sessions pages through every session once, whichever
+// agent it is of (three sessions at least, one of each agent checked).
 func (r *aapRun) checkPaging(ctx context.Context) {
 	const id, title = "sessions.list", "GET /sessions lists every session once, page after page"
 	ctx, cancel := r.ctx(ctx)
 	defer cancel()
-	var created []string
-	for range 3 {
-		sid, err := r.newSession(ctx, r.c, nil, nil)
-		if err != nil {
-			r.fail(id, title, secList, failure{detail: "creating sessions: " + err.Error()})
-			return
-		}
-		created = append(created, sid)
-	}
+	created, err := r.pagingSessions(ctx)
 	defer func() {
 		for _, sid := range created {
 			r.deleteSession(ctx, sid)
 		}
 	}()
+	if err != nil {
+		r.fail(id, title, secList, failure{detail: "creating sessions: " + err.Error()})
+		return
+	}
 	count := map[string]int{}
 	pages := 0
 	for s, err := range r.c.Sessions(ctx) {
@@ -1009,6 +1055,30 @@ func (r *aapRun) checkPaging(ctx context.Context) {
 		}
 	}
 	r.pass(id, title, secList)
+}
+
+// pagingSessions creates the sessions checkPaging lists: three at least,
+// of each agent in turn. An agent none of whose sessions can be created
+// is left out (its session.create check says so); none left is an error.
+func (r *aapRun) pagingSessions(ctx context.Context) ([]string, error) {
+	agents := slices.Clone(r.agents)
+	var created []string
+	var errs []error
+	for i := 0; len(agents) > 0 && len(created) < max(3, len(r.agents)); {
+		name := agents[i%len(agents)].Name
+		sid, _, err := r.newSessionWith(ctx, r.c, aap.AgentConfig{Name: name}, nil)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("%s: %w", name, err))
+			agents = slices.Delete(agents, i%len(agents), i%len(agents)+1)
+			continue
+		}
+		created = append(created, sid)
+		i++
+	}
+	if len(agents) == 0 {
+		return created, errors.Join(errs...)
+	}
+	return created, nil
 }
 
 // checkSecrets: a secret option's value never comes back.
