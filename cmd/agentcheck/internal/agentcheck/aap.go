@@ -869,12 +869,11 @@ func (r *aapRun) checkClientTool(ctx context.Context) {
 }
 
 // serverTool is the server tool the permission checks use: the prompts'
-// when the agent declares it (or declares no tool), else the first the
-// agent declares, so that agents with other tools are checked too.
+// when the agent declares it, else the first the agent declares (so that
+// agents with other tools are checked too); none when it declares none.
 func (r *aapRun) serverTool() string {
 	name := r.opts.Prompts.ServerTool
-	declared := slices.ContainsFunc(r.agent.Tools, func(t aap.ToolSpec) bool { return t.Name == name })
-	if name != "" && (declared || len(r.agent.Tools) == 0) {
+	if slices.ContainsFunc(r.agent.Tools, func(t aap.ToolSpec) bool { return t.Name == name }) {
 		return name
 	}
 	if len(r.agent.Tools) > 0 {

@@ -26,8 +26,8 @@ type Prompts struct {
 	// an interrupt); empty skips those checks.
 	Permission string `json:"permission"`
 	// ServerTool is the AAP server tool Permission uses, with each agent
-	// that declares it (or declares no tool); with an agent that declares
-	// others, or when empty, the first tool the agent declares.
+	// that declares it in /meta; with an agent that declares others, or
+	// when empty, the first tool the agent declares.
 	ServerTool string `json:"serverTool"`
 	// ForwardedProps are sent with the AG-UI Permission run (the demo
 	// AG-UI agent reads its server tools there, as aap2agui sends them).
