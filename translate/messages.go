@@ -203,11 +203,33 @@ func ToolContentString(c aap.Content) string {
 // documents) and tool arguments that are not a JSON object are errors
 // naming the message: nothing is dropped silently.
 func MessagesToAAP(msgs []types.Message) ([]aap.Message, error) {
+	out, _, err := messagesToAAP(msgs, false)
+	return out, err
+}
+
+// MessagesToAAPWithIDs is MessagesToAAP that also gives, for each AAP
+// message it returns, the AG-UI id that message came from: its own; for an
+// assistant message holding folded reasoning the assistant's; for
+// reasoning that no assistant message follows (it becomes an assistant
+// message of thinking alone) the first reasoning message's.
+func MessagesToAAPWithIDs(msgs []types.Message) ([]aap.Message, []string, error) {
+	return messagesToAAP(msgs, true)
+}
+
+func messagesToAAP(msgs []types.Message, withIDs bool) ([]aap.Message, []string, error) {
 	out := make([]aap.Message, 0, len(msgs))
+	var ids []string
+	if withIDs {
+		ids = make([]string, 0, len(msgs))
+	}
 	var thinking []aap.ContentBlock
+	thinkingID := "" // the id of the first reasoning message in thinking
 	flushThinking := func() {
 		if len(thinking) > 0 {
 			out = append(out, &aap.AssistantMessage{Content: aap.BlockContent(thinking...)})
+			if withIDs {
+				ids = append(ids, thinkingID)
+			}
 			thinking = nil
 		}
 	}
@@ -224,7 +246,10 @@ func MessagesToAAP(msgs []types.Message) ([]aap.Message, error) {
 		if m.Role == types.RoleReasoning {
 			s, err := stringContent(m.Content)
 			if err != nil {
-				return nil, fail(err)
+				return nil, nil, fail(err)
+			}
+			if len(thinking) == 0 {
+				thinkingID = m.ID
 			}
 			thinking = append(thinking, &aap.ThinkingBlock{Thinking: s})
 			continue
@@ -235,41 +260,44 @@ func MessagesToAAP(msgs []types.Message) ([]aap.Message, error) {
 		if m.Role != types.RoleAssistant {
 			flushThinking()
 		}
+		if withIDs {
+			ids = append(ids, m.ID)
+		}
 		switch m.Role {
 		case types.RoleSystem, types.RoleDeveloper:
 			s, err := stringContent(m.Content)
 			if err != nil {
-				return nil, fail(err)
+				return nil, nil, fail(err)
 			}
 			out = append(out, &aap.SystemMessage{Content: s})
 		case types.RoleUser:
 			c, err := userContentToAAP(m.Content)
 			if err != nil {
-				return nil, fail(err)
+				return nil, nil, fail(err)
 			}
 			out = append(out, &aap.UserMessage{Content: c})
 		case types.RoleAssistant:
 			a, err := assistantToAAP(m, thinking)
 			if err != nil {
-				return nil, fail(err)
+				return nil, nil, fail(err)
 			}
 			thinking = nil
 			out = append(out, a)
 		case types.RoleTool:
 			if m.ToolCallID == "" {
-				return nil, fail(errors.New("tool message without toolCallId"))
+				return nil, nil, fail(errors.New("tool message without toolCallId"))
 			}
 			c, err := toolContentToAAP(m.Content, m.Error)
 			if err != nil {
-				return nil, fail(err)
+				return nil, nil, fail(err)
 			}
 			out = append(out, &aap.ToolMessage{ToolCallID: m.ToolCallID, Content: c})
 		default:
-			return nil, fail(fmt.Errorf("unknown role %q", m.Role))
+			return nil, nil, fail(fmt.Errorf("unknown role %q", m.Role))
 		}
 	}
 	flushThinking()
-	return out, nil
+	return out, ids, nil
 }
 
 // toolText folds an AG-UI tool error into the AAP content, which has no

@@ -850,3 +850,46 @@ func TestToolsToAAPRejectsInvalidRawParameters(t *testing.T) {
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "broken")
 }
+
+// MessagesToAAPWithIDs gives each AAP message the AG-UI id it came from,
+// by the rules MessagesToAAP folds messages with.
+func TestMessagesToAAPWithIDs(t *testing.T) {
+	tests := []struct {
+		name string
+		in   []types.Message
+		want []string
+	}{
+		{"one each", []types.Message{
+			{ID: "s", Role: types.RoleSystem, Content: "be brief"},
+			{ID: "u", Role: types.RoleUser, Content: "hi"},
+			{ID: "a", Role: types.RoleAssistant, Content: "hello"},
+		}, []string{"s", "u", "a"}},
+		{"reasoning folds into the assistant after it", []types.Message{
+			{ID: "u", Role: types.RoleUser, Content: "hi"},
+			{ID: "r1", Role: types.RoleReasoning, Content: "hm"},
+			{ID: "act", Role: types.RoleActivity},
+			{ID: "r2", Role: types.RoleReasoning, Content: "so"},
+			{ID: "a", Role: types.RoleAssistant, Content: "hello"},
+		}, []string{"u", "a"}},
+		{"reasoning with no assistant after it keeps its first id", []types.Message{
+			{ID: "r1", Role: types.RoleReasoning, Content: "hm"},
+			{ID: "r2", Role: types.RoleReasoning, Content: "so"},
+			{ID: "u", Role: types.RoleUser, Content: "hi"},
+			{ID: "r3", Role: types.RoleReasoning, Content: "end"},
+		}, []string{"r1", "u", "r3"}},
+		{"activity is skipped", []types.Message{
+			{ID: "act", Role: types.RoleActivity},
+			{ID: "tool", Role: types.RoleTool, ToolCallID: "c1", Content: "42"},
+		}, []string{"tool"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			want, err := translate.MessagesToAAP(tt.in)
+			require.NoError(t, err)
+			got, ids, err := translate.MessagesToAAPWithIDs(tt.in)
+			require.NoError(t, err)
+			assert.Equal(t, want, got)
+			assert.Equal(t, tt.want, ids)
+		})
+	}
+}

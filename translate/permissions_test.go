@@ -579,3 +579,39 @@ func TestTurnToAGUIDenialOfEveryApprovalShape(t *testing.T) {
 	assert.False(t, translate.AsksApproval(types.Interrupt{ID: "i", Reason: "input_required", ResponseSchema: map[string]any{"type": "string"}}))
 	assert.False(t, translate.AsksApproval(types.Interrupt{ID: "i", Reason: "confirmation"}))
 }
+
+// TurnInput.IDs gives each message of the turn the AG-UI id its history
+// entry goes under: the id of its AG-UI message, the result id of an
+// interrupt's answer, none for a tool_permission.
+func TestTurnToAGUIIDs(t *testing.T) {
+	open := []types.Interrupt{
+		{ID: "int-c1", ToolCallID: "c1", Reason: translate.InterruptReasonToolCall},
+		{ID: "lg-int-2", Reason: "input_required"},
+	}
+	got, err := translate.TurnToAGUI([]aap.Message{
+		&aap.ToolPermissionMessage{ToolCallID: "c1", Granted: true},
+		&aap.ToolMessage{ToolCallID: "lg-int-2", Content: aap.TextContent("Paris")},
+		&aap.ToolMessage{ToolCallID: "c9", Content: aap.TextContent("42")},
+	}, open, translate.SequentialIDs("in-"))
+	require.NoError(t, err)
+	assert.Equal(t, []string{"", "result-lg-int-2", "in-1"}, got.IDs)
+	require.Len(t, got.Messages, 1)
+	assert.Equal(t, "in-1", got.Messages[0].ID)
+}
+
+// InterruptFor prefers the interrupt bound to the call over one whose id
+// the toolCallId is.
+func TestInterruptFor(t *testing.T) {
+	open := []types.Interrupt{
+		{ID: "x", Reason: "input_required"},
+		{ID: "int-x", ToolCallID: "x", Reason: translate.InterruptReasonToolCall},
+	}
+	in, ok := translate.InterruptFor(open, "x")
+	require.True(t, ok)
+	assert.Equal(t, "int-x", in.ID)
+	in, ok = translate.InterruptFor(open[:1], "x")
+	require.True(t, ok)
+	assert.Equal(t, "x", in.ID)
+	_, ok = translate.InterruptFor(open, "y")
+	assert.False(t, ok)
+}

@@ -15,12 +15,18 @@ import (
 type TurnInput struct {
 	Messages []types.Message     `json:"messages"`
 	Resume   []types.ResumeEntry `json:"resume,omitempty"`
+	// IDs holds, for each AAP message of the turn, the AG-UI id its
+	// history entry goes under: the id its AG-UI message got, or for a
+	// tool result that answers an interrupt (a resume entry, not a
+	// message) ident.ToolResultMessage of its call; "" for a tool_permission,
+	// which is no history message.
+	IDs []string `json:"-"`
 }
 
-// findInterrupt finds the open interrupt a toolCallId answers: the one
-// bound to that tool call, or (for InterruptToolName calls) the one whose
-// id it is.
-func findInterrupt(open []types.Interrupt, toolCallID string) (types.Interrupt, bool) {
+// InterruptFor finds the open interrupt a toolCallId answers: the one
+// bound to that tool call (reason InterruptReasonToolCall), else (for
+// InterruptToolName calls) the one whose id it is.
+func InterruptFor(open []types.Interrupt, toolCallID string) (types.Interrupt, bool) {
 	for _, in := range open {
 		if in.ToolCallID == toolCallID && in.Reason == InterruptReasonToolCall {
 			return in, true
@@ -53,13 +59,13 @@ func findInterrupt(open []types.Interrupt, toolCallID string) (types.Interrupt, 
 // not nil) is an error.
 func TurnToAGUI(msgs []aap.Message, open []types.Interrupt, newID func() string) (TurnInput, error) {
 	newID = orRandom(newID, "msg-")
-	in := TurnInput{Messages: []types.Message{}}
+	in := TurnInput{Messages: []types.Message{}, IDs: make([]string, len(msgs))}
 	for i, m := range msgs {
 		switch m := m.(type) {
 		case *aap.ToolPermissionMessage:
 			id := ident.Interrupt(m.ToolCallID)
 			if open != nil {
-				it, ok := findInterrupt(open, m.ToolCallID)
+				it, ok := InterruptFor(open, m.ToolCallID)
 				if !ok {
 					return TurnInput{}, &MessageError{Index: i, Reason: fmt.Sprintf("tool_permission for %q: no call is waiting for permission under that id", m.ToolCallID)}
 				}
@@ -79,15 +85,17 @@ func TurnToAGUI(msgs []aap.Message, open []types.Interrupt, newID func() string)
 			in.Resume = append(in.Resume, ResumeFromPermission(m, id))
 		default:
 			if tm, ok := m.(*aap.ToolMessage); ok {
-				if it, ok := findInterrupt(open, tm.ToolCallID); ok && it.ID == tm.ToolCallID {
+				if it, ok := InterruptFor(open, tm.ToolCallID); ok && it.ID == tm.ToolCallID {
 					in.Resume = append(in.Resume, types.ResumeEntry{
 						InterruptID: it.ID, Status: types.ResumeStatusResolved, Payload: payloadFromContent(tm.Content),
 					})
+					in.IDs[i] = ident.ToolResultMessage(tm.ToolCallID)
 					continue
 				}
 			}
 			var err error
-			if in.Messages, err = AppendMessageToAGUI(in.Messages, m, newID()); err != nil {
+			in.IDs[i] = newID()
+			if in.Messages, err = AppendMessageToAGUI(in.Messages, m, in.IDs[i]); err != nil {
 				if me, ok := err.(*MessageError); ok {
 					me.Index = i
 				}

@@ -46,29 +46,23 @@ func (l *Limits) check() error {
 
 func newLimits(l Limits) *limit.Keys { return limit.New(l.RequestsPerSecond, l.Burst, l.TurnsPerKey) }
 
-// allow takes one of owner's requests (Limits.RequestsPerSecond); it
-// answers 429 itself and returns false when none is left.
-func (s *Server) allow(c *gin.Context, owner string) bool {
-	ok, wait := s.limits.Allow(owner)
-	if !ok {
-		web.TooMany(c, "too_many_requests", fmt.Sprintf("this key is over its limit of %g requests a second", s.cfg.Limits.RequestsPerSecond), wait)
+// allow takes one of owner's requests (Limits.RequestsPerSecond); the
+// error, when none is left, is a 429 with Retry-After.
+func (s *Server) allow(owner string) error {
+	if ok, wait := s.limits.Allow(owner); !ok {
+		return web.Throttled("too_many_requests", fmt.Sprintf("this key is over its limit of %g requests a second", s.cfg.Limits.RequestsPerSecond), wait)
 	}
-	return ok
+	return nil
 }
 
 // turnPlace holds one of the caller's turn places (Limits.TurnsPerKey)
-// for the rest of the request, or answers 429.
-func (s *Server) turnPlace(c *gin.Context) {
+// for the rest of the request, or fails with a 429.
+func (s *Server) turnPlace(c *gin.Context) error {
 	release, ok := s.limits.Acquire(owner(c))
 	if !ok {
-		web.TooMany(c, "too_many_turns", fmt.Sprintf("this key already runs %d turns at once, its limit; retry once one has ended", s.limits.Turns()), turnRetry)
-		return
+		return web.Throttled("too_many_turns", fmt.Sprintf("this key already runs %d turns at once, its limit; retry once one has ended", s.limits.Turns()), turnRetry)
 	}
 	defer release()
 	c.Next()
-}
-
-// tooManySessions answers a session the store refused (store.ErrLimit).
-func (s *Server) tooManySessions(c *gin.Context) {
-	web.TooMany(c, "too_many_sessions", fmt.Sprintf("this key holds %d sessions, its limit; delete one to create another", s.cfg.Limits.SessionsPerKey), sessionRetry)
+	return nil
 }

@@ -3,12 +3,10 @@ package aap2agui
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"net/http"
 	"slices"
-	"strconv"
 	"strings"
 	"sync/atomic"
 
@@ -62,9 +60,9 @@ func New(cfg Config) (*Server, error) {
 		guards = append(guards, web.HostAllow(cfg.AllowedHosts))
 	}
 	e := web.NewEngine(cfg.Logger, cfg.MaxBody, outer, guards...)
-	e.GET("/readyz", s.ready)
+	e.GET("/readyz", s.handle(s.ready))
 	if !cfg.SeparateMetrics {
-		e.GET("/metrics", s.auth, gin.WrapH(m.Handler()))
+		e.GET("/metrics", s.handle(s.auth), gin.WrapH(m.Handler()))
 	}
 
 	mounts, err := cfg.mounts()
@@ -90,28 +88,29 @@ func (s *Server) route(e *gin.Engine, m Mount) (err error) {
 		}
 	}()
 	g := e.Group(strings.TrimSuffix(m.Path, "/"))
+	auth, id, place := s.handle(s.auth), s.handle(checkSessionID), s.handle(s.turnPlace)
 	if s.cfg.PublicMeta {
 		g.GET("/meta", s.meta(m.Version))
 	} else {
-		g.GET("/meta", s.auth, s.meta(m.Version))
+		g.GET("/meta", auth, s.meta(m.Version))
 	}
 	if m.Version == aap.Version3 {
-		g.GET("/sessions", s.auth, s.listSessions(m.Version))
-		g.POST("/sessions", s.auth, web.JSONBody, s.createSession)
-		g.GET("/sessions/:id", s.auth, checkSessionID, s.getSession(m.Version))
-		g.DELETE("/sessions/:id", s.auth, checkSessionID, s.deleteSession)
-		g.GET("/sessions/:id/history", s.auth, checkSessionID, s.history)
-		g.POST("/sessions/:id/turns", s.auth, checkSessionID, s.turnPlace, web.JSONBody, s.turn)
+		g.GET("/sessions", auth, s.handle(s.listSessions(m.Version)))
+		g.POST("/sessions", auth, web.JSONBody, s.handle(s.createSession))
+		g.GET("/sessions/:id", auth, id, s.handle(s.getSession(m.Version)))
+		g.DELETE("/sessions/:id", auth, id, s.handle(s.deleteSession))
+		g.GET("/sessions/:id/history", auth, id, s.handle(s.history))
+		g.POST("/sessions/:id/turns", auth, id, place, web.JSONBody, s.handle(s.turnV3))
 		return nil
 	}
 	// Versions 1 and 2: singular routes, PUT /session runs the first turn.
-	g.GET("/sessions", s.auth, s.listSessions(m.Version))
-	g.PUT("/session", s.auth, s.turnPlace, web.JSONBody, s.putSession)
-	g.GET("/session/:id", s.auth, checkSessionID, s.getSession(m.Version))
-	g.DELETE("/session/:id", s.auth, checkSessionID, s.deleteSession)
-	g.POST("/session/:id", s.auth, checkSessionID, s.turnPlace, web.JSONBody, s.turnV1)
+	g.GET("/sessions", auth, s.handle(s.listSessions(m.Version)))
+	g.PUT("/session", auth, place, web.JSONBody, s.handle(s.putSession))
+	g.GET("/session/:id", auth, id, s.handle(s.getSession(m.Version)))
+	g.DELETE("/session/:id", auth, id, s.handle(s.deleteSession))
+	g.POST("/session/:id", auth, id, place, web.JSONBody, s.handle(s.turnV1))
 	if m.Version == aap.Version2 {
-		g.GET("/session/:id/history", s.auth, checkSessionID, s.history)
+		g.GET("/session/:id/history", auth, id, s.handle(s.history))
 	}
 	return nil
 }
@@ -126,30 +125,29 @@ func (s *Server) MetricsHandler() http.Handler { return s.metrics.Handler() }
 
 const ownerKey = "owner"
 
-func (s *Server) auth(c *gin.Context) {
+func (s *Server) auth(c *gin.Context) error {
 	owner, err := s.keys.Owner(c.Request)
 	if err != nil {
-		c.Header("WWW-Authenticate", `Bearer realm="aap"`)
-		web.Error(c, http.StatusUnauthorized, "unauthorized", "a valid API key is required: Authorization: Bearer <key>")
-		return
+		return errUnauthorized
 	}
-	if !s.allow(c, owner) {
-		return
+	if err := s.allow(owner); err != nil {
+		return err
 	}
 	c.Set(ownerKey, owner)
+	return nil
 }
 
 func owner(c *gin.Context) string { return c.GetString(ownerKey) }
 
-func (s *Server) ready(c *gin.Context) {
+func (s *Server) ready(c *gin.Context) error {
 	ctx, cancel := context.WithTimeout(c.Request.Context(), 2e9)
 	defer cancel()
 	if err := s.cfg.Store.Ping(ctx); err != nil {
 		web.Logger(c).Warn().Err(err).Msg("store not ready")
-		web.Error(c, http.StatusServiceUnavailable, "not_ready", "the store is not reachable")
-		return
+		return errNotReady
 	}
 	c.String(http.StatusOK, "ok\n")
+	return nil
 }
 
 // meta answers GET /meta in the given version: its own number, and tool
@@ -163,27 +161,23 @@ func (s *Server) meta(version int) gin.HandlerFunc {
 	return func(c *gin.Context) { web.JSON(c, http.StatusOK, body) }
 }
 
-// readBody reads the (size-limited) body and decodes it into v, answering
-// 400/413 itself; it reports whether the handler may go on.
-func readBody(c *gin.Context, v json.Unmarshaler) bool {
+// readBody reads the (size-limited) body and decodes it into v; the error
+// is a *web.Failure (400, 408 or 413).
+func readBody(c *gin.Context, v json.Unmarshaler) error {
 	data, err := io.ReadAll(c.Request.Body)
 	if err != nil {
-		web.ReadError(c, err)
-		return false
+		return web.BodyFailure(err)
 	}
 	if len(strings.TrimSpace(string(data))) == 0 {
-		web.Error(c, http.StatusBadRequest, "invalid_body", "the request body is empty; send a JSON object")
-		return false
+		return invalid("invalid_body", "the request body is empty; send a JSON object")
 	}
 	if !json.Valid(data) {
-		web.Error(c, http.StatusBadRequest, "invalid_json", "the request body is not valid JSON")
-		return false
+		return invalid("invalid_json", "the request body is not valid JSON")
 	}
 	if err := v.UnmarshalJSON(data); err != nil {
-		web.Error(c, http.StatusBadRequest, "invalid_request", strings.TrimPrefix(err.Error(), "aap: "))
-		return false
+		return invalid("invalid_request", strings.TrimPrefix(err.Error(), "aap: "))
 	}
-	return true
+	return nil
 }
 
 // checkAgent validates server tool references, options and client tools
@@ -232,33 +226,30 @@ func (s *Server) ownTool(name string) bool {
 	return false
 }
 
-func (s *Server) createSession(c *gin.Context) {
+func (s *Server) createSession(c *gin.Context) error {
 	var req aap.PostSessionsRequest
-	if !readBody(c, &req) {
-		return
+	if err := readBody(c, &req); err != nil {
+		return err
 	}
-	sess, ok := s.newSession(c, &req, nil)
-	if !ok {
-		return
+	sess, err := s.newSession(c, &req, nil)
+	if err != nil {
+		return err
 	}
 	web.JSON(c, http.StatusCreated, aap.PostSessionsResponse{SessionID: sess.ID})
+	return nil
 }
 
 // newSession checks a new session's agent, tools and seed history, and
-// the messages of its first turn (PUT /session), then stores it. It
-// answers the client itself and returns false when it cannot.
-func (s *Server) newSession(c *gin.Context, req *aap.PostSessionsRequest, first []aap.Message) (*store.Session, bool) {
+// the messages of its first turn (PUT /session), then stores it.
+func (s *Server) newSession(c *gin.Context, req *aap.PostSessionsRequest, first []aap.Message) (*store.Session, error) {
 	if req.Agent.Name != s.cfg.Agent.Name {
-		web.Error(c, http.StatusNotFound, "unknown_agent", fmt.Sprintf("agent %q is not served here (the agent is %q)", req.Agent.Name, s.cfg.Agent.Name))
-		return nil, false
+		return nil, web.Fail(web.KindNotFound, "unknown_agent", fmt.Sprintf("agent %q is not served here (the agent is %q)", req.Agent.Name, s.cfg.Agent.Name))
 	}
 	if err := s.checkAgent(&req.Agent, req.Tools); err != nil {
-		web.Error(c, http.StatusBadRequest, "invalid_request", err.Error())
-		return nil, false
+		return nil, invalid("invalid_request", err.Error())
 	}
 	if err := checkSeed(req.Messages); err != nil {
-		web.Error(c, http.StatusBadRequest, "invalid_request", err.Error())
-		return nil, false
+		return nil, invalid("invalid_request", err.Error())
 	}
 	seed := make([]store.Entry, len(req.Messages))
 	for i, m := range append(req.Messages[:len(req.Messages):len(req.Messages)], first...) {
@@ -267,8 +258,7 @@ func (s *Server) newSession(c *gin.Context, req *aap.PostSessionsRequest, first 
 			seed[i] = store.Entry{Message: m, AGUIID: id}
 		}
 		if _, err := translate.AppendMessageToAGUI(nil, m, id); err != nil {
-			web.Error(c, http.StatusBadRequest, "invalid_request", fmt.Sprintf("messages[%d]: %v", i, err))
-			return nil, false
+			return nil, invalid("invalid_request", fmt.Sprintf("messages[%d]: %v", i, err))
 		}
 	}
 	sess := &store.Session{
@@ -285,15 +275,10 @@ func (s *Server) newSession(c *gin.Context, req *aap.PostSessionsRequest, first 
 		}
 	}
 	if err := s.cfg.Store.CreateSessionWithin(c.Request.Context(), sess, seed, s.cfg.Limits.SessionsPerKey); err != nil {
-		if errors.Is(err, store.ErrLimit) {
-			s.tooManySessions(c)
-		} else {
-			s.storeError(c, err)
-		}
-		return nil, false
+		return nil, err // store.ErrLimit: too_many_sessions (failure)
 	}
 	s.metrics.InterruptsChanged(len(sess.Interrupts))
-	return sess, true
+	return sess, nil
 }
 
 // seedCall finds a tool call in the seed history.
@@ -329,90 +314,62 @@ func (s *Server) info(sess *store.Session) aap.SessionInfo {
 // getSession answers GET /sessions/:id (version 3) or GET /session/:id
 // (versions 1 and 2, tool specs with inputSchema; version 1 adds the
 // history ?history= asks for, when the agent serves that type).
-func (s *Server) getSession(version int) gin.HandlerFunc {
-	return func(c *gin.Context) {
+func (s *Server) getSession(version int) func(c *gin.Context) error {
+	return func(c *gin.Context) error {
 		var ht aap.HistoryType
 		if h, asked := c.GetQuery("history"); asked && version == aap.Version1 {
 			if ht = aap.HistoryType(h); ht != aap.HistoryFull && ht != aap.HistoryCompacted {
-				web.Error(c, http.StatusBadRequest, "invalid_request", fmt.Sprintf("unknown history type %q (want full or compacted)", h))
-				return
+				return invalid("invalid_request", fmt.Sprintf("unknown history type %q (want full or compacted)", h))
 			}
 		}
-		sess, ok := s.loadSession(c)
-		if !ok {
-			return
+		sess, err := s.loadSession(c)
+		if err != nil {
+			return err
 		}
 		info := s.info(sess)
 		if version == aap.Version3 {
 			web.JSON(c, http.StatusOK, info)
-			return
+			return nil
 		}
 		resp := info.V1()
 		// Version 1 leaves out a history type the agent does not declare.
 		if ht != "" && s.cfg.Agent.Capabilities.SupportsHistory(ht) {
-			if resp.History, ok = s.historyOf(c, sess, ht); !ok {
-				return
+			if resp.History, err = s.historyOf(c, sess, ht); err != nil {
+				return err
 			}
 		}
 		web.JSON(c, http.StatusOK, resp)
+		return nil
 	}
 }
 
-func (s *Server) loadSession(c *gin.Context) (*store.Session, bool) {
-	return s.loadSessionID(c, c.Param("id"))
+// loadSession reads the caller's session named in the path.
+func (s *Server) loadSession(c *gin.Context) (*store.Session, error) {
+	return s.cfg.Store.GetSession(c.Request.Context(), owner(c), c.Param("id"))
 }
 
-// loadSessionID reads the caller's session with the given id; it answers
-// the client itself and returns false when it cannot.
-func (s *Server) loadSessionID(c *gin.Context, id string) (*store.Session, bool) {
-	sess, err := s.cfg.Store.GetSession(c.Request.Context(), owner(c), id)
-	if err != nil {
-		s.storeError(c, err)
-		return nil, false
-	}
-	return sess, true
-}
-
-func (s *Server) storeError(c *gin.Context, err error) {
-	if errors.Is(err, store.ErrNotFound) {
-		msg := "no session with id " + strconv.Quote(c.Param("id"))
-		if c.Param("id") == "" {
-			// PUT /session (versions 1 and 2), whose path holds no id:
-			// the session it made was deleted while the turn started.
-			// An empty id in a path is refused before (checkSessionID).
-			msg = "the session no longer exists"
-		}
-		web.Error(c, http.StatusNotFound, "session_not_found", msg)
-		return
-	}
-	web.FailureLog(c, web.Logger(c)).Err(err).Msg("store")
-	web.Error(c, http.StatusInternalServerError, "store_error", "the session store failed")
-}
-
-func (s *Server) deleteSession(c *gin.Context) {
+func (s *Server) deleteSession(c *gin.Context) error {
 	if err := s.cfg.Store.DeleteSession(c.Request.Context(), owner(c), c.Param("id")); err != nil {
-		s.storeError(c, err)
-		return
+		return err
 	}
 	c.Status(http.StatusNoContent)
+	return nil
 }
 
 // listSessions answers GET /sessions: session objects (version 3, and 2
 // with tool specs in its shape) or ids (version 1), a page at a time.
-func (s *Server) listSessions(version int) gin.HandlerFunc {
-	return func(c *gin.Context) {
+func (s *Server) listSessions(version int) func(c *gin.Context) error {
+	return func(c *gin.Context) error {
 		var after int64
 		if a := c.Query("after"); a != "" {
 			var ok bool
 			if after, ok = cursor.Parse(a); !ok {
-				web.Error(c, http.StatusBadRequest, "invalid_cursor", "after is not a cursor this server issued")
-				return
+				return invalid("invalid_cursor", "after is not a cursor this server issued")
 			}
 		}
 		list, err := s.cfg.Store.ListSessions(c.Request.Context(), owner(c), after, s.cfg.PageSize+1)
 		if err != nil {
-			s.storeError(c, err)
-			return
+			return err
 		}
 		next := ""
 		if len(list) > s.cfg.PageSize {
@@ -440,41 +397,39 @@ func (s *Server) listSessions(version int) gin.HandlerFunc {
 			}
 			web.JSON(c, http.StatusOK, resp)
 		}
+		return nil
 	}
 }
 
-func (s *Server) history(c *gin.Context) {
+func (s *Server) history(c *gin.Context) error {
 	t, present := c.GetQuery("type")
 	if !present || t == "" {
-		web.Error(c, http.StatusBadRequest, "invalid_request", "the type query parameter is required: full or compacted")
-		return
+		return invalid("invalid_request", "the type query parameter is required: full or compacted")
 	}
 	ht := aap.HistoryType(t)
 	if ht != aap.HistoryFull && ht != aap.HistoryCompacted {
-		web.Error(c, http.StatusBadRequest, "invalid_request", fmt.Sprintf("unknown history type %q (want full or compacted)", t))
-		return
+		return invalid("invalid_request", fmt.Sprintf("unknown history type %q (want full or compacted)", t))
 	}
-	sess, ok := s.loadSession(c)
-	if !ok {
-		return
+	sess, err := s.loadSession(c)
+	if err != nil {
+		return err
 	}
 	if !s.cfg.Agent.Capabilities.SupportsHistory(ht) {
-		web.Error(c, http.StatusNotFound, "history_type_not_supported", fmt.Sprintf("agent %q does not serve %s history", s.cfg.Agent.Name, ht))
-		return
+		return web.Fail(web.KindNotFound, "history_type_not_supported", fmt.Sprintf("agent %q does not serve %s history", s.cfg.Agent.Name, ht))
 	}
-	hist, ok := s.historyOf(c, sess, ht)
-	if ok {
-		web.JSON(c, http.StatusOK, aap.GetSessionHistoryResponse{History: *hist})
+	hist, err := s.historyOf(c, sess, ht)
+	if err != nil {
+		return err
 	}
+	web.JSON(c, http.StatusOK, aap.GetSessionHistoryResponse{History: *hist})
+	return nil
 }
 
-// historyOf reads the session's history as the given type; it answers the
-// client itself and returns false when the store fails.
-func (s *Server) historyOf(c *gin.Context, sess *store.Session, ht aap.HistoryType) (*aap.SessionHistory, bool) {
+// historyOf reads the session's history as the given type.
+func (s *Server) historyOf(c *gin.Context, sess *store.Session, ht aap.HistoryType) (*aap.SessionHistory, error) {
 	entries, err := s.cfg.Store.History(c.Request.Context(), sess.ID)
 	if err != nil {
-		s.storeError(c, err)
-		return nil, false
+		return nil, err
 	}
 	msgs := make([]aap.Message, len(entries))
 	for i, e := range entries {
@@ -488,5 +443,5 @@ func (s *Server) historyOf(c *gin.Context, sess *store.Session, ht aap.HistoryTy
 	} else {
 		h.Compacted = msgs
 	}
-	return &h, true
+	return &h, nil
 }

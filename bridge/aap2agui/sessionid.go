@@ -1,12 +1,9 @@
 package aap2agui
 
 import (
-	"net/http"
 	"strconv"
 
 	"github.com/gin-gonic/gin"
-
-	"github.com/aapagui/aapagui/bridge/internal/web"
 )
 
 // maxSessionIDLen is the longest session id a path may hold.
@@ -20,19 +17,19 @@ const sessionIDRule = "a session id is 1 to 128 letters, digits, '_', '-' or '.'
 // request whose :id is empty (a client that lost the id it was given:
 // /sessions//turns) or cannot be a session id, rather than a 404 that
 // would say the session no longer exists.
-func checkSessionID(c *gin.Context) {
+func checkSessionID(c *gin.Context) error {
 	id := c.Param("id")
 	if id == "" {
-		web.Error(c, http.StatusBadRequest, "invalid_session_id", "the session id in the path is empty: "+sessionIDRule)
-		return
+		return invalid("invalid_session_id", "the session id in the path is empty: "+sessionIDRule)
 	}
 	if !validSessionID(id) {
 		shown := id
 		if len(shown) > 40 {
 			shown = shown[:40] + "…"
 		}
-		web.Error(c, http.StatusBadRequest, "invalid_session_id", "the session id "+strconv.Quote(shown)+" is malformed: "+sessionIDRule)
+		return invalid("invalid_session_id", "the session id "+strconv.Quote(shown)+" is malformed: "+sessionIDRule)
 	}
+	return nil
 }
 
 func validSessionID(id string) bool {

@@ -19,10 +19,10 @@ import (
 
 // upstreamError is a failure of the upstream call before its stream began.
 type upstreamError struct {
-	status  int    // the status to answer: 502 or 504
-	code    string // stable error code
-	message string // safe for the client
-	detail  error  // for the log only
+	kind    web.Kind // web.KindUpstream (502) or web.KindUpstreamTimeout (504)
+	code    string   // stable error code
+	message string   // safe for the client
+	detail  error    // for the log only
 }
 
 // Error describes the failure.
@@ -39,11 +39,11 @@ func (s *Server) post(ctx context.Context, in *types.RunAgentInput, calls map[st
 		data, err = translate.PatchToolCallValues(data, calls)
 	}
 	if err != nil {
-		return nil, &upstreamError{http.StatusBadGateway, "upstream_request", "could not encode the run for the agent", err}
+		return nil, &upstreamError{web.KindUpstream, "upstream_request", "could not encode the run for the agent", err}
 	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, s.cfg.Upstream, nil)
 	if err != nil {
-		return nil, &upstreamError{http.StatusBadGateway, "upstream_request", "could not build the request to the agent", err}
+		return nil, &upstreamError{web.KindUpstream, "upstream_request", "could not build the request to the agent", err}
 	}
 	// The run holds the whole conversation: its bytes go once the answer
 	// has begun, not when the stream ends.
@@ -68,25 +68,25 @@ func (s *Server) post(ctx context.Context, in *types.RunAgentInput, calls map[st
 		}
 		cancel(nil)
 		if errors.Is(err, web.ErrConnectTimeout) {
-			return nil, &upstreamError{http.StatusGatewayTimeout, "upstream_timeout", fmt.Sprintf("the agent did not answer within %s", s.cfg.ConnectTimeout), err}
+			return nil, &upstreamError{web.KindUpstreamTimeout, "upstream_timeout", fmt.Sprintf("the agent did not answer within %s", s.cfg.ConnectTimeout), err}
 		}
 		var netErr net.Error
 		if errors.As(err, &netErr) && netErr.Timeout() {
-			return nil, &upstreamError{http.StatusGatewayTimeout, "upstream_timeout", "the agent did not answer in time", err}
+			return nil, &upstreamError{web.KindUpstreamTimeout, "upstream_timeout", "the agent did not answer in time", err}
 		}
-		return nil, &upstreamError{http.StatusBadGateway, "upstream_unreachable", "the agent could not be reached", err}
+		return nil, &upstreamError{web.KindUpstream, "upstream_unreachable", "the agent could not be reached", err}
 	}
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		snippet, _ := io.ReadAll(io.LimitReader(resp.Body, 4<<10))
 		resp.Body.Close()
 		cancel(nil)
-		return nil, &upstreamError{http.StatusBadGateway, "upstream_error", fmt.Sprintf("the agent answered HTTP %d", resp.StatusCode),
+		return nil, &upstreamError{web.KindUpstream, "upstream_error", fmt.Sprintf("the agent answered HTTP %d", resp.StatusCode),
 			fmt.Errorf("HTTP %d: %q", resp.StatusCode, snippet)}
 	}
 	if mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type")); mt != "text/event-stream" {
 		resp.Body.Close()
 		cancel(nil)
-		return nil, &upstreamError{http.StatusBadGateway, "upstream_not_sse", "the agent did not answer with an event stream", fmt.Errorf("content type %q", resp.Header.Get("Content-Type"))}
+		return nil, &upstreamError{web.KindUpstream, "upstream_not_sse", "the agent did not answer with an event stream", fmt.Errorf("content type %q", resp.Header.Get("Content-Type"))}
 	}
 	return &upstreamBody{IdleBody: web.IdleTimeout(resp.Body, s.cfg.IdleTimeout, cancel), cancel: func() { cancel(nil) }}, nil
 }

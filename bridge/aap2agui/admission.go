@@ -1,0 +1,336 @@
+package aap2agui
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"github.com/ag-ui-protocol/ag-ui/sdks/community/go/pkg/core/types"
+
+	"github.com/aapagui/aapagui/aap"
+	"github.com/aapagui/aapagui/internal/ident"
+	"github.com/aapagui/aapagui/store"
+	"github.com/aapagui/aapagui/translate"
+)
+
+// Texts stored for tool calls that a new user message leaves unanswered,
+// so that the history handed to the agent stays valid (every call has a
+// result).
+const unansweredCall = "Tool call was not answered: the user sent a new message instead."
+
+// pending describes what the session is waiting for before the next turn.
+type pending struct {
+	calls      map[string]string // toolCallId → tool name: calls without a result
+	order      []string          // their ids, in order
+	interrupts []types.Interrupt // open interrupts
+	// own reports a tool the agent runs on its own (Config.OwnTools): the
+	// application is not asked for its calls' results.
+	own func(name string) bool
+}
+
+// pendingState finds the tool calls since the last user message that have
+// no tool result yet.
+func pendingState(sess *store.Session, hist []store.Entry) pending {
+	p := pending{calls: map[string]string{}, interrupts: sess.Interrupts}
+	for _, e := range hist {
+		switch m := e.Message.(type) {
+		case *aap.UserMessage:
+			p.calls, p.order = map[string]string{}, nil
+		case *aap.AssistantMessage:
+			for _, b := range m.Content.Blocks {
+				if tu, ok := b.(*aap.ToolUseBlock); ok {
+					p.calls[tu.ToolCallID] = tu.Name
+					p.order = append(p.order, tu.ToolCallID)
+				}
+			}
+		case *aap.ToolMessage:
+			delete(p.calls, m.ToolCallID)
+		}
+	}
+	var order []string
+	for _, id := range p.order {
+		if _, ok := p.calls[id]; ok {
+			order = append(order, id)
+		}
+	}
+	p.order = order
+	return p
+}
+
+// checkTurn validates the turn's messages against what the session is
+// waiting for and returns the messages to store before the run (tool
+// results, and the closing results a new user message implies) and the
+// resume entries for cancelled interrupts.
+func checkTurn(p pending, msgs []aap.Message) (closing []aap.Message, cancelled []types.ResumeEntry, err error) {
+	if u, ok := msgs[0].(*aap.UserMessage); ok && u != nil {
+		// A new user message closes whatever is still open.
+		for _, id := range p.order {
+			closing = append(closing, &aap.ToolMessage{ToolCallID: id, Content: aap.TextContent(unansweredCall)})
+		}
+		for _, in := range p.interrupts {
+			cancelled = append(cancelled, types.ResumeEntry{InterruptID: in.ID, Status: types.ResumeStatusCancelled})
+		}
+		return closing, cancelled, nil
+	}
+	answered := map[string]bool{}
+	for i, m := range msgs {
+		switch m := m.(type) {
+		case *aap.ToolMessage:
+			in, waiting := translate.InterruptFor(p.interrupts, m.ToolCallID)
+			switch {
+			case waiting && in.ID != m.ToolCallID:
+				return nil, nil, fmt.Errorf("messages[%d]: tool call %q is waiting for a tool_permission, not a result", i, m.ToolCallID)
+			case !waiting && p.calls[m.ToolCallID] == "":
+				return nil, nil, fmt.Errorf("messages[%d]: no tool call %q is waiting for a result", i, m.ToolCallID)
+			}
+		case *aap.ToolPermissionMessage:
+			if _, waiting := translate.InterruptFor(p.interrupts, m.ToolCallID); !waiting {
+				return nil, nil, fmt.Errorf("messages[%d]: tool call %q is not waiting for permission", i, m.ToolCallID)
+			}
+		}
+		answered[toolCallIDOf(m)] = true
+	}
+	for _, id := range p.order {
+		if !answered[id] {
+			if _, waiting := translate.InterruptFor(p.interrupts, id); waiting {
+				return nil, nil, fmt.Errorf("tool call %q is waiting for a tool_permission: answer every pending call in the same turn", id)
+			}
+			if p.own != nil && p.own(p.calls[id]) {
+				continue // the agent finishes it (an interrupt raised inside the tool, once answered)
+			}
+			return nil, nil, fmt.Errorf("tool call %q is waiting for its result: answer every pending call in the same turn", id)
+		}
+	}
+	for _, in := range p.interrupts {
+		if !answered[in.ToolCallID] && !answered[in.ID] {
+			return nil, nil, fmt.Errorf("interrupt %q is open: answer it (tool_permission for tool call %q) in the same turn", in.ID, in.ToolCallID)
+		}
+	}
+	return nil, nil, nil
+}
+
+func toolCallIDOf(m aap.Message) string {
+	switch m := m.(type) {
+	case *aap.ToolMessage:
+		return m.ToolCallID
+	case *aap.ToolPermissionMessage:
+		return m.ToolCallID
+	}
+	return ""
+}
+
+// mergeAgent applies a turn's overrides to the session: server tools
+// replace, options merge by key, client tools replace.
+func mergeAgent(sess *store.Session, req *aap.PostSessionTurnRequest) {
+	sess.Agent.Override(req.Agent)
+	if req.Tools != nil {
+		sess.Tools = req.Tools
+	}
+}
+
+// admission is what a turn brings to its session, decided before the
+// agent is called.
+type admission struct {
+	hist  []store.Entry // the history, closing results placed in it when moved
+	added []store.Entry // the turn's new entries: closing results (unless moved), then its messages
+	moved bool          // closing results went before later messages: hist is rewritten
+	run   *types.RunAgentInput
+	calls map[string]string // the encrypted values of the run's tool calls (post)
+}
+
+// admit checks a turn against what the session waits for and works out
+// its history entries and its run; the error is a *web.Failure (400).
+func (s *Server) admit(sess *store.Session, hist []store.Entry, req *aap.PostSessionTurnRequest) (*admission, error) {
+	if req.Agent != nil && req.Agent.Name != "" && req.Agent.Name != sess.Agent.Name {
+		return nil, invalid("invalid_request", fmt.Sprintf("agent.name: a session's agent cannot change (it is %q)", sess.Agent.Name))
+	}
+	p := pendingState(sess, hist)
+	p.own = s.ownTool
+	closing, cancelled, err := checkTurn(p, req.Messages)
+	if err != nil {
+		return nil, invalid("invalid_turn", err.Error())
+	}
+	mergeAgent(sess, req)
+
+	// The new history entries: closing results, each right after its
+	// call, then the turn's own messages (tool permissions are answers,
+	// not history).
+	closingEntries := make([]store.Entry, len(closing))
+	for i, m := range closing {
+		closingEntries[i] = store.Entry{Message: m, AGUIID: ident.Random("msg-")}
+	}
+	var added []store.Entry
+	placed, moved := placeResults(hist, closingEntries)
+	if moved {
+		hist = placed
+	} else {
+		added = closingEntries
+	}
+	input, err := translate.TurnToAGUI(req.Messages, nonNil(p.interrupts), func() string { return ident.Random("msg-") })
+	if err != nil {
+		return nil, invalid("invalid_turn", err.Error())
+	}
+	// Each message under the AG-UI id translate gave it (tool permissions,
+	// answers, have none); the answer to an interrupt presented as a tool
+	// call goes in resume, and in history as the call's result.
+	for i, m := range req.Messages {
+		if id := input.IDs[i]; id != "" {
+			added = append(added, store.Entry{Message: m, AGUIID: id})
+		}
+	}
+
+	run, err := s.runInput(sess, append(hist[:len(hist):len(hist)], added...), append(cancelled, input.Resume...))
+	if err != nil {
+		return nil, invalid("invalid_turn", err.Error())
+	}
+	calls := storedToolCallValues(hist, added)
+	return &admission{hist: hist, added: added, moved: moved, run: run, calls: calls}, nil
+}
+
+// permissionsOf returns the tool permissions among a turn's messages.
+func permissionsOf(msgs []aap.Message) []*aap.ToolPermissionMessage {
+	var perms []*aap.ToolPermissionMessage
+	for _, m := range msgs {
+		if pm, ok := m.(*aap.ToolPermissionMessage); ok {
+			perms = append(perms, pm)
+		}
+	}
+	return perms
+}
+
+// historyMessages returns the messages of the entries of hist, then added.
+func historyMessages(hist, added []store.Entry) []aap.Message {
+	out := make([]aap.Message, 0, len(hist)+len(added))
+	for _, e := range hist {
+		out = append(out, e.Message)
+	}
+	for _, e := range added {
+		out = append(out, e.Message)
+	}
+	return out
+}
+
+// placeResults returns hist with each entry of results (tool messages)
+// placed right after the assistant message holding its call, after the
+// tool messages already there; a result whose call is not in hist goes at
+// the end. moved reports that some result went before a later message
+// (otherwise the results are simply appended, in order).
+func placeResults(hist, results []store.Entry) (out []store.Entry, moved bool) {
+	if len(results) == 0 {
+		return hist, false
+	}
+	callAt := map[string]int{} // toolCallId → index of its assistant message
+	for i, e := range hist {
+		if am, ok := e.Message.(*aap.AssistantMessage); ok {
+			for _, b := range am.Content.Blocks {
+				if tu, ok := b.(*aap.ToolUseBlock); ok {
+					callAt[tu.ToolCallID] = i
+				}
+			}
+		}
+	}
+	after := map[int][]store.Entry{} // index of the last entry to go after → results
+	var atEnd []store.Entry
+	for _, r := range results {
+		i, ok := callAt[toolCallIDOf(r.Message)]
+		if !ok {
+			atEnd = append(atEnd, r)
+			continue
+		}
+		for i+1 < len(hist) && hist[i+1].Message.Role() == aap.RoleTool {
+			i++
+		}
+		if i == len(hist)-1 {
+			atEnd = append(atEnd, r)
+			continue
+		}
+		after[i] = append(after[i], r)
+		moved = true
+	}
+	out = make([]store.Entry, 0, len(hist)+len(results))
+	for i, e := range hist {
+		out = append(out, e)
+		out = append(out, after[i]...)
+	}
+	return append(out, atEnd...), moved
+}
+
+func nonNil(in []types.Interrupt) []types.Interrupt {
+	if in == nil {
+		return []types.Interrupt{}
+	}
+	return in
+}
+
+// runInput builds the RunAgentInput of a turn.
+func (s *Server) runInput(sess *store.Session, hist []store.Entry, resume []types.ResumeEntry) (*types.RunAgentInput, error) {
+	msgs := make([]types.Message, 0, len(hist))
+	synthetic := map[string]bool{}
+	for _, e := range hist {
+		m := withoutInterruptCalls(e.Message, synthetic)
+		if m == nil {
+			continue
+		}
+		var err error
+		from := len(msgs)
+		if msgs, err = translate.AppendMessageToAGUI(msgs, m, e.AGUIID); err != nil {
+			return nil, err
+		}
+		msgs = translate.ApplyEncrypted(msgs, from, e.AGUIID, e.AGUI, nil)
+		s.toolResultParts(msgs[from:], m)
+	}
+	tools := translate.ToolsToAGUI(sess.Tools)
+	if tools == nil {
+		tools = []types.Tool{}
+	}
+	var state any = map[string]any{}
+	if len(sess.State) > 0 {
+		state = json.RawMessage(sess.State)
+	}
+	agent := sess.Agent
+	return &types.RunAgentInput{
+		ThreadID:       s.cfg.threadID(sess.ID),
+		RunID:          ident.Random("run-"),
+		State:          state,
+		Messages:       msgs,
+		Tools:          tools,
+		Context:        []types.Context{},
+		ForwardedProps: map[string]any{translate.ForwardedPropsKey: translate.Forwarded{Agent: &agent}},
+		Resume:         resume,
+	}, nil
+}
+
+// withoutInterruptCalls hides from the agent the calls of the reserved
+// interrupt tool (translate.InterruptToolName) and their answers: they are
+// how an AAP application sees the agent's own interrupts, not tool calls
+// the agent made (their answers travel as resume entries); and likewise
+// the calls of the reserved subagent tool (translate.SubagentToolName),
+// how it sees a subagent's run. It returns nil
+// for a message with nothing left; seen collects the hidden call ids.
+func withoutInterruptCalls(m aap.Message, seen map[string]bool) aap.Message {
+	switch m := m.(type) {
+	case *aap.AssistantMessage:
+		if !m.Content.IsBlocks() {
+			return m
+		}
+		var kept []aap.ContentBlock
+		for _, b := range m.Content.Blocks {
+			if tu, ok := b.(*aap.ToolUseBlock); ok && (tu.Name == translate.InterruptToolName || tu.Name == translate.SubagentToolName) {
+				seen[tu.ToolCallID] = true
+				continue
+			}
+			kept = append(kept, b)
+		}
+		switch {
+		case len(kept) == len(m.Content.Blocks):
+			return m
+		case len(kept) == 0:
+			return nil
+		}
+		return &aap.AssistantMessage{Content: aap.BlockContent(kept...)}
+	case *aap.ToolMessage:
+		if seen[m.ToolCallID] {
+			return nil
+		}
+	}
+	return m
+}

@@ -1,0 +1,123 @@
+package aap2agui
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+
+	"github.com/gin-gonic/gin"
+
+	"github.com/aapagui/aapagui/bridge/internal/metrics"
+	"github.com/aapagui/aapagui/bridge/internal/web"
+	"github.com/aapagui/aapagui/store"
+)
+
+// Handlers return errors; two functions here turn them into what the
+// client sees. fail answers a request that failed before its answer
+// began (a JSON error with its status, through failure); streamFailure
+// names what cut a turn's stream short once its answer has begun, which
+// then ends in-band, with an error stop (turnRun.conclude).
+//
+// The errors handlers return are of these kinds:
+//
+//   - *web.Failure, a refusal already named: an invalid request (400), an
+//     unknown agent or history type (404), a key over a limit (429), …;
+//   - *upstreamError, the agent could not be called (502, 504; upstream.go);
+//   - the store's: *store.HeldError (409 turn_in_progress),
+//     store.ErrNotFound (404 session_not_found), store.ErrLimit (429
+//     too_many_sessions);
+//   - anything else, a failure of the session store (500 store_error), the
+//     one thing besides the agent a request calls before its answer.
+
+// invalid is a request the bridge cannot serve as it is: 400 with code.
+func invalid(code, message string) *web.Failure {
+	return web.Fail(web.KindInvalid, code, message)
+}
+
+// errUnauthorized is a request without a valid API key.
+var errUnauthorized = web.Fail(web.KindUnauthorized, "unauthorized", "a valid API key is required: Authorization: Bearer <key>")
+
+// errNotReady answers a readiness probe while the store is not reachable.
+var errNotReady = web.Fail(web.KindUnavailable, "not_ready", "the store is not reachable")
+
+// errStore is what a client is told of a failed store operation.
+var errStore = web.Fail(web.KindInternal, "store_error", "the session store failed")
+
+// handle adapts a handler that returns its error to gin: the error is
+// answered by fail.
+func (s *Server) handle(h func(c *gin.Context) error) gin.HandlerFunc {
+	return func(c *gin.Context) {
+		if err := h(c); err != nil {
+			s.fail(c, err)
+		}
+	}
+}
+
+// fail answers a request that failed before its answer began: the one
+// place aap2agui turns an error into a status, a code and a message
+// (failure), and adds its WWW-Authenticate to an unauthorized caller.
+func (s *Server) fail(c *gin.Context, err error) {
+	f := s.failure(c, err)
+	if f == errUnauthorized {
+		c.Header("WWW-Authenticate", `Bearer realm="aap"`)
+	}
+	web.Reply(c, f)
+}
+
+// failure maps err to what the client is told, logging a failed store
+// operation (at error level, or at debug level when only a client that
+// went away saw it, which web.Reply answers 499). A failed upstream call
+// was logged where it failed, with its session.
+func (s *Server) failure(c *gin.Context, err error) *web.Failure {
+	var f *web.Failure
+	var ue *upstreamError
+	var held *store.HeldError
+	switch {
+	case errors.As(err, &f):
+		return f
+	case errors.As(err, &ue):
+		return web.Fail(ue.kind, ue.code, ue.message)
+	case errors.As(err, &held):
+		return web.Locked("turn_in_progress", fmt.Sprintf("a turn is already running in this session; wait for it to finish (its lock runs out in %.1f s unless the turn is still alive)", held.Left.Seconds()), held.Left)
+	case errors.Is(err, store.ErrLimit):
+		return web.Throttled("too_many_sessions", fmt.Sprintf("this key holds %d sessions, its limit; delete one to create another", s.cfg.Limits.SessionsPerKey), sessionRetry)
+	case errors.Is(err, store.ErrNotFound):
+		msg := "no session with id " + strconv.Quote(c.Param("id"))
+		if c.Param("id") == "" {
+			// PUT /session (versions 1 and 2), whose path holds no id:
+			// the session it made was deleted while the turn started.
+			// An empty id in a path is refused before (checkSessionID).
+			msg = "the session no longer exists"
+		}
+		return web.Fail(web.KindNotFound, "session_not_found", msg)
+	}
+	web.FailureLog(c, web.Logger(c)).Err(err).Msg("store")
+	return errStore
+}
+
+// streamFailure classifies what ended the agent's stream early, once the
+// turn's answer has begun, and logs it; it returns the upstream's result
+// for the metrics and the turn's log line. The turn then ends in-band: the
+// translator closes what is open and the stop is an error.
+func (r *turnRun) streamFailure(ctx context.Context, failure error) string {
+	log, id := r.log, r.sess.ID
+	cause := context.Cause(ctx)
+	switch {
+	case ctx.Err() == nil || errors.Is(cause, web.ErrTurnTooLong):
+		if ctx.Err() != nil {
+			failure = cause
+		}
+		code, msg := web.StreamFailure(failure)
+		log.Warn().Err(failure).Str("session", id).Str("code", code).Msg(msg)
+		return code
+	case errors.Is(cause, store.ErrLeaseLost):
+		log.Error().Err(cause).Str("session", id).Msg("the turn stopped: its lock could not be kept")
+		return "lease_lost"
+	case errors.Is(cause, web.ErrClientStalled):
+		log.Info().Str("session", id).Msg("client stopped reading; upstream call cancelled")
+	default:
+		log.Info().Str("session", id).Msg("client went away; upstream call cancelled")
+	}
+	return metrics.OutcomeCancelled
+}

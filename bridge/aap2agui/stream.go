@@ -1,0 +1,508 @@
+package aap2agui
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"time"
+
+	"github.com/ag-ui-protocol/ag-ui/sdks/community/go/pkg/core/events"
+	jsonpatch "github.com/evanphx/json-patch/v5"
+	"github.com/gin-gonic/gin"
+
+	"github.com/aapagui/aapagui/aap"
+	"github.com/aapagui/aapagui/agui"
+	"github.com/aapagui/aapagui/bridge/internal/metrics"
+	"github.com/aapagui/aapagui/bridge/internal/web"
+	"github.com/aapagui/aapagui/internal/ident"
+	"github.com/aapagui/aapagui/internal/sse"
+	"github.com/aapagui/aapagui/store"
+	"github.com/aapagui/aapagui/translate"
+)
+
+// turnRun is the state of one streaming turn: the turn's answer, and what
+// the run has stored so far.
+type turnRun struct {
+	*turn
+	tr    *translate.AGUIToAAP
+	saved int // history messages of the run already stored
+	state json.RawMessage
+
+	callNames    map[string]string // toolCallId → tool name of the calls this run streamed
+	stateChanged bool
+	replaced     bool                         // a MESSAGES_SNAPSHOT replaced the history
+	own          map[string]bool              // the AG-UI ids of the turn's own entries (its messages, the results it closed)
+	snapIDs      map[string]bool              // the AG-UI ids of that snapshot's messages
+	perms        []*aap.ToolPermissionMessage // the permissions this turn answers
+	enc          encryptedRun                 // the run's encrypted reasoning values (encrypted.go)
+
+	stop    *aap.TurnStop // the turn's stop, held back until the turn is stored
+	stopped bool          // the stop has been let through
+
+	// The answer (stream).
+	mode   aap.StreamMode
+	out    *web.Stream  // the client's event stream
+	saving <-chan error // the save of the turn's own messages, until awaited
+
+	// msgBytes counts what the agent streamed of the message it is
+	// building (Config.MaxMessageSize); settled is how many messages had
+	// settled when it was reset.
+	msgBytes, settled int
+
+	// Checkpoints of the streamed answer (checkpoint.go).
+	entries        []store.Entry // the run's entries stored so far
+	baseLen        int           // how many entries the history had before them
+	baseHist       []store.Entry // those entries, once read (or a snapshot's)
+	draft          bool          // a draft is stored after entries
+	draftID        string
+	lastCheckpoint time.Time
+	// The draft's size (msgBytes) and the settled messages when it was
+	// last checkpointed.
+	ckBytes, ckSettled int
+	// uncertain: a write of the run failed, and may or may not have been
+	// stored (a connection that broke at the commit): the run's end
+	// writes the whole history, which is the same whether it was or not.
+	uncertain bool
+}
+
+// stream reads the agent's events, writes the AAP response and stores
+// what the run produces as it goes.
+// It sets the turn's stop reason and the upstream's result (see
+// web.EndTurn).
+//
+// r.saving, when not nil, delivers the outcome of saving the turn's own
+// messages, begun beside the upstream call: nothing of the answer is sent
+// or saved before it succeeded, and a failed save ends the turn as a store
+// error (returned, to be answered 500, when nothing has been sent yet,
+// else an error stop), with nothing of it stored.
+//
+// The turn's stop (turn_stop, or the none answer) is sent only once the
+// run is stored: a run that cannot be stored ends with an error stop (a
+// 500 in mode none), never with a clean end for what is not in history.
+func (r *turnRun) stream(c *gin.Context, body *upstreamBody) error {
+	ctx := c.Request.Context()
+	r.s.streaming.Add(1)
+	defer r.s.streaming.Add(-1)
+	r.mode, r.state = r.req.Mode(), r.sess.State
+	r.out = web.NewStream(c.Writer)
+	r.out.KeepAlive = r.s.cfg.KeepAlive
+	r.out.StallTimeout = r.s.cfg.StallTimeout
+	r.out.Cancel = r.end
+	defer r.out.Done()
+	var reader io.Reader = body
+	if r.mode != aap.StreamNone {
+		r.out.Start()
+		reader = web.FlushBeforeRead(body, r.out)
+	}
+	// History messages that became final (a tool's result settles the
+	// call before it) are saved when the agent's stream has nothing more
+	// buffered, before what is buffered for the client goes out: a client
+	// that has an event finds every message before it stored, and a burst
+	// that settles messages and ends the run is one write, at the end.
+	// Checkpoints of the message still streaming are due then too, after
+	// those saves (a draft is the last entry): the clock is read once per
+	// read of the agent's stream, not per event.
+	reader = saveBeforeRead{r: reader, save: func() {
+		r.saveSettled(ctx)
+		r.checkpoint(ctx)
+	}}
+	if r.mode != aap.StreamNone && len(r.form.opening) > 0 {
+		r.write(ctx, r.form.opening)
+	}
+	failure, err := r.read(c, reader, body)
+	if err == nil {
+		err = r.awaitSave(c) // (the agent's stream ended before its first event)
+	}
+	if err != nil {
+		r.stopReason, r.result = string(aap.StopError), "store_error"
+		if errors.Is(err, errEndedInBand) {
+			return nil
+		}
+		return err
+	}
+	return r.conclude(c, failure)
+}
+
+// read feeds the agent's events to the translator and the client until
+// the run ends; it returns what cut the stream short, if anything, and
+// the error of awaitSave when the turn's own messages could not be stored.
+func (r *turnRun) read(c *gin.Context, reader io.Reader, body *upstreamBody) (failure, unsaved error) {
+	ctx := c.Request.Context()
+	var dec agui.Decoder
+	for frame, err := range sse.Read(reader, sse.ReadOptions{MaxEventSize: r.s.cfg.MaxEventSize}) {
+		if r.saving != nil { // the first event only
+			if err := r.awaitSave(c); err != nil {
+				return nil, err
+			}
+		}
+		if err != nil {
+			return err, nil
+		}
+		body.Touch()
+		ev, err := dec.Decode(frame.Data)
+		if err != nil {
+			return fmt.Errorf("%w: %w", web.ErrBadEvent, err), nil
+		}
+		if _, unknown := ev.(*agui.UnknownEvent); unknown {
+			r.met.In("unknown") // bounded: the type is whatever the agent sent
+		} else {
+			r.met.In(string(ev.Type()))
+		}
+		r.enc.before(ev, frame.Data)
+		if !r.observe(ctx, ev) {
+			continue
+		}
+		if err := r.grow(ev); err != nil {
+			return err, nil
+		}
+		evs, err := r.tr.FeedJSON(ev, frame.Data)
+		if err != nil {
+			r.feedError(err)
+		}
+		r.enc.after(r.tr, ev, frame.Data)
+		r.write(ctx, evs)
+		if r.tr.Done() {
+			return nil, nil
+		}
+	}
+	return nil, nil
+}
+
+// write sends AAP events to the client (coalesced by the stream), counting
+// them; the turn's stop is held back until the turn is stored (sendStop).
+func (r *turnRun) write(ctx context.Context, evs []aap.Event) {
+	if n := len(evs); n > 0 && !r.stopped {
+		if ts, ok := evs[n-1].(*aap.TurnStop); ok {
+			r.stop, evs = ts, evs[:n-1]
+		}
+	}
+	buf := r.out.Buffer()
+	for _, ev := range evs {
+		var err error
+		if buf, err = aap.AppendFrame(buf, ev); err != nil {
+			r.log.Error().Err(err).Str("event", string(ev.EventName())).Msg("encoding an AAP event")
+			continue
+		}
+		r.met.Out(string(ev.EventName()))
+	}
+	if r.out.Full(buf) {
+		r.saveSettled(ctx) // before a large burst goes out
+	}
+	r.out.Commit(buf)
+}
+
+// errEndedInBand is awaitSave's when the turn's own messages could not be
+// stored and its stream had begun: it has ended with an error stop.
+var errEndedInBand = errors.New("the turn's messages could not be saved; its stream ended with an error stop")
+
+// awaitSave waits for the turn's own messages to be stored. When they
+// could not be, the turn is over: with nothing sent yet, the store's error
+// is returned, for the handler to answer as a failure before the save
+// would get; with a keep-alive sent, the stream ends with an error stop
+// (errEndedInBand).
+func (r *turnRun) awaitSave(c *gin.Context) error {
+	if r.saving == nil {
+		return nil
+	}
+	err := <-r.saving
+	r.saving = nil
+	if err == nil {
+		return nil
+	}
+	if !c.Writer.Written() {
+		// Nothing has gone out (headers included).
+		for _, h := range []string{"Content-Type", "Cache-Control", "X-Accel-Buffering"} {
+			c.Writer.Header().Del(h)
+		}
+		return err
+	}
+	r.log.Error().Err(err).Str("session", r.sess.ID).Msg("store: the turn's messages could not be saved")
+	r.write(c.Request.Context(), r.tr.Finish())
+	r.sendStop(c.Request.Context(), aap.StopError)
+	return errEndedInBand
+}
+
+// conclude ends the turn once the agent's stream has: it stores the run,
+// frees the session and only then sends the turn's stop (or the none
+// answer), an error stop when the run could not be stored (in mode none,
+// the store's error is returned: nothing has been sent).
+func (r *turnRun) conclude(c *gin.Context, failure error) error {
+	ctx, log, sess := c.Request.Context(), r.log, r.sess
+	result := metrics.OutcomeOK
+	if failure != nil && !r.tr.Done() {
+		result = r.streamFailure(ctx, failure)
+	}
+	r.write(ctx, r.tr.Finish())
+	if r.tr.Incomplete() && failure == nil {
+		result, _ = web.StreamFailure(nil)
+		log.Warn().Str("session", sess.ID).Msg("the agent's stream ended without RUN_FINISHED")
+	}
+	if u := r.tr.Usage(); len(u) > 0 {
+		r.met.Tokens(sess.Agent.Name, agui.UsageCounts(u))
+	}
+	if r.tr.Cancelled() {
+		result = "agent_cancelled"
+		log.Warn().Str("session", sess.ID).Msg("the agent cancelled the run (RUN_FINISHED outcome cancelled): the turn ends with an error stop")
+	}
+	if re := r.tr.RunError(); re != nil {
+		code := ""
+		if re.Code != nil {
+			code = *re.Code
+		}
+		result = web.AgentError
+		log.Warn().Str("session", sess.ID).Str("agent_code", code).Str("agent_message", re.Message).Msg("the agent reported an error")
+	}
+	// Save and free the session before the client sees the end of the
+	// turn: a client that sends its next turn at once must find the
+	// history complete and the session free; and a turn that could not be
+	// stored is not acknowledged.
+	stored := r.finish(ctx)
+	r.lease.Release()
+	stopReason := r.tr.StopReason()
+	if stored != nil {
+		result, stopReason = "store_error", aap.StopError
+		log.Error().Err(stored).Str("session", sess.ID).Msg("store: the turn could not be stored; it ends with an error stop")
+	}
+	r.stopReason, r.result = string(stopReason), result
+	switch {
+	case r.mode != aap.StreamNone:
+		r.sendStop(ctx, stopReason)
+	case stored != nil:
+		return stored
+	default:
+		web.JSON(c, http.StatusOK, r.form.none(r.tr.Response()))
+	}
+	if stored == nil {
+		r.s.metrics.InterruptsChanged(len(sess.Interrupts) - len(r.prevInterrupts))
+	}
+	return nil
+}
+
+// sendStop writes the turn's stop, with the reason given (the translator's
+// own, or error when the run could not be stored), and flushes the stream.
+func (r *turnRun) sendStop(ctx context.Context, reason aap.StopReason) {
+	stop := r.stop
+	if stop == nil {
+		stop = &aap.TurnStop{}
+	}
+	stop.StopReason = reason
+	r.stopped = true // write lets it through
+	r.write(ctx, []aap.Event{stop})
+	r.out.Flush()
+}
+
+// grow counts what ev adds to the message the agent is building and
+// refuses an event that would take it past Config.MaxMessageSize.
+func (r *turnRun) grow(ev events.Event) error {
+	n := deltaSize(ev)
+	if n == 0 {
+		return nil
+	}
+	if s := len(r.tr.Settled()); s != r.settled {
+		r.settled, r.msgBytes = s, 0
+	}
+	if max := r.s.cfg.MaxMessageSize; max > 0 && r.msgBytes+n > max {
+		return &web.MessageTooLargeError{Limit: max}
+	}
+	r.msgBytes += n
+	return nil
+}
+
+// deltaSize is what ev adds to the message being built: the bytes of its
+// text, thinking or tool-argument delta.
+func deltaSize(ev events.Event) int {
+	switch e := ev.(type) {
+	case *events.TextMessageContentEvent:
+		return len(e.Delta)
+	case *events.ToolCallArgsEvent:
+		return len(e.Delta)
+	case *events.ReasoningMessageContentEvent:
+		return len(e.Delta)
+	case *events.ThinkingTextMessageContentEvent:
+		return len(e.Delta)
+	case *events.TextMessageChunkEvent:
+		return lenOf(e.Delta)
+	case *events.ToolCallChunkEvent:
+		return lenOf(e.Delta)
+	case *events.ReasoningMessageChunkEvent:
+		return lenOf(e.Delta)
+	}
+	return 0
+}
+
+func lenOf(s *string) int {
+	if s == nil {
+		return 0
+	}
+	return len(*s)
+}
+
+// feedError logs what the translator reported about an event.
+func (r *turnRun) feedError(err error) {
+	var dropped *translate.DroppedResultError
+	switch {
+	case errors.As(err, &dropped):
+		r.log.Warn().Str("session", r.sess.ID).Str("tool_call_id", dropped.ToolCallID).Str("reason", dropped.Reason).
+			Msg("a tool result from the agent left out: history keeps every tool result after its tool_use")
+	case !errors.Is(err, translate.ErrTerminated):
+		r.log.Warn().Err(err).Str("session", r.sess.ID).Msg("event out of order from the agent")
+	}
+}
+
+// observe handles the events that change the session rather than the
+// stream; it reports whether ev goes on to the translator.
+func (r *turnRun) observe(ctx context.Context, ev events.Event) bool {
+	switch e := ev.(type) {
+	case *events.StateSnapshotEvent:
+		b, err := json.Marshal(e.Snapshot)
+		if err != nil {
+			r.log.Warn().Err(err).Msg("STATE_SNAPSHOT")
+			return false
+		}
+		r.state, r.stateChanged = b, true
+		return false
+	case *events.StateDeltaEvent:
+		r.applyDelta(e)
+		return false
+	case *events.MessagesSnapshotEvent:
+		r.snapshot(ctx, e)
+		return false
+	case *events.ToolCallStartEvent:
+		r.nameCall(e.ToolCallID, e.ToolCallName)
+	case *events.ToolCallChunkEvent:
+		if e.ToolCallID != nil && e.ToolCallName != nil {
+			r.nameCall(*e.ToolCallID, *e.ToolCallName)
+		}
+	case *events.ToolCallResultEvent:
+		r.checkRanAsAllowed(e.ToolCallID)
+	case *agui.ToolCallResultPartsEvent:
+		r.checkRanAsAllowed(e.ToolCallID)
+	case *agui.UnknownEvent:
+		r.log.Debug().Str("type", string(e.Type())).Msg("unknown AG-UI event skipped")
+		return false
+	case *events.StepStartedEvent, *events.StepFinishedEvent, *events.ActivitySnapshotEvent,
+		*events.ActivityDeltaEvent, *events.RawEvent, *events.CustomEvent:
+		r.log.Debug().Str("type", string(ev.Type())).Msg("AG-UI event with no AAP meaning")
+	}
+	return true
+}
+
+func (r *turnRun) nameCall(id, name string) {
+	if r.callNames == nil {
+		r.callNames = map[string]string{}
+	}
+	r.callNames[id] = name
+}
+
+// checkRanAsAllowed notes a server tool that the agent ran (its result
+// came in the run that made the call) although the session did not enable
+// it with trust: the agent config says the agent honours enabling and
+// trust (permissions: aap), and it did not. The result is kept (it is what
+// happened), the AAP application sees it as it came, and the operator is
+// told which tool to declare "permissions: none".
+func (r *turnRun) checkRanAsAllowed(toolCallID string) {
+	name, ok := r.callNames[toolCallID]
+	if !ok || !r.tr.CallOfRun(toolCallID) { // a call of an earlier turn, streamed again
+		return
+	}
+	if _, declared := r.s.cfg.Agent.Tool(name); !declared {
+		return
+	}
+	setting, label := "not enabled", "not_enabled"
+	for _, t := range r.sess.Agent.Tools {
+		if t.Name == name {
+			if t.Trust {
+				return
+			}
+			setting, label = "enabled without trust", "untrusted"
+		}
+	}
+	r.s.metrics.ToolRanAgainstSettings(name, label)
+	r.log.Warn().Str("session", r.sess.ID).Str("tool", name).Str("tool_call_id", toolCallID).Str("session_setting", setting).
+		Msg("the agent ran a server tool against the session's settings: if it cannot honour enabling and trust, declare the tool with permissions: none in --agent-config")
+}
+
+func (r *turnRun) applyDelta(e *events.StateDeltaEvent) {
+	ops, err := json.Marshal(e.Delta)
+	if err == nil {
+		var patch jsonpatch.Patch
+		if patch, err = jsonpatch.DecodePatch(ops); err == nil {
+			doc := r.state
+			if len(doc) == 0 {
+				doc = json.RawMessage(`{}`)
+			}
+			var next []byte
+			if next, err = patch.Apply(doc); err == nil {
+				r.state, r.stateChanged = next, true
+				return
+			}
+		}
+	}
+	r.log.Warn().Err(err).Msg("STATE_DELTA could not be applied; state unchanged")
+}
+
+// snapshot makes a MESSAGES_SNAPSHOT the session's history.
+func (r *turnRun) snapshot(ctx context.Context, e *events.MessagesSnapshotEvent) {
+	msgs, ids, err := translate.MessagesToAAPWithIDs(e.Messages)
+	if err != nil {
+		r.log.Warn().Err(err).Msg("MESSAGES_SNAPSHOT could not be translated; history unchanged")
+		return
+	}
+	extras := translate.SnapshotEncrypted(e.Messages, r.enc.snapshot)
+	orphans := map[int]bool{}
+	for _, i := range translate.OrphanResults(msgs) {
+		orphans[i] = true
+		r.log.Warn().Str("session", r.sess.ID).Str("tool_call_id", msgs[i].(*aap.ToolMessage).ToolCallID).
+			Msg("MESSAGES_SNAPSHOT: a tool message without its tool_use before it, or a second result for its call, left out of history")
+	}
+	entries := make([]store.Entry, 0, len(msgs))
+	for i, m := range msgs {
+		if orphans[i] {
+			continue
+		}
+		id := ids[i]
+		if id == "" {
+			id = ident.Random("msg-")
+		}
+		var agui json.RawMessage
+		if i < len(extras) {
+			agui = extras[i]
+		}
+		entries = append(entries, store.Entry{Message: m, AGUIID: id, AGUI: agui})
+	}
+	if base, err := r.base(ctx); err != nil {
+		r.log.Warn().Err(err).Str("session", r.sess.ID).Msg("MESSAGES_SNAPSHOT: the history it replaces could not be read; the interrupt calls and the turn's messages in it are not kept")
+	} else {
+		entries = keepOwnEntries(append(base[:len(base):len(base)], r.entries...), entries, r.own, r.tr.Messages(), r.tr.MessageIDs())
+	}
+	if err := r.s.cfg.Store.ReplaceHistory(ctx, r.sess.ID, entries); err != nil {
+		r.uncertain = true // it may have been stored: the turn's end writes the history whole
+		r.log.Error().Err(err).Msg("storing MESSAGES_SNAPSHOT")
+		return
+	}
+	// The snapshot is the history the run's later messages follow.
+	r.baseHist, r.baseLen, r.entries = entries, len(entries), nil
+	// What the run said so far is in the snapshot, and so may be the
+	// message it is still building: skip it (by id) when it settles.
+	r.saved = len(r.tr.Settled())
+	r.replaced = true
+	r.draft = false // the snapshot replaced any draft
+	r.snapIDs = make(map[string]bool, len(entries))
+	for _, e := range entries {
+		r.snapIDs[e.AGUIID] = true
+	}
+}
+
+// saveBeforeRead calls save before each read of r.
+type saveBeforeRead struct {
+	r    io.Reader
+	save func()
+}
+
+func (s saveBeforeRead) Read(p []byte) (int, error) {
+	s.save()
+	return s.r.Read(p)
+}
