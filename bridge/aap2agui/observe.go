@@ -1,0 +1,163 @@
+package aap2agui
+
+import (
+	"context"
+	"encoding/json"
+
+	"github.com/ag-ui-protocol/ag-ui/sdks/community/go/pkg/core/events"
+	jsonpatch "github.com/evanphx/json-patch/v5"
+
+	"github.com/aapagui/aapagui/aap"
+	"github.com/aapagui/aapagui/agui"
+	"github.com/aapagui/aapagui/internal/ident"
+	"github.com/aapagui/aapagui/store"
+	"github.com/aapagui/aapagui/translate"
+)
+
+// The events that change the session rather than the stream: state,
+// a MESSAGES_SNAPSHOT, and the results of server tools the session did
+// not let the agent run.
+
+// observe handles the events that change the session rather than the
+// stream; it reports whether ev goes on to the translator.
+func (r *turnRun) observe(ctx context.Context, ev events.Event) bool {
+	switch e := ev.(type) {
+	case *events.StateSnapshotEvent:
+		b, err := json.Marshal(e.Snapshot)
+		if err != nil {
+			r.log.Warn().Err(err).Msg("STATE_SNAPSHOT")
+			return false
+		}
+		r.state, r.stateChanged = b, true
+		return false
+	case *events.StateDeltaEvent:
+		r.applyDelta(e)
+		return false
+	case *events.MessagesSnapshotEvent:
+		r.snapshot(ctx, e)
+		return false
+	case *events.ToolCallStartEvent:
+		r.nameCall(e.ToolCallID, e.ToolCallName)
+	case *events.ToolCallChunkEvent:
+		if e.ToolCallID != nil && e.ToolCallName != nil {
+			r.nameCall(*e.ToolCallID, *e.ToolCallName)
+		}
+	case *events.ToolCallResultEvent:
+		r.checkRanAsAllowed(e.ToolCallID)
+	case *agui.ToolCallResultPartsEvent:
+		r.checkRanAsAllowed(e.ToolCallID)
+	case *agui.UnknownEvent:
+		r.log.Debug().Str("type", string(e.Type())).Msg("unknown AG-UI event skipped")
+		return false
+	case *events.StepStartedEvent, *events.StepFinishedEvent, *events.ActivitySnapshotEvent,
+		*events.ActivityDeltaEvent, *events.RawEvent, *events.CustomEvent:
+		r.log.Debug().Str("type", string(ev.Type())).Msg("AG-UI event with no AAP meaning")
+	}
+	return true
+}
+
+func (r *turnRun) nameCall(id, name string) {
+	if r.callNames == nil {
+		r.callNames = map[string]string{}
+	}
+	r.callNames[id] = name
+}
+
+// checkRanAsAllowed notes a server tool that the agent ran (its result
+// came in the run that made the call) although the session did not enable
+// it with trust: the agent config says the agent honours enabling and
+// trust (permissions: aap), and it did not. The result is kept (it is what
+// happened), the AAP application sees it as it came, and the operator is
+// told which tool to declare "permissions: none".
+func (r *turnRun) checkRanAsAllowed(toolCallID string) {
+	name, ok := r.callNames[toolCallID]
+	if !ok || !r.tr.CallOfRun(toolCallID) { // a call of an earlier turn, streamed again
+		return
+	}
+	if _, declared := r.s.cfg.Agent.Tool(name); !declared {
+		return
+	}
+	setting, label := "not enabled", "not_enabled"
+	for _, t := range r.sess.Agent.Tools {
+		if t.Name == name {
+			if t.Trust {
+				return
+			}
+			setting, label = "enabled without trust", "untrusted"
+		}
+	}
+	r.s.metrics.ToolRanAgainstSettings(name, label)
+	r.log.Warn().Str("session", r.sess.ID).Str("tool", name).Str("tool_call_id", toolCallID).Str("session_setting", setting).
+		Msg("the agent ran a server tool against the session's settings: if it cannot honour enabling and trust, declare the tool with permissions: none in --agent-config")
+}
+
+func (r *turnRun) applyDelta(e *events.StateDeltaEvent) {
+	ops, err := json.Marshal(e.Delta)
+	if err == nil {
+		var patch jsonpatch.Patch
+		if patch, err = jsonpatch.DecodePatch(ops); err == nil {
+			doc := r.state
+			if len(doc) == 0 {
+				doc = json.RawMessage(`{}`)
+			}
+			var next []byte
+			if next, err = patch.Apply(doc); err == nil {
+				r.state, r.stateChanged = next, true
+				return
+			}
+		}
+	}
+	r.log.Warn().Err(err).Msg("STATE_DELTA could not be applied; state unchanged")
+}
+
+// snapshot makes a MESSAGES_SNAPSHOT the session's history.
+func (r *turnRun) snapshot(ctx context.Context, e *events.MessagesSnapshotEvent) {
+	msgs, ids, err := translate.MessagesToAAPWithIDs(e.Messages)
+	if err != nil {
+		r.log.Warn().Err(err).Msg("MESSAGES_SNAPSHOT could not be translated; history unchanged")
+		return
+	}
+	extras := translate.SnapshotEncrypted(e.Messages, r.enc.snapshot)
+	orphans := map[int]bool{}
+	for _, i := range translate.OrphanResults(msgs) {
+		orphans[i] = true
+		r.log.Warn().Str("session", r.sess.ID).Str("tool_call_id", msgs[i].(*aap.ToolMessage).ToolCallID).
+			Msg("MESSAGES_SNAPSHOT: a tool message without its tool_use before it, or a second result for its call, left out of history")
+	}
+	entries := make([]store.Entry, 0, len(msgs))
+	for i, m := range msgs {
+		if orphans[i] {
+			continue
+		}
+		id := ids[i]
+		if id == "" {
+			id = ident.Random("msg-")
+		}
+		var agui json.RawMessage
+		if i < len(extras) {
+			agui = extras[i]
+		}
+		entries = append(entries, store.Entry{Message: m, AGUIID: id, AGUI: agui})
+	}
+	if base, err := r.base(ctx); err != nil {
+		r.log.Warn().Err(err).Str("session", r.sess.ID).Msg("MESSAGES_SNAPSHOT: the history it replaces could not be read; the interrupt calls and the turn's messages in it are not kept")
+	} else {
+		entries = keepOwnEntries(append(base[:len(base):len(base)], r.entries...), entries, r.own, r.tr.Messages(), r.tr.MessageIDs())
+	}
+	if err := r.s.cfg.Store.ReplaceHistory(ctx, r.sess.ID, entries); err != nil {
+		r.uncertain = true // it may have been stored: the turn's end writes the history whole
+		r.log.Error().Err(err).Msg("storing MESSAGES_SNAPSHOT")
+		return
+	}
+	// The snapshot is the history the run's later messages follow.
+	r.baseHist, r.baseLen, r.entries = entries, len(entries), nil
+	// What the run said so far is in the snapshot, and so may be the
+	// message it is still building: skip it (by id) when it settles.
+	r.saved = len(r.tr.Settled())
+	r.replaced = true
+	r.draft = false // the snapshot replaced any draft
+	r.snapIDs = make(map[string]bool, len(entries))
+	for _, e := range entries {
+		r.snapIDs[e.AGUIID] = true
+	}
+}
