@@ -139,12 +139,12 @@ type admission struct {
 
 // admit checks a turn against what the session waits for and works out
 // its history entries and its run; the error is a *web.Failure (400).
-func (s *Server) admit(sess *store.Session, hist []store.Entry, req *aap.PostSessionTurnRequest) (*admission, error) {
+func (a *agent) admit(sess *store.Session, hist []store.Entry, req *aap.PostSessionTurnRequest) (*admission, error) {
 	if req.Agent != nil && req.Agent.Name != "" && req.Agent.Name != sess.Agent.Name {
 		return nil, invalid("invalid_request", fmt.Sprintf("agent.name: a session's agent cannot change (it is %q)", sess.Agent.Name))
 	}
 	p := pendingState(sess, hist)
-	p.own = s.ownTool
+	p.own = a.ownTool
 	closing, cancelled, err := checkTurn(p, req.Messages)
 	if err != nil {
 		return nil, invalid("invalid_turn", err.Error())
@@ -178,7 +178,7 @@ func (s *Server) admit(sess *store.Session, hist []store.Entry, req *aap.PostSes
 		}
 	}
 
-	run, err := s.runInput(sess, append(hist[:len(hist):len(hist)], added...), append(cancelled, input.Resume...))
+	run, err := a.runInput(sess, append(hist[:len(hist):len(hist)], added...), append(cancelled, input.Resume...))
 	if err != nil {
 		return nil, invalid("invalid_turn", err.Error())
 	}
@@ -262,7 +262,7 @@ func nonNil(in []types.Interrupt) []types.Interrupt {
 }
 
 // runInput builds the RunAgentInput of a turn.
-func (s *Server) runInput(sess *store.Session, hist []store.Entry, resume []types.ResumeEntry) (*types.RunAgentInput, error) {
+func (a *agent) runInput(sess *store.Session, hist []store.Entry, resume []types.ResumeEntry) (*types.RunAgentInput, error) {
 	msgs := make([]types.Message, 0, len(hist))
 	synthetic := map[string]bool{}
 	for _, e := range hist {
@@ -276,7 +276,7 @@ func (s *Server) runInput(sess *store.Session, hist []store.Entry, resume []type
 			return nil, err
 		}
 		msgs = translate.ApplyEncrypted(msgs, from, e.AGUIID, e.AGUI, nil)
-		s.toolResultParts(msgs[from:], m)
+		a.toolResultParts(msgs[from:], m)
 	}
 	tools := translate.ToolsToAGUI(sess.Tools)
 	if tools == nil {
@@ -288,7 +288,7 @@ func (s *Server) runInput(sess *store.Session, hist []store.Entry, resume []type
 	}
 	agent := sess.Agent
 	return &types.RunAgentInput{
-		ThreadID:       s.cfg.threadID(sess.ID),
+		ThreadID:       a.threadID(sess.ID),
 		RunID:          ident.Random("run-"),
 		State:          state,
 		Messages:       msgs,

@@ -62,17 +62,17 @@ func (c *Config) cancelRun() (CancelRun, error) {
 // resume entries (the user moved on while interrupts were open) goes as
 // Config.CancelRun says: by default as itself, followed within the turn by
 // a run of the message alone when the agent did not read it (followup.go).
-func (s *Server) postTurn(ctx context.Context, in *types.RunAgentInput, calls map[string]string) (*upstreamBody, error) {
+func (a *agent) postTurn(ctx context.Context, in *types.RunAgentInput, calls map[string]string) (*upstreamBody, error) {
 	if !cancelsWithMessage(in) {
-		return s.post(ctx, in, calls)
+		return a.post(ctx, in, calls)
 	}
-	switch s.cfg.CancelRun {
+	switch a.cfg.CancelRun {
 	case CancelRunSingle:
-		return s.post(ctx, in, calls)
+		return a.post(ctx, in, calls)
 	case CancelRunSeparate:
-		return s.postSeparate(ctx, in, calls)
+		return a.postSeparate(ctx, in, calls)
 	}
-	return s.postFollowed(ctx, in, calls)
+	return a.postFollowed(ctx, in, calls)
 }
 
 // postSeparate sends the run as two: first the cancellation alone (the
@@ -81,11 +81,11 @@ func (s *Server) postTurn(ctx context.Context, in *types.RunAgentInput, calls ma
 // history, no resume), which answers the turn. What the agent said of the
 // cancellation reaches history only through a MESSAGES_SNAPSHOT of its
 // own.
-func (s *Server) postSeparate(ctx context.Context, in *types.RunAgentInput, calls map[string]string) (*upstreamBody, error) {
+func (a *agent) postSeparate(ctx context.Context, in *types.RunAgentInput, calls map[string]string) (*upstreamBody, error) {
 	cancelRun := *in
 	cancelRun.RunID = ident.Random("run-")
 	cancelRun.Messages = in.Messages[:len(in.Messages)-1]
-	body, err := s.post(ctx, &cancelRun, calls)
+	body, err := a.post(ctx, &cancelRun, calls)
 	if err != nil {
 		return nil, err
 	}
@@ -96,7 +96,7 @@ func (s *Server) postSeparate(ctx context.Context, in *types.RunAgentInput, call
 	}
 	// A cancellation the agent failed on goes no further: the message's
 	// run says what the agent makes of it.
-	return s.post(ctx, messageRun(in), calls)
+	return a.post(ctx, messageRun(in), calls)
 }
 
 // messageRun is in without its resume entries, as a run of its own: the

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"net/url"
 	"reflect"
 	"sort"
 	"strings"
@@ -21,9 +20,18 @@ import (
 )
 
 // Config configures a Server. Every field's zero value is usable except
-// Upstream and Store.
+// Store, and Upstream or Agents.
 type Config struct {
-	// Upstream is the URL of the AG-UI agent (POST RunAgentInput). Required.
+	// Agents are the agents the Server serves, each behind its own
+	// upstream: GET /meta lists them and every session goes to the one
+	// it names. Without Agents the Server serves the one agent that
+	// Upstream, UpstreamHeader, Agent and OwnTools describe (set either
+	// Agents or those). An agent's zero timeouts and modes are the
+	// Server's (ConnectTimeout, IdleTimeout, ThreadIDs, CancelRun,
+	// ToolResultParts).
+	Agents []AgentConfig
+	// Upstream is the URL of the AG-UI agent (POST RunAgentInput):
+	// required without Agents.
 	Upstream string
 	// UpstreamHeader is sent with every upstream request (e.g. the agent's
 	// own API key). The caller's Authorization is never forwarded.
@@ -240,42 +248,10 @@ func (c *Config) setDefaults() error {
 	if c.Store == nil {
 		return errors.New("aap2agui: Config.Store is required")
 	}
-	u, err := url.Parse(c.Upstream)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return fmt.Errorf("aap2agui: Config.Upstream %q is not an http(s) URL", c.Upstream)
-	}
 	if err := web.CheckOrigins(c.CORSOrigins); err != nil {
 		return fmt.Errorf("aap2agui: %w", err)
 	}
-	if c.Agent.Name == "" {
-		d := DefaultAgent()
-		d.Tools, d.Options = c.Agent.Tools, c.Agent.Options
-		if c.Agent.Capabilities != nil {
-			d.Capabilities = c.Agent.Capabilities
-		}
-		c.Agent = d
-	}
-	if c.Agent.Version == "" {
-		c.Agent.Version = "1.0.0"
-	}
-	seen := map[string]bool{}
-	for _, t := range c.Agent.Tools {
-		seen[t.Name] = true
-	}
-	for i, t := range c.OwnTools {
-		if t.Name == "" {
-			return fmt.Errorf("aap2agui: Config.OwnTools[%d]: a tool needs a name", i)
-		}
-		if seen[t.Name] {
-			return fmt.Errorf("aap2agui: Config.OwnTools[%d]: tool %q is declared twice", i, t.Name)
-		}
-		seen[t.Name] = true
-	}
-	for i := range c.Agent.Options {
-		if err := c.Agent.Options[i].Validate(); err != nil {
-			return fmt.Errorf("aap2agui: agent option %d: %w", i, err)
-		}
-	}
+	var err error
 	if c.ThreadIDs, err = ParseThreadIDs(string(c.ThreadIDs)); err != nil {
 		return fmt.Errorf("aap2agui: Config.ThreadIDs: %w", err)
 	}
@@ -321,7 +297,7 @@ func (c *Config) setDefaults() error {
 	if c.Clock == nil {
 		c.Clock = time.Now
 	}
-	return nil
+	return c.resolveAgents()
 }
 
 // The values of a server tool's "permissions" key in an agent
@@ -507,11 +483,11 @@ func unknownKeys(t reflect.Type, raw any, path string) error {
 func checkHeader(h http.Header) error {
 	for name, values := range h {
 		if !httpguts.ValidHeaderFieldName(name) {
-			return fmt.Errorf("aap2agui: Config.UpstreamHeader: %q is not a header name", name)
+			return fmt.Errorf("%q is not a header name", name)
 		}
 		for _, v := range values {
 			if !httpguts.ValidHeaderFieldValue(v) {
-				return fmt.Errorf("aap2agui: Config.UpstreamHeader: the value of %s holds a control character (the value is not shown)", name)
+				return fmt.Errorf("the value of %s holds a control character (the value is not shown)", name)
 			}
 		}
 	}

@@ -27,12 +27,13 @@ import (
 // said of the cancellation, then its answer to the message. Should the
 // second run fail to start, the first run's RUN_FINISHED ends the turn as
 // it came.
-func (s *Server) postFollowed(ctx context.Context, in *types.RunAgentInput, calls map[string]string) (*upstreamBody, error) {
-	body, err := s.post(ctx, in, calls)
+func (a *agent) postFollowed(ctx context.Context, in *types.RunAgentInput, calls map[string]string) (*upstreamBody, error) {
+	body, err := a.post(ctx, in, calls)
 	if err != nil {
 		return nil, err
 	}
-	f := &followUp{s: s, ctx: ctx, in: in, calls: calls, msgID: in.Messages[len(in.Messages)-1].ID}
+	f := &followUp{a: a, in: in, msgID: in.Messages[len(in.Messages)-1].ID,
+		post: func(run *types.RunAgentInput) (*upstreamBody, error) { return a.post(ctx, run, calls) }}
 	f.open(body)
 	// The runs' own bodies keep their idle timers (fill touches them): the
 	// wrapper has none.
@@ -42,11 +43,10 @@ func (s *Server) postFollowed(ctx context.Context, in *types.RunAgentInput, call
 // followUp reads a run's events and, when the agent did not read the new
 // user message, those of the run that carries it (postFollowed).
 type followUp struct {
-	s     *Server
-	ctx   context.Context
+	a     *agent
 	in    *types.RunAgentInput
-	calls map[string]string
-	msgID string // the AG-UI id of the new user message
+	post  func(*types.RunAgentInput) (*upstreamBody, error) // sends the follow-up run, in the turn's context
+	msgID string                                            // the AG-UI id of the new user message
 
 	body      *upstreamBody // the run being read
 	next      func() (sse.Event, error, bool)
@@ -60,7 +60,7 @@ type followUp struct {
 // open makes body the run being read.
 func (f *followUp) open(body *upstreamBody) {
 	f.body = body
-	f.next, f.stop = iter.Pull2(sse.Read(body, sse.ReadOptions{MaxEventSize: f.s.cfg.MaxEventSize}))
+	f.next, f.stop = iter.Pull2(sse.Read(body, sse.ReadOptions{MaxEventSize: f.a.s.cfg.MaxEventSize}))
 }
 
 // Read gives the events of the turn's run (or runs), one SSE frame at a
@@ -140,8 +140,8 @@ func (f *followUp) follow() bool {
 	f.next = func() (sse.Event, error, bool) { return sse.Event{}, nil, false }
 	run := messageRun(f.in)
 	run.RunID = ident.Random("run-")
-	log := f.s.cfg.Logger.With().Str("thread_id", f.in.ThreadID).Str("run_id", run.RunID).Logger()
-	body, err := f.s.post(f.ctx, run, f.calls)
+	log := f.a.s.cfg.Logger.With().Str("thread_id", f.in.ThreadID).Str("run_id", run.RunID).Logger()
+	body, err := f.post(run)
 	if err != nil {
 		log.Warn().Err(err).Msg("the run carrying the user message the agent did not read could not be sent: the turn ends with the run that cancelled the interrupts")
 		return false

@@ -74,7 +74,7 @@ func (r *turnRun) checkRanAsAllowed(toolCallID string) {
 	if !ok || !r.tr.CallOfRun(toolCallID) { // a call of an earlier turn, streamed again
 		return
 	}
-	if _, declared := r.s.cfg.Agent.Tool(name); !declared {
+	if !r.agent.serverTool(name) {
 		return
 	}
 	setting, label := "not enabled", "not_enabled"

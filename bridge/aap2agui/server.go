@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"slices"
 	"strings"
 	"sync/atomic"
 
@@ -14,6 +13,7 @@ import (
 
 	"github.com/aapagui/aapagui/aap"
 	"github.com/aapagui/aapagui/bridge/internal/metrics"
+	"github.com/aapagui/aapagui/bridge/internal/tracing"
 	"github.com/aapagui/aapagui/bridge/internal/web"
 	"github.com/aapagui/aapagui/internal/apikey"
 	"github.com/aapagui/aapagui/internal/cursor"
@@ -27,7 +27,8 @@ import (
 type Server struct {
 	cfg     Config
 	keys    apikey.Keys
-	secrets map[string]bool // names of secret options
+	agents  []*agent          // in the order of GET /meta
+	byName  map[string]*agent // the agents by name
 	engine  *gin.Engine
 	metrics *metrics.Metrics
 	limits  *limit.Keys // nil: no per-key rate or turn limit
@@ -43,17 +44,14 @@ func New(cfg Config) (*Server, error) {
 	if err := cfg.Limits.check(); err != nil {
 		return nil, err
 	}
-	if err := checkHeader(cfg.UpstreamHeader); err != nil {
-		return nil, err
-	}
 	m := metrics.New(metrics.Options{Namespace: "aap2agui", Unit: "turn"})
 	observe, hc, outer := web.Telemetry("aap2agui", m, cfg.TracerProvider, cfg.HTTPClient)
 	cfg.Store, cfg.HTTPClient = store.Observe(cfg.Store, observe), hc
-	s := &Server{cfg: cfg, keys: apikey.New(cfg.APIKeys), secrets: map[string]bool{}, metrics: m, limits: newLimits(cfg.Limits)}
-	for _, o := range cfg.Agent.Options {
-		if o.Type == aap.OptionSecret {
-			s.secrets[o.Name] = true
-		}
+	s := &Server{cfg: cfg, keys: apikey.New(cfg.APIKeys), byName: map[string]*agent{}, metrics: m, limits: newLimits(cfg.Limits)}
+	for _, ac := range cfg.Agents {
+		a := newAgent(s, ac)
+		s.agents = append(s.agents, a)
+		s.byName[a.name()] = a
 	}
 	guards := []gin.HandlerFunc{web.CORS(cfg.CORSOrigins, "GET, POST, DELETE, OPTIONS"), web.BodyTimeout(cfg.BodyTimeout)}
 	if s.keys.Open() {
@@ -146,14 +144,14 @@ func (s *Server) ready(c *gin.Context) error {
 		web.Logger(c).Warn().Err(err).Msg("store not ready")
 		return errNotReady
 	}
-	c.String(http.StatusOK, "ok\n")
+	web.JSON(c, http.StatusOK, readiness{Status: "ok", Store: "ok", Upstreams: s.probeUpstreams(ctx)})
 	return nil
 }
 
 // meta answers GET /meta in the given version: its own number, and tool
 // specs in its shape.
 func (s *Server) meta(version int) gin.HandlerFunc {
-	m := &aap.GetMetaResponse{Version: version, Agents: []aap.AgentInfo{s.cfg.Agent}}
+	m := &aap.GetMetaResponse{Version: version, Agents: s.infos()}
 	var body any = m
 	if version != aap.Version3 {
 		body = m.V1(version)
@@ -180,52 +178,6 @@ func readBody(c *gin.Context, v json.Unmarshaler) error {
 	return nil
 }
 
-// checkAgent validates server tool references, options and client tools
-// against what the agent declares.
-func (s *Server) checkAgent(cfg *aap.AgentConfig, clientTools []aap.ToolSpec) error {
-	if cfg != nil {
-		for i, t := range cfg.Tools {
-			if s.ownTool(t.Name) {
-				return fmt.Errorf("agent.tools[%d].name: agent %q runs %q on its own, whatever a session says (permissions: none in its configuration): it cannot be enabled or trusted", i, s.cfg.Agent.Name, t.Name)
-			}
-			if _, ok := s.cfg.Agent.Tool(t.Name); !ok {
-				return fmt.Errorf("agent.tools[%d].name: %q is not a server tool of agent %q", i, t.Name, s.cfg.Agent.Name)
-			}
-		}
-		for name, v := range cfg.Options {
-			o, ok := s.cfg.Agent.Option(name)
-			if !ok {
-				return fmt.Errorf("agent.options.%s: agent %q has no such option", name, s.cfg.Agent.Name)
-			}
-			if o.Type == aap.OptionSelect && !slices.Contains(o.Options, v) {
-				return fmt.Errorf("agent.options.%s: %q is not one of %q", name, v, o.Options)
-			}
-		}
-	}
-	seen := map[string]bool{}
-	for i, t := range clientTools {
-		if _, ok := s.cfg.Agent.Tool(t.Name); ok || s.ownTool(t.Name) {
-			return fmt.Errorf("tools[%d].name: %q is already a server tool; tool names must be unique", i, t.Name)
-		}
-		if seen[t.Name] {
-			return fmt.Errorf("tools[%d].name: %q is declared twice", i, t.Name)
-		}
-		seen[t.Name] = true
-	}
-	return nil
-}
-
-// ownTool reports whether name is a server tool the agent runs on its own
-// (Config.OwnTools).
-func (s *Server) ownTool(name string) bool {
-	for _, t := range s.cfg.OwnTools {
-		if t.Name == name {
-			return true
-		}
-	}
-	return false
-}
-
 func (s *Server) createSession(c *gin.Context) error {
 	var req aap.PostSessionsRequest
 	if err := readBody(c, &req); err != nil {
@@ -242,10 +194,12 @@ func (s *Server) createSession(c *gin.Context) error {
 // newSession checks a new session's agent, tools and seed history, and
 // the messages of its first turn (PUT /session), then stores it.
 func (s *Server) newSession(c *gin.Context, req *aap.PostSessionsRequest, first []aap.Message) (*store.Session, error) {
-	if req.Agent.Name != s.cfg.Agent.Name {
-		return nil, web.Fail(web.KindNotFound, "unknown_agent", fmt.Sprintf("agent %q is not served here (the agent is %q)", req.Agent.Name, s.cfg.Agent.Name))
+	a := s.agentNamed(req.Agent.Name)
+	if a == nil {
+		return nil, s.unknownAgent(req.Agent.Name)
 	}
-	if err := s.checkAgent(&req.Agent, req.Tools); err != nil {
+	tracing.Agent(c.Request.Context(), a.name())
+	if err := a.check(&req.Agent, req.Tools); err != nil {
 		return nil, invalid("invalid_request", err.Error())
 	}
 	if err := checkSeed(req.Messages); err != nil {
@@ -270,7 +224,7 @@ func (s *Server) newSession(c *gin.Context, req *aap.PostSessionsRequest, first 
 	// their permissions, as AAP's tool call resumption describes.
 	p := pendingState(sess, seed)
 	for _, id := range p.order {
-		if _, server := s.cfg.Agent.Tool(p.calls[id]); server {
+		if a.serverTool(p.calls[id]) {
 			sess.Interrupts = append(sess.Interrupts, translate.PermissionInterrupt(seedCall(seed, id)))
 		}
 	}
@@ -299,9 +253,12 @@ func seedCall(seed []store.Entry, id string) *aap.ToolCall {
 func (s *Server) info(sess *store.Session) aap.SessionInfo {
 	agent := sess.Agent
 	if len(agent.Options) > 0 {
+		a := s.agentNamed(agent.Name)
 		opts := make(map[string]string, len(agent.Options))
 		for k, v := range agent.Options {
-			if s.secrets[k] {
+			// A session of an agent no longer served shows no option's
+			// value: which are secret is not known.
+			if a == nil || a.secrets[k] {
 				v = "***"
 			}
 			opts[k] = v
@@ -333,7 +290,7 @@ func (s *Server) getSession(version int) func(c *gin.Context) error {
 		}
 		resp := info.V1()
 		// Version 1 leaves out a history type the agent does not declare.
-		if ht != "" && s.cfg.Agent.Capabilities.SupportsHistory(ht) {
+		if a := s.agentNamed(sess.Agent.Name); ht != "" && a != nil && a.cfg.Agent.Capabilities.SupportsHistory(ht) {
 			if resp.History, err = s.historyOf(c, sess, ht); err != nil {
 				return err
 			}
@@ -414,8 +371,10 @@ func (s *Server) history(c *gin.Context) error {
 	if err != nil {
 		return err
 	}
-	if !s.cfg.Agent.Capabilities.SupportsHistory(ht) {
-		return web.Fail(web.KindNotFound, "history_type_not_supported", fmt.Sprintf("agent %q does not serve %s history", s.cfg.Agent.Name, ht))
+	// The history of a session whose agent is no longer served is still
+	// the bridge's to give.
+	if a := s.agentNamed(sess.Agent.Name); a != nil && !a.cfg.Agent.Capabilities.SupportsHistory(ht) {
+		return web.Fail(web.KindNotFound, "history_type_not_supported", fmt.Sprintf("agent %q does not serve %s history", a.name(), ht))
 	}
 	hist, err := s.historyOf(c, sess, ht)
 	if err != nil {

@@ -78,7 +78,7 @@ func TestCreateSession(t *testing.T) {
 				`"tools":[` + weather + `]}`,
 			wantStatus: http.StatusCreated,
 		},
-		{name: "unknown agent", body: `{"agent":{"name":"someone-else"}}`, wantStatus: http.StatusNotFound, wantCode: "unknown_agent"},
+		{name: "unknown agent", body: `{"agent":{"name":"someone-else"}}`, wantStatus: http.StatusBadRequest, wantCode: "unknown_agent"},
 		{name: "unknown server tool", body: `{"agent":{"name":"agent","tools":[{"name":"rm_rf"}]}}`, wantStatus: http.StatusBadRequest, wantCode: "invalid_request"},
 		{name: "undeclared option", body: `{"agent":{"name":"agent","options":{"temperature":"0.2"}}}`, wantStatus: http.StatusBadRequest, wantCode: "invalid_request"},
 		{name: "select value not allowed", body: `{"agent":{"name":"agent","options":{"model":"huge"}}}`, wantStatus: http.StatusBadRequest, wantCode: "invalid_request"},

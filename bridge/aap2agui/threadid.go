@@ -48,11 +48,3 @@ var ThreadNamespace = uuid.NewSHA1(uuid.NameSpaceURL, []byte("https://github.com
 func ThreadID(sessionID string) string {
 	return uuid.NewSHA1(ThreadNamespace, []byte(sessionID)).String()
 }
-
-// threadID is the threadId of the session's runs under c.ThreadIDs.
-func (c *Config) threadID(sessionID string) string {
-	if c.ThreadIDs == ThreadIDsSession {
-		return sessionID
-	}
-	return ThreadID(sessionID)
-}

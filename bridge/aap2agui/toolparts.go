@@ -8,12 +8,12 @@ import (
 )
 
 // toolResultParts gives the tool message AppendMessageToAGUI made of m
-// (msgs, the messages made of m) content parts, when Config.ToolResultParts
+// (msgs, the messages made of m) content parts, when the agent's ToolResultParts
 // says the agent reads them and m's content needs them (it holds an image,
 // or a part AAP could not hold).
-func (s *Server) toolResultParts(msgs []types.Message, m aap.Message) {
+func (a *agent) toolResultParts(msgs []types.Message, m aap.Message) {
 	tm, ok := m.(*aap.ToolMessage)
-	if !s.cfg.ToolResultParts || !ok || len(msgs) != 1 {
+	if !a.cfg.ToolResultParts || !ok || len(msgs) != 1 {
 		return
 	}
 	if parts, ok := translate.ToolContentParts(tm.Content); ok {

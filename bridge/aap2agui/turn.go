@@ -11,6 +11,7 @@ import (
 
 	"github.com/aapagui/aapagui/aap"
 	"github.com/aapagui/aapagui/bridge/internal/metrics"
+	"github.com/aapagui/aapagui/bridge/internal/tracing"
 	"github.com/aapagui/aapagui/bridge/internal/web"
 	"github.com/aapagui/aapagui/store"
 	"github.com/aapagui/aapagui/translate"
@@ -112,6 +113,7 @@ type turn struct {
 	form answerForm
 
 	sess  *store.Session
+	agent *agent                  // the session's agent
 	hist  []store.Entry           // the history read under the lock
 	lease *store.Lease            // the session's turn lock
 	end   context.CancelCauseFunc // ends the turn: its client stopped reading
@@ -130,27 +132,31 @@ type turn struct {
 // reports whether the agent took the turn: from then on the turn is part
 // of the session, whatever happens to the stream.
 func (s *Server) runTurn(c *gin.Context, id string, req *aap.PostSessionTurnRequest, form answerForm) (started bool, err error) {
-	if err := s.checkAgent(req.Agent, req.Tools); err != nil {
-		return false, invalid("invalid_request", err.Error())
-	}
 	t := &turn{s: s, log: web.Logger(c), req: req, form: form}
 	ctx, release, err := t.lock(c.Request.Context(), owner(c), id)
 	if err != nil {
 		return false, err
 	}
 	defer release()
+	if t.agent, err = s.agentOf(t.sess); err != nil {
+		return false, err
+	}
+	tracing.Agent(ctx, t.agent.name())
+	if err := t.agent.check(req.Agent, req.Tools); err != nil {
+		return false, invalid("invalid_request", err.Error())
+	}
 	// The turn's context is the request's until the turn ends; an error it
 	// returns is answered on the request's own (web.Left asks it whether
 	// the client went away: the turn's ends with the turn).
 	outer := c.Request
 	c.Request = c.Request.WithContext(ctx)
 	defer func() { c.Request = outer }()
-	if t.adm, err = s.admit(t.sess, t.hist, req); err != nil {
+	if t.adm, err = t.agent.admit(t.sess, t.hist, req); err != nil {
 		return false, err
 	}
 	// From here on the turn is in flight: it ends with its metrics and
 	// its log line, whatever happens.
-	t.met, t.result = s.metrics.StartTurn(metrics.RequestStart(c), string(req.Mode())), metrics.OutcomeOK
+	t.met, t.result = s.metrics.StartTurn(metrics.RequestStart(c), t.agent.name(), string(req.Mode())), metrics.OutcomeOK
 	defer t.ended()
 	body, err := t.call(c)
 	if err != nil {
@@ -192,7 +198,7 @@ func (t *turn) lock(ctx context.Context, owner, id string) (context.Context, fun
 // the session, and is the turn's upstream result.
 func (t *turn) call(c *gin.Context) (*upstreamBody, error) {
 	ctx := c.Request.Context()
-	body, err := t.s.postTurn(ctx, t.adm.run, t.adm.calls)
+	body, err := t.agent.postTurn(ctx, t.adm.run, t.adm.calls)
 	if err == nil {
 		return body, nil
 	}
@@ -246,6 +252,6 @@ func (t *turn) stream(c *gin.Context, body *upstreamBody, saving <-chan error) e
 
 // ended ends the turn's metrics and writes its log line.
 func (t *turn) ended() {
-	t.s.metrics.Upstream("turn", t.result)
+	t.s.metrics.Upstream("turn", t.agent.name(), t.result)
 	web.EndTurn(t.log, t.met, web.TurnEnd{What: "turn", IDKey: "session", ID: t.sess.ID, Stop: t.stopReason, Upstream: t.result})
 }

@@ -33,7 +33,7 @@ func (e *upstreamError) Error() string { return e.message + ": " + e.detail.Erro
 // the encrypted values of the run's tool calls (toolCallId → value),
 // which the SDK's ToolCall cannot carry: they are added to its JSON
 // (encrypted.go).
-func (s *Server) post(ctx context.Context, in *types.RunAgentInput, calls map[string]string) (*upstreamBody, error) {
+func (a *agent) post(ctx context.Context, in *types.RunAgentInput, calls map[string]string) (*upstreamBody, error) {
 	data, err := jsonenc.Marshal(in)
 	if err == nil && len(calls) > 0 {
 		data, err = translate.PatchToolCallValues(data, calls)
@@ -41,14 +41,14 @@ func (s *Server) post(ctx context.Context, in *types.RunAgentInput, calls map[st
 	if err != nil {
 		return nil, &upstreamError{web.KindUpstream, "upstream_request", "could not encode the run for the agent", err}
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, s.cfg.Upstream, nil)
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, a.cfg.Upstream, nil)
 	if err != nil {
 		return nil, &upstreamError{web.KindUpstream, "upstream_request", "could not build the request to the agent", err}
 	}
 	// The run holds the whole conversation: its bytes go once the answer
 	// has begun, not when the stream ends.
 	rb := reqbody.Set(req, data)
-	for k, vs := range s.cfg.UpstreamHeader {
+	for k, vs := range a.cfg.UpstreamHeader {
 		for _, v := range vs {
 			req.Header.Add(k, v)
 		}
@@ -58,8 +58,8 @@ func (s *Server) post(ctx context.Context, in *types.RunAgentInput, calls map[st
 
 	// Bound the wait for response headers only: the stream itself may run
 	// for as long as the agent takes.
-	connectCtx, cancel, connected := web.Connect(ctx, s.cfg.ConnectTimeout)
-	resp, err := s.cfg.HTTPClient.Do(req.WithContext(connectCtx))
+	connectCtx, cancel, connected := web.Connect(ctx, a.cfg.ConnectTimeout)
+	resp, err := a.s.cfg.HTTPClient.Do(req.WithContext(connectCtx))
 	err = connected(err)
 	rb.Release()
 	if err != nil {
@@ -68,7 +68,7 @@ func (s *Server) post(ctx context.Context, in *types.RunAgentInput, calls map[st
 		}
 		cancel(nil)
 		if errors.Is(err, web.ErrConnectTimeout) {
-			return nil, &upstreamError{web.KindUpstreamTimeout, "upstream_timeout", fmt.Sprintf("the agent did not answer within %s", s.cfg.ConnectTimeout), err}
+			return nil, &upstreamError{web.KindUpstreamTimeout, "upstream_timeout", fmt.Sprintf("the agent did not answer within %s", a.cfg.ConnectTimeout), err}
 		}
 		var netErr net.Error
 		if errors.As(err, &netErr) && netErr.Timeout() {
@@ -88,7 +88,7 @@ func (s *Server) post(ctx context.Context, in *types.RunAgentInput, calls map[st
 		cancel(nil)
 		return nil, &upstreamError{web.KindUpstream, "upstream_not_sse", "the agent did not answer with an event stream", fmt.Errorf("content type %q", resp.Header.Get("Content-Type"))}
 	}
-	return &upstreamBody{IdleBody: web.IdleTimeout(resp.Body, s.cfg.IdleTimeout, cancel), cancel: func() { cancel(nil) }}, nil
+	return &upstreamBody{IdleBody: web.IdleTimeout(resp.Body, a.cfg.IdleTimeout, cancel), cancel: func() { cancel(nil) }}, nil
 }
 
 // upstreamBody is the agent's event stream: its reader calls Touch for

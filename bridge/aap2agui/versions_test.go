@@ -333,7 +333,7 @@ func TestVersionsPutErrors(t *testing.T) {
 		{"messages missing", `{"agent":{"name":"agent"}}`, 400, "invalid_request"},
 		{"a tool permission", `{"agent":{"name":"agent"},"messages":[{"role":"tool_permission","toolCallId":"c","granted":true}]}`, 400, "invalid_request"},
 		{"a version 3 tool spec", `{"agent":{"name":"agent"},"messages":[{"role":"user","content":"hi"}],"tools":[{"name":"t","description":"d","parameters":{}}]}`, 400, "invalid_request"},
-		{"unknown agent", `{"agent":{"name":"other"},"messages":[{"role":"user","content":"hi"}]}`, 404, "unknown_agent"},
+		{"unknown agent", `{"agent":{"name":"other"},"messages":[{"role":"user","content":"hi"}]}`, 400, "unknown_agent"},
 		{"unknown server tool", `{"agent":{"name":"agent","tools":[{"name":"nope"}]},"messages":[{"role":"user","content":"hi"}]}`, 400, "invalid_request"},
 		{"an http image", `{"agent":{"name":"agent"},"messages":[{"role":"user","content":[{"type":"image","url":"http://example.com/a.png"}]}]}`, 400, "invalid_request"},
 		{"a bad stream mode", `{"agent":{"name":"agent"},"stream":"fast","messages":[{"role":"user","content":"hi"}]}`, 400, "invalid_request"},

@@ -108,7 +108,7 @@ func (s *Server) sessionHistory(ctx context.Context, cl *aap.Client, info *aap.A
 	ctx, cancel := context.WithTimeout(ctx, historyTimeout)
 	defer cancel()
 	hist, err := cl.History(ctx, session, ht)
-	s.upstreamCall(ctx, "history", err)
+	s.upstreamCall(ctx, "history", info.Name, err)
 	if sessionGone(err) {
 		return nil, false, nil
 	}

@@ -59,7 +59,7 @@ func (r *runner) storedResults(ctx context.Context, missing map[string]permissio
 	if ht, ok := r.historyType(); ok {
 		ctx, cancel := context.WithTimeout(ctx, historyTimeout)
 		hist, err := r.cl.History(ctx, r.th.SessionID, ht)
-		r.s.upstreamCall(ctx, "history", err)
+		r.s.upstreamCall(ctx, "history", r.info.Name, err)
 		cancel()
 		if err != nil {
 			r.log.Warn().Err(err).Str("session", r.th.SessionID).Msg("reading the AAP session's history for the results of answered permissions")

@@ -18,6 +18,7 @@ import (
 	"github.com/aapagui/aapagui/aap"
 	"github.com/aapagui/aapagui/agui"
 	"github.com/aapagui/aapagui/bridge/internal/metrics"
+	"github.com/aapagui/aapagui/bridge/internal/tracing"
 	"github.com/aapagui/aapagui/bridge/internal/web"
 	"github.com/aapagui/aapagui/internal/ident"
 	"github.com/aapagui/aapagui/store"
@@ -248,7 +249,8 @@ func (r *runner) mode() aap.StreamMode {
 // thread. An error is returned only before the stream began.
 func (r *runner) execute(ctx context.Context) error {
 	in := r.in
-	r.t = r.s.metrics.StartTurn(r.start, string(r.mode()))
+	r.t = r.s.metrics.StartTurn(r.start, r.info.Name, string(r.mode()))
+	tracing.Agent(ctx, r.info.Name)
 	r.result, r.openBefore = metrics.OutcomeOK, len(r.th.Interrupts)
 	defer func() {
 		web.EndTurn(r.log, r.t, web.TurnEnd{What: "run", IDKey: "thread", ID: in.ThreadID, Stop: r.stop, Upstream: r.result})
@@ -382,7 +384,7 @@ func (r *runner) begin(ctx context.Context) (*aap.PostSessionTurnRequest, error)
 			return r.beginPut(ctx, req, agent, contextDigest, toolsDigest)
 		}
 		created, err := r.cl.CreateSession(ctx, &aap.PostSessionsRequest{Agent: agent, Messages: p.seed, Tools: r.clientTools})
-		r.result = r.s.upstreamCall(ctx, "create_session", err)
+		r.result = r.s.upstreamCall(ctx, "create_session", r.info.Name, err)
 		if err != nil {
 			return nil, &upstreamError{err}
 		}
@@ -492,7 +494,7 @@ func (r *runner) open(ctx context.Context, session string, req *aap.PostSessionT
 			resp, err = r.cl.Turn(ctx, session, req)
 		}
 		if err != nil {
-			r.result = r.s.upstreamCall(ctx, "turn", err)
+			r.result = r.s.upstreamCall(ctx, "turn", r.info.Name, err)
 			return nil, err
 		}
 		evs = append(evs, translate.EventsFromResponse(resp)...)
@@ -519,7 +521,7 @@ func (r *runner) open(ctx context.Context, session string, req *aap.PostSessionT
 			body.Close() // the timer fired just as the headers arrived
 		}
 		cancel(nil)
-		r.result = r.s.upstreamCall(ctx, "turn", err)
+		r.result = r.s.upstreamCall(ctx, "turn", r.info.Name, err)
 		return nil, err
 	}
 	idle := web.IdleTimeout(body, r.s.cfg.IdleTimeout, cancel)
@@ -821,7 +823,7 @@ func (r *runner) turnDone(result string) {
 	default:
 		result = metrics.OutcomeOK
 	}
-	r.s.metrics.Upstream("turn", result)
+	r.s.metrics.Upstream("turn", r.info.Name, result)
 	r.result = result
 }
 

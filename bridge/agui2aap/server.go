@@ -196,7 +196,7 @@ func (s *Server) upstreamMeta(ctx context.Context, cl *aap.Client, key string) (
 		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), metaTimeout)
 		defer cancel()
 		m, err := cl.Meta(ctx)
-		s.upstreamCall(ctx, "meta", err)
+		s.upstreamCall(ctx, "meta", "", err)
 		if err != nil {
 			return nil, err
 		}
@@ -244,7 +244,7 @@ func (s *Server) ready(c *gin.Context) {
 // upstreamCall counts an upstream call (metrics.Upstream) that ended with
 // err, and returns its result: ok, cancelled (the client went away) or
 // the failure's code.
-func (s *Server) upstreamCall(ctx context.Context, call string, err error) string {
+func (s *Server) upstreamCall(ctx context.Context, call, agent string, err error) string {
 	result := metrics.OutcomeOK
 	switch {
 	case err == nil:
@@ -253,7 +253,7 @@ func (s *Server) upstreamCall(ctx context.Context, call string, err error) strin
 	default:
 		result = s.upstreamFailure(err).Code
 	}
-	s.metrics.Upstream(call, result)
+	s.metrics.Upstream(call, agent, result)
 	return result
 }
 

@@ -150,7 +150,7 @@ func (s *Server) deleteSession(ctx context.Context, r *http.Request, session str
 		err = cl.DeleteSession(uctx, session)
 	}
 	cancel()
-	s.upstreamCall(ctx, "delete_session", err)
+	s.upstreamCall(ctx, "delete_session", "", err)
 	if err != nil && !sessionGone(err) {
 		return &upstreamError{err}
 	}

@@ -85,15 +85,15 @@ func New(o Options) *Metrics {
 	m.inFlight = f.gauge(prometheus.GaugeOpts{Namespace: ns, Name: u + "s_in_flight",
 		Help: "The " + u + "s streaming now."})
 	m.duration = f.histogramVec(prometheus.HistogramOpts{Namespace: ns, Name: u + "_duration_seconds",
-		Help: "Time from a " + u + " request's arrival to the " + u + "'s end, by upstream stream mode.", Buckets: requestBuckets}, "mode")
+		Help: "Time from a " + u + " request's arrival to the " + u + "'s end, by agent and upstream stream mode.", Buckets: requestBuckets}, "agent", "mode")
 	m.firstEvent = f.histogramVec(prometheus.HistogramOpts{Namespace: ns, Name: u + "_first_event_seconds",
-		Help: "Time from a " + u + " request's arrival to the first event from the upstream, by upstream stream mode.", Buckets: firstBuckets}, "mode")
+		Help: "Time from a " + u + " request's arrival to the first event from the upstream, by agent and upstream stream mode.", Buckets: firstBuckets}, "agent", "mode")
 	events := f.counterVec(prometheus.CounterOpts{Namespace: ns, Name: "events_total",
 		Help: "Events translated, by direction (in: read from the upstream, out: written to the client) and event type."}, "direction", "type")
 	m.eventsIn = eventCounters{vec: events, dir: In}
 	m.eventsOut = eventCounters{vec: events, dir: Out}
 	m.upstream = f.counterVec(prometheus.CounterOpts{Namespace: ns, Name: "upstream_requests_total",
-		Help: "Calls to the upstream, by call, outcome (ok, error, cancelled) and error code (none when there is no error)."}, "call", "outcome", "code")
+		Help: "Calls to the upstream, by call, agent (empty for a call of no one agent), outcome (ok, error, cancelled) and error code (none when there is no error)."}, "call", "agent", "outcome", "code")
 	m.conflicts = f.counter(prometheus.CounterOpts{Namespace: ns, Name: u + "_conflicts_total",
 		Help: "Requests answered 409 because a " + u + " was already running on the same conversation."})
 	m.storeDuration = f.histogramVec(prometheus.HistogramOpts{Namespace: ns, Name: "store_operation_duration_seconds",
@@ -150,14 +150,15 @@ func (m *Metrics) Handler() http.Handler {
 }
 
 // Upstream counts one upstream call of the named kind ("turn", "meta",
-// "create_session") by its result: OutcomeOK, OutcomeCancelled, or the
-// stable error code of a failure.
-func (m *Metrics) Upstream(call, result string) {
+// "create_session") for an agent ("" for a call of no one agent) by its
+// result: OutcomeOK, OutcomeCancelled, or the stable error code of a
+// failure.
+func (m *Metrics) Upstream(call, agent, result string) {
 	outcome, code := result, "none"
 	if result != OutcomeOK && result != OutcomeCancelled {
 		outcome, code = OutcomeError, result
 	}
-	m.upstream.WithLabelValues(call, outcome, code).Inc()
+	m.upstream.WithLabelValues(call, agent, outcome, code).Inc()
 }
 
 // ToolRanAgainstSettings counts a declared server tool that the agent ran
@@ -191,7 +192,7 @@ func (m *Metrics) ObserveStore(ctx context.Context, op string) (context.Context,
 type Turn struct {
 	m             *Metrics
 	start         time.Time
-	mode          string
+	agent, mode   string
 	in, out       int
 	lastIn, lastO lastCounter
 	ended         bool
@@ -199,18 +200,19 @@ type Turn struct {
 	tokensOut     int64
 }
 
-// StartTurn counts a turn in flight from now on. start is the arrival of
-// its request (RequestStart), mode its upstream stream mode.
-func (m *Metrics) StartTurn(start time.Time, mode string) *Turn {
+// StartTurn counts a turn of the named agent in flight from now on. start
+// is the arrival of its request (RequestStart), mode its upstream stream
+// mode.
+func (m *Metrics) StartTurn(start time.Time, agent, mode string) *Turn {
 	m.inFlight.Inc()
-	return &Turn{m: m, start: start, mode: mode}
+	return &Turn{m: m, start: start, agent: agent, mode: mode}
 }
 
 // In counts an event read from the upstream; the first one also records
 // the time to first event.
 func (t *Turn) In(typ string) {
 	if t.in == 0 {
-		t.m.firstEvent.WithLabelValues(t.mode).Observe(time.Since(t.start).Seconds())
+		t.m.firstEvent.WithLabelValues(t.agent, t.mode).Observe(time.Since(t.start).Seconds())
 	}
 	t.in++
 	t.m.eventsIn.inc(&t.lastIn, typ)
@@ -221,6 +223,9 @@ func (t *Turn) Out(typ string) {
 	t.out++
 	t.m.eventsOut.inc(&t.lastO, typ)
 }
+
+// Agent is the name of the turn's agent.
+func (t *Turn) Agent() string { return t.agent }
 
 // Mode is the turn's upstream stream mode.
 func (t *Turn) Mode() string { return t.mode }
@@ -236,7 +241,7 @@ func (t *Turn) End() time.Duration {
 	if !t.ended {
 		t.ended = true
 		t.m.inFlight.Dec()
-		t.m.duration.WithLabelValues(t.mode).Observe(d.Seconds())
+		t.m.duration.WithLabelValues(t.agent, t.mode).Observe(d.Seconds())
 	}
 	return d
 }

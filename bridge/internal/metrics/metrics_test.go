@@ -69,10 +69,10 @@ func TestUpstreamAndTurn(t *testing.T) {
 	m := metrics.New(metrics.Options{Namespace: "test", Unit: "run"})
 	mh := httptest.NewServer(m.Handler())
 	t.Cleanup(mh.Close)
-	m.Upstream("turn", metrics.OutcomeOK)
-	m.Upstream("turn", metrics.OutcomeCancelled)
-	m.Upstream("meta", "upstream_timeout")
-	tr := m.StartTurn(time.Now(), "delta")
+	m.Upstream("turn", "demo", metrics.OutcomeOK)
+	m.Upstream("turn", "other", metrics.OutcomeCancelled)
+	m.Upstream("meta", "", "upstream_timeout")
+	tr := m.StartTurn(time.Now(), "demo", "delta")
 	for _, typ := range []string{"a", "b", "b", "a"} {
 		tr.In(typ)
 	}
@@ -86,13 +86,14 @@ func TestUpstreamAndTurn(t *testing.T) {
 	assert.Equal(t, 1, out)
 
 	s := metricstest.Scrape(t, mh.URL, "")
-	assert.Equal(t, 1.0, s.Value("test_upstream_requests_total", "call", "turn", "outcome", "ok", "code", "none"))
-	assert.Equal(t, 1.0, s.Value("test_upstream_requests_total", "call", "turn", "outcome", "cancelled", "code", "none"))
+	assert.Equal(t, 1.0, s.Value("test_upstream_requests_total", "call", "turn", "agent", "demo", "outcome", "ok", "code", "none"))
+	assert.Equal(t, 1.0, s.Value("test_upstream_requests_total", "call", "turn", "agent", "other", "outcome", "cancelled", "code", "none"))
+	assert.Equal(t, 0.0, s.Value("test_upstream_requests_total", "call", "turn", "agent", "other", "outcome", "ok"), "each agent its own series")
 	assert.Equal(t, 1.0, s.Value("test_upstream_requests_total", "call", "meta", "outcome", "error", "code", "upstream_timeout"))
 	assert.Equal(t, 2.0, s.Value("test_events_total", "direction", "in", "type", "a"))
 	assert.Equal(t, 2.0, s.Value("test_events_total", "direction", "in", "type", "b"))
 	assert.Equal(t, 1.0, s.Value("test_events_total", "direction", "out", "type", "x"))
 	assert.Equal(t, 1.0, s.Value("test_run_first_event_seconds", "mode", "delta"))
-	assert.Equal(t, 1.0, s.Value("test_run_duration_seconds", "mode", "delta"), "ended once")
+	assert.Equal(t, 1.0, s.Value("test_run_duration_seconds", "agent", "demo", "mode", "delta"), "ended once")
 	assert.Equal(t, 0.0, s.Value("test_runs_in_flight"))
 }

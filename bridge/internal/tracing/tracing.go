@@ -71,3 +71,12 @@ func StoreObserver(tp trace.TracerProvider) store.Observer {
 }
 
 func noEnd(error) {}
+
+// AgentKey is the span attribute naming the agent a request is for.
+const AgentKey = attribute.Key("aap.agent.name")
+
+// Agent names the agent of the request whose span is in ctx (none: no
+// span, nothing done).
+func Agent(ctx context.Context, name string) {
+	trace.SpanFromContext(ctx).SetAttributes(AgentKey.String(name))
+}
