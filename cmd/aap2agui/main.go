@@ -6,6 +6,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"slices"
 
 	"sigs.k8s.io/yaml"
 
@@ -43,7 +44,7 @@ func bind(p *cli.Program) *flags {
 	fl.cancelRun = f.String("cancel-run", "auto", "how a user message sent while interrupts are open reaches the agent: auto (one run with the cancellation, then a run of the message alone when the agent did not read it), separate (the cancellation as a run of its own, then the message) or single (one run only)")
 	fl.separateCancel = f.Bool("separate-cancel-run", false, "the same as --cancel-run separate (the older name)")
 	fl.threadIDs = f.String("thread-id", "uuid", "the threadId of a session's runs: uuid (a UUID derived from the session id, which every framework accepts) or session (the session id itself, as earlier releases sent it)")
-	fl.agentFile = f.String("agent-config", "", "JSON or YAML file describing the agent (name, title, version, description, options, tools, capabilities); a tool with permissions: none is one the agent runs on its own")
+	fl.agentFile = f.String("agent-config", "", "JSON or YAML file describing the agent (name, title, version, description, options, tools, capabilities; a tool with permissions: none is one the agent runs on its own), or several agents (agents:, each with its upstream:)")
 	p.Store = f.String("store", "sqlite:aap2agui.db", "session store: sqlite:<file>, postgres://user@host/db (replicas on several machines) or memory:")
 	fl.basePath = f.String("base-path", "", "mount the API under this path, e.g. /v1")
 	fl.versions = f.List("aap-version", ",", "AAP protocol version to serve, N or N=PATH (1, 2 or 3; PATH replaces --base-path for it); repeat for several, e.g. --aap-version 3 --aap-version 1=/legacy (default 3)")
@@ -74,7 +75,7 @@ func run(args []string) error {
 	if err != nil {
 		return err
 	}
-	if cfg.Upstream == "" {
+	if cfg.Upstream == "" && len(cfg.Agents) == 0 {
 		addr, err := p.Demo("AG-UI demo agent", demo.AGUIAgent{})
 		if err != nil {
 			return err
@@ -89,17 +90,34 @@ func run(args []string) error {
 	if len(cfg.APIKeys) == 0 {
 		openWarning = "no --api-key: the AAP API is open to anyone who can reach it"
 	}
-	headerNames := make([]string, 0, len(cfg.UpstreamHeader))
-	for name := range cfg.UpstreamHeader {
-		headerNames = append(headerNames, name) // names only: values may be secrets
-	}
 	return p.Run(func(rt cli.Runtime) (cli.Bridge, error) {
 		cfg.Store, cfg.TracerProvider, cfg.SeparateMetrics = rt.Store, rt.TracerProvider, rt.SeparateMetrics
 		return aap2agui.New(cfg)
 	}, openWarning, func(a net.Addr) {
-		p.Log.Info().Str("listen", a.String()).Str("upstream", cli.RedactURL(cfg.Upstream)).Strs("upstream_headers", headerNames).
-			Str("agent", cfg.Agent.Name).Str("store", cli.RedactURL(*p.Store)).Str("base_path", cfg.BasePath).Strs("aap_versions", servedVersions(*fl.versions)).Strs("cors_origins", cfg.CORSOrigins).Msg("aap2agui serving")
+		ev := p.Log.Info().Str("listen", a.String())
+		if len(cfg.Agents) == 0 {
+			ev = ev.Str("upstream", cli.RedactURL(cfg.Upstream)).Strs("upstream_headers", headerNames(cfg.UpstreamHeader)).Str("agent", cfg.Agent.Name)
+		} else {
+			names := make([]string, len(cfg.Agents))
+			for i, ag := range cfg.Agents {
+				names[i] = ag.Agent.Name
+				p.Log.Info().Str("agent", ag.Agent.Name).Str("upstream", cli.RedactURL(ag.Upstream)).Strs("upstream_headers", headerNames(ag.UpstreamHeader)).Msg("agent served")
+			}
+			ev = ev.Strs("agents", names)
+		}
+		ev.Str("store", cli.RedactURL(*p.Store)).Str("base_path", cfg.BasePath).Strs("aap_versions", servedVersions(*fl.versions)).Strs("cors_origins", cfg.CORSOrigins).Msg("aap2agui serving")
 	})
+}
+
+// headerNames are the names of the headers sent upstream, for the log:
+// never their values, which may be secrets.
+func headerNames(h http.Header) []string {
+	names := make([]string, 0, len(h))
+	for name := range h {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	return names
 }
 
 // config turns the flags into the bridge's Config (all but what Run
@@ -149,30 +167,42 @@ func (fl *flags) config(p *cli.Program) (aap2agui.Config, error) {
 		cfg.UpstreamHeader.Add(name, value)
 	}
 	if *fl.agentFile != "" {
-		d, err := loadAgent(*fl.agentFile)
-		if err != nil {
+		if err := loadAgents(&cfg, *fl.agentFile); err != nil {
 			return cfg, err
 		}
-		cfg.Agent, cfg.OwnTools = d.Agent, d.OwnTools
 	}
 	return cfg, nil
 }
 
-// loadAgent reads --agent-config, JSON or YAML.
-func loadAgent(path string) (aap2agui.AgentDescription, error) {
+// loadAgents reads --agent-config, JSON or YAML, into cfg: the description
+// of the one agent of --upstream, or (an agents: list) every agent with
+// its own upstream, in which case --upstream and --upstream-header have
+// no place.
+func loadAgents(cfg *aap2agui.Config, path string) error {
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return aap2agui.AgentDescription{}, err
+		return err
 	}
 	js, err := yaml.YAMLToJSON(data)
 	if err != nil {
-		return aap2agui.AgentDescription{}, fmt.Errorf("%s: %w", path, err)
+		return fmt.Errorf("%s: %w", path, err)
 	}
-	d, err := aap2agui.LoadAgentDescription(js)
-	if err != nil {
-		return aap2agui.AgentDescription{}, fmt.Errorf("%s: %w", path, err)
+	if !aap2agui.IsAgentsConfig(js) {
+		d, err := aap2agui.LoadAgentDescription(js)
+		if err != nil {
+			return fmt.Errorf("%s: %w", path, err)
+		}
+		cfg.Agent, cfg.OwnTools = d.Agent, d.OwnTools
+		return nil
 	}
-	return d, nil
+	if cfg.Upstream != "" || len(cfg.UpstreamHeader) > 0 {
+		return fmt.Errorf("%s lists agents, each with its upstream: leave out --upstream and --upstream-header", path)
+	}
+	if cfg.Agents, err = aap2agui.LoadAgentsConfig(js, os.Getenv); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	cfg.UpstreamHeader = nil
+	return nil
 }
 
 // servedVersions are the --aap-version values in force, for the start-up

@@ -1,0 +1,219 @@
+package main
+
+import (
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/aapagui/aapagui/aap"
+	"github.com/aapagui/aapagui/bridge/agui2aap"
+	"github.com/aapagui/aapagui/demo"
+	"github.com/aapagui/aapagui/internal/testkit/doctest"
+	"github.com/aapagui/aapagui/internal/testkit/pgtest"
+	"github.com/aapagui/aapagui/internal/testkit/proctest"
+	"github.com/aapagui/aapagui/store"
+)
+
+// TestREADMEAgents runs the README's several-agent section as written:
+// agui2aap in front of its AAP demo agent (as `go run ./cmd/agui2aap`
+// sets it up), aap2agui with examples/agents.yaml and the environment the
+// block gives, and the block's curl steps (only the addresses become the
+// test's).
+func TestREADMEAgents(t *testing.T) {
+	t.Parallel()
+	blocks := doctest.Blocks(t, "../../README.md", "sh", "--agent-config examples/agents.yaml")
+	require.Len(t, blocks, 1)
+	m := regexp.MustCompile(`(?m)^(\w+)=(\S+) go run \./cmd/aap2agui ([^#\n]*)`).FindStringSubmatch(blocks[0])
+	require.NotNil(t, m, "the block starts aap2agui with an environment variable:\n%s", blocks[0])
+	require.Contains(t, blocks[0], "go run ./cmd/agui2aap", "the block starts agui2aap")
+
+	agent := httptest.NewServer(demo.NewAAPAgent(demo.AAPAgentOptions{}))
+	t.Cleanup(agent.Close)
+	g, err := agui2aap.New(agui2aap.Config{Upstream: agent.URL, Store: store.NewMemory(), ServerTools: []agui2aap.ServerTool{{Name: demo.SearchTool}}})
+	require.NoError(t, err)
+	gs := httptest.NewServer(g)
+	t.Cleanup(gs.Close)
+
+	example, err := os.ReadFile("../../examples/agents.yaml")
+	require.NoError(t, err)
+	file := filepath.Join(t.TempDir(), "agents.yaml")
+	require.NoError(t, os.WriteFile(file, []byte(strings.ReplaceAll(string(example), "127.0.0.1:8081", strings.TrimPrefix(gs.URL, "http://"))), 0o600))
+	args := strings.Fields(strings.ReplaceAll(m[3], "examples/agents.yaml", file))
+	p := proctest.Start(t, []string{m[1] + "=" + m[2]}, append(args, "--listen", "127.0.0.1:0")...)
+
+	conv := doctest.Blocks(t, "../../README.md", "sh", `M='Content-Type: application/json'`)
+	require.Len(t, conv, 1)
+	out := doctest.Shell(t, strings.ReplaceAll(conv[0], "localhost:8080", p.Addr))
+	for _, name := range []string{"demo", "researcher", "writer", "planner"} {
+		assert.Contains(t, out, `"name":"`+name+`"`, "GET /meta lists every agent")
+	}
+	assert.Contains(t, out, demo.EchoText("hello"), "the demo's session was answered by the demo")
+	assert.Contains(t, out, `"code":"unknown_agent"`)
+	assert.Contains(t, out, `agent \"nobody\" is not served here (agents: \"demo\", \"researcher\", \"writer\", \"planner\")`)
+	assert.Contains(t, out, `{"agent":"demo","status":"ok"}`, "readiness: the demo's upstream answers")
+	assert.Contains(t, out, `{"agent":"planner","status":"unreachable"`)
+	assert.NotContains(t, out+p.Log(), m[2], "the header's secret is neither served nor logged")
+}
+
+// countingAgent is the demo AG-UI agent with another search tool name
+// when tool is not empty, counting the runs it gets.
+func countingAgent(t *testing.T, tool string) (url string, runs *atomic.Int64) {
+	runs = new(atomic.Int64)
+	h := demo.AGUIAgent{SearchTool: tool}
+	s := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		runs.Add(1)
+		h.ServeHTTP(w, r)
+	}))
+	t.Cleanup(s.Close)
+	return s.URL, runs
+}
+
+// twoAgentsFile writes an agents file: web and docs, the demo with its
+// search tool under two names, each on its own upstream (docs first when
+// docsFirst).
+func twoAgentsFile(t *testing.T, webURL, docsURL string, docsFirst bool) string {
+	t.Helper()
+	file := filepath.Join(t.TempDir(), "agents.yaml")
+	web := `
+  - name: web
+    title: Web
+    version: 1.0.0
+    tools: [{name: web_search, description: Search the web., parameters: {type: object}}]
+    capabilities: {history: {full: {}}, stream: {delta: {}, message: {}, none: {}}}
+    upstream: {url: "` + webURL + `"}`
+	docs := `
+  - name: docs
+    title: Docs
+    version: 1.0.0
+    tools: [{name: doc_search, description: Search the docs., parameters: {type: object}}]
+    capabilities: {history: {full: {}}, stream: {delta: {}, message: {}, none: {}}}
+    upstream: {url: "` + docsURL + `"}`
+	body := "agents:" + web + docs + "\n"
+	if docsFirst {
+		body = "agents:" + docs + web + "\n"
+	}
+	require.NoError(t, os.WriteFile(file, []byte(body), 0o600))
+	return file
+}
+
+// searchTurn asks the session's agent to search and returns the tool the
+// call named.
+func searchTurn(t *testing.T, c *aap.Client, id string, mode aap.StreamMode) string {
+	t.Helper()
+	o := turn(t, c, id, mode, &aap.UserMessage{Content: aap.TextContent("search go generics")})
+	require.Equal(t, aap.StopToolUse, o.stop, "the untrusted search waits for permission")
+	require.Len(t, o.calls, 1)
+	return o.calls[0].Name
+}
+
+// A session's turns stay with its agent when the program restarts on the
+// same SQLite file, whatever order the agents are listed in.
+func TestAgentsAcrossRestartOnSQLite(t *testing.T) {
+	t.Parallel()
+	webURL, webRuns := countingAgent(t, "")
+	docsURL, docsRuns := countingAgent(t, "doc_search")
+	db := "sqlite:" + filepath.Join(t.TempDir(), "aap2agui.db")
+	first := proctest.Start(t, nil, "--listen", "127.0.0.1:0", "--store", db, "--agent-config", twoAgentsFile(t, webURL, docsURL, false))
+	c := aap.NewClient(first.URL(), aap.ClientOptions{})
+	ids := map[string]string{}
+	for _, name := range []string{"web", "docs"} {
+		resp, err := c.CreateSession(t.Context(), &aap.PostSessionsRequest{Agent: aap.AgentConfig{Name: name, Tools: []aap.ServerToolRef{{Name: map[string]string{"web": "web_search", "docs": "doc_search"}[name]}}}})
+		require.NoError(t, err)
+		ids[name] = resp.SessionID
+	}
+	assert.Equal(t, "web_search", searchTurn(t, c, ids["web"], aap.StreamDelta))
+	first.Stop(t)
+
+	// The next process lists the agents the other way round.
+	second := proctest.Start(t, nil, "--listen", "127.0.0.1:0", "--store", db, "--agent-config", twoAgentsFile(t, webURL, docsURL, true))
+	c = aap.NewClient(second.URL(), aap.ClientOptions{})
+	before := docsRuns.Load()
+	for _, mode := range []aap.StreamMode{aap.StreamDelta, aap.StreamMessage, aap.StreamNone} {
+		assert.Equal(t, "doc_search", searchTurn(t, c, ids["docs"], mode), "docs' session is answered by docs, in %s mode", mode)
+		// Deny it, so that the next turn starts afresh.
+		o := turn(t, c, ids["docs"], aap.StreamNone, &aap.ToolPermissionMessage{ToolCallID: lastCall(t, c, ids["docs"]), Granted: false, Reason: "not now"})
+		require.Equal(t, aap.StopEndTurn, o.stop)
+	}
+	assert.Equal(t, before+6, docsRuns.Load(), "every run of docs' session went to docs")
+	// web's search, asked before the restart, is answered after it.
+	o := turn(t, c, ids["web"], aap.StreamNone, &aap.ToolPermissionMessage{ToolCallID: lastCall(t, c, ids["web"]), Granted: true})
+	require.Equal(t, aap.StopEndTurn, o.stop)
+	assert.Contains(t, o.text, "Here is what I found.")
+	assert.Equal(t, int64(2), webRuns.Load(), "web's session stays on web")
+}
+
+// lastCall is the id of the last tool call in the session's history.
+func lastCall(t *testing.T, c *aap.Client, id string) string {
+	t.Helper()
+	msgs, err := c.History(t.Context(), id, aap.HistoryFull)
+	require.NoError(t, err)
+	for i := len(msgs) - 1; i >= 0; i-- {
+		if am, ok := msgs[i].(*aap.AssistantMessage); ok {
+			for j := len(am.Content.Blocks) - 1; j >= 0; j-- {
+				if tu, ok := am.Content.Blocks[j].(*aap.ToolUseBlock); ok {
+					return tu.ToolCallID
+				}
+			}
+		}
+	}
+	t.Fatal("no tool call in history")
+	return ""
+}
+
+// Two replicas on one PostgreSQL database serve the same agents: a
+// session begun on one goes to its agent from either.
+func TestAgentsAcrossReplicasOnPostgres(t *testing.T) {
+	t.Parallel()
+	dsn := pgtest.Schema(t)
+	webURL, webRuns := countingAgent(t, "")
+	docsURL, docsRuns := countingAgent(t, "doc_search")
+	file := twoAgentsFile(t, webURL, docsURL, false)
+	a := proctest.Start(t, nil, "--listen", "127.0.0.1:0", "--store", dsn, "--agent-config", file)
+	b := proctest.Start(t, nil, "--listen", "127.0.0.1:0", "--store", dsn, "--agent-config", file)
+	ca, cb := aap.NewClient(a.URL(), aap.ClientOptions{}), aap.NewClient(b.URL(), aap.ClientOptions{})
+	resp, err := ca.CreateSession(t.Context(), &aap.PostSessionsRequest{Agent: aap.AgentConfig{Name: "docs", Tools: []aap.ServerToolRef{{Name: "doc_search"}}}})
+	require.NoError(t, err)
+	id := resp.SessionID
+	for i, mode := range []aap.StreamMode{aap.StreamDelta, aap.StreamMessage, aap.StreamNone} {
+		asker, answerer := ca, cb
+		if i%2 == 1 {
+			asker, answerer = cb, ca
+		}
+		assert.Equal(t, "doc_search", searchTurn(t, asker, id, mode))
+		o := turn(t, answerer, id, aap.StreamNone, &aap.ToolPermissionMessage{ToolCallID: lastCall(t, answerer, id), Granted: true})
+		require.Equal(t, aap.StopEndTurn, o.stop)
+		assert.Contains(t, o.text, "Here is what I found.", "the search ran, on the other replica")
+	}
+	assert.Equal(t, int64(6), docsRuns.Load(), "every run went to docs")
+	assert.Zero(t, webRuns.Load())
+}
+
+// A several-agent file with an error, or beside --upstream, refuses the
+// start, naming the agent and the key.
+func TestAgentsConfigRefused(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "agents.yaml")
+	require.NoError(t, os.WriteFile(file, []byte(`agents:
+  - name: one
+    title: One
+    version: 1.0.0
+    upstream:
+      url: http://127.0.0.1:9/agent
+      headers: {Authorization: "Bearer ${AAP2AGUI_TEST_UNSET_KEY}"}
+`), 0o600))
+	err := run([]string{"--store", "memory:", "--agent-config", file})
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "agents[0] (one): upstream.headers.Authorization: the environment variable AAP2AGUI_TEST_UNSET_KEY is not set")
+
+	t.Setenv("AAP2AGUI_TEST_UNSET_KEY", "k")
+	err = run([]string{"--store", "memory:", "--agent-config", file, "--upstream", "http://127.0.0.1:9/other"})
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "leave out --upstream and --upstream-header")
+}
