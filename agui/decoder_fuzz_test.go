@@ -19,6 +19,11 @@ func FuzzDecoderMatchesDecodeEvent(f *testing.F) {
 	f.Add([]byte(`{"type":"TEXT_MESSAGE_CONTENT","messageId":"m\u0031","delta":"a"}`), []byte(`{"type":"REASONING_MESSAGE_CONTENT","messageId":"m1","delta":"\n"}`))
 	f.Add([]byte(`{"type":"TOOL_CALL_ARGS","toolCallId":"c","delta":"{\"a\""}`), []byte(`{"type":"TOOL_CALL_ARGS","toolCallId":"c","delta":":1}","timestamp":5}`))
 	f.Add([]byte(`{"type":"RUN_STARTED","threadId":"t","runId":"r"}`), []byte(`{"type":"TEXT_MESSAGE_CONTENT","messageId":"","delta":"x"}`))
+	// Each golden event after the one before it, as a stream brings them.
+	evs := goldenEvents(f)
+	for i := 1; i < len(evs); i++ {
+		f.Add(evs[i-1], evs[i])
+	}
 	f.Fuzz(func(t *testing.T, a, b []byte) {
 		var d agui.Decoder
 		var kept []events.Event

@@ -135,6 +135,9 @@ func FuzzDecodeEvent(f *testing.F) {
 	for _, s := range codecFuzzSeeds {
 		f.Add([]byte(s))
 	}
+	for _, ev := range goldenEvents(f) {
+		f.Add(ev)
+	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		codecCheckDecode(t, data)
 		// The same bytes as the content of the fast path's strings, where

@@ -6,6 +6,8 @@ import (
 	"fmt"
 
 	"github.com/ag-ui-protocol/ag-ui/sdks/community/go/pkg/core/types"
+
+	"github.com/aapagui/aapagui/internal/jsonenc"
 )
 
 // runInputWire mirrors types.RunAgentInput with plain camelCase fields, so
@@ -115,4 +117,62 @@ func DecodeContent(c any) (any, error) {
 		return nil, fmt.Errorf("content: %w", err)
 	}
 	return v, nil
+}
+
+// PatchToolCallValues adds to the RunAgentInput JSON body the
+// encryptedValue of each tool call named in values (toolCallId → value),
+// which the AG-UI SDK's ToolCall has no field for. Only the messages
+// holding such calls are rewritten.
+func PatchToolCallValues(body []byte, values map[string]string) ([]byte, error) {
+	if len(values) == 0 {
+		return body, nil
+	}
+	var top map[string]json.RawMessage
+	if err := json.Unmarshal(body, &top); err != nil {
+		return nil, err
+	}
+	var msgs []json.RawMessage
+	if err := json.Unmarshal(top["messages"], &msgs); err != nil {
+		return nil, err
+	}
+	changed := false
+	for i, raw := range msgs {
+		var m map[string]json.RawMessage
+		if json.Unmarshal(raw, &m) != nil || m["toolCalls"] == nil {
+			continue
+		}
+		var calls []map[string]json.RawMessage
+		if json.Unmarshal(m["toolCalls"], &calls) != nil {
+			continue
+		}
+		hit := false
+		for _, c := range calls {
+			var id string
+			if json.Unmarshal(c["id"], &id) == nil {
+				if val, ok := values[id]; ok {
+					c["encryptedValue"], _ = json.Marshal(val)
+					hit = true
+				}
+			}
+		}
+		if !hit {
+			continue
+		}
+		var err error
+		if m["toolCalls"], err = jsonenc.Marshal(calls); err != nil {
+			return nil, err
+		}
+		if msgs[i], err = jsonenc.Marshal(m); err != nil {
+			return nil, err
+		}
+		changed = true
+	}
+	if !changed {
+		return body, nil
+	}
+	var err error
+	if top["messages"], err = jsonenc.Marshal(msgs); err != nil {
+		return nil, err
+	}
+	return jsonenc.Marshal(top)
 }

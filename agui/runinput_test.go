@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/ag-ui-protocol/ag-ui/sdks/community/go/pkg/core/types"
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/aapagui/aapagui/agui"
@@ -69,4 +70,33 @@ func BenchmarkDecodeRunAgentInput1000(b *testing.B) {
 			_, _ = agui.DecodeRunAgentInput(body)
 		}
 	})
+}
+
+// PatchToolCallValues adds encryptedValue to the named tool calls only,
+// leaves a body with none of them as it was, and refuses a body that is
+// not a RunAgentInput.
+func TestPatchToolCallValues(t *testing.T) {
+	body := []byte(`{"threadId":"t","messages":[{"id":"u1","role":"user","content":"<hi>"},` +
+		`{"id":"a1","role":"assistant","toolCalls":[{"id":"c1","type":"function","function":{"name":"f","arguments":"{}"}},` +
+		`{"id":"c2","type":"function","function":{"name":"g","arguments":"{}"}}]}]}`)
+	out, err := agui.PatchToolCallValues(body, map[string]string{"c2": "sealed&", "absent": "x"})
+	require.NoError(t, err)
+	in, err := agui.DecodeRunAgentInput(out)
+	require.NoError(t, err)
+	require.Len(t, in.Messages, 2)
+	assert.Equal(t, "<hi>", in.Messages[0].Content, "no HTML escaping, other messages kept")
+	var msgs []struct {
+		ToolCalls []map[string]any `json:"toolCalls"`
+	}
+	var top struct{ Messages json.RawMessage }
+	require.NoError(t, json.Unmarshal(out, &top))
+	require.NoError(t, json.Unmarshal(top.Messages, &msgs))
+	assert.NotContains(t, msgs[1].ToolCalls[0], "encryptedValue")
+	assert.Equal(t, "sealed&", msgs[1].ToolCalls[1]["encryptedValue"])
+
+	same, err := agui.PatchToolCallValues(body, map[string]string{"absent": "x"})
+	require.NoError(t, err)
+	assert.Equal(t, string(body), string(same), "nothing to add: the body as it was")
+	_, err = agui.PatchToolCallValues([]byte(`[1]`), map[string]string{"c1": "x"})
+	assert.Error(t, err)
 }

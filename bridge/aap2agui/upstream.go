@@ -11,10 +11,10 @@ import (
 
 	"github.com/ag-ui-protocol/ag-ui/sdks/community/go/pkg/core/types"
 
+	"github.com/aapagui/aapagui/agui"
 	"github.com/aapagui/aapagui/bridge/internal/web"
 	"github.com/aapagui/aapagui/internal/jsonenc"
 	"github.com/aapagui/aapagui/internal/reqbody"
-	"github.com/aapagui/aapagui/translate"
 )
 
 // upstreamError is a failure of the upstream call before its stream began.
@@ -36,7 +36,7 @@ func (e *upstreamError) Error() string { return e.message + ": " + e.detail.Erro
 func (a *agent) post(ctx context.Context, in *types.RunAgentInput, calls map[string]string) (*upstreamBody, error) {
 	data, err := jsonenc.Marshal(in)
 	if err == nil && len(calls) > 0 {
-		data, err = translate.PatchToolCallValues(data, calls)
+		data, err = agui.PatchToolCallValues(data, calls)
 	}
 	if err != nil {
 		return nil, &upstreamError{web.KindUpstream, "upstream_request", "could not encode the run for the agent", err}

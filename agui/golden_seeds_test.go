@@ -1,0 +1,42 @@
+package agui_test
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"golang.org/x/tools/txtar"
+
+	"github.com/aapagui/aapagui/internal/sse"
+)
+
+// goldenEvents returns the data of every AG-UI event of the golden files
+// (their .agui.sse sections: each 1.0 shape, encrypted reasoning, the
+// 0.0.x events), as fuzz seeds.
+func goldenEvents(f *testing.F) [][]byte {
+	files, err := filepath.Glob("../testdata/golden/*.txtar")
+	if err != nil || len(files) == 0 {
+		f.Fatalf("no golden files: %v", err)
+	}
+	var out [][]byte
+	for _, path := range files {
+		data, err := os.ReadFile(path)
+		if err != nil {
+			f.Fatal(err)
+		}
+		for _, s := range txtar.Parse(data).Files {
+			if !strings.HasSuffix(s.Name, ".agui.sse") {
+				continue
+			}
+			for ev, err := range sse.Read(bytes.NewReader(s.Data), sse.ReadOptions{}) {
+				if err != nil {
+					f.Fatalf("%s: %s: %v", path, s.Name, err)
+				}
+				out = append(out, []byte(ev.Data))
+			}
+		}
+	}
+	return out
+}
