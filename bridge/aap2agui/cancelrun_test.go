@@ -14,6 +14,7 @@ import (
 	"github.com/aapagui/aapagui/aap"
 	"github.com/aapagui/aapagui/bridge/aap2agui"
 	"github.com/aapagui/aapagui/demo"
+	"github.com/aapagui/aapagui/internal/testkit/metricstest"
 )
 
 // TestSeparateCancelRun: a user message sent while an interrupt is open
@@ -280,4 +281,34 @@ func TestCancelRunDemoAgent(t *testing.T) {
 			assert.Empty(t, historyProblems(e.historyMessages(t, id)))
 		})
 	}
+}
+
+// The tokens of both runs of a followed turn are counted: the first run's
+// RUN_FINISHED is left out of the turn, its usage is not.
+func TestCancelRunFollowUpCountsBothRuns(t *testing.T) {
+	up := newFakeUpstream(t, func(w http.ResponseWriter, _ *http.Request, in *runInput, n int) {
+		finished := func(in *runInput, input, output int) string {
+			return fmt.Sprintf(`{"type":"RUN_FINISHED","threadId":%q,"runId":%q,"usage":[{"provider":"p","model":"m","inputTokens":%d,"outputTokens":%d}]}`,
+				in.ThreadID, in.RunID, input, output)
+		}
+		switch n {
+		case 0:
+			sseEvents(w, runStarted(in), interruptFinish(in, `[{"id":"int-1","reason":"confirmation","message":"Go on?"}]`))
+		case 1: // the cancelled resume, the message unread (@ag-ui/mastra)
+			sseEvents(w, runStarted(in), finished(in, 100, 0))
+		default:
+			sseEvents(w, concat([]string{runStarted(in)}, textMessage("answer", "About that."), []string{finished(in, 120, 30)})...)
+		}
+	})
+	e := newEnv(t, up.URL)
+	id := e.createSession(t, aap.PostSessionsRequest{})
+	_, err := e.Client.Turn(testContext(t), id, &aap.PostSessionTurnRequest{Messages: []aap.Message{aap.UserText("start")}})
+	require.NoError(t, err)
+	resp, err := e.Client.Turn(testContext(t), id, &aap.PostSessionTurnRequest{Messages: []aap.Message{aap.UserText("something else")}})
+	require.NoError(t, err)
+	require.Equal(t, aap.StopEndTurn, resp.StopReason)
+	require.Equal(t, 3, up.count(), "the message had a run of its own")
+	m := metricstest.Scrape(t, e.Root+"/metrics", "")
+	assert.Equal(t, 220.0, m.Value("aap2agui_tokens_total", "agent", agentName, "kind", "input"), "both runs' input tokens")
+	assert.Equal(t, 30.0, m.Value("aap2agui_tokens_total", "agent", agentName, "kind", "output"))
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/aapagui/aapagui/bridge/internal/web"
 	"github.com/aapagui/aapagui/internal/ident"
+	"github.com/aapagui/aapagui/internal/jsonenc"
 	"github.com/aapagui/aapagui/internal/sse"
 	"github.com/aapagui/aapagui/translate"
 )
@@ -51,10 +52,11 @@ type followUp struct {
 	body      *upstreamBody // the run being read
 	next      func() (sse.Event, error, bool)
 	stop      func()
-	second    bool     // body is the run of the message
-	skipStart bool     // that run's RUN_STARTED is still to be left out
-	first     firstRun // what the first run did
-	buf, out  []byte   // out: what is left of the event in buf for Read
+	second    bool              // body is the run of the message
+	skipStart bool              // that run's RUN_STARTED is still to be left out
+	first     firstRun          // what the first run did
+	buf, out  []byte            // out: what is left of the event in buf for Read
+	usage     []json.RawMessage // the usage the first run's RUN_FINISHED reported, counted with the second's
 }
 
 // open makes body the run being read.
@@ -101,6 +103,9 @@ func (f *followUp) fill() error {
 				return nil
 			}
 		}
+		if len(f.usage) > 0 && bytes.Contains(ev.Data, []byte(events.EventTypeRunFinished)) {
+			ev.Data = withUsage(ev.Data, f.usage)
+		}
 		f.queue(ev.Data)
 		return nil
 	}
@@ -112,6 +117,7 @@ func (f *followUp) fill() error {
 	if e.Type == string(events.EventTypeRunFinished) && f.first.unread(&e, f.msgID) {
 		finished := bytes.Clone(ev.Data)
 		if f.follow() {
+			f.usage = usageOf(finished)
 			return nil
 		}
 		f.queue(finished)
@@ -207,4 +213,35 @@ func (r *firstRun) unread(e *runEvent, msgID string) bool {
 		return !r.holds
 	}
 	return !r.answered
+}
+
+// usageOf returns the usage entries of a RUN_FINISHED event's JSON, as
+// they came.
+func usageOf(data []byte) []json.RawMessage {
+	var w struct {
+		Usage []json.RawMessage `json:"usage"`
+	}
+	if json.Unmarshal(data, &w) != nil {
+		return nil
+	}
+	return w.Usage
+}
+
+// withUsage adds usage entries to those of a RUN_FINISHED event's JSON
+// (the data as it was when it is something else, or cannot be read).
+func withUsage(data []byte, usage []json.RawMessage) []byte {
+	var ev map[string]json.RawMessage
+	if json.Unmarshal(data, &ev) != nil || string(ev["type"]) != `"RUN_FINISHED"` {
+		return data
+	}
+	all := append(usageOf(data), usage...)
+	var err error
+	if ev["usage"], err = jsonenc.Marshal(all); err != nil {
+		return data
+	}
+	out, err := jsonenc.Marshal(ev)
+	if err != nil {
+		return data
+	}
+	return out
 }
