@@ -14,12 +14,10 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/aapagui/aapagui/aap"
-	"github.com/aapagui/aapagui/bridge/agui2aap"
 	"github.com/aapagui/aapagui/demo"
 	"github.com/aapagui/aapagui/internal/testkit/doctest"
 	"github.com/aapagui/aapagui/internal/testkit/pgtest"
 	"github.com/aapagui/aapagui/internal/testkit/proctest"
-	"github.com/aapagui/aapagui/store"
 )
 
 // TestREADMEAgents runs the README's several-agent section as written:
@@ -35,17 +33,10 @@ func TestREADMEAgents(t *testing.T) {
 	require.NotNil(t, m, "the block starts aap2agui with an environment variable:\n%s", blocks[0])
 	require.Contains(t, blocks[0], "go run ./cmd/agui2aap", "the block starts agui2aap")
 
-	agent := httptest.NewServer(demo.NewAAPAgent(demo.AAPAgentOptions{}))
-	t.Cleanup(agent.Close)
-	g, err := agui2aap.New(agui2aap.Config{Upstream: agent.URL, Store: store.NewMemory(), ServerTools: []agui2aap.ServerTool{{Name: demo.SearchTool}}})
-	require.NoError(t, err)
-	gs := httptest.NewServer(g)
-	t.Cleanup(gs.Close)
-
 	example, err := os.ReadFile("../../examples/agents.yaml")
 	require.NoError(t, err)
 	file := filepath.Join(t.TempDir(), "agents.yaml")
-	require.NoError(t, os.WriteFile(file, []byte(strings.ReplaceAll(string(example), "127.0.0.1:8081", strings.TrimPrefix(gs.URL, "http://"))), 0o600))
+	require.NoError(t, os.WriteFile(file, []byte(strings.ReplaceAll(string(example), "127.0.0.1:8081", demoAGUI(t))), 0o600))
 	args := strings.Fields(strings.ReplaceAll(m[3], "examples/agents.yaml", file))
 	p := proctest.Start(t, []string{m[1] + "=" + m[2]}, append(args, "--listen", "127.0.0.1:0")...)
 

@@ -29,14 +29,7 @@ func TestREADMEChain(t *testing.T) {
 	require.NotNil(t, m, "the block starts aap2agui:\n%s", blocks[0])
 	require.Contains(t, chain, "go run ./cmd/agui2aap", "the block starts agui2aap")
 
-	agent := httptest.NewServer(demo.NewAAPAgent(demo.AAPAgentOptions{}))
-	t.Cleanup(agent.Close)
-	g, err := agui2aap.New(agui2aap.Config{Upstream: agent.URL, Store: store.NewMemory(), ServerTools: []agui2aap.ServerTool{{Name: demo.SearchTool}}})
-	require.NoError(t, err)
-	gs := httptest.NewServer(g)
-	t.Cleanup(gs.Close)
-
-	args := strings.Fields(strings.ReplaceAll(m[1], "127.0.0.1:8081", strings.TrimPrefix(gs.URL, "http://")))
+	args := strings.Fields(strings.ReplaceAll(m[1], "127.0.0.1:8081", demoAGUI(t)))
 	for i, a := range args {
 		if strings.HasPrefix(a, "examples/") {
 			args[i] = "../../" + a // the test runs in cmd/aap2agui
@@ -54,4 +47,17 @@ func TestREADMEChain(t *testing.T) {
 	assert.Contains(t, out, "event: tool_result", "the search ran once permitted")
 	assert.Contains(t, out, `"api_key":"***"`, "the secret option is redacted")
 	assert.Equal(t, 2, strings.Count(out, `"stopReason":"tool_use"`), "the weather call and the search stopped the turn")
+}
+
+// demoAGUI starts agui2aap in front of the AAP demo agent, as `go run
+// ./cmd/agui2aap` sets them up, and returns its address (host:port).
+func demoAGUI(t *testing.T) string {
+	t.Helper()
+	agent := httptest.NewServer(demo.NewAAPAgent(demo.AAPAgentOptions{}))
+	t.Cleanup(agent.Close)
+	g, err := agui2aap.New(agui2aap.Config{Upstream: agent.URL, Store: store.NewMemory(), ServerTools: []agui2aap.ServerTool{{Name: demo.SearchTool}}})
+	require.NoError(t, err)
+	gs := httptest.NewServer(g)
+	t.Cleanup(gs.Close)
+	return strings.TrimPrefix(gs.URL, "http://")
 }
