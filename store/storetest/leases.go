@@ -14,212 +14,240 @@ import (
 	"github.com/aapagui/aapagui/store"
 )
 
+// leaseTTL is the TTL of the leases the lease checks take.
+const leaseTTL = 300 * time.Millisecond
+
 // testLeases checks the Lease over a store: the heartbeat keeps a live
 // holder's lock, a dead holder's lock runs out, and a release that fails is
 // retried until it holds.
 func testLeases(t *testing.T, open func(t *testing.T) store.Store) {
+	t.Run("held, then released", func(t *testing.T) { testLeaseHeldThenReleased(t, open) })
+	t.Run("released by the turn's last save", func(t *testing.T) { testLeaseReleasedBySave(t, open) })
+	t.Run("take and load", func(t *testing.T) { testLeaseTakeAndLoad(t, open) })
+	t.Run("each holder sees what the one before saved", func(t *testing.T) { testLeaseHoldersInTurn(t, open) })
+	t.Run("the heartbeat keeps a live holder's lock", func(t *testing.T) { testLeaseHeartbeat(t, open) })
+	t.Run("a dead holder's lock runs out", func(t *testing.T) { testLeaseDeadHolder(t, open) })
+	t.Run("a failed release is retried", func(t *testing.T) { testLeaseReleaseRetried(t, open) })
+}
+
+// testLeaseHeldThenReleased checks that a taken session is held, and free as soon as Release returns.
+func testLeaseHeldThenReleased(t *testing.T, open func(t *testing.T) store.Store) {
 	ctx := context.Background()
-	const ttl = 300 * time.Millisecond
-	opts := store.LeaseOptions{TTL: ttl}
+	opts := store.LeaseOptions{TTL: leaseTTL}
+	s := open(t)
+	require.NoError(t, s.CreateSession(ctx, Session("s1", ""), nil))
+	a, err := store.TakeSession(ctx, s, "s1", opts)
+	require.NoError(t, err)
+	_, err = store.TakeSession(ctx, s, "s1", opts)
+	var held *store.HeldError
+	require.ErrorAs(t, err, &held)
+	require.ErrorIs(t, err, store.ErrHeld)
+	assert.Greater(t, held.Left, time.Duration(0))
+	assert.LessOrEqual(t, held.Left, leaseTTL)
+	a.Release()
+	b, err := store.TakeSession(ctx, s, "s1", opts)
+	require.NoError(t, err, "free as soon as Release returns")
+	b.Release()
+	b.Release() // twice is harmless
 
-	t.Run("held, then released", func(t *testing.T) {
-		s := open(t)
-		require.NoError(t, s.CreateSession(ctx, Session("s1", ""), nil))
-		a, err := store.TakeSession(ctx, s, "s1", opts)
-		require.NoError(t, err)
-		_, err = store.TakeSession(ctx, s, "s1", opts)
-		var held *store.HeldError
-		require.ErrorAs(t, err, &held)
-		require.ErrorIs(t, err, store.ErrHeld)
-		assert.Greater(t, held.Left, time.Duration(0))
-		assert.LessOrEqual(t, held.Left, ttl)
-		a.Release()
-		b, err := store.TakeSession(ctx, s, "s1", opts)
-		require.NoError(t, err, "free as soon as Release returns")
-		b.Release()
-		b.Release() // twice is harmless
+	_, err = store.TakeSession(ctx, s, "missing", opts)
+	require.ErrorIs(t, err, store.ErrNotFound)
+}
 
-		_, err = store.TakeSession(ctx, s, "missing", opts)
-		require.ErrorIs(t, err, store.ErrNotFound)
-	})
+// testLeaseReleasedBySave checks that ReleaseWith frees the lock with the turn's last save, even a failed one.
+func testLeaseReleasedBySave(t *testing.T, open func(t *testing.T) store.Store) {
+	ctx := context.Background()
+	opts := store.LeaseOptions{TTL: leaseTTL}
+	// ReleaseWith gives the write the lease's holder, so that
+	// SaveSessionUnlock saves and frees the lock in one write; after
+	// a heartbeat (the renewal has stopped, so the lock stays free).
+	s := open(t)
+	require.NoError(t, s.CreateSession(ctx, Session("s1", ""), nil))
+	a, _, _, err := store.TakeAndLoadSession(ctx, s, "", "s1", opts)
+	require.NoError(t, err)
+	time.Sleep(leaseTTL / 2)
+	writes := 0
+	require.NoError(t, a.ReleaseWith(func(holder string) error {
+		writes++
+		return s.SaveSessionUnlock(ctx, Session("s1", ""), Users("u1"), holder)
+	}))
+	assert.Equal(t, 1, writes)
+	time.Sleep(leaseTTL / 2)
+	b, err := store.TakeSession(ctx, s, "s1", opts)
+	require.NoError(t, err, "the save freed the lock")
+	assert.Equal(t, Users("u1"), History(t, s, "s1"))
 
-	t.Run("released by the turn's last save", func(t *testing.T) {
-		// ReleaseWith gives the write the lease's holder, so that
-		// SaveSessionUnlock saves and frees the lock in one write; after
-		// a heartbeat (the renewal has stopped, so the lock stays free).
-		s := open(t)
-		require.NoError(t, s.CreateSession(ctx, Session("s1", ""), nil))
-		a, _, _, err := store.TakeAndLoadSession(ctx, s, "", "s1", opts)
-		require.NoError(t, err)
-		time.Sleep(ttl / 2)
-		writes := 0
-		require.NoError(t, a.ReleaseWith(func(holder string) error {
-			writes++
-			return s.SaveSessionUnlock(ctx, Session("s1", ""), Users("u1"), holder)
-		}))
-		assert.Equal(t, 1, writes)
-		time.Sleep(ttl / 2)
-		b, err := store.TakeSession(ctx, s, "s1", opts)
-		require.NoError(t, err, "the save freed the lock")
-		assert.Equal(t, Users("u1"), History(t, s, "s1"))
+	// A failed write still frees the lock, as Release does.
+	failed := errors.New("disk full")
+	require.ErrorIs(t, b.ReleaseWith(func(string) error { return failed }), failed)
+	c, err := store.TakeSession(ctx, s, "s1", opts)
+	require.NoError(t, err, "free after a failed last save")
 
-		// A failed write still frees the lock, as Release does.
-		failed := errors.New("disk full")
-		require.ErrorIs(t, b.ReleaseWith(func(string) error { return failed }), failed)
-		c, err := store.TakeSession(ctx, s, "s1", opts)
-		require.NoError(t, err, "free after a failed last save")
+	// After Release it only writes.
+	c.Release()
+	require.NoError(t, c.ReleaseWith(func(holder string) error {
+		writes++
+		return s.SaveSessionUnlock(ctx, Session("s1", ""), Users("u2"), holder)
+	}))
+	assert.Equal(t, 2, writes)
+	assert.Equal(t, Users("u1", "u2"), History(t, s, "s1"))
+}
 
-		// After Release it only writes.
-		c.Release()
-		require.NoError(t, c.ReleaseWith(func(holder string) error {
-			writes++
-			return s.SaveSessionUnlock(ctx, Session("s1", ""), Users("u2"), holder)
-		}))
-		assert.Equal(t, 2, writes)
-		assert.Equal(t, Users("u1", "u2"), History(t, s, "s1"))
-	})
+// testLeaseTakeAndLoad checks that store.TakeAndLoadSession locks and reads the owner's session only.
+func testLeaseTakeAndLoad(t *testing.T, open func(t *testing.T) store.Store) {
+	ctx := context.Background()
+	opts := store.LeaseOptions{TTL: leaseTTL}
+	// store.TakeAndLoadSession (one round trip on PostgreSQL) locks
+	// the owner's session and reads it with its history; another
+	// owner's session is not found and its lock left alone.
+	s := open(t)
+	require.NoError(t, s.CreateSession(ctx, Session("s1", "alice"), Users("u1", "u2")))
+	_, _, _, err := store.TakeAndLoadSession(ctx, s, "bob", "s1", opts)
+	require.ErrorIs(t, err, store.ErrNotFound, "another owner's session")
+	_, _, _, err = store.TakeAndLoadSession(ctx, s, "alice", "missing", opts)
+	require.ErrorIs(t, err, store.ErrNotFound)
 
-	t.Run("take and load", func(t *testing.T) {
-		// store.TakeAndLoadSession (one round trip on PostgreSQL) locks
-		// the owner's session and reads it with its history; another
-		// owner's session is not found and its lock left alone.
-		s := open(t)
-		require.NoError(t, s.CreateSession(ctx, Session("s1", "alice"), Users("u1", "u2")))
-		_, _, _, err := store.TakeAndLoadSession(ctx, s, "bob", "s1", opts)
-		require.ErrorIs(t, err, store.ErrNotFound, "another owner's session")
-		_, _, _, err = store.TakeAndLoadSession(ctx, s, "alice", "missing", opts)
-		require.ErrorIs(t, err, store.ErrNotFound)
+	a, sess, hist, err := store.TakeAndLoadSession(ctx, s, "alice", "s1", opts)
+	require.NoError(t, err, "bob's attempt did not take the lock")
+	want, err := s.GetSession(ctx, "alice", "s1")
+	require.NoError(t, err)
+	assert.Equal(t, want, sess)
+	assert.Equal(t, Users("u1", "u2"), hist)
 
-		a, sess, hist, err := store.TakeAndLoadSession(ctx, s, "alice", "s1", opts)
-		require.NoError(t, err, "bob's attempt did not take the lock")
-		want, err := s.GetSession(ctx, "alice", "s1")
-		require.NoError(t, err)
-		assert.Equal(t, want, sess)
-		assert.Equal(t, Users("u1", "u2"), hist)
+	_, _, _, err = store.TakeAndLoadSession(ctx, s, "alice", "s1", opts)
+	var held *store.HeldError
+	require.ErrorAs(t, err, &held)
+	assert.Greater(t, held.Left, time.Duration(0))
+	_, err = store.TakeSession(ctx, s, "s1", opts)
+	require.ErrorIs(t, err, store.ErrHeld, "one lock for both ways of taking it")
+	time.Sleep(3 * leaseTTL)
+	_, _, _, err = store.TakeAndLoadSession(ctx, s, "alice", "s1", opts)
+	require.ErrorIs(t, err, store.ErrHeld, "the heartbeat renews it")
+	a.Release()
+	b, _, _, err := store.TakeAndLoadSession(ctx, s, "alice", "s1", opts)
+	require.NoError(t, err, "free as soon as Release returns")
+	b.Release()
+}
 
-		_, _, _, err = store.TakeAndLoadSession(ctx, s, "alice", "s1", opts)
-		var held *store.HeldError
-		require.ErrorAs(t, err, &held)
-		assert.Greater(t, held.Left, time.Duration(0))
-		_, err = store.TakeSession(ctx, s, "s1", opts)
-		require.ErrorIs(t, err, store.ErrHeld, "one lock for both ways of taking it")
-		time.Sleep(3 * ttl)
-		_, _, _, err = store.TakeAndLoadSession(ctx, s, "alice", "s1", opts)
-		require.ErrorIs(t, err, store.ErrHeld, "the heartbeat renews it")
-		a.Release()
-		b, _, _, err := store.TakeAndLoadSession(ctx, s, "alice", "s1", opts)
-		require.NoError(t, err, "free as soon as Release returns")
-		b.Release()
-	})
-
-	t.Run("each holder sees what the one before saved", func(t *testing.T) {
-		// Holders contend for one session; each appends an entry naming
-		// how many it found, then releases. The history is then 0, 1, 2,
-		// …: nobody read it from before the previous holder's append.
-		s := open(t)
-		require.NoError(t, s.CreateSession(ctx, Session("s1", ""), nil))
-		const workers, each = 4, 10
-		errs := make(chan error, workers)
-		for range workers {
-			go func() {
-				for done := 0; done < each; {
-					l, _, hist, err := store.TakeAndLoadSession(ctx, s, "", "s1", opts)
-					if errors.Is(err, store.ErrHeld) {
-						time.Sleep(time.Millisecond)
-						continue
-					}
-					if err != nil {
-						errs <- err
-						return
-					}
-					err = s.AppendHistory(ctx, "s1", Users(fmt.Sprint(len(hist))))
-					l.Release()
-					if err != nil {
-						errs <- err
-						return
-					}
-					done++
+// testLeaseHoldersInTurn checks that contending holders each read what the one before saved.
+func testLeaseHoldersInTurn(t *testing.T, open func(t *testing.T) store.Store) {
+	ctx := context.Background()
+	opts := store.LeaseOptions{TTL: leaseTTL}
+	// Holders contend for one session; each appends an entry naming
+	// how many it found, then releases. The history is then 0, 1, 2,
+	// …: nobody read it from before the previous holder's append.
+	s := open(t)
+	require.NoError(t, s.CreateSession(ctx, Session("s1", ""), nil))
+	const workers, each = 4, 10
+	errs := make(chan error, workers)
+	for range workers {
+		go func() {
+			for done := 0; done < each; {
+				l, _, hist, err := store.TakeAndLoadSession(ctx, s, "", "s1", opts)
+				if errors.Is(err, store.ErrHeld) {
+					time.Sleep(time.Millisecond)
+					continue
 				}
-				errs <- nil
-			}()
-		}
-		for range workers {
-			require.NoError(t, <-errs)
-		}
-		want := make([]string, workers*each)
-		for i := range want {
-			want[i] = fmt.Sprint(i)
-		}
-		assert.Equal(t, Users(want...), History(t, s, "s1"))
-	})
-
-	t.Run("the heartbeat keeps a live holder's lock", func(t *testing.T) {
-		s := open(t)
-		require.NoError(t, s.CreateSession(ctx, Session("s1", ""), nil))
-		a, err := store.TakeSession(ctx, s, "s1", opts)
-		require.NoError(t, err)
-		defer a.Release()
-		th, err := store.TakeThread(ctx, s, "k", "t1", opts)
-		require.NoError(t, err)
-		defer th.Release()
-		time.Sleep(3 * ttl)
-		_, err = store.TakeSession(ctx, s, "s1", opts)
-		require.ErrorIs(t, err, store.ErrHeld, "renewed past its first TTL")
-		_, err = store.TakeThread(ctx, s, "k", "t1", opts)
-		require.ErrorIs(t, err, store.ErrHeld, "renewed past its first TTL")
-		select {
-		case <-a.Lost():
-			t.Fatal("a renewed lease was reported lost")
-		default:
-		}
-	})
-
-	t.Run("a dead holder's lock runs out", func(t *testing.T) {
-		s := open(t)
-		require.NoError(t, s.CreateSession(ctx, Session("s1", ""), nil))
-		// A holder that died: it took the lock and never renewed it.
-		ok, _, err := s.Lock(ctx, "s1", "dead", ttl)
-		require.NoError(t, err)
-		require.True(t, ok)
-		ok, _, err = s.LockThread(ctx, "k", "t1", "dead", ttl)
-		require.NoError(t, err)
-		require.True(t, ok)
-		_, err = store.TakeSession(ctx, s, "s1", opts)
-		require.ErrorIs(t, err, store.ErrHeld)
-		time.Sleep(ttl + 50*time.Millisecond)
-		l, err := store.TakeSession(ctx, s, "s1", opts)
-		require.NoError(t, err, "taken over once the dead holder's lease ran out")
-		l.Release()
-		l, err = store.TakeThread(ctx, s, "k", "t1", opts)
-		require.NoError(t, err, "taken over once the dead holder's lease ran out")
-		l.Release()
-	})
-
-	t.Run("a failed release is retried", func(t *testing.T) {
-		s := &flakyUnlock{Store: open(t)}
-		s.fail.Store(3)
-		require.NoError(t, s.CreateSession(ctx, Session("s1", ""), nil))
-		var errs atomic.Int32
-		l, err := store.TakeSession(ctx, s, "s1", store.LeaseOptions{TTL: time.Hour, OnError: func(op string, err error) {
-			if op == "release" {
-				errs.Add(1)
+				if err != nil {
+					errs <- err
+					return
+				}
+				err = s.AppendHistory(ctx, "s1", Users(fmt.Sprint(len(hist))))
+				l.Release()
+				if err != nil {
+					errs <- err
+					return
+				}
+				done++
 			}
-		}})
-		require.NoError(t, err)
-		l.Release()
-		assert.EqualValues(t, 3, errs.Load(), "each failed attempt is reported")
-		next, err := store.TakeSession(ctx, s, "s1", opts)
-		require.NoError(t, err, "free when Release returns, although its first attempts failed")
-		next.Release()
+			errs <- nil
+		}()
+	}
+	for range workers {
+		require.NoError(t, <-errs)
+	}
+	want := make([]string, workers*each)
+	for i := range want {
+		want[i] = fmt.Sprint(i)
+	}
+	assert.Equal(t, Users(want...), History(t, s, "s1"))
+}
 
-		s.fail.Store(3)
-		th, err := store.TakeThread(ctx, s, "k", "t1", store.LeaseOptions{TTL: time.Hour})
-		require.NoError(t, err)
-		th.Release()
-		th, err = store.TakeThread(ctx, s, "k", "t1", opts)
-		require.NoError(t, err)
-		th.Release()
-	})
+// testLeaseHeartbeat checks that the heartbeat renews a live holder's session and thread locks.
+func testLeaseHeartbeat(t *testing.T, open func(t *testing.T) store.Store) {
+	ctx := context.Background()
+	opts := store.LeaseOptions{TTL: leaseTTL}
+	s := open(t)
+	require.NoError(t, s.CreateSession(ctx, Session("s1", ""), nil))
+	a, err := store.TakeSession(ctx, s, "s1", opts)
+	require.NoError(t, err)
+	defer a.Release()
+	th, err := store.TakeThread(ctx, s, "k", "t1", opts)
+	require.NoError(t, err)
+	defer th.Release()
+	time.Sleep(3 * leaseTTL)
+	_, err = store.TakeSession(ctx, s, "s1", opts)
+	require.ErrorIs(t, err, store.ErrHeld, "renewed past its first TTL")
+	_, err = store.TakeThread(ctx, s, "k", "t1", opts)
+	require.ErrorIs(t, err, store.ErrHeld, "renewed past its first TTL")
+	select {
+	case <-a.Lost():
+		t.Fatal("a renewed lease was reported lost")
+	default:
+	}
+}
+
+// testLeaseDeadHolder checks that a lock never renewed can be taken once its TTL runs out.
+func testLeaseDeadHolder(t *testing.T, open func(t *testing.T) store.Store) {
+	ctx := context.Background()
+	opts := store.LeaseOptions{TTL: leaseTTL}
+	s := open(t)
+	require.NoError(t, s.CreateSession(ctx, Session("s1", ""), nil))
+	// A holder that died: it took the lock and never renewed it.
+	ok, _, err := s.Lock(ctx, "s1", "dead", leaseTTL)
+	require.NoError(t, err)
+	require.True(t, ok)
+	ok, _, err = s.LockThread(ctx, "k", "t1", "dead", leaseTTL)
+	require.NoError(t, err)
+	require.True(t, ok)
+	_, err = store.TakeSession(ctx, s, "s1", opts)
+	require.ErrorIs(t, err, store.ErrHeld)
+	time.Sleep(leaseTTL + 50*time.Millisecond)
+	l, err := store.TakeSession(ctx, s, "s1", opts)
+	require.NoError(t, err, "taken over once the dead holder's lease ran out")
+	l.Release()
+	l, err = store.TakeThread(ctx, s, "k", "t1", opts)
+	require.NoError(t, err, "taken over once the dead holder's lease ran out")
+	l.Release()
+}
+
+// testLeaseReleaseRetried checks that a release that fails is retried and reported until it holds.
+func testLeaseReleaseRetried(t *testing.T, open func(t *testing.T) store.Store) {
+	ctx := context.Background()
+	opts := store.LeaseOptions{TTL: leaseTTL}
+	s := &flakyUnlock{Store: open(t)}
+	s.fail.Store(3)
+	require.NoError(t, s.CreateSession(ctx, Session("s1", ""), nil))
+	var errs atomic.Int32
+	l, err := store.TakeSession(ctx, s, "s1", store.LeaseOptions{TTL: time.Hour, OnError: func(op string, err error) {
+		if op == "release" {
+			errs.Add(1)
+		}
+	}})
+	require.NoError(t, err)
+	l.Release()
+	assert.EqualValues(t, 3, errs.Load(), "each failed attempt is reported")
+	next, err := store.TakeSession(ctx, s, "s1", opts)
+	require.NoError(t, err, "free when Release returns, although its first attempts failed")
+	next.Release()
+
+	s.fail.Store(3)
+	th, err := store.TakeThread(ctx, s, "k", "t1", store.LeaseOptions{TTL: time.Hour})
+	require.NoError(t, err)
+	th.Release()
+	th, err = store.TakeThread(ctx, s, "k", "t1", opts)
+	require.NoError(t, err)
+	th.Release()
 }
 
 // flakyUnlock fails the next n unlocks, as a store does when its writer is
