@@ -1,12 +1,15 @@
 // CopilotKit's BuiltInAgent served by its own runtime (@copilotkit/runtime
-// 1.75's CopilotRuntime and Node handler), whose AG-UI endpoint for the
-// agent is POST /api/copilotkit/agent/demo/run. The model is the AI SDK's
-// scripted mock from ai/test (no LLM, no network) following the script of
-// the built-in demo agents (demo/script.go), so that aap2agui's tests
-// (bridge/aap2agui/copilotkit_test.go) can run it as an upstream.
+// 1.75's CopilotRuntime and Node handler), which holds two agents, each
+// with its AG-UI endpoint at POST /api/copilotkit/agent/<name>/run: demo
+// and helper. Their models are the AI SDK's scripted mock from ai/test (no
+// LLM, no network); demo follows the script of the built-in demo agents
+// (demo/script.go), so that aap2agui's tests (bridge/aap2agui/
+// copilotkit_test.go) can run it as an upstream, and helper has other tools
+// and words, so that a test can tell which of the runtime's agents answered
+// (bridge/aap2agui/agents_frameworks_test.go).
 //
 // It listens on 127.0.0.1 on a free port and prints "LISTENING <port>" on
-// stdout. The script looks at the newest message; for a user message the
+// stdout. demo's script looks at the newest message; for a user message the
 // first rule that matches wins (case-insensitively):
 //
 //   fail               "Starting…", then the model fails: RUN_ERROR
@@ -24,6 +27,15 @@
 //                      or "Not deleted: <reason>"
 //   history            "History: tool calls: <names>"
 //   anything else      "You said: <message>"
+//
+// helper's script, likewise:
+//
+//   search <query>     the agent's own tool doc_lookup, run at once: its
+//                      result, then "From the docs: <result>"
+//   archive <name>     the tool archive_file, declared "interrupt: true"
+//                      (as demo's delete_file); then "Archived <name>." or
+//                      "Not archived: <reason>"
+//   anything else      "Helper here. You said: <message>"
 //
 // Text and tool arguments are streamed in several deltas.
 import http from "node:http";
@@ -75,7 +87,9 @@ function inputOf(part) {
 let calls = 0, texts = 0;
 const usage = { inputTokens: { total: 1, noCache: 1 }, outputTokens: { total: 1, text: 1 } };
 
-function respond(prompt, tools) {
+// streamParts returns the parts of one model response and the means to add
+// to them: say (a text), call (a tool call), finish.
+function streamParts() {
   const parts = [];
   const say = (s) => {
     const id = "ck-text-" + ++texts;
@@ -92,18 +106,36 @@ function respond(prompt, tools) {
     parts.push({ type: "tool-call", toolCallId: id, toolName, input: args });
   };
   const finish = (reason) => parts.push({ type: "finish", finishReason: { unified: reason, raw: undefined }, usage });
+  return { parts, say, call, finish };
+}
+
+// toolResultOf reads the result the newest (tool) message of the prompt
+// carries: its value, and the name and input of the call it answers.
+function toolResultOf(prompt) {
+  const result = prompt[prompt.length - 1].content.find((p) => p.type === "tool-result");
+  let callPart;
+  for (const m of prompt) {
+    if (m.role !== "assistant" || typeof m.content === "string") continue;
+    for (const p of m.content) if (p.type === "tool-call" && p.toolCallId === result.toolCallId) callPart = p;
+  }
+  return { value: outputValue(result.output), name: callPart?.toolName ?? result.toolName, input: callPart ? inputOf(callPart) : {} };
+}
+
+// lastUserText is the text of the newest user message of the prompt.
+function lastUserText(prompt) {
+  for (let i = prompt.length - 1; i >= 0; i--) {
+    if (prompt[i].role === "user") return textOf(prompt[i].content);
+  }
+  return "";
+}
+
+function respond(prompt, tools) {
+  const { parts, say, call, finish } = streamParts();
 
   const last = prompt[prompt.length - 1];
   if (last.role === "tool") {
-    const result = last.content.find((p) => p.type === "tool-result");
-    const value = outputValue(result.output);
-    let callPart;
-    for (const m of prompt) {
-      if (m.role !== "assistant" || typeof m.content === "string") continue;
-      for (const p of m.content) if (p.type === "tool-call" && p.toolCallId === result.toolCallId) callPart = p;
-    }
-    const input = callPart ? inputOf(callPart) : {};
-    switch (callPart?.toolName ?? result.toolName) {
+    const { value, name, input } = toolResultOf(prompt);
+    switch (name) {
       case "get_weather":
         say(`The weather in ${input.location}: ${asText(value)}`);
         break;
@@ -120,13 +152,7 @@ function respond(prompt, tools) {
     return parts;
   }
 
-  let message = "";
-  for (let i = prompt.length - 1; i >= 0; i--) {
-    if (prompt[i].role === "user") {
-      message = textOf(prompt[i].content);
-      break;
-    }
-  }
+  const message = lastUserText(prompt);
   const lower = message.toLowerCase();
   let m;
   if (lower.includes("fail")) {
@@ -169,11 +195,41 @@ function respond(prompt, tools) {
   return parts;
 }
 
-const model = new MockLanguageModelV3({
-  doStream: async ({ prompt, tools }) => ({
-    stream: simulateReadableStream({ chunks: respond(prompt, tools), initialDelayInMs: null, chunkDelayInMs: null }),
-  }),
-});
+// respondHelper is helper's script.
+function respondHelper(prompt) {
+  const { parts, say, call, finish } = streamParts();
+  if (prompt[prompt.length - 1].role === "tool") {
+    const { value, name, input } = toolResultOf(prompt);
+    if (name === "archive_file") {
+      say(value?.approved === true ? `Archived ${input.name}.` : `Not archived: ${value?.reason || value?.status || "no reason given"}`);
+    } else {
+      say("From the docs: " + asText(value));
+    }
+    finish("stop");
+    return parts;
+  }
+  const message = lastUserText(prompt);
+  let m;
+  if ((m = /search (.*)/i.exec(message)) && cleanArg(m[1]) !== "") {
+    call("doc_lookup", { query: cleanArg(m[1]) });
+    finish("tool-calls");
+  } else if ((m = /archive (.*)/i.exec(message)) && cleanArg(m[1]) !== "") {
+    call("archive_file", { name: cleanArg(m[1]) });
+    finish("tool-calls");
+  } else {
+    say("Helper here. You said: " + message);
+    finish("stop");
+  }
+  return parts;
+}
+
+const scripted = (respondTo) =>
+  new MockLanguageModelV3({
+    doStream: async ({ prompt, tools }) => ({
+      stream: simulateReadableStream({ chunks: respondTo(prompt, tools), initialDelayInMs: null, chunkDelayInMs: null }),
+    }),
+  });
+const model = scripted(respond);
 
 const webSearch = defineTool({
   name: "web_search",
@@ -190,8 +246,26 @@ const deleteFile = defineTool({
   interruptMessage: "Delete the file?",
 });
 
+const docLookup = defineTool({
+  name: "doc_lookup",
+  description: "Look a query up in the documentation.",
+  parameters: z.object({ query: z.string() }),
+  execute: async ({ query }) => `Docs for ${query}: two pages mention ${query}.`,
+});
+
+const archiveFile = defineTool({
+  name: "archive_file",
+  description: "Archive a file, once the user approves it.",
+  parameters: z.object({ name: z.string() }),
+  interrupt: true,
+  interruptMessage: "Archive the file?",
+});
+
 const runtime = new CopilotRuntime({
-  agents: { demo: new BuiltInAgent({ model, tools: [webSearch, deleteFile], maxSteps: 5 }) },
+  agents: {
+    demo: new BuiltInAgent({ model, tools: [webSearch, deleteFile], maxSteps: 5 }),
+    helper: new BuiltInAgent({ model: scripted(respondHelper), tools: [docLookup, archiveFile], maxSteps: 5 }),
+  },
 });
 const handler = createCopilotNodeHandler(createCopilotRuntimeHandler({ runtime, basePath: "/api/copilotkit", activateChannels: false }));
 
