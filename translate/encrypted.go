@@ -76,47 +76,27 @@ func ParseEncryptedValues(raw json.RawMessage) *EncryptedValues {
 // encryptedValue of each message and, read from data (the
 // MESSAGES_SNAPSHOT event's JSON, whose messages msgs are; the AG-UI SDK
 // has no field for it), of each tool call. A reasoning message folds into
-// the assistant message after it as MessagesToAAP folds it.
+// the assistant message after it by the rule MessagesToAAP folds by
+// (foldMessages).
 func SnapshotEncrypted(msgs []types.Message, data []byte) []json.RawMessage {
 	callValues := snapshotCallValues(data, len(msgs))
 	var out []json.RawMessage
-	var pending []EncryptedReasoning
-	hasPending := false
-	flush := func() {
-		if hasPending {
-			out = append(out, (&EncryptedValues{Reasoning: pending}).JSON())
-			pending, hasPending = nil, false
+	_ = foldMessages(msgs, func(reasoning []int, at int) error {
+		v := &EncryptedValues{}
+		for block, i := range reasoning {
+			if val := msgs[i].EncryptedValue; val != "" {
+				v.Reasoning = append(v.Reasoning, EncryptedReasoning{ID: msgs[i].ID, Block: block, Value: val})
+			}
 		}
-	}
-	block := 0
-	for i := range msgs {
-		m := &msgs[i]
-		switch m.Role {
-		case types.RoleActivity:
-			continue
-		case types.RoleReasoning:
-			if !hasPending {
-				block = 0
+		if at >= 0 {
+			v.Value = msgs[at].EncryptedValue
+			if msgs[at].Role == types.RoleAssistant && at < len(callValues) {
+				v.ToolCalls = callValues[at]
 			}
-			hasPending = true
-			if m.EncryptedValue != "" {
-				pending = append(pending, EncryptedReasoning{ID: m.ID, Block: block, Value: m.EncryptedValue})
-			}
-			block++
-			continue
-		case types.RoleAssistant:
-			v := &EncryptedValues{Value: m.EncryptedValue, Reasoning: pending}
-			if i < len(callValues) {
-				v.ToolCalls = callValues[i]
-			}
-			out = append(out, v.JSON())
-			pending, hasPending = nil, false
-			continue
 		}
-		flush()
-		out = append(out, (&EncryptedValues{Value: m.EncryptedValue}).JSON())
-	}
-	flush()
+		out = append(out, v.JSON())
+		return nil
+	})
 	return out
 }
 

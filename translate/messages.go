@@ -222,82 +222,129 @@ func messagesToAAP(msgs []types.Message, withIDs bool) ([]aap.Message, []string,
 	if withIDs {
 		ids = make([]string, 0, len(msgs))
 	}
-	var thinking []aap.ContentBlock
-	thinkingID := "" // the id of the first reasoning message in thinking
-	flushThinking := func() {
-		if len(thinking) > 0 {
+	err := foldMessages(msgs, func(reasoning []int, at int) error {
+		thinking, err := thinkingOf(msgs, reasoning)
+		if err != nil {
+			return err
+		}
+		if at < 0 { // reasoning no assistant message follows: thinking alone
 			out = append(out, &aap.AssistantMessage{Content: aap.BlockContent(thinking...)})
 			if withIDs {
-				ids = append(ids, thinkingID)
+				ids = append(ids, msgs[reasoning[0]].ID)
 			}
-			thinking = nil
+			return nil
 		}
-	}
-	for i := range msgs {
-		m := &msgs[i]
-		fail := func(err error) error {
-			var me *MessageError
-			if errors.As(err, &me) {
-				me.Index, me.ID = i, m.ID
-				return me
-			}
-			return &MessageError{Index: i, ID: m.ID, Reason: err.Error(), Err: err}
+		m, err := messageToAAP(&msgs[at], thinking)
+		if err != nil {
+			return messageError(err, at, msgs[at].ID)
 		}
-		if m.Role == types.RoleReasoning {
-			s, err := stringContent(m.Content)
-			if err != nil {
-				return nil, nil, fail(err)
-			}
-			if len(thinking) == 0 {
-				thinkingID = m.ID
-			}
-			thinking = append(thinking, &aap.ThinkingBlock{Thinking: s})
-			continue
-		}
-		if m.Role == types.RoleActivity {
-			continue
-		}
-		if m.Role != types.RoleAssistant {
-			flushThinking()
-		}
+		out = append(out, m)
 		if withIDs {
-			ids = append(ids, m.ID)
+			ids = append(ids, msgs[at].ID)
 		}
-		switch m.Role {
-		case types.RoleSystem, types.RoleDeveloper:
-			s, err := stringContent(m.Content)
-			if err != nil {
-				return nil, nil, fail(err)
-			}
-			out = append(out, &aap.SystemMessage{Content: s})
-		case types.RoleUser:
-			c, err := userContentToAAP(m.Content)
-			if err != nil {
-				return nil, nil, fail(err)
-			}
-			out = append(out, &aap.UserMessage{Content: c})
+		return nil
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	return out, ids, nil
+}
+
+// foldMessages is the one rule by which AG-UI messages become AAP
+// messages: it calls visit for each AAP message, in order, with the
+// indices of the reasoning messages folded into it and the index of the
+// message it is made of (-1: reasoning that no assistant message follows,
+// an assistant message of thinking alone). Reasoning folds into the
+// assistant message after it; before any other message it stands alone;
+// activity messages make none. An error of visit ends the fold.
+func foldMessages(msgs []types.Message, visit func(reasoning []int, at int) error) error {
+	var pending []int
+	for i := range msgs {
+		switch msgs[i].Role {
+		case types.RoleActivity:
+			continue
+		case types.RoleReasoning:
+			pending = append(pending, i)
+			continue
 		case types.RoleAssistant:
-			a, err := assistantToAAP(m, thinking)
-			if err != nil {
-				return nil, nil, fail(err)
+			if err := visit(pending, i); err != nil {
+				return err
 			}
-			thinking = nil
-			out = append(out, a)
-		case types.RoleTool:
-			if m.ToolCallID == "" {
-				return nil, nil, fail(errors.New("tool message without toolCallId"))
+			pending = pending[:0]
+			continue
+		}
+		if len(pending) > 0 {
+			if err := visit(pending, -1); err != nil {
+				return err
 			}
-			c, err := toolContentToAAP(m.Content, m.Error)
-			if err != nil {
-				return nil, nil, fail(err)
-			}
-			out = append(out, &aap.ToolMessage{ToolCallID: m.ToolCallID, Content: c})
-		default:
-			return nil, nil, fail(fmt.Errorf("unknown role %q", m.Role))
+			pending = pending[:0]
+		}
+		if err := visit(nil, i); err != nil {
+			return err
 		}
 	}
-	flushThinking()
-	return out, ids, nil
+	if len(pending) > 0 {
+		return visit(pending, -1)
+	}
+	return nil
+}
+
+// thinkingOf makes the thinking blocks of the reasoning messages at the
+// given indices.
+func thinkingOf(msgs []types.Message, reasoning []int) ([]aap.ContentBlock, error) {
+	if len(reasoning) == 0 {
+		return nil, nil
+	}
+	thinking := make([]aap.ContentBlock, 0, len(reasoning))
+	for _, i := range reasoning {
+		s, err := stringContent(msgs[i].Content)
+		if err != nil {
+			return nil, messageError(err, i, msgs[i].ID)
+		}
+		thinking = append(thinking, &aap.ThinkingBlock{Thinking: s})
+	}
+	return thinking, nil
+}
+
+// messageError names the message an error is about.
+func messageError(err error, i int, id string) error {
+	var me *MessageError
+	if errors.As(err, &me) {
+		me.Index, me.ID = i, id
+		return me
+	}
+	return &MessageError{Index: i, ID: id, Reason: err.Error(), Err: err}
+}
+
+// messageToAAP translates one AG-UI message (not reasoning or activity),
+// an assistant message with the thinking folded into it.
+func messageToAAP(m *types.Message, thinking []aap.ContentBlock) (aap.Message, error) {
+	switch m.Role {
+	case types.RoleSystem, types.RoleDeveloper:
+		s, err := stringContent(m.Content)
+		if err != nil {
+			return nil, err
+		}
+		return &aap.SystemMessage{Content: s}, nil
+	case types.RoleUser:
+		c, err := userContentToAAP(m.Content)
+		if err != nil {
+			return nil, err
+		}
+		return &aap.UserMessage{Content: c}, nil
+	case types.RoleAssistant:
+		return assistantToAAP(m, thinking)
+	case types.RoleTool:
+		if m.ToolCallID == "" {
+			return nil, errors.New("tool message without toolCallId")
+		}
+		c, err := toolContentToAAP(m.Content, m.Error)
+		if err != nil {
+			return nil, err
+		}
+		return &aap.ToolMessage{ToolCallID: m.ToolCallID, Content: c}, nil
+	}
+	return nil, fmt.Errorf("unknown role %q", m.Role)
 }
 
 // toolText folds an AG-UI tool error into the AAP content, which has no
