@@ -53,6 +53,19 @@ func DecodeSession(into *Session, b []byte) error {
 	return nil
 }
 
+// EncodeSessionEntries is EncodeSession of s and EncodeEntries of
+// entries: what a driver writes when it creates a session with its seed
+// or saves one with the entries it appends.
+func EncodeSessionEntries(s *Session, entries []Entry) (data []byte, rows [][]byte, err error) {
+	if data, err = EncodeSession(s); err != nil {
+		return nil, nil, err
+	}
+	if rows, err = EncodeEntries(entries); err != nil {
+		return nil, nil, err
+	}
+	return data, rows, nil
+}
+
 // copySession deep-copies a session through its serialized form.
 func copySession(s *Session) (*Session, error) {
 	b, err := EncodeSession(s)

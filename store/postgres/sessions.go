@@ -16,11 +16,7 @@ import (
 // and its seed history are one statement: one round trip and one commit,
 // and no history is written for an id that is taken.
 func (s *Store) CreateSession(ctx context.Context, sess *store.Session, seed []store.Entry) error {
-	data, err := store.EncodeSession(sess)
-	if err != nil {
-		return err
-	}
-	hist, err := store.EncodeEntries(seed)
+	data, hist, err := store.EncodeSessionEntries(sess, seed)
 	if err != nil {
 		return err
 	}
@@ -58,11 +54,7 @@ func (s *Store) CreateSessionWithin(ctx context.Context, sess *store.Session, se
 	if max <= 0 {
 		return s.CreateSession(ctx, sess, seed)
 	}
-	data, err := store.EncodeSession(sess)
-	if err != nil {
-		return err
-	}
-	hist, err := store.EncodeEntries(seed)
+	data, hist, err := store.EncodeSessionEntries(sess, seed)
 	if err != nil {
 		return err
 	}
@@ -227,11 +219,7 @@ func (s *Store) SaveSessionUnlock(ctx context.Context, sess *store.Session, appe
 	if !pgStorable(sess.Owner, sess.ID, holder) {
 		return store.ErrNotFound
 	}
-	data, err := store.EncodeSession(sess)
-	if err != nil {
-		return err
-	}
-	hist, err := store.EncodeEntries(appended)
+	data, hist, err := store.EncodeSessionEntries(sess, appended)
 	if err != nil {
 		return err
 	}

@@ -18,11 +18,7 @@ func (s *Store) CreateSession(ctx context.Context, sess *store.Session, seed []s
 // CreateSessionWithin implements store.Store: the owner's sessions are counted
 // in the transaction that inserts, and SQLite has one writer at a time.
 func (s *Store) CreateSessionWithin(ctx context.Context, sess *store.Session, seed []store.Entry, max int) error {
-	data, err := store.EncodeSession(sess)
-	if err != nil {
-		return err
-	}
-	hist, err := store.EncodeEntries(seed)
+	data, hist, err := store.EncodeSessionEntries(sess, seed)
 	if err != nil {
 		return err
 	}
@@ -124,11 +120,7 @@ func (s *Store) SaveSession(ctx context.Context, sess *store.Session, appended [
 
 // SaveSessionUnlock implements store.Store in one transaction.
 func (s *Store) SaveSessionUnlock(ctx context.Context, sess *store.Session, appended []store.Entry, holder string) error {
-	data, err := store.EncodeSession(sess)
-	if err != nil {
-		return err
-	}
-	hist, err := store.EncodeEntries(appended)
+	data, hist, err := store.EncodeSessionEntries(sess, appended)
 	if err != nil {
 		return err
 	}
