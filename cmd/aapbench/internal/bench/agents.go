@@ -134,7 +134,7 @@ func (s *streamer) write() {
 }
 
 // deltas streams p's deltas, each framed by pre and post around its text.
-func (s *streamer) deltas(p prompt, pre, post []byte, rel <-chan struct{}, done <-chan struct{}) bool {
+func (s *streamer) deltas(p prompt, pre, post []byte, done <-chan struct{}) bool {
 	if p.interval == 0 {
 		word := []byte(" word")
 		for range p.n {
@@ -177,31 +177,50 @@ func hold(p prompt, s *streamer, rel <-chan struct{}, done <-chan struct{}) bool
 	}
 }
 
-// AGUIAgent is a minimal AG-UI agent: POST any RunAgentInput holding a
-// prompt and it streams RUN_STARTED, TEXT_MESSAGE_START, the deltas as
-// TEXT_MESSAGE_CONTENT, TEXT_MESSAGE_END and RUN_FINISHED.
-type AGUIAgent struct{ rel *release }
+// frames are how an agent streams a bench prompt: start, each delta's
+// text between deltaPre and deltaPost, then end.
+type frames struct {
+	start, end          [][]byte
+	deltaPre, deltaPost []byte
+}
 
-func (a *AGUIAgent) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+// serve answers a request holding a bench prompt with its stream, framed
+// as f; a request without one is 400.
+func (rel *release) serve(w http.ResponseWriter, r *http.Request, f frames) {
 	body, err := readAll(r)
 	p, ok := parsePrompt(body)
 	if err != nil || !ok {
 		http.Error(w, "no bench prompt", http.StatusBadRequest)
 		return
 	}
-	rel := a.rel.wait()
+	released := rel.wait()
 	s := newStreamer(w)
-	s.add([]byte("data: {\"type\":\"RUN_STARTED\",\"threadId\":\"t\",\"runId\":\"r\"}\n\n"),
-		[]byte("data: {\"type\":\"TEXT_MESSAGE_START\",\"messageId\":\"m\",\"role\":\"assistant\"}\n\n"))
-	if !s.deltas(p, []byte("data: {\"type\":\"TEXT_MESSAGE_CONTENT\",\"messageId\":\"m\",\"delta\":\""), []byte("\"}\n\n"), rel, r.Context().Done()) {
+	s.add(f.start...)
+	if !s.deltas(p, f.deltaPre, f.deltaPost, r.Context().Done()) {
 		return
 	}
-	if !hold(p, s, rel, r.Context().Done()) {
+	if !hold(p, s, released, r.Context().Done()) {
 		return
 	}
-	s.add([]byte("data: {\"type\":\"TEXT_MESSAGE_END\",\"messageId\":\"m\"}\n\n"),
-		[]byte("data: {\"type\":\"RUN_FINISHED\",\"threadId\":\"t\",\"runId\":\"r\"}\n\n"))
+	s.add(f.end...)
 	s.flush()
+}
+
+// AGUIAgent is a minimal AG-UI agent: POST any RunAgentInput holding a
+// prompt and it streams RUN_STARTED, TEXT_MESSAGE_START, the deltas as
+// TEXT_MESSAGE_CONTENT, TEXT_MESSAGE_END and RUN_FINISHED.
+type AGUIAgent struct{ rel *release }
+
+func (a *AGUIAgent) ServeHTTP(w http.ResponseWriter, r *http.Request) { a.rel.serve(w, r, aguiFrames) }
+
+// aguiFrames are the AG-UI agent's frames.
+var aguiFrames = frames{
+	start: [][]byte{[]byte("data: {\"type\":\"RUN_STARTED\",\"threadId\":\"t\",\"runId\":\"r\"}\n\n"),
+		[]byte("data: {\"type\":\"TEXT_MESSAGE_START\",\"messageId\":\"m\",\"role\":\"assistant\"}\n\n")},
+	deltaPre:  []byte("data: {\"type\":\"TEXT_MESSAGE_CONTENT\",\"messageId\":\"m\",\"delta\":\""),
+	deltaPost: []byte("\"}\n\n"),
+	end: [][]byte{[]byte("data: {\"type\":\"TEXT_MESSAGE_END\",\"messageId\":\"m\"}\n\n"),
+		[]byte("data: {\"type\":\"RUN_FINISHED\",\"threadId\":\"t\",\"runId\":\"r\"}\n\n")},
 }
 
 // AAPAgent is a minimal AAP agent named "bench": GET /meta, POST
@@ -236,24 +255,14 @@ func newAAPAgent(rel *release) *AAPAgent {
 
 func (a *AAPAgent) ServeHTTP(w http.ResponseWriter, r *http.Request) { a.mux.ServeHTTP(w, r) }
 
-func (a *AAPAgent) turn(w http.ResponseWriter, r *http.Request) {
-	body, err := readAll(r)
-	p, ok := parsePrompt(body)
-	if err != nil || !ok {
-		http.Error(w, "no bench prompt", http.StatusBadRequest)
-		return
-	}
-	rel := a.rel.wait()
-	s := newStreamer(w)
-	s.add([]byte("event: turn_start\ndata: {}\n\n"))
-	if !s.deltas(p, []byte("event: text_delta\ndata: {\"delta\":\""), []byte("\"}\n\n"), rel, r.Context().Done()) {
-		return
-	}
-	if !hold(p, s, rel, r.Context().Done()) {
-		return
-	}
-	s.add([]byte("event: turn_stop\ndata: {\"stopReason\":\"end_turn\"}\n\n"))
-	s.flush()
+func (a *AAPAgent) turn(w http.ResponseWriter, r *http.Request) { a.rel.serve(w, r, aapFrames) }
+
+// aapFrames are the AAP agent's frames.
+var aapFrames = frames{
+	start:     [][]byte{[]byte("event: turn_start\ndata: {}\n\n")},
+	deltaPre:  []byte("event: text_delta\ndata: {\"delta\":\""),
+	deltaPost: []byte("\"}\n\n"),
+	end:       [][]byte{[]byte("event: turn_stop\ndata: {\"stopReason\":\"end_turn\"}\n\n")},
 }
 
 func readAll(r *http.Request) ([]byte, error) {
