@@ -48,12 +48,7 @@ func newLimits(l Limits) *limit.Keys { return limit.New(l.RequestsPerSecond, l.B
 
 // allow takes one of owner's requests (Limits.RequestsPerSecond); the
 // error, when none is left, is a 429 with Retry-After.
-func (s *Server) allow(owner string) error {
-	if ok, wait := s.limits.Allow(owner); !ok {
-		return web.Throttled("too_many_requests", fmt.Sprintf("this key is over its limit of %g requests a second", s.cfg.Limits.RequestsPerSecond), wait)
-	}
-	return nil
-}
+func (s *Server) allow(owner string) error { return web.Allow(s.limits, owner) }
 
 // turnPlace holds one of the caller's turn places (Limits.TurnsPerKey)
 // for the rest of the request, or fails with a 429.

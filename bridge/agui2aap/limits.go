@@ -50,15 +50,6 @@ func (l *Limits) check() error {
 
 func newLimits(l Limits) *limit.Keys { return limit.New(l.RequestsPerSecond, l.Burst, l.RunsPerKey) }
 
-// allow takes one of owner's requests (Limits.RequestsPerSecond), or
-// returns the 429 when none is left.
-func (s *Server) allow(owner string) error {
-	if ok, wait := s.limits.Allow(owner); !ok {
-		return web.Throttled("too_many_requests", fmt.Sprintf("this key is over its limit of %g requests a second", s.cfg.Limits.RequestsPerSecond), wait)
-	}
-	return nil
-}
-
 // runPlace holds one of the caller's run places (Limits.RunsPerKey) for
 // the rest of the request, or answers 429.
 func (s *Server) runPlace(c *gin.Context) {

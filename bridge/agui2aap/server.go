@@ -107,7 +107,7 @@ const ownerKey = "owner"
 func (s *Server) auth(c *gin.Context) {
 	owner, err := s.owner(c.Request)
 	if err == nil {
-		err = s.allow(owner)
+		err = web.Allow(s.limits, owner)
 	}
 	if err != nil {
 		s.fail(c, err)

@@ -93,6 +93,14 @@ func (k *Keys) Allow(owner string) (bool, time.Duration) {
 	return false, max(wait, time.Millisecond)
 }
 
+// Rate is the request limit in requests a second, 0 if there is none.
+func (k *Keys) Rate() float64 {
+	if k == nil {
+		return 0
+	}
+	return float64(k.rate)
+}
+
 // Turns is the turn limit, 0 if there is none.
 func (k *Keys) Turns() int {
 	if k == nil {
