@@ -157,8 +157,8 @@ func Reply(c *gin.Context, f *Failure) {
 	case KindHeld:
 		held(c, f.Code, f.Message, f.Retry)
 	case KindTooMany:
-		TooMany(c, f.Code, f.Message, f.Retry)
+		tooMany(c, f.Code, f.Message, f.Retry)
 	default:
-		Error(c, f.Kind.Status(), f.Code, f.Message)
+		writeError(c, f.Kind.Status(), f.Code, f.Message)
 	}
 }

@@ -35,7 +35,7 @@ func FailureLog(c *gin.Context, log *zerolog.Logger) *zerolog.Event {
 	return log.Error()
 }
 
-// clientClosed is what Error answers instead of a server error when the
+// clientClosed is what writeError answers instead of a server error when the
 // client went away: nobody reads it, but the status is what the request
 // log and metrics record.
 func clientClosed(status int, code, message string, c *gin.Context) (int, string, string) {

@@ -12,11 +12,12 @@ import (
 	"github.com/aapagui/aapagui/internal/jsonenc"
 )
 
-// Error writes a JSON error body {"error":{"code","message"}} and aborts.
+// writeError writes a JSON error body {"error":{"code","message"}} and
+// aborts (Reply).
 //
 // A server error (5xx) for a client that went away is answered 499
 // client_closed_request instead (see StatusClientClosedRequest).
-func Error(c *gin.Context, status int, code, message string) {
+func writeError(c *gin.Context, status int, code, message string) {
 	c.Abort()
 	status, code, message = clientClosed(status, code, message, c)
 	aap.WriteError(c.Writer, status, code, message)
@@ -29,21 +30,24 @@ func Error(c *gin.Context, status int, code, message string) {
 // message.
 func held(c *gin.Context, code, message string, left time.Duration) {
 	c.Abort()
-	secs := max(1, int64((left+time.Second-1)/time.Second))
-	c.Header("Retry-After", itoa(secs))
+	retryAfter(c, left)
 	c.Header("Content-Type", "application/json")
 	c.Status(http.StatusConflict)
 	_ = jsonenc.Encode(c.Writer, heldResponse{Error: heldBody{Code: code, Message: message, LeaseRemainingMs: max(1, left.Milliseconds())}})
 }
 
-// TooMany answers 429 to a request over one of its key's limits:
-// Retry-After gives the whole seconds (rounded up, at least 1) after which
-// a retry may pass, and the body is the usual error naming the limit.
-func TooMany(c *gin.Context, code, message string, retry time.Duration) {
+// tooMany answers 429 to a request over one of its key's limits
+// (Throttled): Retry-After gives the whole seconds after which a retry may
+// pass, and the body is the usual error naming the limit.
+func tooMany(c *gin.Context, code, message string, retry time.Duration) {
 	c.Abort()
-	secs := max(1, int64((retry+time.Second-1)/time.Second))
-	c.Header("Retry-After", itoa(secs))
+	retryAfter(c, retry)
 	aap.WriteError(c.Writer, http.StatusTooManyRequests, code, message)
+}
+
+// retryAfter sets Retry-After to d in whole seconds, rounded up, at least 1.
+func retryAfter(c *gin.Context, d time.Duration) {
+	c.Header("Retry-After", itoa(max(1, int64((d+time.Second-1)/time.Second))))
 }
 
 type heldResponse struct {
