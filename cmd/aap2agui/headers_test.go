@@ -7,7 +7,6 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -19,18 +18,7 @@ import (
 // at start-up rather than serve.
 func refuses(t *testing.T, args ...string) string {
 	t.Helper()
-	done := make(chan error, 1)
-	go func() {
-		done <- run(append([]string{"--listen", "127.0.0.1:0", "--store", "memory:", "--log-level", "error"}, args...))
-	}()
-	select {
-	case err := <-done:
-		require.Error(t, err, "the program must refuse to start")
-		return err.Error()
-	case <-time.After(5 * time.Second):
-		t.Fatalf("the program started serving with %q instead of refusing", args)
-		return ""
-	}
+	return proctest.Refuses(t, run, args...)
 }
 
 // A header flag holding a line break (or any other control character)
