@@ -224,9 +224,6 @@ func (t *Turn) Out(typ string) {
 	t.m.eventsOut.inc(&t.lastO, typ)
 }
 
-// Agent is the name of the turn's agent.
-func (t *Turn) Agent() string { return t.agent }
-
 // Mode is the turn's upstream stream mode.
 func (t *Turn) Mode() string { return t.mode }
 
