@@ -126,7 +126,7 @@ func (fl *flags) config(p *cli.Program) (aap2agui.Config, error) {
 	s := &p.Serving
 	cfg := aap2agui.Config{
 		Upstream: *fl.upstream, APIKeys: *fl.keys, PublicMeta: *fl.publicMeta, BasePath: *fl.basePath,
-		MaxBody: *s.MaxBody, Logger: p.Log, UpstreamHeader: http.Header{}, BodyTimeout: *s.BodyTimeout,
+		MaxBody: *s.MaxBody, Logger: p.Log, BodyTimeout: *s.BodyTimeout,
 		ConnectTimeout: *s.HeaderTimeout, IdleTimeout: *s.IdleTimeout, KeepAlive: *s.KeepAlive,
 		MaxTurnDuration: *s.MaxTurn, StallTimeout: *s.StallTimeout, MaxMessageSize: int(*fl.maxMessage),
 		PageSize: int(*fl.pageSize), CORSOrigins: *fl.origins,
@@ -163,6 +163,9 @@ func (fl *flags) config(p *cli.Program) (aap2agui.Config, error) {
 		name, value, err := cli.ParseHeader(h)
 		if err != nil {
 			return cfg, fmt.Errorf("--upstream-header: %w", err)
+		}
+		if cfg.UpstreamHeader == nil {
+			cfg.UpstreamHeader = http.Header{}
 		}
 		cfg.UpstreamHeader.Add(name, value)
 	}
@@ -201,7 +204,6 @@ func loadAgents(cfg *aap2agui.Config, path string) error {
 	if cfg.Agents, err = aap2agui.LoadAgentsConfig(js, os.Getenv); err != nil {
 		return fmt.Errorf("%s: %w", path, err)
 	}
-	cfg.UpstreamHeader = nil
 	return nil
 }
 
