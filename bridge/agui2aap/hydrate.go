@@ -97,12 +97,8 @@ func (s *Server) conversation(ctx context.Context, cl *aap.Client, info *aap.Age
 // sessionHistory reads the session's history, full preferred; false when
 // the session is gone (404) or the agent keeps no history.
 func (s *Server) sessionHistory(ctx context.Context, cl *aap.Client, info *aap.AgentInfo, session string) ([]aap.Message, bool, error) {
-	ht := aap.HistoryFull
-	switch {
-	case info.Capabilities.SupportsHistory(aap.HistoryFull):
-	case info.Capabilities.SupportsHistory(aap.HistoryCompacted):
-		ht = aap.HistoryCompacted
-	default:
+	ht, ok := historyType(info)
+	if !ok {
 		return nil, false, nil
 	}
 	ctx, cancel := context.WithTimeout(ctx, historyTimeout)

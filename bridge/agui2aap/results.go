@@ -56,7 +56,7 @@ func (r *runner) storedResults(ctx context.Context, missing map[string]permissio
 	if len(missing) == 0 {
 		return
 	}
-	if ht, ok := r.historyType(); ok {
+	if ht, ok := historyType(r.info); ok {
 		ctx, cancel := context.WithTimeout(ctx, historyTimeout)
 		hist, err := r.cl.History(ctx, r.th.SessionID, ht)
 		r.s.upstreamCall(ctx, "history", r.info.Name, err)
@@ -105,8 +105,8 @@ func (r *runner) storedResults(ctx context.Context, missing map[string]permissio
 
 // historyType is the history the agent serves, full preferred; false when
 // it serves none.
-func (r *runner) historyType() (aap.HistoryType, bool) {
-	caps := r.info.Capabilities
+func historyType(info *aap.AgentInfo) (aap.HistoryType, bool) {
+	caps := info.Capabilities
 	switch {
 	case caps.SupportsHistory(aap.HistoryFull):
 		return aap.HistoryFull, true
