@@ -127,8 +127,9 @@ func (s *Server) owner(r *http.Request) (string, error) {
 			"an API key is required: Authorization: Bearer <key> (this bridge forwards it to the AAP server)")
 	}
 	if s.cfg.ForwardAuth && s.keys.Open() {
-		// The upstream checks the key; threads are scoped to it.
-		owner, _ = apikey.New([]string{bearer(r)}).Owner(r)
+		// The upstream checks the key; threads are scoped to it, named
+		// as apikey names a key (a prefix of its hash).
+		owner = credentialKey(bearer(r))
 	}
 	return owner, nil
 }
