@@ -21,13 +21,15 @@ const leaseTTL = 300 * time.Millisecond
 // holder's lock, a dead holder's lock runs out, and a release that fails is
 // retried until it holds.
 func testLeases(t *testing.T, open func(t *testing.T) store.Store) {
-	t.Run("held, then released", func(t *testing.T) { testLeaseHeldThenReleased(t, open) })
-	t.Run("released by the turn's last save", func(t *testing.T) { testLeaseReleasedBySave(t, open) })
-	t.Run("take and load", func(t *testing.T) { testLeaseTakeAndLoad(t, open) })
-	t.Run("each holder sees what the one before saved", func(t *testing.T) { testLeaseHoldersInTurn(t, open) })
-	t.Run("the heartbeat keeps a live holder's lock", func(t *testing.T) { testLeaseHeartbeat(t, open) })
-	t.Run("a dead holder's lock runs out", func(t *testing.T) { testLeaseDeadHolder(t, open) })
-	t.Run("a failed release is retried", func(t *testing.T) { testLeaseReleaseRetried(t, open) })
+	runSteps(t, open, []step{
+		{"held, then released", testLeaseHeldThenReleased},
+		{"released by the turn's last save", testLeaseReleasedBySave},
+		{"take and load", testLeaseTakeAndLoad},
+		{"each holder sees what the one before saved", testLeaseHoldersInTurn},
+		{"the heartbeat keeps a live holder's lock", testLeaseHeartbeat},
+		{"a dead holder's lock runs out", testLeaseDeadHolder},
+		{"a failed release is retried", testLeaseReleaseRetried},
+	})
 }
 
 // testLeaseHeldThenReleased checks that a taken session is held, and free as soon as Release returns.

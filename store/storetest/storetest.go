@@ -18,31 +18,46 @@ import (
 // Run checks the rules every store.Store follows; open returns a new,
 // empty store (closed by the test's cleanup). Each driver's tests run it.
 func Run(t *testing.T, open func(t *testing.T) store.Store) {
-	t.Run("threads", func(t *testing.T) { testThreads(t, open) })
-	t.Run("leases", func(t *testing.T) { testLeases(t, open) })
-	t.Run("limits", func(t *testing.T) { testLimits(t, open) })
-	t.Run("AG-UI extras", func(t *testing.T) { testEntryAGUI(t, open) })
-	t.Run("session round trip", func(t *testing.T) { testSessionRoundTrip(t, open) })
-	t.Run("nil and empty survive", func(t *testing.T) { testNilAndEmpty(t, open) })
-	t.Run("create with a taken id", func(t *testing.T) { testCreateTaken(t, open) })
-	t.Run("get", func(t *testing.T) { testGet(t, open) })
-	t.Run("update", func(t *testing.T) { testUpdate(t, open) })
-	t.Run("list", func(t *testing.T) { testList(t, open) })
-	t.Run("delete", func(t *testing.T) { testDelete(t, open) })
-	t.Run("history round trip", func(t *testing.T) { testHistoryRoundTrip(t, open) })
-	t.Run("load session", func(t *testing.T) { testLoadSession(t, open) })
-	t.Run("append and replace", func(t *testing.T) { testAppendAndReplace(t, open) })
-	t.Run("replace the tail", func(t *testing.T) { testReplaceTail(t, open) })
-	t.Run("history of a missing session", func(t *testing.T) { testHistoryOfMissing(t, open) })
-	t.Run("ids no session can have", func(t *testing.T) { testImpossibleIDs(t, open) })
-	t.Run("entries without a message are refused", func(t *testing.T) { testEntriesWithoutMessage(t, open) })
-	t.Run("lock", func(t *testing.T) { testLock(t, open) })
-	t.Run("save session", func(t *testing.T) { testSaveSession(t, open) })
-	t.Run("save session and unlock", func(t *testing.T) { testSaveSessionUnlock(t, open) })
-	t.Run("lock race", func(t *testing.T) { testLockRace(t, open) })
-	t.Run("copies", func(t *testing.T) { testCopies(t, open) })
-	t.Run("concurrent writers", func(t *testing.T) { testConcurrentWriters(t, open) })
-	t.Run("ping and close", func(t *testing.T) { testPingAndClose(t, open) })
+	runSteps(t, open, []step{
+		{"threads", testThreads},
+		{"leases", testLeases},
+		{"limits", testLimits},
+		{"AG-UI extras", testEntryAGUI},
+		{"session round trip", testSessionRoundTrip},
+		{"nil and empty survive", testNilAndEmpty},
+		{"create with a taken id", testCreateTaken},
+		{"get", testGet},
+		{"update", testUpdate},
+		{"list", testList},
+		{"delete", testDelete},
+		{"history round trip", testHistoryRoundTrip},
+		{"load session", testLoadSession},
+		{"append and replace", testAppendAndReplace},
+		{"replace the tail", testReplaceTail},
+		{"history of a missing session", testHistoryOfMissing},
+		{"ids no session can have", testImpossibleIDs},
+		{"entries without a message are refused", testEntriesWithoutMessage},
+		{"lock", testLock},
+		{"save session", testSaveSession},
+		{"save session and unlock", testSaveSessionUnlock},
+		{"lock race", testLockRace},
+		{"copies", testCopies},
+		{"concurrent writers", testConcurrentWriters},
+		{"ping and close", testPingAndClose},
+	})
+}
+
+// step is a named subtest of the suite: test(t, open).
+type step struct {
+	name string
+	test func(t *testing.T, open func(t *testing.T) store.Store)
+}
+
+// runSteps runs each of steps as a subtest, in order.
+func runSteps(t *testing.T, open func(t *testing.T) store.Store, steps []step) {
+	for _, s := range steps {
+		t.Run(s.name, func(t *testing.T) { s.test(t, open) })
+	}
 }
 
 // testSessionRoundTrip checks that a created session reads back whole: times to the millisecond in UTC, raw JSON byte for byte.

@@ -14,12 +14,14 @@ import (
 
 // testThreads checks the ThreadStore: threads saved, listed, deleted and locked, per owner.
 func testThreads(t *testing.T, open func(t *testing.T) store.Store) {
-	t.Run("missing thread", func(t *testing.T) { testThreadMissing(t, open) })
-	t.Run("round trip and replace", func(t *testing.T) { testThreadRoundTrip(t, open) })
-	t.Run("list and delete", func(t *testing.T) { testThreadListDelete(t, open) })
-	t.Run("owners are isolated", func(t *testing.T) { testThreadOwners(t, open) })
-	t.Run("locks", func(t *testing.T) { testThreadLocks(t, open) })
-	t.Run("save and unlock", func(t *testing.T) { testThreadSaveUnlock(t, open) })
+	runSteps(t, open, []step{
+		{"missing thread", testThreadMissing},
+		{"round trip and replace", testThreadRoundTrip},
+		{"list and delete", testThreadListDelete},
+		{"owners are isolated", testThreadOwners},
+		{"locks", testThreadLocks},
+		{"save and unlock", testThreadSaveUnlock},
+	})
 }
 
 // testThreadMissing checks that GetThread of a missing thread is ErrNotFound.
