@@ -66,12 +66,12 @@ func partToBlock(raw json.RawMessage) (aap.ContentBlock, bool) {
 	return nil, false
 }
 
-// ToolPartsToAAP maps the content parts of an AG-UI tool result to AAP
+// toolPartsToAAP maps the content parts of an AG-UI tool result to AAP
 // tool-result content. A part AAP can hold becomes its block (see
 // partToBlock); any other part becomes a text block holding the part's
 // JSON, compacted, which ToolContentParts turns back into the part: nothing
 // is lost and the AAP client sees what the part was.
-func ToolPartsToAAP(parts []json.RawMessage) aap.Content {
+func toolPartsToAAP(parts []json.RawMessage) aap.Content {
 	blocks := make([]aap.ContentBlock, 0, len(parts))
 	for _, raw := range parts {
 		if b, ok := partToBlock(raw); ok {
@@ -93,9 +93,10 @@ func ToolPartsToAAP(parts []json.RawMessage) aap.Content {
 
 // ToolContentParts is the AG-UI content-part form of AAP tool-result
 // content: a text block is a text part, unless its text is the JSON of a
-// part AAP cannot hold (ToolPartsToAAP), which it is again; an image block
-// is an image part. ok is false when the content needs no parts (a string,
-// or text blocks only, which AG-UI carries as a string).
+// part AAP cannot hold (kept as text when the part came in), which it is
+// again; an image block is an image part. ok is false when the content
+// needs no parts (a string, or text blocks only, which AG-UI carries as a
+// string).
 func ToolContentParts(c aap.Content) (parts []json.RawMessage, ok bool) {
 	if !c.IsBlocks() {
 		return nil, false
@@ -130,7 +131,7 @@ func ToolContentParts(c aap.Content) (parts []json.RawMessage, ok bool) {
 }
 
 // isForeignPart reports whether s is the JSON of a content part that
-// ToolPartsToAAP kept as text: an object with a "type" of a part kind.
+// toolPartsToAAP kept as text: an object with a "type" of a part kind.
 func isForeignPart(s string) bool {
 	if len(s) < 2 || s[0] != '{' || !strings.Contains(s, `"type"`) {
 		return false
@@ -181,14 +182,14 @@ func jsonEqual(a, b []byte) bool {
 }
 
 // toolContentToAAP reads the content of an AG-UI tool message: a string,
-// or (1.0) an array of content parts (ToolPartsToAAP); errText is the
+// or (1.0) an array of content parts (toolPartsToAAP); errText is the
 // message's error, which AAP holds as a first text block.
 func toolContentToAAP(c any, errText string) (aap.Content, error) {
 	if raw, ok := c.(json.RawMessage); ok {
 		// The client's bytes, kept part by part.
 		var parts []json.RawMessage
 		if json.Unmarshal(raw, &parts) == nil {
-			return withError(ToolPartsToAAP(parts), errText), nil
+			return withError(toolPartsToAAP(parts), errText), nil
 		}
 	}
 	c, err := agui.DecodeContent(c)
@@ -220,7 +221,7 @@ func toolContentToAAP(c any, errText string) (aap.Content, error) {
 		}
 		parts = append(parts, raw)
 	}
-	return withError(ToolPartsToAAP(parts), errText), nil
+	return withError(toolPartsToAAP(parts), errText), nil
 }
 
 // withError puts an AG-UI tool error before the content, as a first text

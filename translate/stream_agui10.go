@@ -220,7 +220,7 @@ func (t *AGUIToAAP) feed10(ev events.Event) error {
 		if e.ToolCallID == "" {
 			return &StreamError{Event: string(e.Type()), Reason: "a tool call result without toolCallId cannot be matched to a call; skipped"}
 		}
-		return t.toolResult(e.ToolCallID, e.MessageID, ToolPartsToAAP(e.Content))
+		return t.toolResult(e.ToolCallID, e.MessageID, toolPartsToAAP(e.Content))
 	}
 	return nil
 }
