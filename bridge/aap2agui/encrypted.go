@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"maps"
+	"slices"
 
 	"github.com/ag-ui-protocol/ag-ui/sdks/community/go/pkg/core/events"
 
@@ -124,24 +125,18 @@ func (e *encryptedRun) after(tr *translate.AGUIToAAP, ev events.Event, data []by
 		}
 		return
 	}
-	e.place(tr.Messages())
+	e.place(tr)
 }
 
 // place gives each reasoning message with text that the translator has
 // made a thinking block its block: the k-th such message the k-th thinking
-// block of the run.
-func (e *encryptedRun) place(msgs []aap.Message) {
-	unplaced := false
-	for _, r := range e.reasoning {
-		if r.text && !r.placed {
-			unplaced = true
-			break
-		}
-	}
-	if !unplaced {
+// block of the run. The run's messages are looked at (tr.Messages copies
+// them) only while some such message is unplaced.
+func (e *encryptedRun) place(tr *translate.AGUIToAAP) {
+	if !slices.ContainsFunc(e.reasoning, func(r *reasoningMsg) bool { return r.text && !r.placed }) {
 		return
 	}
-	pos := translate.ThinkingPositions(msgs)
+	pos := translate.ThinkingPositions(tr.Messages())
 	k := 0
 	for _, r := range e.reasoning {
 		if !r.text {
