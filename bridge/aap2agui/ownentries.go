@@ -126,11 +126,7 @@ func withoutStrayResults(out []store.Entry, inSnap map[string]bool) []store.Entr
 	for _, e := range out {
 		switch m := e.Message.(type) {
 		case *aap.AssistantMessage:
-			for _, b := range m.Content.Blocks {
-				if tu, ok := b.(*aap.ToolUseBlock); ok {
-					called[tu.ToolCallID] = true
-				}
-			}
+			noteCalls(called, m)
 		case *aap.ToolMessage:
 			if !inSnap[e.AGUIID] && (!called[m.ToolCallID] || answered[m.ToolCallID]) {
 				continue
@@ -240,11 +236,7 @@ func missingResults(hist, results []store.Entry) []store.Entry {
 	for _, e := range hist {
 		switch m := e.Message.(type) {
 		case *aap.AssistantMessage:
-			for _, b := range m.Content.Blocks {
-				if tu, ok := b.(*aap.ToolUseBlock); ok {
-					called[tu.ToolCallID] = true
-				}
-			}
+			noteCalls(called, m)
 		case *aap.ToolMessage:
 			answered[m.ToolCallID] = true
 		}
@@ -256,4 +248,13 @@ func missingResults(hist, results []store.Entry) []store.Entry {
 		}
 	}
 	return out
+}
+
+// noteCalls adds the ids of the tool calls m makes to called.
+func noteCalls(called map[string]bool, m *aap.AssistantMessage) {
+	for _, b := range m.Content.Blocks {
+		if tu, ok := b.(*aap.ToolUseBlock); ok {
+			called[tu.ToolCallID] = true
+		}
+	}
 }
