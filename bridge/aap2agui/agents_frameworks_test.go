@@ -24,24 +24,6 @@ import (
 // one-agent tests (copilotkit_test.go, mastra_test.go, turn_test.go),
 // played with each agent of a server that serves several.
 
-// playedStep is one turn of a conversation with one agent of the server.
-type playedStep struct {
-	send func() []aap.Message
-	want []part
-	stop aap.StopReason
-	// recorded are the history entries the turn adds before the run's own
-	// messages; produced are the run's messages (the none-mode response).
-	recorded, produced []string
-}
-
-// playedConversation is a conversation with one agent: play makes its
-// steps afresh, bound to the id normalizer they share (lines).
-type playedConversation struct {
-	name    string
-	session aap.PostSessionsRequest
-	play    func() (steps []playedStep, lines func([]string) []string)
-}
-
 // runCounter counts the runs (POSTs) each upstream is sent.
 type runCounter struct {
 	mu sync.Mutex
@@ -67,123 +49,6 @@ func (c *runCounter) snapshot() map[string]int {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return maps.Clone(c.n)
-}
-
-// servedAgent is one agent of the server under test; runs, where each
-// agent has an upstream of its own, counts what each upstream was sent.
-type servedAgent struct {
-	e    *env
-	name string
-	runs *runCounter
-}
-
-// playAll plays each conversation with the agent in every stream mode.
-func (a servedAgent) playAll(t *testing.T, convs []playedConversation) {
-	t.Helper()
-	for _, conv := range convs {
-		for _, mode := range []aap.StreamMode{aap.StreamDelta, aap.StreamMessage, aap.StreamNone} {
-			t.Run(a.name+"/"+conv.name+"/"+string(mode), func(t *testing.T) { a.play(t, conv, mode) })
-		}
-	}
-}
-
-// play checks every turn's events (or none-mode response), that only the
-// agent's upstream ran it, that the stored history is exactly the
-// conversation, and that it is valid AAP.
-func (a servedAgent) play(t *testing.T, conv playedConversation, mode aap.StreamMode) {
-	session := conv.session
-	session.Agent.Name = a.name
-	id := a.e.createSession(t, session)
-	info, err := a.e.Client.GetSession(testContext(t), id)
-	require.NoError(t, err)
-	require.Equal(t, a.name, info.Agent.Name)
-	steps, lines := conv.play()
-	var conversation []string
-	for i, st := range steps {
-		before := a.runs.snapshot()
-		msgs := a.turn(t, id, mode, st, lines, i)
-		if before != nil {
-			after := a.runs.snapshot()
-			for name := range after {
-				if name == a.name {
-					assert.Greater(t, after[name], before[name], "step %d: the session's agent ran the turn", i)
-				} else {
-					assert.Equal(t, before[name], after[name], "step %d: agent %s was not sent the turn", i, name)
-				}
-			}
-		}
-		conversation = append(conversation, st.recorded...)
-		for _, m := range msgs {
-			if m.Role() != aap.RoleToolPermission {
-				conversation = append(conversation, lines(messageLines(t, []aap.Message{m}))...)
-			}
-		}
-		conversation = append(conversation, st.produced...)
-		assert.Equal(t, conversation, lines(a.e.history(t, id, aap.HistoryFull)), "step %d: full history", i)
-		assert.Empty(t, historyProblems(a.e.historyMessages(t, id)), "step %d", i)
-	}
-}
-
-// turn sends one step's messages in mode, checks what came back, and
-// returns the messages sent.
-func (a servedAgent) turn(t *testing.T, id string, mode aap.StreamMode, st playedStep, lines func([]string) []string, i int) []aap.Message {
-	t.Helper()
-	msgs := st.send()
-	req := aap.PostSessionTurnRequest{Stream: mode, Messages: msgs}
-	if mode == aap.StreamNone {
-		resp, err := a.e.Client.Turn(testContext(t), id, &req)
-		require.NoError(t, err, "step %d", i)
-		assert.Equal(t, st.stop, resp.StopReason, "step %d", i)
-		produced := st.produced
-		if produced == nil {
-			produced = []string{}
-		}
-		assert.Equal(t, produced, lines(messageLines(t, resp.Messages)), "step %d: response messages", i)
-		return msgs
-	}
-	evs, err := a.e.stream(t, id, req)
-	require.NoError(t, err, "step %d", i)
-	assert.Equal(t, eventsOf(t, mode, st.want, st.stop), lines(eventLines(t, evs)), "step %d: events", i)
-	return msgs
-}
-
-// fromUpstream plays conversations written for runUpstreamConversations.
-func fromUpstream(convs []upstreamConversation, newIDs func() *ids) []playedConversation {
-	out := make([]playedConversation, len(convs))
-	for k, conv := range convs {
-		out[k] = playedConversation{name: conv.name, session: conv.session, play: func() ([]playedStep, func([]string) []string) {
-			n := newIDs()
-			steps := make([]playedStep, len(conv.steps))
-			for i, st := range conv.steps {
-				steps[i] = playedStep{send: func() []aap.Message { return st.send(n) }, want: st.want, stop: st.stop,
-					recorded: st.recorded, produced: st.produced}
-			}
-			return steps, n.lines
-		}}
-	}
-	return out
-}
-
-// fromMastra plays the conversations of TestMastraAgent with these names.
-func fromMastra(t *testing.T, names ...string) []playedConversation {
-	t.Helper()
-	var out []playedConversation
-	for _, conv := range mastraConversations() {
-		if !slices.Contains(names, conv.name) {
-			continue
-		}
-		out = append(out, playedConversation{name: conv.name, session: conv.session, play: func() ([]playedStep, func([]string) []string) {
-			n := &mastraIDs{}
-			steps := make([]playedStep, len(conv.steps))
-			for i, st := range conv.steps {
-				steps[i] = playedStep{send: func() []aap.Message { return st.send(n) }, want: st.want, stop: st.stop,
-					recorded: st.recorded, produced: st.produced}
-			}
-			return steps, n.lines
-		}})
-	}
-	require.Len(t, out, len(names), "every conversation named is one of TestMastraAgent's")
-	return out
 }
 
 // fromDemo plays a conversation with the demo AG-UI agent (turn_test.go's
@@ -268,12 +133,7 @@ agents:
 func copilotKitHelperConversations() []upstreamConversation {
 	const lookupResult = "Docs for golang tips: two pages mention golang tips."
 	lookupJSON, _ := json.Marshal(lookupResult) // BuiltInAgent sends a tool's result as JSON
-	askArchive := upstreamStep{
-		send: userSays("archive notes.txt"),
-		want: []part{call("call#1", "archive_file", `{"name":"notes.txt"}`)}, stop: aap.StopToolUse,
-		produced: []string{toolUse("call#1", "archive_file", `{"name":"notes.txt"}`)},
-	}
-	archiveSession := aap.PostSessionsRequest{Agent: aap.AgentConfig{Tools: []aap.ServerToolRef{{Name: "archive_file"}}}}
+	askArchive, archiveSession := askFile("archive", "archive_file"), enabling("archive_file")
 	return []upstreamConversation{
 		{
 			name: "echo",
@@ -429,9 +289,10 @@ func TestAgentsThreeFrameworks(t *testing.T) {
 	assert.Equal(t, []string{"demo", "mastra", "docs"}, metaNames(t, e))
 
 	servedAgent{e: e, name: "demo", runs: runs}.playAll(t, demoSearchConversations(demo.SearchTool))
-	servedAgent{e: e, name: "mastra", runs: runs}.playAll(t, fromMastra(t, "echo", "think: reasoning, then text",
+	mastraConvs := namedConversations(t, mastraConversations(), "echo", "think: reasoning, then text",
 		"weather: a client tool round trip", "search: the agent's own tool, streamed as an unexposed server tool",
-		"publish: suspended for approval, granted with a tool_permission"))
+		"publish: suspended for approval, granted with a tool_permission")
+	servedAgent{e: e, name: "mastra", runs: runs}.playAll(t, fromUpstream(mastraConvs, newMastraIDs))
 	servedAgent{e: e, name: "docs", runs: runs}.playAll(t, demoSearchConversations("doc_search"))
 
 	// One demo's tool is not the other's.

@@ -23,80 +23,19 @@ func startCopilotKitAgent(t *testing.T) string {
 		[]string{"@copilotkit/runtime", "ai"}, "COPILOTKIT_TELEMETRY_DISABLED=true", "DO_NOT_TRACK=1") + "/api/copilotkit/agent/demo/run"
 }
 
-func newCopilotKitIDs() *ids {
-	return &ids{callPattern: regexp.MustCompile(`ck-call-[0-9]+`)}
-}
+var newCopilotKitIDs = byPattern(regexp.MustCompile(`ck-call-[0-9]+`), nil)
 
 func copilotKitConversations() []upstreamConversation {
-	searchResult := demo.SearchResult("golang tips")
-	searchJSON, _ := json.Marshal(searchResult) // BuiltInAgent sends a tool's result as JSON
-	search := upstreamStep{
-		send: userSays("search golang tips"),
-		want: []part{
-			call("call#1", demo.SearchTool, `{"query":"golang tips"}`),
-			result("call#1", string(searchJSON)),
-			say("Here is what I found. " + searchResult),
-		},
-		stop: aap.StopEndTurn,
-		produced: []string{
-			toolUse("call#1", demo.SearchTool, `{"query":"golang tips"}`),
-			toolMessage("call#1", string(searchJSON)),
-			assistantText("Here is what I found. " + searchResult),
-		},
-	}
-	askDelete := upstreamStep{
-		send: userSays("delete notes.txt"),
-		want: []part{call("call#1", "delete_file", `{"name":"notes.txt"}`)}, stop: aap.StopToolUse,
-		produced: []string{toolUse("call#1", "delete_file", `{"name":"notes.txt"}`)},
-	}
-	deleteSession := aap.PostSessionsRequest{Agent: aap.AgentConfig{Tools: []aap.ServerToolRef{{Name: "delete_file"}}}}
+	searchJSON, _ := json.Marshal(demo.SearchResult("golang tips")) // BuiltInAgent sends a tool's result as JSON
+	search := searchGolangTips(string(searchJSON))
+	askDelete, deleteSession := askFile("delete", "delete_file"), enabling("delete_file")
+	movesOn := echo("never mind")
+	movesOn.recorded = []string{toolMessage("call#1", "Tool call was not answered: the user sent a new message instead.")}
 	return []upstreamConversation{
-		{
-			name: "echo, twice",
-			steps: []upstreamStep{
-				{
-					send: userSays("hello there"), want: []part{say("You said: hello there")}, stop: aap.StopEndTurn,
-					produced: []string{assistantText("You said: hello there")},
-				},
-				{
-					send: userSays("and again"), want: []part{say("You said: and again")}, stop: aap.StopEndTurn,
-					produced: []string{assistantText("You said: and again")},
-				},
-			},
-		},
-		{
-			name: "think: reasoning, then text",
-			steps: []upstreamStep{{
-				send: userSays("think about cats"),
-				want: []part{think("Thinking about: think about cats"), say(demo.DoneThinking)}, stop: aap.StopEndTurn,
-				produced: []string{`{"role":"assistant","content":[{"type":"thinking","thinking":"Thinking about: think about cats"},{"type":"text","text":"Done thinking."}]}`},
-			}},
-		},
-		{
-			name:    "weather: a client tool round trip",
-			session: aap.PostSessionsRequest{Tools: []aap.ToolSpec{weatherTool}},
-			steps: []upstreamStep{
-				{
-					send: userSays("What is the weather in Tokyo?"),
-					want: []part{call("call#1", "get_weather", `{"location":"Tokyo"}`)}, stop: aap.StopToolUse,
-					produced: []string{toolUse("call#1", "get_weather", `{"location":"Tokyo"}`)},
-				},
-				{
-					send: answerCall(func(id string) aap.Message {
-						return &aap.ToolMessage{ToolCallID: id, Content: aap.TextContent("Sunny, 22°C")}
-					}),
-					want: []part{say("The weather in Tokyo: Sunny, 22°C")}, stop: aap.StopEndTurn,
-					produced: []string{assistantText("The weather in Tokyo: Sunny, 22°C")},
-				},
-			},
-		},
-		{
-			name: "weather without get_weather",
-			steps: []upstreamStep{{
-				send: userSays("weather in Oslo"), want: []part{say(demo.NoWeatherTool)}, stop: aap.StopEndTurn,
-				produced: []string{assistantText(demo.NoWeatherTool)},
-			}},
-		},
+		echoTwice,
+		{name: "think: reasoning, then text", steps: []upstreamStep{thinkAboutCats}},
+		weatherRoundTrip,
+		noWeatherTool,
 		{
 			name:  "search: the agent's own tool, streamed as an unexposed server tool",
 			steps: []upstreamStep{search},
@@ -134,42 +73,14 @@ func copilotKitConversations() []upstreamConversation {
 			// message in the same run and answers it: one run, no other.
 			name:    "delete: the user moves on instead of answering",
 			session: deleteSession,
-			steps: []upstreamStep{askDelete, {
-				send: userSays("never mind"), want: []part{say("You said: never mind")}, stop: aap.StopEndTurn,
-				recorded: []string{toolMessage("call#1", "Tool call was not answered: the user sent a new message instead.")},
-				produced: []string{assistantText("You said: never mind")},
-			}},
+			steps:   []upstreamStep{askDelete, movesOn},
 		},
-		{
-			name: "fail: what was said before RUN_ERROR is kept",
-			steps: []upstreamStep{{
-				send: userSays("please fail"), want: []part{say(demo.FailPrefix)}, stop: aap.StopError,
-				produced: []string{assistantText(demo.FailPrefix)},
-			}},
-		},
+		failing,
 		{
 			name:    "history: the agent is sent every call with its result",
 			session: aap.PostSessionsRequest{Tools: []aap.ToolSpec{weatherTool}},
-			steps: []upstreamStep{
-				search,
-				{
-					send: userSays("weather in Paris"),
-					want: []part{call("call#2", "get_weather", `{"location":"Paris"}`)}, stop: aap.StopToolUse,
-					produced: []string{toolUse("call#2", "get_weather", `{"location":"Paris"}`)},
-				},
-				{
-					send: answerCall(func(id string) aap.Message {
-						return &aap.ToolMessage{ToolCallID: id, Content: aap.TextContent("Rain")}
-					}),
-					want: []part{say("The weather in Paris: Rain")}, stop: aap.StopEndTurn,
-					produced: []string{assistantText("The weather in Paris: Rain")},
-				},
-				{
-					send: userSays("what is in the history?"),
-					want: []part{say("History: tool calls: web_search, get_weather.")}, stop: aap.StopEndTurn,
-					produced: []string{assistantText("History: tool calls: web_search, get_weather.")},
-				},
-			},
+			steps: []upstreamStep{search, askWeather("weather in Paris", "Paris", "call#2"), weatherIs("Paris", "Rain"),
+				askHistory("web_search, get_weather")},
 		},
 	}
 }

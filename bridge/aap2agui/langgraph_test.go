@@ -41,9 +41,7 @@ var (
 		Parameters: json.RawMessage(`{"type":"object","properties":{"name":{"type":"string"}}}`)}
 )
 
-func newLangGraphIDs() *ids {
-	return &ids{callPattern: regexp.MustCompile(`lg-call-[0-9]+`), interruptPattern: regexp.MustCompile(`\b[0-9a-f]{32}\b`)}
-}
+var newLangGraphIDs = byPattern(regexp.MustCompile(`lg-call-[0-9]+`), regexp.MustCompile(`\b[0-9a-f]{32}\b`))
 
 // langGraphApproval is the responseSchema of the graph's interrupts.
 const langGraphApproval = `{"type":"object","properties":{"approved":{"type":"boolean"},"reason":{"type":"string"}},"required":["approved"]}`
@@ -69,84 +67,32 @@ func langGraphPostInterrupt(interrupts, id, text string) string {
 	return strings.ReplaceAll(langGraphPublishInterrupt(interrupts, id, text), "Publish", "Post")
 }
 
-// langGraphConversations are the conversations with the graph; with
-// interrupts "default", only those with interrupts.
-func langGraphConversations(interrupts string) []upstreamConversation {
-	searchResult := demo.SearchResult("golang tips")
-	search := upstreamStep{
-		send: userSays("search golang tips"),
-		want: []part{
-			call("call#1", demo.SearchTool, `{"query":"golang tips"}`),
-			result("call#1", searchResult),
-			say("Here is what I found. " + searchResult),
-		},
-		stop: aap.StopEndTurn,
-		produced: []string{
-			toolUse("call#1", demo.SearchTool, `{"query":"golang tips"}`),
-			toolMessage("call#1", searchResult),
-			assistantText("Here is what I found. " + searchResult),
-		},
-	}
-	askDelete := upstreamStep{
-		send: userSays("delete notes.txt"),
-		want: []part{call("call#1", "delete_file", `{"name":"notes.txt"}`)}, stop: aap.StopToolUse,
-		produced: []string{toolUse("call#1", "delete_file", `{"name":"notes.txt"}`)},
-	}
-	askPublish := upstreamStep{
+// askLangGraphPublish has the graph's publish node ask for approval with
+// interrupt().
+func askLangGraphPublish(interrupts string) upstreamStep {
+	return upstreamStep{
 		send: userSays("publish hello world"),
 		want: []part{call("int#1", "agui_interrupt", langGraphPublishInterrupt(interrupts, "int#1", "hello world"))}, stop: aap.StopToolUse,
 		produced: []string{toolUse("int#1", "agui_interrupt", langGraphPublishInterrupt(interrupts, "int#1", "hello world"))},
 	}
-	deleteSession := aap.PostSessionsRequest{Agent: aap.AgentConfig{Tools: []aap.ServerToolRef{{Name: "delete_file"}}}}
+}
+
+// langGraphConversations are the conversations with the graph; with
+// interrupts "default", only those with interrupts.
+func langGraphConversations(interrupts string) []upstreamConversation {
+	search := searchGolangTips(demo.SearchResult("golang tips"))
+	askDelete, deleteSession := askFile("delete", "delete_file"), enabling("delete_file")
+	askPublish := askLangGraphPublish(interrupts)
 	all := []upstreamConversation{
-		{
-			name: "echo, twice",
-			steps: []upstreamStep{
-				{
-					send: userSays("hello there"), want: []part{say("You said: hello there")}, stop: aap.StopEndTurn,
-					produced: []string{assistantText("You said: hello there")},
-				},
-				{
-					send: userSays("and again"), want: []part{say("You said: and again")}, stop: aap.StopEndTurn,
-					produced: []string{assistantText("You said: and again")},
-				},
-			},
-		},
+		echoTwice,
 		{
 			// The adapter streams the thinking block as reasoning; its
 			// snapshot has no reasoning message for it.
-			name: "think: a thinking block, then text",
-			steps: []upstreamStep{{
-				send: userSays("think about cats"),
-				want: []part{think("Thinking about: think about cats"), say(demo.DoneThinking)}, stop: aap.StopEndTurn,
-				produced: []string{`{"role":"assistant","content":[{"type":"thinking","thinking":"Thinking about: think about cats"},{"type":"text","text":"Done thinking."}]}`},
-			}},
+			name:  "think: a thinking block, then text",
+			steps: []upstreamStep{thinkAboutCats},
 		},
-		{
-			name:    "weather: a client tool round trip",
-			session: aap.PostSessionsRequest{Tools: []aap.ToolSpec{weatherTool}},
-			steps: []upstreamStep{
-				{
-					send: userSays("What is the weather in Tokyo?"),
-					want: []part{call("call#1", "get_weather", `{"location":"Tokyo"}`)}, stop: aap.StopToolUse,
-					produced: []string{toolUse("call#1", "get_weather", `{"location":"Tokyo"}`)},
-				},
-				{
-					send: answerCall(func(id string) aap.Message {
-						return &aap.ToolMessage{ToolCallID: id, Content: aap.TextContent("Sunny, 22°C")}
-					}),
-					want: []part{say("The weather in Tokyo: Sunny, 22°C")}, stop: aap.StopEndTurn,
-					produced: []string{assistantText("The weather in Tokyo: Sunny, 22°C")},
-				},
-			},
-		},
-		{
-			name: "weather without get_weather",
-			steps: []upstreamStep{{
-				send: userSays("weather in Oslo"), want: []part{say(demo.NoWeatherTool)}, stop: aap.StopEndTurn,
-				produced: []string{assistantText(demo.NoWeatherTool)},
-			}},
-		},
+		weatherRoundTrip,
+		noWeatherTool,
 		{
 			name:  "search: the graph's own tool, streamed as an unexposed server tool",
 			steps: []upstreamStep{search},
@@ -179,7 +125,7 @@ func langGraphConversations(interrupts string) []upstreamConversation {
 		{
 			name: "publish: interrupt() in a node, granted",
 			steps: []upstreamStep{askPublish, {
-				send:     answerInterruptID(func(id string) aap.Message { return &aap.ToolPermissionMessage{ToolCallID: id, Granted: true} }),
+				send:     answerInterrupt(func(id string) aap.Message { return &aap.ToolPermissionMessage{ToolCallID: id, Granted: true} }),
 				want:     []part{say("Published: hello world")},
 				stop:     aap.StopEndTurn,
 				recorded: []string{toolMessage("int#1", "Tool call granted; the agent did not report its result.")},
@@ -189,7 +135,7 @@ func langGraphConversations(interrupts string) []upstreamConversation {
 		{
 			name: "publish: interrupt() in a node, denied with a reason",
 			steps: []upstreamStep{askPublish, {
-				send: answerInterruptID(func(id string) aap.Message {
+				send: answerInterrupt(func(id string) aap.Message {
 					return &aap.ToolPermissionMessage{ToolCallID: id, Reason: "not now"}
 				}),
 				want:     []part{say("Not published: not now")},
@@ -201,7 +147,7 @@ func langGraphConversations(interrupts string) []upstreamConversation {
 		{
 			name: "publish: interrupt() in a node, answered with the resume payload",
 			steps: []upstreamStep{askPublish, {
-				send: answerInterruptID(func(id string) aap.Message {
+				send: answerInterrupt(func(id string) aap.Message {
 					return &aap.ToolMessage{ToolCallID: id, Content: aap.TextContent(`{"approved":false,"reason":"later"}`)}
 				}),
 				want:     []part{say("Not published: later")},
@@ -231,7 +177,7 @@ func langGraphConversations(interrupts string) []upstreamConversation {
 					},
 				},
 				{
-					send:     answerInterruptID(func(id string) aap.Message { return &aap.ToolPermissionMessage{ToolCallID: id, Granted: true} }),
+					send:     answerInterrupt(func(id string) aap.Message { return &aap.ToolPermissionMessage{ToolCallID: id, Granted: true} }),
 					want:     []part{result("call#1", `Posted "hello".`), say(`Here is what happened: Posted "hello".`)},
 					stop:     aap.StopEndTurn,
 					produced: []string{toolMessage("call#1", `Posted "hello".`), assistantText(`Here is what happened: Posted "hello".`)},
@@ -270,42 +216,15 @@ func langGraphConversations(interrupts string) []upstreamConversation {
 						assistantText("You said: never mind"),
 					},
 				},
-				{
-					send: userSays("hello again"), want: []part{say("You said: hello again")}, stop: aap.StopEndTurn,
-					produced: []string{assistantText("You said: hello again")},
-				},
+				echo("hello again"),
 			},
 		},
-		{
-			name: "fail: what was said before RUN_ERROR is kept",
-			steps: []upstreamStep{{
-				send: userSays("please fail"), want: []part{say(demo.FailPrefix)}, stop: aap.StopError,
-				produced: []string{assistantText(demo.FailPrefix)},
-			}},
-		},
+		failing,
 		{
 			name:    "history: the graph is sent every call with its result",
 			session: aap.PostSessionsRequest{Tools: []aap.ToolSpec{weatherTool}},
-			steps: []upstreamStep{
-				search,
-				{
-					send: userSays("weather in Paris"),
-					want: []part{call("call#2", "get_weather", `{"location":"Paris"}`)}, stop: aap.StopToolUse,
-					produced: []string{toolUse("call#2", "get_weather", `{"location":"Paris"}`)},
-				},
-				{
-					send: answerCall(func(id string) aap.Message {
-						return &aap.ToolMessage{ToolCallID: id, Content: aap.TextContent("Rain")}
-					}),
-					want: []part{say("The weather in Paris: Rain")}, stop: aap.StopEndTurn,
-					produced: []string{assistantText("The weather in Paris: Rain")},
-				},
-				{
-					send: userSays("what is in the history?"),
-					want: []part{say("History: tool calls: web_search, get_weather.")}, stop: aap.StopEndTurn,
-					produced: []string{assistantText("History: tool calls: web_search, get_weather.")},
-				},
-			},
+			steps: []upstreamStep{search, askWeather("weather in Paris", "Paris", "call#2"), weatherIs("Paris", "Rain"),
+				askHistory("web_search, get_weather")},
 		},
 	}
 	if interrupts == "default" {
@@ -331,11 +250,7 @@ func withInterrupts(all []upstreamConversation) []upstreamConversation {
 // message. CancelRunSingle: the graph answers the cancellation only; it
 // takes the message in on the next run, after that answer.
 func langGraphMovesOn(mode aap2agui.CancelRun) []upstreamConversation {
-	askPublish := upstreamStep{
-		send: userSays("publish hello world"),
-		want: []part{call("int#1", "agui_interrupt", langGraphPublishInterrupt("outcome", "int#1", "hello world"))}, stop: aap.StopToolUse,
-		produced: []string{toolUse("int#1", "agui_interrupt", langGraphPublishInterrupt("outcome", "int#1", "hello world"))},
-	}
+	askPublish := askLangGraphPublish("outcome")
 	asked := []string{
 		`{"role":"user","content":"publish hello world"}`,
 		toolUse("int#1", "agui_interrupt", langGraphPublishInterrupt("outcome", "int#1", "hello world")),
