@@ -67,9 +67,6 @@ func (c *Config) resolveAgents() error {
 		}
 		seen[a.Agent.Name] = true
 	}
-	if one {
-		c.Agent, c.Upstream = c.Agents[0].Agent, c.Agents[0].Upstream
-	}
 	return nil
 }
 
