@@ -150,11 +150,6 @@ func (c *Config) agentDefaults(a *AgentConfig) error {
 	return nil
 }
 
-// agentNamed returns the agent of that name; nil for one not served.
-func (s *Server) agentNamed(name string) *agent {
-	return s.byName[name]
-}
-
 // unknownAgent is the answer to a new session naming an agent not served.
 func (s *Server) unknownAgent(name string) error {
 	names := make([]string, len(s.agents))
@@ -167,7 +162,7 @@ func (s *Server) unknownAgent(name string) error {
 // agentOf returns the agent of a session: the one it was created with. A
 // session whose agent is no longer configured cannot run turns.
 func (s *Server) agentOf(sess *store.Session) (*agent, error) {
-	if a := s.agentNamed(sess.Agent.Name); a != nil {
+	if a := s.byName[sess.Agent.Name]; a != nil {
 		return a, nil
 	}
 	return nil, web.Fail(web.KindNotFound, "unknown_agent", fmt.Sprintf("the session's agent %q is not served here any more", sess.Agent.Name))
@@ -244,13 +239,13 @@ func (a *agent) threadID(sessionID string) string {
 // server ready (its other agents, sessions and histories are served);
 // the body says which.
 type readiness struct {
-	Status    string             `json:"status"`
-	Store     string             `json:"store"`
-	Upstreams []upstreamReadines `json:"upstreams"`
+	Status    string              `json:"status"`
+	Store     string              `json:"store"`
+	Upstreams []upstreamReadiness `json:"upstreams"`
 }
 
-// upstreamReadines is one agent's upstream in GET /readyz.
-type upstreamReadines struct {
+// upstreamReadiness is one agent's upstream in GET /readyz.
+type upstreamReadiness struct {
 	Agent  string `json:"agent"`
 	Status string `json:"status"`          // ok or unreachable
 	Error  string `json:"error,omitempty"` // why, without the URL
@@ -258,12 +253,12 @@ type upstreamReadines struct {
 
 // probeUpstreams asks every agent's upstream at once whether it answers
 // (probe), within ctx.
-func (s *Server) probeUpstreams(ctx context.Context) []upstreamReadines {
-	out := make([]upstreamReadines, len(s.agents))
+func (s *Server) probeUpstreams(ctx context.Context) []upstreamReadiness {
+	out := make([]upstreamReadiness, len(s.agents))
 	var wg sync.WaitGroup
 	for i, a := range s.agents {
 		wg.Go(func() {
-			out[i] = upstreamReadines{Agent: a.name(), Status: "ok"}
+			out[i] = upstreamReadiness{Agent: a.name(), Status: "ok"}
 			if err := a.probe(ctx); err != nil {
 				out[i].Status, out[i].Error = "unreachable", err.Error()
 			}

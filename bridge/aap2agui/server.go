@@ -194,7 +194,7 @@ func (s *Server) createSession(c *gin.Context) error {
 // newSession checks a new session's agent, tools and seed history, and
 // the messages of its first turn (PUT /session), then stores it.
 func (s *Server) newSession(c *gin.Context, req *aap.PostSessionsRequest, first []aap.Message) (*store.Session, error) {
-	a := s.agentNamed(req.Agent.Name)
+	a := s.byName[req.Agent.Name]
 	if a == nil {
 		return nil, s.unknownAgent(req.Agent.Name)
 	}
@@ -253,7 +253,7 @@ func seedCall(seed []store.Entry, id string) *aap.ToolCall {
 func (s *Server) info(sess *store.Session) aap.SessionInfo {
 	agent := sess.Agent
 	if len(agent.Options) > 0 {
-		a := s.agentNamed(agent.Name)
+		a := s.byName[agent.Name]
 		opts := make(map[string]string, len(agent.Options))
 		for k, v := range agent.Options {
 			// A session of an agent no longer served shows no option's
@@ -290,7 +290,7 @@ func (s *Server) getSession(version int) func(c *gin.Context) error {
 		}
 		resp := info.V1()
 		// Version 1 leaves out a history type the agent does not declare.
-		if a := s.agentNamed(sess.Agent.Name); ht != "" && a != nil && a.cfg.Agent.Capabilities.SupportsHistory(ht) {
+		if a := s.byName[sess.Agent.Name]; ht != "" && a != nil && a.cfg.Agent.Capabilities.SupportsHistory(ht) {
 			if resp.History, err = s.historyOf(c, sess, ht); err != nil {
 				return err
 			}
@@ -373,7 +373,7 @@ func (s *Server) history(c *gin.Context) error {
 	}
 	// The history of a session whose agent is no longer served is still
 	// the bridge's to give.
-	if a := s.agentNamed(sess.Agent.Name); a != nil && !a.cfg.Agent.Capabilities.SupportsHistory(ht) {
+	if a := s.byName[sess.Agent.Name]; a != nil && !a.cfg.Agent.Capabilities.SupportsHistory(ht) {
 		return web.Fail(web.KindNotFound, "history_type_not_supported", fmt.Sprintf("agent %q does not serve %s history", a.name(), ht))
 	}
 	hist, err := s.historyOf(c, sess, ht)
