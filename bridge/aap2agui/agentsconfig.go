@@ -15,8 +15,8 @@ import (
 )
 
 // AgentConfig is one of the agents a Server serves (Config.Agents): its
-// description in GET /meta and the AG-UI endpoint that runs it. Zero
-// timeouts and an empty ThreadIDs take the Server's (Config).
+// description in GET /meta and the AG-UI endpoint that runs it. Its zero
+// timeouts and modes take the Server's (Config).
 type AgentConfig struct {
 	// Agent describes the agent in GET /meta; its name routes sessions.
 	Agent aap.AgentInfo
@@ -27,14 +27,17 @@ type AgentConfig struct {
 	Upstream string
 	// UpstreamHeader is sent with every request to Upstream.
 	UpstreamHeader http.Header
-	// ConnectTimeout, IdleTimeout: as Config's, for this agent.
+	// ConnectTimeout is Config.ConnectTimeout for this agent; zero:
+	// Config's.
 	ConnectTimeout time.Duration
-	IdleTimeout    time.Duration
-	// ThreadIDs: as Config's, for this agent.
+	// IdleTimeout is Config.IdleTimeout for this agent; zero: Config's.
+	IdleTimeout time.Duration
+	// ThreadIDs is Config.ThreadIDs for this agent; empty: Config's.
 	ThreadIDs ThreadIDs
-	// CancelRun: as Config's, for this agent.
+	// CancelRun is Config.CancelRun for this agent; empty: Config's.
 	CancelRun CancelRun
-	// ToolResultParts: as Config's, for this agent (either turns it on).
+	// ToolResultParts is Config.ToolResultParts for this agent: either
+	// one turns it on.
 	ToolResultParts bool
 }
 
@@ -79,10 +82,11 @@ var envRef = regexp.MustCompile(`\$\{([A-Za-z_][A-Za-z0-9_]*)\}`)
 // the program converts YAML first): an "agents" list whose entries are
 // agent descriptions as LoadAgentDescription reads them, each with an
 // "upstream" that is either a block (url, headers, connectTimeout,
-// idleTimeout, threadIds, toolResultParts) or the name of a block under
-// "upstreams". A header value's ${NAME} is the environment variable NAME
-// (getenv), which must be set: secrets stay out of the file. An error
-// names the agent and the key; no value of a header is ever shown.
+// idleTimeout, threadIds, cancelRun, toolResultParts) or the name of a
+// block under "upstreams". A header value's ${NAME} is the environment
+// variable NAME (getenv), which must be set: secrets stay out of the
+// file. An error names the agent and the key; no value of a header is
+// ever shown.
 func LoadAgentsConfig(data []byte, getenv func(string) string) ([]AgentConfig, error) {
 	var f agentsFile
 	dec := json.NewDecoder(bytes.NewReader(data))
