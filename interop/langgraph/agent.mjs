@@ -16,10 +16,10 @@
 // (emitInterruptOutcome: true); LANGGRAPH_INTERRUPTS=default keeps the
 // adapter's defaults (a CUSTOM on_interrupt event only).
 import fs from "node:fs";
-import http from "node:http";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { serveAGUI } from "../agents/serve.mjs";
 
 // The API server logs to stdout; the test reads the first line for the
 // port.
@@ -56,33 +56,10 @@ const { host, cleanup } = await startServer({
 const deploymentUrl = `http://${host}`;
 const emitInterruptOutcome = (process.env.LANGGRAPH_INTERRUPTS ?? "outcome") === "outcome";
 
-const server = http.createServer(async (req, res) => {
-  let body = "";
-  for await (const chunk of req) body += chunk;
-  let input;
-  try {
-    input = JSON.parse(body);
-  } catch {
-    res.writeHead(400, { "Content-Type": "application/json" });
-    res.end(JSON.stringify({ error: "the body is not a RunAgentInput" }));
-    return;
-  }
-  const encoder = new EventEncoder();
-  res.writeHead(200, { "Content-Type": encoder.getContentType() });
+const server = serveAGUI(() => {
   const client = new Client({ apiUrl: deploymentUrl, callerOptions: { maxRetries: 0 } });
-  const agent = new LangGraphAgent({ deploymentUrl, graphId: "demo", emitInterruptOutcome, client });
-  const sub = agent.run(input).subscribe({
-    next: (event) => res.write(encoder.encode(event)),
-    // A failed run is an error of the observable; an AG-UI server ends
-    // the stream with RUN_ERROR.
-    error: (err) => {
-      res.write(encoder.encode({ type: "RUN_ERROR", message: String(err?.message ?? err) }));
-      res.end();
-    },
-    complete: () => res.end(),
-  });
-  res.on("close", () => sub.unsubscribe());
-});
+  return new LangGraphAgent({ deploymentUrl, graphId: "demo", emitInterruptOutcome, client });
+}, EventEncoder);
 
 const stop = async () => {
   server.close();

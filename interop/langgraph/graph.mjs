@@ -35,34 +35,14 @@ import { AIMessage, AIMessageChunk, SystemMessage, ToolMessage } from "@langchai
 import { ChatGenerationChunk } from "@langchain/core/outputs";
 import { tool } from "@langchain/core/tools";
 import { z } from "zod";
+import {
+  DONE_THINKING, FAIL_ERROR, FAIL_PREFIX, NO_WEATHER_TOOL, argChunks, argOf, chunks, echo, historyOf, ruleOf, searchAnswer, textOf,
+  thinkingAbout, weatherIn,
+} from "../agents/script.mjs";
 
 // The system message the publish node gives the model with the user's
 // decision.
 const PUBLISHED = "publish decision: ";
-
-const NO_WEATHER_TOOL = "I cannot check the weather: the application did not give me a get_weather tool.";
-
-// chunks splits text the way the Go demo agent does (demo.Chunks).
-function chunks(s) {
-  const out = s.split(/(?<= )/).filter((w) => w !== "");
-  const runes = [...s];
-  if (out.length >= 3 || runes.length < 3) return out;
-  const size = Math.floor((runes.length + 2) / 3);
-  return [runes.slice(0, size).join(""), runes.slice(size, 2 * size).join(""), runes.slice(2 * size).join("")];
-}
-
-function argChunks(s) {
-  if (s.length < 3) return [s];
-  const a = Math.floor(s.length / 3), b = Math.floor((2 * s.length) / 3);
-  return [s.slice(0, a), s.slice(a, b), s.slice(b)];
-}
-
-const cleanArg = (s) => s.trim().replace(/[?!.,;: ]+$/, "");
-
-function textOf(content) {
-  if (typeof content === "string") return content;
-  return (content ?? []).filter((p) => p.type === "text").map((p) => p.text).join("");
-}
 
 let calls = 0;
 
@@ -93,10 +73,10 @@ function script(messages, tools) {
     for (const m of messages) for (const c of m.tool_calls ?? []) if (c.id === last.tool_call_id) callOf = c;
     switch (callOf?.name) {
       case "get_weather":
-        say(`The weather in ${callOf.args.location}: ${text}`);
+        say(weatherIn(callOf.args.location, text));
         break;
       case "web_search":
-        say("Here is what I found. " + text);
+        say(searchAnswer(text));
         break;
       case "post":
         say("Here is what happened: " + text);
@@ -117,35 +97,42 @@ function script(messages, tools) {
       break;
     }
   }
-  const lower = message.toLowerCase();
-  let m;
-  if (lower.includes("fail")) {
-    say("Starting…");
-    return { out, fail: "The demo agent failed on purpose." };
-  } else if (lower.includes("think")) {
-    // As Anthropic's models stream: content blocks, a thinking block
-    // first, then a text block.
-    for (const delta of chunks("Thinking about: " + message)) {
-      out.push(new AIMessageChunk({ content: [{ type: "thinking", thinking: delta, index: 0 }] }));
+  const { rule, arg } = ruleOf(message, ["weather in", "search", "post", "delete"]);
+  switch (rule) {
+    case "fail":
+      say(FAIL_PREFIX);
+      return { out, fail: FAIL_ERROR };
+    case "think":
+      // As Anthropic's models stream: content blocks, a thinking block
+      // first, then a text block.
+      for (const delta of chunks(thinkingAbout(message))) {
+        out.push(new AIMessageChunk({ content: [{ type: "thinking", thinking: delta, index: 0 }] }));
+      }
+      for (const delta of chunks(DONE_THINKING)) {
+        out.push(new AIMessageChunk({ content: [{ type: "text", text: delta, index: 1 }] }));
+      }
+      break;
+    case "weather in":
+      if ((tools ?? []).some((t) => (t.function?.name ?? t.name) === "get_weather")) call("get_weather", { location: arg });
+      else say(NO_WEATHER_TOOL);
+      break;
+    case "search":
+      call("web_search", { query: arg });
+      break;
+    case "post":
+      call("post", { text: arg });
+      break;
+    case "delete":
+      call("delete_file", { name: arg });
+      break;
+    case "history": {
+      const names = [];
+      for (const msg of messages) for (const c of msg.tool_calls ?? []) names.push(c.name);
+      say(historyOf(names));
+      break;
     }
-    for (const delta of chunks("Done thinking.")) {
-      out.push(new AIMessageChunk({ content: [{ type: "text", text: delta, index: 1 }] }));
-    }
-  } else if ((m = /weather in (.*)/i.exec(message)) && cleanArg(m[1]) !== "") {
-    if ((tools ?? []).some((t) => (t.function?.name ?? t.name) === "get_weather")) call("get_weather", { location: cleanArg(m[1]) });
-    else say(NO_WEATHER_TOOL);
-  } else if ((m = /search (.*)/i.exec(message)) && cleanArg(m[1]) !== "") {
-    call("web_search", { query: cleanArg(m[1]) });
-  } else if ((m = /post (.*)/i.exec(message)) && cleanArg(m[1]) !== "") {
-    call("post", { text: cleanArg(m[1]) });
-  } else if ((m = /delete (.*)/i.exec(message)) && cleanArg(m[1]) !== "") {
-    call("delete_file", { name: cleanArg(m[1]) });
-  } else if (lower.includes("history")) {
-    const names = [];
-    for (const msg of messages) for (const c of msg.tool_calls ?? []) names.push(c.name);
-    say(`History: tool calls: ${names.join(", ") || "none"}.`);
-  } else {
-    say("You said: " + message);
+    default:
+      say(echo(message));
   }
   return { out };
 }
@@ -242,7 +229,7 @@ function approve(state) {
 // client only in the run's MESSAGES_SNAPSHOT).
 async function publish(state) {
   const last = state.messages[state.messages.length - 1];
-  const text = cleanArg(/publish (.*)/i.exec(textOf(last.content))[1]);
+  const text = argOf("publish", textOf(last.content));
   const d = decision(interrupt({ message: `Publish "${text}"?`, responseSchema: approval }));
   const outcome = new SystemMessage(PUBLISHED + JSON.stringify({ text, ...d }));
   const response = await model.invoke([...state.messages, outcome]);
@@ -261,7 +248,7 @@ function route(state) {
 function start(state) {
   const last = state.messages[state.messages.length - 1];
   const t = last?._getType?.() ?? last?.getType?.();
-  return t === "human" && /publish (.*)/i.test(textOf(last.content)) && cleanArg(/publish (.*)/i.exec(textOf(last.content))[1]) !== "" ? "publish" : "agent";
+  return t === "human" && argOf("publish", textOf(last.content)) !== "" ? "publish" : "agent";
 }
 
 export const graph = new StateGraph(State)
