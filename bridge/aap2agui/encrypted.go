@@ -9,6 +9,7 @@ import (
 	"github.com/ag-ui-protocol/ag-ui/sdks/community/go/pkg/core/events"
 
 	"github.com/aapagui/aapagui/aap"
+	"github.com/aapagui/aapagui/agui"
 	"github.com/aapagui/aapagui/store"
 	"github.com/aapagui/aapagui/translate"
 )
@@ -25,8 +26,6 @@ type encryptedRun struct {
 	reasoning []*reasoningMsg
 	byID      map[string]*reasoningMsg
 	chunkID   string // the reasoning message REASONING_MESSAGE_CHUNK continues
-	// snapshot is the JSON of the MESSAGES_SNAPSHOT being applied.
-	snapshot []byte
 }
 
 type reasoningMsg struct {
@@ -53,14 +52,6 @@ func (e *encryptedRun) note(id string) *reasoningMsg {
 	return r
 }
 
-// before notes what an event says before the translator and observe see
-// it: the JSON of a MESSAGES_SNAPSHOT, for snapshot.
-func (e *encryptedRun) before(ev events.Event, data []byte) {
-	if _, ok := ev.(*events.MessagesSnapshotEvent); ok {
-		e.snapshot = data
-	}
-}
-
 // after notes what an event the translator has been fed says of encrypted
 // reasoning, and places the reasoning messages it has ended. Events of
 // subagents are skipped, as the translator skips them.
@@ -69,13 +60,8 @@ func (e *encryptedRun) after(tr *translate.AGUIToAAP, ev events.Event, data []by
 	case *events.TextMessageContentEvent, *events.ToolCallArgsEvent:
 		return // a delta ends nothing (first: most events are these)
 	}
-	if bytes.Contains(data, []byte(`"subagentRunId"`)) {
-		var w struct {
-			SA *string `json:"subagentRunId"`
-		}
-		if json.Unmarshal(data, &w) == nil && w.SA != nil {
-			return
-		}
+	if agui.SubagentRunID(data) != "" {
+		return
 	}
 	switch ev := ev.(type) {
 	case *events.ReasoningMessageStartEvent:

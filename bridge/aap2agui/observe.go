@@ -19,8 +19,9 @@ import (
 // not let the agent run.
 
 // observe handles the events that change the session rather than the
-// stream; it reports whether ev goes on to the translator.
-func (r *turnRun) observe(ctx context.Context, ev events.Event) bool {
+// stream (data: ev's JSON); it reports whether ev goes on to the
+// translator.
+func (r *turnRun) observe(ctx context.Context, ev events.Event, data []byte) bool {
 	switch e := ev.(type) {
 	case *events.StateSnapshotEvent:
 		b, err := json.Marshal(e.Snapshot)
@@ -34,7 +35,7 @@ func (r *turnRun) observe(ctx context.Context, ev events.Event) bool {
 		r.applyDelta(e)
 		return false
 	case *events.MessagesSnapshotEvent:
-		r.snapshot(ctx, e)
+		r.snapshot(ctx, e, data)
 		return false
 	case *events.ToolCallStartEvent:
 		r.nameCall(e.ToolCallID, e.ToolCallName)
@@ -110,14 +111,16 @@ func (r *turnRun) applyDelta(e *events.StateDeltaEvent) {
 	r.log.Warn().Err(err).Msg("STATE_DELTA could not be applied; state unchanged")
 }
 
-// snapshot makes a MESSAGES_SNAPSHOT the session's history.
-func (r *turnRun) snapshot(ctx context.Context, e *events.MessagesSnapshotEvent) {
+// snapshot makes a MESSAGES_SNAPSHOT the session's history (data: the
+// event's JSON, which holds the tool calls' encrypted values: the SDK's
+// messages have no field for them).
+func (r *turnRun) snapshot(ctx context.Context, e *events.MessagesSnapshotEvent, data []byte) {
 	msgs, ids, err := translate.MessagesToAAPWithIDs(e.Messages)
 	if err != nil {
 		r.log.Warn().Err(err).Msg("MESSAGES_SNAPSHOT could not be translated; history unchanged")
 		return
 	}
-	extras := translate.SnapshotEncrypted(e.Messages, r.enc.snapshot)
+	extras := translate.SnapshotEncrypted(e.Messages, data)
 	orphans := map[int]bool{}
 	for _, i := range translate.OrphanResults(msgs) {
 		orphans[i] = true

@@ -149,8 +149,7 @@ func (r *turnRun) read(c *gin.Context, reader io.Reader, body *upstreamBody) (fa
 		} else {
 			r.met.In(string(ev.Type()))
 		}
-		r.enc.before(ev, frame.Data)
-		if !r.observe(ctx, ev) {
+		if !r.observe(ctx, ev, frame.Data) {
 			continue
 		}
 		if err := r.grow(ev); err != nil {
