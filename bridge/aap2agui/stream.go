@@ -238,7 +238,7 @@ func (r *turnRun) conclude(c *gin.Context, failure error) error {
 		log.Warn().Str("session", sess.ID).Msg("the agent's stream ended without RUN_FINISHED")
 	}
 	if u := r.tr.Usage(); len(u) > 0 {
-		r.met.Tokens(sess.Agent.Name, agui.UsageCounts(u))
+		r.met.Tokens(agui.UsageCounts(u))
 	}
 	if r.tr.Cancelled() {
 		result = "agent_cancelled"

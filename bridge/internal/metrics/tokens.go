@@ -18,14 +18,14 @@ func (m *Metrics) tokenVec() *prometheus.CounterVec {
 	return m.tokens
 }
 
-// Tokens counts a turn's reported usage for agent; counts holds one
-// number per kind of tokenKinds, in that order. The turn's log line says
-// the input and output totals.
-func (t *Turn) Tokens(agent string, counts [5]int64) {
+// Tokens counts a turn's reported usage, under the turn's agent; counts
+// holds one number per kind of tokenKinds, in that order. The turn's log
+// line says the input and output totals.
+func (t *Turn) Tokens(counts [5]int64) {
 	vec := t.m.tokenVec()
 	for i, n := range counts {
 		if n > 0 {
-			vec.WithLabelValues(agent, tokenKinds[i]).Add(float64(n))
+			vec.WithLabelValues(t.agent, tokenKinds[i]).Add(float64(n))
 		}
 	}
 	t.tokensIn += counts[0]
