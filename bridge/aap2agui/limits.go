@@ -46,10 +46,6 @@ func (l *Limits) check() error {
 
 func newLimits(l Limits) *limit.Keys { return limit.New(l.RequestsPerSecond, l.Burst, l.TurnsPerKey) }
 
-// allow takes one of owner's requests (Limits.RequestsPerSecond); the
-// error, when none is left, is a 429 with Retry-After.
-func (s *Server) allow(owner string) error { return web.Allow(s.limits, owner) }
-
 // turnPlace holds one of the caller's turn places (Limits.TurnsPerKey)
 // for the rest of the request, or fails with a 429.
 func (s *Server) turnPlace(c *gin.Context) error {

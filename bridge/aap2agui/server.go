@@ -128,7 +128,7 @@ func (s *Server) auth(c *gin.Context) error {
 	if err != nil {
 		return errUnauthorized
 	}
-	if err := s.allow(owner); err != nil {
+	if err := web.Allow(s.limits, owner); err != nil {
 		return err
 	}
 	c.Set(ownerKey, owner)
