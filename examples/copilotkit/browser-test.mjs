@@ -123,6 +123,11 @@ async function send(text) {
   const box = page.getByTestId("copilot-chat-textarea");
   await box.click();
   await box.fill(text);
+  // Enter sends only once CopilotKit has the agent from the runtime (its
+  // /info) and no other run is settling; until then it keeps the text and
+  // does nothing, with the send button disabled. On a slow machine that
+  // takes a while after the page shows the chat.
+  await page.locator('[data-testid="copilot-send-button"]:enabled').waitFor();
   await box.press("Enter");
   // The user message shows up at once.
   await messages().getByText(text, { exact: true }).last().waitFor();
