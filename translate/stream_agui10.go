@@ -89,10 +89,10 @@ func (t *AGUIToAAP) markForeign(id string) {
 
 // joinsText reports whether a text message starting now follows another
 // directly: the last block of the assistant message being built is a text
-// block.
+// block (or, with none yet, the message EndMessage ended was).
 func (t *AGUIToAAP) joinsText() bool {
 	if len(t.blocks) == 0 {
-		return false
+		return t.afterText
 	}
 	_, ok := t.blocks[len(t.blocks)-1].(*aap.TextBlock)
 	return ok

@@ -68,6 +68,7 @@ type AGUIToAAP struct {
 	ids        []string           // the AG-UI id of each history message
 	blocks     []aap.ContentBlock // the assistant message being built
 	blocksID   string             // the AG-UI id of that message
+	afterText  bool               // no block yet, and the message EndMessage ended closed on text: delta mode still separates the next text
 	interrupts []types.Interrupt
 	// reported are the interrupts of on_interrupt CUSTOM events, which
 	// stand for a RUN_FINISHED without an interrupt outcome.
@@ -295,6 +296,24 @@ func (t *AGUIToAAP) Finish() []aap.Event {
 	t.begin()
 	t.incomplete = true
 	t.end(aap.StopError)
+	return t.out
+}
+
+// EndMessage ends the assistant message being built, for a caller that
+// strings two runs of the agent into one turn: what the next run says is a
+// message of its own in history (Messages), as in the agent's. Messages
+// and tool calls still open are closed first; it returns the events that
+// closing emits, if any (the stream is otherwise unchanged: its events are
+// per block).
+func (t *AGUIToAAP) EndMessage() []aap.Event {
+	t.out = t.out[:0]
+	if t.done {
+		return t.out
+	}
+	t.closeOpen()
+	text := t.joinsText()
+	t.flushAssistant()
+	t.afterText = text
 	return t.out
 }
 
@@ -635,6 +654,7 @@ func assistantMessage(blocks []aap.ContentBlock) *aap.AssistantMessage {
 }
 
 func (t *AGUIToAAP) flushAssistant() {
+	t.afterText = false
 	if len(t.blocks) == 0 {
 		return
 	}
@@ -650,6 +670,7 @@ func (t *AGUIToAAP) addBlock(b aap.ContentBlock, id string) {
 		t.blocksID = id
 	}
 	t.blocks = append(t.blocks, b)
+	t.afterText = false
 }
 
 // closeOpen ends every message and tool call still open, in the order they

@@ -1412,6 +1412,67 @@ func TestAGUIToAAPMessagesMidRunChangesNothing(t *testing.T) {
 	require.JSONEq(t, msgJSON(t, plain.Messages()), msgJSON(t, observed.Messages()))
 }
 
+// EndMessage, between two runs strung into one turn, makes what the next
+// run says a message of its own in history; the delta stream still puts
+// the blank line between the two texts, and closes a text left open.
+func TestAGUIToAAPEndMessage(t *testing.T) {
+	feed := func(tr *translate.AGUIToAAP, evs ...events.Event) string {
+		var out []string
+		for _, ev := range evs {
+			got, err := tr.Feed(ev)
+			require.NoError(t, err)
+			for _, e := range got {
+				out = append(out, string(e.EventName()))
+			}
+		}
+		return strings.Join(out, " ")
+	}
+	deltas := func(evs []aap.Event) (s string) {
+		for _, e := range evs {
+			if d, ok := e.(*aap.TextDelta); ok {
+				s += d.Delta
+			}
+		}
+		return s
+	}
+	for _, mode := range []aap.StreamMode{aap.StreamDelta, aap.StreamMessage} {
+		t.Run(string(mode), func(t *testing.T) {
+			tr := translate.NewAGUIToAAP(translate.AGUIToAAPOptions{Mode: mode})
+			feed(tr, strmRunStarted(), strmTextStart("m1"), strmTextContent("m1", "a"))
+			closing := tr.EndMessage()
+			if mode == aap.StreamDelta {
+				assert.Empty(t, closing, "a delta stream has nothing to close")
+			} else {
+				require.Len(t, closing, 1, "the open text goes out whole")
+				assert.Equal(t, aap.EventText, closing[0].EventName())
+			}
+			var all []aap.Event
+			for _, ev := range []events.Event{strmTextStart("m2"), strmTextContent("m2", "b"), strmTextEnd("m2"), strmFinished(nil, nil)} {
+				got, err := tr.Feed(ev)
+				require.NoError(t, err)
+				all = append(all, got...)
+			}
+			require.JSONEq(t, `[{"role":"assistant","content":"a"},{"role":"assistant","content":"b"}]`, msgJSON(t, tr.Messages()))
+			assert.Equal(t, []string{"m1", "m2"}, tr.MessageIDs())
+			if mode == aap.StreamDelta {
+				assert.Equal(t, "\n\nb", deltas(all))
+			}
+		})
+	}
+	t.Run("after a tool result no separator", func(t *testing.T) {
+		tr := translate.NewAGUIToAAP(translate.AGUIToAAPOptions{Mode: aap.StreamDelta})
+		feed(tr, strmJoin(strmRunStarted(), strmToolCallFull("c1", "f", `{}`), strmToolResult("c1", "r"))...)
+		assert.Empty(t, tr.EndMessage())
+		var all []aap.Event
+		for _, ev := range []events.Event{strmTextStart("m2"), strmTextContent("m2", "b"), strmTextEnd("m2")} {
+			got, err := tr.Feed(ev)
+			require.NoError(t, err)
+			all = append(all, got...)
+		}
+		assert.Equal(t, "b", deltas(all))
+	})
+}
+
 // No panics on any input: an event without its base, or no event at all,
 // is refused with an error.
 func TestAGUIToAAPEventWithoutBase(t *testing.T) {
