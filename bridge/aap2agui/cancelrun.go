@@ -61,18 +61,13 @@ func (c *Config) cancelRun() (CancelRun, error) {
 // the turn. A run that carries a new user message together with cancelled
 // resume entries (the user moved on while interrupts were open) goes as
 // Config.CancelRun says: by default as itself, followed within the turn by
-// a run of the message alone when the agent did not read it (followup.go).
+// a run of the message alone when the agent did not read it (followUp,
+// which the turn's reader keeps).
 func (a *agent) postTurn(ctx context.Context, in *types.RunAgentInput, calls map[string]string) (*upstreamBody, error) {
-	if !cancelsWithMessage(in) {
-		return a.post(ctx, in, calls)
-	}
-	switch a.cfg.CancelRun {
-	case CancelRunSingle:
-		return a.post(ctx, in, calls)
-	case CancelRunSeparate:
+	if a.cfg.CancelRun == CancelRunSeparate && cancelsWithMessage(in) {
 		return a.postSeparate(ctx, in, calls)
 	}
-	return a.postFollowed(ctx, in, calls)
+	return a.post(ctx, in, calls)
 }
 
 // postSeparate sends the run as two: first the cancellation alone (the

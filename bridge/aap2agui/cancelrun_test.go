@@ -138,6 +138,20 @@ func cancelTurns(t *testing.T) []cancelTurn {
 			history: append(asked[:3:3], assistantText("Cancelled."), `{"role":"user","content":"something else"}`, assistantText("About that message.")),
 		},
 		{
+			// An agent that sends a snapshot in the run that cancelled,
+			// and none in the run of the message: the snapshot keeps the
+			// turn's message, before what the turn streamed; the message's
+			// answer is a message of its own after the snapshot (the
+			// stream still joins the two texts).
+			name: "a snapshot in the first run only: the answer follows it in history",
+			first: func(w http.ResponseWriter, in *runInput) {
+				sseEvents(w, concat([]string{runStarted(in)}, textMessage("cancel", "Cancelled."),
+					[]string{snapshotOf(t, in.Messages[:len(in.Messages)-1], "cancel", "Cancelled."), runFinished(in)})...)
+			},
+			followed: true, want: []part{whole("Cancelled."), joined, whole("About that message.")}, stop: aap.StopEndTurn,
+			history: append(asked[:3:3], `{"role":"user","content":"something else"}`, assistantText("Cancelled."), assistantText("About that message.")),
+		},
+		{
 			name: "a snapshot holding the message: read, no other run",
 			first: func(w http.ResponseWriter, in *runInput) {
 				sseEvents(w, runStarted(in), snapshotOf(t, in.Messages, "answer", "About that message."), runFinished(in))

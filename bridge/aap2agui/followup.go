@@ -3,197 +3,132 @@ package aap2agui
 import (
 	"bytes"
 	"context"
-	"encoding/json"
-	"io"
-	"iter"
+	"slices"
 	"strings"
 
 	"github.com/ag-ui-protocol/ag-ui/sdks/community/go/pkg/core/events"
 	"github.com/ag-ui-protocol/ag-ui/sdks/community/go/pkg/core/types"
 
-	"github.com/aapagui/aapagui/bridge/internal/web"
+	"github.com/aapagui/aapagui/agui"
 	"github.com/aapagui/aapagui/internal/ident"
-	"github.com/aapagui/aapagui/internal/jsonenc"
-	"github.com/aapagui/aapagui/internal/sse"
 	"github.com/aapagui/aapagui/translate"
 )
 
-// postFollowed sends in, a run that carries a new user message with
-// cancelled resume entries (CancelRunAuto), and returns a body that reads
-// its events. When the run finishes without the agent having read the
-// message (firstRun.unread), its RUN_FINISHED is held back, the run is read
-// to its end, and a second run carries the message alone (the whole
-// history, no resume entries, a run id of its own); its events follow,
-// its RUN_STARTED left out, so that the turn reads one run: what the agent
-// said of the cancellation, then its answer to the message. Should the
-// second run fail to start, the first run's RUN_FINISHED ends the turn as
-// it came.
-func (a *agent) postFollowed(ctx context.Context, in *types.RunAgentInput, calls map[string]string) (*upstreamBody, error) {
-	body, err := a.post(ctx, in, calls)
-	if err != nil {
-		return nil, err
-	}
-	f := &followUp{a: a, in: in, msgID: in.Messages[len(in.Messages)-1].ID,
-		post: func(run *types.RunAgentInput) (*upstreamBody, error) { return a.post(ctx, run, calls) }}
-	f.open(body)
-	// The runs' own bodies keep their idle timers (fill touches them): the
-	// wrapper has none.
-	return &upstreamBody{IdleBody: web.IdleTimeout(f, 0, nil), cancel: func() {}}, nil
-}
-
-// followUp reads a run's events and, when the agent did not read the new
-// user message, those of the run that carries it (postFollowed).
+// followUp is what a turn run keeps of a run that carries a new user
+// message with cancelled resume entries (CancelRunAuto): when the run
+// finishes without the agent having read the message (firstRun.unread),
+// its RUN_FINISHED is held back, the run is read to its end, and a second
+// run carries the message alone (the whole history, no resume entries, a
+// run id of its own); its events follow, its RUN_STARTED left out, so that
+// the turn reads one run: what the agent said of the cancellation, then
+// its answer to the message. Should the second run fail to start, the
+// first run's RUN_FINISHED ends the turn as it came. turnRun.read does the
+// reading; followUp decides.
 type followUp struct {
-	a     *agent
-	in    *types.RunAgentInput
-	post  func(*types.RunAgentInput) (*upstreamBody, error) // sends the follow-up run, in the turn's context
-	msgID string                                            // the AG-UI id of the new user message
-
-	body      *upstreamBody // the run being read
-	next      func() (sse.Event, error, bool)
-	stop      func()
-	second    bool              // body is the run of the message
-	skipStart bool              // that run's RUN_STARTED is still to be left out
-	first     firstRun          // what the first run did
-	buf, out  []byte            // out: what is left of the event in buf for Read
-	usage     []json.RawMessage // the usage the first run's RUN_FINISHED reported, counted with the second's
+	msgID     string               // the AG-UI id of the new user message
+	first     firstRun             // what the first run did
+	finished  []byte               // the first run's RUN_FINISHED, held back while the run is read to its end
+	usage     []agui.TokenUsage    // what that RUN_FINISHED reported, counted with the second run's
+	second    bool                 // the run being read is the run of the message
+	skipStart bool                 // that run's RUN_STARTED is still to be left out
+	run       *types.RunAgentInput // the run of the message
 }
 
-// open makes body the run being read.
-func (f *followUp) open(body *upstreamBody) {
-	f.body = body
-	f.next, f.stop = iter.Pull2(sse.Read(body, sse.ReadOptions{MaxEventSize: f.a.s.cfg.MaxEventSize}))
-}
-
-// Read gives the events of the turn's run (or runs), one SSE frame at a
-// time; the errors of the agent's stream come as they are.
-func (f *followUp) Read(p []byte) (int, error) {
-	for len(f.out) == 0 {
-		if err := f.fill(); err != nil {
-			return 0, err
-		}
+// newFollowUp returns the followUp of a turn whose run is in, or nil when
+// the turn reads one run as it comes: the agent's CancelRun is not auto,
+// or the run does not carry a new message with cancelled resume entries.
+func newFollowUp(mode CancelRun, in *types.RunAgentInput) *followUp {
+	if mode != CancelRunAuto || !cancelsWithMessage(in) {
+		return nil
 	}
-	n := copy(p, f.out)
-	f.out = f.out[n:]
-	return n, nil
+	return &followUp{msgID: in.Messages[len(in.Messages)-1].ID, run: messageRun(in)}
 }
 
-// Close ends the run being read.
-func (f *followUp) Close() error {
-	f.stop()
-	return f.body.Close()
-}
-
-// fill reads the next event of the run and queues it unless it is left
-// out.
-func (f *followUp) fill() error {
-	ev, err, ok := f.next()
-	if !ok {
-		return io.EOF
-	}
-	if err != nil {
-		return err
-	}
-	f.body.Touch()
+// pass reports whether an event of the run being read (data: its JSON,
+// as the agent sent it) goes on to the translator: not the RUN_STARTED of
+// the message's run, nor the first run's RUN_FINISHED when the agent did
+// not read the message (held back, see holding).
+func (f *followUp) pass(ev events.Event, data []byte) bool {
 	if f.second {
 		if f.skipStart {
 			f.skipStart = false
-			var e runEvent
-			if json.Unmarshal(ev.Data, &e) == nil && e.Type == string(events.EventTypeRunStarted) {
-				return nil
-			}
+			return ev.Type() != events.EventTypeRunStarted
 		}
-		if len(f.usage) > 0 && bytes.Contains(ev.Data, []byte(events.EventTypeRunFinished)) {
-			ev.Data = withUsage(ev.Data, f.usage)
-		}
-		f.queue(ev.Data)
-		return nil
+		return true
 	}
-	var e runEvent
-	if json.Unmarshal(ev.Data, &e) != nil {
-		f.first.interrupted = true // an event not understood: no second run
-	}
-	f.first.note(&e, f.msgID)
-	if e.Type == string(events.EventTypeRunFinished) && f.first.unread(&e, f.msgID) {
-		finished := bytes.Clone(ev.Data)
-		if f.follow() {
-			f.usage = usageOf(finished)
-			return nil
-		}
-		f.queue(finished)
-		return nil
-	}
-	f.queue(ev.Data)
-	return nil
-}
-
-// queue makes data the frame Read gives next (fill runs once out is
-// empty).
-func (f *followUp) queue(data []byte) {
-	f.buf = sse.AppendEvent(f.buf[:0], "", data)
-	f.out = f.buf
-}
-
-// follow reads the first run to its end and sends the run of the message;
-// false: it could not be sent.
-func (f *followUp) follow() bool {
-	// A framework may hold the thread until its stream ends (the
-	// LangGraph API server): the first run ends before the next begins.
-	for _, err, ok := f.next(); ok && err == nil; _, err, ok = f.next() {
-	}
-	f.stop()
-	f.body.Close()
-	f.next = func() (sse.Event, error, bool) { return sse.Event{}, nil, false }
-	run := messageRun(f.in)
-	run.RunID = ident.Random("run-")
-	log := f.a.s.cfg.Logger.With().Str("thread_id", f.in.ThreadID).Str("run_id", run.RunID).Logger()
-	body, err := f.post(run)
-	if err != nil {
-		log.Warn().Err(err).Msg("the run carrying the user message the agent did not read could not be sent: the turn ends with the run that cancelled the interrupts")
+	f.first.note(ev, f.msgID)
+	if e, ok := ev.(*events.RunFinishedEvent); ok && f.first.unread(e, f.msgID) {
+		f.finished = bytes.Clone(data)
 		return false
 	}
-	log.Info().Msg("the agent ended the run that cancelled the interrupts without reading the user message: a run carrying the message follows in the same turn")
-	f.open(body)
-	f.second, f.skipStart = true, true
 	return true
 }
 
-// runEvent is what followUp reads of an AG-UI event.
-type runEvent struct {
-	Type    string `json:"type"`
-	Name    string `json:"name"`
-	Outcome *struct {
-		Type string `json:"type"`
-	} `json:"outcome"`
-	Messages []struct {
-		ID string `json:"id"`
-	} `json:"messages"`
+// holding reports whether the first run's RUN_FINISHED is held back: its
+// stream is to be read to its end and the message's run sent
+// (turnRun.followUp).
+func (f *followUp) holding() bool { return f != nil && f.finished != nil }
+
+// followUp sends the run of the new message, once the first run was read
+// to its end (a framework may hold the thread until its stream ends, as
+// the LangGraph API server does). It returns that run's body, or nil and
+// the first run's RUN_FINISHED when it could not be sent, which then ends
+// the turn.
+func (r *turnRun) followUp(ctx context.Context) (*upstreamBody, []byte) {
+	f := r.follow
+	run := *f.run
+	run.RunID = ident.Random("run-")
+	log := r.log.With().Str("thread_id", run.ThreadID).Str("run_id", run.RunID).Logger()
+	body, err := r.agent.post(ctx, &run, r.adm.calls)
+	if err != nil {
+		log.Warn().Err(err).Msg("the run carrying the user message the agent did not read could not be sent: the turn ends with the run that cancelled the interrupts")
+		finished := f.finished
+		f.finished, f.second = nil, true
+		return nil, finished
+	}
+	log.Info().Msg("the agent ended the run that cancelled the interrupts without reading the user message: a run carrying the message follows in the same turn")
+	f.usage = agui.Usage(f.finished)
+	f.finished, f.second, f.skipStart = nil, true, true
+	return body, nil
+}
+
+// usage is the turn's token usage: with a run of the message, the first
+// run's too.
+func (r *turnRun) usage() []agui.TokenUsage {
+	if r.follow == nil {
+		return r.tr.Usage()
+	}
+	return slices.Concat(r.follow.usage, r.tr.Usage())
 }
 
 // firstRun is what the run that cancelled the interrupts did of the new
 // user message.
 type firstRun struct {
 	answered    bool // text, a tool call or result, or reasoning
-	interrupted bool // a new interrupt (CUSTOM on_interrupt), or an event not understood
+	interrupted bool // a new interrupt (CUSTOM on_interrupt)
 	snapshot    bool // a MESSAGES_SNAPSHOT came
 	holds       bool // the last one holds the message (by id)
 }
 
-// note records what e says of the run.
-func (r *firstRun) note(e *runEvent, msgID string) {
-	switch t := events.EventType(e.Type); {
-	case t == events.EventTypeMessagesSnapshot:
+// note records what ev says of the run (msgID: the new message's id).
+func (r *firstRun) note(ev events.Event, msgID string) {
+	switch e := ev.(type) {
+	case *events.MessagesSnapshotEvent:
 		r.snapshot, r.holds = true, false
 		for _, m := range e.Messages {
 			if m.ID != "" && m.ID == msgID {
 				r.holds = true
 			}
 		}
-	case t == events.EventTypeCustom && e.Name == translate.OnInterruptEvent:
-		r.interrupted = true
-	case strings.HasPrefix(e.Type, "TEXT_MESSAGE_"), strings.HasPrefix(e.Type, "TOOL_CALL_"),
-		strings.HasPrefix(e.Type, "REASONING_"), strings.HasPrefix(e.Type, "THINKING_"):
-		r.answered = true
+	case *events.CustomEvent:
+		if e.Name == translate.OnInterruptEvent {
+			r.interrupted = true
+		}
+	default:
+		if t := string(ev.Type()); strings.HasPrefix(t, "TEXT_MESSAGE_") || strings.HasPrefix(t, "TOOL_CALL_") ||
+			strings.HasPrefix(t, "REASONING_") || strings.HasPrefix(t, "THINKING_") {
+			r.answered = true
+		}
 	}
 }
 
@@ -205,43 +140,12 @@ func (r *firstRun) note(e *runEvent, msgID string) {
 // nothing at all (@ag-ui/mastra). A run that answered in text, a tool call
 // or reasoning without a snapshot read the message (the demo agent,
 // agui2aap, CopilotKit's BuiltInAgent).
-func (r *firstRun) unread(e *runEvent, msgID string) bool {
-	if r.interrupted || (e.Outcome != nil && e.Outcome.Type != "success") {
+func (r *firstRun) unread(e *events.RunFinishedEvent, msgID string) bool {
+	if r.interrupted || (e.Outcome != nil && e.Outcome.Type != events.RunFinishedOutcomeTypeSuccess) {
 		return false
 	}
 	if r.snapshot && msgID != "" {
 		return !r.holds
 	}
 	return !r.answered
-}
-
-// usageOf returns the usage entries of a RUN_FINISHED event's JSON, as
-// they came.
-func usageOf(data []byte) []json.RawMessage {
-	var w struct {
-		Usage []json.RawMessage `json:"usage"`
-	}
-	if json.Unmarshal(data, &w) != nil {
-		return nil
-	}
-	return w.Usage
-}
-
-// withUsage adds usage entries to those of a RUN_FINISHED event's JSON
-// (the data as it was when it is something else, or cannot be read).
-func withUsage(data []byte, usage []json.RawMessage) []byte {
-	var ev map[string]json.RawMessage
-	if json.Unmarshal(data, &ev) != nil || string(ev["type"]) != `"RUN_FINISHED"` {
-		return data
-	}
-	all := append(usageOf(data), usage...)
-	var err error
-	if ev["usage"], err = jsonenc.Marshal(all); err != nil {
-		return data
-	}
-	out, err := jsonenc.Marshal(ev)
-	if err != nil {
-		return data
-	}
-	return out
 }

@@ -199,14 +199,15 @@ func langGraphConversations(interrupts string) []upstreamConversation {
 			// (the adapter resumes without it): its snapshot does not hold
 			// it. A run carrying the message follows in the same turn
 			// (CancelRunAuto), and the graph answers it: the turn's answer
-			// holds both texts, and the graph's snapshot puts the message
-			// after the answer to the cancellation.
+			// holds both texts, one message per run, and the graph's
+			// snapshot puts the message after the answer to the
+			// cancellation.
 			name: "publish: the user moves on instead of answering",
 			steps: []upstreamStep{askPublish,
 				{
 					send: userSays("never mind"), want: []part{say("Not published: cancelled"), joined, say("You said: never mind")}, stop: aap.StopEndTurn,
 					recorded: []string{toolMessage("int#1", "Tool call was not answered: the user sent a new message instead.")},
-					produced: []string{`{"role":"assistant","content":[{"type":"text","text":"Not published: cancelled"},{"type":"text","text":"You said: never mind"}]}`},
+					produced: []string{assistantText("Not published: cancelled"), assistantText("You said: never mind")},
 					history: []string{
 						`{"role":"user","content":"publish hello world"}`,
 						toolUse("int#1", "agui_interrupt", langGraphPublishInterrupt(interrupts, "int#1", "hello world")),

@@ -36,6 +36,7 @@ type turnRun struct {
 	snapIDs      map[string]bool              // the AG-UI ids of that snapshot's messages
 	perms        []*aap.ToolPermissionMessage // the permissions this turn answers
 	enc          encryptedRun                 // the run's encrypted reasoning values (encrypted.go)
+	follow       *followUp                    // the run that may be followed by one of the new message (CancelRunAuto), else nil
 
 	stop    *aap.TurnStop // the turn's stop, held back until the turn is stored
 	stopped bool          // the stop has been let through
@@ -90,27 +91,13 @@ func (r *turnRun) stream(c *gin.Context, body *upstreamBody) error {
 	r.out.StallTimeout = r.s.cfg.StallTimeout
 	r.out.Cancel = r.end
 	defer r.out.Done()
-	var reader io.Reader = body
 	if r.mode != aap.StreamNone {
 		r.out.Start()
-		reader = web.FlushBeforeRead(body, r.out)
+		if len(r.form.opening) > 0 {
+			r.write(ctx, r.form.opening)
+		}
 	}
-	// History messages that became final (a tool's result settles the
-	// call before it) are saved when the agent's stream has nothing more
-	// buffered, before what is buffered for the client goes out: a client
-	// that has an event finds every message before it stored, and a burst
-	// that settles messages and ends the run is one write, at the end.
-	// Checkpoints of the message still streaming are due then too, after
-	// those saves (a draft is the last entry): the clock is read once per
-	// read of the agent's stream, not per event.
-	reader = saveBeforeRead{r: reader, save: func() {
-		r.saveSettled(ctx)
-		r.checkpoint(ctx)
-	}}
-	if r.mode != aap.StreamNone && len(r.form.opening) > 0 {
-		r.write(ctx, r.form.opening)
-	}
-	failure, err := r.read(c, reader, body)
+	failure, err := r.read(c, body)
 	if err == nil {
 		err = r.awaitSave(c) // (the agent's stream ended before its first event)
 	}
@@ -127,10 +114,37 @@ func (r *turnRun) stream(c *gin.Context, body *upstreamBody) error {
 // read feeds the agent's events to the translator and the client until
 // the run ends; it returns what cut the stream short, if anything, and
 // the error of awaitSave when the turn's own messages could not be stored.
-func (r *turnRun) read(c *gin.Context, reader io.Reader, body *upstreamBody) (failure, unsaved error) {
+// A run the agent ended without reading the turn's new user message is
+// followed by the run that carries it (followUp), read in turn.
+func (r *turnRun) read(c *gin.Context, body *upstreamBody) (failure, unsaved error) {
+	failure, unsaved = r.readRun(c, body)
+	if unsaved != nil || !r.follow.holding() {
+		return failure, unsaved
+	}
+	// The first run was read to its end (what cut it short after its
+	// RUN_FINISHED changes nothing).
+	body.Close()
+	ctx := c.Request.Context()
+	next, finished := r.followUp(ctx)
+	if next == nil {
+		var dec agui.Decoder
+		ev, err := dec.Decode(finished) // it was decoded before
+		if err != nil {
+			return fmt.Errorf("%w: %w", web.ErrBadEvent, err), nil
+		}
+		_, failure = r.handle(ctx, ev, finished)
+		return failure, nil
+	}
+	defer next.Close()
+	r.write(ctx, r.tr.EndMessage())
+	return r.readRun(c, next)
+}
+
+// readRun reads the events of one run of the turn (body).
+func (r *turnRun) readRun(c *gin.Context, body *upstreamBody) (failure, unsaved error) {
 	ctx := c.Request.Context()
 	var dec agui.Decoder
-	for frame, err := range sse.Read(reader, sse.ReadOptions{MaxEventSize: r.s.cfg.MaxEventSize}) {
+	for frame, err := range sse.Read(r.source(ctx, body), sse.ReadOptions{MaxEventSize: r.s.cfg.MaxEventSize}) {
 		if r.saving != nil { // the first event only
 			if err := r.awaitSave(c); err != nil {
 				return nil, err
@@ -140,32 +154,69 @@ func (r *turnRun) read(c *gin.Context, reader io.Reader, body *upstreamBody) (fa
 			return err, nil
 		}
 		body.Touch()
+		if r.follow.holding() {
+			continue // the rest of a run that did not read the message
+		}
 		ev, err := dec.Decode(frame.Data)
 		if err != nil {
 			return fmt.Errorf("%w: %w", web.ErrBadEvent, err), nil
 		}
-		if _, unknown := ev.(*agui.UnknownEvent); unknown {
-			r.met.In("unknown") // bounded: the type is whatever the agent sent
-		} else {
-			r.met.In(string(ev.Type()))
-		}
-		if !r.observe(ctx, ev, frame.Data) {
+		if r.follow != nil && !r.follow.pass(ev, frame.Data) {
 			continue
 		}
-		if err := r.grow(ev); err != nil {
+		done, err := r.handle(ctx, ev, frame.Data)
+		if err != nil {
 			return err, nil
 		}
-		evs, err := r.tr.FeedJSON(ev, frame.Data)
-		if err != nil {
-			r.feedError(err)
-		}
-		r.enc.after(r.tr, ev, frame.Data)
-		r.write(ctx, evs)
-		if r.tr.Done() {
+		if done {
 			return nil, nil
 		}
 	}
 	return nil, nil
+}
+
+// source is what readRun reads body through. Before each read of the
+// agent's stream, what is buffered for the client is flushed (modes other
+// than none). Before that, history messages that became final (a tool's
+// result settles the call before it) are saved: a client that has an event
+// finds every message before it stored, and a burst that settles messages
+// and ends the run is one write, at the end. Checkpoints of the message
+// still streaming are due then too, after those saves (a draft is the last
+// entry): the clock is read once per read of the agent's stream, not per
+// event.
+func (r *turnRun) source(ctx context.Context, body *upstreamBody) io.Reader {
+	var reader io.Reader = body
+	if r.mode != aap.StreamNone {
+		reader = web.FlushBeforeRead(body, r.out)
+	}
+	return saveBeforeRead{r: reader, save: func() {
+		r.saveSettled(ctx)
+		r.checkpoint(ctx)
+	}}
+}
+
+// handle takes one event of the agent's (data: its JSON): it is counted,
+// observed, translated and written; done reports that the run ended, and
+// an error what cut the stream short.
+func (r *turnRun) handle(ctx context.Context, ev events.Event, data []byte) (done bool, failure error) {
+	if _, unknown := ev.(*agui.UnknownEvent); unknown {
+		r.met.In("unknown") // bounded: the type is whatever the agent sent
+	} else {
+		r.met.In(string(ev.Type()))
+	}
+	if !r.observe(ctx, ev, data) {
+		return false, nil
+	}
+	if err := r.grow(ev); err != nil {
+		return false, err
+	}
+	evs, err := r.tr.FeedJSON(ev, data)
+	if err != nil {
+		r.feedError(err)
+	}
+	r.enc.after(r.tr, ev, data)
+	r.write(ctx, evs)
+	return r.tr.Done(), nil
 }
 
 // write sends AAP events to the client (coalesced by the stream), counting
@@ -237,7 +288,7 @@ func (r *turnRun) conclude(c *gin.Context, failure error) error {
 		result, _ = web.StreamFailure(nil)
 		log.Warn().Str("session", sess.ID).Msg("the agent's stream ended without RUN_FINISHED")
 	}
-	if u := r.tr.Usage(); len(u) > 0 {
+	if u := r.usage(); len(u) > 0 {
 		r.met.Tokens(agui.UsageCounts(u))
 	}
 	if r.tr.Cancelled() {
