@@ -98,7 +98,10 @@ func TestLeaseExpiresBeforeTheStoreLetsItGo(t *testing.T) {
 	ctx := context.Background()
 	s := &stuckLocks{Store: store.NewMemory()}
 	require.NoError(t, s.CreateSession(ctx, storetest.Session("s1", ""), nil))
-	const ttl = 400 * time.Millisecond
+	// The lease gives up TTL/8 before the store may let the lock go: a
+	// TTL long enough that the margin (200ms) outlasts the timer delays of
+	// a loaded machine running the race detector.
+	const ttl = 1600 * time.Millisecond
 	taken := time.Now()
 	l, err := store.TakeSession(ctx, s, "s1", store.LeaseOptions{TTL: ttl})
 	require.NoError(t, err)
