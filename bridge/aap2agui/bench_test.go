@@ -15,6 +15,7 @@ import (
 
 	"github.com/aapagui/aapagui/aap"
 	"github.com/aapagui/aapagui/bridge/aap2agui"
+	"github.com/aapagui/aapagui/demo"
 	"github.com/aapagui/aapagui/store"
 )
 
@@ -152,4 +153,41 @@ func BenchmarkDirect10kDeltas(b *testing.B) {
 		b.Fatalf("got %d TEXT_MESSAGE_CONTENT events", n)
 	}
 	measure(b, func() string { return "" }, func(string) { drain(b, post(b, url, body)) })
+}
+
+// BenchmarkTurnCancelling10kDeltas is BenchmarkTurn10kDeltas for a user
+// who moves on while a permission prompt is open: the run carries the
+// message and a cancelled resume entry (CancelRunAuto watches it for a
+// message the agent did not read); the demo agent answers in that run.
+func BenchmarkTurnCancelling10kDeltas(b *testing.B) {
+	srv, err := aap2agui.New(aap2agui.Config{Upstream: demoUpstream(b), Store: store.NewMemory(),
+		Agent: aap.AgentInfo{Name: "agent", Tools: []aap.ToolSpec{demo.SearchToolSpec}}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	hs := httptest.NewServer(srv)
+	defer hs.Close()
+	prompted := func() string {
+		resp := post(b, hs.URL+"/sessions", `{"agent":{"name":"agent","tools":[{"name":"web_search"}]}}`)
+		var out aap.PostSessionsResponse
+		if err := json.NewDecoder(resp.Body).Decode(&out); err != nil {
+			b.Fatal(err)
+		}
+		resp.Body.Close()
+		resp = post(b, hs.URL+"/sessions/"+out.SessionID+"/turns", `{"stream":"none","messages":[{"role":"user","content":"search dogs"}]}`)
+		var turn aap.PostSessionTurnResponse
+		if err := json.NewDecoder(resp.Body).Decode(&turn); err != nil || turn.StopReason != aap.StopToolUse {
+			b.Fatalf("the search did not ask for permission (%v): %+v", err, turn)
+		}
+		resp.Body.Close()
+		return out.SessionID
+	}
+	const body = `{"stream":"delta","messages":[{"role":"user","content":"long 10000"}]}`
+	resp := post(b, hs.URL+"/sessions/"+prompted()+"/turns", body)
+	got, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if n := strings.Count(string(got), "event: text_delta\n"); n != benchDeltas {
+		b.Fatalf("got %d text_delta events; the stream ends %q", n, got[max(0, len(got)-80):])
+	}
+	measure(b, prompted, func(id string) { drain(b, post(b, hs.URL+"/sessions/"+id+"/turns", body)) })
 }
