@@ -134,17 +134,23 @@ func FuzzAGUIToAAP(f *testing.F) {
 
 // FuzzAGUIToAAPOps drives the AG-UI→AAP translator with event sequences
 // built from the fuzz bytes over a small pool of ids, which reaches the
-// translator's states much faster than raw JSON does.
+// translator's states much faster than raw JSON does. A nil event of the
+// sequence is a call of EndMessage (two runs strung into one turn).
 func FuzzAGUIToAAPOps(f *testing.F) {
 	f.Add([]byte{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13})
 	f.Add([]byte{5, 6, 5, 22, 6, 27, 7, 23, 12})
 	f.Add([]byte{9, 9, 9, 10, 14})
+	f.Add([]byte{0, 1, 2, 3, 19, 0, 33, 34, 35, 13})
 	f.Fuzz(func(t *testing.T, ops []byte) {
 		evs := opsToAGUI(ops)
 		for _, mode := range []aap.StreamMode{aap.StreamDelta, aap.StreamMessage, aap.StreamNone} {
 			tr := translate.NewAGUIToAAP(translate.AGUIToAAPOptions{Mode: mode})
 			var out []aap.Event
 			for _, ev := range evs {
+				if ev == nil {
+					out = append(out, tr.EndMessage()...)
+					continue
+				}
 				o, _ := tr.Feed(ev)
 				out = append(out, o...)
 			}
@@ -214,6 +220,8 @@ func opsToAGUI(ops []byte) []events.Event {
 				ev.MessageID = str(id)
 			}
 			out = append(out, ev)
+		case 19:
+			out = append(out, nil) // EndMessage
 		default:
 			out = append(out, &events.StepStartedEvent{BaseEvent: base(events.EventTypeStepStarted), StepName: id})
 		}
