@@ -150,10 +150,56 @@ func (c *Config) agentDefaults(a *AgentConfig) error {
 	return nil
 }
 
+// roster is the agents a Server serves at one time: Server.SetAgents
+// replaces it whole, and a turn keeps the agent it started with.
+type roster struct {
+	list   []*agent          // in the order of GET /meta
+	byName map[string]*agent // the agents by name
+}
+
+// newRoster makes the roster of agents, each resolved (Config.resolveAgents).
+func (s *Server) newRoster(agents []AgentConfig) *roster {
+	r := &roster{byName: make(map[string]*agent, len(agents))}
+	for _, ac := range agents {
+		a := newAgent(s, ac)
+		r.list = append(r.list, a)
+		r.byName[a.name()] = a
+	}
+	return r
+}
+
+// agentNamed returns the agent served under name, or nil.
+func (s *Server) agentNamed(name string) *agent { return s.roster.Load().byName[name] }
+
+// SetAgents replaces the agents the Server serves, as Config.Agents sets
+// them at New (the Server's defaults filled in, each agent checked the
+// same way; an error changes nothing). GET /meta, /readyz and new
+// sessions see the new agents at once. A session keeps its agent by name:
+// an agent that is still served under its name takes the session's next
+// turn with its new upstream and description; a session whose agent is
+// gone gets 404 unknown_agent for its turns, and is served again if an
+// agent of that name comes back. A turn in flight ends with the agent it
+// started with. The program reloads its --agent-config this way on
+// SIGHUP.
+func (s *Server) SetAgents(agents []AgentConfig) error {
+	if len(agents) == 0 {
+		return errors.New("aap2agui: SetAgents: at least one agent is needed")
+	}
+	c := s.cfg
+	c.Upstream, c.UpstreamHeader, c.Agent, c.OwnTools = "", nil, aap.AgentInfo{}, nil
+	c.Agents = slices.Clone(agents)
+	if err := c.resolveAgents(); err != nil {
+		return err
+	}
+	s.roster.Store(s.newRoster(c.Agents))
+	return nil
+}
+
 // unknownAgent is the answer to a new session naming an agent not served.
 func (s *Server) unknownAgent(name string) error {
-	names := make([]string, len(s.agents))
-	for i, a := range s.agents {
+	agents := s.roster.Load().list
+	names := make([]string, len(agents))
+	for i, a := range agents {
 		names[i] = fmt.Sprintf("%q", a.name())
 	}
 	return invalid("unknown_agent", fmt.Sprintf("agent %q is not served here (agents: %s)", name, strings.Join(names, ", ")))
@@ -162,7 +208,7 @@ func (s *Server) unknownAgent(name string) error {
 // agentOf returns the agent of a session: the one it was created with. A
 // session whose agent is no longer configured cannot run turns.
 func (s *Server) agentOf(sess *store.Session) (*agent, error) {
-	if a := s.byName[sess.Agent.Name]; a != nil {
+	if a := s.agentNamed(sess.Agent.Name); a != nil {
 		return a, nil
 	}
 	return nil, web.Fail(web.KindNotFound, "unknown_agent", fmt.Sprintf("the session's agent %q is not served here any more", sess.Agent.Name))
@@ -170,8 +216,9 @@ func (s *Server) agentOf(sess *store.Session) (*agent, error) {
 
 // infos are the agents of GET /meta, in their configured order.
 func (s *Server) infos() []aap.AgentInfo {
-	out := make([]aap.AgentInfo, len(s.agents))
-	for i, a := range s.agents {
+	agents := s.roster.Load().list
+	out := make([]aap.AgentInfo, len(agents))
+	for i, a := range agents {
 		out[i] = a.cfg.Agent
 	}
 	return out
@@ -254,9 +301,10 @@ type upstreamReadiness struct {
 // probeUpstreams asks every agent's upstream at once whether it answers
 // (probe), within ctx.
 func (s *Server) probeUpstreams(ctx context.Context) []upstreamReadiness {
-	out := make([]upstreamReadiness, len(s.agents))
+	agents := s.roster.Load().list
+	out := make([]upstreamReadiness, len(agents))
 	var wg sync.WaitGroup
-	for i, a := range s.agents {
+	for i, a := range agents {
 		wg.Go(func() {
 			out[i] = upstreamReadiness{Agent: a.name(), Status: "ok"}
 			if err := a.probe(ctx); err != nil {

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"testing"
 
@@ -100,6 +101,72 @@ func TestAgentsRouteSessions(t *testing.T) {
 	r = do(t, http.MethodPost, e.URL+"/sessions", "", `{"agent":{"name":"alpha","tools":[{"name":"lookup"}]}}`)
 	requireJSONError(t, r, http.StatusBadRequest, "invalid_request")
 	assert.Contains(t, r.Body, `not a server tool of agent \"alpha\"`, "one agent's tools are not another's")
+}
+
+// SetAgents replaces the agents served, at once: GET /meta lists the new
+// ones and a new session may name them; a session whose agent left gets
+// 404 unknown_agent for its turns, and is served again, by the agent's
+// new upstream, when an agent of its name comes back; a turn in flight
+// ends with the agent it started with; a list with an error changes
+// nothing.
+func TestAgentsSetAgents(t *testing.T) {
+	ta := newThreeAgents(t)
+	started, release := make(chan struct{}, 1), make(chan struct{})
+	slowBeta := newFakeUpstream(t, func(w http.ResponseWriter, _ *http.Request, in *runInput, _ int) {
+		sseEvents(w, runStarted(in))
+		started <- struct{}{}
+		<-release
+		sseEvents(w, concat(textMessage("m-slow", "this is the old beta"), []string{runFinished(in)})...)
+	})
+	cfgs := slices.Clone(ta.cfgs)
+	cfgs[1].Upstream = slowBeta.URL
+	e := ta.server(t, store.NewMemory(), cfgs[:2]) // alpha, beta
+	alpha := e.createSession(t, aap.PostSessionsRequest{Agent: aap.AgentConfig{Name: "alpha"}})
+	beta := e.createSession(t, aap.PostSessionsRequest{Agent: aap.AgentConfig{Name: "beta"}})
+
+	inFlight := make(chan *aap.PostSessionTurnResponse, 1)
+	go func() {
+		resp, err := e.Client.Turn(testContext(t), beta, &aap.PostSessionTurnRequest{Stream: aap.StreamNone,
+			Messages: []aap.Message{&aap.UserMessage{Content: aap.TextContent("hello")}}})
+		assert.NoError(t, err)
+		inFlight <- resp
+	}()
+	<-started
+	require.NoError(t, e.Server.SetAgents([]aap2agui.AgentConfig{ta.cfgs[0], ta.cfgs[2]})) // alpha, gamma
+	metaNames := func() (names []string) {
+		meta, err := e.Client.Meta(testContext(t))
+		require.NoError(t, err)
+		for _, a := range meta.Agents {
+			names = append(names, a.Name)
+		}
+		return names
+	}
+	assert.Equal(t, []string{"alpha", "gamma"}, metaNames())
+	close(release)
+	resp := <-inFlight
+	require.NotNil(t, resp)
+	assert.Equal(t, aap.StopEndTurn, resp.StopReason)
+	assert.Equal(t, []string{assistantText("this is the old beta")}, messageLines(t, resp.Messages), "the turn in flight ends with its agent")
+
+	gamma := e.createSession(t, aap.PostSessionsRequest{Agent: aap.AgentConfig{Name: "gamma"}})
+	assert.Contains(t, sayHello(t, e, gamma, aap.StreamDelta), "this is gamma")
+	assert.Contains(t, sayHello(t, e, alpha, aap.StreamDelta), "this is alpha")
+	r := do(t, http.MethodPost, e.URL+"/sessions/"+beta+"/turns", "", `{"stream":"none","messages":[{"role":"user","content":"still there?"}]}`)
+	requireJSONError(t, r, http.StatusNotFound, "unknown_agent")
+	r = do(t, http.MethodPost, e.URL+"/sessions", "", `{"agent":{"name":"beta"}}`)
+	requireJSONError(t, r, http.StatusBadRequest, "unknown_agent")
+	assert.Len(t, e.history(t, beta, aap.HistoryFull), 2, "the session keeps its history")
+
+	bad := []aap2agui.AgentConfig{ta.cfgs[0], ta.cfgs[0]}
+	assert.ErrorContains(t, e.Server.SetAgents(bad), `the name "alpha" is another agent's too`)
+	noURL := []aap2agui.AgentConfig{{Agent: aap.AgentInfo{Name: "delta"}}}
+	assert.ErrorContains(t, e.Server.SetAgents(noURL), "not an http(s) URL")
+	assert.Error(t, e.Server.SetAgents(nil))
+	assert.Equal(t, []string{"alpha", "gamma"}, metaNames(), "a list with an error changes nothing")
+
+	require.NoError(t, e.Server.SetAgents(ta.cfgs)) // beta is back, on its own upstream
+	assert.Contains(t, sayHello(t, e, beta, aap.StreamMessage), "this is beta")
+	assert.Equal(t, 1, slowBeta.count(), "the old upstream was called once, for the turn in flight")
 }
 
 // A session stays with its agent across a restart; a session whose agent

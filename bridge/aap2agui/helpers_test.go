@@ -55,6 +55,7 @@ type env struct {
 	Root   string // the server's root URL
 	Store  store.Store
 	Client *aap.Client
+	Server *aap2agui.Server
 	server *httptest.Server
 }
 
@@ -74,7 +75,7 @@ func newEnv(t *testing.T, upstream string, configure ...func(*aap2agui.Config)) 
 	require.NoError(t, err)
 	hs := httptest.NewServer(srv)
 	t.Cleanup(hs.Close)
-	e := &env{URL: hs.URL + strings.TrimSuffix(cfg.BasePath, "/"), Root: hs.URL, Store: cfg.Store, server: hs}
+	e := &env{URL: hs.URL + strings.TrimSuffix(cfg.BasePath, "/"), Root: hs.URL, Store: cfg.Store, Server: srv, server: hs}
 	key := ""
 	if len(cfg.APIKeys) > 0 {
 		key = cfg.APIKeys[0]

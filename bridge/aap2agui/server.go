@@ -27,8 +27,7 @@ import (
 type Server struct {
 	cfg     Config
 	keys    apikey.Keys
-	agents  []*agent          // in the order of GET /meta
-	byName  map[string]*agent // the agents by name
+	roster  atomic.Pointer[roster] // the agents served (SetAgents replaces them)
 	engine  *gin.Engine
 	metrics *metrics.Metrics
 	limits  *limit.Keys // nil: no per-key rate or turn limit
@@ -47,12 +46,8 @@ func New(cfg Config) (*Server, error) {
 	m := metrics.New(metrics.Options{Namespace: "aap2agui", Unit: "turn"})
 	observe, hc, outer := web.Telemetry("aap2agui", m, cfg.TracerProvider, cfg.HTTPClient)
 	cfg.Store, cfg.HTTPClient = store.Observe(cfg.Store, observe), hc
-	s := &Server{cfg: cfg, keys: apikey.New(cfg.APIKeys), byName: map[string]*agent{}, metrics: m, limits: newLimits(cfg.Limits)}
-	for _, ac := range cfg.Agents {
-		a := newAgent(s, ac)
-		s.agents = append(s.agents, a)
-		s.byName[a.name()] = a
-	}
+	s := &Server{cfg: cfg, keys: apikey.New(cfg.APIKeys), metrics: m, limits: newLimits(cfg.Limits)}
+	s.roster.Store(s.newRoster(cfg.Agents))
 	guards := []gin.HandlerFunc{web.CORS(cfg.CORSOrigins, "GET, POST, DELETE, OPTIONS"), web.BodyTimeout(cfg.BodyTimeout)}
 	if s.keys.Open() {
 		guards = append(guards, web.HostAllow(cfg.AllowedHosts))
@@ -151,12 +146,14 @@ func (s *Server) ready(c *gin.Context) error {
 // meta answers GET /meta in the given version: its own number, and tool
 // specs in its shape.
 func (s *Server) meta(version int) gin.HandlerFunc {
-	m := &aap.GetMetaResponse{Version: version, Agents: s.infos()}
-	var body any = m
-	if version != aap.Version3 {
-		body = m.V1(version)
+	return func(c *gin.Context) {
+		m := &aap.GetMetaResponse{Version: version, Agents: s.infos()}
+		var body any = m
+		if version != aap.Version3 {
+			body = m.V1(version)
+		}
+		web.JSON(c, http.StatusOK, body)
 	}
-	return func(c *gin.Context) { web.JSON(c, http.StatusOK, body) }
 }
 
 // readBody reads the (size-limited) body and decodes it into v; the error
@@ -194,7 +191,7 @@ func (s *Server) createSession(c *gin.Context) error {
 // newSession checks a new session's agent, tools and seed history, and
 // the messages of its first turn (PUT /session), then stores it.
 func (s *Server) newSession(c *gin.Context, req *aap.PostSessionsRequest, first []aap.Message) (*store.Session, error) {
-	a := s.byName[req.Agent.Name]
+	a := s.agentNamed(req.Agent.Name)
 	if a == nil {
 		return nil, s.unknownAgent(req.Agent.Name)
 	}
@@ -253,7 +250,7 @@ func seedCall(seed []store.Entry, id string) *aap.ToolCall {
 func (s *Server) info(sess *store.Session) aap.SessionInfo {
 	agent := sess.Agent
 	if len(agent.Options) > 0 {
-		a := s.byName[agent.Name]
+		a := s.agentNamed(agent.Name)
 		opts := make(map[string]string, len(agent.Options))
 		for k, v := range agent.Options {
 			// A session of an agent no longer served shows no option's
@@ -290,7 +287,7 @@ func (s *Server) getSession(version int) func(c *gin.Context) error {
 		}
 		resp := info.V1()
 		// Version 1 leaves out a history type the agent does not declare.
-		if a := s.byName[sess.Agent.Name]; ht != "" && a != nil && a.cfg.Agent.Capabilities.SupportsHistory(ht) {
+		if a := s.agentNamed(sess.Agent.Name); ht != "" && a != nil && a.cfg.Agent.Capabilities.SupportsHistory(ht) {
 			if resp.History, err = s.historyOf(c, sess, ht); err != nil {
 				return err
 			}
@@ -373,7 +370,7 @@ func (s *Server) history(c *gin.Context) error {
 	}
 	// The history of a session whose agent is no longer served is still
 	// the bridge's to give.
-	if a := s.byName[sess.Agent.Name]; a != nil && !a.cfg.Agent.Capabilities.SupportsHistory(ht) {
+	if a := s.agentNamed(sess.Agent.Name); a != nil && !a.cfg.Agent.Capabilities.SupportsHistory(ht) {
 		return web.Fail(web.KindNotFound, "history_type_not_supported", fmt.Sprintf("agent %q does not serve %s history", a.name(), ht))
 	}
 	hist, err := s.historyOf(c, sess, ht)
