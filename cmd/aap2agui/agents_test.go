@@ -8,7 +8,9 @@ import (
 	"regexp"
 	"strings"
 	"sync/atomic"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -207,4 +209,66 @@ func TestAgentsConfigRefused(t *testing.T) {
 	err = run([]string{"--store", "memory:", "--agent-config", file, "--upstream", "http://127.0.0.1:9/other"})
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "leave out --upstream and --upstream-header")
+}
+
+// SIGHUP reloads a several-agent --agent-config: an agent added is
+// listed and served at once, one removed refuses its sessions' turns, and
+// a file with an error is logged and changes nothing.
+func TestAgentsReloadOnSIGHUP(t *testing.T) {
+	t.Parallel()
+	webURL, _ := countingAgent(t, "")
+	docsURL, docsRuns := countingAgent(t, "doc_search")
+	agent := func(name, tool, url string) string {
+		return `
+  - name: ` + name + `
+    title: ` + name + `
+    version: 1.0.0
+    tools: [{name: ` + tool + `, description: Searches., parameters: {type: object}}]
+    capabilities: {history: {full: {}}, stream: {delta: {}, message: {}, none: {}}}
+    upstream: {url: "` + url + `"}`
+	}
+	web, docs := agent("web", "web_search", webURL), agent("docs", "doc_search", docsURL)
+	file := filepath.Join(t.TempDir(), "agents.yaml")
+	write := func(body string) { require.NoError(t, os.WriteFile(file, []byte(body), 0o600)) }
+	write("agents:" + web + "\n")
+	p := proctest.Start(t, nil, "--listen", "127.0.0.1:0", "--store", "memory:", "--agent-config", file)
+	c := aap.NewClient(p.URL(), aap.ClientOptions{})
+	served := func() (names []string) {
+		meta, err := c.Meta(t.Context())
+		require.NoError(t, err)
+		for _, a := range meta.Agents {
+			names = append(names, a.Name)
+		}
+		return names
+	}
+	reload := func(body string, logged string) {
+		t.Helper()
+		before := strings.Count(p.Log(), logged)
+		write(body)
+		p.Signal(t, syscall.SIGHUP)
+		require.Eventually(t, func() bool { return strings.Count(p.Log(), logged) > before }, 10*time.Second, 20*time.Millisecond, "log: %q", logged)
+	}
+	require.Equal(t, []string{"web"}, served())
+
+	reload("agents:"+web+docs+"\n", "SIGHUP: agents reloaded")
+	assert.Equal(t, []string{"web", "docs"}, served())
+	resp, err := c.CreateSession(t.Context(), &aap.PostSessionsRequest{Agent: aap.AgentConfig{Name: "docs", Tools: []aap.ServerToolRef{{Name: "doc_search"}}}})
+	require.NoError(t, err)
+	id := resp.SessionID
+	assert.Equal(t, "doc_search", searchTurn(t, c, id, aap.StreamDelta), "the added agent answers")
+	assert.Equal(t, int64(1), docsRuns.Load())
+
+	reload("agents:"+web+docs+web+"\n", "SIGHUP: not reloaded")
+	assert.Contains(t, p.Log(), `another agent has this name`, "the error says what is wrong")
+	assert.Equal(t, []string{"web", "docs"}, served(), "a file with an error changes nothing")
+
+	reload("agents:"+web+"\n", "SIGHUP: agents reloaded")
+	assert.Equal(t, []string{"web"}, served())
+	_, err = c.Turn(t.Context(), id, &aap.PostSessionTurnRequest{Stream: aap.StreamNone,
+		Messages: []aap.Message{&aap.ToolPermissionMessage{ToolCallID: lastCall(t, c, id), Granted: true}}})
+	var apiErr *aap.HTTPError
+	require.ErrorAs(t, err, &apiErr)
+	assert.Equal(t, http.StatusNotFound, apiErr.StatusCode)
+	assert.Equal(t, "unknown_agent", apiErr.Code)
+	assert.Equal(t, int64(1), docsRuns.Load(), "a removed agent is not called")
 }

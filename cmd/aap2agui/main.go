@@ -8,6 +8,7 @@ import (
 	"os"
 	"slices"
 
+	"github.com/rs/zerolog"
 	"sigs.k8s.io/yaml"
 
 	"github.com/aapagui/aapagui/aap"
@@ -44,7 +45,7 @@ func bind(p *cli.Program) *flags {
 	fl.cancelRun = f.String("cancel-run", "auto", "how a user message sent while interrupts are open reaches the agent: auto (one run with the cancellation, then a run of the message alone when the agent did not read it), separate (the cancellation as a run of its own, then the message) or single (one run only)")
 	fl.separateCancel = f.Bool("separate-cancel-run", false, "the same as --cancel-run separate (the older name)")
 	fl.threadIDs = f.String("thread-id", "uuid", "the threadId of a session's runs: uuid (a UUID derived from the session id, which every framework accepts) or session (the session id itself, as earlier releases sent it)")
-	fl.agentFile = f.String("agent-config", "", "JSON or YAML file describing the agent (name, title, version, description, options, tools, capabilities; a tool with permissions: none is one the agent runs on its own), or several agents (agents:, each with its upstream:)")
+	fl.agentFile = f.String("agent-config", "", "JSON or YAML file describing the agent (name, title, version, description, options, tools, capabilities; a tool with permissions: none is one the agent runs on its own), or several agents (agents:, each with its upstream:; read again on SIGHUP)")
 	p.Store = f.String("store", "sqlite:aap2agui.db", "session store: sqlite:<file>, postgres://user@host/db (replicas on several machines) or memory:")
 	fl.basePath = f.String("base-path", "", "mount the API under this path, e.g. /v1")
 	fl.versions = f.List("aap-version", ",", "AAP protocol version to serve, N or N=PATH (1, 2 or 3; PATH replaces --base-path for it); repeat for several, e.g. --aap-version 3 --aap-version 1=/legacy (default 3)")
@@ -92,21 +93,49 @@ func run(args []string) error {
 	}
 	return p.Run(func(rt cli.Runtime) (cli.Bridge, error) {
 		cfg.Store, cfg.TracerProvider, cfg.SeparateMetrics = rt.Store, rt.TracerProvider, rt.SeparateMetrics
-		return aap2agui.New(cfg)
+		srv, err := aap2agui.New(cfg)
+		if err == nil && len(cfg.Agents) > 0 {
+			p.Reload = func() error { return reloadAgents(p.Log, srv, *fl.agentFile) }
+		}
+		return srv, err
 	}, openWarning, func(a net.Addr) {
 		ev := p.Log.Info().Str("listen", a.String())
 		if len(cfg.Agents) == 0 {
 			ev = ev.Str("upstream", cli.RedactURL(cfg.Upstream)).Strs("upstream_headers", headerNames(cfg.UpstreamHeader)).Str("agent", cfg.Agent.Name)
 		} else {
-			names := make([]string, len(cfg.Agents))
-			for i, ag := range cfg.Agents {
-				names[i] = ag.Agent.Name
-				p.Log.Info().Str("agent", ag.Agent.Name).Str("upstream", cli.RedactURL(ag.Upstream)).Strs("upstream_headers", headerNames(ag.UpstreamHeader)).Msg("agent served")
-			}
-			ev = ev.Strs("agents", names)
+			ev = ev.Strs("agents", logAgents(p.Log, cfg.Agents))
 		}
 		ev.Str("store", cli.RedactURL(*p.Store)).Str("base_path", cfg.BasePath).Strs("aap_versions", servedVersions(*fl.versions)).Strs("cors_origins", cfg.CORSOrigins).Msg("aap2agui serving")
 	})
+}
+
+// logAgents logs each agent served, with its upstream (never its password
+// or its headers' values), and returns their names.
+func logAgents(log zerolog.Logger, agents []aap2agui.AgentConfig) []string {
+	names := make([]string, len(agents))
+	for i, ag := range agents {
+		names[i] = ag.Agent.Name
+		log.Info().Str("agent", ag.Agent.Name).Str("upstream", cli.RedactURL(ag.Upstream)).Strs("upstream_headers", headerNames(ag.UpstreamHeader)).Msg("agent served")
+	}
+	return names
+}
+
+// reloadAgents reads the several-agent --agent-config at path again and
+// makes its agents the ones srv serves (on SIGHUP). A file with an error,
+// or one that no longer lists agents, changes nothing.
+func reloadAgents(log zerolog.Logger, srv *aap2agui.Server, path string) error {
+	var cfg aap2agui.Config
+	if err := loadAgents(&cfg, path); err != nil {
+		return err
+	}
+	if len(cfg.Agents) == 0 {
+		return fmt.Errorf("%s no longer lists agents: the one-agent form takes a restart", path)
+	}
+	if err := srv.SetAgents(cfg.Agents); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	log.Info().Strs("agents", logAgents(log, cfg.Agents)).Msg("SIGHUP: agents reloaded from --agent-config")
+	return nil
 }
 
 // headerNames are the names of the headers sent upstream, for the log:

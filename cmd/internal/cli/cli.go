@@ -253,6 +253,33 @@ func Serve(ctx context.Context, log zerolog.Logger, addr string, h http.Handler,
 	return nil
 }
 
+// OnHangup calls reload on each SIGHUP until stop is called, one at a
+// time; a reload that fails is logged as an error (the program goes on
+// with what it had: reload should change nothing then).
+func OnHangup(log zerolog.Logger, reload func() error) (stop func()) {
+	hup := make(chan os.Signal, 1)
+	signal.Notify(hup, syscall.SIGHUP)
+	done, exited := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(exited)
+		for {
+			select {
+			case <-done:
+				return
+			case <-hup:
+				if err := reload(); err != nil {
+					log.Error().Err(err).Msg("SIGHUP: not reloaded; serving on as before")
+				}
+			}
+		}
+	}()
+	return func() {
+		signal.Stop(hup)
+		close(done)
+		<-exited
+	}
+}
+
 // RedactURL renders a URL for logs without its password.
 func RedactURL(s string) string {
 	u, err := url.Parse(s)

@@ -54,6 +54,10 @@ type Program struct {
 	Serving Serving
 	// Log is the program's logger, set up by Parse from --log-level.
 	Log zerolog.Logger
+	// Reload, when set (by Run's newBridge at the latest), is called on
+	// each SIGHUP while Run serves; a failed reload is logged as an error
+	// and should change nothing (OnHangup).
+	Reload func() error
 
 	version *bool
 	cleanup []func()
@@ -172,7 +176,8 @@ type Runtime struct {
 // Run opens the store, sets up tracing, builds the bridge with newBridge,
 // serves /metrics on --metrics-listen when it is set, logs openWarning
 // (when not empty), and serves the bridge on --listen until SIGINT or
-// SIGTERM (Serve; ready gets the bound address). Everything it started,
+// SIGTERM (Serve; ready gets the bound address), calling Reload on each
+// SIGHUP meanwhile. Everything it started,
 // and the demo agent, is stopped when it returns.
 func (p *Program) Run(newBridge func(Runtime) (Bridge, error), openWarning string, ready func(net.Addr)) error {
 	defer p.stop()
@@ -197,6 +202,9 @@ func (p *Program) Run(newBridge func(Runtime) (Bridge, error), openWarning strin
 			return fmt.Errorf("--metrics-listen: %w", err)
 		}
 		p.cleanup = append(p.cleanup, stop)
+	}
+	if p.Reload != nil {
+		p.cleanup = append(p.cleanup, OnHangup(p.Log, p.Reload))
 	}
 	if openWarning != "" {
 		p.Log.Warn().Msg(openWarning)

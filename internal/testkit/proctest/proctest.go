@@ -107,6 +107,14 @@ func (p *Proc) Kill() {
 	<-p.done
 }
 
+// Signal sends sig to the program (SIGHUP: reload).
+func (p *Proc) Signal(t testing.TB, sig os.Signal) {
+	t.Helper()
+	if err := p.cmd.Process.Signal(sig); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // Stop sends SIGTERM (a graceful shutdown) and waits for the process to
 // be gone, at most 30 s.
 func (p *Proc) Stop(t testing.TB) {
