@@ -272,3 +272,29 @@ func TestAgentsReloadOnSIGHUP(t *testing.T) {
 	assert.Equal(t, "unknown_agent", apiErr.Code)
 	assert.Equal(t, int64(1), docsRuns.Load(), "a removed agent is not called")
 }
+
+// An agent described without capabilities is served, with a warning that
+// names it: AAP clients would use no stream mode and no history with it.
+func TestAgentsWithoutCapabilitiesAreWarnedOf(t *testing.T) {
+	t.Parallel()
+	url, _ := countingAgent(t, "")
+	file := filepath.Join(t.TempDir(), "agents.yaml")
+	require.NoError(t, os.WriteFile(file, []byte(`agents:
+  - {name: bare, title: Bare, version: 1.0.0, upstream: {url: "`+url+`"}}
+  - name: full
+    title: Full
+    version: 1.0.0
+    capabilities: {history: {full: {}}, stream: {delta: {}, message: {}, none: {}}}
+    upstream: {url: "`+url+`"}
+`), 0o600))
+	p := proctest.Start(t, nil, "--listen", "127.0.0.1:0", "--store", "memory:", "--agent-config", file)
+	var warned []string
+	for _, line := range strings.Split(p.Log(), "\n") {
+		if strings.Contains(line, "declares no capabilities") {
+			warned = append(warned, line)
+		}
+	}
+	require.Len(t, warned, 1, p.Log())
+	assert.Contains(t, warned[0], `"level":"warn"`)
+	assert.Contains(t, warned[0], `"agent":"bare"`)
+}

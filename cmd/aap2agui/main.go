@@ -102,6 +102,7 @@ func run(args []string) error {
 		ev := p.Log.Info().Str("listen", a.String())
 		if len(cfg.Agents) == 0 {
 			ev = ev.Str("upstream", cli.RedactURL(cfg.Upstream)).Strs("upstream_headers", headerNames(cfg.UpstreamHeader)).Str("agent", cfg.Agent.Name)
+			warnNoCapabilities(p.Log, cfg.Agent)
 		} else {
 			ev = ev.Strs("agents", logAgents(p.Log, cfg.Agents))
 		}
@@ -110,14 +111,25 @@ func run(args []string) error {
 }
 
 // logAgents logs each agent served, with its upstream (never its password
-// or its headers' values), and returns their names.
+// or its headers' values), and returns their names. An agent that
+// declares no capabilities is warned of.
 func logAgents(log zerolog.Logger, agents []aap2agui.AgentConfig) []string {
 	names := make([]string, len(agents))
 	for i, ag := range agents {
 		names[i] = ag.Agent.Name
 		log.Info().Str("agent", ag.Agent.Name).Str("upstream", cli.RedactURL(ag.Upstream)).Strs("upstream_headers", headerNames(ag.UpstreamHeader)).Msg("agent served")
+		warnNoCapabilities(log, ag.Agent)
 	}
 	return names
+}
+
+// warnNoCapabilities warns of an agent described without capabilities:
+// AAP clients that follow GET /meta then use no stream mode and no
+// history with it, which is seldom what was meant.
+func warnNoCapabilities(log zerolog.Logger, a aap.AgentInfo) {
+	if a.Name != "" && a.Capabilities == nil {
+		log.Warn().Str("agent", a.Name).Msg("the agent's description declares no capabilities: AAP clients that follow GET /meta will use no stream mode and no history with it (declare capabilities: in --agent-config)")
+	}
 }
 
 // reloadAgents reads the several-agent --agent-config at path again and
