@@ -271,10 +271,14 @@ func loadavg() string {
 	return string(bytes.Join(f[:3], []byte(" ")))
 }
 
-// Run measures and prints the table.
+// Run measures and prints the table. It refuses at once a run that needs
+// more open files than the process may have: out of descriptors, its
+// servers could accept no connection and the run would wait forever.
 func Run(ctx context.Context, o Options) error {
 	o.defaults()
-	raiseFileLimit()
+	if err := checkFileLimit(o, raiseFileLimit()); err != nil {
+		return err
+	}
 	e, err := newEnv()
 	if err != nil {
 		return err
@@ -618,11 +622,45 @@ func memNow() processMem {
 }
 
 // raiseFileLimit lifts the soft limit on open files to the hard one: each
-// idle stream through a bridge holds four descriptors in this process.
-func raiseFileLimit() {
+// idle stream through a bridge holds four descriptors in this process. It
+// returns the limit in force (0: unknown).
+func raiseFileLimit() uint64 {
 	var rl syscall.Rlimit
-	if syscall.Getrlimit(syscall.RLIMIT_NOFILE, &rl) == nil && rl.Cur < rl.Max {
-		rl.Cur = rl.Max
-		_ = syscall.Setrlimit(syscall.RLIMIT_NOFILE, &rl)
+	if syscall.Getrlimit(syscall.RLIMIT_NOFILE, &rl) != nil {
+		return 0
 	}
+	if rl.Cur < rl.Max {
+		want := rl.Max
+		rl.Cur = rl.Max
+		if syscall.Setrlimit(syscall.RLIMIT_NOFILE, &rl) == nil {
+			return want
+		}
+		_ = syscall.Getrlimit(syscall.RLIMIT_NOFILE, &rl)
+	}
+	return rl.Cur
+}
+
+// filesNeeded is about how many descriptors this process holds at the
+// peak of a run: an idle stream holds two (the client's connection and the
+// upstream's) on the direct paths and four through a bridge in this
+// process; a trickled stream through the chain holds six; and some spare
+// (9,900 idle streams with the bridges alone fit under 20,000, as the
+// README says).
+func filesNeeded(o Options) int {
+	perIdle := 4
+	if len(o.BridgeProcess) > 0 {
+		perIdle = 2 // the bridge holds its own in its process
+	}
+	return max(perIdle*max(o.Idle, 0), 6*slices.Max(o.Streams)) + 100
+}
+
+// checkFileLimit refuses a run that needs more open files than limit (0:
+// unknown, not checked).
+func checkFileLimit(o Options, limit uint64) error {
+	need := filesNeeded(o)
+	if limit == 0 || uint64(need) <= limit {
+		return nil
+	}
+	return fmt.Errorf("-idle %d and -streams up to %d need about %d open files, and this process may open %d: lower them, or raise the limit (ulimit -n)",
+		max(o.Idle, 0), slices.Max(o.Streams), need, limit)
 }
