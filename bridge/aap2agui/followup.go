@@ -25,13 +25,12 @@ import (
 // first run's RUN_FINISHED ends the turn as it came. turnRun.read does the
 // reading; followUp decides.
 type followUp struct {
-	msgID     string               // the AG-UI id of the new user message
-	first     firstRun             // what the first run did
-	finished  []byte               // the first run's RUN_FINISHED, held back while the run is read to its end
-	usage     []agui.TokenUsage    // what that RUN_FINISHED reported, counted with the second run's
-	second    bool                 // the run being read is the run of the message
-	skipStart bool                 // that run's RUN_STARTED is still to be left out
-	run       *types.RunAgentInput // the run of the message
+	msgID     string            // the AG-UI id of the new user message
+	first     firstRun          // what the first run did
+	finished  []byte            // the first run's RUN_FINISHED, held back while the run is read to its end
+	usage     []agui.TokenUsage // what that RUN_FINISHED reported, counted with the second run's
+	second    bool              // the run being read is the run of the message
+	skipStart bool              // that run's RUN_STARTED is still to be left out
 }
 
 // newFollowUp returns the followUp of a turn whose run is in, or nil when
@@ -41,7 +40,7 @@ func newFollowUp(mode CancelRun, in *types.RunAgentInput) *followUp {
 	if mode != CancelRunAuto || !cancelsWithMessage(in) {
 		return nil
 	}
-	return &followUp{msgID: in.Messages[len(in.Messages)-1].ID, run: messageRun(in)}
+	return &followUp{msgID: in.Messages[len(in.Messages)-1].ID}
 }
 
 // pass reports whether an event of the run being read (data: its JSON,
@@ -76,10 +75,10 @@ func (f *followUp) holding() bool { return f != nil && f.finished != nil }
 // the turn.
 func (r *turnRun) followUp(ctx context.Context) (*upstreamBody, []byte) {
 	f := r.follow
-	run := *f.run
+	run := messageRun(r.adm.run)
 	run.RunID = ident.Random("run-")
 	log := r.log.With().Str("thread_id", run.ThreadID).Str("run_id", run.RunID).Logger()
-	body, err := r.agent.post(ctx, &run, r.adm.calls)
+	body, err := r.agent.post(ctx, run, r.adm.calls)
 	if err != nil {
 		log.Warn().Err(err).Msg("the run carrying the user message the agent did not read could not be sent: the turn ends with the run that cancelled the interrupts")
 		finished := f.finished
