@@ -155,6 +155,7 @@ func (c *Config) agentDefaults(a *AgentConfig) error {
 type roster struct {
 	list   []*agent          // in the order of GET /meta
 	byName map[string]*agent // the agents by name
+	infos  []aap.AgentInfo   // what GET /meta says of them, in that order
 }
 
 // newRoster makes the roster of agents, each resolved (Config.resolveAgents).
@@ -164,6 +165,7 @@ func (s *Server) newRoster(agents []AgentConfig) *roster {
 		a := newAgent(s, ac)
 		r.list = append(r.list, a)
 		r.byName[a.name()] = a
+		r.infos = append(r.infos, a.cfg.Agent)
 	}
 	return r
 }
@@ -212,16 +214,6 @@ func (s *Server) agentOf(sess *store.Session) (*agent, error) {
 		return a, nil
 	}
 	return nil, web.Fail(web.KindNotFound, "unknown_agent", fmt.Sprintf("the session's agent %q is not served here any more", sess.Agent.Name))
-}
-
-// infos are the agents of GET /meta, in their configured order.
-func (s *Server) infos() []aap.AgentInfo {
-	agents := s.roster.Load().list
-	out := make([]aap.AgentInfo, len(agents))
-	for i, a := range agents {
-		out[i] = a.cfg.Agent
-	}
-	return out
 }
 
 // check validates server tool references, options and client tools

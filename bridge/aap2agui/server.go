@@ -147,7 +147,7 @@ func (s *Server) ready(c *gin.Context) error {
 // specs in its shape.
 func (s *Server) meta(version int) gin.HandlerFunc {
 	return func(c *gin.Context) {
-		m := &aap.GetMetaResponse{Version: version, Agents: s.infos()}
+		m := &aap.GetMetaResponse{Version: version, Agents: s.roster.Load().infos}
 		var body any = m
 		if version != aap.Version3 {
 			body = m.V1(version)
