@@ -66,55 +66,47 @@ func (f *Flags) envOr(name, def string) string {
 
 // String defines a string flag.
 func (f *Flags) String(name, def, usage string) *string {
-	return f.FlagSet.String(name, f.envOr(name, def), usage+" (env "+f.Env(name)+")")
+	return f.FlagSet.String(name, f.envOr(name, def), f.usage(name, usage))
 }
 
 // Bool defines a boolean flag.
 func (f *Flags) Bool(name string, def bool, usage string) *bool {
-	if v, ok := os.LookupEnv(f.Env(name)); ok {
-		b, err := strconv.ParseBool(v)
-		if err != nil {
-			f.envErr(name, v, "a boolean (true or false)", err)
-		}
-		def = b
-	}
-	return f.FlagSet.Bool(name, def, usage+" (env "+f.Env(name)+")")
+	return f.FlagSet.Bool(name, envValue(f, name, def, "a boolean (true or false)", strconv.ParseBool), f.usage(name, usage))
 }
 
 // Int64 defines an integer flag.
 func (f *Flags) Int64(name string, def int64, usage string) *int64 {
-	if v, ok := os.LookupEnv(f.Env(name)); ok {
-		n, err := strconv.ParseInt(v, 10, 64)
-		if err != nil {
-			f.envErr(name, v, "an integer", err)
-		}
-		def = n
-	}
-	return f.FlagSet.Int64(name, def, usage+" (env "+f.Env(name)+")")
+	parse := func(v string) (int64, error) { return strconv.ParseInt(v, 10, 64) }
+	return f.FlagSet.Int64(name, envValue(f, name, def, "an integer", parse), f.usage(name, usage))
 }
 
 // Float64 defines a floating-point flag.
 func (f *Flags) Float64(name string, def float64, usage string) *float64 {
-	if v, ok := os.LookupEnv(f.Env(name)); ok {
-		n, err := strconv.ParseFloat(v, 64)
-		if err != nil {
-			f.envErr(name, v, "a number", err)
-		}
-		def = n
-	}
-	return f.FlagSet.Float64(name, def, usage+" (env "+f.Env(name)+")")
+	parse := func(v string) (float64, error) { return strconv.ParseFloat(v, 64) }
+	return f.FlagSet.Float64(name, envValue(f, name, def, "a number", parse), f.usage(name, usage))
 }
 
 // Duration defines a duration flag.
 func (f *Flags) Duration(name string, def time.Duration, usage string) *time.Duration {
-	if v, ok := os.LookupEnv(f.Env(name)); ok {
-		d, err := time.ParseDuration(v)
-		if err != nil {
-			f.envErr(name, v, "a duration (like 30s or 5m)", err)
-		}
-		def = d
+	return f.FlagSet.Duration(name, envValue(f, name, def, "a duration (like 30s or 5m)", time.ParseDuration), f.usage(name, usage))
+}
+
+// usage is a flag's usage with its environment variable.
+func (f *Flags) usage(name, usage string) string { return usage + " (env " + f.Env(name) + ")" }
+
+// envValue is the default of flag name: def, or its environment variable
+// read by parse; a value that does not parse (want says what it should
+// be) is kept for Parse to report.
+func envValue[T any](f *Flags, name string, def T, want string, parse func(string) (T, error)) T {
+	v, ok := os.LookupEnv(f.Env(name))
+	if !ok {
+		return def
 	}
-	return f.FlagSet.Duration(name, def, usage+" (env "+f.Env(name)+")")
+	x, err := parse(v)
+	if err != nil {
+		f.envErr(name, v, want, err)
+	}
+	return x
 }
 
 // List defines a repeatable flag. Its environment variable, and each use
