@@ -1203,14 +1203,8 @@ func (w *appendWriter) Write(p []byte) (int, error) {
 // appendEncoded is AppendEvent's slow path: encoding/json for SDK structs,
 // the compacted Raw for an *UnknownEvent.
 func appendEncoded(dst []byte, ev events.Event) ([]byte, error) {
-	if ev == nil {
-		return dst, ErrNilEvent
-	}
-	if v := reflect.ValueOf(ev); v.Kind() == reflect.Pointer && v.IsNil() {
-		return dst, ErrNilEvent
-	}
-	if ev.GetBaseEvent() == nil {
-		return dst, fmt.Errorf("%w (%T)", ErrNilBaseEvent, ev)
+	if err := CheckEvent(ev); err != nil {
+		return dst, err
 	}
 	if u, ok := ev.(*UnknownEvent); ok {
 		return appendUnknown(dst, u)
