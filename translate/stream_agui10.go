@@ -89,12 +89,25 @@ func (t *AGUIToAAP) markForeign(id string) {
 
 // joinsText reports whether a text message starting now follows another
 // directly: the last block of the assistant message being built is a text
-// block (or, with none yet, the message EndMessage ended was).
+// block, or, with none yet, the run's last message is an assistant
+// message that ends in text (one EndMessage ended; after a tool result,
+// the last message is the result).
 func (t *AGUIToAAP) joinsText() bool {
-	if len(t.blocks) == 0 {
-		return t.afterText
+	if len(t.blocks) > 0 {
+		_, ok := t.blocks[len(t.blocks)-1].(*aap.TextBlock)
+		return ok
 	}
-	_, ok := t.blocks[len(t.blocks)-1].(*aap.TextBlock)
+	if len(t.history) == 0 {
+		return false
+	}
+	am, ok := t.history[len(t.history)-1].(*aap.AssistantMessage)
+	if !ok {
+		return false
+	}
+	if am.Content.Blocks == nil {
+		return true // string content: one text block
+	}
+	_, ok = am.Content.Blocks[len(am.Content.Blocks)-1].(*aap.TextBlock)
 	return ok
 }
 

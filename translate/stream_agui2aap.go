@@ -68,7 +68,6 @@ type AGUIToAAP struct {
 	ids        []string           // the AG-UI id of each history message
 	blocks     []aap.ContentBlock // the assistant message being built
 	blocksID   string             // the AG-UI id of that message
-	afterText  bool               // no block yet, and the message EndMessage ended closed on text: delta mode still separates the next text
 	interrupts []types.Interrupt
 	// reported are the interrupts of on_interrupt CUSTOM events, which
 	// stand for a RUN_FINISHED without an interrupt outcome.
@@ -311,9 +310,7 @@ func (t *AGUIToAAP) EndMessage() []aap.Event {
 		return t.out
 	}
 	t.closeOpen()
-	text := t.joinsText()
 	t.flushAssistant()
-	t.afterText = text
 	return t.out
 }
 
@@ -654,7 +651,6 @@ func assistantMessage(blocks []aap.ContentBlock) *aap.AssistantMessage {
 }
 
 func (t *AGUIToAAP) flushAssistant() {
-	t.afterText = false
 	if len(t.blocks) == 0 {
 		return
 	}
@@ -670,7 +666,6 @@ func (t *AGUIToAAP) addBlock(b aap.ContentBlock, id string) {
 		t.blocksID = id
 	}
 	t.blocks = append(t.blocks, b)
-	t.afterText = false
 }
 
 // closeOpen ends every message and tool call still open, in the order they
