@@ -210,7 +210,9 @@ func (t *AGUIToAAP) closeSubagents() {
 	}
 }
 
-// feed10 handles the event types of @ag-ui/core 1.0 the SDK lacks.
+// feed10 handles the SUBAGENT_* events of @ag-ui/core 1.0, which the SDK
+// lacks (its TOOL_CALL_RESULT with content parts goes with the other tool
+// events, feedTool).
 func (t *AGUIToAAP) feed10(ev events.Event) error {
 	if subagentID(ev) == "" {
 		return &StreamError{Event: string(ev.Type()), Reason: "a subagent event without subagentRunId cannot be matched to a subagent; skipped"}
@@ -229,17 +231,12 @@ func (t *AGUIToAAP) feed10(ev events.Event) error {
 			msg = "the subagent failed"
 		}
 		t.subagentEnd(e.SubagentRunID, nil, msg)
-	case *agui.ToolCallResultPartsEvent:
-		if e.ToolCallID == "" {
-			return &StreamError{Event: string(e.Type()), Reason: "a tool call result without toolCallId cannot be matched to a call; skipped"}
-		}
-		return t.toolResult(e.ToolCallID, e.MessageID, toolPartsToAAP(e.Content))
 	}
 	return nil
 }
 
-// subagentID is the subagentRunId of a SUBAGENT_* event; "-" for any
-// other event.
+// subagentID is the subagentRunId of a SUBAGENT_* event; "" for any other
+// event.
 func subagentID(ev events.Event) string {
 	switch e := ev.(type) {
 	case *agui.SubagentStartedEvent:
@@ -249,5 +246,5 @@ func subagentID(ev events.Event) string {
 	case *agui.SubagentErrorEvent:
 		return e.SubagentRunID
 	}
-	return "-"
+	return ""
 }

@@ -129,7 +129,7 @@ func (t *AGUIToAAP) Feed(ev events.Event) ([]aap.Event, error) {
 		}
 	case *events.RunStartedEvent:
 		// turn_start was emitted by begin.
-	case *agui.SubagentStartedEvent, *agui.SubagentFinishedEvent, *agui.SubagentErrorEvent, *agui.ToolCallResultPartsEvent:
+	case *agui.SubagentStartedEvent, *agui.SubagentFinishedEvent, *agui.SubagentErrorEvent:
 		err = t.feed10(ev)
 	case *events.CustomEvent:
 		if in, ok := InterruptFromOnInterrupt(e); ok {
@@ -228,12 +228,20 @@ func (t *AGUIToAAP) feedTool(ev events.Event, typ events.EventType) error {
 			t.chunking = true
 		}
 	case *events.ToolCallResultEvent:
-		if e.ToolCallID == "" {
-			return &StreamError{Event: string(typ), Reason: "a tool call result without toolCallId cannot be matched to a call; skipped"}
-		}
-		err = t.toolResult(e.ToolCallID, e.MessageID, aap.TextContent(e.Content))
+		err = t.resultEvent(typ, e.ToolCallID, e.MessageID, aap.TextContent(e.Content))
+	case *agui.ToolCallResultPartsEvent: // @ag-ui/core 1.0: content parts
+		err = t.resultEvent(typ, e.ToolCallID, e.MessageID, toolPartsToAAP(e.Content))
 	}
 	return err
+}
+
+// resultEvent is a TOOL_CALL_RESULT (typ) of a call; one without its
+// call's id is skipped with an error.
+func (t *AGUIToAAP) resultEvent(typ events.EventType, toolCallID, messageID string, content aap.Content) error {
+	if toolCallID == "" {
+		return &StreamError{Event: string(typ), Reason: "a tool call result without toolCallId cannot be matched to a call; skipped"}
+	}
+	return t.toolResult(toolCallID, messageID, content)
 }
 
 // FeedJSON is Feed for an event decoded from data, its JSON as received.
