@@ -25,12 +25,13 @@ import (
 // first run's RUN_FINISHED ends the turn as it came. turnRun.read does the
 // reading; followUp decides.
 type followUp struct {
-	msgID     string            // the AG-UI id of the new user message
-	first     firstRun          // what the first run did
-	finished  []byte            // the first run's RUN_FINISHED, held back while the run is read to its end
-	usage     []agui.TokenUsage // what that RUN_FINISHED reported, counted with the second run's
-	second    bool              // the run being read is the run of the message
-	skipStart bool              // that run's RUN_STARTED is still to be left out
+	msgID     string                   // the AG-UI id of the new user message
+	first     firstRun                 // what the first run did
+	finished  []byte                   // the first run's RUN_FINISHED, held back while the run is read to its end
+	finishedE *events.RunFinishedEvent // that event, decoded
+	usage     []agui.TokenUsage        // what that RUN_FINISHED reported, counted with the second run's
+	second    bool                     // the run being read is the run of the message
+	skipStart bool                     // that run's RUN_STARTED is still to be left out
 }
 
 // newFollowUp returns the followUp of a turn whose run is in, or nil when
@@ -57,7 +58,7 @@ func (f *followUp) pass(ev events.Event, data []byte) bool {
 	}
 	f.first.note(ev, f.msgID)
 	if e, ok := ev.(*events.RunFinishedEvent); ok && f.first.unread(e, f.msgID) {
-		f.finished = bytes.Clone(data)
+		f.finished, f.finishedE = bytes.Clone(data), e
 		return false
 	}
 	return true
@@ -71,9 +72,9 @@ func (f *followUp) holding() bool { return f != nil && f.finished != nil }
 // followUp sends the run of the new message, once the first run was read
 // to its end (a framework may hold the thread until its stream ends, as
 // the LangGraph API server does). It returns that run's body, or nil and
-// the first run's RUN_FINISHED when it could not be sent, which then ends
-// the turn.
-func (r *turnRun) followUp(ctx context.Context) (*upstreamBody, []byte) {
+// the first run's RUN_FINISHED (the event and its JSON) when it could not
+// be sent, which then ends the turn.
+func (r *turnRun) followUp(ctx context.Context) (*upstreamBody, *events.RunFinishedEvent, []byte) {
 	f := r.follow
 	run := messageRun(r.adm.run)
 	run.RunID = ident.Random("run-")
@@ -81,14 +82,14 @@ func (r *turnRun) followUp(ctx context.Context) (*upstreamBody, []byte) {
 	body, err := r.agent.post(ctx, run, r.adm.calls)
 	if err != nil {
 		log.Warn().Err(err).Msg("the run carrying the user message the agent did not read could not be sent: the turn ends with the run that cancelled the interrupts")
-		finished := f.finished
-		f.finished, f.second = nil, true
-		return nil, finished
+		ev, finished := f.finishedE, f.finished
+		f.finished, f.finishedE, f.second = nil, nil, true
+		return nil, ev, finished
 	}
 	log.Info().Msg("the agent ended the run that cancelled the interrupts without reading the user message: a run carrying the message follows in the same turn")
 	f.usage = agui.Usage(f.finished)
-	f.finished, f.second, f.skipStart = nil, true, true
-	return body, nil
+	f.finished, f.finishedE, f.second, f.skipStart = nil, nil, true, true
+	return body, nil, nil
 }
 
 // usage is the turn's token usage: with a run of the message, the first

@@ -125,13 +125,8 @@ func (r *turnRun) read(c *gin.Context, body *upstreamBody) (failure, unsaved err
 	// RUN_FINISHED changes nothing).
 	body.Close()
 	ctx := c.Request.Context()
-	next, finished := r.followUp(ctx)
+	next, ev, finished := r.followUp(ctx)
 	if next == nil {
-		var dec agui.Decoder
-		ev, err := dec.Decode(finished) // it was decoded before
-		if err != nil {
-			return fmt.Errorf("%w: %w", web.ErrBadEvent, err), nil
-		}
 		_, failure = r.handle(ctx, ev, finished)
 		return failure, nil
 	}
