@@ -746,11 +746,7 @@ func (r *runner) policyAnswers() []aap.Message {
 		if r.clients[c.Name] {
 			return nil
 		}
-		perm := &aap.ToolPermissionMessage{ToolCallID: c.ToolCallID, Granted: r.s.cfg.Policy == PolicyGrant}
-		if !perm.Granted {
-			perm.Reason = policyDeniedReason
-		}
-		out = append(out, perm)
+		out = append(out, r.s.policyPermission(c.ToolCallID))
 	}
 	return out
 }
