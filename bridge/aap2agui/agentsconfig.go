@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"net/http"
 	"net/url"
 	"regexp"
@@ -159,7 +160,7 @@ func (a *AgentConfig) readUpstream(raw json.RawMessage, upstreams map[string]jso
 	if json.Unmarshal(raw, &name) == nil {
 		block, ok := upstreams[name]
 		if !ok {
-			return fmt.Errorf("upstream: %q is not a name under upstreams (%s)", name, strings.Join(sortedKeys(upstreams), ", "))
+			return fmt.Errorf("upstream: %q is not a name under upstreams (%s)", name, strings.Join(slices.Sorted(maps.Keys(upstreams)), ", "))
 		}
 		raw, key = block, "upstreams."+name
 	}
@@ -210,11 +211,12 @@ func (a *AgentConfig) applyUpstream(u upstreamFile, getenv func(string) string) 
 		}
 		*d.to = v
 	}
-	switch ThreadIDs(u.ThreadIDs) {
-	case "", ThreadIDsUUID, ThreadIDsSession:
-		a.ThreadIDs = ThreadIDs(u.ThreadIDs)
-	default:
-		return fmt.Errorf("threadIds: want %q or %q, got %q", ThreadIDsUUID, ThreadIDsSession, u.ThreadIDs)
+	if u.ThreadIDs != "" {
+		ids, err := ParseThreadIDs(u.ThreadIDs)
+		if err != nil {
+			return fmt.Errorf("threadIds: %w", err)
+		}
+		a.ThreadIDs = ids
 	}
 	if u.CancelRun != "" {
 		mode, err := ParseCancelRun(u.CancelRun)
@@ -244,13 +246,4 @@ func expandEnv(v string, getenv func(string) string) (string, error) {
 		return "", fmt.Errorf("the environment variable %s is not set", missing)
 	}
 	return out, nil
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }
