@@ -305,11 +305,9 @@ func (s *Server) abandonTurn(p *plan, th *store.Thread, in *types.RunAgentInput,
 // longer has: a new session seeded with the client's history, as for a
 // rewritten history.
 func (s *Server) lostSessionPlan(in *types.RunAgentInput) (*plan, error) {
-	msgs := make([]types.Message, 0, len(in.Messages))
-	for _, m := range in.Messages {
-		if m.Role != types.RoleActivity {
-			msgs = append(msgs, m)
-		}
+	msgs, err := agentMessages(in.Messages) // planned before: every message has its id
+	if err != nil {
+		return nil, err
 	}
 	return s.freshPlan(msgs, in)
 }
