@@ -203,7 +203,7 @@ func ToolContentString(c aap.Content) string {
 // documents) and tool arguments that are not a JSON object are errors
 // naming the message: nothing is dropped silently.
 func MessagesToAAP(msgs []types.Message) ([]aap.Message, error) {
-	out, _, err := messagesToAAP(msgs, false)
+	out, _, err := MessagesToAAPWithIDs(msgs)
 	return out, err
 }
 
@@ -213,15 +213,8 @@ func MessagesToAAP(msgs []types.Message) ([]aap.Message, error) {
 // reasoning that no assistant message follows (it becomes an assistant
 // message of thinking alone) the first reasoning message's.
 func MessagesToAAPWithIDs(msgs []types.Message) ([]aap.Message, []string, error) {
-	return messagesToAAP(msgs, true)
-}
-
-func messagesToAAP(msgs []types.Message, withIDs bool) ([]aap.Message, []string, error) {
 	out := make([]aap.Message, 0, len(msgs))
-	var ids []string
-	if withIDs {
-		ids = make([]string, 0, len(msgs))
-	}
+	ids := make([]string, 0, len(msgs))
 	err := foldMessages(msgs, func(reasoning []int, at int) error {
 		thinking, err := thinkingOf(msgs, reasoning)
 		if err != nil {
@@ -229,9 +222,7 @@ func messagesToAAP(msgs []types.Message, withIDs bool) ([]aap.Message, []string,
 		}
 		if at < 0 { // reasoning no assistant message follows: thinking alone
 			out = append(out, &aap.AssistantMessage{Content: aap.BlockContent(thinking...)})
-			if withIDs {
-				ids = append(ids, msgs[reasoning[0]].ID)
-			}
+			ids = append(ids, msgs[reasoning[0]].ID)
 			return nil
 		}
 		m, err := messageToAAP(&msgs[at], thinking)
@@ -239,9 +230,7 @@ func messagesToAAP(msgs []types.Message, withIDs bool) ([]aap.Message, []string,
 			return messageError(err, at, msgs[at].ID)
 		}
 		out = append(out, m)
-		if withIDs {
-			ids = append(ids, msgs[at].ID)
-		}
+		ids = append(ids, msgs[at].ID)
 		return nil
 	})
 	if err != nil {
