@@ -16,6 +16,7 @@ import (
 
 	"github.com/aapagui/aapagui/aap"
 	"github.com/aapagui/aapagui/bridge/internal/web"
+	"github.com/aapagui/aapagui/internal/userid"
 	"github.com/aapagui/aapagui/store"
 )
 
@@ -100,6 +101,12 @@ type Config struct {
 	// APIKeys are the accepted bearer keys. None: the API is open (the
 	// program warns at start-up).
 	APIKeys []string
+	// Users names the person behind each request, beside the key: a
+	// header the trusted caller sets, or a signed token (see the README's
+	// "One key, many users"). Then sessions, their limits and their
+	// locks are scoped to (key, user), and a request that names no valid
+	// user is refused. The zero value scopes to the key alone.
+	Users userid.Options
 	// PublicMeta serves GET /meta without a key.
 	PublicMeta bool
 	// CORSOrigins are the browser origins allowed to call the API

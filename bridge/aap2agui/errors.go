@@ -59,7 +59,7 @@ func (s *Server) handle(h func(c *gin.Context) error) gin.HandlerFunc {
 // (failure), and adds its WWW-Authenticate to an unauthorized caller.
 func (s *Server) fail(c *gin.Context, err error) {
 	f := s.failure(c, err)
-	if f == errUnauthorized {
+	if f.Kind == web.KindUnauthorized {
 		c.Header("WWW-Authenticate", `Bearer realm="aap"`)
 	}
 	web.Reply(c, f)

@@ -19,6 +19,7 @@ import (
 	"github.com/aapagui/aapagui/internal/cursor"
 	"github.com/aapagui/aapagui/internal/ident"
 	"github.com/aapagui/aapagui/internal/limit"
+	"github.com/aapagui/aapagui/internal/userid"
 	"github.com/aapagui/aapagui/store"
 	"github.com/aapagui/aapagui/translate"
 )
@@ -27,6 +28,7 @@ import (
 type Server struct {
 	cfg     Config
 	keys    apikey.Keys
+	users   *userid.Users          // nil: sessions are scoped to the key alone
 	roster  atomic.Pointer[roster] // the agents served (SetAgents replaces them)
 	engine  *gin.Engine
 	metrics *metrics.Metrics
@@ -46,10 +48,14 @@ func New(cfg Config) (*Server, error) {
 	m := metrics.New(metrics.Options{Namespace: "aap2agui", Unit: "turn"})
 	observe, hc, outer := web.Telemetry("aap2agui", m, cfg.TracerProvider, cfg.HTTPClient)
 	cfg.Store, cfg.HTTPClient = store.Observe(cfg.Store, observe), hc
-	s := &Server{cfg: cfg, keys: apikey.New(cfg.APIKeys), metrics: m, limits: newLimits(cfg.Limits)}
+	users, err := userid.New(cfg.Users, len(cfg.APIKeys) > 0)
+	if err != nil {
+		return nil, err
+	}
+	s := &Server{cfg: cfg, keys: apikey.New(cfg.APIKeys), users: users, metrics: m, limits: newLimits(cfg.Limits)}
 	s.roster.Store(s.newRoster(cfg.Agents))
 	guards := []gin.HandlerFunc{web.CORS(cfg.CORSOrigins, "GET, POST, DELETE, OPTIONS"), web.BodyTimeout(cfg.BodyTimeout)}
-	if s.keys.Open() {
+	if s.keys.Open() && !users.JWT() {
 		guards = append(guards, web.HostAllow(cfg.AllowedHosts))
 	}
 	e := web.NewEngine(cfg.Logger, cfg.MaxBody, outer, guards...)
@@ -81,11 +87,11 @@ func (s *Server) route(e *gin.Engine, m Mount) (err error) {
 		}
 	}()
 	g := e.Group(strings.TrimSuffix(m.Path, "/"))
-	auth, id, place := s.handle(s.auth), s.handle(checkSessionID), s.handle(s.turnPlace)
+	auth, id, place := s.handle(s.authUser), s.handle(checkSessionID), s.handle(s.turnPlace)
 	if s.cfg.PublicMeta {
 		g.GET("/meta", s.meta(m.Version))
 	} else {
-		g.GET("/meta", auth, s.meta(m.Version))
+		g.GET("/meta", s.handle(s.auth), s.meta(m.Version))
 	}
 	if m.Version == aap.Version3 {
 		g.GET("/sessions", auth, s.handle(s.listSessions(m.Version)))
@@ -118,10 +124,24 @@ func (s *Server) MetricsHandler() http.Handler { return s.metrics.Handler() }
 
 const ownerKey = "owner"
 
-func (s *Server) auth(c *gin.Context) error {
+// auth checks the caller's API key (and its user token, when users are
+// named by tokens) for a route that touches no session: the owner is the
+// key's.
+func (s *Server) auth(c *gin.Context) error { return s.authAs(c, s.users.JWT()) }
+
+// authUser is auth for the routes of sessions: the owner is the key's,
+// scoped to the request's user when Config.Users names one.
+func (s *Server) authUser(c *gin.Context) error { return s.authAs(c, true) }
+
+func (s *Server) authAs(c *gin.Context, user bool) error {
 	owner, err := s.keys.Owner(c.Request)
 	if err != nil {
 		return errUnauthorized
+	}
+	if user {
+		if owner, err = web.Scope(s.users, owner, c.Request); err != nil {
+			return err
+		}
 	}
 	if err := web.Allow(s.limits, owner); err != nil {
 		return err

@@ -13,6 +13,7 @@ import (
 
 	"github.com/aapagui/aapagui/aap"
 	"github.com/aapagui/aapagui/bridge/internal/web"
+	"github.com/aapagui/aapagui/internal/userid"
 	"github.com/aapagui/aapagui/store"
 )
 
@@ -101,6 +102,12 @@ type Config struct {
 
 	// APIKeys are the bearer keys callers must present. None: open.
 	APIKeys []string
+	// Users names the person behind each request, beside the key: a
+	// header the trusted caller sets, or a signed token (see the README's
+	// "One key, many users"). Then threads, their limits and their
+	// locks are scoped to (key, user), and a request that names no valid
+	// user is refused. The zero value scopes to the key alone.
+	Users userid.Options
 	// CORSOrigins are the browser origins allowed to call the bridge
 	// directly ("*" for any). None: no CORS headers.
 	CORSOrigins []string

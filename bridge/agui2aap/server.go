@@ -19,6 +19,7 @@ import (
 	"github.com/aapagui/aapagui/bridge/internal/web"
 	"github.com/aapagui/aapagui/internal/apikey"
 	"github.com/aapagui/aapagui/internal/limit"
+	"github.com/aapagui/aapagui/internal/userid"
 	"github.com/aapagui/aapagui/store"
 )
 
@@ -26,6 +27,7 @@ import (
 type Server struct {
 	cfg     Config
 	keys    apikey.Keys
+	users   *userid.Users // nil: threads are scoped to the key alone
 	engine  *gin.Engine
 	metrics *metrics.Metrics
 	limits  *limit.Keys // nil: no per-key rate or run limit
@@ -53,9 +55,13 @@ func New(cfg Config) (*Server, error) {
 	m := metrics.New(metrics.Options{Namespace: "agui2aap", Unit: "run"})
 	observe, hc, outer := web.Telemetry("agui2aap", m, cfg.TracerProvider, cfg.HTTPClient)
 	cfg.Store, cfg.HTTPClient = store.ObserveThreads(cfg.Store, observe), hc
-	s := &Server{cfg: cfg, keys: apikey.New(cfg.APIKeys), meta: map[string]metaEntry{}, metrics: m, limits: newLimits(cfg.Limits)}
+	users, err := userid.New(cfg.Users, len(cfg.APIKeys) > 0 || cfg.ForwardAuth)
+	if err != nil {
+		return nil, err
+	}
+	s := &Server{cfg: cfg, keys: apikey.New(cfg.APIKeys), users: users, meta: map[string]metaEntry{}, metrics: m, limits: newLimits(cfg.Limits)}
 	guards := []gin.HandlerFunc{web.CORS(cfg.CORSOrigins, "GET, POST, DELETE, OPTIONS"), web.BodyTimeout(cfg.BodyTimeout)}
-	if s.keys.Open() {
+	if s.keys.Open() && !users.JWT() {
 		guards = append(guards, web.HostAllow(cfg.AllowedHosts))
 	}
 	e := web.NewEngine(cfg.Logger, cfg.MaxBody, outer, guards...)
@@ -70,9 +76,9 @@ func New(cfg Config) (*Server, error) {
 		e.GET("/metrics", s.auth, gin.WrapH(m.Handler()))
 	}
 	e.GET("/agents", s.auth, s.listAgents)
-	e.POST("/agents/:name", s.auth, s.runPlace, web.JSONBody, s.run)
-	e.GET("/agents/:name/threads", s.auth, s.listThreads)
-	e.DELETE("/agents/:name/threads/:threadId", s.auth, s.deleteThread)
+	e.POST("/agents/:name", s.authUser, s.runPlace, web.JSONBody, s.run)
+	e.GET("/agents/:name/threads", s.authUser, s.listThreads)
+	e.DELETE("/agents/:name/threads/:threadId", s.authUser, s.deleteThread)
 	s.engine = e
 	return s, nil
 }
@@ -104,8 +110,18 @@ const ownerKey = "owner"
 // of its bridge key, or of the key it forwards upstream. With ForwardAuth
 // a caller must present a bearer key, whether or not the bridge has keys
 // of its own: the AAP server checks it, and threads are scoped to it.
-func (s *Server) auth(c *gin.Context) {
+// When users are named by tokens, every route needs a valid one.
+func (s *Server) auth(c *gin.Context) { s.authAs(c, s.users.JWT()) }
+
+// authUser is auth for the routes of threads: the owner is the caller's,
+// scoped to the request's user when Config.Users names one.
+func (s *Server) authUser(c *gin.Context) { s.authAs(c, true) }
+
+func (s *Server) authAs(c *gin.Context, user bool) {
 	owner, err := s.owner(c.Request)
+	if err == nil && user {
+		owner, err = web.Scope(s.users, owner, c.Request)
+	}
 	if err == nil {
 		err = web.Allow(s.limits, owner)
 	}

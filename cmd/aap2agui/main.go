@@ -30,6 +30,7 @@ type flags struct {
 	headers, keys, origins, versions            *[]string
 	publicMeta, toolResultParts, separateCancel *bool
 	maxMessage, pageSize, maxSessions, maxTurns *int64
+	users                                       *cli.UserFlags
 }
 
 // bind defines the program's flags.
@@ -39,6 +40,7 @@ func bind(p *cli.Program) *flags {
 	fl.upstream = f.String("upstream", "", "URL of the AG-UI agent (POST RunAgentInput); empty runs the built-in demo agent")
 	fl.headers = f.List("upstream-header", "\n", "header sent to the agent, 'Name: value'")
 	fl.keys = f.List("api-key", ",", "API key accepted from AAP clients; none means the API is open")
+	fl.users = p.BindUsers("sessions")
 	fl.origins = f.List("cors-origin", ",", "browser origin allowed to call the API directly, e.g. an AAP web client's page (* for any, never with credentials)")
 	fl.publicMeta = f.Bool("public-meta", false, "serve GET /meta without an API key")
 	fl.toolResultParts = f.Bool("tool-result-parts", false, "the agent speaks @ag-ui/core 1.0: send AAP tool results that hold images as content parts (a 0.0.x agent accepts only a string)")
@@ -88,7 +90,7 @@ func run(args []string) error {
 		p.Log.Info().Str("upstream", cfg.Upstream).Msg("no --upstream: running the built-in AG-UI demo agent")
 	}
 	var openWarning string
-	if len(cfg.APIKeys) == 0 {
+	if len(cfg.APIKeys) == 0 && !fl.users.Tokens() {
 		openWarning = "no --api-key: the AAP API is open to anyone who can reach it"
 	}
 	return p.Run(func(rt cli.Runtime) (cli.Bridge, error) {
@@ -170,7 +172,7 @@ func (fl *flags) config(p *cli.Program) (aap2agui.Config, error) {
 		MaxBody: *s.MaxBody, Logger: p.Log, BodyTimeout: *s.BodyTimeout,
 		ConnectTimeout: *s.HeaderTimeout, IdleTimeout: *s.IdleTimeout, KeepAlive: *s.KeepAlive,
 		MaxTurnDuration: *s.MaxTurn, StallTimeout: *s.StallTimeout, MaxMessageSize: int(*fl.maxMessage),
-		PageSize: int(*fl.pageSize), CORSOrigins: *fl.origins,
+		PageSize: int(*fl.pageSize), CORSOrigins: *fl.origins, Users: fl.users.Options(),
 	}
 	var err error
 	if cfg.Limits, err = limits(*fl.maxSessions, *fl.maxTurns, *s.RateLimit, *s.RateBurst); err != nil {
@@ -197,7 +199,7 @@ func (fl *flags) config(p *cli.Program) (aap2agui.Config, error) {
 	if err := cli.CheckHeaderValues("--api-key", cfg.APIKeys...); err != nil {
 		return cfg, err
 	}
-	if cfg.AllowedHosts, err = p.CheckExposure(len(cfg.APIKeys) == 0); err != nil {
+	if cfg.AllowedHosts, err = p.CheckExposure(len(cfg.APIKeys) == 0 && !fl.users.Tokens()); err != nil {
 		return cfg, err
 	}
 	for _, h := range *fl.headers {

@@ -19,6 +19,7 @@ type flags struct {
 	keys, origins                                     *[]string
 	quietDemo, forwardAuth, snapshots                 *bool
 	upstreamVersion, demoVersion, maxThreads, maxRuns *int64
+	users                                             *cli.UserFlags
 }
 
 // bind defines the program's flags.
@@ -32,6 +33,7 @@ func bind(p *cli.Program) *flags {
 	fl.upstreamKey = f.String("upstream-api-key", "", "API key for the AAP server")
 	fl.forwardAuth = f.Bool("forward-auth", false, "send the caller's Authorization header to the AAP server instead of --upstream-api-key")
 	fl.keys = f.List("api-key", ",", "API key accepted from callers; none means open")
+	fl.users = p.BindUsers("threads")
 	p.Store = f.String("store", "sqlite:agui2aap.db", "thread store: sqlite:<file>, postgres://user@host/db (replicas on several machines) or memory:")
 	fl.snapshots = f.Bool("snapshot-after-runs", false, "end every run with a MESSAGES_SNAPSHOT of the whole thread")
 	fl.policy = f.String("permission-policy", "interrupt", "untrusted server tools: interrupt (ask the client), grant or deny")
@@ -72,7 +74,7 @@ func run(args []string) error {
 		p.Log.Info().Str("upstream", cfg.Upstream).Int64("aap_version", *fl.demoVersion).Msg("no --upstream: running the built-in AAP demo agent")
 	}
 	var openWarning string
-	if len(cfg.APIKeys) == 0 && !cfg.ForwardAuth {
+	if len(cfg.APIKeys) == 0 && !cfg.ForwardAuth && !fl.users.Tokens() {
 		openWarning = "no --api-key: the AG-UI endpoints are open to anyone who can reach them"
 	}
 	return p.Run(func(rt cli.Runtime) (cli.Bridge, error) {
@@ -97,7 +99,7 @@ func (fl *flags) config(p *cli.Program) (agui2aap.Config, error) {
 		CORSOrigins: *fl.origins, Policy: agui2aap.Policy(strings.ToLower(*fl.policy)), ServerTools: tools,
 		MaxBody: *s.MaxBody, Logger: p.Log, BodyTimeout: *s.BodyTimeout, SnapshotAfterRuns: *fl.snapshots,
 		ConnectTimeout: *s.HeaderTimeout, IdleTimeout: *s.IdleTimeout, KeepAlive: *s.KeepAlive,
-		MaxTurnDuration: *s.MaxTurn, StallTimeout: *s.StallTimeout,
+		MaxTurnDuration: *s.MaxTurn, StallTimeout: *s.StallTimeout, Users: fl.users.Options(),
 	}
 	if cfg.Limits, err = limits(*fl.maxThreads, *fl.maxRuns, *s.RateLimit, *s.RateBurst); err != nil {
 		return cfg, err
@@ -108,7 +110,7 @@ func (fl *flags) config(p *cli.Program) (agui2aap.Config, error) {
 	if err := cli.CheckHeaderValues("--upstream-api-key", cfg.UpstreamAPIKey); err != nil {
 		return cfg, err
 	}
-	if cfg.AllowedHosts, err = p.CheckExposure(len(cfg.APIKeys) == 0); err != nil {
+	if cfg.AllowedHosts, err = p.CheckExposure(len(cfg.APIKeys) == 0 && !fl.users.Tokens()); err != nil {
 		return cfg, err
 	}
 	if *fl.upstreamVersion < 0 || *fl.upstreamVersion > 3 {

@@ -1,0 +1,261 @@
+package userid
+
+import (
+	"bytes"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rsa"
+	"crypto/x509"
+	"encoding/json"
+	"encoding/pem"
+	"errors"
+	"fmt"
+	"net/http"
+	"os"
+	"strings"
+	"time"
+
+	jose "github.com/go-jose/go-jose/v4"
+	"github.com/go-jose/go-jose/v4/jwt"
+)
+
+// leeway is the clock skew allowed on "exp" and "nbf".
+const leeway = 30 * time.Second
+
+// maxToken bounds the token a request may carry, in bytes.
+const maxToken = 16 << 10
+
+// verifier checks user tokens against the keys of a key file.
+type verifier struct {
+	header   string // where the token is
+	keys     []key
+	expected jwt.Expected
+	now      func() time.Time
+}
+
+// key is one verification key and the one algorithm it verifies.
+type key struct {
+	id  string
+	alg jose.SignatureAlgorithm
+	key any
+}
+
+var algorithms = []jose.SignatureAlgorithm{jose.HS256, jose.RS256, jose.ES256}
+
+func newVerifier(o Options, apiKeys bool) (*verifier, error) {
+	header := o.JWTHeader
+	if header == "" {
+		header = "Authorization"
+	}
+	if err := checkHeaderName(header); err != nil {
+		return nil, err
+	}
+	header = http.CanonicalHeaderKey(header)
+	if apiKeys && header == "Authorization" {
+		return nil, errors.New("user scope: API keys and user tokens would both be read from Authorization: name another header for the token")
+	}
+	if o.JWTAudience == "" {
+		return nil, errors.New("user scope: a JWT key file needs the audience the tokens must be made for")
+	}
+	data, err := os.ReadFile(o.JWTKeyFile)
+	if err != nil {
+		return nil, fmt.Errorf("user scope: %w", err)
+	}
+	keys, err := parseKeys(data)
+	if err != nil {
+		return nil, fmt.Errorf("user scope: %s: %w", o.JWTKeyFile, err)
+	}
+	now := o.Now
+	if now == nil {
+		now = time.Now
+	}
+	return &verifier{header: header, keys: keys, now: now,
+		expected: jwt.Expected{AnyAudience: jwt.Audience{o.JWTAudience}, Issuer: o.JWTIssuer}}, nil
+}
+
+// parseKeys reads a JWKS, a JWK, a PEM public key or certificate, or an
+// HS256 secret.
+func parseKeys(data []byte) ([]key, error) {
+	trimmed := bytes.TrimSpace(data)
+	switch {
+	case bytes.HasPrefix(trimmed, []byte("{")):
+		return parseJWKs(trimmed)
+	case bytes.HasPrefix(trimmed, []byte("-----BEGIN")):
+		return parsePEM(trimmed)
+	}
+	secret := bytes.TrimRight(data, "\r\n")
+	if len(secret) < 32 {
+		return nil, errors.New("an HS256 secret must be at least 32 bytes")
+	}
+	return []key{{alg: jose.HS256, key: secret}}, nil
+}
+
+func parseJWKs(data []byte) ([]key, error) {
+	var set jose.JSONWebKeySet
+	if err := json.Unmarshal(data, &set); err != nil || len(set.Keys) == 0 {
+		var one jose.JSONWebKey
+		if err1 := json.Unmarshal(data, &one); err1 != nil {
+			if err == nil {
+				err = err1
+			}
+			return nil, fmt.Errorf("not a JWKS or a JWK: %w", err)
+		}
+		set.Keys = []jose.JSONWebKey{one}
+	}
+	var keys []key
+	for _, k := range set.Keys {
+		if k.Use != "" && k.Use != "sig" {
+			continue
+		}
+		if !k.IsPublic() {
+			if pub := k.Public(); pub.Key != nil {
+				k = pub
+			}
+		}
+		alg, err := algorithmOf(k.Key, k.Algorithm)
+		if err != nil {
+			return nil, fmt.Errorf("key %q: %w", k.KeyID, err)
+		}
+		keys = append(keys, key{id: k.KeyID, alg: alg, key: k.Key})
+	}
+	if len(keys) == 0 {
+		return nil, errors.New("no signing key")
+	}
+	return keys, nil
+}
+
+func parsePEM(data []byte) ([]key, error) {
+	var keys []key
+	for {
+		var block *pem.Block
+		block, data = pem.Decode(data)
+		if block == nil {
+			break
+		}
+		var pub any
+		var err error
+		switch block.Type {
+		case "CERTIFICATE":
+			var cert *x509.Certificate
+			if cert, err = x509.ParseCertificate(block.Bytes); err == nil {
+				pub = cert.PublicKey
+			}
+		case "RSA PUBLIC KEY":
+			pub, err = x509.ParsePKCS1PublicKey(block.Bytes)
+		default:
+			pub, err = x509.ParsePKIXPublicKey(block.Bytes)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("PEM %s: %w", block.Type, err)
+		}
+		alg, err := algorithmOf(pub, "")
+		if err != nil {
+			return nil, err
+		}
+		keys = append(keys, key{alg: alg, key: pub})
+	}
+	if len(keys) == 0 {
+		return nil, errors.New("no PEM public key")
+	}
+	return keys, nil
+}
+
+// algorithmOf is the one algorithm a key verifies: HS256, RS256 or ES256
+// (a JWK's own "alg" must be that one).
+func algorithmOf(k any, declared string) (jose.SignatureAlgorithm, error) {
+	var alg jose.SignatureAlgorithm
+	switch k := k.(type) {
+	case []byte:
+		alg = jose.HS256
+	case *rsa.PublicKey:
+		if k.N.BitLen() < 2048 {
+			return "", errors.New("an RSA key must have at least 2048 bits")
+		}
+		alg = jose.RS256
+	case *ecdsa.PublicKey:
+		if k.Curve != elliptic.P256() {
+			return "", errors.New("an EC key must be on P-256 (ES256)")
+		}
+		alg = jose.ES256
+	default:
+		return "", fmt.Errorf("a %T key is not supported (HS256, RS256 and ES256 are)", k)
+	}
+	if declared != "" && declared != string(alg) {
+		return "", fmt.Errorf("algorithm %s is not supported for this key (only %s is)", declared, alg)
+	}
+	return alg, nil
+}
+
+// user verifies the request's token and returns its subject.
+func (v *verifier) user(r *http.Request) (string, error) {
+	raw := strings.TrimSpace(r.Header.Get(v.header))
+	if scheme, tok, ok := strings.Cut(raw, " "); ok && strings.EqualFold(scheme, "Bearer") {
+		raw = strings.TrimSpace(tok)
+	} else if v.header == "Authorization" {
+		raw = ""
+	}
+	if raw == "" {
+		return "", ErrMissing
+	}
+	if len(raw) > maxToken {
+		return "", &InvalidError{Reason: "the user token is too long"}
+	}
+	sub, err := v.verify(raw)
+	if err != nil {
+		return "", &InvalidError{Reason: "the user token is not valid: " + err.Error()}
+	}
+	return sub, checkUser("token's subject", sub)
+}
+
+func (v *verifier) verify(raw string) (string, error) {
+	tok, err := jwt.ParseSigned(raw, algorithms)
+	if err != nil {
+		return "", errors.New("it is not a signed JWT of HS256, RS256 or ES256")
+	}
+	if len(tok.Headers) != 1 {
+		return "", errors.New("it must have one signature")
+	}
+	k, err := v.keyFor(tok.Headers[0])
+	if err != nil {
+		return "", err
+	}
+	var claims jwt.Claims
+	if err := tok.Claims(k.key, &claims); err != nil {
+		return "", errors.New("its signature does not verify")
+	}
+	if claims.Expiry == nil {
+		return "", errors.New("it has no expiry (exp)")
+	}
+	if err := claims.ValidateWithLeeway(v.expected.WithTime(v.now()), leeway); err != nil {
+		return "", claimError(err)
+	}
+	if claims.Subject == "" {
+		return "", errors.New("it names no user (sub)")
+	}
+	return claims.Subject, nil
+}
+
+// keyFor picks the key of the token's "kid" (the file's only key, when it
+// has one) whose algorithm is the token's.
+func (v *verifier) keyFor(h jose.Header) (key, error) {
+	for _, k := range v.keys {
+		if (len(v.keys) == 1 || k.id == h.KeyID) && string(k.alg) == h.Algorithm {
+			return k, nil
+		}
+	}
+	return key{}, errors.New("no key of the key file verifies it (its kid and alg)")
+}
+
+func claimError(err error) error {
+	switch {
+	case errors.Is(err, jwt.ErrExpired):
+		return errors.New("it has expired")
+	case errors.Is(err, jwt.ErrNotValidYet), errors.Is(err, jwt.ErrIssuedInTheFuture):
+		return errors.New("it is not valid yet")
+	case errors.Is(err, jwt.ErrInvalidAudience):
+		return errors.New("it is not made for this server (aud)")
+	case errors.Is(err, jwt.ErrInvalidIssuer):
+		return errors.New("its issuer (iss) is not the one expected")
+	}
+	return err
+}
