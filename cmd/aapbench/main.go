@@ -30,7 +30,7 @@ func main() {
 	var o bench.Options
 	sizes := flag.String("n", "10000,100000", "deltas per throughput stream, comma-separated")
 	streams := flag.String("streams", "1,100", "concurrent trickled streams of the latency runs, comma-separated")
-	flag.IntVar(&o.Reps, "reps", 5, "interleaved repetitions of each throughput run (medians are printed)")
+	reps := flag.Int("reps", 0, "interleaved repetitions of each throughput run (medians are printed; default 5, with -baseline 7)")
 	flag.DurationVar(&o.Trickle, "trickle", 0, "interval between trickled deltas (default 5ms)")
 	flag.IntVar(&o.TrickleN, "trickle-n", 1000, "deltas per trickled stream")
 	flag.IntVar(&o.Idle, "idle", 1000, "concurrent idle streams of the memory runs (-1 skips them)")
@@ -42,6 +42,7 @@ func main() {
 	idleAlone := flag.Bool("idle-alone", true, "measure each bridge's idle streams in a process of its own (false: in this process, less the direct read)")
 	serveBridge := flag.String("serve-bridge", "", "run only this bridge (aap2agui, agui2aap or relay) in front of -upstream and print its URL: what -idle-alone starts")
 	upstream := flag.String("upstream", "", "the upstream of -serve-bridge")
+	baseline := flag.String("baseline", "", "compare this build's bridges with a baseline build's, interleaved: an aapbench binary, or a git revision to build one from (e.g. 5077368); prints each ratio with its spread, with -n and -reps (at least 5)")
 	flag.Parse()
 	if *serveBridge != "" {
 		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
@@ -52,6 +53,15 @@ func main() {
 		}
 		return
 	}
+	if *baseline != "" {
+		n := "100000"
+		flag.Visit(func(f *flag.Flag) {
+			if f.Name == "n" {
+				n = *sizes
+			}
+		})
+		os.Exit(compare(*baseline, n, *reps, !o.SkipChain))
+	}
 	if *idleAlone {
 		self, err := os.Executable()
 		if err != nil {
@@ -60,6 +70,7 @@ func main() {
 		}
 		o.BridgeProcess = []string{self}
 	}
+	o.Reps = *reps
 	var err error
 	if o.Sizes, err = ints(*sizes); err == nil {
 		o.Streams, err = ints(*streams)

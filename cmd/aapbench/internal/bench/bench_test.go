@@ -134,3 +134,35 @@ func TestBridgedDeltaAllocations(t *testing.T) {
 		t.Logf("%s: %.2f allocations per delta", name, a)
 	}
 }
+
+// TestCompareSmall compares two builds (both this test binary, as bridge
+// processes) on tiny streams: every path is read through both, and each
+// line gives both builds' figures and a ratio with its range; fewer than
+// five repetitions are refused.
+func TestCompareSmall(t *testing.T) {
+	t.Setenv(envServeBridge, "1")
+	self := []string{os.Args[0]}
+	var out bytes.Buffer
+	err := bench.Compare(t.Context(), bench.CompareOptions{Current: self, Baseline: self, Sizes: []int{200}, Reps: 5, Chain: true, Out: &out})
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out.String())
+	}
+	for _, path := range []string{"aap2agui", "agui2aap", "chain agui2aap→aap2agui"} {
+		var line string
+		for _, l := range strings.Split(out.String(), "\n") {
+			if strings.HasPrefix(strings.TrimSpace(l), path+"  ") {
+				line = l
+			}
+		}
+		if strings.Count(line, "×") != 2 || !strings.Contains(line, "–") {
+			t.Errorf("no line of %s with two ratios and their ranges:\n%s", path, out.String())
+		}
+	}
+	if !strings.Contains(out.String(), "load average at the end") {
+		t.Errorf("no load average:\n%s", out.String())
+	}
+	err = bench.Compare(t.Context(), bench.CompareOptions{Current: self, Baseline: self, Reps: 3})
+	if err == nil || !strings.Contains(err.Error(), "at least 5") {
+		t.Errorf("3 repetitions: %v, want a refusal", err)
+	}
+}
