@@ -47,6 +47,30 @@ var snakeKeys = [][]byte{
 	[]byte(`"activity_type"`), []byte(`"interrupt_id"`),
 }
 
+// hasSnakeKey reports whether data holds any of snakeKeys. It is one pass
+// over the underscores of data, each checked against the keys that could
+// hold it there: every key holds one, and an underscore is rare in a
+// conversation, where the keys' opening quote is everywhere (ten searches
+// for them, each stopping at every quote, were most of the cost of reading
+// a long history).
+func hasSnakeKey(data []byte) bool {
+	for i := 0; ; {
+		j := bytes.IndexByte(data[i:], '_')
+		if j < 0 {
+			return false
+		}
+		p := i + j
+		for _, k := range snakeKeys {
+			for at, c := range k {
+				if c == '_' && p >= at && bytes.HasPrefix(data[p-at:], k) {
+					return true
+				}
+			}
+		}
+		i = p + 1
+	}
+}
+
 // DecodeRunAgentInput decodes a RunAgentInput as the SDK does (camelCase
 // keys, and the snake_case ones the SDK also accepts), faster for the
 // common camelCase body.
@@ -71,14 +95,12 @@ func DecodeRunAgentInput(data []byte) (*types.RunAgentInput, error) {
 // long history is then little more than scanning it. The functions of this
 // package that read content (MessagesToAAP, TurnFromAGUI, …) accept it.
 func DecodeRunAgentInputLazy(data []byte) (*types.RunAgentInput, error) {
-	for _, k := range snakeKeys {
-		if bytes.Contains(data, k) {
-			var in types.RunAgentInput
-			if err := json.Unmarshal(data, &in); err != nil {
-				return nil, err
-			}
-			return &in, nil
+	if hasSnakeKey(data) {
+		var in types.RunAgentInput
+		if err := json.Unmarshal(data, &in); err != nil {
+			return nil, err
 		}
+		return &in, nil
 	}
 	var w runInputWire
 	if err := json.Unmarshal(data, &w); err != nil {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/ag-ui-protocol/ag-ui/sdks/community/go/pkg/core/events"
@@ -126,17 +127,23 @@ func BenchmarkDirect10kDeltas(b *testing.B) {
 	b.ReportMetric(float64(events), "events/op")
 }
 
-func BenchmarkRunHistory10(b *testing.B)   { benchRunHistory(b, 10) }
-func BenchmarkRunHistory1000(b *testing.B) { benchRunHistory(b, 1000) }
+func BenchmarkRunHistory10(b *testing.B)   { benchRunHistory(b, 10, "") }
+func BenchmarkRunHistory1000(b *testing.B) { benchRunHistory(b, 1000, "") }
+
+// BenchmarkRunHistory1000x2KB is a run on a 2 MB conversation: a
+// thousand messages of about 2 KB.
+func BenchmarkRunHistory1000x2KB(b *testing.B) {
+	benchRunHistory(b, 1000, strings.Repeat("lorem ipsum ", 170))
+}
 
 // benchRunHistory measures one run on a thread that already has n earlier
-// messages: its RunAgentInput carries the whole history plus one new user
+// messages (each of the words pad, then a number): its RunAgentInput carries the whole history plus one new user
 // message (encoded outside the timer: the client's cost is not the
 // bridge's). Outside the timer, each op first moves the thread to a new
 // session seeded with a history of n messages (new ids, so the bridge
 // starts over), so that every measured run sees exactly n earlier
 // messages; the previous AAP session is deleted to bound memory.
-func benchRunHistory(b *testing.B, n int) {
+func benchRunHistory(b *testing.B, n int, pad string) {
 	e := newEnv(b)
 	url := e.URL + "/agents/demo"
 	ctx := testContext(b)
@@ -145,9 +152,9 @@ func benchRunHistory(b *testing.B, n int) {
 		for i := range n - 1 {
 			id := fmt.Sprintf("op%d-m%d", op, i)
 			if i%2 == 0 {
-				msgs = append(msgs, types.Message{ID: id, Role: types.RoleUser, Content: "question " + strconv.Itoa(i)})
+				msgs = append(msgs, types.Message{ID: id, Role: types.RoleUser, Content: pad + "question " + strconv.Itoa(i)})
 			} else {
-				msgs = append(msgs, types.Message{ID: id, Role: types.RoleAssistant, Content: "You said: question " + strconv.Itoa(i-1)})
+				msgs = append(msgs, types.Message{ID: id, Role: types.RoleAssistant, Content: "You said: " + pad + "question " + strconv.Itoa(i-1)})
 			}
 		}
 		in := types.RunAgentInput{ThreadID: "history", RunID: fmt.Sprintf("seed-%d", op), State: map[string]any{}, Messages: msgs,
