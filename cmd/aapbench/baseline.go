@@ -74,3 +74,19 @@ func baselineBinary(baseline string) (bin string, cleanup func(), err error) {
 	}
 	return bin, cleanup, nil
 }
+
+// historyRun runs bench.History and returns the exit code.
+func historyRun(messages, size, reps int) int {
+	self, err := os.Executable()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "aapbench:", err)
+		return 1
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	if err := bench.History(ctx, bench.HistoryOptions{Command: []string{self}, Messages: messages, Bytes: size, Reps: reps}); err != nil {
+		fmt.Fprintln(os.Stderr, "aapbench:", err)
+		return 1
+	}
+	return 0
+}

@@ -42,16 +42,22 @@ func main() {
 	idleAlone := flag.Bool("idle-alone", true, "measure each bridge's idle streams in a process of its own (false: in this process, less the direct read)")
 	serveBridge := flag.String("serve-bridge", "", "run only this bridge (aap2agui, agui2aap or relay) in front of -upstream and print its URL: what -idle-alone starts")
 	upstream := flag.String("upstream", "", "the upstream of -serve-bridge")
+	bridgeStore := flag.String("bridge-store", "", "the store of -serve-bridge (sqlite:<file>, postgres://…; empty: memory)")
+	history := flag.Int("history", 0, "measure one turn of a conversation of this many messages instead (each bridge with a SQLite store, in a process of its own), against the floor of moving it once; with -reps")
+	historyBytes := flag.Int("history-bytes", 2000, "bytes of text in each message of -history")
 	baseline := flag.String("baseline", "", "compare this build's bridges with a baseline build's, interleaved: an aapbench binary, or a git revision to build one from (e.g. 5077368); prints each ratio with its spread, with -n and -reps (at least 5)")
 	flag.Parse()
 	if *serveBridge != "" {
 		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 		defer stop()
-		if err := bench.ServeBridge(ctx, *serveBridge, *upstream, os.Stdout); err != nil {
+		if err := bench.ServeBridge(ctx, *serveBridge, *upstream, *bridgeStore, os.Stdout); err != nil {
 			fmt.Fprintln(os.Stderr, "aapbench:", err)
 			os.Exit(1)
 		}
 		return
+	}
+	if *history > 0 {
+		os.Exit(historyRun(*history, *historyBytes, *reps))
 	}
 	if *baseline != "" {
 		n := "100000"

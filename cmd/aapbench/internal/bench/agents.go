@@ -267,7 +267,7 @@ var aapFrames = frames{
 
 func readAll(r *http.Request) ([]byte, error) {
 	var b bytes.Buffer
-	_, err := b.ReadFrom(http.MaxBytesReader(nil, r.Body, 1<<20))
+	_, err := b.ReadFrom(http.MaxBytesReader(nil, r.Body, 256<<20))
 	return b.Bytes(), err
 }
 

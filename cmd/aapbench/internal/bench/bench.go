@@ -89,16 +89,19 @@ const (
 	agui2aapAgentPath = "/agents/bench"
 )
 
-// newBridge is the bridge named kind in front of upstream, with a memory
-// store. The bridges call their upstreams with their default HTTP client,
+// newBridge is the bridge named kind in front of upstream, with the store
+// st (nil: a memory store). The bridges call their upstreams with their default HTTP client,
 // so that the figures are what a deployment gets.
-func newBridge(kind, upstream string) (http.Handler, error) {
+func newBridge(kind, upstream string, st store.Store) (http.Handler, error) {
+	if st == nil {
+		st = store.NewMemory()
+	}
 	switch kind {
 	case bridgeAAP2AGUI:
-		return aap2agui.New(aap2agui.Config{Upstream: upstream, Store: store.NewMemory(),
-			Agent: aap.AgentInfo{Name: "bench", Version: "1", Capabilities: &aap.Capabilities{Stream: &aap.StreamCapabilities{Delta: &aap.Empty{}}}}, Logger: zerolog.Nop()})
+		return aap2agui.New(aap2agui.Config{Upstream: upstream, Store: st,
+			Agent: aap.AgentInfo{Name: "bench", Version: "1", Capabilities: &aap.Capabilities{Stream: &aap.StreamCapabilities{Delta: &aap.Empty{}}, History: &aap.HistoryCapabilities{Full: &aap.Empty{}}}}, Logger: zerolog.Nop()})
 	case bridgeAGUI2AAP:
-		return agui2aap.New(agui2aap.Config{Upstream: upstream, Store: store.NewMemory(), Logger: zerolog.New(os.Stderr).Level(zerolog.WarnLevel)})
+		return agui2aap.New(agui2aap.Config{Upstream: upstream, Store: st, Logger: zerolog.New(os.Stderr).Level(zerolog.WarnLevel)})
 	case relayProxy:
 		return &relay{upstream: strings.TrimSuffix(upstream, "/"), hc: &http.Client{Transport: &http.Transport{
 			MaxIdleConns: 256, MaxIdleConnsPerHost: 64, IdleConnTimeout: 90 * time.Second,
@@ -154,21 +157,21 @@ func newEnv() (*env, error) {
 		return nil, err
 	}
 	newA2G := func(up string) (string, error) {
-		h, err := newBridge(bridgeAAP2AGUI, up)
+		h, err := newBridge(bridgeAAP2AGUI, up, nil)
 		if err != nil {
 			return "", err
 		}
 		return add(h)
 	}
 	newG2A := func(up string) (string, error) {
-		h, err := newBridge(bridgeAGUI2AAP, up)
+		h, err := newBridge(bridgeAGUI2AAP, up, nil)
 		if err != nil {
 			return "", err
 		}
 		u, err := add(h)
 		return u + agui2aapAgentPath, err
 	}
-	rl, err := newBridge(relayProxy, e.aguiURL)
+	rl, err := newBridge(relayProxy, e.aguiURL, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -663,4 +666,13 @@ func checkFileLimit(o Options, limit uint64) error {
 	}
 	return fmt.Errorf("-idle %d and -streams up to %d need about %d open files, and this process may open %d: lower them, or raise the limit (ulimit -n)",
 		max(o.Idle, 0), slices.Max(o.Streams), need, limit)
+}
+
+// openStore opens the store spec names for a bridge process; "" is a
+// memory store.
+func openStore(spec string) (store.Store, error) {
+	if spec == "" {
+		return store.NewMemory(), nil
+	}
+	return store.Open(spec)
 }

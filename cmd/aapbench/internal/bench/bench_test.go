@@ -27,8 +27,13 @@ func TestMain(m *testing.M) {
 		fs := flag.NewFlagSet("bridge", flag.ExitOnError)
 		kind := fs.String("serve-bridge", "", "")
 		upstream := fs.String("upstream", "", "")
-		_ = fs.Parse(os.Args[len(os.Args)-4:])
-		if err := bench.ServeBridge(context.Background(), *kind, *upstream, os.Stdout); err != nil {
+		st := fs.String("bridge-store", "", "")
+		args := os.Args[len(os.Args)-4:]
+		if n := len(os.Args); n >= 6 && os.Args[n-6] == "-bridge-store" {
+			args = os.Args[n-6:]
+		}
+		_ = fs.Parse(args)
+		if err := bench.ServeBridge(context.Background(), *kind, *upstream, *st, os.Stdout); err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			os.Exit(1)
 		}
@@ -164,5 +169,23 @@ func TestCompareSmall(t *testing.T) {
 	err = bench.Compare(t.Context(), bench.CompareOptions{Current: self, Baseline: self, Reps: 3})
 	if err == nil || !strings.Contains(err.Error(), "at least 5") {
 		t.Errorf("3 repetitions: %v, want a refusal", err)
+	}
+}
+
+// TestHistorySmall runs the history mode on a short conversation: every
+// row is measured (a turn and a history read through aap2agui, a run and
+// a hydration through agui2aap, which must give the conversation back
+// whole, and both floors).
+func TestHistorySmall(t *testing.T) {
+	t.Setenv(envServeBridge, "1")
+	var out bytes.Buffer
+	err := bench.History(t.Context(), bench.HistoryOptions{Command: []string{os.Args[0]}, Messages: 20, Bytes: 300, Reps: 2, Out: &out})
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out.String())
+	}
+	for _, row := range []string{"aap2agui turn", "aap2agui GET history", "agui2aap run", "agui2aap hydration", "floor: stored rows read, laid out", "floor: net/http relay of the RunAgentInput", "load average at the end"} {
+		if !strings.Contains(out.String(), row) {
+			t.Errorf("no row %q:\n%s", row, out.String())
+		}
 	}
 }

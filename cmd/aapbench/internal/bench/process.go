@@ -35,14 +35,20 @@ type processMem struct {
 }
 
 // ServeBridge runs the bridge named kind ("aap2agui", "agui2aap" or
-// "relay") in front of upstream on a loopback port, as the harness does in
+// "relay") in front of upstream on a loopback port, its sessions or
+// threads in the store storeSpec names (see store.Open; "" for memory), as the harness does in
 // its own process, and writes its base URL (the AAP base URL, or
 // agui2aap's agent endpoint) as one line to out. It also serves its memory
 // at /_bench/memstats and its profiles under /_bench/pprof/. It returns
 // when ctx ends or stdin closes (the harness that started it is gone).
-func ServeBridge(ctx context.Context, kind, upstream string, out io.Writer) error {
+func ServeBridge(ctx context.Context, kind, upstream, storeSpec string, out io.Writer) error {
 	raiseFileLimit()
-	h, err := newBridge(kind, upstream)
+	st, err := openStore(storeSpec)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	h, err := newBridge(kind, upstream, st)
 	if err != nil {
 		return err
 	}
