@@ -1,10 +1,13 @@
 package store
 
 import (
+	"bytes"
+	"encoding/binary"
 	"encoding/json"
 	"fmt"
 	"reflect"
 	"time"
+	"unicode/utf8"
 
 	"github.com/ag-ui-protocol/ag-ui/sdks/community/go/pkg/core/types"
 
@@ -101,6 +104,10 @@ func EncodeEntries(entries []Entry) ([][]byte, error) {
 func DecodeEntries(rows [][]byte) ([]Entry, error) {
 	out := make([]Entry, len(rows))
 	for i, row := range rows {
+		if e, ok := decodeTextEntry(row); ok {
+			out[i] = e
+			continue
+		}
 		var e entryJSON
 		if err := json.Unmarshal(row, &e); err != nil {
 			return nil, fmt.Errorf("store: history entry %d: %w", i, err)
@@ -112,6 +119,82 @@ func DecodeEntries(rows [][]byte) ([]Entry, error) {
 		out[i] = Entry{Message: m, AGUIID: e.ID, AGUI: e.AGUI}
 	}
 	return out, nil
+}
+
+// decodeTextEntry decodes, without the general decoder, the row of the
+// commonest entry, a user's or the assistant's text as EncodeEntries
+// writes it: {"id":"…","message":{"role":"user","content":"…"}}, each
+// string free of escapes and control characters and valid UTF-8, which
+// then means what its bytes say. ok is false for any other row, which the
+// general decoder reads (the general decoder scans a message's text three
+// times: the entry, the message, the content; this is one pass, with the
+// standard library's vectorised searches).
+func decodeTextEntry(row []byte) (e Entry, ok bool) {
+	rest, ok := bytes.CutPrefix(row, []byte(`{"id":"`))
+	if !ok {
+		return e, false
+	}
+	id, rest, ok := plainString(rest)
+	if !ok {
+		return e, false
+	}
+	if rest, ok = bytes.CutPrefix(rest, []byte(`,"message":{"role":"`)); !ok {
+		return e, false
+	}
+	role, rest, ok := plainString(rest)
+	if !ok || (role != string(aap.RoleUser) && role != string(aap.RoleAssistant)) {
+		return e, false
+	}
+	if rest, ok = bytes.CutPrefix(rest, []byte(`,"content":"`)); !ok {
+		return e, false
+	}
+	text, rest, ok := plainString(rest)
+	if !ok || string(rest) != "}}" {
+		return e, false
+	}
+	e.AGUIID = id
+	if role == string(aap.RoleUser) {
+		e.Message = &aap.UserMessage{Content: aap.TextContent(text)}
+	} else {
+		e.Message = &aap.AssistantMessage{Content: aap.TextContent(text)}
+	}
+	return e, true
+}
+
+// plainString reads the rest of a JSON string whose opening quote is
+// read: its text, and what follows its closing quote. ok is false for a
+// string holding an escape, a control character or invalid UTF-8.
+func plainString(b []byte) (s string, rest []byte, ok bool) {
+	end := bytes.IndexByte(b, '"')
+	if end < 0 {
+		return "", nil, false
+	}
+	body := b[:end]
+	if bytes.IndexByte(body, '\\') >= 0 || !utf8.Valid(body) || hasControl(body) {
+		return "", nil, false
+	}
+	return string(body), b[end+1:], true
+}
+
+// hasControl reports whether b holds a byte below 0x20, eight bytes at a
+// time.
+func hasControl(b []byte) bool {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	for len(b) >= 8 {
+		x := binary.LittleEndian.Uint64(b)
+		// A byte below 0x20 has a high bit set in x - 0x20 per byte where
+		// it had none; bytes of 0x80 and above are ruled out by ^x.
+		if (x-0x20*ones)&^x&highs != 0 {
+			return true
+		}
+		b = b[8:]
+	}
+	for _, c := range b {
+		if c < 0x20 {
+			return true
+		}
+	}
+	return false
 }
 
 // threadJSON is how a thread is serialized.
