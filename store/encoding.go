@@ -2,12 +2,10 @@ package store
 
 import (
 	"bytes"
-	"encoding/binary"
 	"encoding/json"
 	"fmt"
 	"reflect"
 	"time"
-	"unicode/utf8"
 
 	"github.com/ag-ui-protocol/ag-ui/sdks/community/go/pkg/core/types"
 
@@ -163,38 +161,18 @@ func decodeTextEntry(row []byte) (e Entry, ok bool) {
 
 // plainString reads the rest of a JSON string whose opening quote is
 // read: its text, and what follows its closing quote. ok is false for a
-// string holding an escape, a control character or invalid UTF-8.
+// string that is not jsonenc.Plain (an escape, a control character,
+// invalid UTF-8).
 func plainString(b []byte) (s string, rest []byte, ok bool) {
 	end := bytes.IndexByte(b, '"')
 	if end < 0 {
 		return "", nil, false
 	}
 	body := b[:end]
-	if bytes.IndexByte(body, '\\') >= 0 || !utf8.Valid(body) || hasControl(body) {
+	if !jsonenc.Plain(body) {
 		return "", nil, false
 	}
 	return string(body), b[end+1:], true
-}
-
-// hasControl reports whether b holds a byte below 0x20, eight bytes at a
-// time.
-func hasControl(b []byte) bool {
-	const ones, highs = 0x0101010101010101, 0x8080808080808080
-	for len(b) >= 8 {
-		x := binary.LittleEndian.Uint64(b)
-		// A byte below 0x20 has a high bit set in x - 0x20 per byte where
-		// it had none; bytes of 0x80 and above are ruled out by ^x.
-		if (x-0x20*ones)&^x&highs != 0 {
-			return true
-		}
-		b = b[8:]
-	}
-	for _, c := range b {
-		if c < 0x20 {
-			return true
-		}
-	}
-	return false
 }
 
 // threadJSON is how a thread is serialized.

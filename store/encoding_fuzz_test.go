@@ -53,18 +53,6 @@ func TestDecodeTextEntry(t *testing.T) {
 	}
 }
 
-func TestHasControl(t *testing.T) {
-	for c := range 256 {
-		for _, at := range []int{0, 3, 7, 8, 12, 16} {
-			b := []byte("abcdefghijklmnopq")
-			b[at] = byte(c)
-			if got, want := hasControl(b), c < 0x20; got != want {
-				t.Fatalf("byte %#x at %d: %v, want %v", c, at, got, want)
-			}
-		}
-	}
-}
-
 // FuzzDecodeTextEntry holds the fast path of DecodeEntries to the general
 // decoder: whatever row it takes, the general decoder reads the same.
 func FuzzDecodeTextEntry(f *testing.F) {

@@ -13,7 +13,6 @@ import (
 
 	"github.com/aapagui/aapagui/agui"
 	"github.com/aapagui/aapagui/bridge/internal/web"
-	"github.com/aapagui/aapagui/internal/jsonenc"
 	"github.com/aapagui/aapagui/internal/reqbody"
 )
 
@@ -34,7 +33,7 @@ func (e *upstreamError) Error() string { return e.message + ": " + e.detail.Erro
 // which the SDK's ToolCall cannot carry: they are added to its JSON
 // (encrypted.go).
 func (a *agent) post(ctx context.Context, in *types.RunAgentInput, calls map[string]string) (*upstreamBody, error) {
-	data, err := jsonenc.Marshal(in)
+	data, err := agui.MarshalRunAgentInput(in)
 	if err == nil && len(calls) > 0 {
 		data, err = agui.PatchToolCallValues(data, calls)
 	}

@@ -2,9 +2,11 @@ package jsonenc
 
 import (
 	"bytes"
+	"encoding/binary"
 	"encoding/json"
 	"io"
 	"unicode/utf8"
+	"unsafe"
 )
 
 const hex = "0123456789abcdef"
@@ -23,6 +25,11 @@ var safe = func() (t [utf8.RuneSelf]bool) {
 // invalid UTF-8 becomes U+FFFD, written as is (Go 1.26 wrote the escape
 // \ufffd: the same JSON string), and U+2028 and U+2029 are escaped.
 func AppendString(dst []byte, s string) []byte {
+	if len(s) >= plainMin && Plain(unsafe.Slice(unsafe.StringData(s), len(s))) {
+		dst = append(dst, '"')
+		dst = append(dst, s...)
+		return append(dst, '"')
+	}
 	dst = append(dst, '"')
 	start := 0
 	for i := 0; i < len(s); {
@@ -71,6 +78,39 @@ func AppendString(dst []byte, s string) []byte {
 	}
 	dst = append(dst, s[start:]...)
 	return append(dst, '"')
+}
+
+// plainMin is the length from which AppendString first checks, with
+// vectorised searches, whether a string needs no escape at all: a long
+// message's text is copied whole, while a short delta is cheaper to walk.
+const plainMin = 64
+
+// Plain reports whether b can be written inside a JSON string as it is:
+// valid UTF-8 holding no '"', no '\\', no control character and neither
+// U+2028 nor U+2029 (which AppendString escapes).
+func Plain(b []byte) bool {
+	return bytes.IndexByte(b, '"') < 0 && bytes.IndexByte(b, '\\') < 0 && !hasControl(b) && utf8.Valid(b) &&
+		!bytes.Contains(b, []byte("\u2028")) && !bytes.Contains(b, []byte("\u2029"))
+}
+
+// hasControl reports whether b holds a byte below 0x20, eight bytes at a
+// time.
+func hasControl(b []byte) bool {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	for len(b) >= 8 {
+		// A byte below 0x20 borrows into its high bit in x - 0x20 per
+		// byte; ^x rules out the bytes whose high bit was set already.
+		if x := binary.LittleEndian.Uint64(b); (x-0x20*ones)&^x&highs != 0 {
+			return true
+		}
+		b = b[8:]
+	}
+	for _, c := range b {
+		if c < 0x20 {
+			return true
+		}
+	}
+	return false
 }
 
 // UnescapeReplacement rewrites the escapes \ufffd of encoded JSON b as the

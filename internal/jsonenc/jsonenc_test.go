@@ -3,6 +3,7 @@ package jsonenc_test
 import (
 	"bytes"
 	"encoding/json"
+	"strings"
 	"testing"
 
 	"github.com/aapagui/aapagui/internal/jsonenc"
@@ -31,6 +32,10 @@ func TestAppendStringMatchesEncodingJSON(t *testing.T) {
 		"invalid utf8":   "a\xffb\xc3",
 		"del":            "\x7f",
 	}
+	long := strings.Repeat("lorem ipsum dolor sit amet, ", 4)
+	for name, s := range cases {
+		cases["long, "+name] = long + s + long
+	}
 	for name, s := range cases {
 		t.Run(name, func(t *testing.T) {
 			require.Equal(t, string(stdlib(t, s)), string(jsonenc.AppendString(nil, s)))
@@ -38,9 +43,31 @@ func TestAppendStringMatchesEncodingJSON(t *testing.T) {
 	}
 }
 
+// TestPlain: a control character, a quote, a backslash, U+2028, U+2029 or
+// invalid UTF-8 anywhere in a string (either side of each 8-byte word)
+// makes it not plain; any other byte leaves it plain.
+func TestPlain(t *testing.T) {
+	base := "abcdefghijklmnopqrstuvwx"
+	for c := range 0x80 {
+		for _, at := range []int{0, 3, 7, 8, 15, 16, 23} {
+			b := []byte(base)
+			b[at] = byte(c)
+			want := c >= 0x20 && c != '"' && c != '\\'
+			require.Equal(t, want, jsonenc.Plain(b), "byte %#x at %d", c, at)
+		}
+	}
+	for _, s := range []string{"é 世界 🎉 °C", "\u00a0"} {
+		require.True(t, jsonenc.Plain([]byte(base+s+base)), s)
+	}
+	for _, s := range []string{"\u2028", "\u2029", "\xff", "\xc3", "\xe2\x80"} {
+		require.False(t, jsonenc.Plain([]byte(base+s+base)), "%q", s)
+	}
+}
+
 func FuzzAppendString(f *testing.F) {
 	for _, s := range []string{"", "x", "\"\\", "\u2028", "\xff", "é\n\t<>&"} {
 		f.Add(s)
+		f.Add(strings.Repeat("plain text of a long message ", 3) + s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
 		got := jsonenc.AppendString([]byte("prefix"), s)
@@ -52,6 +79,15 @@ func BenchmarkAppendString(b *testing.B) {
 	buf := make([]byte, 0, 256)
 	s := "The weather in Tokyo is 18°C, partly cloudy."
 	b.ReportAllocs()
+	for b.Loop() {
+		buf = jsonenc.AppendString(buf[:0], s)
+	}
+}
+
+func BenchmarkAppendString2KB(b *testing.B) {
+	buf := make([]byte, 0, 4096)
+	s := strings.Repeat("lorem ipsum dolor sit amet, ", 73)
+	b.SetBytes(int64(len(s)))
 	for b.Loop() {
 		buf = jsonenc.AppendString(buf[:0], s)
 	}
