@@ -1,6 +1,7 @@
 package aap
 
 import (
+	"bytes"
 	"encoding/json"
 	"strconv"
 
@@ -142,6 +143,14 @@ type wireMessage struct {
 // fields. Whether the role is allowed where the message appears is for the
 // caller (see DecodeHistory and PostSessionTurnRequest) to decide.
 func DecodeMessage(data []byte) (Message, error) {
+	if m, ok := decodeTextMessage(data); ok {
+		return m, nil
+	}
+	return decodeMessage(data)
+}
+
+// decodeMessage is DecodeMessage's general decoder.
+func decodeMessage(data []byte) (Message, error) {
 	var w wireMessage
 	if err := decodeObject(data, &w); err != nil {
 		return nil, err
@@ -290,4 +299,31 @@ func DecodeTurnMessages(data []byte) ([]Message, error) {
 		return nil, within("messages", err)
 	}
 	return msgs, CheckTurnMessages(msgs)
+}
+
+// decodeTextMessage decodes, without the general decoder, the commonest
+// message as this package writes it: {"role":"user","content":"…"} or the
+// assistant's, its strings plain (jsonenc.CutPlain). ok is false for any
+// other form, which the general decoder reads. The general decoder scans
+// the text twice (the message, then its content); this is one pass.
+func decodeTextMessage(data []byte) (m Message, ok bool) {
+	rest, ok := bytes.CutPrefix(data, []byte(`{"role":"`))
+	if !ok {
+		return nil, false
+	}
+	role, rest, ok := jsonenc.CutPlain(rest)
+	if !ok || (role != string(RoleUser) && role != string(RoleAssistant)) {
+		return nil, false
+	}
+	if rest, ok = bytes.CutPrefix(rest, []byte(`,"content":"`)); !ok {
+		return nil, false
+	}
+	text, rest, ok := jsonenc.CutPlain(rest)
+	if !ok || string(rest) != "}" {
+		return nil, false
+	}
+	if role == string(RoleUser) {
+		return &UserMessage{Content: TextContent(text)}, true
+	}
+	return &AssistantMessage{Content: TextContent(text)}, true
 }

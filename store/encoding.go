@@ -132,21 +132,21 @@ func decodeTextEntry(row []byte) (e Entry, ok bool) {
 	if !ok {
 		return e, false
 	}
-	id, rest, ok := plainString(rest)
+	id, rest, ok := jsonenc.CutPlain(rest)
 	if !ok {
 		return e, false
 	}
 	if rest, ok = bytes.CutPrefix(rest, []byte(`,"message":{"role":"`)); !ok {
 		return e, false
 	}
-	role, rest, ok := plainString(rest)
+	role, rest, ok := jsonenc.CutPlain(rest)
 	if !ok || (role != string(aap.RoleUser) && role != string(aap.RoleAssistant)) {
 		return e, false
 	}
 	if rest, ok = bytes.CutPrefix(rest, []byte(`,"content":"`)); !ok {
 		return e, false
 	}
-	text, rest, ok := plainString(rest)
+	text, rest, ok := jsonenc.CutPlain(rest)
 	if !ok || string(rest) != "}}" {
 		return e, false
 	}
@@ -157,22 +157,6 @@ func decodeTextEntry(row []byte) (e Entry, ok bool) {
 		e.Message = &aap.AssistantMessage{Content: aap.TextContent(text)}
 	}
 	return e, true
-}
-
-// plainString reads the rest of a JSON string whose opening quote is
-// read: its text, and what follows its closing quote. ok is false for a
-// string that is not jsonenc.Plain (an escape, a control character,
-// invalid UTF-8).
-func plainString(b []byte) (s string, rest []byte, ok bool) {
-	end := bytes.IndexByte(b, '"')
-	if end < 0 {
-		return "", nil, false
-	}
-	body := b[:end]
-	if !jsonenc.Plain(body) {
-		return "", nil, false
-	}
-	return string(body), b[end+1:], true
 }
 
 // threadJSON is how a thread is serialized.

@@ -93,6 +93,18 @@ func Plain(b []byte) bool {
 		!bytes.Contains(b, []byte("\u2028")) && !bytes.Contains(b, []byte("\u2029"))
 }
 
+// CutPlain reads the rest of a JSON string whose opening quote is read:
+// its text, and what follows its closing quote. ok is false for a string
+// that is not Plain (an escape, a control character, invalid UTF-8), which
+// a decoder then reads in full: the text of a plain string is its bytes.
+func CutPlain(b []byte) (s string, rest []byte, ok bool) {
+	end := bytes.IndexByte(b, '"')
+	if end < 0 || !Plain(b[:end]) {
+		return "", nil, false
+	}
+	return string(b[:end]), b[end+1:], true
+}
+
 // hasControl reports whether b holds a byte below 0x20, eight bytes at a
 // time.
 func hasControl(b []byte) bool {
