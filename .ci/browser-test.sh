@@ -2,7 +2,8 @@
 # The real-browser test: the CopilotKit page of examples/copilotkit, built
 # with Vite and served by its CopilotKit runtime, whose agent is an HttpAgent
 # pointed at agui2aap in front of the built-in AAP demo agent; Debian's
-# Chromium, driven by playwright-core, chats with it the way a person would.
+# Chromium, driven by playwright-core, chats with it the way a person would,
+# signed in as one user, then as two users side by side under one API key.
 # The test starts the runtime itself (it restarts it mid-conversation).
 #
 # Installs Debian's chromium if /usr/bin/chromium is missing (as root, as CI
@@ -87,9 +88,11 @@ wait_healthy() { # name url pid
 agui_port=$(free_port)
 # agui2aap asks for an API key, as in production; the runtime sends it
 # (AGUI2AAP_API_KEY, on runs, hydrations and the thread list alike), and
-# threads are the key's.
+# with it the signed-in user in X-User-Id (AGUI2AAP_USER_HEADER): threads
+# are the key's and the user's.
 api_key="browser-test-$RANDOM$RANDOM"
-"$work/agui2aap" --store memory: --listen "127.0.0.1:$agui_port" --api-key "$api_key" >"$artifacts/agui2aap.log" 2>&1 &
+"$work/agui2aap" --store memory: --listen "127.0.0.1:$agui_port" --api-key "$api_key" \
+	--user-header X-User-Id >"$artifacts/agui2aap.log" 2>&1 &
 pids+=($!)
 wait_healthy agui2aap "http://127.0.0.1:$agui_port/healthz" "${pids[-1]}"
 
@@ -100,7 +103,7 @@ echo "== browser test (Chromium, playwright-core)"
 browser_started=$SECONDS
 (
 	cd examples/copilotkit
-	AGUI2AAP_URL="http://127.0.0.1:$agui_port" AGUI2AAP_API_KEY="$api_key" \
+	AGUI2AAP_URL="http://127.0.0.1:$agui_port" AGUI2AAP_API_KEY="$api_key" AGUI2AAP_USER_HEADER=X-User-Id \
 		AGUI2AAP_LOG="$artifacts/agui2aap.log" RUNTIME_PORT="$rt_port" \
 		ARTIFACTS="$artifacts" LOG_RUNS="$artifacts/runs.log" timeout 300 node browser-test.mjs
 )

@@ -12,12 +12,18 @@
 // AGUI2AAP_LOG, agui2aap's log, that a restored thread stayed in its AAP
 // session.
 //
-// It checks what a user sees: a streamed reply, a frontend tool that changes
+// It checks what a user sees: a sign-in (the runtime answers nothing without
+// a session), a streamed reply, a frontend tool that changes
 // the page, an approval prompt that gates a server tool (approved in one
 // thread, denied in another), a reload that keeps the thread working, an
 // agent error shown without breaking the thread, and threads that outlive
 // the runtime: after a restart and a reload the conversation and its pending
 // approval are back, and the thread list switches between conversations.
+// Then a second user, in a second browser, under the same API key: each
+// thread list holds only its own conversations, a user header the browser
+// sends changes nothing, and the other's thread id opens as an empty chat.
+// agui2aap runs with --user-header X-User-Id, which the runtime sets from
+// its session cookie.
 // Screenshots of every step go to $ARTIFACTS; the page's console is printed
 // when a step fails.
 import { spawn } from "node:child_process";
@@ -40,13 +46,28 @@ const executablePath = process.env.CHROMIUM || "/usr/bin/chromium";
 const stepTimeout = Number(process.env.STEP_TIMEOUT_MS || 30000);
 mkdirSync(artifacts, { recursive: true });
 
+// The two accounts of the runtime (DEMO_USERS), and the key its session
+// cookies are signed with, the same across the restarts below so that the
+// user stays signed in.
+const passwords = { alice: crypto.randomUUID(), bob: crypto.randomUUID() };
+const sessionSecret = crypto.randomUUID();
+
 // The CopilotKit runtime, started (and restarted) by this script; its
 // output goes to $ARTIFACTS/runtime.log.
 let runtime = null;
 async function startRuntime() {
   const out = openSync(join(artifacts, "runtime.log"), "a");
   runtime = spawn(process.execPath, ["server.mjs"], {
-    env: { ...process.env, AGUI2AAP_URL: aguiURL, PORT: runtimePort, HOST: "127.0.0.1" },
+    env: {
+      ...process.env,
+      AGUI2AAP_URL: aguiURL,
+      PORT: runtimePort,
+      HOST: "127.0.0.1",
+      DEMO_USERS: Object.entries(passwords)
+        .map(([user, password]) => `${user}:${password}`)
+        .join(","),
+      SESSION_SECRET: sessionSecret,
+    },
     stdio: ["ignore", out, out],
   });
   for (let i = 0; i < 150; i++) {
@@ -86,72 +107,142 @@ const offHost = [];
 let passed = 0;
 let failed = 0;
 
-const userDataDir = mkdtempSync(join(tmpdir(), "copilotkit-chromium-"));
-const context = await chromium.launchPersistentContext(userDataDir, {
-  executablePath,
-  headless: true,
-  args: [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-  ],
-  viewport: { width: 1000, height: 760 },
-});
-const page = context.pages()[0] ?? (await context.newPage());
-page.setDefaultTimeout(stepTimeout);
-page.on("console", (m) => consoleLog.push(`[${m.type()}] ${m.text()}`));
-page.on("pageerror", (e) => consoleLog.push(`[pageerror] ${e.stack || e.message}`));
-page.on("requestfailed", (r) => consoleLog.push(`[requestfailed] ${r.method()} ${r.url()} ${r.failure()?.errorText}`));
-page.on("request", (r) => {
-  const host = new URL(r.url()).hostname;
-  if (!["127.0.0.1", "localhost", "[::1]"].includes(host) && !r.url().startsWith("data:")) offHost.push(r.url());
-});
+// openBrowser starts a Chromium of its own profile (cookies included): one
+// per user. Its page's console goes to the log printed on failure, each line
+// marked with who.
+const browsers = [];
+async function openBrowser(who) {
+  const userDataDir = mkdtempSync(join(tmpdir(), "copilotkit-chromium-"));
+  const context = await chromium.launchPersistentContext(userDataDir, {
+    executablePath,
+    headless: true,
+    args: [
+      "--no-sandbox",
+      "--disable-gpu",
+      "--disable-quic",
+      "--no-first-run",
+      "--disable-background-networking",
+      "--disable-component-update",
+      "--disable-sync",
+    ],
+    viewport: { width: 1000, height: 760 },
+  });
+  browsers.push({ context, userDataDir });
+  const page = context.pages()[0] ?? (await context.newPage());
+  page.setDefaultTimeout(stepTimeout);
+  page.on("console", (m) => consoleLog.push(`${who} [${m.type()}] ${m.text()}`));
+  page.on("pageerror", (e) => consoleLog.push(`${who} [pageerror] ${e.stack || e.message}`));
+  page.on("requestfailed", (r) =>
+    consoleLog.push(`${who} [requestfailed] ${r.method()} ${r.url()} ${r.failure()?.errorText}`),
+  );
+  page.on("request", (r) => {
+    const host = new URL(r.url()).hostname;
+    if (!["127.0.0.1", "localhost", "[::1]"].includes(host) && !r.url().startsWith("data:")) offHost.push(r.url());
+  });
+  return page;
+}
+const page = await openBrowser("alice");
+let bobPage = null;
 
-const chat = () => page.getByTestId("copilot-chat");
-const messages = () => page.getByTestId("copilot-message-list");
+// The helpers act on alice's page unless given another.
+const chat = (p = page) => p.getByTestId("copilot-chat");
+const messages = (p = page) => p.getByTestId("copilot-message-list");
 
-async function shot(name) {
-  await scrollToBottom();
-  await page.screenshot({ path: join(artifacts, `${name}.png`) });
+async function shot(name, p = page) {
+  await scrollToBottom(p);
+  await p.screenshot({ path: join(artifacts, `${name}.png`) });
 }
 
-async function send(text) {
-  const box = page.getByTestId("copilot-chat-textarea");
+// signIn fills the page's sign-in form as user, and waits for the chat.
+async function signIn(user, p = page) {
+  const form = p.getByTestId("signin");
+  await form.waitFor();
+  await form.getByTestId("signin-user").fill(user);
+  await form.getByTestId("signin-password").fill(passwords[user]);
+  await form.getByTestId("signin-submit").click();
+  await chat(p).waitFor();
+  await p.getByTestId("user").getByText(user, { exact: true }).waitFor();
+}
+
+// apiStatus is the status the runtime answers the page's own GET of path.
+async function apiStatus(path, p = page) {
+  return p.evaluate(async (path) => (await fetch(path)).status, path);
+}
+
+// listedThreads is the thread ids of /api/threads as the page gets them,
+// sending headers of its own.
+async function listedThreads(p, headers = {}) {
+  const body = await p.evaluate(async (headers) => {
+    const res = await fetch("/api/threads?limit=100", { headers });
+    return { status: res.status, body: await res.json() };
+  }, headers);
+  if (body.status !== 200) throw new Error(`/api/threads answered ${body.status}: ${JSON.stringify(body.body)}`);
+  return body.body.threads.map((t) => t.threadId);
+}
+
+// shownThreads is the thread ids of the page's thread list, once it shows
+// the thread known.
+async function shownThreads(p, known) {
+  const list = p.getByTestId("thread-list");
+  await list.locator(`[data-testid="thread-item"][data-thread="${known}"]`).waitFor();
+  return list.locator('[data-testid="thread-item"]').evaluateAll((items) => items.map((i) => i.dataset.thread));
+}
+
+// openThread loads the page on thread and waits until the runtime has
+// answered its connect, whole; it returns that answer's body.
+async function openThread(p, thread) {
+  const connected = p.waitForResponse(
+    (r) => r.url().endsWith("/agent/demo/connect") && (r.request().postData() ?? "").includes(thread),
+  );
+  await p.goto(`${baseURL}/?thread=${thread}`);
+  const res = await connected;
+  let timer;
+  const late = new Promise((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`the connect of thread ${thread} did not end`)), stepTimeout);
+  });
+  try {
+    const body = await Promise.race([res.finished().then(() => res.text()), late]);
+    await p.getByTestId("copilot-chat-textarea").waitFor();
+    await waitIdle(p);
+    return body;
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+async function send(text, p = page) {
+  const box = p.getByTestId("copilot-chat-textarea");
   await box.click();
   await box.fill(text);
   // Enter sends only once CopilotKit has the agent from the runtime (its
   // /info) and no other run is settling; until then it keeps the text and
   // does nothing, with the send button disabled. On a slow machine that
   // takes a while after the page shows the chat.
-  await page.locator('[data-testid="copilot-send-button"]:enabled').waitFor();
+  await p.locator('[data-testid="copilot-send-button"]:enabled').waitFor();
   await box.press("Enter");
   // The user message shows up at once.
-  await messages().getByText(text, { exact: true }).last().waitFor();
+  await messages(p).getByText(text, { exact: true }).last().waitFor();
 }
 
 // waitText waits until the chat shows text (a substring of some message).
-async function waitText(text) {
-  await messages().getByText(text).last().waitFor();
+async function waitText(text, p = page) {
+  await messages(p).getByText(text).last().waitFor();
 }
 
 // scrollToBottom brings the newest part of the chat, prompts included, into view.
-async function scrollToBottom() {
-  await page.evaluate(() => {
+async function scrollToBottom(p = page) {
+  await p.evaluate(() => {
     for (const el of document.querySelectorAll('[data-testid="copilot-chat"] *')) {
       if (el.scrollHeight > el.clientHeight + 4 && getComputedStyle(el).overflowY !== "visible") {
         el.scrollTop = el.scrollHeight;
       }
     }
   });
-  await page.waitForTimeout(300);
+  await p.waitForTimeout(300);
 }
 
-async function waitIdle() {
-  await page.locator('[data-testid="copilot-chat"][data-copilot-running="false"]').waitFor();
+async function waitIdle(p = page) {
+  await p.locator('[data-testid="copilot-chat"][data-copilot-running="false"]').waitFor();
 }
 
 // wireDeltas counts the TEXT_MESSAGE_CONTENT events agui2aap streamed for the
@@ -184,6 +275,7 @@ async function step(name, fn) {
     failed++;
     console.log(`FAIL ${name} (${Date.now() - started} ms): ${err.message.split("\n")[0]}`);
     await shot(`FAILED-${name.replace(/[^a-z0-9]+/gi, "-")}`).catch(() => {});
+    if (bobPage) await shot(`FAILED-bob-${name.replace(/[^a-z0-9]+/gi, "-")}`, bobPage).catch(() => {});
     throw err;
   }
 }
@@ -191,6 +283,23 @@ async function step(name, fn) {
 const thread1 = crypto.randomUUID();
 let thread2 = "";
 try {
+  await step("without a session the runtime answers 401; alice signs in", async () => {
+    await page.goto(`${baseURL}/`);
+    await page.getByTestId("signin").waitFor();
+    for (const path of ["/api/threads", "/api/copilotkit/info", "/api/session"]) {
+      const status = await apiStatus(path);
+      if (status !== 401) throw new Error(`GET ${path} without a session answered ${status}, want 401`);
+    }
+    // A wrong password signs no one in.
+    await page.getByTestId("signin-user").fill("alice");
+    await page.getByTestId("signin-password").fill("not her password");
+    await page.getByTestId("signin-submit").click();
+    await page.getByTestId("signin").getByText("wrong password").waitFor();
+    await signIn("alice");
+    const status = await apiStatus("/api/threads");
+    if (status !== 200) throw new Error(`GET /api/threads signed in answered ${status}, want 200`);
+  });
+
   await step("page loads", async () => {
     await page.goto(`${baseURL}/?thread=${thread1}`);
     await chat().waitFor();
@@ -412,6 +521,73 @@ try {
     if (sessions.length !== 1) throw new Error(`thread ${thread1} used AAP sessions ${JSON.stringify(sessions)}, want one`);
     await shot("13-second-restart");
   });
+
+  let bobThread = "";
+  await step("bob signs in in a browser of his own and has a conversation", async () => {
+    bobPage = await openBrowser("bob");
+    await bobPage.goto(`${baseURL}/`);
+    await signIn("bob", bobPage);
+    bobThread = new URL(bobPage.url()).searchParams.get("thread");
+    await send("hello from bob", bobPage);
+    await waitText("You said: hello from bob", bobPage);
+    await waitIdle(bobPage);
+    await shot("14-bob-signed-in", bobPage);
+  });
+
+  await step("each thread list holds only its user's conversations", async () => {
+    const alices = [thread1, thread2, thread4];
+    const bobs = await shownThreads(bobPage, bobThread);
+    if (bobs.join() !== bobThread) throw new Error(`bob's thread list shows ${JSON.stringify(bobs)}, want only ${bobThread}`);
+    await page.reload();
+    const shown = await shownThreads(page, thread1);
+    if (shown.includes(bobThread)) throw new Error("alice's thread list shows bob's thread");
+    for (const t of alices) {
+      if (!shown.includes(t)) throw new Error(`alice's thread list lacks her thread ${t}: ${JSON.stringify(shown)}`);
+    }
+    // The user is the session's: a user header the page sends itself is
+    // dropped by the runtime.
+    const spoofed = await listedThreads(bobPage, { "X-User-Id": "alice" });
+    if (spoofed.join() !== bobThread) throw new Error(`bob, claiming to be alice, is listed ${JSON.stringify(spoofed)}`);
+    const alicesSpoofed = await listedThreads(page, { "X-User-Id": "bob" });
+    if (alicesSpoofed.includes(bobThread) || !alicesSpoofed.includes(thread1)) {
+      throw new Error(`alice, claiming to be bob, is listed ${JSON.stringify(alicesSpoofed)}`);
+    }
+    await shot("15-alice-thread-list");
+    await shot("16-bob-thread-list", bobPage);
+  });
+
+  await step("the other user's thread id opens as an empty chat", async () => {
+    // thread1 is in the runtime's memory (alice ran it since the restart)
+    // and in agui2aap: bob gets neither.
+    const answer = await openThread(bobPage, thread1);
+    if (answer.includes("hello there")) throw new Error("the runtime answered bob's connect with alice's messages");
+    const bobSees = await messages(bobPage).innerText();
+    if (bobSees.includes("hello there") || bobSees.includes("You said")) {
+      throw new Error(`bob sees alice's thread: ${JSON.stringify(bobSees.slice(0, 200))}`);
+    }
+    if ((await listedThreads(bobPage)).includes(thread1)) throw new Error("opening alice's thread id listed it for bob");
+    await shot("17-bob-opens-alices-thread", bobPage);
+    // And the other way round.
+    await openThread(page, bobThread);
+    if ((await messages().innerText()).includes("hello from bob")) throw new Error("alice sees bob's thread");
+    await shot("18-alice-opens-bobs-thread");
+  });
+
+  await step("a thread id both users use is two conversations", async () => {
+    await openThread(bobPage, thread1);
+    await send("bob was here", bobPage);
+    await waitText("You said: bob was here", bobPage);
+    await waitIdle(bobPage);
+    if ((await messages(bobPage).innerText()).includes("hello there")) throw new Error("bob's thread shows alice's messages");
+    // Alice's thread1 is whole, and has none of bob's.
+    await openThread(page, thread1);
+    for (const text of ["You said: hello there", "You said: after the second restart"]) await waitText(text);
+    if ((await messages().innerText()).includes("bob was here")) throw new Error("alice's thread shows bob's message");
+    await send("alice again", page);
+    await waitText("You said: alice again");
+    await waitIdle();
+    await shot("19-same-thread-id-two-users");
+  });
 } catch {
   // reported below
 } finally {
@@ -424,8 +600,10 @@ try {
   if (offHost.length > 0) {
     console.log(`note: the page asked ${offHost.length} non-local URL(s), e.g. ${offHost.slice(0, 3).join(", ")}`);
   }
-  await context.close();
-  rmSync(userDataDir, { recursive: true, force: true });
+  for (const { context, userDataDir } of browsers) {
+    await context.close().catch(() => {});
+    rmSync(userDataDir, { recursive: true, force: true });
+  }
   await killRuntime();
 }
 

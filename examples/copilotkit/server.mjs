@@ -8,6 +8,15 @@
 // agui2aap answers with the thread's messages and its open interrupts). GET
 // /api/threads lists the threads agui2aap holds, for the page's thread list.
 //
+// Every user signs in (session.mjs: POST /api/signin sets a signed, HttpOnly
+// session cookie). The runtime answers 401 to a run, a connect or
+// /api/threads without a session, and names the session's user to agui2aap
+// in its user header (X-User-Id), so that agui2aap (run with --user-header
+// X-User-Id) keeps each user's threads apart under the one API key. That
+// header is set here, from the session, and only here: one the browser sends
+// is dropped before anything reads the request, or any browser could claim
+// to be anyone.
+//
 //   AGUI2AAP_URL=http://127.0.0.1:8081 PORT=3000 node server.mjs
 //
 // Environment:
@@ -17,11 +26,15 @@
 //                     an Authorization header the page sends is passed on
 //                     (CopilotKit forwards it on runs, and so do the
 //                     hydration and /api/threads here). agui2aap's threads
-//                     are per key: the key that ran a thread gets it back.
+//                     are per key and user.
+//   AGUI2AAP_USER_HEADER  the header that names the user to agui2aap, as its
+//                     --user-header (default X-User-Id)
+//   DEMO_USERS, SESSION_SECRET  the accounts and the cookies' key (session.mjs)
 //   PORT, HOST        where to listen (default 127.0.0.1:3000)
 //   LOG_RUNS          a file to append every RunAgentInput sent to agui2aap
 //                     (">> {…}") and the events that answered it ("<< runId {…}")
 //                     to, one a line: what CopilotKit and agui2aap really said
+import { AsyncLocalStorage } from "node:async_hooks";
 import { appendFileSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { createServer } from "node:http";
@@ -32,6 +45,8 @@ import { HttpAgent } from "@ag-ui/client";
 import { CopilotRuntime, InMemoryAgentRunner } from "@copilotkit/runtime/v2";
 import { createCopilotNodeListener } from "@copilotkit/runtime/v2/node";
 import { Observable } from "rxjs";
+
+import { checkPassword, sessionCookie, sessionUser, signedOutCookie } from "./session.mjs";
 
 process.env.COPILOTKIT_TELEMETRY_DISABLED = "true";
 
@@ -75,7 +90,27 @@ async function fetchLogged(url, init) {
 
 const agentURL = aguiURL.replace(/\/+$/, "") + "/agents/demo";
 const apiKey = process.env.AGUI2AAP_API_KEY;
-const agentHeaders = apiKey ? { Authorization: `Bearer ${apiKey}` } : {};
+const userHeader = process.env.AGUI2AAP_USER_HEADER || "X-User-Id";
+
+// requestUser holds the signed-in user of the request in hand: the server
+// below runs each request it lets through inside requestUser.run(user, …),
+// with the user its session cookie names, and the agent (its user header)
+// and the runner (the part of its memory it reads) take the user from here.
+const requestUser = new AsyncLocalStorage();
+
+// currentUser is the user of the request in hand. Outside of one it throws:
+// a thread is never read or run without knowing whose it is.
+function currentUser() {
+  const user = requestUser.getStore();
+  if (!user) throw new Error("no signed-in user for this request");
+  return user;
+}
+
+// agentHeaders are the headers the runtime sends agui2aap for the request in
+// hand: the API key, and the user its session signs in.
+function agentHeaders() {
+  return { ...(apiKey ? { Authorization: `Bearer ${apiKey}` } : {}), [userHeader]: currentUser() };
+}
 
 // sseEvents yields the JSON of each event of an SSE body (data: lines,
 // events separated by a blank line; CR LF, CR and LF alike).
@@ -99,15 +134,47 @@ async function* sseEvents(body) {
   if (data.length > 0) yield JSON.parse(data.join("\n"));
 }
 
-// HydratingRunner is CopilotKit's in-memory runner, except that a connect
-// for a thread this process holds nothing of (it restarted, or another
-// replica ran the thread) gets the thread from agui2aap: RUN_STARTED, a
-// MESSAGES_SNAPSHOT under the ids the page saw, and RUN_FINISHED with the
-// interrupts still open, so a pending approval shows again. The next run
-// sends those messages back and agui2aap continues the same AAP session.
+// threadKey is the key the runner keeps a thread under: the thread id within
+// the user's own space, as agui2aap keeps it. CopilotKit's in-memory runner
+// keys its (process-wide) store by thread id alone, so without this a user
+// who opens another's thread id would be replayed that thread from memory,
+// and a thread id two users both use would be one conversation here.
+function threadKey(threadId) {
+  return JSON.stringify([currentUser(), threadId]);
+}
+
+// HydratingRunner is CopilotKit's in-memory runner, with its memory kept per
+// user (threadKey), except that a connect for a thread this process holds
+// nothing of (it restarted, or another replica ran the thread) gets the
+// thread from agui2aap: RUN_STARTED, a MESSAGES_SNAPSHOT under the ids the
+// page saw, and RUN_FINISHED with the interrupts still open, so a pending
+// approval shows again. The next run sends those messages back and agui2aap
+// continues the same AAP session.
 class HydratingRunner extends InMemoryAgentRunner {
+  constructor(options) {
+    super(options);
+    // CopilotKit's own thread routes (list, messages, events, state and
+    // clear, under /api/copilotkit/threads) would read and wipe the threads
+    // of every user this process holds: the page's thread list is
+    // agui2aap's (/api/threads), which is per user, and those routes answer
+    // that they are not available.
+    this.ɵsupportsLocalThreadEndpoints = false;
+  }
+
+  run(request) {
+    return super.run({ ...request, threadId: threadKey(request.threadId) });
+  }
+
+  isRunning(request) {
+    return super.isRunning({ ...request, threadId: threadKey(request.threadId) });
+  }
+
+  stop(request) {
+    return super.stop({ ...request, threadId: threadKey(request.threadId) });
+  }
+
   connect(request) {
-    const held = super.connect(request);
+    const held = super.connect({ ...request, threadId: threadKey(request.threadId) });
     return new Observable((subscriber) => {
       let any = false;
       let stopped = false;
@@ -123,9 +190,10 @@ class HydratingRunner extends InMemoryAgentRunner {
             subscriber.complete();
             return;
           }
-          // request.headers are the agent's own headers and those the page
-          // sent that CopilotKit forwards (Authorization among them), as on
-          // a run: the thread is asked for with the key that ran it.
+          // request.headers are the agent's own headers (the key and the
+          // user) and those the page sent that CopilotKit forwards (an
+          // Authorization without AGUI2AAP_API_KEY), as on a run: the
+          // thread is asked for as the key and the user that ran it.
           hydrate(request.threadId, request.headers, controller.signal, (event) => !stopped && subscriber.next(event))
             .then(() => subscriber.complete())
             .catch((err) => {
@@ -169,21 +237,28 @@ async function hydrate(threadId, headers, signal, emit) {
 }
 
 const runtime = new CopilotRuntime({
-  agents: {
-    demo: new HttpAgent({ url: agentURL, headers: agentHeaders, fetch: fetchLogged }),
-  },
+  // The agents are made per request (CopilotKit clones them per request
+  // anyway), with the headers of the request's user.
+  agents: () => ({
+    demo: new HttpAgent({ url: agentURL, headers: agentHeaders(), fetch: fetchLogged }),
+  }),
   runner: new HydratingRunner(),
+  // Of the page's own headers, CopilotKit passes on to agui2aap only
+  // Authorization (used when the runtime has no key of its own), not the
+  // x-* headers it forwards by default.
+  forwardHeaders: { allow: ["authorization"] },
 });
 
 // listThreads answers GET /api/threads with agui2aap's list of the demo
-// agent's threads (newest first), passed through as it came. It asks with
-// the key runs use: the runtime's own, else the page's Authorization header.
+// agent's threads (newest first) for the signed-in user, passed through as it
+// came. It asks with the key runs use (the runtime's own, else the page's
+// Authorization header) and the user.
 async function listThreads(req, res) {
   try {
     const query = new URL(req.url, "http://x").search;
     const headers = { Accept: "application/json" };
     if (req.headers.authorization) headers.Authorization = req.headers.authorization;
-    Object.assign(headers, agentHeaders);
+    Object.assign(headers, agentHeaders());
     const upstream = await fetch(`${agentURL}/threads${query}`, { headers });
     res.writeHead(upstream.status, { "Content-Type": "application/json", "Cache-Control": "no-store" });
     res.end(await upstream.text());
@@ -232,22 +307,94 @@ async function serveStatic(req, res) {
   res.end(req.method === "HEAD" ? undefined : body);
 }
 
+function replyJSON(res, status, body, headers = {}) {
+  res.writeHead(status, { "Content-Type": "application/json", "Cache-Control": "no-store", ...headers });
+  res.end(body === undefined ? undefined : JSON.stringify(body));
+}
+
+function replyError(res, status, code, message) {
+  replyJSON(res, status, { error: { code, message } });
+}
+
+// readJSON reads a small JSON request body (a sign-in), or null when it is
+// too large or not JSON.
+async function readJSON(req) {
+  let text = "";
+  for await (const chunk of req) {
+    text += chunk;
+    if (text.length > 4096) return null;
+  }
+  try {
+    return JSON.parse(text);
+  } catch {
+    return null;
+  }
+}
+
+// signIn answers POST /api/signin {user, password}: a session cookie when
+// the password is the user's, else a 401.
+async function signIn(req, res) {
+  const body = await readJSON(req);
+  const user = typeof body?.user === "string" ? body.user : "";
+  if (!checkPassword(user, body?.password)) {
+    replyError(res, 401, "bad_credentials", "unknown user or wrong password");
+    return;
+  }
+  replyJSON(res, 200, { user }, { "Set-Cookie": sessionCookie(user) });
+}
+
+// api answers the routes under /api/: the session's (open to all), then the
+// runtime's and the thread list, which need a signed-in user and run as that
+// user (requestUser).
+function api(req, res, path) {
+  // The user is the session's. A user header the browser sent is dropped
+  // before anything reads the request, so that no code path (CopilotKit's
+  // header forwarding included) can pass it on.
+  delete req.headers[userHeader.toLowerCase()];
+  if (path === "/api/signin" && req.method === "POST") {
+    signIn(req, res).catch((err) => replyError(res, 500, "internal", err.message));
+    return;
+  }
+  if (path === "/api/signout" && req.method === "POST") {
+    replyJSON(res, 204, undefined, { "Set-Cookie": signedOutCookie() });
+    return;
+  }
+  const user = sessionUser(req.headers.cookie);
+  if (path === "/api/session" && req.method === "GET") {
+    if (user) replyJSON(res, 200, { user });
+    else replyError(res, 401, "unauthenticated", "not signed in");
+    return;
+  }
+  const threads = path === "/api/threads" && req.method === "GET";
+  if (!threads && path !== basePath && !path.startsWith(basePath + "/")) {
+    replyError(res, 404, "not_found", `no route ${req.method} ${path}`);
+    return;
+  }
+  if (!user) {
+    replyError(res, 401, "unauthenticated", "sign in first");
+    return;
+  }
+  requestUser.run(user, () => {
+    if (threads) {
+      listThreads(req, res);
+      return;
+    }
+    copilot(req, res).catch((err) => {
+      console.error("runtime:", err);
+      if (!res.headersSent) res.writeHead(500);
+      res.end();
+    });
+  });
+}
+
 const server = createServer((req, res) => {
   const path = new URL(req.url, "http://x").pathname;
   if (path === "/healthz") {
     res.writeHead(200, { "Content-Type": "text/plain" }).end("ok\n");
     return;
   }
-  if (path === "/api/threads" && req.method === "GET") {
-    listThreads(req, res);
-    return;
-  }
-  if (path === basePath || path.startsWith(basePath + "/")) {
-    copilot(req, res).catch((err) => {
-      console.error("runtime:", err);
-      if (!res.headersSent) res.writeHead(500);
-      res.end();
-    });
+  if (path === "/api" || path.startsWith("/api/")) {
+    api(req, res, path);
     return;
   }
   if (req.method === "GET" || req.method === "HEAD") {
@@ -258,7 +405,9 @@ const server = createServer((req, res) => {
 });
 
 server.listen(port, host, () => {
-  console.log(`copilotkit runtime on http://${host}:${port}${basePath}, agent demo → ${aguiURL}/agents/demo`);
+  console.log(
+    `copilotkit runtime on http://${host}:${port}${basePath}, agent demo → ${aguiURL}/agents/demo, user in ${userHeader}`,
+  );
 });
 
 for (const sig of ["SIGINT", "SIGTERM"]) {

@@ -7,7 +7,8 @@ export default defineConfig({
   plugins: [react()],
   build: { outDir: "dist", emptyOutDir: true, chunkSizeWarningLimit: 8192 },
   server: {
-    // npm run dev: the runtime (node server.mjs) on :3000 answers the API.
-    proxy: { "/api/copilotkit": "http://127.0.0.1:3000" },
+    // npm run dev: the runtime (node server.mjs) on :3000 answers the API
+    // (the sign-in, the thread list and CopilotKit's routes).
+    proxy: { "/api": "http://127.0.0.1:3000" },
   },
 });

@@ -11,6 +11,10 @@
 // thread and "New chat" starts another. The thread list (agui2aap's, through
 // the runtime's /api/threads) switches between conversations; a thread this
 // runtime has not seen (it restarted) is fetched back from agui2aap.
+//
+// The page asks the user to sign in first (the runtime's /api/signin sets an
+// HttpOnly session cookie). It never names the user to the runtime itself:
+// the runtime knows who is signed in from the cookie, and tells agui2aap.
 import { useCallback, useEffect, useState } from "react";
 import { createRoot } from "react-dom/client";
 import { z } from "zod";
@@ -194,7 +198,65 @@ function ThreadList({ threadId, onSelect }) {
   );
 }
 
+// SignIn asks for a user name and password and signs in with the runtime,
+// which answers with the session cookie.
+function SignIn({ onSignedIn }) {
+  const [error, setError] = useState("");
+  const submit = async (event) => {
+    event.preventDefault();
+    const form = new FormData(event.currentTarget);
+    setError("");
+    try {
+      const res = await fetch("/api/signin", {
+        method: "POST",
+        headers: { "Content-Type": "application/json" },
+        body: JSON.stringify({ user: form.get("user"), password: form.get("password") }),
+      });
+      const body = await res.json();
+      if (!res.ok) throw new Error(body?.error?.message ?? `HTTP ${res.status}`);
+      onSignedIn(body.user);
+    } catch (err) {
+      setError(String(err.message ?? err));
+    }
+  };
+  return (
+    <form className="signin" data-testid="signin" onSubmit={submit}>
+      <h1>Sign in</h1>
+      <label>
+        User <input name="user" autoComplete="username" data-testid="signin-user" required />
+      </label>
+      <label>
+        Password{" "}
+        <input name="password" type="password" autoComplete="current-password" data-testid="signin-password" required />
+      </label>
+      <button type="submit" data-testid="signin-submit">
+        Sign in
+      </button>
+      {error && <div className="signin-error">{error}</div>}
+    </form>
+  );
+}
+
+// App shows the sign-in until the runtime knows who is there (its
+// /api/session), then the chat.
 function App() {
+  const [user, setUser] = useState(undefined); // undefined: not known yet; null: signed out
+  useEffect(() => {
+    fetch("/api/session")
+      .then((res) => (res.ok ? res.json() : null))
+      .then((body) => setUser(body?.user ?? null))
+      .catch(() => setUser(null));
+  }, []);
+  const signOut = useCallback(async () => {
+    await fetch("/api/signout", { method: "POST" }).catch(() => {});
+    setUser(null);
+  }, []);
+  if (user === undefined) return null;
+  if (user === null) return <SignIn onSignedIn={setUser} />;
+  return <Chat key={user} user={user} onSignOut={signOut} />;
+}
+
+function Chat({ user, onSignOut }) {
   const [threadId, setThreadId] = useState(threadFromURL);
   const [weather, setWeather] = useState("");
   const openThread = useCallback((thread) => {
@@ -228,6 +290,12 @@ function App() {
           )}
           <button type="button" onClick={newChat} data-testid="new-chat">
             New chat
+          </button>
+          <span className="user" data-testid="user">
+            {user}
+          </span>
+          <button type="button" onClick={onSignOut} data-testid="sign-out">
+            Sign out
           </button>
         </header>
         <div className="body">
