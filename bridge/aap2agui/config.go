@@ -89,8 +89,6 @@ type Config struct {
 	// cancellation as a run of its own, then the message; CancelRunSingle
 	// one run only. See CancelRun.
 	CancelRun CancelRun
-	// SeparateCancelRun is the older switch for CancelRunSeparate.
-	SeparateCancelRun bool
 	// ToolResultParts says the agent speaks @ag-ui/core 1.0: an AAP tool
 	// result holding an image block reaches it as a tool message whose
 	// content is an array of content parts (translate.ToolContentParts),
@@ -262,7 +260,7 @@ func (c *Config) setDefaults() error {
 	if c.ThreadIDs, err = ParseThreadIDs(string(c.ThreadIDs)); err != nil {
 		return fmt.Errorf("aap2agui: Config.ThreadIDs: %w", err)
 	}
-	if c.CancelRun, err = c.cancelRun(); err != nil {
+	if c.CancelRun, err = ParseCancelRun(string(c.CancelRun)); err != nil {
 		return fmt.Errorf("aap2agui: Config.CancelRun: %w", err)
 	}
 	if c.IdleTimeout == 0 {

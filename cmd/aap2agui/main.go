@@ -184,7 +184,9 @@ func (fl *flags) config(p *cli.Program) (aap2agui.Config, error) {
 	if *fl.separateCancel && cfg.CancelRun == aap2agui.CancelRunSingle {
 		return cfg, errors.New("--separate-cancel-run contradicts --cancel-run single")
 	}
-	cfg.SeparateCancelRun = *fl.separateCancel
+	if *fl.separateCancel {
+		cfg.CancelRun = aap2agui.CancelRunSeparate
+	}
 	cfg.ToolResultParts = *fl.toolResultParts
 	if cfg.ThreadIDs, err = aap2agui.ParseThreadIDs(*fl.threadIDs); err != nil {
 		return cfg, fmt.Errorf("--thread-id: %w", err)
