@@ -13,6 +13,7 @@ import (
 
 	"github.com/aapagui/aapagui/aap"
 	"github.com/aapagui/aapagui/bridge/aap2agui"
+	"github.com/aapagui/aapagui/cmd/aap2agui/internal/agentconfig"
 	"github.com/aapagui/aapagui/cmd/internal/cli"
 	"github.com/aapagui/aapagui/demo"
 )
@@ -235,8 +236,8 @@ func loadAgents(cfg *aap2agui.Config, path string) error {
 	if err != nil {
 		return fmt.Errorf("%s: %w", path, err)
 	}
-	if !aap2agui.IsAgentsConfig(js) {
-		d, err := aap2agui.LoadAgentDescription(js)
+	if !agentconfig.IsAgentsConfig(js) {
+		d, err := agentconfig.LoadAgentDescription(js)
 		if err != nil {
 			return fmt.Errorf("%s: %w", path, err)
 		}
@@ -246,7 +247,7 @@ func loadAgents(cfg *aap2agui.Config, path string) error {
 	if cfg.Upstream != "" || len(cfg.UpstreamHeader) > 0 {
 		return fmt.Errorf("%s lists agents, each with its upstream: leave out --upstream and --upstream-header", path)
 	}
-	if cfg.Agents, err = aap2agui.LoadAgentsConfig(js, os.Getenv); err != nil {
+	if cfg.Agents, err = agentconfig.LoadAgentsConfig(js, os.Getenv); err != nil {
 		return fmt.Errorf("%s: %w", path, err)
 	}
 	return nil
