@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -17,7 +18,8 @@ import (
 // runInputFuzzSeeds are RunAgentInput bodies as AG-UI clients send them,
 // plus the corners where the two decoders are built differently: null and
 // absent content, the snake_case keys that send a body to the SDK's
-// decoder, names that differ only in case, and a name given twice.
+// decoder (also one written with an escape, which does not), names that
+// differ only in case, and a name given twice.
 var runInputFuzzSeeds = []string{
 	`{"threadId":"t","runId":"r","messages":[{"id":"u1","role":"user","content":"hi"}]}`,
 	`{"threadId":"t","runId":"r","parentRunId":"p","state":{"n":1},"messages":[{"id":"u1","role":"user","content":null},{"id":"u2","role":"user"}]}`,
@@ -30,6 +32,7 @@ var runInputFuzzSeeds = []string{
 	`{"resume":[{"interruptId":"i","status":"resolved","payload":{"approved":true}},{"interruptId":"j","status":"cancelled"}],"parentRunId":null}`,
 	`{"thread_id":"t","run_id":"r","messages":[{"id":"m","role":"tool","tool_call_id":"c","content":"x"}],"forwarded_props":{"a":1}}`,
 	`{"resume":[{"interrupt_id":"i","status":"resolved"}]}`,
+	`{"thread\u005fid":"t","messages":[{"id":"m","role":"tool","tool\u005fcall_id":"c"}]}`,
 	`{"threadId":"t","THREADID":"u","messages":[{"ID":"m","role":"user","content":"x"}]}`,
 	`{"messages":[{"id":"a","role":"user","content":"1"}],"messages":[{"id":"b"}]}`,
 	`{"\u0074hreadId":"t","messages":[{"id":"m","role":"user","content":"caf\u00e9 \ud83d\ude00 \ud800"}]}`,
@@ -48,10 +51,14 @@ var runInputFuzzSeeds = []string{
 // whose reading it promises. On any input it does not panic; its raw
 // contents are valid JSON, and decoding them (DecodeContent) gives what
 // DecodeRunAgentInput gives. Where the two decoders read the same
-// language (JSON whose objects give each name once, with no name that
-// encoding/json would take for a field whose spelling differs in case:
-// the SDK matches names exactly, RFC 8259 leaves duplicates open), both
-// accept the body or both refuse it, and what they read is equal.
+// language, both accept the body or both refuse it, and what they read is
+// equal. They do not where exactNames says so: encoding/json matches a
+// name whatever its case where the SDK matches it exactly; for a name
+// given twice (RFC 8259 leaves its meaning open) encoding/json decodes the
+// second array into the first one's elements where the SDK keeps the
+// second alone; and a snake_case name written with an escape
+// ("thread\u005fid") is read by the SDK but not seen by the check that
+// sends a body to it.
 func FuzzDecodeRunAgentInputLazy(f *testing.F) {
 	for _, s := range runInputFuzzSeeds {
 		f.Add([]byte(s))
@@ -105,18 +112,27 @@ var runInputNames = []string{
 	"id", "role", "content", "name", "encryptedContent", "encryptedValue", "toolCalls", "toolCallId", "error", "activityType",
 }
 
+// runInputSnakeNames are the snake_case names the SDK also reads; a body
+// that spells one of them as it is goes to the SDK's decoder whole.
+var runInputSnakeNames = []string{
+	"thread_id", "run_id", "parent_run_id", "forwarded_props", "tool_calls", "tool_call_id",
+	"encrypted_content", "encrypted_value", "activity_type", "interrupt_id",
+}
+
 // exactNames reports whether every object of data (JSON, possibly
-// invalid: then false) names each member once, and names none with a
-// spelling of one of runInputNames other than its own.
+// invalid: then false) names each member once, names none with a
+// spelling of one of runInputNames other than its own, and spells as they
+// are the runInputSnakeNames it holds, or one of them.
 func exactNames(data []byte) bool {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	var open []map[string]bool // the names of each open object; nil for an array
 	inObject := func() bool { return len(open) > 0 && open[len(open)-1] != nil }
-	name := false // the next token is a member name
+	name := false  // the next token is a member name
+	snake := false // a member has a snake_case name
 	for {
 		tok, err := dec.Token()
 		if errors.Is(err, io.EOF) {
-			return true
+			return !snake || spelledSnake(data)
 		}
 		if err != nil {
 			return false
@@ -127,6 +143,7 @@ func exactNames(data []byte) bool {
 				return false
 			}
 			names[s], name = true, false
+			snake = snake || slices.Contains(runInputSnakeNames, s)
 			continue
 		}
 		switch tok {
@@ -141,6 +158,17 @@ func exactNames(data []byte) bool {
 			name = inObject()
 		}
 	}
+}
+
+// spelledSnake reports whether data holds one of runInputSnakeNames as
+// it is spelled, in quotes.
+func spelledSnake(data []byte) bool {
+	for _, n := range runInputSnakeNames {
+		if bytes.Contains(data, []byte(`"`+n+`"`)) {
+			return true
+		}
+	}
+	return false
 }
 
 // foldsToName reports whether s is one of runInputNames spelled otherwise.
