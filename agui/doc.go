@@ -19,5 +19,8 @@
 // Verify and Verifier check a sequence of events the way @ag-ui/client's
 // verifier does: a stream that passes is one a client accepts.
 //
+// AgentDescription and AgentCapabilities are an entry of the agent list an
+// AG-UI server gives for discovery, in AG-UI's capability shape.
+//
 // Package translate maps these events and messages to AAP and back.
 package agui

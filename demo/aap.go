@@ -112,7 +112,7 @@ const (
 	redacted = "***"
 	// unansweredText closes a tool call that a new user message leaves
 	// unanswered, so that every call in the history has a result.
-	unansweredText = "Tool call was not answered: the user sent a new message instead."
+	unansweredText = aap.ToolCallNotAnswered + ": the user sent a new message instead."
 )
 
 // NewAAPAgent returns the demo agent with the given options.

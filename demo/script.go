@@ -4,6 +4,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/aapagui/aapagui/aap"
 )
 
 // Kind is what the script does with a message.
@@ -99,12 +101,7 @@ func SearchAnswer(result string) string { return "Here is what I found. " + resu
 
 // DeniedResult is the result of a search the user did not allow, in AAP's
 // wording for a denied tool call.
-func DeniedResult(reason string) string {
-	if reason == "" {
-		return "Tool call denied"
-	}
-	return "Tool call denied: " + reason
-}
+func DeniedResult(reason string) string { return aap.DeniedResult(reason) }
 
 // DeniedText is the answer after a denied search.
 func DeniedText(reason string) string {

@@ -15,7 +15,7 @@ import (
 // Texts stored for tool calls that a new user message leaves unanswered,
 // so that the history handed to the agent stays valid (every call has a
 // result).
-const unansweredCall = "Tool call was not answered: the user sent a new message instead."
+const unansweredCall = aap.ToolCallNotAnswered + ": the user sent a new message instead."
 
 // pending describes what the session is waiting for before the next turn.
 type pending struct {

@@ -13,7 +13,6 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	"sigs.k8s.io/yaml"
 
 	"github.com/aapagui/aapagui/aap"
 	"github.com/aapagui/aapagui/bridge/aap2agui"
@@ -88,44 +87,38 @@ func metaNames(t *testing.T, e *env) []string {
 	return names
 }
 
-// copilotKitRuntimeConfig is the several-agent --agent-config of the two
-// agents of interop/copilotkit-agent's runtime: one upstream, whose URL
-// names the agent, used by both.
-const copilotKitRuntimeConfig = `
-upstreams:
-  runtime:
-    url: RUNTIME/api/copilotkit/agent/{agent}/run
-agents:
-  - name: demo
-    title: CopilotKit demo
-    version: 1.0.0
-    capabilities: &caps
-      history: {compacted: {}, full: {}}
-      stream: {delta: {}, message: {}, none: {}}
-      application: {tools: {}}
-    tools:
-      - name: delete_file
-        description: Delete a file, once the user approves it.
-        parameters: {type: object, properties: {name: {type: string}}}
-      - name: web_search
-        description: Search the web.
-        parameters: {type: object, properties: {query: {type: string}}}
-        permissions: none
-    upstream: runtime
-  - name: helper
-    title: CopilotKit helper
-    version: 1.0.0
-    capabilities: *caps
-    tools:
-      - name: archive_file
-        description: Archive a file, once the user approves it.
-        parameters: {type: object, properties: {name: {type: string}}}
-      - name: doc_lookup
-        description: Look a query up in the documentation.
-        parameters: {type: object, properties: {query: {type: string}}}
-        permissions: none
-    upstream: runtime
-`
+// copilotKitRuntimeAgents are the two agents of
+// interop/copilotkit-agent's runtime (at runtime), each with its server
+// tools, one of which it runs on its own: one upstream, whose URL names
+// the agent, serves both (as the several-agent --agent-config writes it
+// once, with {agent} in its URL).
+func copilotKitRuntimeAgents(runtime string) []aap2agui.AgentConfig {
+	e := &aap.Empty{}
+	caps := &aap.Capabilities{
+		History:     &aap.HistoryCapabilities{Compacted: e, Full: e},
+		Stream:      &aap.StreamCapabilities{Delta: e, Message: e, None: e},
+		Application: &aap.ApplicationCapabilities{Tools: e},
+	}
+	tool := func(name, description, param string) aap.ToolSpec {
+		return aap.ToolSpec{Name: name, Description: description,
+			Parameters: json.RawMessage(`{"properties":{"` + param + `":{"type":"string"}},"type":"object"}`)}
+	}
+	agent := func(name, title string, tool, own aap.ToolSpec) aap2agui.AgentConfig {
+		return aap2agui.AgentConfig{
+			Agent:    aap.AgentInfo{Name: name, Title: title, Version: "1.0.0", Capabilities: caps, Tools: []aap.ToolSpec{tool}},
+			OwnTools: []aap.ToolSpec{own},
+			Upstream: runtime + "/api/copilotkit/agent/" + name + "/run",
+		}
+	}
+	return []aap2agui.AgentConfig{
+		agent("demo", "CopilotKit demo",
+			tool("delete_file", "Delete a file, once the user approves it.", "name"),
+			tool("web_search", "Search the web.", "query")),
+		agent("helper", "CopilotKit helper",
+			tool("archive_file", "Archive a file, once the user approves it.", "name"),
+			tool("doc_lookup", "Look a query up in the documentation.", "query")),
+	}
+}
 
 // copilotKitHelperConversations are those of the runtime's second agent,
 // helper: its own words, its own tool run at once (doc_lookup), its own
@@ -187,22 +180,13 @@ func copilotKitHelperConversations() []upstreamConversation {
 }
 
 // TestAgentsCopilotKitRuntime serves the two agents of one CopilotKit
-// runtime (demo and helper) behind one aap2agui, configured as the
-// several-agent --agent-config with one upstream whose URL names the
-// agent ({agent}): GET /meta lists both, and each session, in every stream
-// mode, is answered by its own agent, with its own words and tools, the
-// history exactly what was streamed.
+// runtime (demo and helper) behind one aap2agui, each at the runtime's URL
+// for it (copilotKitRuntimeAgents): GET /meta lists both, and each
+// session, in every stream mode, is answered by its own agent, with its
+// own words and tools, the history exactly what was streamed.
 func TestAgentsCopilotKitRuntime(t *testing.T) {
 	runtime := strings.TrimSuffix(startCopilotKitAgent(t), "/api/copilotkit/agent/demo/run")
-	js, err := yaml.YAMLToJSON([]byte(strings.Replace(copilotKitRuntimeConfig, "RUNTIME", runtime, 1)))
-	require.NoError(t, err)
-	require.True(t, aap2agui.IsAgentsConfig(js))
-	agents, err := aap2agui.LoadAgentsConfig(js, func(string) string { return "" })
-	require.NoError(t, err)
-	require.Len(t, agents, 2)
-	for _, a := range agents {
-		require.Equal(t, runtime+"/api/copilotkit/agent/"+a.Agent.Name+"/run", a.Upstream)
-	}
+	agents := copilotKitRuntimeAgents(runtime)
 	e := newEnv(t, "", func(c *aap2agui.Config) { c.Upstream, c.Agent, c.Agents = "", aap.AgentInfo{}, agents })
 	assert.Equal(t, []string{"demo", "helper"}, metaNames(t, e))
 
@@ -214,7 +198,7 @@ func TestAgentsCopilotKitRuntime(t *testing.T) {
 	servedAgent{e: e, name: "helper"}.playAll(t, fromUpstream(copilotKitHelperConversations(), newCopilotKitIDs))
 
 	// One agent's tools are not the other's.
-	_, err = e.Client.CreateSession(testContext(t), &aap.PostSessionsRequest{
+	_, err := e.Client.CreateSession(testContext(t), &aap.PostSessionsRequest{
 		Agent: aap.AgentConfig{Name: "helper", Tools: []aap.ServerToolRef{{Name: "delete_file"}}}})
 	requireHTTPError(t, err, http.StatusBadRequest, "invalid_request")
 }

@@ -43,19 +43,6 @@ func ParseCancelRun(s string) (CancelRun, error) {
 	return "", fmt.Errorf("cancel run %q: want %q, %q or %q", s, CancelRunAuto, CancelRunSeparate, CancelRunSingle)
 }
 
-// cancelRun is the mode in effect: Config.SeparateCancelRun, the older
-// switch, stands for CancelRunSeparate.
-func (c *Config) cancelRun() (CancelRun, error) {
-	mode, err := ParseCancelRun(string(c.CancelRun))
-	if err != nil || !c.SeparateCancelRun {
-		return mode, err
-	}
-	if mode == CancelRunSingle {
-		return "", fmt.Errorf("SeparateCancelRun contradicts CancelRun %q", mode)
-	}
-	return CancelRunSeparate, nil
-}
-
 // postTurn sends a turn's run to the agent (calls: the encrypted values of
 // its tool calls, see post) and returns the SSE body whose events answer
 // the turn. A run that carries a new user message together with cancelled

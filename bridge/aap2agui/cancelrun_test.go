@@ -18,7 +18,7 @@ import (
 )
 
 // TestSeparateCancelRun: a user message sent while an interrupt is open
-// goes, with Config.SeparateCancelRun, as two runs: the cancellation alone
+// goes, with CancelRunSeparate, as two runs: the cancellation alone
 // (its events left out of the turn), then the message, which answers the
 // turn. Without it (CancelRunAuto), one run carries both, and an agent
 // that answers the message in it gets no other.
@@ -35,7 +35,11 @@ func TestSeparateCancelRun(t *testing.T) {
 					sseEvents(w, textRun(in, "answer", "About that message.")...)
 				}
 			})
-			e := newEnv(t, up.URL, func(c *aap2agui.Config) { c.SeparateCancelRun = separate })
+			e := newEnv(t, up.URL, func(c *aap2agui.Config) {
+				if separate {
+					c.CancelRun = aap2agui.CancelRunSeparate
+				}
+			})
 			id := e.createSession(t, aap.PostSessionsRequest{})
 			_, err := e.Client.Turn(testContext(t), id, &aap.PostSessionTurnRequest{Messages: []aap.Message{aap.UserText("start")}})
 			require.NoError(t, err)

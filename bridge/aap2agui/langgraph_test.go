@@ -311,7 +311,7 @@ func TestLangGraphAgent(t *testing.T) {
 		})
 	}
 	t.Run("separate cancel run", func(t *testing.T) {
-		e := newEnv(t, startLangGraphAgent(t, "outcome"), func(c *aap2agui.Config) { c.SeparateCancelRun = true })
+		e := newEnv(t, startLangGraphAgent(t, "outcome"), func(c *aap2agui.Config) { c.CancelRun = aap2agui.CancelRunSeparate })
 		runUpstreamConversations(t, e, newLangGraphIDs, langGraphMovesOn(aap2agui.CancelRunSeparate))
 	})
 	t.Run("single cancel run", func(t *testing.T) {

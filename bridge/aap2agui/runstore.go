@@ -195,7 +195,7 @@ func (r *turnRun) permissionResults() []store.Entry {
 		}
 		text := grantedText
 		if !pm.Granted {
-			text = deniedText(pm.Reason)
+			text = aap.DeniedResult(pm.Reason)
 		}
 		missing = append(missing, store.Entry{
 			Message: &aap.ToolMessage{ToolCallID: pm.ToolCallID, Content: aap.TextContent(text)},
@@ -203,14 +203,6 @@ func (r *turnRun) permissionResults() []store.Entry {
 		})
 	}
 	return missing
-}
-
-// deniedText is the tool message AAP prescribes for a denied call.
-func deniedText(reason string) string {
-	if reason == "" {
-		return "Tool call denied"
-	}
-	return "Tool call denied: " + reason
 }
 
 // grantedText is stored for a granted call whose result the agent never

@@ -15,6 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/aapagui/aapagui/aap"
+	"github.com/aapagui/aapagui/agui"
 	"github.com/aapagui/aapagui/bridge/agui2aap"
 	"github.com/aapagui/aapagui/demo"
 )
@@ -294,7 +295,7 @@ func TestListAgents(t *testing.T) {
 			r := e.get(t, "/agents")
 			require.Equal(t, http.StatusOK, r.Status, r.Body)
 			var out struct {
-				Agents []agui2aap.AgentDescription `json:"agents"`
+				Agents []agui.AgentDescription `json:"agents"`
 			}
 			require.NoError(t, jsonUnmarshal(r.Body, &out))
 			require.Len(t, out.Agents, 1)

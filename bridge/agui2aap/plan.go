@@ -26,11 +26,9 @@ const (
 	CodeUpstreamError     = "UPSTREAM_ERROR"        // the AAP server failed a follow-up turn
 	CodeTooManyFollowUps  = "TOO_MANY_FOLLOW_UPS"   // the permission policy looped
 	CodeStoreError        = "STORE_ERROR"           // the run could not be stored: it did not finish
-	closingText           = notAnsweredPrefix + ": the conversation moved on."
-	notAnsweredPrefix     = "Tool call was not answered"
+	closingText           = aap.ToolCallNotAnswered + ": the conversation moved on."
 	contextHeader         = "Context from the application:"
 	policyDeniedReason    = "denied by the bridge's permission policy"
-	deniedResultFallback  = "Tool call denied"
 )
 
 // plan is what one run sends to the AAP server.
@@ -442,7 +440,7 @@ func abandoned(msgs []types.Message, calls []string) ([]types.Message, bool) {
 	var rest []types.Message
 	for _, m := range msgs {
 		if m.Role == types.RoleTool && open[m.ToolCallID] {
-			if s, ok := stringContent(m.Content); !ok || !strings.HasPrefix(s, notAnsweredPrefix) {
+			if s, ok := stringContent(m.Content); !ok || !strings.HasPrefix(s, aap.ToolCallNotAnswered) {
 				return msgs, false // a real result
 			}
 			delete(open, m.ToolCallID)

@@ -94,7 +94,7 @@ func (r *runner) storedResults(ctx context.Context, missing map[string]permissio
 			continue
 		}
 		if !p.granted {
-			r.feed(&aap.ToolResult{ToolCallID: id, Content: aap.TextContent(deniedResult(p.reason))})
+			r.feed(&aap.ToolResult{ToolCallID: id, Content: aap.TextContent(aap.DeniedResult(p.reason))})
 			r.results[id] = true
 		} else {
 			r.log.Info().Str("session", r.th.SessionID).Str("tool_call", id).Msg("the AAP server neither sent nor stored the result of a granted call")

@@ -866,12 +866,3 @@ func (r *runner) save(ctx context.Context) error {
 	r.s.metrics.InterruptsChanged(len(th.Interrupts) - r.openBefore)
 	return nil
 }
-
-// deniedResult is the result the bridge gives a denied call when the AAP
-// server sends none, in the wording AAP suggests.
-func deniedResult(reason string) string {
-	if reason == "" {
-		return deniedResultFallback
-	}
-	return deniedResultFallback + ": " + reason
-}

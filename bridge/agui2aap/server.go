@@ -15,6 +15,7 @@ import (
 	"golang.org/x/sync/singleflight"
 
 	"github.com/aapagui/aapagui/aap"
+	"github.com/aapagui/aapagui/agui"
 	"github.com/aapagui/aapagui/bridge/internal/metrics"
 	"github.com/aapagui/aapagui/bridge/internal/web"
 	"github.com/aapagui/aapagui/internal/apikey"
@@ -274,49 +275,6 @@ func (s *Server) upstreamCall(ctx context.Context, call, agent string, err error
 	return result
 }
 
-// AgentDescription is one entry of GET /agents: the AAP agent and its
-// capabilities in AG-UI's terms.
-type AgentDescription struct {
-	Name         string            `json:"name"`
-	URL          string            `json:"url"`
-	Title        string            `json:"title,omitempty"`
-	Description  string            `json:"description,omitempty"`
-	Version      string            `json:"version"`
-	Capabilities AgentCapabilities `json:"capabilities"`
-}
-
-// AgentCapabilities follows AG-UI's capability discovery shape.
-type AgentCapabilities struct {
-	Identity struct {
-		Name        string `json:"name"`
-		Type        string `json:"type"`
-		Description string `json:"description,omitempty"`
-		Version     string `json:"version,omitempty"`
-	} `json:"identity"`
-	Transport struct {
-		Streaming bool `json:"streaming"`
-	} `json:"transport"`
-	Tools struct {
-		Supported      bool  `json:"supported"`
-		Items          []any `json:"items"`
-		ClientProvided bool  `json:"clientProvided"`
-	} `json:"tools"`
-	Reasoning struct {
-		Supported bool `json:"supported"`
-		Streaming bool `json:"streaming"`
-	} `json:"reasoning"`
-	Multimodal struct {
-		Input struct {
-			Image bool `json:"image"`
-		} `json:"input"`
-	} `json:"multimodal"`
-	HumanInTheLoop struct {
-		Supported  bool `json:"supported"`
-		Approvals  bool `json:"approvals"`
-		Interrupts bool `json:"interrupts"`
-	} `json:"humanInTheLoop"`
-}
-
 func (s *Server) listAgents(c *gin.Context) {
 	cl, key := s.client(c.Request)
 	meta, err := s.upstreamMeta(c.Request.Context(), cl, key)
@@ -325,11 +283,11 @@ func (s *Server) listAgents(c *gin.Context) {
 		return
 	}
 	out := struct {
-		Agents []AgentDescription `json:"agents"`
-	}{Agents: []AgentDescription{}}
+		Agents []agui.AgentDescription `json:"agents"`
+	}{Agents: []agui.AgentDescription{}}
 	for i := range meta.Agents {
 		a := &meta.Agents[i]
-		d := AgentDescription{Name: a.Name, URL: "/agents/" + a.Name, Title: a.Title, Description: a.Description, Version: a.Version}
+		d := agui.AgentDescription{Name: a.Name, URL: "/agents/" + a.Name, Title: a.Title, Description: a.Description, Version: a.Version}
 		caps := &d.Capabilities
 		caps.Identity.Name, caps.Identity.Type, caps.Identity.Description, caps.Identity.Version = a.Name, "aap", a.Description, a.Version
 		caps.Transport.Streaming = true

@@ -11,19 +11,20 @@ import (
 )
 
 // --cancel-run: auto by default, separate or single; --separate-cancel-run,
-// the older switch, is still taken (the bridge reads it as separate). A
-// value it does not know, or the two flags saying opposite things, stop
-// the program at start-up.
+// the older switch, is still taken and read as separate. A value it does
+// not know, or the two flags saying opposite things, stop the program at
+// start-up.
 func TestCancelRunFlag(t *testing.T) {
 	for _, tc := range []struct {
-		args     []string
-		mode     aap2agui.CancelRun
-		separate bool
+		args []string
+		mode aap2agui.CancelRun
 	}{
-		{nil, aap2agui.CancelRunAuto, false},
-		{[]string{"--cancel-run", "separate"}, aap2agui.CancelRunSeparate, false},
-		{[]string{"--cancel-run", "single"}, aap2agui.CancelRunSingle, false},
-		{[]string{"--separate-cancel-run"}, aap2agui.CancelRunAuto, true},
+		{nil, aap2agui.CancelRunAuto},
+		{[]string{"--cancel-run", "separate"}, aap2agui.CancelRunSeparate},
+		{[]string{"--cancel-run", "single"}, aap2agui.CancelRunSingle},
+		{[]string{"--separate-cancel-run"}, aap2agui.CancelRunSeparate},
+		{[]string{"--cancel-run", "auto", "--separate-cancel-run"}, aap2agui.CancelRunSeparate},
+		{[]string{"--cancel-run", "separate", "--separate-cancel-run"}, aap2agui.CancelRunSeparate},
 	} {
 		p := cli.NewProgram("aap2agui", "AAP2AGUI")
 		fl := bind(p)
@@ -33,7 +34,6 @@ func TestCancelRunFlag(t *testing.T) {
 		cfg, err := fl.config(p)
 		require.NoError(t, err, "%v", tc.args)
 		assert.Equal(t, tc.mode, cfg.CancelRun, "%v", tc.args)
-		assert.Equal(t, tc.separate, cfg.SeparateCancelRun, "%v", tc.args)
 	}
 
 	require.ErrorContains(t, run([]string{"--cancel-run", "sometimes", "--store", "memory:"}), "--cancel-run")

@@ -13,6 +13,7 @@ import (
 
 	"github.com/aapagui/aapagui/aap"
 	"github.com/aapagui/aapagui/bridge/aap2agui"
+	"github.com/aapagui/aapagui/cmd/aap2agui/internal/agentconfig"
 	"github.com/aapagui/aapagui/cmd/internal/cli"
 	"github.com/aapagui/aapagui/demo"
 )
@@ -184,7 +185,9 @@ func (fl *flags) config(p *cli.Program) (aap2agui.Config, error) {
 	if *fl.separateCancel && cfg.CancelRun == aap2agui.CancelRunSingle {
 		return cfg, errors.New("--separate-cancel-run contradicts --cancel-run single")
 	}
-	cfg.SeparateCancelRun = *fl.separateCancel
+	if *fl.separateCancel {
+		cfg.CancelRun = aap2agui.CancelRunSeparate
+	}
 	cfg.ToolResultParts = *fl.toolResultParts
 	if cfg.ThreadIDs, err = aap2agui.ParseThreadIDs(*fl.threadIDs); err != nil {
 		return cfg, fmt.Errorf("--thread-id: %w", err)
@@ -233,8 +236,8 @@ func loadAgents(cfg *aap2agui.Config, path string) error {
 	if err != nil {
 		return fmt.Errorf("%s: %w", path, err)
 	}
-	if !aap2agui.IsAgentsConfig(js) {
-		d, err := aap2agui.LoadAgentDescription(js)
+	if !agentconfig.IsAgentsConfig(js) {
+		d, err := agentconfig.LoadAgentDescription(js)
 		if err != nil {
 			return fmt.Errorf("%s: %w", path, err)
 		}
@@ -244,7 +247,7 @@ func loadAgents(cfg *aap2agui.Config, path string) error {
 	if cfg.Upstream != "" || len(cfg.UpstreamHeader) > 0 {
 		return fmt.Errorf("%s lists agents, each with its upstream: leave out --upstream and --upstream-header", path)
 	}
-	if cfg.Agents, err = aap2agui.LoadAgentsConfig(js, os.Getenv); err != nil {
+	if cfg.Agents, err = agentconfig.LoadAgentsConfig(js, os.Getenv); err != nil {
 		return fmt.Errorf("%s: %w", path, err)
 	}
 	return nil

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"net/http/httptest"
 	"os"
 	"regexp"
@@ -13,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"sigs.k8s.io/yaml"
 
+	"github.com/aapagui/aapagui/aap"
 	"github.com/aapagui/aapagui/bridge/aap2agui"
 	"github.com/aapagui/aapagui/bridge/agui2aap"
 	"github.com/aapagui/aapagui/demo"
@@ -32,15 +34,16 @@ func TestREADMEDemos(t *testing.T) {
 
 	aguiAgent := httptest.NewServer(demo.AGUIAgent{})
 	t.Cleanup(aguiAgent.Close)
-	// examples/agent.yaml is the built-in demo agent's description
-	// (cmd/aap2agui's TestAgentExample).
+	// examples/agent.yaml is the built-in demo agent's description, with
+	// no tool the agent runs on its own (cmd/aap2agui's TestAgentExample
+	// reads it strictly and checks it against the built-in one).
 	data, err := os.ReadFile("../../examples/agent.yaml")
 	require.NoError(t, err)
 	js, err := yaml.YAMLToJSON(data)
 	require.NoError(t, err)
-	d, err := aap2agui.LoadAgentDescription(js)
-	require.NoError(t, err)
-	a, err := aap2agui.New(aap2agui.Config{Upstream: aguiAgent.URL, Store: store.NewMemory(), Agent: d.Agent, OwnTools: d.OwnTools})
+	var info aap.AgentInfo
+	require.NoError(t, json.Unmarshal(js, &info))
+	a, err := aap2agui.New(aap2agui.Config{Upstream: aguiAgent.URL, Store: store.NewMemory(), Agent: info})
 	require.NoError(t, err)
 	as := httptest.NewServer(a)
 	t.Cleanup(as.Close)

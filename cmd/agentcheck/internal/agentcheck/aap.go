@@ -983,7 +983,7 @@ func (r *aapRun) permissionRound(ctx context.Context, id, title, tool string, gr
 	if result != nil {
 		denial = contentText(result.Content)
 	}
-	if want := "Tool call denied: " + reason; denial != want {
+	if want := aap.DeniedResult(reason); denial != want {
 		r.fail(id, title, secPermission, failure{sent: turnJSON(answer), got: fmt.Sprintf("%q", denial), want: fmt.Sprintf("%q (the tool result of a denied call)", want)})
 		return hist, true
 	}

@@ -1,4 +1,4 @@
-package aap2agui_test
+package agentconfig_test
 
 import (
 	"testing"
@@ -9,6 +9,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/aapagui/aapagui/bridge/aap2agui"
+	"github.com/aapagui/aapagui/cmd/aap2agui/internal/agentconfig"
 )
 
 const agentsYAML = `
@@ -52,8 +53,8 @@ func loadYAML(t *testing.T, y string, vars map[string]string) ([]aap2agui.AgentC
 	t.Helper()
 	js, err := yaml.YAMLToJSON([]byte(y))
 	require.NoError(t, err)
-	require.True(t, aap2agui.IsAgentsConfig(js))
-	return aap2agui.LoadAgentsConfig(js, envOf(vars))
+	require.True(t, agentconfig.IsAgentsConfig(js))
+	return agentconfig.LoadAgentsConfig(js, envOf(vars))
 }
 
 func TestLoadAgentsConfig(t *testing.T) {
@@ -80,7 +81,7 @@ func TestLoadAgentsConfig(t *testing.T) {
 		assert.Equal(t, "Bearer s3cret", a.UpstreamHeader.Get("Authorization"), "the header's secret comes from the environment")
 		assert.Zero(t, a.ConnectTimeout, "the server's default")
 	}
-	assert.False(t, aap2agui.IsAgentsConfig([]byte(`{"name":"demo","title":"Demo","version":"1"}`)), "one agent's description is today's form")
+	assert.False(t, agentconfig.IsAgentsConfig([]byte(`{"name":"demo","title":"Demo","version":"1"}`)), "one agent's description is today's form")
 }
 
 func TestLoadAgentsConfigErrors(t *testing.T) {
