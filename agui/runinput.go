@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"strconv"
 
 	"github.com/ag-ui-protocol/ag-ui/sdks/community/go/pkg/core/types"
 
@@ -71,6 +72,28 @@ func hasSnakeKey(data []byte) bool {
 	}
 }
 
+// escapesLetter reports whether data writes an ASCII letter or an
+// underscore as an escape (\u0074, \u005f): a name so written may be one
+// of snakeKeys, which only the SDK's decoder reads as such. No encoder
+// writes a letter so; a body that does goes to the SDK's decoder.
+func escapesLetter(data []byte) bool {
+	for i := 0; ; {
+		j := bytes.Index(data[i:], []byte(`\u00`))
+		if j < 0 {
+			return false
+		}
+		p := i + j + len(`\u00`)
+		if p+2 <= len(data) {
+			if v, err := strconv.ParseUint(string(data[p:p+2]), 16, 8); err == nil {
+				if c := byte(v); c == '_' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' {
+					return true
+				}
+			}
+		}
+		i = p
+	}
+}
+
 // DecodeRunAgentInput decodes a RunAgentInput as the SDK does (camelCase
 // keys, and the snake_case ones the SDK also accepts), faster for the
 // common camelCase body.
@@ -95,7 +118,7 @@ func DecodeRunAgentInput(data []byte) (*types.RunAgentInput, error) {
 // long history is then little more than scanning it. The functions of this
 // package that read content (MessagesToAAP, TurnFromAGUI, …) accept it.
 func DecodeRunAgentInputLazy(data []byte) (*types.RunAgentInput, error) {
-	if hasSnakeKey(data) {
+	if hasSnakeKey(data) || escapesLetter(data) {
 		var in types.RunAgentInput
 		if err := json.Unmarshal(data, &in); err != nil {
 			return nil, err

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"io"
 	"reflect"
-	"slices"
 	"strings"
 	"testing"
 
@@ -56,9 +55,7 @@ var runInputFuzzSeeds = []string{
 // name whatever its case where the SDK matches it exactly; for a name
 // given twice (RFC 8259 leaves its meaning open) encoding/json decodes the
 // second array into the first one's elements where the SDK keeps the
-// second alone; and a snake_case name written with an escape
-// ("thread\u005fid") is read by the SDK but not seen by the check that
-// sends a body to it.
+// second alone.
 func FuzzDecodeRunAgentInputLazy(f *testing.F) {
 	for _, s := range runInputFuzzSeeds {
 		f.Add([]byte(s))
@@ -112,27 +109,18 @@ var runInputNames = []string{
 	"id", "role", "content", "name", "encryptedContent", "encryptedValue", "toolCalls", "toolCallId", "error", "activityType",
 }
 
-// runInputSnakeNames are the snake_case names the SDK also reads; a body
-// that spells one of them as it is goes to the SDK's decoder whole.
-var runInputSnakeNames = []string{
-	"thread_id", "run_id", "parent_run_id", "forwarded_props", "tool_calls", "tool_call_id",
-	"encrypted_content", "encrypted_value", "activity_type", "interrupt_id",
-}
-
 // exactNames reports whether every object of data (JSON, possibly
-// invalid: then false) names each member once, names none with a
-// spelling of one of runInputNames other than its own, and spells as they
-// are the runInputSnakeNames it holds, or one of them.
+// invalid: then false) names each member once and names none with a
+// spelling of one of runInputNames other than its own.
 func exactNames(data []byte) bool {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	var open []map[string]bool // the names of each open object; nil for an array
 	inObject := func() bool { return len(open) > 0 && open[len(open)-1] != nil }
-	name := false  // the next token is a member name
-	snake := false // a member has a snake_case name
+	name := false // the next token is a member name
 	for {
 		tok, err := dec.Token()
 		if errors.Is(err, io.EOF) {
-			return !snake || spelledSnake(data)
+			return true
 		}
 		if err != nil {
 			return false
@@ -143,7 +131,6 @@ func exactNames(data []byte) bool {
 				return false
 			}
 			names[s], name = true, false
-			snake = snake || slices.Contains(runInputSnakeNames, s)
 			continue
 		}
 		switch tok {
@@ -158,17 +145,6 @@ func exactNames(data []byte) bool {
 			name = inObject()
 		}
 	}
-}
-
-// spelledSnake reports whether data holds one of runInputSnakeNames as
-// it is spelled, in quotes.
-func spelledSnake(data []byte) bool {
-	for _, n := range runInputSnakeNames {
-		if bytes.Contains(data, []byte(`"`+n+`"`)) {
-			return true
-		}
-	}
-	return false
 }
 
 // foldsToName reports whether s is one of runInputNames spelled otherwise.
