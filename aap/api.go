@@ -1,6 +1,7 @@
 package aap
 
 import (
+	"bytes"
 	"encoding/json"
 	"net/http"
 
@@ -380,6 +381,13 @@ type GetSessionHistoryResponse struct {
 
 // UnmarshalJSON decodes the response, naming "history" in errors.
 func (r *GetSessionHistoryResponse) UnmarshalJSON(data []byte) error {
+	if inner, ok := soleMember(data, "history"); ok {
+		var out GetSessionHistoryResponse
+		if out.History.UnmarshalJSON(inner) == nil {
+			*r = out
+			return nil
+		}
+	}
 	var w struct {
 		History json.RawMessage `json:"history"`
 	}
@@ -405,6 +413,18 @@ type SessionHistory struct {
 
 // UnmarshalJSON decodes both history types, if present.
 func (h *SessionHistory) UnmarshalJSON(data []byte) error {
+	for _, name := range [...]string{"full", "compacted"} {
+		if inner, ok := soleMember(data, name); ok {
+			if msgs, err := DecodeHistory(inner); err == nil {
+				if name == "full" {
+					*h = SessionHistory{Full: msgs}
+				} else {
+					*h = SessionHistory{Compacted: msgs}
+				}
+				return nil
+			}
+		}
+	}
 	var w struct {
 		Compacted json.RawMessage `json:"compacted"`
 		Full      json.RawMessage `json:"full"`
@@ -426,6 +446,21 @@ func (h *SessionHistory) UnmarshalJSON(data []byte) error {
 	}
 	*h = out
 	return nil
+}
+
+// soleMember is the value of data when data is an object of one member,
+// name, written compactly as this package writes it ({"name":value}):
+// the bytes between, which the caller decodes itself. A value that then
+// decodes makes data exactly that object, so the caller skips the
+// general decoder's pass over the whole (a history is read once, not
+// once per level); one that does not goes to the general decoder, which
+// says what is wrong.
+func soleMember(data []byte, name string) ([]byte, bool) {
+	rest, ok := bytes.CutPrefix(data, []byte(`{"`+name+`":`))
+	if !ok {
+		return nil, false
+	}
+	return bytes.CutSuffix(rest, []byte("}"))
 }
 
 // ErrorResponse is the JSON body of an error status. AAP does not fix its

@@ -758,6 +758,12 @@ func decodeBody(data []byte, out any) error {
 	if firstByte(data) != '{' {
 		return &DecodeError{Reason: "must be a JSON object"}
 	}
+	// A history is decoded by its own UnmarshalJSON straight away, which
+	// reads its compact form in one pass; json.Unmarshal would scan the
+	// whole body once more before calling it.
+	if h, ok := out.(*GetSessionHistoryResponse); ok && h.UnmarshalJSON(data) == nil {
+		return nil
+	}
 	if err := json.Unmarshal(data, out); err != nil {
 		var de *DecodeError
 		if errors.As(err, &de) {

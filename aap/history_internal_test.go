@@ -1,0 +1,69 @@
+package aap
+
+import (
+	"encoding/json"
+	"reflect"
+	"testing"
+)
+
+// generalHistory decodes a GET history body with the general decoders
+// only, as GetSessionHistoryResponse did before its one-pass form.
+func generalHistory(data []byte) (GetSessionHistoryResponse, error) {
+	var w struct {
+		History json.RawMessage `json:"history"`
+	}
+	var out GetSessionHistoryResponse
+	if err := decodeObject(data, &w); err != nil {
+		return out, err
+	}
+	if w.History == nil {
+		return out, fieldErr("history", "required")
+	}
+	var h struct {
+		Compacted json.RawMessage `json:"compacted"`
+		Full      json.RawMessage `json:"full"`
+	}
+	if err := decodeObject(w.History, &h); err != nil {
+		return out, err
+	}
+	var err error
+	if h.Compacted != nil {
+		if out.History.Compacted, err = DecodeHistory(h.Compacted); err != nil {
+			return out, err
+		}
+	}
+	if h.Full != nil {
+		out.History.Full, err = DecodeHistory(h.Full)
+	}
+	return out, err
+}
+
+// FuzzHistoryResponse holds the one-pass reading of a history body to the
+// general decoders: both accept or refuse it, and read the same.
+func FuzzHistoryResponse(f *testing.F) {
+	for _, s := range []string{
+		`{"history":{"full":[{"role":"user","content":"hi"},{"role":"assistant","content":"hello"}]}}`,
+		`{"history":{"compacted":[{"role":"user","content":"hi"}]}}`,
+		`{"history":{"full":[]},"history":{"compacted":[]}}`,
+		`{"history":{"full":[{"role":"user","content":"hi"}]},"x":1}`,
+		`{"history":{"full":[{"role":"user","content":"a"}],"compacted":[]}}`,
+		`{"history":{"full":[{"role":"tool","toolCallId":"c","content":"x"}]}}`,
+		`{"history":{"full":null}}`,
+		`{"history":{"full":[1]}}`,
+		`{"history":{}}`,
+		`{"history":[]}`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var got GetSessionHistoryResponse
+		err := got.UnmarshalJSON(data)
+		want, wantErr := generalHistory(data)
+		if (err == nil) != (wantErr == nil) {
+			t.Fatalf("%q: one pass: %v, general: %v", data, err, wantErr)
+		}
+		if err == nil && !reflect.DeepEqual(got, want) {
+			t.Fatalf("%q: one pass %#v, general %#v", data, got, want)
+		}
+	})
+}
