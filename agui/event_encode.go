@@ -27,9 +27,10 @@ var ErrNilBaseEvent = errors.New("agui: AG-UI event with a nil BaseEvent")
 // The per-token and lifecycle events (RUN_STARTED, RUN_FINISHED without a
 // Result, RUN_ERROR, TEXT_MESSAGE_START/CONTENT/END, REASONING_START/END,
 // REASONING_MESSAGE_START/CONTENT/END, TOOL_CALL_START/ARGS/END/RESULT) are
-// written by hand and do not allocate when dst has room; an event with a
-// RawEvent, and every other type, goes through encoding/json. An
-// *UnknownEvent is written as its Raw JSON, compacted.
+// written by hand and do not allocate when dst has room, and so are the
+// text messages of a MESSAGES_SNAPSHOT; an event with a RawEvent, and
+// every other type, goes through encoding/json. An *UnknownEvent is
+// written as its Raw JSON, compacted.
 //
 // A nil event gives ErrNilEvent and an event with a nil BaseEvent an error
 // wrapping ErrNilBaseEvent; on error dst is returned unchanged.
@@ -103,6 +104,14 @@ func appendMessageEvent(dst []byte, ev events.Event) ([]byte, bool) {
 	case *events.ReasoningMessageEndEvent:
 		if e != nil && fastBase(e.BaseEvent) {
 			return appendOneString(dst, e.BaseEvent, `,"messageId":`, e.MessageID), true
+		}
+	case *events.MessagesSnapshotEvent:
+		if e != nil && fastBase(e.BaseEvent) {
+			// A whole conversation: its text messages by hand (see
+			// MarshalRunAgentInput).
+			if out, err := appendMessages(appendEventHead(dst, e.BaseEvent), e.Messages); err == nil {
+				return append(out, '}'), true
+			}
 		}
 	}
 	return dst, false

@@ -6,10 +6,12 @@ import (
 	"errors"
 	"reflect"
 	"slices"
+	"strings"
 	"testing"
 	"unicode/utf8"
 
 	"github.com/ag-ui-protocol/ag-ui/sdks/community/go/pkg/core/events"
+	"github.com/ag-ui-protocol/ag-ui/sdks/community/go/pkg/core/types"
 
 	"github.com/aapagui/aapagui/agui"
 )
@@ -294,6 +296,21 @@ func FuzzAppendEventMatchesEncoder(f *testing.F) {
 			if !reflect.DeepEqual(back, ev) {
 				t.Fatalf("DecodeEvent(%s)\n got %#v\nwant %#v", got[1:], back, ev)
 			}
+		}
+		// A snapshot's text messages are written by hand too; the others
+		// go through encoding/json.
+		snapshot := &events.MessagesSnapshotEvent{BaseEvent: base(events.EventTypeMessagesSnapshot), Messages: []types.Message{
+			{ID: a, Role: types.RoleUser, Content: b}, {ID: b, Role: types.Role(c), Content: strings.Repeat(b, 30), Name: c, EncryptedValue: a},
+			{ID: c, Role: types.RoleAssistant, ToolCalls: []types.ToolCall{{ID: a, Type: "function", Function: types.FunctionCall{Name: c, Arguments: b}}}},
+			{ID: a, Role: types.RoleTool, ToolCallID: c, Content: []any{map[string]any{"type": "text", "text": b}}},
+		}}
+		if flags&64 != 0 {
+			snapshot.Messages = nil
+		}
+		want := codecEncoderJSON(t, snapshot)
+		got, err := agui.AppendEvent([]byte("p"), snapshot)
+		if err != nil || sameJSON(string(got)) != "p"+want {
+			t.Fatalf("AppendEvent(%#v): %v\n got %s\nwant p%s", snapshot, err, got, want)
 		}
 	})
 }
