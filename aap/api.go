@@ -448,6 +448,42 @@ func (h *SessionHistory) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
+// AppendHistoryResponse appends the JSON of GetSessionHistoryResponse{h}:
+// what encoding/json writes, each message by its own MarshalJSON, without
+// encoding/json's second pass over the messages' bytes (a long history is
+// megabytes).
+func AppendHistoryResponse(dst []byte, h *SessionHistory) ([]byte, error) {
+	dst = append(dst, `{"history":{`...)
+	var err error
+	sep := ""
+	for _, part := range [...]struct {
+		name string
+		msgs []Message
+	}{{"compacted", h.Compacted}, {"full", h.Full}} {
+		if part.msgs == nil {
+			continue
+		}
+		dst = append(append(append(dst, sep...), `"`+part.name+`":`...), '[')
+		for i, m := range part.msgs {
+			if i > 0 {
+				dst = append(dst, ',')
+			}
+			var b []byte
+			if mj, ok := m.(json.Marshaler); ok {
+				b, err = mj.MarshalJSON()
+			} else {
+				b, err = jsonenc.Marshal(m)
+			}
+			if err != nil {
+				return nil, err
+			}
+			dst = append(dst, b...)
+		}
+		dst, sep = append(dst, ']'), ","
+	}
+	return append(dst, "}}"...), nil
+}
+
 // soleMember is the value of data when data is an object of one member,
 // name, written compactly as this package writes it ({"name":value}):
 // the bytes between, which the caller decodes itself. A value that then

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"reflect"
 	"testing"
+
+	"github.com/aapagui/aapagui/internal/jsonenc"
 )
 
 // generalHistory decodes a GET history body with the general decoders
@@ -64,6 +66,34 @@ func FuzzHistoryResponse(f *testing.F) {
 		}
 		if err == nil && !reflect.DeepEqual(got, want) {
 			t.Fatalf("%q: one pass %#v, general %#v", data, got, want)
+		}
+	})
+}
+
+// FuzzAppendHistoryResponse holds AppendHistoryResponse to what
+// encoding/json (no HTML escaping) writes of the response.
+func FuzzAppendHistoryResponse(f *testing.F) {
+	f.Add("hello <there> & \"you\"", "c1", true, false)
+	f.Add("\u2028\xff\x00", "", false, true)
+	f.Fuzz(func(t *testing.T, text, id string, compacted, empty bool) {
+		msgs := []Message{
+			UserText(text), &AssistantMessage{Content: BlockContent(&TextBlock{Text: text}, &ToolUseBlock{ToolCallID: id, Name: "f", Input: json.RawMessage(`{"a":1}`)})},
+			&ToolMessage{ToolCallID: id, Content: TextContent(text)}, &ToolPermissionMessage{ToolCallID: id, Granted: false, Reason: text},
+		}
+		h := SessionHistory{Full: msgs}
+		if compacted {
+			h.Compacted = msgs[:1]
+		}
+		if empty {
+			h.Full = []Message{}
+		}
+		want, err := jsonenc.Marshal(GetSessionHistoryResponse{History: h})
+		if err != nil {
+			t.Skip(err)
+		}
+		got, err := AppendHistoryResponse(nil, &h)
+		if err != nil || string(got) != string(jsonenc.UnescapeReplacement(want)) {
+			t.Fatalf("AppendHistoryResponse: %v\n got %s\nwant %s", err, got, want)
 		}
 	})
 }

@@ -397,7 +397,11 @@ func (s *Server) history(c *gin.Context) error {
 	if err != nil {
 		return err
 	}
-	web.JSON(c, http.StatusOK, aap.GetSessionHistoryResponse{History: *hist})
+	body, err := aap.AppendHistoryResponse(make([]byte, 0, 4096), hist)
+	if err != nil {
+		return err
+	}
+	c.Data(http.StatusOK, "application/json", append(body, '\n'))
 	return nil
 }
 
