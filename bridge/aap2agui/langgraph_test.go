@@ -221,6 +221,7 @@ func langGraphConversations(interrupts string) []upstreamConversation {
 			},
 		},
 		failing,
+		longLangGraphConversation(interrupts),
 		{
 			name:    "history: the graph is sent every call with its result",
 			session: aap.PostSessionsRequest{Tools: []aap.ToolSpec{weatherTool}},
@@ -232,6 +233,37 @@ func langGraphConversations(interrupts string) []upstreamConversation {
 		return withInterrupts(all)
 	}
 	return all
+}
+
+// longLangGraphConversation is every kind of turn in one thread: each run
+// ends with the graph's MESSAGES_SNAPSHOT of the whole thread, which holds
+// no thinking (the adapter has no reasoning message for a thinking block),
+// yet after each turn the history is what every turn streamed.
+func longLangGraphConversation(interrupts string) upstreamConversation {
+	search := searchGolangTips(demo.SearchResult("golang tips"))
+	askPublish := askLangGraphPublish(interrupts)
+	return upstreamConversation{
+		name:    "a long conversation: later snapshots keep what earlier turns streamed",
+		session: aap.PostSessionsRequest{Tools: []aap.ToolSpec{weatherTool}},
+		steps: []upstreamStep{
+			echo("hello there"),
+			thinkAboutCats,
+			search,
+			askWeather("weather in Paris", "Paris", "call#2"),
+			weatherIs("Paris", "Rain"),
+			askPublish,
+			{
+				send:     answerInterrupt(func(id string) aap.Message { return &aap.ToolPermissionMessage{ToolCallID: id, Granted: true} }),
+				want:     []part{say("Published: hello world")},
+				stop:     aap.StopEndTurn,
+				recorded: []string{toolMessage("int#1", "Tool call granted; the agent did not report its result.")},
+				produced: []string{assistantText("Published: hello world")},
+			},
+			echo("and again"),
+			askHistory("web_search, get_weather"),
+			echo("once more"),
+		},
+	}
 }
 
 // withInterrupts keeps the conversations with an interrupt.
