@@ -237,8 +237,9 @@ func langGraphConversations(interrupts string) []upstreamConversation {
 
 // longLangGraphConversation is every kind of turn in one thread: each run
 // ends with the graph's MESSAGES_SNAPSHOT of the whole thread, which holds
-// no thinking (the adapter has no reasoning message for a thinking block),
-// yet after each turn the history is what every turn streamed.
+// no thinking block (the adapter has no reasoning message for one; it has
+// for an OpenAI-style reasoning item), yet after each turn the history is
+// what every turn streamed.
 func longLangGraphConversation(interrupts string) upstreamConversation {
 	search := searchGolangTips(demo.SearchResult("golang tips"))
 	askPublish := askLangGraphPublish(interrupts)
@@ -248,6 +249,11 @@ func longLangGraphConversation(interrupts string) upstreamConversation {
 		steps: []upstreamStep{
 			echo("hello there"),
 			thinkAboutCats,
+			{
+				send: userSays("reason about dogs"),
+				want: []part{think("Reasoning about: reason about dogs"), say("Done reasoning.")}, stop: aap.StopEndTurn,
+				produced: []string{`{"role":"assistant","content":[{"type":"thinking","thinking":"Reasoning about: reason about dogs"},{"type":"text","text":"Done reasoning."}]}`},
+			},
 			search,
 			askWeather("weather in Paris", "Paris", "call#2"),
 			weatherIs("Paris", "Rain"),
