@@ -139,22 +139,13 @@ func runGolden(g *golden) {
 		runID := fmt.Sprintf("run-%d", n)
 
 		// The request: AAP messages ⇄ AG-UI messages and resume entries.
-		reqAAP, err := aap.DecodeTurnMessages(g.must(prefix + "aap.request.json"))
-		require.NoError(t, err)
-		in, err := translate.TurnToAGUI(reqAAP, open, requestIDs)
-		require.NoError(t, err)
-		g.check(prefix+"agui.request.json", indentJSON(t, in))
-		back, err := translate.TurnFromAGUI(in.Messages, in.Resume, open)
-		require.NoError(t, err)
-		require.Equal(t, string(indentJSON(t, reqAAP)), string(indentJSON(t, back)), "request AG-UI→AAP")
+		added := g.request(prefix, open, requestIDs)
 		own := map[string]bool{}
-		for i, m := range reqAAP {
-			if m.Role() != aap.RoleToolPermission {
-				history = append(history, m)
-				entries = append(entries, translate.HistoryEntry{Message: m, AGUIID: in.IDs[i]})
-				own[in.IDs[i]] = true
-			}
+		for _, e := range added {
+			history = append(history, e.Message)
+			own[e.AGUIID] = true
 		}
+		entries = append(entries, added...)
 
 		// The stream.
 		a2g := translate.NewAAPToAGUI(translate.AAPToAGUIOptions{
@@ -214,6 +205,29 @@ func runGolden(g *golden) {
 		return
 	}
 	require.Equal(t, string(indentJSON(t, history)), string(indentJSON(t, back)), "history AG-UI→AAP")
+}
+
+// request checks the AG-UI side of the request of the turn (prefix) and
+// that it comes back the same; it returns the history entries the turn
+// adds, under their AG-UI ids.
+func (g *golden) request(prefix string, open []types.Interrupt, requestIDs func() string) []translate.HistoryEntry {
+	t := g.t
+	t.Helper()
+	reqAAP, err := aap.DecodeTurnMessages(g.must(prefix + "aap.request.json"))
+	require.NoError(t, err)
+	in, err := translate.TurnToAGUI(reqAAP, open, requestIDs)
+	require.NoError(t, err)
+	g.check(prefix+"agui.request.json", indentJSON(t, in))
+	back, err := translate.TurnFromAGUI(in.Messages, in.Resume, open)
+	require.NoError(t, err)
+	require.Equal(t, string(indentJSON(t, reqAAP)), string(indentJSON(t, back)), "request AG-UI→AAP")
+	var added []translate.HistoryEntry
+	for i, m := range reqAAP {
+		if m.Role() != aap.RoleToolPermission {
+			added = append(added, translate.HistoryEntry{Message: m, AGUIID: in.IDs[i]})
+		}
+	}
+	return added
 }
 
 // withSnapshot is entries (the history before the run, the turn's own
