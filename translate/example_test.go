@@ -125,3 +125,26 @@ func ExampleVerify() {
 	// Output:
 	// event 3 (RUN_FINISHED): text message "m" still open at the end of the run
 }
+
+// An agent's snapshot of the whole thread, without the thinking an earlier
+// run streamed, keeps it in history.
+func ExampleMergeSnapshot() {
+	history := []translate.HistoryEntry{
+		{Message: aap.UserText("think about cats"), AGUIID: "u1"},
+		{Message: &aap.AssistantMessage{Content: aap.BlockContent(
+			&aap.ThinkingBlock{Thinking: "Cats like warm places."}, &aap.TextBlock{Text: "Done thinking."})}, AGUIID: "a1"},
+	}
+	snapshot := []translate.HistoryEntry{
+		{Message: aap.UserText("think about cats"), AGUIID: "u1"},
+		{Message: &aap.AssistantMessage{Content: aap.TextContent("Done thinking.")}, AGUIID: "a1"},
+		{Message: aap.UserText("thanks"), AGUIID: "u2"},
+	}
+	for _, e := range translate.MergeSnapshot(snapshot, translate.SnapshotBase{History: history}) {
+		b, _ := json.Marshal(e.Message)
+		fmt.Println(e.AGUIID, string(b))
+	}
+	// Output:
+	// u1 {"role":"user","content":"think about cats"}
+	// a1 {"role":"assistant","content":[{"type":"thinking","thinking":"Cats like warm places."},{"type":"text","text":"Done thinking."}]}
+	// u2 {"role":"user","content":"thanks"}
+}

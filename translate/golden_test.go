@@ -132,25 +132,20 @@ func runGolden(g *golden) {
 	streamIDs := translate.SequentialIDs("msg-")
 	requestIDs := translate.SequentialIDs("in-")
 	var history []aap.Message
+	var entries []translate.HistoryEntry // history as a bridge keeps it, snapshots applied
 	var open []types.Interrupt
 	for n := 1; n <= turns; n++ {
 		prefix := fmt.Sprintf("turn%d.", n)
 		runID := fmt.Sprintf("run-%d", n)
 
 		// The request: AAP messages ⇄ AG-UI messages and resume entries.
-		reqAAP, err := aap.DecodeTurnMessages(g.must(prefix + "aap.request.json"))
-		require.NoError(t, err)
-		in, err := translate.TurnToAGUI(reqAAP, open, requestIDs)
-		require.NoError(t, err)
-		g.check(prefix+"agui.request.json", indentJSON(t, in))
-		back, err := translate.TurnFromAGUI(in.Messages, in.Resume, open)
-		require.NoError(t, err)
-		require.Equal(t, string(indentJSON(t, reqAAP)), string(indentJSON(t, back)), "request AG-UI→AAP")
-		for _, m := range reqAAP {
-			if m.Role() != aap.RoleToolPermission {
-				history = append(history, m)
-			}
+		added := g.request(prefix, open, requestIDs)
+		own := map[string]bool{}
+		for _, e := range added {
+			history = append(history, e.Message)
+			own[e.AGUIID] = true
 		}
+		entries = append(entries, added...)
 
 		// The stream.
 		a2g := translate.NewAAPToAGUI(translate.AAPToAGUIOptions{
@@ -191,6 +186,9 @@ func runGolden(g *golden) {
 		}
 		history = append(history, g2a.Messages()...)
 		open = g2a.Interrupts()
+		entries = withSnapshot(t, entries, g2a, aguiEvs, own)
+		require.Equal(t, string(indentJSON(t, history)), string(indentJSON(t, entryMessages(entries))),
+			"turn %d: the history a MESSAGES_SNAPSHOT leaves (translate.MergeSnapshot) is what every turn streamed", n)
 	}
 
 	g.check("history.aap.json", indentJSON(t, history))
@@ -207,6 +205,67 @@ func runGolden(g *golden) {
 		return
 	}
 	require.Equal(t, string(indentJSON(t, history)), string(indentJSON(t, back)), "history AG-UI→AAP")
+}
+
+// request checks the AG-UI side of the request of the turn (prefix) and
+// that it comes back the same; it returns the history entries the turn
+// adds, under their AG-UI ids.
+func (g *golden) request(prefix string, open []types.Interrupt, requestIDs func() string) []translate.HistoryEntry {
+	t := g.t
+	t.Helper()
+	reqAAP, err := aap.DecodeTurnMessages(g.must(prefix + "aap.request.json"))
+	require.NoError(t, err)
+	in, err := translate.TurnToAGUI(reqAAP, open, requestIDs)
+	require.NoError(t, err)
+	g.check(prefix+"agui.request.json", indentJSON(t, in))
+	back, err := translate.TurnFromAGUI(in.Messages, in.Resume, open)
+	require.NoError(t, err)
+	require.Equal(t, string(indentJSON(t, reqAAP)), string(indentJSON(t, back)), "request AG-UI→AAP")
+	var added []translate.HistoryEntry
+	for i, m := range reqAAP {
+		if m.Role() != aap.RoleToolPermission {
+			added = append(added, translate.HistoryEntry{Message: m, AGUIID: in.IDs[i]})
+		}
+	}
+	return added
+}
+
+// withSnapshot is entries (the history before the run, the turn's own
+// messages, own, included) after the run g2a translated (its events evs):
+// with the run's messages, and the run's last MESSAGES_SNAPSHOT, if any,
+// merged in as a bridge does (translate.MergeSnapshot).
+func withSnapshot(t *testing.T, entries []translate.HistoryEntry, g2a *translate.AGUIToAAP, evs []events.Event, own map[string]bool) []translate.HistoryEntry {
+	t.Helper()
+	msgs, ids := g2a.Messages(), g2a.MessageIDs()
+	run := map[string]bool{}
+	for i, m := range msgs {
+		entries = append(entries, translate.HistoryEntry{Message: m, AGUIID: ids[i]})
+		run[ids[i]] = true
+	}
+	var snapshot *events.MessagesSnapshotEvent
+	for _, ev := range evs {
+		if e, ok := ev.(*events.MessagesSnapshotEvent); ok {
+			snapshot = e
+		}
+	}
+	if snapshot == nil {
+		return entries
+	}
+	snapMsgs, snapIDs, err := translate.MessagesToAAPWithIDs(snapshot.Messages)
+	require.NoError(t, err)
+	snap := make([]translate.HistoryEntry, len(snapMsgs))
+	for i, m := range snapMsgs {
+		snap[i] = translate.HistoryEntry{Message: m, AGUIID: snapIDs[i]}
+	}
+	return translate.MergeSnapshot(snap, translate.SnapshotBase{History: entries, Own: own, Run: run})
+}
+
+func entryMessages(entries []translate.HistoryEntry) []aap.Message {
+	out := make([]aap.Message, len(entries))
+	for i, e := range entries {
+		out[i] = e.Message
+	}
+	return out
 }
 
 func indentJSON(t *testing.T, v any) []byte {

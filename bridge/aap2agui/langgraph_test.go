@@ -221,6 +221,7 @@ func langGraphConversations(interrupts string) []upstreamConversation {
 			},
 		},
 		failing,
+		longLangGraphConversation(interrupts),
 		{
 			name:    "history: the graph is sent every call with its result",
 			session: aap.PostSessionsRequest{Tools: []aap.ToolSpec{weatherTool}},
@@ -232,6 +233,43 @@ func langGraphConversations(interrupts string) []upstreamConversation {
 		return withInterrupts(all)
 	}
 	return all
+}
+
+// longLangGraphConversation is every kind of turn in one thread: each run
+// ends with the graph's MESSAGES_SNAPSHOT of the whole thread, which holds
+// no thinking block (the adapter has no reasoning message for one; it has
+// for an OpenAI-style reasoning item), yet after each turn the history is
+// what every turn streamed.
+func longLangGraphConversation(interrupts string) upstreamConversation {
+	search := searchGolangTips(demo.SearchResult("golang tips"))
+	askPublish := askLangGraphPublish(interrupts)
+	return upstreamConversation{
+		name:    "a long conversation: later snapshots keep what earlier turns streamed",
+		session: aap.PostSessionsRequest{Tools: []aap.ToolSpec{weatherTool}},
+		steps: []upstreamStep{
+			echo("hello there"),
+			thinkAboutCats,
+			{
+				send: userSays("reason about dogs"),
+				want: []part{think("Reasoning about: reason about dogs"), say("Done reasoning.")}, stop: aap.StopEndTurn,
+				produced: []string{`{"role":"assistant","content":[{"type":"thinking","thinking":"Reasoning about: reason about dogs"},{"type":"text","text":"Done reasoning."}]}`},
+			},
+			search,
+			askWeather("weather in Paris", "Paris", "call#2"),
+			weatherIs("Paris", "Rain"),
+			askPublish,
+			{
+				send:     answerInterrupt(func(id string) aap.Message { return &aap.ToolPermissionMessage{ToolCallID: id, Granted: true} }),
+				want:     []part{say("Published: hello world")},
+				stop:     aap.StopEndTurn,
+				recorded: []string{toolMessage("int#1", "Tool call granted; the agent did not report its result.")},
+				produced: []string{assistantText("Published: hello world")},
+			},
+			echo("and again"),
+			askHistory("web_search, get_weather"),
+			echo("once more"),
+		},
+	}
 }
 
 // withInterrupts keeps the conversations with an interrupt.

@@ -7,6 +7,7 @@ import (
 	"github.com/aapagui/aapagui/aap"
 	"github.com/aapagui/aapagui/internal/ident"
 	"github.com/aapagui/aapagui/store"
+	"github.com/aapagui/aapagui/translate"
 )
 
 // saveSettled stores the run's messages that have become final.
@@ -30,7 +31,7 @@ func (r *turnRun) unsaved(msgs []aap.Message, ids []string) []store.Entry {
 		if id != "" && r.snapIDs[id] {
 			// The snapshot holds it already, but for the interrupt calls
 			// the run's end added to it.
-			if calls := interruptCalls(msgs[i]); calls != nil {
+			if calls := translate.InterruptCalls(msgs[i]); calls != nil {
 				entries = append(entries, store.Entry{Message: calls, AGUIID: id + "-interrupts"})
 			}
 			continue

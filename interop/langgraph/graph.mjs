@@ -7,6 +7,10 @@
 //   fail               "Starting…", then the model fails: RUN_ERROR
 //   think              a thinking block "Thinking about: <message>" (as
 //                      Anthropic's models stream one), then "Done thinking."
+//   reason             a reasoning item whose summary is "Reasoning about:
+//                      <message>" (as OpenAI's Responses API streams one;
+//                      unlike a thinking block, the adapter's snapshot
+//                      holds it), then "Done reasoning."
 //   weather in <place> the client tool get_weather {"location": <place>}
 //                      when the run declares it (the graph then ends: the
 //                      AG-UI client runs it); else says it cannot
@@ -98,6 +102,16 @@ function script(messages, tools) {
     }
   }
   const { rule, arg } = ruleOf(message, ["weather in", "search", "post", "delete"]);
+  if (rule !== "fail" && rule !== "think" && /\breason\b/i.test(message)) {
+    const id = `rs_${++calls}`;
+    for (const delta of chunks("Reasoning about: " + message)) {
+      out.push(new AIMessageChunk({ content: [{ type: "reasoning", id, summary: [{ type: "summary_text", text: delta, index: 0 }], index: 0 }] }));
+    }
+    for (const delta of chunks("Done reasoning.")) {
+      out.push(new AIMessageChunk({ content: [{ type: "text", text: delta, index: 1 }] }));
+    }
+    return { out };
+  }
   switch (rule) {
     case "fail":
       say(FAIL_PREFIX);
