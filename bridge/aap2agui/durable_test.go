@@ -209,11 +209,11 @@ func TestClientThatStopsReading(t *testing.T) {
 	require.NoError(t, err)
 	require.Contains(t, status, "200")
 
-	start := time.Now()
+	// The stalled turn's lease is renewed for as long as the turn lives:
+	// the session takes a new turn only once the stall has ended it.
 	require.Eventually(t, func() bool {
 		return turnRaw(t, e, id, aap.StreamNone, "are you there?").Status == http.StatusOK
 	}, testTimeout, 50*time.Millisecond, "the session takes a new turn")
-	assert.Less(t, time.Since(start), stall+store.LeaseTTL)
 	assert.Positive(t, ended.Load(), "the agent's run was cancelled")
 	h := e.history(t, id, aap.HistoryFull)
 	require.Len(t, h, 4)
