@@ -105,12 +105,15 @@ func run(args []string, out io.Writer) error {
 			return fmt.Errorf("%s: %w", b.name, err)
 		}
 		st := b.load(p.base)
-		rss := p.peakRSS()
+		rss, cpu := p.peakRSS(), p.cpuSeconds()
 		p.stop()
 		if b.name == "agui2aap" {
 			st.countLostThreads(spec)
 		}
 		st.print(out, b.name, *n, *m, *c, rss)
+		if cpu > 0 {
+			fmt.Fprintf(out, "%s: CPU %.2f s, %.0f turns per CPU-second\n", b.name, cpu, float64(st.ok)/cpu)
+		}
 		if base != nil {
 			fmt.Fprintf(out, "%s ÷ direct: p50 %.2f×, p99 %.2f×\n", b.name, ratio(st.pct(0.50), base.pct(0.50)), ratio(st.pct(0.99), base.pct(0.99)))
 		}
@@ -222,6 +225,29 @@ func start(path, spec string, args ...string) (*proc, error) {
 
 // peakRSS is the process's high-water resident set (VmHWM), in KiB.
 func (p *proc) peakRSS() int { return p.status("VmHWM:") }
+
+// cpuSeconds is the CPU time (user and system) the process has used so
+// far, from /proc (0 where there is none), in seconds at 100 ticks a
+// second, the clock Linux reports /proc/PID/stat in on every architecture.
+func (p *proc) cpuSeconds() float64 {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", p.cmd.Process.Pid))
+	if err != nil {
+		return 0
+	}
+	// The fields after the command name, which is in parentheses and may
+	// hold spaces: utime and stime are the 12th and 13th of them.
+	i := bytes.LastIndexByte(b, ')')
+	if i < 0 {
+		return 0
+	}
+	fields := strings.Fields(string(b[i+1:]))
+	if len(fields) < 13 {
+		return 0
+	}
+	user, _ := strconv.ParseFloat(fields[11], 64)
+	sys, _ := strconv.ParseFloat(fields[12], 64)
+	return (user + sys) / 100
+}
 
 // rss is the process's resident set now (VmRSS), in KiB.
 func (p *proc) rss() int { return p.status("VmRSS:") }
