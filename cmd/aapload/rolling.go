@@ -227,14 +227,14 @@ func (l rollingLoad) run(out io.Writer) error {
 	}
 	rs := newRollingStats(l.spec)
 	defer rs.close()
-	var stopLoad atomic.Bool
+	cl := &rollingClients{aap: aapSvc, agui: aguiSvc, rs: rs, m: l.m}
 	var wg sync.WaitGroup
 	for i := range l.c {
-		wg.Go(func() { aapWorker(ctx, aapSvc, rs, &stopLoad, i, l.m) })
-		wg.Go(func() { aguiWorker(ctx, aguiSvc, aapSvc, rs, &stopLoad, i, l.m) })
+		wg.Go(func() { cl.aapWorker(ctx, i) })
+		wg.Go(func() { cl.aguiWorker(ctx, i) })
 	}
 	steps, restartErr := l.roll(ctx, all)
-	stopLoad.Store(true)
+	cl.stop.Store(true)
 	wg.Wait()
 	rs.report(out, steps, proxyFailed.Load())
 	return errors.Join(restartErr, rs.verdict(proxyFailed.Load()))

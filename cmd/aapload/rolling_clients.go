@@ -126,11 +126,22 @@ func rollingTurn(worker, session, turn int) (token, content string) {
 	return token, token
 }
 
+// rollingClients are the load's clients: workers that hold conversations
+// of m turns through the Services of both programs until stop, and count
+// them in rs.
+type rollingClients struct {
+	aap, agui *service
+	rs        *rollingStats
+	stop      atomic.Bool
+	m         int
+}
+
 // aapWorker runs sessions of m turns through the aap2agui Service until
 // stop, each request to the replica the Service picks, and checks each
 // session's history.
-func aapWorker(ctx context.Context, svc *service, rs *rollingStats, stop *atomic.Bool, worker, m int) {
-	for s := 0; !stop.Load(); s++ {
+func (cl *rollingClients) aapWorker(ctx context.Context, worker int) {
+	svc, rs := cl.aap, cl.rs
+	for s := 0; !cl.stop.Load(); s++ {
 		var created struct{ SessionID string }
 		code := viaService(ctx, svc, func(base string) string {
 			resp, err := postJSON(base+"/sessions", map[string]any{"agent": map[string]any{"name": "demo"}})
@@ -150,7 +161,7 @@ func aapWorker(ctx context.Context, svc *service, rs *rollingStats, stop *atomic
 			continue
 		}
 		var acked []string
-		for j := range m {
+		for j := range cl.m {
 			token, content := rollingTurn(worker, s, j)
 			code := viaService(ctx, svc, func(base string) string { return aapTurn(base, created.SessionID, content) })
 			rs.request(code)
@@ -224,12 +235,13 @@ func historyCopies(ctx context.Context, svc *service, session string, tokens []s
 // agui2aap's store must say each acknowledged user message reached the
 // AAP session once, and that session's history (read from aap2agui, its
 // AAP server) must hold it once.
-func aguiWorker(ctx context.Context, svc, aapSvc *service, rs *rollingStats, stop *atomic.Bool, worker, m int) {
-	for s := 0; !stop.Load(); s++ {
+func (cl *rollingClients) aguiWorker(ctx context.Context, worker int) {
+	svc, rs := cl.agui, cl.rs
+	for s := 0; !cl.stop.Load(); s++ {
 		thread := fmt.Sprintf("roll-%s-%d-%d", runID, worker, s)
 		var history []aguiMsg
 		var ids, tokens []string
-		for j := range m {
+		for j := range cl.m {
 			token, content := rollingTurn(worker, s, j)
 			user := aguiMsg{ID: fmt.Sprintf("u-%d-%d-%d", worker, s, j), Role: "user", Content: content}
 			var texts []aguiMsg
@@ -244,7 +256,7 @@ func aguiWorker(ctx context.Context, svc, aapSvc *service, rs *rollingStats, sto
 				ids, tokens = append(ids, user.ID), append(tokens, token)
 			}
 		}
-		rs.checkThread(ctx, aapSvc, thread, ids, tokens)
+		rs.checkThread(ctx, cl.aap, thread, ids, tokens)
 	}
 }
 
