@@ -38,9 +38,11 @@ for prog in aap2agui agui2aap; do
 done
 
 # The container itself, where a runtime may run it.
-if podman run --rm "$name" --version >/dev/null 2>"$tmp/run.err"; then
+# The host's network (no port mapping to set up); on SIGTERM (podman stop)
+# it drains for --shutdown-delay and must exit 0.
+if podman run --rm --network none "$name" --version >/dev/null 2>"$tmp/run.err"; then
 	echo "== podman run $name"
-	podman run -d --name aapagui-ci-run -p 127.0.0.1:18080:8080 "$name" --store memory: --insecure-open >/dev/null
+	podman run -d --name aapagui-ci-run --network host "$name" --listen 127.0.0.1:18080 --store memory: --shutdown-delay 1s >/dev/null
 	trap 'podman rm -f aapagui-ci-run "$container" >/dev/null 2>&1 || true; rm -rf "$tmp"' EXIT
 	for path in /healthz /readyz; do
 		ok=
