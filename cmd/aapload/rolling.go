@@ -73,28 +73,38 @@ func (s *service) pick(ctx context.Context) (*replica, string) {
 	}
 }
 
-// watch probes every replica's GET /readyz every probeEvery, on a new
-// connection each time as a kubelet does, until ctx ends.
+// watch probes each replica's GET /readyz every probeEvery, each replica
+// on its own (one slow to answer delays no other's), on a new connection
+// each time as a kubelet does, until ctx ends.
 func (s *service) watch(ctx context.Context) {
 	probe := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}, Timeout: time.Second}
-	for {
-		for _, r := range s.replicas {
-			ok := false
-			if b := r.base.Load(); b != nil {
-				if resp, err := probe.Get(*b + "/readyz"); err == nil {
-					_, _ = io.Copy(io.Discard, resp.Body)
-					resp.Body.Close()
-					ok = resp.StatusCode == http.StatusOK
+	for _, r := range s.replicas {
+		go func() {
+			for {
+				r.ready.Store(r.probe(probe))
+				select {
+				case <-ctx.Done():
+					return
+				case <-time.After(probeEvery):
 				}
 			}
-			r.ready.Store(ok)
-		}
-		select {
-		case <-ctx.Done():
-			return
-		case <-time.After(probeEvery):
-		}
+		}()
 	}
+}
+
+// probe reports whether the replica's GET /readyz answers 200.
+func (r *replica) probe(c *http.Client) bool {
+	b := r.base.Load()
+	if b == nil {
+		return false
+	}
+	resp, err := c.Get(*b + "/readyz")
+	if err != nil {
+		return false
+	}
+	_, _ = io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	return resp.StatusCode == http.StatusOK
 }
 
 // proxy serves the Service on a loopback address of its own, as an HTTP
@@ -114,6 +124,12 @@ func (s *service) proxy(ctx context.Context, failed *atomic.Int64) (string, func
 		}
 		r.inflight.Add(1)
 		defer r.inflight.Add(-1)
+		// The request body is still being sent on when the replica's
+		// response starts: without full duplex, net/http's server would
+		// close it once the response headers are written, the proxy's
+		// transport would fail its last read of it and cut the stream
+		// (seen here as upstream_cut, one turn in a few thousand).
+		_ = http.NewResponseController(w).EnableFullDuplex()
 		target, _ := url.Parse(base)
 		rp := &httputil.ReverseProxy{
 			Rewrite:       func(pr *httputil.ProxyRequest) { pr.SetURL(target) },
@@ -203,7 +219,7 @@ func (l rollingLoad) run(out io.Writer) error {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	aapSvc := &service{replicas: l.replicas("aap2agui", 2)}
-	go aapSvc.watch(ctx)
+	aapSvc.watch(ctx)
 	var proxyFailed atomic.Int64
 	upstream, stopProxy, err := aapSvc.proxy(ctx, &proxyFailed)
 	if err != nil {
@@ -211,7 +227,7 @@ func (l rollingLoad) run(out io.Writer) error {
 	}
 	defer stopProxy()
 	aguiSvc := &service{replicas: l.replicas("agui2aap", 2, "--upstream", upstream)}
-	go aguiSvc.watch(ctx)
+	aguiSvc.watch(ctx)
 	all := append(append([]*replica(nil), aapSvc.replicas...), aguiSvc.replicas...)
 	defer func() {
 		for _, r := range all {
@@ -251,7 +267,8 @@ func (l rollingLoad) roll(ctx context.Context, all []*replica) ([]string, error)
 		if err != nil {
 			return steps, err
 		}
-		steps = append(steps, fmt.Sprintf("%s: SIGTERM with %d requests open, exit 0, ready again after %s", r.name, open, time.Since(t0).Round(10*time.Millisecond)))
+		steps = append(steps, fmt.Sprintf("%s: SIGTERM at %s with %d requests open, exit 0, ready again after %s",
+			r.name, t0.UTC().Format("15:04:05.000"), open, time.Since(t0).Round(10*time.Millisecond)))
 		time.Sleep(l.settle)
 	}
 	return steps, nil
