@@ -5,7 +5,8 @@
 // agui2aap (HttpAgent-style bodies that resend the whole
 // history) at concurrency C, and prints turns ok, errors by code, 409s,
 // messages lost (stored history compared with what was sent), p50/p99
-// turn time and each bridge's peak RSS.
+// turn time, each bridge's peak RSS and the CPU time it used (turns per
+// CPU-second).
 //
 // Each bridge's figures come with those of a direct connection measured in
 // the same run: the same workload sent straight to the demo agent the
@@ -15,4 +16,10 @@
 //
 //	go build -o /tmp/bin/ ./cmd/aap2agui ./cmd/agui2aap
 //	go run ./cmd/aapload -bin /tmp/bin -n 1000 -m 10 -c 50
+//
+// -rolling is the operator's test of a rolling restart instead: two
+// replicas of each program on the PostgreSQL -store, under load spread
+// over the ready replicas, each replica in turn stopped with SIGTERM and
+// started again; it fails unless no request failed and every acknowledged
+// turn is in history once (.ci/rolling-restart-test.sh).
 package main

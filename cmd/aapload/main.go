@@ -45,6 +45,9 @@ func run(args []string, out io.Writer) error {
 	storeSpec := fs.String("store", "", "the store both programs use, as their --store (postgres://… to measure a PostgreSQL replica); empty: a SQLite file of each program's own in a temporary folder")
 	slow := fs.Int("slow", 0, "measure aap2agui alone, with and without this many open streams whose clients never read (their agent sends a small delta every 200 ms)")
 	presessions := fs.Int("presessions", 0, "with -slow: sessions put in the store before aap2agui starts (a store in use for a while)")
+	rolling := fs.Bool("rolling", false, "a rolling restart instead: two replicas of each program on the PostgreSQL -store, under load at -c sessions and -c threads of -m turns, each replica in turn stopped with SIGTERM and started again; fails unless every request succeeds and every acknowledged turn is in history once")
+	delay := fs.Duration("shutdown-delay", 2*time.Second, "with -rolling: the replicas' --shutdown-delay")
+	settle := fs.Duration("settle", 2*time.Second, "with -rolling: load before the first restart, between restarts and after the last")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -56,6 +59,9 @@ func run(args []string, out io.Writer) error {
 		return err
 	}
 	defer os.RemoveAll(dir)
+	if *rolling {
+		return rollingLoad{bin: *bin, spec: *storeSpec, c: *c, m: *m, delay: *delay, settle: *settle}.run(out)
+	}
 	if *slow > 0 {
 		return slowLoad{bin: *bin, dir: dir, spec: *storeSpec, n: *n, m: *m, c: *c, slow: *slow, presessions: *presessions}.run(out)
 	}
@@ -99,12 +105,15 @@ func run(args []string, out io.Writer) error {
 			return fmt.Errorf("%s: %w", b.name, err)
 		}
 		st := b.load(p.base)
-		rss := p.peakRSS()
+		rss, cpu := p.peakRSS(), p.cpuSeconds()
 		p.stop()
 		if b.name == "agui2aap" {
 			st.countLostThreads(spec)
 		}
 		st.print(out, b.name, *n, *m, *c, rss)
+		if cpu > 0 {
+			fmt.Fprintf(out, "%s: CPU %.2f s, %.0f turns per CPU-second\n", b.name, cpu, float64(st.ok)/cpu)
+		}
 		if base != nil {
 			fmt.Fprintf(out, "%s ÷ direct: p50 %.2f×, p99 %.2f×\n", b.name, ratio(st.pct(0.50), base.pct(0.50)), ratio(st.pct(0.99), base.pct(0.99)))
 		}
@@ -216,6 +225,29 @@ func start(path, spec string, args ...string) (*proc, error) {
 
 // peakRSS is the process's high-water resident set (VmHWM), in KiB.
 func (p *proc) peakRSS() int { return p.status("VmHWM:") }
+
+// cpuSeconds is the CPU time (user and system) the process has used so
+// far, from /proc (0 where there is none), in seconds at 100 ticks a
+// second, the clock Linux reports /proc/PID/stat in on every architecture.
+func (p *proc) cpuSeconds() float64 {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", p.cmd.Process.Pid))
+	if err != nil {
+		return 0
+	}
+	// The fields after the command name, which is in parentheses and may
+	// hold spaces: utime and stime are the 12th and 13th of them.
+	i := bytes.LastIndexByte(b, ')')
+	if i < 0 {
+		return 0
+	}
+	fields := strings.Fields(string(b[i+1:]))
+	if len(fields) < 13 {
+		return 0
+	}
+	user, _ := strconv.ParseFloat(fields[11], 64)
+	sys, _ := strconv.ParseFloat(fields[12], 64)
+	return (user + sys) / 100
+}
 
 // rss is the process's resident set now (VmRSS), in KiB.
 func (p *proc) rss() int { return p.status("VmRSS:") }
@@ -377,6 +409,37 @@ func parallel(n, c int, f func(i int)) {
 	wg.Wait()
 }
 
+// aapTurn runs a turn of the session at base (aap2agui) with one user
+// message, streamed as deltas, and returns "" when it ended with
+// end_turn, or what went wrong.
+func aapTurn(base, session, content string) string {
+	resp, err := postJSON(base+"/sessions/"+session+"/turns", map[string]any{
+		"stream": "delta", "messages": []any{map[string]any{"role": "user", "content": content}},
+	})
+	if err != nil {
+		return "transport"
+	}
+	if resp.StatusCode != http.StatusOK {
+		return failure(resp)
+	}
+	defer resp.Body.Close()
+	stop := ""
+	err = frames(resp.Body, func(name, data string) {
+		if name == "turn_stop" {
+			var ts struct{ StopReason string }
+			_ = json.Unmarshal([]byte(data), &ts)
+			stop = ts.StopReason
+		}
+	})
+	switch {
+	case err != nil:
+		return "stream_read"
+	case stop != "end_turn":
+		return "stop_" + stop
+	}
+	return ""
+}
+
 // loadAAP runs n sessions × m turns through aap2agui; a session's turns
 // follow each other (a client that waits for the end of its turn).
 func loadAAP(base string, n, m, c int) *stats {
@@ -397,35 +460,11 @@ func loadAAP(base string, n, m, c int) *stats {
 		ok := 0
 		for j := range m {
 			t0 := time.Now()
-			resp, err := postJSON(base+"/sessions/"+created.SessionID+"/turns", map[string]any{
-				"stream": "delta", "messages": []any{map[string]any{"role": "user", "content": fmt.Sprintf("hello %d-%d", i, j)}},
-			})
-			if err != nil {
-				st.turn(0, "transport")
-				continue
-			}
-			if resp.StatusCode != http.StatusOK {
-				st.turn(0, failure(resp))
-				continue
-			}
-			stop := ""
-			err = frames(resp.Body, func(name, data string) {
-				if name == "turn_stop" {
-					var ts struct{ StopReason string }
-					_ = json.Unmarshal([]byte(data), &ts)
-					stop = ts.StopReason
-				}
-			})
-			resp.Body.Close()
-			switch {
-			case err != nil:
-				st.turn(0, "stream_read")
-			case stop == "end_turn":
+			code := aapTurn(base, created.SessionID, fmt.Sprintf("hello %d-%d", i, j))
+			if code == "" {
 				ok++
-				st.turn(time.Since(t0), "")
-			default:
-				st.turn(0, "stop_"+stop)
 			}
+			st.turn(time.Since(t0), code)
 		}
 		// Every turn that ended well must have its user message stored.
 		hr, err := client.Get(base + "/sessions/" + created.SessionID + "/history?type=full")
@@ -463,6 +502,50 @@ type aguiMsg struct {
 // store that outlives it (-store postgres://…).
 var runID = strconv.FormatInt(time.Now().UnixNano(), 36)
 
+// aguiRun runs the demo agent at base (agui2aap) on the thread with msgs,
+// as @ag-ui/client's HttpAgent does, and returns the assistant's messages
+// and "" when the run finished, or what went wrong.
+func aguiRun(base, thread, runID string, msgs []aguiMsg) ([]aguiMsg, string) {
+	resp, err := postJSON(base+"/agents/demo", map[string]any{
+		"threadId": thread, "runId": runID, "messages": msgs,
+		"tools": []any{}, "context": []any{}, "state": map[string]any{}, "forwardedProps": map[string]any{},
+	})
+	if err != nil {
+		return nil, "transport"
+	}
+	if resp.StatusCode != http.StatusOK {
+		return nil, failure(resp)
+	}
+	defer resp.Body.Close()
+	var texts []aguiMsg
+	end, code := "", ""
+	err = frames(resp.Body, func(_, data string) {
+		var ev struct{ Type, MessageID, Delta, Code string }
+		if json.Unmarshal([]byte(data), &ev) != nil {
+			return
+		}
+		switch ev.Type {
+		case "TEXT_MESSAGE_START":
+			texts = append(texts, aguiMsg{ID: ev.MessageID, Role: "assistant"})
+		case "TEXT_MESSAGE_CONTENT":
+			if len(texts) > 0 {
+				texts[len(texts)-1].Content += ev.Delta
+			}
+		case "RUN_FINISHED", "RUN_ERROR":
+			end, code = ev.Type, ev.Code
+		}
+	})
+	switch {
+	case err != nil:
+		return nil, "stream_read"
+	case end == "RUN_ERROR":
+		return nil, "RUN_ERROR_" + code
+	case end != "RUN_FINISHED":
+		return nil, "no_terminal_event"
+	}
+	return texts, ""
+}
+
 // loadAGUI runs n threads × m runs through agui2aap, each run resending
 // the thread's whole history as @ag-ui/client's HttpAgent does.
 func loadAGUI(base string, n, m, c int) *stats {
@@ -474,51 +557,14 @@ func loadAGUI(base string, n, m, c int) *stats {
 			user := aguiMsg{ID: fmt.Sprintf("u-%d-%d", i, j), Role: "user", Content: fmt.Sprintf("hello %d-%d", i, j)}
 			msgs := append(append([]aguiMsg(nil), history...), user)
 			t0 := time.Now()
-			resp, err := postJSON(base+"/agents/demo", map[string]any{
-				"threadId": thread, "runId": fmt.Sprintf("r-%d-%d", i, j), "messages": msgs,
-				"tools": []any{}, "context": []any{}, "state": map[string]any{}, "forwardedProps": map[string]any{},
-			})
-			if err != nil {
-				st.turn(0, "transport")
-				continue
-			}
-			if resp.StatusCode != http.StatusOK {
-				st.turn(0, failure(resp))
-				continue
-			}
-			var texts []aguiMsg
-			end, code := "", ""
-			err = frames(resp.Body, func(_, data string) {
-				var ev struct{ Type, MessageID, Delta, Code string }
-				if json.Unmarshal([]byte(data), &ev) != nil {
-					return
-				}
-				switch ev.Type {
-				case "TEXT_MESSAGE_START":
-					texts = append(texts, aguiMsg{ID: ev.MessageID, Role: "assistant"})
-				case "TEXT_MESSAGE_CONTENT":
-					if len(texts) > 0 {
-						texts[len(texts)-1].Content += ev.Delta
-					}
-				case "RUN_FINISHED", "RUN_ERROR":
-					end, code = ev.Type, ev.Code
-				}
-			})
-			resp.Body.Close()
-			switch {
-			case err != nil:
-				st.turn(0, "stream_read")
-			case end == "RUN_FINISHED":
+			texts, code := aguiRun(base, thread, fmt.Sprintf("r-%d-%d", i, j), msgs)
+			if code == "" {
 				history = append(append(history, user), texts...)
 				st.mu.Lock()
 				st.threads[thread] = append(st.threads[thread], user.ID)
 				st.mu.Unlock()
-				st.turn(time.Since(t0), "")
-			case end == "RUN_ERROR":
-				st.turn(0, "RUN_ERROR_"+code)
-			default:
-				st.turn(0, "no_terminal_event")
 			}
+			st.turn(time.Since(t0), code)
 		}
 	})
 	return st

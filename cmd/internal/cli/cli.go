@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"context"
 	"errors"
 	"flag"
 	"fmt"
@@ -204,45 +203,6 @@ func redactHeader(s string) string {
 		return name + ": ***"
 	}
 	return "***"
-}
-
-// Serve serves h on addr until SIGINT or SIGTERM, then shuts down: new
-// connections are refused and running requests (turns) get up to grace to
-// finish. ready, if not nil, receives the bound address.
-func Serve(ctx context.Context, log zerolog.Logger, addr string, h http.Handler, grace time.Duration, ready func(net.Addr)) error {
-	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	ln, err := net.Listen("tcp", addr)
-	if err != nil {
-		return err
-	}
-	srv := &http.Server{
-		Handler:           h,
-		ReadHeaderTimeout: 10 * time.Second,
-		IdleTimeout:       120 * time.Second,
-		// No WriteTimeout: turns stream for as long as the agent takes.
-	}
-	if ready != nil {
-		ready(ln.Addr())
-	}
-	errc := make(chan error, 1)
-	go func() { errc <- srv.Serve(ln) }()
-	select {
-	case err := <-errc:
-		return err
-	case <-ctx.Done():
-	}
-	log.Info().Str("grace", grace.String()).Msg("shutting down: waiting for running requests")
-	sctx, cancel := context.WithTimeout(context.Background(), grace)
-	defer cancel()
-	if err := srv.Shutdown(sctx); err != nil {
-		log.Warn().Err(err).Msg("grace period over: closing the remaining connections")
-		_ = srv.Close()
-	}
-	if err := <-errc; err != nil && !errors.Is(err, http.ErrServerClosed) {
-		return err
-	}
-	return nil
 }
 
 // OnHangup calls reload on each SIGHUP until stop is called, one at a

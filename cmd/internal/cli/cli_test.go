@@ -32,7 +32,7 @@ func TestServeShutsDownGracefully(t *testing.T) {
 	addrc := make(chan net.Addr, 1)
 	done := make(chan error, 1)
 	go func() {
-		done <- cli.Serve(ctx, zerolog.Nop(), "127.0.0.1:0", h, 5*time.Second, func(a net.Addr) { addrc <- a })
+		done <- cli.Serve(ctx, zerolog.Nop(), cli.ServeOptions{Addr: "127.0.0.1:0", Handler: h, Grace: 5 * time.Second, Ready: func(a net.Addr) { addrc <- a }})
 	}()
 	addr := (<-addrc).String()
 
@@ -42,7 +42,8 @@ func TestServeShutsDownGracefully(t *testing.T) {
 	<-entered
 	stop() // as SIGTERM would
 
-	// The listener closes at once: new connections are refused.
+	// Without a shutdown delay the listener closes at once: new
+	// connections are refused.
 	require.Eventually(t, func() bool {
 		c, err := net.DialTimeout("tcp", addr, 100*time.Millisecond)
 		if err == nil {
@@ -80,7 +81,7 @@ func TestServeGraceIsBounded(t *testing.T) {
 	addrc := make(chan net.Addr, 1)
 	done := make(chan error, 1)
 	go func() {
-		done <- cli.Serve(ctx, zerolog.Nop(), "127.0.0.1:0", h, 200*time.Millisecond, func(a net.Addr) { addrc <- a })
+		done <- cli.Serve(ctx, zerolog.Nop(), cli.ServeOptions{Addr: "127.0.0.1:0", Handler: h, Grace: 200 * time.Millisecond, Ready: func(a net.Addr) { addrc <- a }})
 	}()
 	resp, err := http.Get("http://" + (<-addrc).String() + "/")
 	require.NoError(t, err)

@@ -3,7 +3,8 @@
 // each program's order, the logger, the built-in demo agent, and Run,
 // which opens the store, sets up tracing, builds the bridge, serves
 // /metrics on a listener of its own when asked and serves the bridge until
-// SIGINT or SIGTERM, with a graceful shutdown), flags that fall back to
+// SIGINT or SIGTERM, with a graceful shutdown that first drains: not
+// ready, still serving), flags that fall back to
 // environment variables, and the checks of flag values (headers, keys,
 // exposure, limits). A command's main only turns its flags into its
 // bridge's Config.

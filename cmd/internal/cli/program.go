@@ -70,7 +70,7 @@ type Serving struct {
 	AllowedHosts                                      *[]string
 	InsecureOpen                                      *bool
 	HeaderTimeout, IdleTimeout, MaxTurn, StallTimeout *time.Duration
-	KeepAlive, BodyTimeout, Grace                     *time.Duration
+	KeepAlive, BodyTimeout, Grace, ShutdownDelay      *time.Duration
 	RateLimit                                         *float64
 }
 
@@ -105,12 +105,14 @@ func (p *Program) BindStream() {
 	s.BodyTimeout = f.Duration("body-timeout", 30*time.Second, "how long a client may take to send a request body")
 }
 
-// BindShutdown defines --metrics-listen and --shutdown-timeout, the time
-// the program's running requests (what: "turns", "runs") get to finish.
+// BindShutdown defines --metrics-listen, --shutdown-delay (see
+// ServeOptions.Delay) and --shutdown-timeout, the time the program's
+// running requests (what: "turns", "runs") get to finish.
 func (p *Program) BindShutdown(what string) {
 	f, s := p.Flags, &p.Serving
 	s.MetricsListen = f.String("metrics-listen", "", "serve GET /metrics on this address of its own, without an API key (e.g. 127.0.0.1:9464); empty: on --listen, behind --api-key")
-	s.Grace = f.Duration("shutdown-timeout", 30*time.Second, "how long running "+what+" may take to finish on SIGTERM")
+	s.ShutdownDelay = f.Duration("shutdown-delay", 5*time.Second, "on SIGTERM, how long to go on serving while GET /readyz answers 503, so that load balancers stop sending requests before the listener closes (0: close it at once)")
+	s.Grace = f.Duration("shutdown-timeout", 30*time.Second, "how long running "+what+" may take to finish on SIGTERM, once the listener is closed")
 }
 
 // BindRate defines --rate-limit-per-key and --rate-burst-per-key, the
@@ -176,7 +178,8 @@ type Runtime struct {
 // Run opens the store, sets up tracing, builds the bridge with newBridge,
 // serves /metrics on --metrics-listen when it is set, logs openWarning
 // (when not empty), and serves the bridge on --listen until SIGINT or
-// SIGTERM (Serve; ready gets the bound address), calling Reload on each
+// SIGTERM (Serve, with --shutdown-delay and --shutdown-timeout; ready gets
+// the bound address), calling Reload on each
 // SIGHUP meanwhile. Everything it started,
 // and the demo agent, is stopped when it returns.
 func (p *Program) Run(newBridge func(Runtime) (Bridge, error), openWarning string, ready func(net.Addr)) error {
@@ -209,7 +212,9 @@ func (p *Program) Run(newBridge func(Runtime) (Bridge, error), openWarning strin
 	if openWarning != "" {
 		p.Log.Warn().Msg(openWarning)
 	}
-	return Serve(context.Background(), p.Log, *p.Listen, srv, *p.Serving.Grace, ready)
+	return Serve(context.Background(), p.Log, ServeOptions{
+		Addr: *p.Listen, Handler: srv, Delay: *p.Serving.ShutdownDelay, Grace: *p.Serving.Grace, Ready: ready,
+	})
 }
 
 // stop runs the clean-ups in the reverse order of their start.
