@@ -44,7 +44,11 @@ func run(args []string, out io.Writer) error {
 	direct := fs.Bool("direct", true, "also run the workload straight to the agent each bridge fronts, for ratios")
 	storeSpec := fs.String("store", "", "the store both programs use, as their --store (postgres://… to measure a PostgreSQL replica); empty: a SQLite file of each program's own in a temporary folder")
 	slow := fs.Int("slow", 0, "measure aap2agui alone, with and without this many open streams whose clients never read (their agent sends a small delta every 200 ms)")
-	presessions := fs.Int("presessions", 0, "with -slow: sessions put in the store before aap2agui starts (a store in use for a while)")
+	presessions := fs.Int("presessions", 0, "with -slow or -burst: sessions put in the store before aap2agui starts (a store in use for a while)")
+	burst := fs.Int("burst", 0, "measure aap2agui alone, with and without this many turns started at once whose clients never read, on a store prepared with -presessions and -big")
+	big := fs.Int("big", 0, "with -burst: sessions with a long history put in the store beforehand")
+	bigMiB := fs.Int("big-mib", 7, "with -big: MiB of history each")
+	settle := fs.Duration("settle", 10*time.Second, "with -burst: how long after the burst's answers the running turns are counted")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -56,6 +60,10 @@ func run(args []string, out io.Writer) error {
 		return err
 	}
 	defer os.RemoveAll(dir)
+	if *burst > 0 {
+		return burstLoad{bin: *bin, dir: dir, spec: *storeSpec, n: *n, m: *m, c: *c, burst: *burst,
+			presessions: *presessions, big: *big, bigMiB: *bigMiB, settle: *settle}.run(out)
+	}
 	if *slow > 0 {
 		return slowLoad{bin: *bin, dir: dir, spec: *storeSpec, n: *n, m: *m, c: *c, slow: *slow, presessions: *presessions}.run(out)
 	}
@@ -128,9 +136,9 @@ type proc struct {
 	log logCounts
 }
 
-// logCounts counts the bridge's warnings and errors: all of them, and
-// those about lock renewals and checkpoints.
-type logCounts struct{ all, renew, checkpoint int }
+// logCounts counts the bridge's warnings and errors: all of them, those
+// about lock renewals and checkpoints, and the locks lost.
+type logCounts struct{ all, renew, checkpoint, lost int }
 
 // logged is what the bridge has logged so far.
 func (p *proc) logged() logCounts {
@@ -184,6 +192,9 @@ func start(path, spec string, args ...string) (*proc, error) {
 				}
 				if bytes.Contains(line, []byte(`checkpoint`)) {
 					p.log.checkpoint++
+				}
+				if bytes.Contains(line, []byte(`"op":"lost"`)) {
+					p.log.lost++
 				}
 				n := p.log.all
 				p.mu.Unlock()
