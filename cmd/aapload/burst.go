@@ -27,12 +27,12 @@ import (
 // sessions of their own, whose clients never read (their agent sends a
 // small delta every 200 ms).
 type burstLoad struct {
-	bin, dir, spec         string // the binaries' folder, a scratch folder, the store ("": SQLite in dir)
-	n, m, c                int
-	burst, presessions     int
-	big, bigMiB            int
-	settle                 time.Duration // how long after the burst's answers the turns are counted
-	extraArgs              []string      // more flags for aap2agui
+	bin, dir, spec     string // the binaries' folder, a scratch folder, the store ("": SQLite in dir)
+	n, m, c            int
+	burst, presessions int
+	big, bigMiB        int
+	settle             time.Duration // how long after the burst's answers the turns are counted
+	extraArgs          []string      // more flags for aap2agui
 }
 
 // burstResult is what became of the burst's turn starts.
