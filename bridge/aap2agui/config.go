@@ -59,12 +59,6 @@ type Config struct {
 	// client leaving does (upstream cancelled, what was received stored,
 	// the session freed); zero means 30 s, negative means never.
 	StallTimeout time.Duration
-	// StartTimeout bounds what a turn's start waits for of the store:
-	// taking the session's turn lock and reading the session and its
-	// history. A start the store cannot take within it (a burst of turns
-	// on a busy store) is refused before anything of the turn runs: 503
-	// store_busy with Retry-After. Zero means 2 s, negative means no bound.
-	StartTimeout time.Duration
 
 	// Agent describes the agent in GET /meta. Zero value: see DefaultAgent.
 	// Its server tools are those the agent runs as each session enables
@@ -274,9 +268,6 @@ func (c *Config) setDefaults() error {
 	}
 	if c.StallTimeout == 0 {
 		c.StallTimeout = 30 * time.Second
-	}
-	if c.StartTimeout == 0 {
-		c.StartTimeout = 2 * time.Second
 	}
 	if c.KeepAlive == 0 {
 		c.KeepAlive = 15 * time.Second

@@ -94,10 +94,6 @@ func (s *Server) failure(c *gin.Context, err error) *web.Failure {
 	switch {
 	case errors.As(err, &f):
 		return f
-	case web.StoreCause(err) != nil:
-		// A call cut short by a lost lease is neither the store's
-		// failure nor the upstream's.
-		return web.StoreCause(err)
 	case errors.As(err, &se):
 		web.FailureLog(c, web.Logger(c)).Err(se.err).Msg("store: " + se.op)
 		return errStore

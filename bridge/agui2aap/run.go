@@ -81,25 +81,23 @@ func (s *Server) serveRun(c *gin.Context) (*types.RunAgentInput, error) {
 	r.end = endRun
 
 	if r.th, err = s.loadThread(ctx, owner, in.ThreadID); err != nil {
-		return in, web.CauseOf(ctx, err)
+		return in, err
 	}
 	if isHydration(in) {
-		return in, web.CauseOf(ctx, s.hydrate(c, cl, info, in, r.th))
+		return in, s.hydrate(c, cl, info, in, r.th)
 	}
 	if r.th == nil {
 		if err := s.roomForThread(ctx, log, owner); err != nil {
-			return in, web.CauseOf(ctx, err)
+			return in, err
 		}
 	}
 	if r.p, err = s.makePlan(r.th, in, name); err != nil {
-		return in, web.CauseOf(ctx, err)
+		return in, err
 	}
 	if r.th == nil {
 		r.th = &store.Thread{Owner: owner, ID: in.ThreadID}
 	}
-	// An error cut short by the run's lease or its longest duration is
-	// named by its cause (web.CauseOf), not as the call it interrupted.
-	return in, web.CauseOf(ctx, r.execute(ctx))
+	return in, r.execute(ctx)
 }
 
 // runBusy is the message of a run that finds its thread held by another.
