@@ -235,10 +235,11 @@ func (e *env) compareSize(ctx context.Context, builds []*build, n int, o Compare
 	return nil
 }
 
-func pick(ss []sample, f func(sample) float64) []float64 {
-	out := make([]float64, len(ss))
-	for i, s := range ss {
-		out[i] = f(s)
+// pick is f of each of xs.
+func pick[T any](xs []T, f func(T) float64) []float64 {
+	out := make([]float64, len(xs))
+	for i, x := range xs {
+		out[i] = f(x)
 	}
 	return out
 }

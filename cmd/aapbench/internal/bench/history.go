@@ -92,10 +92,10 @@ func History(ctx context.Context, o HistoryOptions) error {
 	// The floor is both of its rows: the conversation read from the
 	// store, and moved once over HTTP.
 	cpuOf := func(c cost) float64 { return float64(c.cpu) }
-	floor := median(pick2(rows[len(rows)-2].costs, cpuOf)) + median(pick2(rows[len(rows)-1].costs, cpuOf))
+	floor := median(pick(rows[len(rows)-2].costs, cpuOf)) + median(pick(rows[len(rows)-1].costs, cpuOf))
 	for _, r := range rows {
-		cpu := pick2(r.costs, func(c cost) float64 { return float64(c.cpu) / 1e6 })
-		wall := pick2(r.costs, func(c cost) float64 { return float64(c.wall) / 1e6 })
+		cpu := pick(r.costs, func(c cost) float64 { return float64(c.cpu) / 1e6 })
+		wall := pick(r.costs, func(c cost) float64 { return float64(c.wall) / 1e6 })
 		fmt.Fprintf(w, "%s\t%.1f (%.1f–%.1f)\t%.1f\t%.1f×\t\n", r.name, median(cpu), minOf(cpu), maxOf(cpu), median(wall), median(cpu)*1e6/floor)
 	}
 	if err := w.Flush(); err != nil {
@@ -380,14 +380,6 @@ func (h *historyRun) doRaw(ctx context.Context, method, url string, body []byte,
 	}
 	_, err = io.Copy(w, resp.Body)
 	return err
-}
-
-func pick2(cs []cost, f func(cost) float64) []float64 {
-	out := make([]float64, len(cs))
-	for i, c := range cs {
-		out[i] = f(c)
-	}
-	return out
 }
 
 func minOf(xs []float64) float64 {
