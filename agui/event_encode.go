@@ -19,6 +19,20 @@ var ErrNilEvent = errors.New("agui: nil AG-UI event")
 // its Type method would panic.
 var ErrNilBaseEvent = errors.New("agui: AG-UI event with a nil BaseEvent")
 
+// AppendFrame appends ev as one SSE frame, "data: " then its JSON
+// (AppendEvent) and a blank line: AppendEvent writes compact JSON, which
+// has no raw line breaks, so one data line holds it. On error dst is
+// returned unchanged.
+func AppendFrame(dst []byte, ev events.Event) ([]byte, error) {
+	start := len(dst)
+	dst = append(dst, "data: "...)
+	dst, err := AppendEvent(dst, ev)
+	if err != nil {
+		return dst[:start], err
+	}
+	return append(dst, '\n', '\n'), nil
+}
+
 // AppendEvent appends the JSON encoding of ev to dst, without a trailing
 // newline. The bytes are exactly those json.Encoder with SetEscapeHTML(false)
 // writes for the struct (the SDK's field order and omitempty rules), minus

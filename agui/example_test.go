@@ -104,3 +104,15 @@ func ExampleDecodeRunAgentInputLazy() {
 	// t1 tool raw=true
 	// t1 answers c1: Sunny, 21°C
 }
+
+// AppendFrame writes an event as one SSE frame, ready for a stream.
+func ExampleAppendFrame() {
+	ev := events.NewTextMessageContentEvent("m1", "Hi")
+	ev.BaseEvent.TimestampMs = nil // a fixed output
+	buf, err := agui.AppendFrame(nil, ev)
+	if err != nil {
+		panic(err)
+	}
+	fmt.Printf("%q\n", buf)
+	// Output: "data: {\"type\":\"TEXT_MESSAGE_CONTENT\",\"messageId\":\"m1\",\"delta\":\"Hi\"}\n\n"
+}

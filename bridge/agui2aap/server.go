@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"fmt"
 	"net/http"
 	"net/url"
 	"strings"
@@ -38,11 +37,6 @@ type Server struct {
 	// metaCalls shares one GET /meta among the runs that miss the cache
 	// together (a cold start, an expired entry), by credential.
 	metaCalls singleflight.Group
-}
-
-type metaEntry struct {
-	meta *aap.GetMetaResponse
-	at   time.Time
 }
 
 // New returns a Server for the configuration.
@@ -164,82 +158,6 @@ func bearer(r *http.Request) string {
 	return strings.TrimSpace(key)
 }
 
-// client returns the AAP client for a request: with the caller's key when
-// forwarding, else with the configured one.
-func (s *Server) client(r *http.Request) (*aap.Client, string) {
-	key := s.cfg.UpstreamAPIKey
-	if s.cfg.ForwardAuth {
-		key = bearer(r)
-	}
-	return aap.NewClient(s.cfg.Upstream, aap.ClientOptions{HTTPClient: s.cfg.HTTPClient, APIKey: key, MaxEventSize: s.cfg.MaxEventSize, Version: s.cfg.UpstreamVersion}), key
-}
-
-// upstream returns the upstream's /meta (cached, see upstreamMeta) and the
-// client speaking the upstream's protocol version: Config.UpstreamVersion,
-// else the one /meta names.
-func (s *Server) upstream(ctx context.Context, cl *aap.Client, key string) (*aap.Client, *aap.GetMetaResponse, error) {
-	meta, err := s.upstreamMeta(ctx, cl, key)
-	if err != nil {
-		return nil, nil, err
-	}
-	if s.cfg.UpstreamVersion != 0 {
-		return cl, meta, nil
-	}
-	v := meta.Version
-	if v == 0 {
-		v = aap.Version3 // a /meta without a version: the current protocol
-	}
-	if !aap.KnownVersion(v) {
-		return nil, nil, fmt.Errorf("%w %d: agui2aap speaks 1, 2 and 3 (--upstream-aap-version forces one)", aap.ErrUnsupportedVersion, v)
-	}
-	return cl.WithVersion(v), meta, nil
-}
-
-// maxMetaEntries bounds the /meta cache (one entry per upstream credential).
-const maxMetaEntries = 1024
-
-// upstreamMeta returns the upstream's /meta, cached for MetaTTL per
-// credential (keyed by a hash, never the key itself).
-func (s *Server) upstreamMeta(ctx context.Context, cl *aap.Client, key string) (*aap.GetMetaResponse, error) {
-	key = credentialKey(key)
-	s.metaMu.Lock()
-	e, ok := s.meta[key]
-	s.metaMu.Unlock()
-	if ok && time.Since(e.at) < s.cfg.MetaTTL {
-		return e.meta, nil
-	}
-	// The call is shared, so no one caller's cancellation ends it; each
-	// caller still stops waiting when its own context ends.
-	ch := s.metaCalls.DoChan(key, func() (any, error) {
-		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), metaTimeout)
-		defer cancel()
-		m, err := cl.Meta(ctx)
-		s.upstreamCall(ctx, "meta", "", err)
-		if err != nil {
-			return nil, err
-		}
-		s.metaMu.Lock()
-		if len(s.meta) >= maxMetaEntries {
-			clear(s.meta) // many distinct forwarded keys: start over rather than grow
-		}
-		s.meta[key] = metaEntry{meta: m, at: time.Now()}
-		s.metaMu.Unlock()
-		return m, nil
-	})
-	select {
-	case r := <-ch:
-		if r.Err != nil {
-			return nil, r.Err
-		}
-		return r.Val.(*aap.GetMetaResponse), nil
-	case <-ctx.Done():
-		return nil, ctx.Err()
-	}
-}
-
-// metaTimeout bounds a shared GET /meta.
-const metaTimeout = 30 * time.Second
-
 func (s *Server) ready(c *gin.Context) {
 	ctx, cancel := context.WithTimeout(c.Request.Context(), 3*time.Second)
 	defer cancel()
@@ -257,22 +175,6 @@ func (s *Server) ready(c *gin.Context) {
 		return
 	}
 	c.String(http.StatusOK, "ok\n")
-}
-
-// upstreamCall counts an upstream call (metrics.Upstream) that ended with
-// err, and returns its result: ok, cancelled (the client went away) or
-// the failure's code.
-func (s *Server) upstreamCall(ctx context.Context, call, agent string, err error) string {
-	result := metrics.OutcomeOK
-	switch {
-	case err == nil:
-	case ctx.Err() != nil:
-		result = metrics.OutcomeCancelled
-	default:
-		result = s.upstreamFailure(err).Code
-	}
-	s.metrics.Upstream(call, agent, result)
-	return result
 }
 
 func (s *Server) listAgents(c *gin.Context) {

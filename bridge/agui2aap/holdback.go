@@ -115,3 +115,70 @@ func historyType(info *aap.AgentInfo) (aap.HistoryType, bool) {
 	}
 	return "", false
 }
+
+// holdback is the answer of a turn held back while results of the calls
+// it answered are missing (see stream).
+type holdback struct {
+	missing map[string]permission // answered calls without a result yet
+	held    []aap.Event           // the answer, held back while results are missing
+	holding bool
+}
+
+// missingResults are the calls the turn answers whose results the client
+// has not been sent.
+func (r *runner) missingResults() map[string]permission {
+	missing := map[string]permission{}
+	for id, p := range r.answered.by {
+		if !r.results[id] {
+			missing[id] = p
+		}
+	}
+	return missing
+}
+
+// lateResult records a tool result. One that was missing while the answer
+// is held back goes to the client at once, before the answer (true: ev is
+// done with), releasing the answer once none is missing.
+func (r *runner) lateResult(ctx context.Context, h *holdback, e *aap.ToolResult) bool {
+	r.results[e.ToolCallID] = true
+	_, wanted := h.missing[e.ToolCallID]
+	delete(h.missing, e.ToolCallID)
+	if !wanted || !h.holding {
+		return false
+	}
+	r.feed(e)
+	if len(h.missing) == 0 {
+		r.release(ctx, h)
+	}
+	return true
+}
+
+// holdBack starts holding the answer back when it begins while results
+// are missing and the AAP server has not stored them either; it returns
+// true for an event held back. The turn's end releases what was held.
+func (r *runner) holdBack(ctx context.Context, h *holdback, ev aap.Event) bool {
+	if len(h.missing) > 0 && !h.holding && answerBegins(ev) {
+		r.storedResults(ctx, h.missing, false)
+		h.holding = len(h.missing) > 0
+	}
+	if !h.holding {
+		return false
+	}
+	if _, stop := ev.(*aap.TurnStop); !stop {
+		h.held = append(h.held, ev)
+		return true
+	}
+	r.release(ctx, h)
+	return false
+}
+
+// release sends the results still missing (read from the session's
+// history) and then the answer held back.
+func (r *runner) release(ctx context.Context, h *holdback) {
+	r.storedResults(ctx, h.missing, true)
+	h.holding = false
+	for _, ev := range h.held {
+		r.feed(ev)
+	}
+	h.held = nil
+}

@@ -1,0 +1,180 @@
+package agui2aap
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/aapagui/aapagui/aap"
+	"github.com/aapagui/aapagui/agui"
+	"github.com/aapagui/aapagui/bridge/internal/metrics"
+	"github.com/aapagui/aapagui/bridge/internal/web"
+	"github.com/aapagui/aapagui/internal/ident"
+	"github.com/aapagui/aapagui/store"
+	"github.com/aapagui/aapagui/translate"
+	"github.com/ag-ui-protocol/ag-ui/sdks/community/go/pkg/core/types"
+	"github.com/gin-gonic/gin"
+)
+
+// run answers POST /agents/:name: a run of the thread, streamed as AG-UI
+// events. A run that fails before its stream begins is answered with a
+// JSON error (fail); one the AG-UI interrupt rules refuse, with RUN_STARTED
+// then RUN_ERROR (refuse).
+func (s *Server) run(c *gin.Context) {
+	in, err := s.serveRun(c)
+	var ref *refusal
+	switch {
+	case errors.As(err, &ref):
+		web.Logger(c).Info().Str("code", ref.code).Str("thread", in.ThreadID).Msg("run refused")
+		s.refuse(c, in, ref)
+	case err != nil:
+		s.fail(c, err)
+	}
+}
+
+// serveRun reads the run's input, takes its thread and runs it; an error
+// is returned before the stream began (with the input as far as it was
+// read).
+func (s *Server) serveRun(c *gin.Context) (*types.RunAgentInput, error) {
+	log := web.Logger(c)
+	ctx := c.Request.Context()
+	in, err := readRunInput(c.Request.Body)
+	if err != nil {
+		return nil, err
+	}
+	name := c.Param("name")
+	cl, info, version, err := s.agent(ctx, c.Request, name)
+	if err != nil {
+		return in, err
+	}
+	r := &runner{s: s, w: c.Writer, start: metrics.RequestStart(c), cl: cl, version: version, in: in, info: info, log: log}
+	if r.clientTools, r.fwd, err = runOptions(in); err != nil {
+		return in, err
+	}
+
+	owner := c.GetString(ownerKey)
+	if r.lease, err = s.takeThread(ctx, log, owner, in.ThreadID, runBusy); err != nil {
+		return in, err
+	}
+	defer r.lease.Release()
+	// A run whose lock was lost (this process stalled past the lease)
+	// stops rather than run beside the run that took it over.
+	ctx, unbind := r.lease.Bind(ctx)
+	defer unbind()
+	ctx, endRun, stopRun := web.TurnContext(ctx, s.cfg.MaxTurnDuration)
+	defer stopRun()
+	// The request carries the run's context while the run goes on; the
+	// error returned is answered under the request's own, which tells
+	// whether its client left (web.Left), not that the run ended.
+	req := c.Request
+	c.Request = req.WithContext(ctx)
+	defer func() { c.Request = req }()
+	r.end = endRun
+
+	if r.th, err = s.loadThread(ctx, owner, in.ThreadID); err != nil {
+		return in, err
+	}
+	if isHydration(in) {
+		return in, s.hydrate(c, cl, info, in, r.th)
+	}
+	if r.th == nil {
+		if err := s.roomForThread(ctx, log, owner); err != nil {
+			return in, err
+		}
+	}
+	if r.p, err = s.makePlan(r.th, in, name); err != nil {
+		return in, err
+	}
+	if r.th == nil {
+		r.th = &store.Thread{Owner: owner, ID: in.ThreadID}
+	}
+	return in, r.execute(ctx)
+}
+
+// runBusy is the message of a run that finds its thread held by another.
+func runBusy(left time.Duration) string {
+	return fmt.Sprintf("a run is already in progress on this thread; wait for it to finish (its lock runs out in %.1f s unless the run is still alive)", left.Seconds())
+}
+
+// readRunInput reads and checks the request's RunAgentInput; a run
+// without an id gets one.
+func readRunInput(body io.Reader) (*types.RunAgentInput, error) {
+	data, err := io.ReadAll(body)
+	if err != nil {
+		return nil, web.BodyFailure(err)
+	}
+	in, err := agui.DecodeRunAgentInputLazy(data)
+	if err != nil {
+		return nil, web.Fail(web.KindInvalid, "invalid_body", "the body is not a RunAgentInput: "+err.Error())
+	}
+	if strings.TrimSpace(in.ThreadID) == "" {
+		return nil, badInput("threadId is required")
+	}
+	if err := checkInput(in); err != nil {
+		return nil, badInput("%s", err.Error())
+	}
+	if in.RunID == "" {
+		in.RunID = ident.Random("run-")
+	}
+	return in, nil
+}
+
+// agent returns the client speaking the AAP server's version for the
+// request, that version (chosen here, once: the run never asks again)
+// and the agent name names there.
+func (s *Server) agent(ctx context.Context, r *http.Request, name string) (*aap.Client, *aap.AgentInfo, int, error) {
+	cl, key := s.client(r)
+	cl, meta, err := s.upstream(ctx, cl, key)
+	if err != nil {
+		return nil, nil, 0, &upstreamError{err}
+	}
+	info, ok := meta.Agent(name)
+	if !ok {
+		return nil, nil, 0, web.Fail(web.KindNotFound, "unknown_agent", "no agent "+name+" on the AAP server")
+	}
+	v, err := cl.Version(ctx) // known: s.upstream gave cl its version
+	if err != nil {
+		return nil, nil, 0, &upstreamError{err}
+	}
+	return cl, info, v, nil
+}
+
+// runOptions are the run's client tools in AAP form and what its
+// forwardedProps ask of the agent.
+func runOptions(in *types.RunAgentInput) ([]aap.ToolSpec, *translate.Forwarded, error) {
+	clientTools, err := translate.ToolsToAAP(in.Tools)
+	if err != nil {
+		return nil, nil, badInput("%s", err.Error())
+	}
+	fwd, err := translate.ForwardedFrom(in.ForwardedProps)
+	if err != nil {
+		return nil, nil, badInput("%s", err.Error())
+	}
+	return clientTools, fwd, nil
+}
+
+// loadThread reads the thread; nil for one the store does not have.
+func (s *Server) loadThread(ctx context.Context, owner, id string) (*store.Thread, error) {
+	th, err := s.cfg.Store.GetThread(ctx, owner, id)
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, &storeError{"get thread", err}
+	}
+	return th, nil
+}
+
+// refuse answers a run that breaks the AG-UI interrupt rules: RUN_STARTED
+// then RUN_ERROR with the rule's code.
+func (s *Server) refuse(c *gin.Context, in *types.RunAgentInput, ref *refusal) {
+	t := translate.NewAAPToAGUI(translate.AAPToAGUIOptions{ThreadID: in.ThreadID, RunID: in.RunID})
+	out := web.NewStream(c.Writer)
+	out.Start()
+	writeAGUI(out, t.Fail(inBand(ref)), web.Logger(c))
+	out.Flush()
+}
