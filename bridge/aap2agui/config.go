@@ -7,19 +7,25 @@ import (
 	"strings"
 	"time"
 
-	"github.com/rs/zerolog"
-	"go.opentelemetry.io/otel/trace"
 	"golang.org/x/net/http/httpguts"
 
 	"github.com/aapagui/aapagui/aap"
 	"github.com/aapagui/aapagui/bridge/internal/web"
-	"github.com/aapagui/aapagui/internal/userid"
 	"github.com/aapagui/aapagui/store"
 )
+
+// Serving are the options both bridges serve with (the upstream's client
+// and time bounds, keys, users, CORS, logging, telemetry), the same type
+// in aap2agui and agui2aap: a program fills one and gives it to both.
+type Serving = web.Serving
 
 // Config configures a Server. Every field's zero value is usable except
 // Store, and Upstream or Agents.
 type Config struct {
+	// Serving are the options both bridges share: the upstream's client
+	// and time bounds, keys, users, CORS, logging and telemetry.
+	Serving
+
 	// Agents are the agents the Server serves, each behind its own
 	// upstream: GET /meta lists them and every session goes to the one
 	// it names. Without Agents the Server serves the one agent that
@@ -34,31 +40,11 @@ type Config struct {
 	// UpstreamHeader is sent with every upstream request (e.g. the agent's
 	// own API key). The caller's Authorization is never forwarded.
 	UpstreamHeader http.Header
-	// HTTPClient calls the upstream. nil: a client with connection pooling
-	// and no overall timeout (runs stream for as long as they take).
-	HTTPClient *http.Client
-	// ConnectTimeout bounds the time until the upstream answers with
-	// headers; zero means 60 s. Exceeding it is a 504.
-	ConnectTimeout time.Duration
-	// IdleTimeout ends a turn whose upstream stream sends nothing for this
-	// long (turn_stop "error", partial output kept); zero means 5 min,
-	// negative means none. Only events count: SSE comments (keep-alives)
-	// do not keep a turn alive.
-	IdleTimeout time.Duration
-	// MaxTurnDuration ends a turn that runs longer (turn_stop "error",
-	// partial output kept), however busy its upstream is; zero or negative
-	// means no limit.
-	MaxTurnDuration time.Duration
 	// MaxMessageSize caps one message the agent streams (the bytes of its
 	// text, thinking and tool arguments): a turn whose message would grow
 	// past it ends (turn_stop "error", the message kept up to the cap);
 	// zero means 32 MiB, negative means no cap.
 	MaxMessageSize int
-	// StallTimeout ends a turn whose client stops reading: a write to the
-	// client that makes no progress for this long ends the turn as the
-	// client leaving does (upstream cancelled, what was received stored,
-	// the session freed); zero means 30 s, negative means never.
-	StallTimeout time.Duration
 
 	// Agent describes the agent in GET /meta. Zero value: see DefaultAgent.
 	// Its server tools are those the agent runs as each session enables
@@ -93,29 +79,8 @@ type Config struct {
 	// a string, as before (docs/MAPPING.md, "AG-UI 1.0").
 	ToolResultParts bool
 
-	// APIKeys are the accepted bearer keys. None: the API is open (the
-	// program warns at start-up).
-	APIKeys []string
-	// Users names the person behind each request, beside the key: a
-	// header the trusted caller sets, or a signed token (see the README's
-	// "One key, many users"). Then sessions, their limits and their
-	// locks are scoped to (key, user), and a request that names no valid
-	// user is refused. The zero value scopes to the key alone.
-	Users userid.Options
 	// PublicMeta serves GET /meta without a key.
 	PublicMeta bool
-	// CORSOrigins are the browser origins allowed to call the API
-	// directly (a web client on another origin); "*" allows any origin,
-	// never with credentials. None: preflights are refused.
-	CORSOrigins []string
-	// AllowedHosts are the Host names (or addresses) served besides the
-	// loopback names when APIKeys is empty, against DNS rebinding; "*"
-	// serves any. With API keys every Host is served.
-	AllowedHosts []string
-	// KeepAlive is how often an idle SSE stream gets a comment line, so
-	// that proxies and browsers keep it open; zero means 15 s, negative
-	// means never.
-	KeepAlive time.Duration
 	// CheckpointInterval is how often the message the agent is still
 	// streaming is stored, so that a crash loses at most this much of it;
 	// zero means 1 s, negative means never (only complete messages are
@@ -127,9 +92,6 @@ type Config struct {
 	// streams (clients that read slowly, or not at all) do not keep the
 	// store busy for everyone else; zero means 500.
 	MaxCheckpoints int
-	// BodyTimeout bounds the time to receive a request body; zero means
-	// 30 s, negative means no limit.
-	BodyTimeout time.Duration
 	// Limits are the optional per-key limits (sessions, concurrent turns,
 	// requests per second); the zero value limits nothing.
 	Limits Limits
@@ -147,24 +109,9 @@ type Config struct {
 	Versions []Mount
 	// MaxBody caps request bodies in bytes; zero means 8 MiB.
 	MaxBody int64
-	// MaxEventSize caps one upstream SSE event; zero means 16 MiB.
-	MaxEventSize int
 	// PageSize is the number of sessions per GET /sessions page; zero
 	// means 50.
 	PageSize int
-	// Logger receives one line per request and the events worth a look.
-	// Zero value: no logging.
-	Logger zerolog.Logger
-	// Clock returns the time; nil means time.Now.
-	Clock func() time.Time
-
-	// SeparateMetrics leaves GET /metrics off the API handler: the program
-	// serves Server.MetricsHandler on a listener of its own. Otherwise
-	// /metrics is served beside the API, behind the same API key.
-	SeparateMetrics bool
-	// TracerProvider traces requests, upstream calls and store operations
-	// (OpenTelemetry); nil means no tracing.
-	TracerProvider trace.TracerProvider
 }
 
 // Mount serves one AAP protocol version at a path.
@@ -250,8 +197,8 @@ func (c *Config) setDefaults() error {
 	if c.Store == nil {
 		return errors.New("aap2agui: Config.Store is required")
 	}
-	if err := web.CheckOrigins(c.CORSOrigins); err != nil {
-		return fmt.Errorf("aap2agui: %w", err)
+	if err := c.Serving.SetDefaults("aap2agui"); err != nil {
+		return err
 	}
 	var err error
 	if c.ThreadIDs, err = ParseThreadIDs(string(c.ThreadIDs)); err != nil {
@@ -260,32 +207,14 @@ func (c *Config) setDefaults() error {
 	if c.CancelRun, err = ParseCancelRun(string(c.CancelRun)); err != nil {
 		return fmt.Errorf("aap2agui: Config.CancelRun: %w", err)
 	}
-	if c.IdleTimeout == 0 {
-		c.IdleTimeout = 5 * time.Minute
-	}
 	if c.MaxMessageSize == 0 {
 		c.MaxMessageSize = 32 << 20
-	}
-	if c.StallTimeout == 0 {
-		c.StallTimeout = 30 * time.Second
-	}
-	if c.KeepAlive == 0 {
-		c.KeepAlive = 15 * time.Second
 	}
 	if c.MaxCheckpoints == 0 {
 		c.MaxCheckpoints = 500
 	}
 	if c.CheckpointInterval == 0 {
 		c.CheckpointInterval = time.Second
-	}
-	if c.BodyTimeout == 0 {
-		c.BodyTimeout = 30 * time.Second
-	}
-	if c.HTTPClient == nil {
-		c.HTTPClient = web.NewUpstreamClient()
-	}
-	if c.ConnectTimeout == 0 {
-		c.ConnectTimeout = 60 * time.Second
 	}
 	if c.MaxBody == 0 {
 		c.MaxBody = 8 << 20
@@ -295,9 +224,6 @@ func (c *Config) setDefaults() error {
 		c.PageSize = 50
 	case c.PageSize < 0:
 		return fmt.Errorf("aap2agui: Config.PageSize %d is negative", c.PageSize)
-	}
-	if c.Clock == nil {
-		c.Clock = time.Now
 	}
 	return c.resolveAgents()
 }

@@ -101,7 +101,7 @@ func TestCORS(t *testing.T) {
 	})
 
 	t.Run("an origin that is not one is a configuration error", func(t *testing.T) {
-		_, err := aap2agui.New(aap2agui.Config{Upstream: demoUpstream(t), Store: e.Store, CORSOrigins: []string{"https://app.example/path"}})
+		_, err := aap2agui.New(aap2agui.Config{Upstream: demoUpstream(t), Store: e.Store, Serving: aap2agui.Serving{CORSOrigins: []string{"https://app.example/path"}}})
 		require.ErrorContains(t, err, "https://app.example/path")
 	})
 }

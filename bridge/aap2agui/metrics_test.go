@@ -160,7 +160,7 @@ func TestMetricsSeparateListener(t *testing.T) {
 	dead := httptest.NewServer(nil)
 	deadURL := dead.URL
 	dead.Close()
-	srv, err := aap2agui.New(aap2agui.Config{Upstream: deadURL, Store: store.NewMemory(), APIKeys: []string{"k"}, SeparateMetrics: true})
+	srv, err := aap2agui.New(aap2agui.Config{Upstream: deadURL, Store: store.NewMemory(), Serving: aap2agui.Serving{APIKeys: []string{"k"}, SeparateMetrics: true}})
 	require.NoError(t, err)
 	api := httptest.NewServer(srv)
 	t.Cleanup(api.Close)

@@ -1,7 +1,6 @@
 package aap2agui
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -153,7 +152,7 @@ func (s *Server) authAs(c *gin.Context, user bool) error {
 func owner(c *gin.Context) string { return c.GetString(ownerKey) }
 
 func (s *Server) ready(c *gin.Context) error {
-	ctx, cancel := context.WithTimeout(c.Request.Context(), 2e9)
+	ctx, cancel := web.ReadyContext(c.Request.Context())
 	defer cancel()
 	if err := s.cfg.Store.Ping(ctx); err != nil {
 		web.Logger(c).Warn().Err(err).Msg("store not ready")

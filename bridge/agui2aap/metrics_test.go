@@ -142,7 +142,7 @@ func TestMetricsSeparateListener(t *testing.T) {
 	dead := httptest.NewServer(nil)
 	deadURL := dead.URL
 	dead.Close()
-	srv, err := agui2aap.New(agui2aap.Config{Upstream: deadURL, Store: store.NewMemory(), APIKeys: []string{"k"}, SeparateMetrics: true})
+	srv, err := agui2aap.New(agui2aap.Config{Upstream: deadURL, Store: store.NewMemory(), Serving: agui2aap.Serving{APIKeys: []string{"k"}, SeparateMetrics: true}})
 	require.NoError(t, err)
 	api := httptest.NewServer(srv)
 	t.Cleanup(api.Close)

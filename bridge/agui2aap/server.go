@@ -8,7 +8,6 @@ import (
 	"net/url"
 	"strings"
 	"sync"
-	"time"
 
 	"github.com/gin-gonic/gin"
 	"golang.org/x/sync/singleflight"
@@ -159,7 +158,7 @@ func bearer(r *http.Request) string {
 }
 
 func (s *Server) ready(c *gin.Context) {
-	ctx, cancel := context.WithTimeout(c.Request.Context(), 3*time.Second)
+	ctx, cancel := web.ReadyContext(c.Request.Context())
 	defer cancel()
 	if p, ok := s.cfg.Store.(interface{ Ping(context.Context) error }); ok {
 		if err := p.Ping(ctx); err != nil {

@@ -169,11 +169,10 @@ func headerNames(h http.Header) []string {
 func (fl *flags) config(p *cli.Program) (aap2agui.Config, error) {
 	s := &p.Serving
 	cfg := aap2agui.Config{
-		Upstream: *fl.upstream, APIKeys: *fl.keys, PublicMeta: *fl.publicMeta, BasePath: *fl.basePath,
-		MaxBody: *s.MaxBody, Logger: p.Log, BodyTimeout: *s.BodyTimeout,
-		ConnectTimeout: *s.HeaderTimeout, IdleTimeout: *s.IdleTimeout, KeepAlive: *s.KeepAlive,
-		MaxTurnDuration: *s.MaxTurn, StallTimeout: *s.StallTimeout, MaxMessageSize: int(*fl.maxMessage),
-		PageSize: int(*fl.pageSize), CORSOrigins: *fl.origins, Users: fl.users.Options(),
+		Upstream: *fl.upstream, Serving: p.ServingOptions(*fl.keys, *fl.origins, fl.users.Options()),
+		PublicMeta: *fl.publicMeta, BasePath: *fl.basePath,
+		MaxBody: *s.MaxBody, MaxMessageSize: int(*fl.maxMessage),
+		PageSize: int(*fl.pageSize),
 	}
 	var err error
 	if cfg.Limits, err = limits(*fl.maxSessions, *fl.maxTurns, *s.RateLimit, *s.RateBurst); err != nil {

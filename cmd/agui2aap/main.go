@@ -95,11 +95,9 @@ func (fl *flags) config(p *cli.Program) (agui2aap.Config, error) {
 	}
 	s := &p.Serving
 	cfg := agui2aap.Config{
-		Upstream: *fl.upstream, UpstreamAPIKey: *fl.upstreamKey, ForwardAuth: *fl.forwardAuth, APIKeys: *fl.keys,
-		CORSOrigins: *fl.origins, Policy: agui2aap.Policy(strings.ToLower(*fl.policy)), ServerTools: tools,
-		MaxBody: *s.MaxBody, Logger: p.Log, BodyTimeout: *s.BodyTimeout, SnapshotAfterRuns: *fl.snapshots,
-		ConnectTimeout: *s.HeaderTimeout, IdleTimeout: *s.IdleTimeout, KeepAlive: *s.KeepAlive,
-		MaxTurnDuration: *s.MaxTurn, StallTimeout: *s.StallTimeout, Users: fl.users.Options(),
+		Upstream: *fl.upstream, UpstreamAPIKey: *fl.upstreamKey, ForwardAuth: *fl.forwardAuth, Serving: p.ServingOptions(*fl.keys, *fl.origins, fl.users.Options()),
+		Policy: agui2aap.Policy(strings.ToLower(*fl.policy)), ServerTools: tools,
+		MaxBody: *s.MaxBody, SnapshotAfterRuns: *fl.snapshots,
 	}
 	if cfg.Limits, err = limits(*fl.maxThreads, *fl.maxRuns, *s.RateLimit, *s.RateBurst); err != nil {
 		return cfg, err

@@ -13,7 +13,9 @@ import (
 	"github.com/rs/zerolog"
 	"go.opentelemetry.io/otel/trace"
 
+	"github.com/aapagui/aapagui/bridge/aap2agui"
 	"github.com/aapagui/aapagui/internal/buildinfo"
+	"github.com/aapagui/aapagui/internal/userid"
 	"github.com/aapagui/aapagui/store"
 )
 
@@ -223,4 +225,17 @@ func (p *Program) stop() {
 		p.cleanup[i]()
 	}
 	p.cleanup = nil
+}
+
+// ServingOptions are the options both bridges share (aap2agui.Serving is
+// agui2aap.Serving), from the flags every bridge has (BindServing,
+// BindStream) and the program's keys, CORS origins and users: the one
+// place a program copies them into its Config.
+func (p *Program) ServingOptions(keys, origins []string, users userid.Options) aap2agui.Serving {
+	s := &p.Serving
+	return aap2agui.Serving{
+		APIKeys: keys, CORSOrigins: origins, Users: users, Logger: p.Log,
+		ConnectTimeout: *s.HeaderTimeout, IdleTimeout: *s.IdleTimeout, MaxTurnDuration: *s.MaxTurn,
+		StallTimeout: *s.StallTimeout, KeepAlive: *s.KeepAlive, BodyTimeout: *s.BodyTimeout,
+	}
 }

@@ -99,9 +99,10 @@ func newBridge(kind, upstream string, st store.Store) (http.Handler, error) {
 	switch kind {
 	case bridgeAAP2AGUI:
 		return aap2agui.New(aap2agui.Config{Upstream: upstream, Store: st,
-			Agent: aap.AgentInfo{Name: "bench", Version: "1", Capabilities: &aap.Capabilities{Stream: &aap.StreamCapabilities{Delta: &aap.Empty{}}, History: &aap.HistoryCapabilities{Full: &aap.Empty{}}}}, Logger: zerolog.Nop()})
+			Agent: aap.AgentInfo{Name: "bench", Version: "1", Capabilities: &aap.Capabilities{Stream: &aap.StreamCapabilities{Delta: &aap.Empty{}}, History: &aap.HistoryCapabilities{Full: &aap.Empty{}}}}, Serving: aap2agui.Serving{Logger: zerolog.Nop()},
+		})
 	case bridgeAGUI2AAP:
-		return agui2aap.New(agui2aap.Config{Upstream: upstream, Store: st, Logger: zerolog.New(os.Stderr).Level(zerolog.WarnLevel)})
+		return agui2aap.New(agui2aap.Config{Upstream: upstream, Store: st, Serving: agui2aap.Serving{Logger: zerolog.New(os.Stderr).Level(zerolog.WarnLevel)}})
 	case relayProxy:
 		return &relay{upstream: strings.TrimSuffix(upstream, "/"), hc: &http.Client{Transport: &http.Transport{
 			MaxIdleConns: 256, MaxIdleConnsPerHost: 64, IdleConnTimeout: 90 * time.Second,

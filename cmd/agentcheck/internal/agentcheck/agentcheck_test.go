@@ -70,7 +70,8 @@ func aap2aguiServer(t *testing.T, versions ...aap2agui.Mount) http.Handler {
 	a.Name = "demo"
 	a.Tools = []aap.ToolSpec{demo.SearchToolSpec}
 	a.Options = []aap.AgentOption{{Type: aap.OptionSecret, Name: "api_key", Title: "Search API key"}}
-	srv, err := aap2agui.New(aap2agui.Config{Upstream: serve(t, demo.AGUIAgent{}), Store: store.NewMemory(), Agent: a, APIKeys: []string{"key-one", "key-two"}, Versions: versions})
+	srv, err := aap2agui.New(aap2agui.Config{Upstream: serve(t, demo.AGUIAgent{}), Store: store.NewMemory(), Agent: a, Serving: aap2agui.Serving{APIKeys: []string{"key-one", "key-two"}},
+		Versions: versions})
 	require.NoError(t, err)
 	return srv
 }

@@ -39,7 +39,7 @@ func threeAgents(t *testing.T, echoURL string) http.Handler {
 			{Agent: echo, Upstream: echoURL},
 		},
 		Store:   store.NewMemory(),
-		APIKeys: []string{"key-one", "key-two"},
+		Serving: aap2agui.Serving{APIKeys: []string{"key-one", "key-two"}},
 	})
 	require.NoError(t, err)
 	return srv

@@ -1,0 +1,116 @@
+package web
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"time"
+
+	"github.com/rs/zerolog"
+	"go.opentelemetry.io/otel/trace"
+
+	"github.com/aapagui/aapagui/internal/userid"
+)
+
+// Serving are the options both bridges serve with: how they call their
+// upstream and bound a turn (aap2agui) or a run (agui2aap), who may call
+// them, and what they report. Each bridge's Config embeds it (as
+// aap2agui.Serving and agui2aap.Serving, the same type), so that the
+// fields, their meaning and their defaults are written once.
+type Serving struct {
+	// HTTPClient calls the upstream. nil: a client with connection pooling
+	// and no overall timeout (turns stream for as long as they take).
+	HTTPClient *http.Client
+	// ConnectTimeout bounds the wait for the upstream's response headers
+	// to a turn; zero means 60 s. Exceeding it is a 504.
+	ConnectTimeout time.Duration
+	// IdleTimeout ends a turn whose upstream stream sends nothing for this
+	// long (an error stop, or RUN_ERROR UPSTREAM_IDLE_TIMEOUT; partial
+	// output kept); zero means 5 min, negative means none. Only events
+	// count: SSE comments (keep-alives) do not keep a turn alive.
+	IdleTimeout time.Duration
+	// MaxTurnDuration ends a turn that runs longer (an error stop, or
+	// RUN_ERROR TURN_TOO_LONG; partial output kept), however busy its
+	// upstream is; zero or negative means no limit.
+	MaxTurnDuration time.Duration
+	// StallTimeout ends a turn whose client stops reading: a write to the
+	// client that makes no progress for this long ends the turn as the
+	// client leaving does (upstream cancelled, what was received stored,
+	// the session or thread freed); zero means 30 s, negative means never.
+	StallTimeout time.Duration
+	// KeepAlive is how often an idle SSE stream gets a comment line, so
+	// that proxies and browsers keep it open; zero means 15 s, negative
+	// means never.
+	KeepAlive time.Duration
+	// MaxEventSize caps one upstream SSE event; zero means 16 MiB.
+	MaxEventSize int
+
+	// APIKeys are the accepted bearer keys. None: the API is open (the
+	// programs warn at start-up).
+	APIKeys []string
+	// Users names the person behind each request, beside the key: a
+	// header the trusted caller sets, or a signed token (see the README's
+	// "One key, many users"). Then sessions and threads, their limits and
+	// their locks are scoped to (key, user), and a request that names no
+	// valid user is refused. The zero value scopes to the key alone.
+	Users userid.Options
+	// CORSOrigins are the browser origins allowed to call the API
+	// directly (a web client on another origin); "*" allows any origin,
+	// never with credentials. None: no CORS headers, preflights refused.
+	CORSOrigins []string
+	// AllowedHosts are the Host names (or addresses) served besides the
+	// loopback names when APIKeys is empty, against DNS rebinding; "*"
+	// serves any. With API keys every Host is served.
+	AllowedHosts []string
+	// BodyTimeout bounds the time to receive a request body; zero means
+	// 30 s, negative means no limit.
+	BodyTimeout time.Duration
+
+	// Logger receives one line per request and the events worth a look.
+	// Zero value: no logging.
+	Logger zerolog.Logger
+	// Clock returns the time; nil means time.Now.
+	Clock func() time.Time
+	// SeparateMetrics leaves GET /metrics off the API handler: the program
+	// serves the Server's MetricsHandler on a listener of its own.
+	// Otherwise /metrics is served beside the API, behind the same API key.
+	SeparateMetrics bool
+	// TracerProvider traces requests, upstream calls and store operations
+	// (OpenTelemetry); nil means no tracing.
+	TracerProvider trace.TracerProvider
+}
+
+// SetDefaults gives the zero fields their defaults and checks the rest;
+// name ("aap2agui", "agui2aap") begins an error.
+func (s *Serving) SetDefaults(name string) error {
+	if err := CheckOrigins(s.CORSOrigins); err != nil {
+		return fmt.Errorf("%s: %w", name, err)
+	}
+	if s.HTTPClient == nil {
+		s.HTTPClient = NewUpstreamClient()
+	}
+	for _, d := range []struct {
+		v   *time.Duration
+		def time.Duration
+	}{
+		{&s.ConnectTimeout, 60 * time.Second},
+		{&s.IdleTimeout, 5 * time.Minute},
+		{&s.StallTimeout, 30 * time.Second},
+		{&s.KeepAlive, 15 * time.Second},
+		{&s.BodyTimeout, 30 * time.Second},
+	} {
+		if *d.v == 0 {
+			*d.v = d.def
+		}
+	}
+	if s.Clock == nil {
+		s.Clock = time.Now
+	}
+	return nil
+}
+
+// ReadyContext bounds a readiness probe (GET /readyz): what it checks
+// must answer within 2 s, in both bridges.
+func ReadyContext(ctx context.Context) (context.Context, context.CancelFunc) {
+	return context.WithTimeout(ctx, 2*time.Second)
+}
