@@ -17,6 +17,7 @@ import (
 	"github.com/aapagui/aapagui/bridge/aap2agui"
 	"github.com/aapagui/aapagui/demo"
 	"github.com/aapagui/aapagui/internal/testkit/metricstest"
+	"github.com/aapagui/aapagui/internal/testkit/refused"
 	"github.com/aapagui/aapagui/store"
 )
 
@@ -157,9 +158,7 @@ func TestMetrics(t *testing.T) {
 // upstream is counted with its code; two servers in one process keep
 // their own counts.
 func TestMetricsSeparateListener(t *testing.T) {
-	dead := httptest.NewServer(nil)
-	deadURL := dead.URL
-	dead.Close()
+	deadURL := refused.URL(t)
 	srv, err := aap2agui.New(aap2agui.Config{Upstream: deadURL, Store: store.NewMemory(), Serving: aap2agui.Serving{APIKeys: []string{"k"}, SeparateMetrics: true}})
 	require.NoError(t, err)
 	api := httptest.NewServer(srv)

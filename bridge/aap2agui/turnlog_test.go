@@ -3,7 +3,6 @@ package aap2agui_test
 import (
 	"encoding/json"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -13,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/aapagui/aapagui/bridge/aap2agui"
+	"github.com/aapagui/aapagui/internal/testkit/refused"
 )
 
 // TestTurnLogLine: each turn that reached the agent writes one info line
@@ -49,9 +49,7 @@ func TestTurnLogLine(t *testing.T) {
 	turn(e, id, `{"stream":"none","messages":[{"role":"user","content":"`+said+` again"}]}`, http.StatusOK)
 	turn(e, id, `{"stream":"message","messages":[{"role":"user","content":"fail"}]}`, http.StatusOK)
 
-	dead := httptest.NewServer(nil)
-	deadURL := dead.URL
-	dead.Close()
+	deadURL := refused.URL(t)
 	d := newEnv(t, deadURL, cfg)
 	deadID := create(d)
 	turn(d, deadID, `{"messages":[{"role":"user","content":"`+said+`"}]}`, http.StatusBadGateway)

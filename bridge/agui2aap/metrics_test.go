@@ -16,6 +16,7 @@ import (
 
 	"github.com/aapagui/aapagui/bridge/agui2aap"
 	"github.com/aapagui/aapagui/internal/testkit/metricstest"
+	"github.com/aapagui/aapagui/internal/testkit/refused"
 	"github.com/aapagui/aapagui/store"
 )
 
@@ -139,9 +140,7 @@ func TestMetrics(t *testing.T) {
 // no /metrics and MetricsHandler serves it without a key; an unreachable
 // AAP server is counted with its code.
 func TestMetricsSeparateListener(t *testing.T) {
-	dead := httptest.NewServer(nil)
-	deadURL := dead.URL
-	dead.Close()
+	deadURL := refused.URL(t)
 	srv, err := agui2aap.New(agui2aap.Config{Upstream: deadURL, Store: store.NewMemory(), Serving: agui2aap.Serving{APIKeys: []string{"k"}, SeparateMetrics: true}})
 	require.NoError(t, err)
 	api := httptest.NewServer(srv)
