@@ -7,6 +7,7 @@ import (
 
 	"github.com/ag-ui-protocol/ag-ui/sdks/community/go/pkg/core/types"
 
+	"github.com/aapagui/aapagui/bridge/internal/web"
 	"github.com/aapagui/aapagui/internal/ident"
 )
 
@@ -50,7 +51,7 @@ func ParseCancelRun(s string) (CancelRun, error) {
 // Config.CancelRun says: by default as itself, followed within the turn by
 // a run of the message alone when the agent did not read it (followUp,
 // which the turn's reader keeps).
-func (a *agent) postTurn(ctx context.Context, in *types.RunAgentInput, calls map[string]string) (*upstreamBody, error) {
+func (a *agent) postTurn(ctx context.Context, in *types.RunAgentInput, calls map[string]string) (*web.IdleBody, error) {
 	if a.cfg.CancelRun == CancelRunSeparate && cancelsWithMessage(in) {
 		return a.postSeparate(ctx, in, calls)
 	}
@@ -63,7 +64,7 @@ func (a *agent) postTurn(ctx context.Context, in *types.RunAgentInput, calls map
 // history, no resume), which answers the turn. What the agent said of the
 // cancellation reaches history only through a MESSAGES_SNAPSHOT of its
 // own.
-func (a *agent) postSeparate(ctx context.Context, in *types.RunAgentInput, calls map[string]string) (*upstreamBody, error) {
+func (a *agent) postSeparate(ctx context.Context, in *types.RunAgentInput, calls map[string]string) (*web.IdleBody, error) {
 	cancelRun := *in
 	cancelRun.RunID = ident.Random("run-")
 	cancelRun.Messages = in.Messages[:len(in.Messages)-1]

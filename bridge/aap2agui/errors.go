@@ -1,14 +1,12 @@
 package aap2agui
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"strconv"
 
 	"github.com/gin-gonic/gin"
 
-	"github.com/aapagui/aapagui/bridge/internal/metrics"
 	"github.com/aapagui/aapagui/bridge/internal/web"
 	"github.com/aapagui/aapagui/store"
 )
@@ -94,30 +92,4 @@ func (s *Server) failure(c *gin.Context, err error) *web.Failure {
 	}
 	web.FailureLog(c, web.Logger(c)).Err(err).Msg("store")
 	return errStore
-}
-
-// streamFailure classifies what ended the agent's stream early, once the
-// turn's answer has begun, and logs it; it returns the upstream's result
-// for the metrics and the turn's log line. The turn then ends in-band: the
-// translator closes what is open and the stop is an error.
-func (r *turnRun) streamFailure(ctx context.Context, failure error) string {
-	log, id := r.log, r.sess.ID
-	cause := context.Cause(ctx)
-	switch {
-	case ctx.Err() == nil || errors.Is(cause, web.ErrTurnTooLong):
-		if ctx.Err() != nil {
-			failure = cause
-		}
-		code, msg := web.StreamFailure(failure)
-		log.Warn().Err(failure).Str("session", id).Str("code", code).Msg(msg)
-		return code
-	case errors.Is(cause, store.ErrLeaseLost):
-		log.Error().Err(cause).Str("session", id).Msg("the turn stopped: its lock could not be kept")
-		return "lease_lost"
-	case errors.Is(cause, web.ErrClientStalled):
-		log.Info().Str("session", id).Msg("client stopped reading; upstream call cancelled")
-	default:
-		log.Info().Str("session", id).Msg("client went away; upstream call cancelled")
-	}
-	return metrics.OutcomeCancelled
 }

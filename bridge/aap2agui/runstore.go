@@ -102,7 +102,7 @@ func (r *turnRun) finish(ctx context.Context) error {
 		// first looks.
 		entries := r.unsaved(msgs, ids)
 		tries := 0
-		err := r.lease.ReleaseWith(func(holder string) error {
+		err := r.life.Lease.ReleaseWith(func(holder string) error {
 			wctx, cancel := context.WithTimeout(ctx, writeTimeout)
 			defer cancel()
 			if tries++; tries > 1 {
@@ -122,7 +122,7 @@ func (r *turnRun) finish(ctx context.Context) error {
 	// unknown outcome: the run's entries written as they must be (the
 	// whole history when answered permissions go before later messages),
 	// then the session, both safe to repeat.
-	return r.lease.ReleaseWith(func(holder string) error {
+	return r.life.Lease.ReleaseWith(func(holder string) error {
 		wctx, cancel := context.WithTimeout(ctx, writeTimeout)
 		defer cancel()
 		run := append(r.entries[:len(r.entries):len(r.entries)], r.unsaved(msgs, ids)...)

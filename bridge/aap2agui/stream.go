@@ -81,15 +81,12 @@ type turnRun struct {
 // The turn's stop (turn_stop, or the none answer) is sent only once the
 // run is stored: a run that cannot be stored ends with an error stop (a
 // 500 in mode none), never with a clean end for what is not in history.
-func (r *turnRun) stream(c *gin.Context, body *upstreamBody) error {
+func (r *turnRun) stream(c *gin.Context, body *web.IdleBody) error {
 	ctx := c.Request.Context()
 	r.s.streaming.Add(1)
 	defer r.s.streaming.Add(-1)
 	r.mode, r.state = r.req.Mode(), r.sess.State
-	r.out = web.NewStream(c.Writer)
-	r.out.KeepAlive = r.s.cfg.KeepAlive
-	r.out.StallTimeout = r.s.cfg.StallTimeout
-	r.out.Cancel = r.end
+	r.out = r.life.OpenStream(c.Writer)
 	defer r.out.Done()
 	if r.mode != aap.StreamNone {
 		r.out.Start()
@@ -102,7 +99,7 @@ func (r *turnRun) stream(c *gin.Context, body *upstreamBody) error {
 		err = r.awaitSave(c) // (the agent's stream ended before its first event)
 	}
 	if err != nil {
-		r.stopReason, r.result = string(aap.StopError), "store_error"
+		r.life.Line.Stop, r.life.Line.Upstream = string(aap.StopError), "store_error"
 		if errors.Is(err, errEndedInBand) {
 			return nil
 		}
@@ -116,7 +113,7 @@ func (r *turnRun) stream(c *gin.Context, body *upstreamBody) error {
 // the error of awaitSave when the turn's own messages could not be stored.
 // A run the agent ended without reading the turn's new user message is
 // followed by the run that carries it (followUp), read in turn.
-func (r *turnRun) read(c *gin.Context, body *upstreamBody) (failure, unsaved error) {
+func (r *turnRun) read(c *gin.Context, body *web.IdleBody) (failure, unsaved error) {
 	failure, unsaved = r.readRun(c, body)
 	if unsaved != nil || !r.follow.holding() {
 		return failure, unsaved
@@ -136,7 +133,7 @@ func (r *turnRun) read(c *gin.Context, body *upstreamBody) (failure, unsaved err
 }
 
 // readRun reads the events of one run of the turn (body).
-func (r *turnRun) readRun(c *gin.Context, body *upstreamBody) (failure, unsaved error) {
+func (r *turnRun) readRun(c *gin.Context, body *web.IdleBody) (failure, unsaved error) {
 	ctx := c.Request.Context()
 	var dec agui.Decoder
 	for frame, err := range sse.Read(r.source(ctx, body), sse.ReadOptions{MaxEventSize: r.s.cfg.MaxEventSize}) {
@@ -179,7 +176,7 @@ func (r *turnRun) readRun(c *gin.Context, body *upstreamBody) (failure, unsaved 
 // still streaming are due then too, after those saves (a draft is the last
 // entry): the clock is read once per read of the agent's stream, not per
 // event.
-func (r *turnRun) source(ctx context.Context, body *upstreamBody) io.Reader {
+func (r *turnRun) source(ctx context.Context, body *web.IdleBody) io.Reader {
 	var reader io.Reader = body
 	if r.mode != aap.StreamNone {
 		reader = web.FlushBeforeRead(body, r.out)
@@ -195,9 +192,9 @@ func (r *turnRun) source(ctx context.Context, body *upstreamBody) io.Reader {
 // an error what cut the stream short.
 func (r *turnRun) handle(ctx context.Context, ev events.Event, data []byte) (done bool, failure error) {
 	if _, unknown := ev.(*agui.UnknownEvent); unknown {
-		r.met.In("unknown") // bounded: the type is whatever the agent sent
+		r.life.Met.In("unknown") // bounded: the type is whatever the agent sent
 	} else {
-		r.met.In(string(ev.Type()))
+		r.life.Met.In(string(ev.Type()))
 	}
 	if !r.observe(ctx, ev, data) {
 		return false, nil
@@ -229,7 +226,7 @@ func (r *turnRun) write(ctx context.Context, evs []aap.Event) {
 			r.log.Error().Err(err).Str("event", string(ev.EventName())).Msg("encoding an AAP event")
 			continue
 		}
-		r.met.Out(string(ev.EventName()))
+		r.life.Met.Out(string(ev.EventName()))
 	}
 	if r.out.Full(buf) {
 		r.saveSettled(ctx) // before a large burst goes out
@@ -276,7 +273,7 @@ func (r *turnRun) conclude(c *gin.Context, failure error) error {
 	ctx, log, sess := c.Request.Context(), r.log, r.sess
 	result := metrics.OutcomeOK
 	if failure != nil && !r.tr.Done() {
-		result = r.streamFailure(ctx, failure)
+		result, _ = r.life.Ended(ctx, failure)
 	}
 	r.write(ctx, r.tr.Finish())
 	if r.tr.Incomplete() && failure == nil {
@@ -284,7 +281,7 @@ func (r *turnRun) conclude(c *gin.Context, failure error) error {
 		log.Warn().Str("session", sess.ID).Msg("the agent's stream ended without RUN_FINISHED")
 	}
 	if u := r.usage(); len(u) > 0 {
-		r.met.Tokens(agui.UsageCounts(u))
+		r.life.Met.Tokens(agui.UsageCounts(u))
 	}
 	if r.tr.Cancelled() {
 		result = "agent_cancelled"
@@ -303,13 +300,13 @@ func (r *turnRun) conclude(c *gin.Context, failure error) error {
 	// history complete and the session free; and a turn that could not be
 	// stored is not acknowledged.
 	stored := r.finish(ctx)
-	r.lease.Release()
+	r.life.Free()
 	stopReason := r.tr.StopReason()
 	if stored != nil {
 		result, stopReason = "store_error", aap.StopError
 		log.Error().Err(stored).Str("session", sess.ID).Msg("store: the turn could not be stored; it ends with an error stop")
 	}
-	r.stopReason, r.result = string(stopReason), result
+	r.life.Line.Stop, r.life.Line.Upstream = string(stopReason), result
 	switch {
 	case r.mode != aap.StreamNone:
 		r.sendStop(ctx, stopReason)

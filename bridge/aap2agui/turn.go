@@ -113,18 +113,12 @@ type turn struct {
 	form answerForm
 
 	sess  *store.Session
-	agent *agent                  // the session's agent
-	hist  []store.Entry           // the history read under the lock
-	lease *store.Lease            // the session's turn lock
-	end   context.CancelCauseFunc // ends the turn: its client stopped reading
+	agent *agent        // the session's agent
+	hist  []store.Entry // the history read under the lock
+	life  *web.Turn     // the session's lease, the turn's stream, metrics and log line
 	adm   *admission
 	// prevInterrupts were open before this turn.
 	prevInterrupts []types.Interrupt
-
-	// The turn in flight: its metrics, and its stop reason and upstream
-	// result for them and its log line (web.EndTurn).
-	met                *metrics.Turn
-	stopReason, result string
 }
 
 // runTurn runs a turn of the session with the given id and answers the
@@ -133,11 +127,11 @@ type turn struct {
 // of the session, whatever happens to the stream.
 func (s *Server) runTurn(c *gin.Context, id string, req *aap.PostSessionTurnRequest, form answerForm) (started bool, err error) {
 	t := &turn{s: s, log: web.Logger(c), req: req, form: form}
-	ctx, release, err := t.lock(c.Request.Context(), owner(c), id)
+	ctx, err := t.lock(c.Request.Context(), owner(c), id)
 	if err != nil {
 		return false, err
 	}
-	defer release()
+	defer t.life.Release()
 	if t.agent, err = s.agentOf(t.sess); err != nil {
 		return false, err
 	}
@@ -156,7 +150,7 @@ func (s *Server) runTurn(c *gin.Context, id string, req *aap.PostSessionTurnRequ
 	}
 	// From here on the turn is in flight: it ends with its metrics and
 	// its log line, whatever happens.
-	t.met, t.result = s.metrics.StartTurn(metrics.RequestStart(c), t.agent.name(), string(req.Mode())), metrics.OutcomeOK
+	t.life.Count(s.metrics, metrics.RequestStart(c), t.agent.name(), string(req.Mode()))
 	defer t.ended()
 	body, err := t.call(c)
 	if err != nil {
@@ -173,30 +167,21 @@ func (s *Server) runTurn(c *gin.Context, id string, req *aap.PostSessionTurnRequ
 
 // lock takes the session's turn lock, then reads the session and its
 // history under it (a turn that just finished may have changed them): one
-// round trip on PostgreSQL. It returns the turn's context, ended when the
-// lock is lost, when the client stops reading (t.end) or after
-// Config.MaxTurnDuration, and what frees it all.
-func (t *turn) lock(ctx context.Context, owner, id string) (context.Context, func(), error) {
+// round trip on PostgreSQL. It returns the turn's context (see
+// web.Serving.BeginTurn); t.life.Release frees it all.
+func (t *turn) lock(ctx context.Context, owner, id string) (context.Context, error) {
 	lease, sess, hist, err := store.TakeAndLoadSession(ctx, t.s.cfg.Store, owner, id, store.LeaseOptions{OnError: web.LeaseLog(t.log, "session", id)})
 	if err != nil {
-		return nil, nil, err // *store.HeldError: 409 turn_in_progress (failure)
+		return nil, err // *store.HeldError: 409 turn_in_progress (failure)
 	}
-	t.lease, t.sess, t.hist = lease, sess, hist
-	// A turn whose lock was lost (this process stalled past the lease)
-	// stops rather than run beside the turn that took it over.
-	ctx, unbind := lease.Bind(ctx)
-	ctx, end, stop := web.TurnContext(ctx, t.s.cfg.MaxTurnDuration)
-	t.end = end
-	return ctx, func() {
-		stop()
-		unbind()
-		lease.Release()
-	}, nil
+	t.sess, t.hist = sess, hist
+	ctx, t.life = t.s.cfg.BeginTurn(ctx, lease, t.log, web.TurnEnd{What: "turn", IDKey: "session", ID: id})
+	return ctx, nil
 }
 
 // call sends the turn's run to the agent. A failure is logged here, with
 // the session, and is the turn's upstream result.
-func (t *turn) call(c *gin.Context) (*upstreamBody, error) {
+func (t *turn) call(c *gin.Context) (*web.IdleBody, error) {
 	ctx := c.Request.Context()
 	body, err := t.agent.postTurn(ctx, t.adm.run, t.adm.calls)
 	if err == nil {
@@ -204,8 +189,8 @@ func (t *turn) call(c *gin.Context) (*upstreamBody, error) {
 	}
 	ue := &upstreamError{web.KindUpstream, "upstream_error", "the agent could not be called", err}
 	errors.As(err, &ue)
-	if t.result = ue.code; ctx.Err() != nil {
-		t.result = metrics.OutcomeCancelled
+	if t.life.Line.Upstream = ue.code; ctx.Err() != nil {
+		t.life.Line.Upstream = metrics.OutcomeCancelled
 	}
 	ev := t.log.Warn()
 	if web.Left(c) {
@@ -243,7 +228,7 @@ func (t *turn) save(ctx context.Context) (<-chan error, error) {
 // stream answers the turn with the agent's events (body), storing what
 // the run produces (turnRun); saving, when not nil, delivers the outcome
 // of saving the turn's own messages (save).
-func (t *turn) stream(c *gin.Context, body *upstreamBody, saving <-chan error) error {
+func (t *turn) stream(c *gin.Context, body *web.IdleBody, saving <-chan error) error {
 	hist, added := t.adm.hist, t.adm.added
 	r := &turnRun{turn: t, saving: saving, perms: permissionsOf(t.req.Messages), own: entryIDs(added), baseLen: len(hist) + len(added),
 		follow: newFollowUp(t.agent.cfg.CancelRun, t.adm.run),
@@ -251,8 +236,9 @@ func (t *turn) stream(c *gin.Context, body *upstreamBody, saving <-chan error) e
 	return r.stream(c, body)
 }
 
-// ended ends the turn's metrics and writes its log line.
+// ended counts the upstream's result, ends the turn's metrics and writes
+// its log line.
 func (t *turn) ended() {
-	t.s.metrics.Upstream("turn", t.agent.name(), t.result)
-	web.EndTurn(t.log, t.met, web.TurnEnd{What: "turn", IDKey: "session", ID: t.sess.ID, Stop: t.stopReason, Upstream: t.result})
+	t.s.metrics.Upstream("turn", t.agent.name(), t.life.Line.Upstream)
+	t.life.End()
 }

@@ -32,7 +32,7 @@ func (e *upstreamError) Error() string { return e.message + ": " + e.detail.Erro
 // the encrypted values of the run's tool calls (toolCallId → value),
 // which the SDK's ToolCall cannot carry: they are added to its JSON
 // (encrypted.go).
-func (a *agent) post(ctx context.Context, in *types.RunAgentInput, calls map[string]string) (*upstreamBody, error) {
+func (a *agent) post(ctx context.Context, in *types.RunAgentInput, calls map[string]string) (*web.IdleBody, error) {
 	data, err := agui.MarshalRunAgentInput(in)
 	if err == nil && len(calls) > 0 {
 		data, err = agui.PatchToolCallValues(data, calls)
@@ -55,51 +55,46 @@ func (a *agent) post(ctx context.Context, in *types.RunAgentInput, calls map[str
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "text/event-stream")
 
-	// Bound the wait for response headers only: the stream itself may run
-	// for as long as the agent takes.
-	connectCtx, cancel, connected := web.Connect(ctx, a.cfg.ConnectTimeout)
-	resp, err := a.s.cfg.HTTPClient.Do(req.WithContext(connectCtx))
-	err = connected(err)
-	rb.Release()
-	if err != nil {
-		if resp != nil {
-			resp.Body.Close() // the timer fired just as the headers arrived
+	// The wait for response headers only is bounded: the stream itself
+	// may run for as long as the agent takes.
+	body, err := web.Dial(ctx, a.cfg.ConnectTimeout, a.cfg.IdleTimeout, func(ctx context.Context) (io.ReadCloser, error) {
+		resp, err := a.s.cfg.HTTPClient.Do(req.WithContext(ctx))
+		rb.Release()
+		if err != nil {
+			return nil, err
 		}
-		cancel(nil)
-		if errors.Is(err, web.ErrConnectTimeout) {
-			return nil, &upstreamError{web.KindUpstreamTimeout, "upstream_timeout", fmt.Sprintf("the agent did not answer within %s", a.cfg.ConnectTimeout), err}
+		if err := checkResponse(resp); err != nil {
+			return nil, err
 		}
-		var netErr net.Error
-		if errors.As(err, &netErr) && netErr.Timeout() {
-			return nil, &upstreamError{web.KindUpstreamTimeout, "upstream_timeout", "the agent did not answer in time", err}
-		}
-		return nil, &upstreamError{web.KindUpstream, "upstream_unreachable", "the agent could not be reached", err}
+		return resp.Body, nil
+	})
+	var ue *upstreamError
+	var netErr net.Error
+	switch {
+	case err == nil:
+		return body, nil
+	case errors.Is(err, web.ErrConnectTimeout):
+		return nil, &upstreamError{web.KindUpstreamTimeout, "upstream_timeout", fmt.Sprintf("the agent did not answer within %s", a.cfg.ConnectTimeout), err}
+	case errors.As(err, &ue):
+		return nil, ue
+	case errors.As(err, &netErr) && netErr.Timeout():
+		return nil, &upstreamError{web.KindUpstreamTimeout, "upstream_timeout", "the agent did not answer in time", err}
 	}
+	return nil, &upstreamError{web.KindUpstream, "upstream_unreachable", "the agent could not be reached", err}
+}
+
+// checkResponse refuses an agent's answer that is no event stream (its
+// body closed): an HTTP error, or another content type.
+func checkResponse(resp *http.Response) error {
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		snippet, _ := io.ReadAll(io.LimitReader(resp.Body, 4<<10))
 		resp.Body.Close()
-		cancel(nil)
-		return nil, &upstreamError{web.KindUpstream, "upstream_error", fmt.Sprintf("the agent answered HTTP %d", resp.StatusCode),
+		return &upstreamError{web.KindUpstream, "upstream_error", fmt.Sprintf("the agent answered HTTP %d", resp.StatusCode),
 			fmt.Errorf("HTTP %d: %q", resp.StatusCode, snippet)}
 	}
 	if mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type")); mt != "text/event-stream" {
 		resp.Body.Close()
-		cancel(nil)
-		return nil, &upstreamError{web.KindUpstream, "upstream_not_sse", "the agent did not answer with an event stream", fmt.Errorf("content type %q", resp.Header.Get("Content-Type"))}
+		return &upstreamError{web.KindUpstream, "upstream_not_sse", "the agent did not answer with an event stream", fmt.Errorf("content type %q", resp.Header.Get("Content-Type"))}
 	}
-	return &upstreamBody{IdleBody: web.IdleTimeout(resp.Body, a.cfg.IdleTimeout, cancel), cancel: func() { cancel(nil) }}, nil
-}
-
-// upstreamBody is the agent's event stream: its reader calls Touch for
-// each event, which is what keeps the idle timer from firing.
-type upstreamBody struct {
-	*web.IdleBody
-	cancel func()
-}
-
-// Close closes the body and releases the request.
-func (b *upstreamBody) Close() error {
-	err := b.IdleBody.Close()
-	b.cancel()
-	return err
+	return nil
 }

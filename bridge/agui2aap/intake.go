@@ -57,23 +57,18 @@ func (s *Server) serveRun(c *gin.Context) (*types.RunAgentInput, error) {
 	}
 
 	owner := c.GetString(ownerKey)
-	if r.lease, err = s.takeThread(ctx, log, owner, in.ThreadID, runBusy); err != nil {
+	lease, err := s.takeThread(ctx, log, owner, in.ThreadID, runBusy)
+	if err != nil {
 		return in, err
 	}
-	defer r.lease.Release()
-	// A run whose lock was lost (this process stalled past the lease)
-	// stops rather than run beside the run that took it over.
-	ctx, unbind := r.lease.Bind(ctx)
-	defer unbind()
-	ctx, endRun, stopRun := web.TurnContext(ctx, s.cfg.MaxTurnDuration)
-	defer stopRun()
+	ctx, r.life = s.cfg.BeginTurn(ctx, lease, log, web.TurnEnd{What: "run", IDKey: "thread", ID: in.ThreadID})
+	defer r.life.Release()
 	// The request carries the run's context while the run goes on; the
 	// error returned is answered under the request's own, which tells
 	// whether its client left (web.Left), not that the run ended.
 	req := c.Request
 	c.Request = req.WithContext(ctx)
 	defer func() { c.Request = req }()
-	r.end = endRun
 
 	if r.th, err = s.loadThread(ctx, owner, in.ThreadID); err != nil {
 		return in, err

@@ -34,26 +34,20 @@ type runner struct {
 	th          *store.Thread
 	p           *plan
 	log         *zerolog.Logger
+	life        *web.Turn // the lease, the run's stream, metrics and log line
 	clientTools []aap.ToolSpec
 	fwd         *translate.Forwarded
-	lease       *store.Lease             // the thread's run lock; its release frees the thread for the next run
-	end         context.CancelCauseFunc  // ends the run: its client stopped reading
 	finished    *events.RunFinishedEvent // held back until the thread is saved
 	put         *aap.PutSessionRequest   // the first turn of a new session, on a version 1 or 2 server
 	movedFrom   string                   // the session a PUT /session replaces ("" for a thread's first)
 
-	out      *web.Stream
 	a2g      *translate.AAPToAGUI
 	clients  map[string]bool // client tool names
 	results  map[string]bool // toolCallIds with a tool_result in this run
 	answered answers         // the permissions the current turn answers
 	followUp int
 
-	// For the run's metrics and log line (web.EndTurn).
-	t          *metrics.Turn
-	stop       string // the stop reason of the last turn
-	result     string // the upstream's result: ok, cancelled or an error code
-	openBefore int    // interrupts open when the run started
+	openBefore int // interrupts open when the run started
 }
 
 func (r *runner) mode() aap.StreamMode {
@@ -71,28 +65,25 @@ func (r *runner) mode() aap.StreamMode {
 // server lost the thread's), streams it to the client and saves the
 // thread. An error is returned only before the stream began.
 func (r *runner) execute(ctx context.Context) error {
-	in := r.in
-	r.t = r.s.metrics.StartTurn(r.start, r.info.Name, string(r.mode()))
+	r.life.Count(r.s.metrics, r.start, r.info.Name, string(r.mode()))
+	defer r.life.End()
 	tracing.Agent(ctx, r.info.Name)
-	r.result, r.openBefore = metrics.OutcomeOK, len(r.th.Interrupts)
-	defer func() {
-		web.EndTurn(r.log, r.t, web.TurnEnd{What: "run", IDKey: "thread", ID: in.ThreadID, Stop: r.stop, Upstream: r.result})
-	}()
+	r.openBefore = len(r.th.Interrupts)
 	req, err := r.begin(ctx)
 	if err != nil {
 		return err
 	}
 	r.prepareStream()
-	defer r.out.Done()
+	defer r.life.Out.Done()
 	evs, err := r.openFirst(ctx, req)
 	if err != nil {
 		return err
 	}
 	r.travelLight()
-	r.out.Start()
+	r.life.Out.Start()
 	r.pump(ctx, evs, req)
 	if r.th.SessionID == "" {
-		r.log.Warn().Str("thread", in.ThreadID).Msg("the AAP server's PUT /session answer named no session (no session_start): the next run starts a new session")
+		r.log.Warn().Str("thread", r.in.ThreadID).Msg("the AAP server's PUT /session answer named no session (no session_start): the next run starts a new session")
 	}
 	r.finish(ctx)
 	return nil
@@ -111,10 +102,7 @@ func (r *runner) prepareStream() {
 		IsClientTool: func(name string) bool { return r.clients[name] || !interrupting },
 	})
 	r.results = map[string]bool{}
-	r.out = web.NewStream(r.w)
-	r.out.KeepAlive = r.s.cfg.KeepAlive
-	r.out.StallTimeout = r.s.cfg.StallTimeout
-	r.out.Cancel = r.end
+	r.life.OpenStream(r.w)
 }
 
 // travelLight lets go of what grows with the conversation once the turn
@@ -171,7 +159,7 @@ func (r *runner) pump(ctx context.Context, evs iter.Seq2[aap.Event, error], req 
 // answer back until the turn ends and read the history again.
 func (r *runner) stream(ctx context.Context, evs iter.Seq2[aap.Event, error]) []aap.Message {
 	first := r.followUp == 0
-	r.stop = ""
+	r.life.Line.Stop = ""
 	result := "" // set by a failure; else worked out from the stop reason
 	defer func() { r.turnDone(result) }()
 	h := holdback{missing: r.missingResults()}
@@ -200,7 +188,7 @@ func (r *runner) stream(ctx context.Context, evs iter.Seq2[aap.Event, error]) []
 			r.log.Debug().Str("event", string(e.Name)).Msg("unknown AAP event skipped")
 			continue
 		case *aap.TurnStop:
-			r.stop = string(e.StopReason)
+			r.life.Line.Stop = string(e.StopReason)
 		}
 		if r.holdBack(ctx, &h, ev) {
 			continue
@@ -223,9 +211,9 @@ func (r *runner) stream(ctx context.Context, evs iter.Seq2[aap.Event, error]) []
 // event's name is whatever the server sent).
 func (r *runner) countIn(ev aap.Event) {
 	if _, unknown := ev.(*aap.UnknownEvent); unknown {
-		r.t.In("unknown")
+		r.life.Met.In("unknown")
 	} else {
-		r.t.In(string(ev.EventName()))
+		r.life.Met.In(string(ev.EventName()))
 	}
 }
 
@@ -242,25 +230,11 @@ func (r *runner) policyTurn(ev aap.Event) []aap.Message {
 // the failure's code, unless the client is gone) and logs it; it returns
 // the upstream's result for the metrics and the run's log line.
 func (r *runner) failed(ctx context.Context, err error) string {
-	cause := context.Cause(ctx)
-	switch {
-	case ctx.Err() != nil && errors.Is(cause, store.ErrLeaseLost):
-		r.log.Error().Err(cause).Msg("the run stopped: its lock could not be kept")
-		r.write(r.a2g.Fail(inBand(cause)))
-		return "lease_lost"
-	case ctx.Err() != nil && errors.Is(cause, web.ErrClientStalled):
-		r.log.Info().Msg("client stopped reading; upstream turn cancelled")
-		return metrics.OutcomeCancelled
-	case ctx.Err() != nil && !errors.Is(cause, web.ErrTurnTooLong):
-		r.log.Info().Msg("client went away; upstream turn cancelled")
-		return metrics.OutcomeCancelled
-	case ctx.Err() != nil:
-		err = cause
+	result, told := r.life.Ended(ctx, err)
+	if told != nil {
+		r.write(r.a2g.Fail(inBand(told)))
 	}
-	code, msg := web.StreamFailure(err)
-	r.log.Warn().Err(err).Str("code", code).Msg(msg)
-	r.write(r.a2g.Fail(inBand(err)))
-	return code
+	return result
 }
 
 // policyAnswers returns the permissions the policy gives when every pending
@@ -303,9 +277,9 @@ func (r *runner) write(evs []events.Event) {
 		}
 	}
 	for _, ev := range evs {
-		r.t.Out(string(ev.Type()))
+		r.life.Met.Out(string(ev.Type()))
 	}
-	writeAGUI(r.out, evs, r.log)
+	writeAGUI(r.life.Out, evs, r.log)
 }
 
 // turnDone counts an upstream turn that streamed: its result is the
@@ -314,15 +288,15 @@ func (r *runner) write(evs []events.Event) {
 func (r *runner) turnDone(result string) {
 	switch {
 	case result != "":
-	case r.stop == "":
+	case r.life.Line.Stop == "":
 		result, _ = web.StreamFailure(nil)
-	case r.stop == string(aap.StopError):
+	case r.life.Line.Stop == string(aap.StopError):
 		result = web.AgentError
 	default:
 		result = metrics.OutcomeOK
 	}
 	r.s.metrics.Upstream("turn", r.info.Name, result)
-	r.result = result
+	r.life.Line.Upstream = result
 }
 
 // writeAGUI appends AG-UI events to the client's stream as SSE frames.

@@ -16,19 +16,19 @@ import (
 // (RUN_ERROR STORE_ERROR instead of RUN_FINISHED).
 func (r *runner) finish(ctx context.Context) {
 	err := r.save(ctx)
-	r.lease.Release()
+	r.life.Lease.Release()
 	if fin := r.finished; fin != nil {
 		r.finished = nil
 		var end events.Event = fin
 		if err != nil {
-			r.result = "store_error"
+			r.life.Line.Upstream = "store_error"
 			message, code := inBand(errRunNotStored)
 			end = &events.RunErrorEvent{BaseEvent: events.NewBaseEvent(events.EventTypeRunError), Message: message, Code: &code}
 		}
-		r.t.Out(string(end.Type()))
-		writeAGUI(r.out, []events.Event{end}, r.log)
+		r.life.Met.Out(string(end.Type()))
+		writeAGUI(r.life.Out, []events.Event{end}, r.log)
 	}
-	r.out.Flush()
+	r.life.Out.Flush()
 }
 
 // threadMessages is the whole thread as the client should now hold it:
@@ -86,7 +86,7 @@ func (r *runner) save(ctx context.Context) error {
 	// Saved even when the client has gone: a context not cancelled with
 	// the request's, which lends it only its values (the trace).
 	ctx = context.WithoutCancel(ctx)
-	err := r.lease.ReleaseWith(func(holder string) error {
+	err := r.life.Lease.ReleaseWith(func(holder string) error {
 		ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 		defer cancel()
 		return r.s.cfg.Store.SaveThreadUnlock(ctx, th, holder)

@@ -62,7 +62,7 @@ func (r *runner) begin(ctx context.Context) (*aap.PostSessionTurnRequest, error)
 			return r.beginPut(req, agent, contextDigest, toolsDigest)
 		}
 		created, err := r.cl.CreateSession(ctx, &aap.PostSessionsRequest{Agent: agent, Messages: p.seed, Tools: r.clientTools})
-		r.result = r.s.upstreamCall(ctx, "create_session", r.info.Name, err)
+		r.life.Line.Upstream = r.s.upstreamCall(ctx, "create_session", r.info.Name, err)
 		if err != nil {
 			return nil, &upstreamError{err}
 		}

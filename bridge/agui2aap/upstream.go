@@ -129,7 +129,7 @@ func (r *runner) open(ctx context.Context, session string, req *aap.PostSessionT
 			resp, err = r.cl.Turn(ctx, session, req)
 		}
 		if err != nil {
-			r.result = r.s.upstreamCall(ctx, "turn", r.info.Name, err)
+			r.life.Line.Upstream = r.s.upstreamCall(ctx, "turn", r.info.Name, err)
 			return nil, err
 		}
 		evs = append(evs, translate.EventsFromResponse(resp)...)
@@ -143,27 +143,19 @@ func (r *runner) open(ctx context.Context, session string, req *aap.PostSessionT
 	}
 	// The response headers are waited for ConnectTimeout at most; then the
 	// stream may run as long as it keeps sending within IdleTimeout.
-	ctx, cancel, connected := web.Connect(ctx, r.s.cfg.ConnectTimeout)
-	var body io.ReadCloser
-	var err error
-	if put != nil {
-		body, err = r.cl.OpenPutSession(ctx, put)
-	} else {
-		body, err = r.cl.OpenTurn(ctx, session, req)
-	}
-	if err = connected(err); err != nil {
-		if body != nil {
-			body.Close() // the timer fired just as the headers arrived
+	idle, err := web.Dial(ctx, r.s.cfg.ConnectTimeout, r.s.cfg.IdleTimeout, func(ctx context.Context) (io.ReadCloser, error) {
+		if put != nil {
+			return r.cl.OpenPutSession(ctx, put)
 		}
-		cancel(nil)
-		r.result = r.s.upstreamCall(ctx, "turn", r.info.Name, err)
+		return r.cl.OpenTurn(ctx, session, req)
+	})
+	if err != nil {
+		r.life.Line.Upstream = r.s.upstreamCall(ctx, "turn", r.info.Name, err)
 		return nil, err
 	}
-	idle := web.IdleTimeout(body, r.s.cfg.IdleTimeout, cancel)
 	return func(yield func(aap.Event, error) bool) {
-		defer cancel(nil)
 		defer idle.Close()
-		for ev, err := range aap.ReadEvents(web.FlushBeforeRead(idle, r.out), r.s.cfg.MaxEventSize) {
+		for ev, err := range aap.ReadEvents(web.FlushBeforeRead(idle, r.life.Out), r.s.cfg.MaxEventSize) {
 			if err == nil {
 				idle.Touch()
 			}

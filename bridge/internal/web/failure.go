@@ -126,6 +126,9 @@ type IdleBody struct {
 	mu    sync.Mutex  // guards timer
 	timer *time.Timer
 	fired atomic.Bool
+	// release, when set (Dial), ends the call's context once the body is
+	// closed.
+	release context.CancelCauseFunc
 }
 
 // Touch tells the timer that an event arrived.
@@ -143,25 +146,17 @@ func (b *IdleBody) Read(p []byte) (int, error) {
 	return n, err
 }
 
-// Close stops the timer and closes the body.
+// Close stops the timer and closes the body, then ends the call's
+// context when Dial made it.
 func (b *IdleBody) Close() error {
 	if b.on {
 		b.mu.Lock()
 		b.timer.Stop()
 		b.mu.Unlock()
 	}
-	return b.ReadCloser.Close()
-}
-
-// TurnContext derives a turn's context from parent: end ends it with a
-// cause (the stream's Cancel: a client that stopped reading or left), and
-// it ends by itself with ErrTurnTooLong once max has passed (never when
-// max <= 0). stop releases it.
-func TurnContext(parent context.Context, max time.Duration) (ctx context.Context, end context.CancelCauseFunc, stop func()) {
-	ctx, end = context.WithCancelCause(parent)
-	if max <= 0 {
-		return ctx, end, func() { end(nil) }
+	err := b.ReadCloser.Close()
+	if b.release != nil {
+		b.release(nil)
 	}
-	ctx, stopClock := context.WithTimeoutCause(ctx, max, ErrTurnTooLong)
-	return ctx, end, func() { stopClock(); end(nil) }
+	return err
 }

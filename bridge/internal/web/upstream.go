@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"time"
 )
@@ -57,4 +58,27 @@ func Connect(parent context.Context, d time.Duration) (ctx context.Context, canc
 		}
 		return fmt.Errorf("%w: %w", ErrConnectTimeout, err)
 	}
+}
+
+// Dial makes a turn's streaming call to its upstream: call is made with a
+// context derived from ctx, whose response headers are waited for connect
+// at most (Connect: the error is then wrapped with ErrConnectTimeout, and
+// a body that came just too late is closed); the body it returns is read
+// for as long as it keeps sending events within idle (IdleTimeout).
+// Closing the body ends the call's context. On error nothing is left
+// open. call checks the response (status, content type) itself, closing
+// what it refuses.
+func Dial(ctx context.Context, connect, idle time.Duration, call func(context.Context) (io.ReadCloser, error)) (*IdleBody, error) {
+	ctx, cancel, connected := Connect(ctx, connect)
+	body, err := call(ctx)
+	if err = connected(err); err != nil {
+		if body != nil {
+			body.Close() // the timer fired just as the headers arrived
+		}
+		cancel(nil)
+		return nil, err
+	}
+	b := IdleTimeout(body, idle, cancel)
+	b.release = cancel
+	return b, nil
 }
