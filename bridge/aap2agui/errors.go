@@ -56,11 +56,7 @@ func (s *Server) handle(h func(c *gin.Context) error) gin.HandlerFunc {
 // place aap2agui turns an error into a status, a code and a message
 // (failure), and adds its WWW-Authenticate to an unauthorized caller.
 func (s *Server) fail(c *gin.Context, err error) {
-	f := s.failure(c, err)
-	if f.Kind == web.KindUnauthorized {
-		c.Header("WWW-Authenticate", `Bearer realm="aap"`)
-	}
-	web.Reply(c, f)
+	web.ReplyAs(c, s.failure(c, err), "aap")
 }
 
 // failure maps err to what the client is told, logging a failed store

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"mime"
-	"net"
 	"net/http"
 
 	"github.com/ag-ui-protocol/ag-ui/sdks/community/go/pkg/core/types"
@@ -69,18 +68,14 @@ func (a *agent) post(ctx context.Context, in *types.RunAgentInput, calls map[str
 		return resp.Body, nil
 	})
 	var ue *upstreamError
-	var netErr net.Error
 	switch {
 	case err == nil:
 		return body, nil
-	case errors.Is(err, web.ErrConnectTimeout):
-		return nil, &upstreamError{web.KindUpstreamTimeout, "upstream_timeout", fmt.Sprintf("the agent did not answer within %s", a.cfg.ConnectTimeout), err}
-	case errors.As(err, &ue):
+	case !errors.Is(err, web.ErrConnectTimeout) && errors.As(err, &ue):
 		return nil, ue
-	case errors.As(err, &netErr) && netErr.Timeout():
-		return nil, &upstreamError{web.KindUpstreamTimeout, "upstream_timeout", "the agent did not answer in time", err}
 	}
-	return nil, &upstreamError{web.KindUpstream, "upstream_unreachable", "the agent could not be reached", err}
+	f := web.UpstreamFailure(err, "the agent", a.cfg.ConnectTimeout)
+	return nil, &upstreamError{f.Kind, f.Code, f.Message, err}
 }
 
 // checkResponse refuses an agent's answer that is no event stream (its

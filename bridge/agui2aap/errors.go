@@ -1,7 +1,6 @@
 package agui2aap
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"net/http"
@@ -76,11 +75,7 @@ var errRunNotStored = errors.New("the run could not be stored")
 // place agui2aap turns an error into a status, a code and a message
 // (failure), and adds its WWW-Authenticate to an unauthorized caller.
 func (s *Server) fail(c *gin.Context, err error) {
-	f := s.failure(c, err)
-	if f.Code == "unauthorized" {
-		c.Header("WWW-Authenticate", `Bearer realm="agui2aap"`)
-	}
-	web.Reply(c, f)
+	web.ReplyAs(c, s.failure(c, err), "agui2aap")
 }
 
 // failure maps err to what the client is told, logging what the server
@@ -132,13 +127,8 @@ func (s *Server) upstreamFailure(err error) *web.Failure {
 		return web.Fail(web.KindUpstream, "upstream_unsupported_version", "the AAP server speaks a protocol version agui2aap does not")
 	case errors.Is(err, aap.ErrNotEventStream):
 		return web.Fail(web.KindUpstream, "upstream_not_sse", "the AAP server did not answer with an event stream")
-	case errors.Is(err, web.ErrConnectTimeout):
-		return web.Fail(web.KindUpstreamTimeout, "upstream_timeout", "the AAP server did not answer within "+s.cfg.ConnectTimeout.String())
-	case errors.Is(err, context.DeadlineExceeded):
-		return web.Fail(web.KindUpstreamTimeout, "upstream_timeout", "the AAP server did not answer in time")
-	default:
-		return web.Fail(web.KindUpstream, "upstream_unreachable", "the AAP server could not be reached")
 	}
+	return web.UpstreamFailure(err, "the AAP server", s.cfg.ConnectTimeout)
 }
 
 // inBand is the one map of a run's failures once its stream has begun,

@@ -162,3 +162,12 @@ func Reply(c *gin.Context, f *Failure) {
 		writeError(c, f.Kind.Status(), f.Code, f.Message)
 	}
 }
+
+// ReplyAs is Reply for a bridge that names itself realm: a 401 carries
+// WWW-Authenticate: Bearer with it (RFC 6750), as both bridges answer.
+func ReplyAs(c *gin.Context, f *Failure, realm string) {
+	if f.Kind == KindUnauthorized {
+		c.Header("WWW-Authenticate", `Bearer realm="`+realm+`"`)
+	}
+	Reply(c, f)
+}

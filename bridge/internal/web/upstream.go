@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"time"
 )
@@ -81,4 +82,21 @@ func Dial(ctx context.Context, connect, idle time.Duration, call func(context.Co
 	b := IdleTimeout(body, idle, cancel)
 	b.release = cancel
 	return b, nil
+}
+
+// UpstreamFailure names a failed upstream call, before its stream began,
+// for the failures both bridges share: no answer within the connect
+// timeout or another deadline (504 upstream_timeout), or no answer at all
+// (502 upstream_unreachable). who names the upstream in the message ("the
+// agent", "the AAP server"). Each bridge names first what only its wire
+// has (an HTTP status, a content type, a protocol version).
+func UpstreamFailure(err error, who string, connect time.Duration) *Failure {
+	var netErr net.Error
+	switch {
+	case errors.Is(err, ErrConnectTimeout):
+		return Fail(KindUpstreamTimeout, "upstream_timeout", who+" did not answer within "+connect.String())
+	case errors.Is(err, context.DeadlineExceeded), errors.As(err, &netErr) && netErr.Timeout():
+		return Fail(KindUpstreamTimeout, "upstream_timeout", who+" did not answer in time")
+	}
+	return Fail(KindUpstream, "upstream_unreachable", who+" could not be reached")
 }
