@@ -38,8 +38,7 @@ type turnRun struct {
 	enc          encryptedRun                 // the run's encrypted reasoning values (encrypted.go)
 	follow       *followUp                    // the run that may be followed by one of the new message (CancelRunAuto), else nil
 
-	stop    *aap.TurnStop // the turn's stop, held back until the turn is stored
-	stopped bool          // the stop has been let through
+	w web.Writer[aap.Event] // writes the answer, the turn's stop held back until the turn is stored
 
 	// The answer (stream).
 	mode   aap.StreamMode
@@ -213,25 +212,17 @@ func (r *turnRun) handle(ctx context.Context, ev events.Event, data []byte) (don
 
 // write sends AAP events to the client (coalesced by the stream), counting
 // them; the turn's stop is held back until the turn is stored (sendStop).
+// Before a burst that fills the stream's buffer goes out, the messages it
+// settled are stored.
 func (r *turnRun) write(ctx context.Context, evs []aap.Event) {
-	if n := len(evs); n > 0 && !r.stopped {
-		if ts, ok := evs[n-1].(*aap.TurnStop); ok {
-			r.stop, evs = ts, evs[:n-1]
-		}
-	}
-	buf := r.out.Buffer()
-	for _, ev := range evs {
-		var err error
-		if buf, err = aap.AppendFrame(buf, ev); err != nil {
-			r.log.Error().Err(err).Str("event", string(ev.EventName())).Msg("encoding an AAP event")
-			continue
-		}
-		r.life.Met.Out(string(ev.EventName()))
-	}
-	if r.out.Full(buf) {
-		r.saveSettled(ctx) // before a large burst goes out
-	}
-	r.out.Commit(buf)
+	r.w.Write(r.life, evs, func() { r.saveSettled(ctx) })
+}
+
+// aapWriter writes a turn's AAP events, holding its turn_stop back.
+var aapWriter = web.Writer[aap.Event]{
+	Frame: aap.AppendFrame,
+	Name:  func(ev aap.Event) string { return string(ev.EventName()) },
+	Final: func(ev aap.Event) bool { _, ok := ev.(*aap.TurnStop); return ok },
 }
 
 // errEndedInBand is awaitSave's when the turn's own messages could not be
@@ -261,7 +252,7 @@ func (r *turnRun) awaitSave(c *gin.Context) error {
 	}
 	r.log.Error().Err(err).Str("session", r.sess.ID).Msg("store: the turn's messages could not be saved")
 	r.write(c.Request.Context(), r.tr.Finish())
-	r.sendStop(c.Request.Context(), aap.StopError)
+	r.sendStop(aap.StopError)
 	return errEndedInBand
 }
 
@@ -309,7 +300,7 @@ func (r *turnRun) conclude(c *gin.Context, failure error) error {
 	r.life.Line.Stop, r.life.Line.Upstream = string(stopReason), result
 	switch {
 	case r.mode != aap.StreamNone:
-		r.sendStop(ctx, stopReason)
+		r.sendStop(stopReason)
 	case stored != nil:
 		return stored
 	default:
@@ -323,15 +314,14 @@ func (r *turnRun) conclude(c *gin.Context, failure error) error {
 
 // sendStop writes the turn's stop, with the reason given (the translator's
 // own, or error when the run could not be stored), and flushes the stream.
-func (r *turnRun) sendStop(ctx context.Context, reason aap.StopReason) {
-	stop := r.stop
-	if stop == nil {
+func (r *turnRun) sendStop(reason aap.StopReason) {
+	held, _ := r.w.Held()
+	stop, ok := held.(*aap.TurnStop)
+	if !ok {
 		stop = &aap.TurnStop{}
 	}
 	stop.StopReason = reason
-	r.stopped = true // write lets it through
-	r.write(ctx, []aap.Event{stop})
-	r.out.Flush()
+	r.w.Send(r.life, stop)
 }
 
 // grow counts what ev adds to the message the agent is building and

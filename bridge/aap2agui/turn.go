@@ -230,7 +230,7 @@ func (t *turn) save(ctx context.Context) (<-chan error, error) {
 // of saving the turn's own messages (save).
 func (t *turn) stream(c *gin.Context, body *web.IdleBody, saving <-chan error) error {
 	hist, added := t.adm.hist, t.adm.added
-	r := &turnRun{turn: t, saving: saving, perms: permissionsOf(t.req.Messages), own: entryIDs(added), baseLen: len(hist) + len(added),
+	r := &turnRun{turn: t, saving: saving, w: aapWriter, perms: permissionsOf(t.req.Messages), own: entryIDs(added), baseLen: len(hist) + len(added),
 		follow: newFollowUp(t.agent.cfg.CancelRun, t.adm.run),
 		tr:     translate.NewAGUIToAAP(translate.AGUIToAAPOptions{Mode: t.req.Mode(), Prior: translate.PriorCallsOf(historyMessages(hist, added))})}
 	return r.stream(c, body)

@@ -51,7 +51,7 @@ func (s *Server) serveRun(c *gin.Context) (*types.RunAgentInput, error) {
 	if err != nil {
 		return in, err
 	}
-	r := &runner{s: s, w: c.Writer, start: metrics.RequestStart(c), cl: cl, version: version, in: in, info: info, log: log}
+	r := &runner{s: s, rw: c.Writer, w: aguiWriter, start: metrics.RequestStart(c), cl: cl, version: version, in: in, info: info, log: log}
 	if r.clientTools, r.fwd, err = runOptions(in); err != nil {
 		return in, err
 	}

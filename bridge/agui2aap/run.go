@@ -25,7 +25,7 @@ import (
 // request's logger); the run's context is passed to its steps.
 type runner struct {
 	s           *Server
-	w           http.ResponseWriter
+	rw          http.ResponseWriter
 	start       time.Time // the request's (metrics.RequestStart)
 	cl          *aap.Client
 	version     int // the AAP server's protocol version
@@ -37,7 +37,7 @@ type runner struct {
 	life        *web.Turn // the lease, the run's stream, metrics and log line
 	clientTools []aap.ToolSpec
 	fwd         *translate.Forwarded
-	finished    *events.RunFinishedEvent // held back until the thread is saved
+	w           web.Writer[events.Event] // writes the run, its RUN_FINISHED held back until the thread is saved
 	put         *aap.PutSessionRequest   // the first turn of a new session, on a version 1 or 2 server
 	movedFrom   string                   // the session a PUT /session replaces ("" for a thread's first)
 
@@ -102,7 +102,7 @@ func (r *runner) prepareStream() {
 		IsClientTool: func(name string) bool { return r.clients[name] || !interrupting },
 	})
 	r.results = map[string]bool{}
-	r.life.OpenStream(r.w)
+	r.life.OpenStream(r.rw)
 }
 
 // travelLight lets go of what grows with the conversation once the turn
@@ -271,15 +271,7 @@ func (r *runner) write(evs []events.Event) {
 			}
 		}
 	}
-	if n := len(evs); n > 0 {
-		if fin, ok := evs[n-1].(*events.RunFinishedEvent); ok {
-			r.finished, evs = fin, evs[:n-1] // sent once the thread is saved
-		}
-	}
-	for _, ev := range evs {
-		r.life.Met.Out(string(ev.Type()))
-	}
-	writeAGUI(r.life.Out, evs, r.log)
+	r.w.Write(r.life, evs, nil) // RUN_FINISHED held back until the thread is saved (finish)
 }
 
 // turnDone counts an upstream turn that streamed: its result is the
@@ -299,14 +291,14 @@ func (r *runner) turnDone(result string) {
 	r.life.Line.Upstream = result
 }
 
-// writeAGUI appends AG-UI events to the client's stream as SSE frames.
+// aguiWriter writes a run's AG-UI events, holding its RUN_FINISHED back.
+var aguiWriter = web.Writer[events.Event]{
+	Frame: agui.AppendFrame,
+	Name:  func(ev events.Event) string { return string(ev.Type()) },
+	Final: func(ev events.Event) bool { _, ok := ev.(*events.RunFinishedEvent); return ok },
+}
+
+// writeAGUI writes AG-UI events outside a run (a refusal, a hydration).
 func writeAGUI(out *web.Stream, evs []events.Event, log *zerolog.Logger) {
-	buf := out.Buffer()
-	for _, ev := range evs {
-		var err error
-		if buf, err = agui.AppendFrame(buf, ev); err != nil {
-			log.Error().Err(err).Str("event", string(ev.Type())).Msg("encoding an AG-UI event")
-		}
-	}
-	out.Commit(buf)
+	out.Commit(aguiWriter.Append(out.Buffer(), evs, log, nil))
 }

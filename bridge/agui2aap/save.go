@@ -16,17 +16,16 @@ import (
 // (RUN_ERROR STORE_ERROR instead of RUN_FINISHED).
 func (r *runner) finish(ctx context.Context) {
 	err := r.save(ctx)
-	r.life.Lease.Release()
-	if fin := r.finished; fin != nil {
-		r.finished = nil
-		var end events.Event = fin
+	r.life.Free()
+	if fin, ok := r.w.Held(); ok {
+		end := fin
 		if err != nil {
 			r.life.Line.Upstream = "store_error"
 			message, code := inBand(errRunNotStored)
 			end = &events.RunErrorEvent{BaseEvent: events.NewBaseEvent(events.EventTypeRunError), Message: message, Code: &code}
 		}
-		r.life.Met.Out(string(end.Type()))
-		writeAGUI(r.life.Out, []events.Event{end}, r.log)
+		r.w.Send(r.life, end)
+		return
 	}
 	r.life.Out.Flush()
 }

@@ -90,8 +90,7 @@ func (t *Turn) End() {
 }
 
 // Ended names what ended the turn's upstream stream early, once its
-// answer began (failure: the read's error, nil for a stream that just
-// stopped), and logs it. It returns the upstream's result for the metrics
+// answer began (failure: the read's error, not nil), and logs it. It returns the upstream's result for the metrics
 // and the log line, and the error to tell the client in-band: nil when
 // the client stopped reading or left, since nobody reads it any more.
 //

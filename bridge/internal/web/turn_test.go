@@ -1,0 +1,99 @@
+package web_test
+
+import (
+	"context"
+	"errors"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/rs/zerolog"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/aapagui/aapagui/bridge/internal/web"
+	"github.com/aapagui/aapagui/store"
+)
+
+// textWriter writes strings as "data: s" frames; "end" ends the answer.
+var textWriter = web.Writer[string]{
+	Frame: func(b []byte, s string) ([]byte, error) {
+		if s == "bad" {
+			return b, errors.New("cannot encode")
+		}
+		return append(append(append(b, "data: "...), s...), "\n\n"...), nil
+	},
+	Name:  func(s string) string { return s },
+	Final: func(s string) bool { return s == "end" },
+}
+
+// beginTurn starts a turn on a fresh memory store's session lock.
+func beginTurn(t *testing.T, s *web.Serving) (context.Context, *web.Turn, *httptest.ResponseRecorder) {
+	t.Helper()
+	require.NoError(t, s.SetDefaults("test"))
+	lease, err := store.TakeThread(context.Background(), store.NewMemory(), "owner", "t1", store.LeaseOptions{})
+	require.NoError(t, err)
+	log := zerolog.Nop()
+	ctx, turn := s.BeginTurn(context.Background(), lease, &log, web.TurnEnd{What: "turn", IDKey: "session", ID: "s1"})
+	t.Cleanup(turn.Release)
+	rec := httptest.NewRecorder()
+	turn.OpenStream(rec)
+	return ctx, turn, rec
+}
+
+// The event that ends the answer is held back until the bridge sends it
+// (the turn stored), or sends an error in its place; an event that cannot
+// be encoded is left out, never half-written.
+func TestWriterHoldsTheEndBack(t *testing.T) {
+	_, turn, rec := beginTurn(t, &web.Serving{})
+	w := textWriter
+	w.Write(turn, []string{"a", "bad", "b", "end"}, nil)
+	turn.Out.Flush()
+	assert.Equal(t, "data: a\n\ndata: b\n\n", rec.Body.String(), "the end is held back")
+
+	end, ok := w.Held()
+	require.True(t, ok)
+	assert.Equal(t, "end", end)
+	_, again := w.Held()
+	assert.False(t, again, "the held event is taken once")
+
+	w.Send(turn, "error")
+	assert.Equal(t, "data: a\n\ndata: b\n\ndata: error\n\n", rec.Body.String())
+}
+
+// A turn's context says why its stream ended before the stream's error
+// does: past its longest duration, the result is turn_too_long (told to
+// the client); a client that left is a cancellation, told to nobody.
+func TestTurnEnded(t *testing.T) {
+	ctx, turn, _ := beginTurn(t, &web.Serving{MaxTurnDuration: time.Millisecond})
+	<-ctx.Done()
+	result, told := turn.Ended(ctx, errors.New("read: context deadline exceeded"))
+	assert.Equal(t, "turn_too_long", result)
+	assert.ErrorIs(t, told, web.ErrTurnTooLong)
+
+	ctx, turn, _ = beginTurn(t, &web.Serving{})
+	cut := errors.New("unexpected EOF")
+	result, told = turn.Ended(ctx, cut)
+	assert.Equal(t, "upstream_read_error", result)
+	assert.Equal(t, cut, told, "the upstream's failure is told to the client")
+
+	ctx, turn, _ = beginTurn(t, &web.Serving{})
+	turn.Out.Cancel(web.ErrClientGone) // what a failed write does
+	result, told = turn.Ended(ctx, errors.New("read: context canceled"))
+	assert.Equal(t, "cancelled", result)
+	assert.NoError(t, told, "nobody reads the stream any more")
+}
+
+// The failures both bridges name the same way.
+func TestUpstreamFailure(t *testing.T) {
+	f := web.UpstreamFailure(web.ErrConnectTimeout, "the agent", 3*time.Second)
+	assert.Equal(t, 504, f.Kind.Status())
+	assert.Equal(t, "upstream_timeout", f.Code)
+	assert.Equal(t, "the agent did not answer within 3s", f.Message)
+
+	f = web.UpstreamFailure(errors.New("dial tcp: connection refused"), "the AAP server", time.Second)
+	assert.Equal(t, 502, f.Kind.Status())
+	assert.Equal(t, "upstream_unreachable", f.Code)
+	assert.True(t, strings.HasPrefix(f.Message, "the AAP server"))
+}

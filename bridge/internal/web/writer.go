@@ -1,0 +1,71 @@
+package web
+
+import (
+	"github.com/rs/zerolog"
+
+	"github.com/aapagui/aapagui/bridge/internal/metrics"
+)
+
+// Writer writes a turn's events of one wire (E: aap.Event, events.Event)
+// to its client as SSE frames, and holds back the event that ends the
+// answer (turn_stop, RUN_FINISHED) until the turn is stored: a client
+// never sees a turn end that history does not hold. The bridge then sends
+// it, or the error that replaces it, with Send.
+type Writer[E any] struct {
+	// Frame appends one event as an SSE frame (aap.AppendFrame,
+	// agui.AppendFrame).
+	Frame func([]byte, E) ([]byte, error)
+	// Name is an event's name, for the metrics and the log.
+	Name func(E) string
+	// Final reports the event that ends the answer.
+	Final func(E) bool
+
+	held   E
+	isHeld bool
+}
+
+// Write appends evs to the turn's stream, counting each under its name,
+// holding back a final event that ends them (Held). beforeFull, when not
+// nil, is called before a buffer grown full goes out (aap2agui stores
+// the messages a burst settled before the client has them).
+func (w *Writer[E]) Write(t *Turn, evs []E, beforeFull func()) {
+	if n := len(evs); n > 0 && w.Final(evs[n-1]) {
+		w.held, w.isHeld, evs = evs[n-1], true, evs[:n-1]
+	}
+	buf := w.Append(t.Out.Buffer(), evs, t.Log, t.Met)
+	if beforeFull != nil && t.Out.Full(buf) {
+		beforeFull()
+	}
+	t.Out.Commit(buf)
+}
+
+// Held takes the final event held back, if any: the bridge sends it
+// (Send) once the turn is stored, or an error instead.
+func (w *Writer[E]) Held() (ev E, ok bool) {
+	ev, ok = w.held, w.isHeld
+	var zero E
+	w.held, w.isHeld = zero, false
+	return ev, ok
+}
+
+// Send writes the turn's last event, counted, and flushes the stream.
+func (w *Writer[E]) Send(t *Turn, ev E) {
+	t.Out.Commit(w.Append(t.Out.Buffer(), []E{ev}, t.Log, t.Met))
+	t.Out.Flush()
+}
+
+// Append appends evs to buf as SSE frames, counting each on met when it
+// is not nil; an event that cannot be encoded is logged and left out.
+func (w *Writer[E]) Append(buf []byte, evs []E, log *zerolog.Logger, met *metrics.Turn) []byte {
+	for _, ev := range evs {
+		var err error
+		if buf, err = w.Frame(buf, ev); err != nil {
+			log.Error().Err(err).Str("event", w.Name(ev)).Msg("encoding an event for the client")
+			continue
+		}
+		if met != nil {
+			met.Out(w.Name(ev))
+		}
+	}
+	return buf
+}
