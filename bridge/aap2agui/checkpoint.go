@@ -31,7 +31,7 @@ func (r *turnRun) checkpoint(ctx context.Context) {
 	if n := r.s.streaming.Load(); n > int64(r.s.cfg.MaxCheckpoints) && r.s.cfg.MaxCheckpoints > 0 {
 		every = max(every, time.Duration(n)*time.Second/time.Duration(r.s.cfg.MaxCheckpoints))
 	}
-	now := time.Now()
+	now := r.s.cfg.Clock()
 	if r.lastCheckpoint.IsZero() {
 		r.lastCheckpoint = now // the first draft waits one interval
 		return
@@ -53,7 +53,7 @@ func (r *turnRun) checkpoint(ctx context.Context) {
 		id = r.draftID
 	}
 	if id == "" {
-		id = newDraftID()
+		id = newDraftID(now)
 	}
 	entries := append(r.entries[:len(r.entries):len(r.entries)], store.Entry{Message: msg, AGUIID: id})
 	r.draftID = id
@@ -98,4 +98,4 @@ func (r *turnRun) replaceDraft(ctx context.Context) error {
 	return nil
 }
 
-func newDraftID() string { return "msg-draft-" + time.Now().UTC().Format("150405.000000000") }
+func newDraftID(now time.Time) string { return "msg-draft-" + now.UTC().Format("150405.000000000") }

@@ -41,6 +41,7 @@ type turnRun struct {
 	w web.Writer[aap.Event] // writes the answer, the turn's stop held back until the turn is stored
 
 	// The answer (stream).
+	rw     gin.ResponseWriter // the response, for its state and the none answer
 	mode   aap.StreamMode
 	out    *web.Stream  // the client's event stream
 	saving <-chan error // the save of the turn's own messages, until awaited
@@ -80,12 +81,11 @@ type turnRun struct {
 // The turn's stop (turn_stop, or the none answer) is sent only once the
 // run is stored: a run that cannot be stored ends with an error stop (a
 // 500 in mode none), never with a clean end for what is not in history.
-func (r *turnRun) stream(c *gin.Context, body *web.IdleBody) error {
-	ctx := c.Request.Context()
+func (r *turnRun) stream(ctx context.Context, body *web.IdleBody) error {
 	r.s.streaming.Add(1)
 	defer r.s.streaming.Add(-1)
 	r.mode, r.state = r.req.Mode(), r.sess.State
-	r.out = r.life.OpenStream(c.Writer)
+	r.out = r.life.OpenStream(r.rw)
 	defer r.out.Done()
 	if r.mode != aap.StreamNone {
 		r.out.Start()
@@ -93,9 +93,9 @@ func (r *turnRun) stream(c *gin.Context, body *web.IdleBody) error {
 			r.write(ctx, r.form.opening)
 		}
 	}
-	failure, err := r.read(c, body)
+	failure, err := r.read(ctx, body)
 	if err == nil {
-		err = r.awaitSave(c) // (the agent's stream ended before its first event)
+		err = r.awaitSave(ctx) // (the agent's stream ended before its first event)
 	}
 	if err != nil {
 		r.life.Line.Stop, r.life.Line.Upstream = string(aap.StopError), "store_error"
@@ -104,7 +104,7 @@ func (r *turnRun) stream(c *gin.Context, body *web.IdleBody) error {
 		}
 		return err
 	}
-	return r.conclude(c, failure)
+	return r.conclude(ctx, failure)
 }
 
 // read feeds the agent's events to the translator and the client until
@@ -112,15 +112,14 @@ func (r *turnRun) stream(c *gin.Context, body *web.IdleBody) error {
 // the error of awaitSave when the turn's own messages could not be stored.
 // A run the agent ended without reading the turn's new user message is
 // followed by the run that carries it (followUp), read in turn.
-func (r *turnRun) read(c *gin.Context, body *web.IdleBody) (failure, unsaved error) {
-	failure, unsaved = r.readRun(c, body)
+func (r *turnRun) read(ctx context.Context, body *web.IdleBody) (failure, unsaved error) {
+	failure, unsaved = r.readRun(ctx, body)
 	if unsaved != nil || !r.follow.holding() {
 		return failure, unsaved
 	}
 	// The first run was read to its end (what cut it short after its
 	// RUN_FINISHED changes nothing).
 	body.Close()
-	ctx := c.Request.Context()
 	next, ev, finished := r.followUp(ctx)
 	if next == nil {
 		_, failure = r.handle(ctx, ev, finished)
@@ -128,16 +127,15 @@ func (r *turnRun) read(c *gin.Context, body *web.IdleBody) (failure, unsaved err
 	}
 	defer next.Close()
 	r.write(ctx, r.tr.EndMessage())
-	return r.readRun(c, next)
+	return r.readRun(ctx, next)
 }
 
 // readRun reads the events of one run of the turn (body).
-func (r *turnRun) readRun(c *gin.Context, body *web.IdleBody) (failure, unsaved error) {
-	ctx := c.Request.Context()
+func (r *turnRun) readRun(ctx context.Context, body *web.IdleBody) (failure, unsaved error) {
 	var dec agui.Decoder
 	for frame, err := range sse.Read(r.source(ctx, body), sse.ReadOptions{MaxEventSize: r.s.cfg.MaxEventSize}) {
 		if r.saving != nil { // the first event only
-			if err := r.awaitSave(c); err != nil {
+			if err := r.awaitSave(ctx); err != nil {
 				return nil, err
 			}
 		}
@@ -234,7 +232,7 @@ var errEndedInBand = errors.New("the turn's messages could not be saved; its str
 // is returned, for the handler to answer as a failure before the save
 // would get; with a keep-alive sent, the stream ends with an error stop
 // (errEndedInBand).
-func (r *turnRun) awaitSave(c *gin.Context) error {
+func (r *turnRun) awaitSave(ctx context.Context) error {
 	if r.saving == nil {
 		return nil
 	}
@@ -243,15 +241,15 @@ func (r *turnRun) awaitSave(c *gin.Context) error {
 	if err == nil {
 		return nil
 	}
-	if !c.Writer.Written() {
+	if !r.rw.Written() {
 		// Nothing has gone out (headers included).
 		for _, h := range []string{"Content-Type", "Cache-Control", "X-Accel-Buffering"} {
-			c.Writer.Header().Del(h)
+			r.rw.Header().Del(h)
 		}
 		return err
 	}
 	r.log.Error().Err(err).Str("session", r.sess.ID).Msg("store: the turn's messages could not be saved")
-	r.write(c.Request.Context(), r.tr.Finish())
+	r.write(ctx, r.tr.Finish())
 	r.sendStop(aap.StopError)
 	return errEndedInBand
 }
@@ -260,8 +258,8 @@ func (r *turnRun) awaitSave(c *gin.Context) error {
 // frees the session and only then sends the turn's stop (or the none
 // answer), an error stop when the run could not be stored (in mode none,
 // the store's error is returned: nothing has been sent).
-func (r *turnRun) conclude(c *gin.Context, failure error) error {
-	ctx, log, sess := c.Request.Context(), r.log, r.sess
+func (r *turnRun) conclude(ctx context.Context, failure error) error {
+	log, sess := r.log, r.sess
 	result := metrics.OutcomeOK
 	if failure != nil && !r.tr.Done() {
 		result, _ = r.life.Ended(ctx, failure)
@@ -304,7 +302,7 @@ func (r *turnRun) conclude(c *gin.Context, failure error) error {
 	case stored != nil:
 		return stored
 	default:
-		web.JSON(c, http.StatusOK, r.form.none(r.tr.Response()))
+		web.WriteJSON(r.rw, http.StatusOK, r.form.none(r.tr.Response()))
 	}
 	if stored == nil {
 		r.s.metrics.InterruptsChanged(len(sess.Interrupts) - len(r.prevInterrupts))

@@ -152,7 +152,7 @@ func (s *Server) runTurn(c *gin.Context, id string, req *aap.PostSessionTurnRequ
 	// its log line, whatever happens.
 	t.life.Count(s.metrics, metrics.RequestStart(c), t.agent.name(), string(req.Mode()))
 	defer t.ended()
-	body, err := t.call(c)
+	body, err := t.call(ctx)
 	if err != nil {
 		return false, err
 	}
@@ -162,7 +162,7 @@ func (s *Server) runTurn(c *gin.Context, id string, req *aap.PostSessionTurnRequ
 		return false, err
 	}
 	// The agent took the run: from here on the turn is part of the session.
-	return true, t.stream(c, body, saving)
+	return true, t.stream(ctx, c.Writer, body, saving)
 }
 
 // lock takes the session's turn lock, then reads the session and its
@@ -181,8 +181,7 @@ func (t *turn) lock(ctx context.Context, owner, id string) (context.Context, err
 
 // call sends the turn's run to the agent. A failure is logged here, with
 // the session, and is the turn's upstream result.
-func (t *turn) call(c *gin.Context) (*web.IdleBody, error) {
-	ctx := c.Request.Context()
+func (t *turn) call(ctx context.Context) (*web.IdleBody, error) {
 	body, err := t.agent.postTurn(ctx, t.adm.run, t.adm.calls)
 	if err == nil {
 		return body, nil
@@ -193,7 +192,7 @@ func (t *turn) call(c *gin.Context) (*web.IdleBody, error) {
 		t.life.Line.Upstream = metrics.OutcomeCancelled
 	}
 	ev := t.log.Warn()
-	if web.Left(c) {
+	if web.Gone(ctx) {
 		// No upstream failure: the client went away (answered 499).
 		ev = t.log.Debug().Bool("client_left", true)
 	}
@@ -228,12 +227,12 @@ func (t *turn) save(ctx context.Context) (<-chan error, error) {
 // stream answers the turn with the agent's events (body), storing what
 // the run produces (turnRun); saving, when not nil, delivers the outcome
 // of saving the turn's own messages (save).
-func (t *turn) stream(c *gin.Context, body *web.IdleBody, saving <-chan error) error {
+func (t *turn) stream(ctx context.Context, rw gin.ResponseWriter, body *web.IdleBody, saving <-chan error) error {
 	hist, added := t.adm.hist, t.adm.added
-	r := &turnRun{turn: t, saving: saving, w: aapWriter, perms: permissionsOf(t.req.Messages), own: entryIDs(added), baseLen: len(hist) + len(added),
+	r := &turnRun{turn: t, rw: rw, saving: saving, w: aapWriter, perms: permissionsOf(t.req.Messages), own: entryIDs(added), baseLen: len(hist) + len(added),
 		follow: newFollowUp(t.agent.cfg.CancelRun, t.adm.run),
 		tr:     translate.NewAGUIToAAP(translate.AGUIToAAPOptions{Mode: t.req.Mode(), Prior: translate.PriorCallsOf(historyMessages(hist, added))})}
-	return r.stream(c, body)
+	return r.stream(ctx, body)
 }
 
 // ended counts the upstream's result, ends the turn's metrics and writes

@@ -20,8 +20,12 @@ const StatusClientClosedRequest = 499
 // client failed (ErrClientGone, ErrClientStalled). What the request had
 // started then fails with the cancellation, through no fault of the
 // server or of what it calls.
-func Left(c *gin.Context) bool {
-	cause := context.Cause(c.Request.Context())
+func Left(c *gin.Context) bool { return Gone(c.Request.Context()) }
+
+// Gone is Left for the context of a request (or of a turn derived from
+// it, which ends with the same causes).
+func Gone(ctx context.Context) bool {
+	cause := context.Cause(ctx)
 	return cause == context.Canceled || errors.Is(cause, ErrClientGone) || errors.Is(cause, ErrClientStalled)
 }
 

@@ -75,10 +75,13 @@ func LeaseLog(log *zerolog.Logger, what, id string) func(op string, err error) {
 
 // JSON writes v as the response body without HTML escaping (which would
 // rewrite raw JSON such as tool input and schemas).
-func JSON(c *gin.Context, status int, v any) {
-	c.Header("Content-Type", "application/json")
-	c.Status(status)
-	_ = jsonenc.Encode(c.Writer, v)
+func JSON(c *gin.Context, status int, v any) { WriteJSON(c.Writer, status, v) }
+
+// WriteJSON writes v as the JSON body of a response with status.
+func WriteJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_ = jsonenc.Encode(w, v)
 }
 
 // Logger returns the request's logger.
