@@ -371,19 +371,8 @@ func (a *AAPAgent) newSession(w http.ResponseWriter, owner string, req *aap.Post
 // (a trusted one would have its result), any other call for its result.
 func pendingIn(history []aap.Message) []pendingCall {
 	var calls []pendingCall
-	for _, m := range history {
-		switch m := m.(type) {
-		case *aap.UserMessage:
-			calls = nil
-		case *aap.AssistantMessage:
-			for _, b := range m.Content.Blocks {
-				if tu, ok := b.(*aap.ToolUseBlock); ok {
-					calls = append(calls, pendingCall{id: tu.ToolCallID, name: tu.Name, input: tu.Input, permission: tu.Name == SearchTool})
-				}
-			}
-		case *aap.ToolMessage:
-			calls = slices.DeleteFunc(calls, func(c pendingCall) bool { return c.id == m.ToolCallID })
-		}
+	for _, tu := range translate.OpenCalls(slices.Values(history)) {
+		calls = append(calls, pendingCall{id: tu.ToolCallID, name: tu.Name, input: tu.Input, permission: tu.Name == SearchTool})
 	}
 	return calls
 }

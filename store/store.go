@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"iter"
 	"time"
 
 	"github.com/ag-ui-protocol/ag-ui/sdks/community/go/pkg/core/types"
@@ -55,6 +56,17 @@ type Entry struct {
 	// with the entry and never shown to the AAP client. Entries stored
 	// before it existed read back with none.
 	AGUI json.RawMessage
+}
+
+// Messages yields the messages of entries, in order.
+func Messages(entries []Entry) iter.Seq[aap.Message] {
+	return func(yield func(aap.Message) bool) {
+		for _, e := range entries {
+			if !yield(e.Message) {
+				return
+			}
+		}
+	}
 }
 
 // SessionStore persists aap2agui's sessions. Methods taking an owner

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"iter"
+	"slices"
 	"sort"
 
 	"github.com/ag-ui-protocol/ag-ui/sdks/community/go/pkg/core/types"
@@ -187,4 +189,31 @@ func OrphanResults(msgs []aap.Message) []int {
 		}
 	}
 	return out
+}
+
+// OpenCalls returns the tool calls of a history still waiting for their
+// results: the tool_use blocks since its last user message (a user
+// message moves the conversation on) that no tool message answers, in the
+// order they were made. It is the one reading of "which calls are open"
+// for the bridges and the demo agents.
+func OpenCalls(msgs iter.Seq[aap.Message]) []*aap.ToolUseBlock {
+	var open []*aap.ToolUseBlock
+	for m := range msgs {
+		switch m := m.(type) {
+		case *aap.UserMessage:
+			open = open[:0]
+		case *aap.AssistantMessage:
+			for _, b := range m.Content.Blocks {
+				if tu, ok := b.(*aap.ToolUseBlock); ok {
+					open = append(open, tu)
+				}
+			}
+		case *aap.ToolMessage:
+			open = slices.DeleteFunc(open, func(tu *aap.ToolUseBlock) bool { return tu.ToolCallID == m.ToolCallID })
+		}
+	}
+	if len(open) == 0 {
+		return nil
+	}
+	return open
 }

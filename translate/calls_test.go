@@ -2,6 +2,7 @@ package translate_test
 
 import (
 	"encoding/json"
+	"slices"
 	"testing"
 
 	"github.com/ag-ui-protocol/ag-ui/sdks/community/go/pkg/core/events"
@@ -125,6 +126,44 @@ func TestAGUIToAAPCallStreamedAgain(t *testing.T) {
 				`{"role":"assistant","content":[{"type":"tool_use","toolCallId":"new-1","name":"web_search","input":{}}]}`,
 			}, msgs)
 			assert.Len(t, tr.Interrupts(), 1)
+		})
+	}
+}
+
+// The calls still open are those since the last user message that no tool
+// message answers, in the order they were made.
+func TestOpenCalls(t *testing.T) {
+	call := func(id string) *aap.ToolUseBlock {
+		return &aap.ToolUseBlock{ToolCallID: id, Name: "f", Input: json.RawMessage(`{}`)}
+	}
+	asked := func(ids ...string) *aap.AssistantMessage {
+		var blocks []aap.ContentBlock
+		for _, id := range ids {
+			blocks = append(blocks, call(id))
+		}
+		return &aap.AssistantMessage{Content: aap.BlockContent(blocks...)}
+	}
+	result := func(id string) *aap.ToolMessage {
+		return &aap.ToolMessage{ToolCallID: id, Content: aap.TextContent("ok")}
+	}
+	user := &aap.UserMessage{Content: aap.TextContent("hi")}
+	for _, tc := range []struct {
+		name string
+		hist []aap.Message
+		want []string
+	}{
+		{"none", []aap.Message{user}, nil},
+		{"waiting", []aap.Message{user, asked("c1", "c2")}, []string{"c1", "c2"}},
+		{"one answered", []aap.Message{user, asked("c1", "c2"), result("c1")}, []string{"c2"}},
+		{"all answered", []aap.Message{user, asked("c1"), result("c1")}, nil},
+		{"a user message moves on", []aap.Message{user, asked("c1"), user, asked("c2")}, []string{"c2"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var got []string
+			for _, tu := range translate.OpenCalls(slices.Values(tc.hist)) {
+				got = append(got, tu.ToolCallID)
+			}
+			assert.Equal(t, tc.want, got)
 		})
 	}
 }

@@ -31,28 +31,10 @@ type pending struct {
 // no tool result yet.
 func pendingState(sess *store.Session, hist []store.Entry) pending {
 	p := pending{calls: map[string]string{}, interrupts: sess.Interrupts}
-	for _, e := range hist {
-		switch m := e.Message.(type) {
-		case *aap.UserMessage:
-			p.calls, p.order = map[string]string{}, nil
-		case *aap.AssistantMessage:
-			for _, b := range m.Content.Blocks {
-				if tu, ok := b.(*aap.ToolUseBlock); ok {
-					p.calls[tu.ToolCallID] = tu.Name
-					p.order = append(p.order, tu.ToolCallID)
-				}
-			}
-		case *aap.ToolMessage:
-			delete(p.calls, m.ToolCallID)
-		}
+	for _, tu := range translate.OpenCalls(store.Messages(hist)) {
+		p.calls[tu.ToolCallID] = tu.Name
+		p.order = append(p.order, tu.ToolCallID)
 	}
-	var order []string
-	for _, id := range p.order {
-		if _, ok := p.calls[id]; ok {
-			order = append(order, id)
-		}
-	}
-	p.order = order
 	return p
 }
 

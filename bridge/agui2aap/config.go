@@ -10,20 +10,21 @@ import (
 	"github.com/aapagui/aapagui/aap"
 	"github.com/aapagui/aapagui/bridge/internal/web"
 	"github.com/aapagui/aapagui/store"
+	"github.com/aapagui/aapagui/translate"
 )
 
 // Policy decides what happens to untrusted server tool calls.
-type Policy string
+type Policy = translate.Policy
 
 // The permission policies.
 const (
 	// PolicyInterrupt ends the run with an AG-UI interrupt per call; the
 	// client answers with resume (the default).
-	PolicyInterrupt Policy = "interrupt"
+	PolicyInterrupt = translate.PolicyInterrupt
 	// PolicyGrant grants every call, for clients that cannot resume.
-	PolicyGrant Policy = "grant"
+	PolicyGrant = translate.PolicyGrant
 	// PolicyDeny denies every call.
-	PolicyDeny Policy = "deny"
+	PolicyDeny = translate.PolicyDeny
 )
 
 // ServerTool enables an AAP server tool. Agent "" applies to every agent

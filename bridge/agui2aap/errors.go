@@ -11,6 +11,7 @@ import (
 	"github.com/aapagui/aapagui/aap"
 	"github.com/aapagui/aapagui/bridge/internal/web"
 	"github.com/aapagui/aapagui/store"
+	"github.com/aapagui/aapagui/translate"
 )
 
 // Handlers return errors; two functions here turn them into what the
@@ -38,19 +39,6 @@ type upstreamError struct{ err error }
 
 func (e *upstreamError) Error() string { return e.err.Error() }
 func (e *upstreamError) Unwrap() error { return e.err }
-
-// refusal is a run the AG-UI interrupt rules refuse: it is answered with
-// RUN_STARTED then RUN_ERROR carrying the rule's code (see inBand).
-type refusal struct {
-	code    string
-	message string
-}
-
-func (e *refusal) Error() string { return e.code + ": " + e.message }
-
-func refused(code, format string, args ...any) *refusal {
-	return &refusal{code: code, message: fmt.Sprintf(format, args...)}
-}
 
 // badInput is a RunAgentInput the bridge cannot run: 400 invalid_input.
 func badInput(format string, args ...any) *web.Failure {
@@ -86,9 +74,12 @@ func (s *Server) failure(c *gin.Context, err error) *web.Failure {
 	var f *web.Failure
 	var se *storeError
 	var ue *upstreamError
+	var ie *translate.InputError
 	switch {
 	case errors.As(err, &f):
 		return f
+	case errors.As(err, &ie):
+		return badInput("%s", ie.Message)
 	case errors.As(err, &se):
 		web.FailureLog(c, web.Logger(c)).Err(se.err).Msg("store: " + se.op)
 		return errStore
@@ -137,11 +128,11 @@ func (s *Server) upstreamFailure(err error) *web.Failure {
 // A failure of the upstream's stream is named by web.StreamFailure, its
 // code in upper case as AG-UI's codes are.
 func inBand(err error) (message, code string) {
-	var ref *refusal
+	var ref *translate.Refusal
 	var fu *followUpError
 	switch {
 	case errors.As(err, &ref):
-		return ref.message, ref.code
+		return ref.Message, ref.Code
 	case errors.Is(err, errTooManyFollowUps):
 		return "the permission policy answered too many tool calls in one run", CodeTooManyFollowUps
 	case errors.As(err, &fu):

@@ -147,7 +147,7 @@ func historyForSnapshot(hist []aap.Message) []aap.Message {
 			continue
 		}
 		if um, ok := m.(*aap.UserMessage); ok && um.Content.IsBlocks() && len(um.Content.Blocks) > 1 {
-			if tb, ok := um.Content.Blocks[0].(*aap.TextBlock); ok && strings.HasPrefix(tb.Text, contextHeader) {
+			if tb, ok := um.Content.Blocks[0].(*aap.TextBlock); ok && strings.HasPrefix(tb.Text, translate.ContextHeader) {
 				rest := um.Content.Blocks[1:]
 				if t, ok := rest[0].(*aap.TextBlock); ok && len(rest) == 1 {
 					m = aap.UserText(t.Text)

@@ -22,7 +22,7 @@ import (
 func FuzzSnapshotMessages(f *testing.F) {
 	seeds := []string{
 		`[{"role":"user","content":"hello"},{"role":"assistant","content":"hi"}]`,
-		`[{"role":"user","content":[{"type":"text","text":"` + contextHeader + `\n- a: b"},{"type":"text","text":"weather in Paris"}]},` +
+		`[{"role":"user","content":[{"type":"text","text":"` + translate.ContextHeader + `\n- a: b"},{"type":"text","text":"weather in Paris"}]},` +
 			`{"role":"assistant","content":[{"type":"thinking","thinking":"hm"},{"type":"text","text":"let me see"},{"type":"tool_use","toolCallId":"c1","name":"get_weather","input":{"location":"Paris"}}]},` +
 			`{"role":"tool","toolCallId":"c1","content":"sunny"},{"role":"assistant","content":"It is sunny."}]`,
 		`[{"role":"user","content":"search cats"},{"role":"assistant","content":[{"type":"tool_use","toolCallId":"c2","name":"web_search","input":{}}]},` +

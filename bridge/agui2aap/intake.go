@@ -26,10 +26,10 @@ import (
 // then RUN_ERROR (refuse).
 func (s *Server) run(c *gin.Context) {
 	in, err := s.serveRun(c)
-	var ref *refusal
+	var ref *translate.Refusal
 	switch {
 	case errors.As(err, &ref):
-		web.Logger(c).Info().Str("code", ref.code).Str("thread", in.ThreadID).Msg("run refused")
+		web.Logger(c).Info().Str("code", ref.Code).Str("thread", in.ThreadID).Msg("run refused")
 		s.refuse(c, in, ref)
 	case err != nil:
 		s.fail(c, err)
@@ -166,7 +166,7 @@ func (s *Server) loadThread(ctx context.Context, owner, id string) (*store.Threa
 
 // refuse answers a run that breaks the AG-UI interrupt rules: RUN_STARTED
 // then RUN_ERROR with the rule's code.
-func (s *Server) refuse(c *gin.Context, in *types.RunAgentInput, ref *refusal) {
+func (s *Server) refuse(c *gin.Context, in *types.RunAgentInput, ref *translate.Refusal) {
 	t := translate.NewAAPToAGUI(translate.AAPToAGUIOptions{ThreadID: in.ThreadID, RunID: in.RunID})
 	out := web.NewStream(c.Writer)
 	out.Start()

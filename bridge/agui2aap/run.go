@@ -32,7 +32,7 @@ type runner struct {
 	in          *types.RunAgentInput
 	info        *aap.AgentInfo
 	th          *store.Thread
-	p           *plan
+	p           *translate.RunPlan
 	log         *zerolog.Logger
 	life        *web.Turn // the lease, the run's stream, metrics and log line
 	clientTools []aap.ToolSpec
@@ -114,7 +114,7 @@ func (r *runner) travelLight() {
 	if r.th.Title == "" {
 		r.th.Title = threadTitle(r.in.Messages)
 	}
-	r.p.seed = nil
+	r.p.Seed = nil
 	if !r.s.cfg.SnapshotAfterRuns {
 		r.in.Messages = nil
 	}
@@ -246,7 +246,7 @@ func (r *runner) policyAnswers() []aap.Message {
 		if r.clients[c.Name] {
 			return nil
 		}
-		out = append(out, r.s.policyPermission(c.ToolCallID))
+		out = append(out, translate.PolicyPermission(c.ToolCallID, r.s.cfg.Policy))
 	}
 	return out
 }

@@ -64,7 +64,7 @@ func (r *runner) threadMessages() []types.Message {
 // means the thread is not saved and the run must not finish.
 func (r *runner) save(ctx context.Context) error {
 	th := r.th
-	th.Delivered = append(th.Delivered, r.p.delivered...)
+	th.Delivered = append(th.Delivered, r.p.Delivered...)
 	for _, m := range r.a2g.Messages() {
 		if m.Role != types.RoleReasoning {
 			th.Delivered = append(th.Delivered, m.ID)

@@ -7,6 +7,7 @@ import (
 	"net/http"
 
 	"github.com/aapagui/aapagui/aap"
+	"github.com/aapagui/aapagui/translate"
 )
 
 // openFirst opens the run's first turn. When the AAP server forgot the
@@ -15,10 +16,10 @@ import (
 // a rewritten history.
 func (r *runner) openFirst(ctx context.Context, req *aap.PostSessionTurnRequest) (iter.Seq2[aap.Event, error], error) {
 	evs, err := r.open(ctx, r.th.SessionID, req)
-	if err != nil && !r.p.fresh && sessionGone(err) {
+	if err != nil && !r.p.Fresh && sessionGone(err) {
 		r.log.Warn().Str("thread", r.in.ThreadID).Str("session", r.th.SessionID).
 			Msg("the AAP server no longer has the thread's session; moving the thread to a new one seeded with the client's history")
-		if r.p, err = r.s.lostSessionPlan(r.in); err != nil {
+		if r.p, err = translate.PlanLostSession(r.in, r.s.cfg.Policy); err != nil {
 			return nil, err
 		}
 		if req, err = r.begin(ctx); err != nil {
@@ -41,16 +42,16 @@ func (r *runner) begin(ctx context.Context) (*aap.PostSessionTurnRequest, error)
 	if len(in.Context) > 0 {
 		contextDigest = digest(in.Context)
 	}
-	req := &aap.PostSessionTurnRequest{Stream: r.mode(), Messages: p.turn}
-	if u, ok := p.turn[0].(*aap.UserMessage); ok {
-		if contextDigest != "" && (p.fresh || contextDigest != th.ContextDigest) {
-			req.Messages = []aap.Message{withContext(u, in.Context)}
+	req := &aap.PostSessionTurnRequest{Stream: r.mode(), Messages: p.Turn}
+	if u, ok := p.Turn[0].(*aap.UserMessage); ok {
+		if contextDigest != "" && (p.Fresh || contextDigest != th.ContextDigest) {
+			req.Messages = []aap.Message{translate.WithContext(u, in.Context)}
 		}
 		// Remember what the session has seen, so that context that goes
 		// away and comes back is sent again.
 		th.ContextDigest = contextDigest
 	}
-	if p.fresh {
+	if p.Fresh {
 		agent := aap.AgentConfig{Name: r.info.Name, Tools: r.s.cfg.serverTools(r.info)}
 		if r.fwd != nil && r.fwd.Agent != nil {
 			if r.fwd.Agent.Tools != nil {
@@ -61,7 +62,7 @@ func (r *runner) begin(ctx context.Context) (*aap.PostSessionTurnRequest, error)
 		if r.version != aap.Version3 {
 			return r.beginPut(req, agent, contextDigest, toolsDigest)
 		}
-		created, err := r.cl.CreateSession(ctx, &aap.PostSessionsRequest{Agent: agent, Messages: p.seed, Tools: r.clientTools})
+		created, err := r.cl.CreateSession(ctx, &aap.PostSessionsRequest{Agent: agent, Messages: p.Seed, Tools: r.clientTools})
 		r.life.Line.Upstream = r.s.upstreamCall(ctx, "create_session", r.info.Name, err)
 		if err != nil {
 			return nil, &upstreamError{err}
@@ -92,7 +93,7 @@ func (r *runner) begin(ctx context.Context) (*aap.PostSessionTurnRequest, error)
 // ending with the agent's own tool results is (see MAPPING).
 func (r *runner) beginPut(req *aap.PostSessionTurnRequest, agent aap.AgentConfig, contextDigest, toolsDigest string) (*aap.PostSessionTurnRequest, error) {
 	in, th, p := r.in, r.th, r.p
-	seed := p.seed
+	seed := p.Seed
 	if _, ok := req.Messages[0].(*aap.UserMessage); !ok {
 		u := len(seed) - 1
 		for u >= 0 && seed[u].Role() != aap.RoleUser {
@@ -105,7 +106,7 @@ func (r *runner) beginPut(req *aap.PostSessionTurnRequest, agent aap.AgentConfig
 			Msg("a new session on a version 1 or 2 AAP server starts with a user message: the last one is asked again, without the tool results or permissions this run brought")
 		msg := seed[u]
 		if um, ok := msg.(*aap.UserMessage); ok && contextDigest != "" {
-			msg = withContext(um, in.Context)
+			msg = translate.WithContext(um, in.Context)
 		}
 		th.ContextDigest = contextDigest
 		seed, req.Messages = seed[:u], []aap.Message{msg}
@@ -132,10 +133,10 @@ func (r *runner) started(id string) {
 // a session the AAP server lost).
 func (r *runner) sessionLog(from, id string) {
 	if from == "" {
-		r.log.Info().Str("thread", r.in.ThreadID).Str("session", id).Int("seed", len(r.p.seed)).Msg("thread started on a new AAP session")
+		r.log.Info().Str("thread", r.in.ThreadID).Str("session", id).Int("seed", len(r.p.Seed)).Msg("thread started on a new AAP session")
 		return
 	}
-	r.log.Info().Str("thread", r.in.ThreadID).Str("session", id).Str("from", from).Int("seed", len(r.p.seed)).Msg("thread moved to a new AAP session")
+	r.log.Info().Str("thread", r.in.ThreadID).Str("session", id).Str("from", from).Int("seed", len(r.p.Seed)).Msg("thread moved to a new AAP session")
 }
 
 // sessionGone reports an AAP server's 404 for the thread's session.
