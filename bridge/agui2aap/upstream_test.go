@@ -19,6 +19,7 @@ import (
 	"github.com/aapagui/aapagui/aap"
 	"github.com/aapagui/aapagui/bridge/agui2aap"
 	"github.com/aapagui/aapagui/demo"
+	"github.com/aapagui/aapagui/internal/testkit/metricstest"
 	"github.com/aapagui/aapagui/internal/testkit/refused"
 	"github.com/aapagui/aapagui/translate"
 )
@@ -381,7 +382,8 @@ func TestUpstreamOddities(t *testing.T) {
 	}
 }
 
-// A turn whose headers never come is a 504 after the header timeout; a
+// A turn whose headers never come is a 504 after the header timeout,
+// counted as upstream_timeout; a
 // stream that stalls is ended after the idle timeout with RUN_ERROR
 // UPSTREAM_IDLE_TIMEOUT, the partial text kept. Neither waits for the
 // upstream.
@@ -401,6 +403,9 @@ func TestUpstreamTimeouts(t *testing.T) {
 		r := e.post(t, "/agents/demo", c.input("", nil))
 		assert.Equal(t, http.StatusGatewayTimeout, r.Status, r.Body)
 		assert.Equal(t, "upstream_timeout", r.errorCode())
+		m := metricstest.Scrape(t, e.URL+"/metrics", "")
+		assert.Equal(t, 1.0, m.Value("agui2aap_upstream_requests_total", "call", "turn", "outcome", "error", "code", "upstream_timeout"),
+			"the turn is counted as timed out, not as cancelled")
 	})
 	t.Run("idle stream", func(t *testing.T) {
 		f := newFakeAAP(t, func(w http.ResponseWriter, r *http.Request, _ int, _ *aap.PostSessionTurnRequest) {
