@@ -3,6 +3,7 @@ package translate_test
 import (
 	"encoding/json"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/ag-ui-protocol/ag-ui/sdks/community/go/pkg/core/events"
@@ -166,4 +167,43 @@ func TestOpenCalls(t *testing.T) {
 			assert.Equal(t, tc.want, got)
 		})
 	}
+}
+
+// A turn is admitted against what its session waits for: a user message
+// moves on (the open calls closed as not answered, the open interrupts
+// cancelled); anything else must answer every open call as it waits.
+func TestCheckTurn(t *testing.T) {
+	user := &aap.UserMessage{Content: aap.TextContent("next")}
+	hist := []aap.Message{
+		&aap.UserMessage{Content: aap.TextContent("hi")},
+		&aap.AssistantMessage{Content: aap.BlockContent(
+			&aap.ToolUseBlock{ToolCallID: "c1", Name: "pick", Input: json.RawMessage(`{}`)},
+			&aap.ToolUseBlock{ToolCallID: "c2", Name: "web_search", Input: json.RawMessage(`{}`)},
+		)},
+	}
+	open := []types.Interrupt{translate.PermissionInterrupt(&aap.ToolCall{ToolCallID: "c2", Name: "web_search", Input: json.RawMessage(`{}`)})}
+	result := &aap.ToolMessage{ToolCallID: "c1", Content: aap.TextContent("blue")}
+	grant := &aap.ToolPermissionMessage{ToolCallID: "c2", Granted: true}
+
+	closing, cancelled, err := translate.CheckTurn(slices.Values(hist), open, []aap.Message{user}, nil)
+	require.NoError(t, err)
+	require.Len(t, closing, 2, "both open calls closed")
+	assert.Equal(t, "c1", closing[0].(*aap.ToolMessage).ToolCallID)
+	assert.True(t, strings.HasPrefix(closing[0].(*aap.ToolMessage).Content.Text, aap.ToolCallNotAnswered))
+	require.Len(t, cancelled, 1)
+	assert.Equal(t, open[0].ID, cancelled[0].InterruptID)
+
+	closing, cancelled, err = translate.CheckTurn(slices.Values(hist), open, []aap.Message{result, grant}, nil)
+	require.NoError(t, err, "every call answered as it waits")
+	assert.Empty(t, closing)
+	assert.Empty(t, cancelled)
+
+	_, _, err = translate.CheckTurn(slices.Values(hist), open, []aap.Message{result}, nil)
+	assert.ErrorContains(t, err, `tool call "c2" is waiting for a tool_permission`)
+
+	_, _, err = translate.CheckTurn(slices.Values(hist), open, []aap.Message{&aap.ToolMessage{ToolCallID: "c2", Content: aap.TextContent("x")}, result}, nil)
+	assert.ErrorContains(t, err, "messages[0]: tool call \"c2\" is waiting for a tool_permission, not a result")
+
+	_, _, err = translate.CheckTurn(slices.Values(hist), open, []aap.Message{grant}, func(name string) bool { return name == "pick" })
+	assert.NoError(t, err, "a call of a tool the agent runs on its own may stay open")
 }

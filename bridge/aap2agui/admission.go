@@ -12,84 +12,6 @@ import (
 	"github.com/aapagui/aapagui/translate"
 )
 
-// Texts stored for tool calls that a new user message leaves unanswered,
-// so that the history handed to the agent stays valid (every call has a
-// result).
-const unansweredCall = aap.ToolCallNotAnswered + ": the user sent a new message instead."
-
-// pending describes what the session is waiting for before the next turn.
-type pending struct {
-	calls      map[string]string // toolCallId → tool name: calls without a result
-	order      []string          // their ids, in order
-	interrupts []types.Interrupt // open interrupts
-	// own reports a tool the agent runs on its own (Config.OwnTools): the
-	// application is not asked for its calls' results.
-	own func(name string) bool
-}
-
-// pendingState finds the tool calls since the last user message that have
-// no tool result yet.
-func pendingState(sess *store.Session, hist []store.Entry) pending {
-	p := pending{calls: map[string]string{}, interrupts: sess.Interrupts}
-	for _, tu := range translate.OpenCalls(store.Messages(hist)) {
-		p.calls[tu.ToolCallID] = tu.Name
-		p.order = append(p.order, tu.ToolCallID)
-	}
-	return p
-}
-
-// checkTurn validates the turn's messages against what the session is
-// waiting for and returns the messages to store before the run (tool
-// results, and the closing results a new user message implies) and the
-// resume entries for cancelled interrupts.
-func checkTurn(p pending, msgs []aap.Message) (closing []aap.Message, cancelled []types.ResumeEntry, err error) {
-	if u, ok := msgs[0].(*aap.UserMessage); ok && u != nil {
-		// A new user message closes whatever is still open.
-		for _, id := range p.order {
-			closing = append(closing, &aap.ToolMessage{ToolCallID: id, Content: aap.TextContent(unansweredCall)})
-		}
-		for _, in := range p.interrupts {
-			cancelled = append(cancelled, types.ResumeEntry{InterruptID: in.ID, Status: types.ResumeStatusCancelled})
-		}
-		return closing, cancelled, nil
-	}
-	answered := map[string]bool{}
-	for i, m := range msgs {
-		switch m := m.(type) {
-		case *aap.ToolMessage:
-			in, waiting := translate.InterruptFor(p.interrupts, m.ToolCallID)
-			switch {
-			case waiting && in.ID != m.ToolCallID:
-				return nil, nil, fmt.Errorf("messages[%d]: tool call %q is waiting for a tool_permission, not a result", i, m.ToolCallID)
-			case !waiting && p.calls[m.ToolCallID] == "":
-				return nil, nil, fmt.Errorf("messages[%d]: no tool call %q is waiting for a result", i, m.ToolCallID)
-			}
-		case *aap.ToolPermissionMessage:
-			if _, waiting := translate.InterruptFor(p.interrupts, m.ToolCallID); !waiting {
-				return nil, nil, fmt.Errorf("messages[%d]: tool call %q is not waiting for permission", i, m.ToolCallID)
-			}
-		}
-		answered[toolCallIDOf(m)] = true
-	}
-	for _, id := range p.order {
-		if !answered[id] {
-			if _, waiting := translate.InterruptFor(p.interrupts, id); waiting {
-				return nil, nil, fmt.Errorf("tool call %q is waiting for a tool_permission: answer every pending call in the same turn", id)
-			}
-			if p.own != nil && p.own(p.calls[id]) {
-				continue // the agent finishes it (an interrupt raised inside the tool, once answered)
-			}
-			return nil, nil, fmt.Errorf("tool call %q is waiting for its result: answer every pending call in the same turn", id)
-		}
-	}
-	for _, in := range p.interrupts {
-		if !answered[in.ToolCallID] && !answered[in.ID] {
-			return nil, nil, fmt.Errorf("interrupt %q is open: answer it (tool_permission for tool call %q) in the same turn", in.ID, in.ToolCallID)
-		}
-	}
-	return nil, nil, nil
-}
-
 func toolCallIDOf(m aap.Message) string {
 	switch m := m.(type) {
 	case *aap.ToolMessage:
@@ -125,9 +47,7 @@ func (a *agent) admit(sess *store.Session, hist []store.Entry, req *aap.PostSess
 	if req.Agent != nil && req.Agent.Name != "" && req.Agent.Name != sess.Agent.Name {
 		return nil, invalid("invalid_request", fmt.Sprintf("agent.name: a session's agent cannot change (it is %q)", sess.Agent.Name))
 	}
-	p := pendingState(sess, hist)
-	p.own = a.ownTool
-	closing, cancelled, err := checkTurn(p, req.Messages)
+	closing, cancelled, err := translate.CheckTurn(store.Messages(hist), sess.Interrupts, req.Messages, a.ownTool)
 	if err != nil {
 		return nil, invalid("invalid_turn", err.Error())
 	}
@@ -147,7 +67,7 @@ func (a *agent) admit(sess *store.Session, hist []store.Entry, req *aap.PostSess
 	} else {
 		added = closingEntries
 	}
-	input, err := translate.TurnToAGUI(req.Messages, nonNil(p.interrupts), func() string { return ident.Random("msg-") })
+	input, err := translate.TurnToAGUI(req.Messages, nonNil(sess.Interrupts), func() string { return ident.Random("msg-") })
 	if err != nil {
 		return nil, invalid("invalid_turn", err.Error())
 	}

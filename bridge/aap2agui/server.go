@@ -238,10 +238,9 @@ func (s *Server) newSession(c *gin.Context, req *aap.PostSessionsRequest, first 
 	// A seed that ends with calls of the agent's server tools left
 	// unanswered (a conversation carried over from elsewhere) waits for
 	// their permissions, as AAP's tool call resumption describes.
-	p := pendingState(sess, seed)
-	for _, id := range p.order {
-		if a.serverTool(p.calls[id]) {
-			sess.Interrupts = append(sess.Interrupts, translate.PermissionInterrupt(seedCall(seed, id)))
+	for _, tu := range translate.OpenCalls(store.Messages(seed)) {
+		if a.serverTool(tu.Name) {
+			sess.Interrupts = append(sess.Interrupts, translate.PermissionInterrupt(&aap.ToolCall{ToolCallID: tu.ToolCallID, Name: tu.Name, Input: tu.Input}))
 		}
 	}
 	if err := s.cfg.Store.CreateSessionWithin(c.Request.Context(), sess, seed, s.cfg.Limits.SessionsPerKey); err != nil {
@@ -249,20 +248,6 @@ func (s *Server) newSession(c *gin.Context, req *aap.PostSessionsRequest, first 
 	}
 	s.metrics.InterruptsChanged(len(sess.Interrupts))
 	return sess, nil
-}
-
-// seedCall finds a tool call in the seed history.
-func seedCall(seed []store.Entry, id string) *aap.ToolCall {
-	for _, e := range seed {
-		if am, ok := e.Message.(*aap.AssistantMessage); ok {
-			for _, b := range am.Content.Blocks {
-				if tu, ok := b.(*aap.ToolUseBlock); ok && tu.ToolCallID == id {
-					return &aap.ToolCall{ToolCallID: tu.ToolCallID, Name: tu.Name, Input: tu.Input}
-				}
-			}
-		}
-	}
-	return &aap.ToolCall{ToolCallID: id}
 }
 
 // info renders a session for GET, with secret option values redacted.

@@ -1,0 +1,105 @@
+package translate
+
+import (
+	"fmt"
+	"iter"
+
+	"github.com/ag-ui-protocol/ag-ui/sdks/community/go/pkg/core/types"
+
+	"github.com/aapagui/aapagui/aap"
+)
+
+// unansweredCall is the result stored for a tool call that a new user
+// message leaves unanswered, so that the history handed to the agent stays
+// valid (every call has a result).
+const unansweredCall = aap.ToolCallNotAnswered + ": the user sent a new message instead."
+
+// pending describes what the session is waiting for before the next turn.
+type pending struct {
+	calls      map[string]string // toolCallId → tool name: calls without a result
+	order      []string          // their ids, in order
+	interrupts []types.Interrupt // open interrupts
+	// own reports a tool the agent runs on its own (aap2agui's OwnTools):
+	// the application is not asked for its calls' results.
+	own func(name string) bool
+}
+
+// pendingIn finds what a session waits for: the calls its history leaves
+// open, and its open interrupts.
+func pendingIn(hist iter.Seq[aap.Message], open []types.Interrupt, own func(name string) bool) pending {
+	p := pending{calls: map[string]string{}, interrupts: open, own: own}
+	for _, tu := range OpenCalls(hist) {
+		p.calls[tu.ToolCallID] = tu.Name
+		p.order = append(p.order, tu.ToolCallID)
+	}
+	return p
+}
+
+// CheckTurn admits the messages of an AAP turn against what its session
+// waits for (the calls its history leaves open, OpenCalls, and its open
+// interrupts). A turn that begins with a user message moves on: it returns
+// the results that close the open calls as not answered, to store before
+// the turn's messages, and resume entries cancelling the open interrupts.
+// Any other turn must answer every open call and interrupt, each as it
+// waits (a result, or a tool_permission); a call of a tool own reports
+// (one the agent runs on its own; nil: none) may stay open. An error names
+// what breaks the rule.
+func CheckTurn(hist iter.Seq[aap.Message], open []types.Interrupt, msgs []aap.Message, own func(name string) bool) (closing []aap.Message, cancelled []types.ResumeEntry, err error) {
+	p := pendingIn(hist, open, own)
+	if u, ok := msgs[0].(*aap.UserMessage); ok && u != nil {
+		// A new user message closes whatever is still open.
+		for _, id := range p.order {
+			closing = append(closing, &aap.ToolMessage{ToolCallID: id, Content: aap.TextContent(unansweredCall)})
+		}
+		for _, in := range p.interrupts {
+			cancelled = append(cancelled, types.ResumeEntry{InterruptID: in.ID, Status: types.ResumeStatusCancelled})
+		}
+		return closing, cancelled, nil
+	}
+	answered := map[string]bool{}
+	for i, m := range msgs {
+		switch m := m.(type) {
+		case *aap.ToolMessage:
+			in, waiting := InterruptFor(p.interrupts, m.ToolCallID)
+			switch {
+			case waiting && in.ID != m.ToolCallID:
+				return nil, nil, fmt.Errorf("messages[%d]: tool call %q is waiting for a tool_permission, not a result", i, m.ToolCallID)
+			case !waiting && p.calls[m.ToolCallID] == "":
+				return nil, nil, fmt.Errorf("messages[%d]: no tool call %q is waiting for a result", i, m.ToolCallID)
+			}
+		case *aap.ToolPermissionMessage:
+			if _, waiting := InterruptFor(p.interrupts, m.ToolCallID); !waiting {
+				return nil, nil, fmt.Errorf("messages[%d]: tool call %q is not waiting for permission", i, m.ToolCallID)
+			}
+		}
+		answered[answeredCall(m)] = true
+	}
+	for _, id := range p.order {
+		if !answered[id] {
+			if _, waiting := InterruptFor(p.interrupts, id); waiting {
+				return nil, nil, fmt.Errorf("tool call %q is waiting for a tool_permission: answer every pending call in the same turn", id)
+			}
+			if p.own != nil && p.own(p.calls[id]) {
+				continue // the agent finishes it (an interrupt raised inside the tool, once answered)
+			}
+			return nil, nil, fmt.Errorf("tool call %q is waiting for its result: answer every pending call in the same turn", id)
+		}
+	}
+	for _, in := range p.interrupts {
+		if !answered[in.ToolCallID] && !answered[in.ID] {
+			return nil, nil, fmt.Errorf("interrupt %q is open: answer it (tool_permission for tool call %q) in the same turn", in.ID, in.ToolCallID)
+		}
+	}
+	return nil, nil, nil
+}
+
+// answeredCall is the tool call a tool result or tool_permission answers.
+func answeredCall(m aap.Message) string {
+	switch m := m.(type) {
+	case *aap.ToolMessage:
+		return m.ToolCallID
+	case *aap.ToolPermissionMessage:
+		return m.ToolCallID
+	}
+	return ""
+}
