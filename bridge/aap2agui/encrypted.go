@@ -1,7 +1,6 @@
 package aap2agui
 
 import (
-	"bytes"
 	"encoding/json"
 	"maps"
 	"slices"
@@ -193,30 +192,6 @@ func (e *encryptedRun) extras(msgs []aap.Message, i int, id string) json.RawMess
 		}
 	}
 	return v.JSON()
-}
-
-// refreshEncrypted gives the run's stored entries (r.entries, one per
-// message of msgs while no snapshot replaced the history) the values that
-// came after they were stored; it reports whether any changed, and the
-// run's end then writes them again.
-func (r *turnRun) refreshEncrypted(msgs []aap.Message, ids []string) bool {
-	if r.replaced || len(r.enc.calls)+len(r.enc.msgs) == 0 {
-		return false
-	}
-	changed := false
-	for j := range r.entries {
-		if j >= len(msgs) {
-			break
-		}
-		id := ""
-		if j < len(ids) {
-			id = ids[j]
-		}
-		if x := r.enc.extras(msgs, j, id); !bytes.Equal(x, r.entries[j].AGUI) {
-			r.entries[j].AGUI, changed = x, true
-		}
-	}
-	return changed
 }
 
 // storedToolCallValues gives the encrypted values stored with the tool

@@ -142,48 +142,5 @@ func (r *turnRun) snapshot(ctx context.Context, e *events.MessagesSnapshotEvent,
 		}
 		entries = append(entries, store.Entry{Message: m, AGUIID: id, AGUI: agui})
 	}
-	if base, err := r.base(ctx); err != nil {
-		r.log.Warn().Err(err).Str("session", r.sess.ID).Msg("MESSAGES_SNAPSHOT: the history it replaces could not be read; what the snapshot leaves out of it is not kept")
-	} else {
-		entries = r.mergeSnapshot(base, entries)
-	}
-	if err := r.s.cfg.Store.ReplaceHistory(ctx, r.sess.ID, entries); err != nil {
-		r.uncertain = true // it may have been stored: the turn's end writes the history whole
-		r.log.Error().Err(err).Msg("storing MESSAGES_SNAPSHOT")
-		return
-	}
-	// The snapshot is the history the run's later messages follow.
-	r.baseHist, r.baseLen, r.entries = entries, len(entries), nil
-	// What the run said so far is in the snapshot, and so may be the
-	// message it is still building: skip it (by id) when it settles.
-	r.saved = len(r.tr.Settled())
-	r.replaced = true
-	r.draft = false // the snapshot replaced any draft
-	r.snapIDs = make(map[string]bool, len(entries))
-	for _, e := range entries {
-		r.snapIDs[e.AGUIID] = true
-	}
-}
-
-// mergeSnapshot is snap (the entries a MESSAGES_SNAPSHOT makes) with what
-// the history it replaces holds and the snapshot left out
-// (translate.MergeSnapshot): base, then the run's entries, stored or not.
-func (r *turnRun) mergeSnapshot(base, snap []store.Entry) []store.Entry {
-	unsaved := r.unsaved(r.tr.Messages(), r.tr.MessageIDs())
-	hist := make([]translate.HistoryEntry, 0, len(base)+len(r.entries)+len(unsaved))
-	for _, list := range [][]store.Entry{base, r.entries, unsaved} {
-		for _, e := range list {
-			hist = append(hist, translate.HistoryEntry(e))
-		}
-	}
-	s := make([]translate.HistoryEntry, len(snap))
-	for i, e := range snap {
-		s[i] = translate.HistoryEntry(e)
-	}
-	merged := translate.MergeSnapshot(s, translate.SnapshotBase{History: hist, Own: r.own, Run: idSet(r.tr.MessageIDs())})
-	out := make([]store.Entry, len(merged))
-	for i, e := range merged {
-		out[i] = store.Entry(e)
-	}
-	return out
+	r.rec.replaceWith(ctx, entries)
 }

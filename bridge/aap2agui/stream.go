@@ -17,7 +17,6 @@ import (
 	"github.com/aapagui/aapagui/bridge/internal/metrics"
 	"github.com/aapagui/aapagui/bridge/internal/web"
 	"github.com/aapagui/aapagui/internal/sse"
-	"github.com/aapagui/aapagui/store"
 	"github.com/aapagui/aapagui/translate"
 )
 
@@ -26,17 +25,13 @@ import (
 type turnRun struct {
 	*turn
 	tr    *translate.AGUIToAAP
-	saved int // history messages of the run already stored
+	rec   record // what the run has stored of itself (record.go)
 	state json.RawMessage
 
 	callNames    map[string]string // toolCallId → tool name of the calls this run streamed
 	stateChanged bool
-	replaced     bool                         // a MESSAGES_SNAPSHOT replaced the history
-	own          map[string]bool              // the AG-UI ids of the turn's own entries (its messages, the results it closed)
-	snapIDs      map[string]bool              // the AG-UI ids of that snapshot's messages
-	perms        []*aap.ToolPermissionMessage // the permissions this turn answers
-	enc          encryptedRun                 // the run's encrypted reasoning values (encrypted.go)
-	follow       *followUp                    // the run that may be followed by one of the new message (CancelRunAuto), else nil
+	enc          encryptedRun // the run's encrypted reasoning values (encrypted.go)
+	follow       *followUp    // the run that may be followed by one of the new message (CancelRunAuto), else nil
 
 	w web.Writer[aap.Event] // writes the answer, the turn's stop held back until the turn is stored
 
@@ -50,21 +45,6 @@ type turnRun struct {
 	// building (Config.MaxMessageSize); settled is how many messages had
 	// settled when it was reset.
 	msgBytes, settled int
-
-	// Checkpoints of the streamed answer (checkpoint.go).
-	entries        []store.Entry // the run's entries stored so far
-	baseLen        int           // how many entries the history had before them
-	baseHist       []store.Entry // those entries, once read (or a snapshot's)
-	draft          bool          // a draft is stored after entries
-	draftID        string
-	lastCheckpoint time.Time
-	// The draft's size (msgBytes) and the settled messages when it was
-	// last checkpointed.
-	ckBytes, ckSettled int
-	// uncertain: a write of the run failed, and may or may not have been
-	// stored (a connection that broke at the commit): the run's end
-	// writes the whole history, which is the same whether it was or not.
-	uncertain bool
 }
 
 // stream reads the agent's events, writes the AAP response and stores
@@ -179,7 +159,7 @@ func (r *turnRun) source(ctx context.Context, body *web.IdleBody) io.Reader {
 		reader = web.FlushBeforeRead(body, r.out)
 	}
 	return saveBeforeRead{r: reader, save: func() {
-		r.saveSettled(ctx)
+		r.rec.saveSettled(ctx)
 		r.checkpoint(ctx)
 	}}
 }
@@ -213,7 +193,7 @@ func (r *turnRun) handle(ctx context.Context, ev events.Event, data []byte) (don
 // Before a burst that fills the stream's buffer goes out, the messages it
 // settled are stored.
 func (r *turnRun) write(ctx context.Context, evs []aap.Event) {
-	r.w.Write(r.life, evs, func() { r.saveSettled(ctx) })
+	r.w.Write(r.life, evs, func() { r.rec.saveSettled(ctx) })
 }
 
 // aapWriter writes a turn's AAP events, holding its turn_stop back.
@@ -389,4 +369,94 @@ type saveBeforeRead struct {
 func (s saveBeforeRead) Read(p []byte) (int, error) {
 	s.save()
 	return s.r.Read(p)
+}
+
+// checkpoint stores the message the agent is still streaming, at most once
+// per CheckpointInterval, so that a crash of the bridge mid-answer loses
+// at most that interval of text. The draft is stored as the last history
+// entry and replaced by the next save of the run (a later draft, settled
+// messages, or the end of the turn). Not after a MESSAGES_SNAPSHOT, whose
+// history the run no longer extends entry by entry.
+//
+// With more turns streaming than Config.MaxCheckpoints, the interval
+// grows so that all of them together stay under that many a second.
+//
+// A checkpoint rewrites only the run's own entries and the draft
+// (Store.ReplaceTail), and only when the draft has changed; once the draft
+// is past checkpointSmall, only when it has grown by half since the last:
+// over a whole message, checkpoints write a few times its size at most,
+// however long it is, and a stream that makes no progress writes nothing.
+func (r *turnRun) checkpoint(ctx context.Context) {
+	every := r.s.cfg.CheckpointInterval
+	if every < 0 || r.rec.replaced {
+		return
+	}
+	if n := r.s.streaming.Load(); n > int64(r.s.cfg.MaxCheckpoints) && r.s.cfg.MaxCheckpoints > 0 {
+		every = max(every, time.Duration(n)*time.Second/time.Duration(r.s.cfg.MaxCheckpoints))
+	}
+	r.rec.checkpoint(ctx, r.s.cfg.Clock(), every, r.msgBytes)
+}
+
+// finish stores the rest of the run: the last messages, the open
+// interrupts and the state; the same write frees the turn's lock. It uses
+// a context of its own, not cancelled with the request's (ctx lends it
+// only its values: the trace), so that what was received is saved even
+// when the client has gone. A write that fails is tried again while the
+// lease holds (Lease.ReleaseWith); the error it returns means the run is
+// not stored, and the turn must not be acknowledged.
+func (r *turnRun) finish(ctx context.Context) error {
+	ctx = context.WithoutCancel(ctx)
+	msgs := r.tr.Messages()
+	ids := r.tr.MessageIDs()
+	// The agent refused the run outright (e.g. it did not accept the
+	// resume): what it was waiting for is still open.
+	refused := r.tr.StopReason() == aap.StopError && len(msgs) == 0
+	r.sess.Interrupts = r.tr.Interrupts()
+	if refused {
+		r.sess.Interrupts = r.prevInterrupts
+	}
+	if r.stateChanged {
+		r.sess.State = r.state
+	}
+	st := r.s.cfg.Store
+	if r.rec.refreshEncrypted(msgs, ids) {
+		// Values that came after their messages were stored: the run's
+		// entries are written again.
+		r.rec.uncertain = true
+	}
+	if !r.rec.draft && !r.rec.uncertain && len(r.rec.perms) == 0 {
+		// The usual end: the last messages and the session in one write.
+		// A try whose outcome is unknown may have stored them: a retry
+		// first looks.
+		entries := r.rec.unsaved(msgs, ids)
+		tries := 0
+		err := r.life.Lease.ReleaseWith(func(holder string) error {
+			wctx, cancel := context.WithTimeout(ctx, writeTimeout)
+			defer cancel()
+			if tries++; tries > 1 {
+				if done, err := r.rec.stored(wctx, entries); err != nil || done {
+					return err
+				}
+			}
+			return st.SaveSessionUnlock(wctx, r.sess, entries, holder)
+		})
+		if err == nil {
+			r.rec.entries = append(r.rec.entries, entries...)
+			r.rec.saved = len(msgs)
+		}
+		return err
+	}
+	// A draft to take out, answered permissions to record, or a write of
+	// unknown outcome: the run's entries written as they must be (the
+	// whole history when answered permissions go before later messages),
+	// then the session, both safe to repeat.
+	return r.life.Lease.ReleaseWith(func(holder string) error {
+		wctx, cancel := context.WithTimeout(ctx, writeTimeout)
+		defer cancel()
+		run := append(r.rec.entries[:len(r.rec.entries):len(r.rec.entries)], r.rec.unsaved(msgs, ids)...)
+		if err := r.rec.storeRun(wctx, run, refused); err != nil {
+			return err
+		}
+		return st.SaveSessionUnlock(wctx, r.sess, nil, holder)
+	})
 }

@@ -229,9 +229,10 @@ func (t *turn) save(ctx context.Context) (<-chan error, error) {
 // of saving the turn's own messages (save).
 func (t *turn) stream(ctx context.Context, rw gin.ResponseWriter, body *web.IdleBody, saving <-chan error) error {
 	hist, added := t.adm.hist, t.adm.added
-	r := &turnRun{turn: t, rw: rw, saving: saving, w: aapWriter, perms: permissionsOf(t.req.Messages), own: entryIDs(added), baseLen: len(hist) + len(added),
-		follow: newFollowUp(t.agent.cfg.CancelRun, t.adm.run),
-		tr:     translate.NewAGUIToAAP(translate.AGUIToAAPOptions{Mode: t.req.Mode(), Prior: translate.PriorCallsOf(historyMessages(hist, added))})}
+	tr := translate.NewAGUIToAAP(translate.AGUIToAAPOptions{Mode: t.req.Mode(), Prior: translate.PriorCallsOf(historyMessages(hist, added))})
+	r := &turnRun{turn: t, rw: rw, saving: saving, w: aapWriter, tr: tr, follow: newFollowUp(t.agent.cfg.CancelRun, t.adm.run)}
+	r.rec = record{st: t.s.cfg.Store, sessID: t.sess.ID, log: t.log, tr: tr, enc: &r.enc,
+		own: entryIDs(added), perms: permissionsOf(t.req.Messages), baseLen: len(hist) + len(added)}
 	return r.stream(ctx, body)
 }
 

@@ -1,0 +1,331 @@
+package aap2agui
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/aapagui/aapagui/aap"
+	"github.com/aapagui/aapagui/internal/ident"
+	"github.com/aapagui/aapagui/store"
+	"github.com/aapagui/aapagui/translate"
+	"github.com/rs/zerolog"
+)
+
+// record is what a turn's run stores of itself as it goes and at its
+// end: the entries it has stored after the history it began with (a
+// draft of the message still streaming among them), and what it needs to
+// write them again. It holds what it writes with (the store, the
+// session's id, the logger) and reads the run's translator; it never
+// looks back at the turn.
+type record struct {
+	st     store.Store
+	sessID string
+	log    *zerolog.Logger
+	tr     *translate.AGUIToAAP
+	enc    *encryptedRun                // the run's encrypted reasoning values (encrypted.go)
+	own    map[string]bool              // the AG-UI ids of the turn's own entries (its messages, the results it closed)
+	perms  []*aap.ToolPermissionMessage // the permissions this turn answers
+
+	saved    int             // history messages of the run already stored
+	entries  []store.Entry   // the run's entries stored so far
+	baseLen  int             // how many entries the history had before them
+	baseHist []store.Entry   // those entries, once read (or a snapshot's)
+	replaced bool            // a MESSAGES_SNAPSHOT replaced the history
+	snapIDs  map[string]bool // the AG-UI ids of that snapshot's messages
+	draft    bool            // a draft is stored after entries
+	draftID  string
+	// The checkpoint last stored: when, the draft's size and the settled
+	// messages then.
+	lastCheckpoint     time.Time
+	ckBytes, ckSettled int
+	// uncertain: a write of the run failed, and may or may not have been
+	// stored (a connection that broke at the commit): the run's end
+	// writes the whole history, which is the same whether it was or not.
+	uncertain bool
+}
+
+// saveSettled stores the run's messages that have become final.
+func (r *record) saveSettled(ctx context.Context) {
+	settled := r.tr.Settled()
+	if len(settled) <= r.saved {
+		return
+	}
+	r.append(ctx, settled, r.tr.MessageIDs())
+}
+
+// unsaved are the history entries of msgs not saved yet, with their
+// AG-UI ids (ids[i] is msgs[i]'s; a message without one gets a new id).
+func (r *record) unsaved(msgs []aap.Message, ids []string) []store.Entry {
+	entries := make([]store.Entry, 0, len(msgs)-r.saved)
+	for i := r.saved; i < len(msgs); i++ {
+		id := ""
+		if i < len(ids) {
+			id = ids[i]
+		}
+		if id != "" && r.snapIDs[id] {
+			// The snapshot holds it already, but for the interrupt calls
+			// the run's end added to it.
+			if calls := translate.InterruptCalls(msgs[i]); calls != nil {
+				entries = append(entries, store.Entry{Message: calls, AGUIID: id + "-interrupts"})
+			}
+			continue
+		}
+		agui := r.enc.extras(msgs, i, id)
+		if id == "" {
+			id = ident.Random("msg-")
+		}
+		entries = append(entries, store.Entry{Message: msgs[i], AGUIID: id, AGUI: agui})
+	}
+	return entries
+}
+
+func (r *record) append(ctx context.Context, msgs []aap.Message, ids []string) {
+	entries := r.unsaved(msgs, ids)
+	if r.draft {
+		r.entries = append(r.entries, entries...)
+		if err := r.replaceDraft(ctx); err != nil {
+			r.entries = r.entries[:len(r.entries)-len(entries)]
+			r.uncertain = true
+			r.log.Error().Err(err).Str("session", r.sessID).Msg("storing history")
+			return
+		}
+		r.saved = len(msgs)
+		return
+	}
+	if err := r.st.AppendHistory(ctx, r.sessID, entries); err != nil {
+		// Left for the turn's end, which writes the whole history: this
+		// append may have been stored all the same.
+		r.uncertain = true
+		r.log.Error().Err(err).Str("session", r.sessID).Msg("storing history")
+		return
+	}
+	r.entries = append(r.entries, entries...)
+	r.saved = len(msgs)
+}
+
+// storeRun makes run the history after the turn's base, with the results
+// of the calls this turn answered with a tool_permission and the agent did
+// not report placed after their calls: when one goes before a later
+// message, the whole history is written.
+func (r *record) storeRun(ctx context.Context, run []store.Entry, refused bool) error {
+	var results []store.Entry
+	if !refused {
+		results = r.permissionResults()
+	}
+	if len(results) == 0 {
+		return r.st.ReplaceTail(ctx, r.sessID, r.baseLen, run)
+	}
+	base, err := r.base(ctx)
+	if err != nil {
+		return err
+	}
+	hist := append(base[:len(base):len(base)], run...)
+	hist, _ = placeResults(hist, missingResults(hist, results))
+	return r.st.ReplaceHistory(ctx, r.sessID, hist)
+}
+
+// writeTimeout bounds one try of a turn's last write.
+const writeTimeout = 5 * time.Second
+
+// stored reports whether entries (the run's last, each with an AG-UI id
+// of its own) are in the session's history: a write whose outcome was
+// unknown went through.
+func (r *record) stored(ctx context.Context, entries []store.Entry) (bool, error) {
+	if len(entries) == 0 {
+		return false, nil // writing the session again changes nothing
+	}
+	hist, err := r.st.History(ctx, r.sessID)
+	if err != nil {
+		return false, err
+	}
+	// The turn holds the session's lock: nothing is written after its
+	// entries, so they end the history when they were stored.
+	return len(hist) > 0 && hist[len(hist)-1].AGUIID == entries[len(entries)-1].AGUIID, nil
+}
+
+// permissionResults gives each call this turn answered with a
+// tool_permission, and the agent reported no result for, a tool message,
+// so that the history stays valid and no later turn takes the call for an
+// open one: for a denial the message AAP prescribes ("Tool call denied:
+// <reason>"), for a grant grantedText. finish places them right after
+// their calls.
+func (r *record) permissionResults() []store.Entry {
+	if len(r.perms) == 0 {
+		return nil
+	}
+	got := map[string]bool{}
+	for _, m := range r.tr.Messages() {
+		if tm, ok := m.(*aap.ToolMessage); ok {
+			got[tm.ToolCallID] = true
+		}
+	}
+	var missing []store.Entry
+	for _, pm := range r.perms {
+		if got[pm.ToolCallID] {
+			continue
+		}
+		text := grantedText
+		if !pm.Granted {
+			text = aap.DeniedResult(pm.Reason)
+		}
+		missing = append(missing, store.Entry{
+			Message: &aap.ToolMessage{ToolCallID: pm.ToolCallID, Content: aap.TextContent(text)},
+			AGUIID:  ident.ToolResultMessage(pm.ToolCallID),
+		})
+	}
+	return missing
+}
+
+// grantedText is stored for a granted call whose result the agent never
+// reported, in a run that went on past it: the call was answered, so it is
+// not open, and the history stays valid (every call has a result) without
+// claiming a result the agent did not give.
+const grantedText = "Tool call granted; the agent did not report its result."
+
+// checkpointSmall is the size under which a draft is checkpointed whenever
+// it changed.
+const checkpointSmall = 16 << 10
+
+// base is the history before the run's own entries (its first baseLen
+// entries: the run's writes only ever come after them, until a
+// MESSAGES_SNAPSHOT, which becomes the base): read once, when first
+// needed.
+func (r *record) base(ctx context.Context) ([]store.Entry, error) {
+	if r.baseHist != nil {
+		return r.baseHist, nil
+	}
+	hist, err := r.st.History(ctx, r.sessID)
+	if err != nil {
+		return nil, err
+	}
+	if len(hist) < r.baseLen {
+		return nil, fmt.Errorf("the history has %d entries, fewer than the %d the turn began with", len(hist), r.baseLen)
+	}
+	r.baseHist = hist[:r.baseLen:r.baseLen]
+	return r.baseHist, nil
+}
+
+// replaceDraft stores the run's entries in place of a stored draft.
+func (r *record) replaceDraft(ctx context.Context) error {
+	if err := r.st.ReplaceTail(ctx, r.sessID, r.baseLen, r.entries); err != nil {
+		return err
+	}
+	r.draft = false
+	return nil
+}
+
+func newDraftID(now time.Time) string { return "msg-draft-" + now.UTC().Format("150405.000000000") }
+
+// refreshEncrypted gives the run's stored entries (r.entries, one per
+// message of msgs while no snapshot replaced the history) the values that
+// came after they were stored; it reports whether any changed, and the
+// run's end then writes them again.
+func (r *record) refreshEncrypted(msgs []aap.Message, ids []string) bool {
+	if r.replaced || len(r.enc.calls)+len(r.enc.msgs) == 0 {
+		return false
+	}
+	changed := false
+	for j := range r.entries {
+		if j >= len(msgs) {
+			break
+		}
+		id := ""
+		if j < len(ids) {
+			id = ids[j]
+		}
+		if x := r.enc.extras(msgs, j, id); !bytes.Equal(x, r.entries[j].AGUI) {
+			r.entries[j].AGUI, changed = x, true
+		}
+	}
+	return changed
+}
+
+// mergeSnapshot is snap (the entries a MESSAGES_SNAPSHOT makes) with what
+// the history it replaces holds and the snapshot left out
+// (translate.MergeSnapshot): base, then the run's entries, stored or not.
+func (r *record) mergeSnapshot(base, snap []store.Entry) []store.Entry {
+	unsaved := r.unsaved(r.tr.Messages(), r.tr.MessageIDs())
+	hist := make([]translate.HistoryEntry, 0, len(base)+len(r.entries)+len(unsaved))
+	for _, list := range [][]store.Entry{base, r.entries, unsaved} {
+		for _, e := range list {
+			hist = append(hist, translate.HistoryEntry(e))
+		}
+	}
+	s := make([]translate.HistoryEntry, len(snap))
+	for i, e := range snap {
+		s[i] = translate.HistoryEntry(e)
+	}
+	merged := translate.MergeSnapshot(s, translate.SnapshotBase{History: hist, Own: r.own, Run: idSet(r.tr.MessageIDs())})
+	out := make([]store.Entry, len(merged))
+	for i, e := range merged {
+		out[i] = store.Entry(e)
+	}
+	return out
+}
+
+// replaceWith makes entries (a MESSAGES_SNAPSHOT's) the session's history,
+// with what the history it replaces holds and the snapshot left out; the
+// run's later messages follow it.
+func (r *record) replaceWith(ctx context.Context, entries []store.Entry) {
+	if base, err := r.base(ctx); err != nil {
+		r.log.Warn().Err(err).Str("session", r.sessID).Msg("MESSAGES_SNAPSHOT: the history it replaces could not be read; what the snapshot leaves out of it is not kept")
+	} else {
+		entries = r.mergeSnapshot(base, entries)
+	}
+	if err := r.st.ReplaceHistory(ctx, r.sessID, entries); err != nil {
+		r.uncertain = true // it may have been stored: the turn's end writes the history whole
+		r.log.Error().Err(err).Msg("storing MESSAGES_SNAPSHOT")
+		return
+	}
+	// The snapshot is the history the run's later messages follow.
+	r.baseHist, r.baseLen, r.entries = entries, len(entries), nil
+	// What the run said so far is in the snapshot, and so may be the
+	// message it is still building: skip it (by id) when it settles.
+	r.saved = len(r.tr.Settled())
+	r.replaced = true
+	r.draft = false // the snapshot replaced any draft
+	r.snapIDs = make(map[string]bool, len(entries))
+	for _, e := range entries {
+		r.snapIDs[e.AGUIID] = true
+	}
+}
+
+// checkpoint stores the draft of the message still streaming (size: its
+// bytes so far) when every has passed since the last, and it changed
+// enough (see turnRun.checkpoint).
+func (r *record) checkpoint(ctx context.Context, now time.Time, every time.Duration, size int) {
+	if r.lastCheckpoint.IsZero() {
+		r.lastCheckpoint = now // the first draft waits one interval
+		return
+	}
+	if now.Sub(r.lastCheckpoint) < every {
+		return
+	}
+	r.lastCheckpoint = now
+	settled := len(r.tr.Settled())
+	if r.draft && settled == r.ckSettled &&
+		(size == r.ckBytes || size > checkpointSmall && size-r.ckBytes < r.ckBytes/2) {
+		return
+	}
+	msg, id, ok := r.tr.Draft()
+	if !ok {
+		return
+	}
+	if id == "" {
+		id = r.draftID
+	}
+	if id == "" {
+		id = newDraftID(now)
+	}
+	entries := append(r.entries[:len(r.entries):len(r.entries)], store.Entry{Message: msg, AGUIID: id})
+	r.draftID = id
+	// Stored or not, a failed write leaves the turn's end to take the
+	// draft out, as for a stored one.
+	r.draft, r.ckBytes, r.ckSettled = true, size, settled
+	if err := r.st.ReplaceTail(ctx, r.sessID, r.baseLen, entries); err != nil && ctx.Err() == nil {
+		// (A turn that ended meanwhile stores its answer at its end.)
+		r.log.Error().Err(err).Str("session", r.sessID).Msg("storing a checkpoint of the streamed answer")
+	}
+}
