@@ -1,8 +1,6 @@
 package aap2agui
 
 import (
-	"errors"
-	"fmt"
 	"time"
 
 	"github.com/gin-gonic/gin"
@@ -29,29 +27,21 @@ type Limits struct {
 	Burst             int
 }
 
-// Retry-After for the limits that free at no foreseeable time: a turn
-// place frees when one of the key's turns ends; a session place when the
-// client deletes a session.
-const (
-	turnRetry    = time.Second
-	sessionRetry = time.Minute
-)
+// sessionRetry is the Retry-After of a key at its limit of sessions: a
+// place frees when the client deletes a session, at no foreseeable time.
+const sessionRetry = time.Minute
 
-func (l *Limits) check() error {
-	if l.SessionsPerKey < 0 || l.TurnsPerKey < 0 || l.RequestsPerSecond < 0 || l.Burst < 0 {
-		return errors.New("aap2agui: Config.Limits: a limit is zero (off) or positive")
-	}
-	return nil
+// keys checks the limits and makes the per-process limiter.
+func (l Limits) keys() (*limit.Keys, error) {
+	return web.KeyLimits{Conversations: l.SessionsPerKey, Turns: l.TurnsPerKey, RequestsPerSecond: l.RequestsPerSecond, Burst: l.Burst}.Keys("aap2agui")
 }
-
-func newLimits(l Limits) *limit.Keys { return limit.New(l.RequestsPerSecond, l.Burst, l.TurnsPerKey) }
 
 // turnPlace holds one of the caller's turn places (Limits.TurnsPerKey)
 // for the rest of the request, or fails with a 429.
 func (s *Server) turnPlace(c *gin.Context) error {
-	release, ok := s.limits.Acquire(owner(c))
-	if !ok {
-		return web.Throttled("too_many_turns", fmt.Sprintf("this key already runs %d turns at once, its limit; retry once one has ended", s.limits.Turns()), turnRetry)
+	release, err := web.Place(s.limits, owner(c), "too_many_turns", "turns")
+	if err != nil {
+		return err
 	}
 	defer release()
 	c.Next()

@@ -41,7 +41,8 @@ func New(cfg Config) (*Server, error) {
 	if err := cfg.setDefaults(); err != nil {
 		return nil, err
 	}
-	if err := cfg.Limits.check(); err != nil {
+	limits, err := cfg.Limits.keys()
+	if err != nil {
 		return nil, err
 	}
 	m := metrics.New(metrics.Options{Namespace: "aap2agui", Unit: "turn"})
@@ -51,7 +52,7 @@ func New(cfg Config) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{cfg: cfg, keys: apikey.New(cfg.APIKeys), users: users, metrics: m, limits: newLimits(cfg.Limits)}
+	s := &Server{cfg: cfg, keys: apikey.New(cfg.APIKeys), users: users, metrics: m, limits: limits}
 	s.roster.Store(s.newRoster(cfg.Agents))
 	guards := []gin.HandlerFunc{web.CORS(cfg.CORSOrigins, "GET, POST, DELETE, OPTIONS"), web.BodyTimeout(cfg.BodyTimeout)}
 	if s.keys.Open() && !users.JWT() {

@@ -2,7 +2,6 @@ package agui2aap
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"time"
 
@@ -33,29 +32,21 @@ type Limits struct {
 	Burst             int
 }
 
-// Retry-After for the limits that free at no foreseeable time: a run
-// place frees when one of the key's runs ends; a thread place when the
-// client deletes a thread.
-const (
-	runRetry    = time.Second
-	threadRetry = time.Minute
-)
+// threadRetry is the Retry-After of a key at its limit of threads: a
+// place frees when the client deletes a thread, at no foreseeable time.
+const threadRetry = time.Minute
 
-func (l *Limits) check() error {
-	if l.ThreadsPerKey < 0 || l.RunsPerKey < 0 || l.RequestsPerSecond < 0 || l.Burst < 0 {
-		return errors.New("agui2aap: Config.Limits: a limit is zero (off) or positive")
-	}
-	return nil
+// keys checks the limits and makes the per-process limiter.
+func (l Limits) keys() (*limit.Keys, error) {
+	return web.KeyLimits{Conversations: l.ThreadsPerKey, Turns: l.RunsPerKey, RequestsPerSecond: l.RequestsPerSecond, Burst: l.Burst}.Keys("agui2aap")
 }
-
-func newLimits(l Limits) *limit.Keys { return limit.New(l.RequestsPerSecond, l.Burst, l.RunsPerKey) }
 
 // runPlace holds one of the caller's run places (Limits.RunsPerKey) for
 // the rest of the request, or answers 429.
 func (s *Server) runPlace(c *gin.Context) {
-	release, ok := s.limits.Acquire(c.GetString(ownerKey))
-	if !ok {
-		s.fail(c, web.Throttled("too_many_runs", fmt.Sprintf("this key already has %d runs going, its limit; retry once one has finished", s.limits.Turns()), runRetry))
+	release, err := web.Place(s.limits, c.GetString(ownerKey), "too_many_runs", "runs")
+	if err != nil {
+		s.fail(c, err)
 		return
 	}
 	defer release()

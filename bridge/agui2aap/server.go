@@ -43,7 +43,8 @@ func New(cfg Config) (*Server, error) {
 	if err := cfg.setDefaults(); err != nil {
 		return nil, err
 	}
-	if err := cfg.Limits.check(); err != nil {
+	limits, err := cfg.Limits.keys()
+	if err != nil {
 		return nil, err
 	}
 	m := metrics.New(metrics.Options{Namespace: "agui2aap", Unit: "run"})
@@ -53,7 +54,7 @@ func New(cfg Config) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{cfg: cfg, keys: apikey.New(cfg.APIKeys), users: users, meta: map[string]metaEntry{}, metrics: m, limits: newLimits(cfg.Limits)}
+	s := &Server{cfg: cfg, keys: apikey.New(cfg.APIKeys), users: users, meta: map[string]metaEntry{}, metrics: m, limits: limits}
 	guards := []gin.HandlerFunc{web.CORS(cfg.CORSOrigins, "GET, POST, DELETE, OPTIONS"), web.BodyTimeout(cfg.BodyTimeout)}
 	if s.keys.Open() && !users.JWT() {
 		guards = append(guards, web.HostAllow(cfg.AllowedHosts))
