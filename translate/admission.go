@@ -72,7 +72,7 @@ func CheckTurn(hist iter.Seq[aap.Message], open []types.Interrupt, msgs []aap.Me
 				return nil, nil, fmt.Errorf("messages[%d]: tool call %q is not waiting for permission", i, m.ToolCallID)
 			}
 		}
-		answered[answeredCall(m)] = true
+		answered[AnsweredCall(m)] = true
 	}
 	for _, id := range p.order {
 		if !answered[id] {
@@ -93,8 +93,9 @@ func CheckTurn(hist iter.Seq[aap.Message], open []types.Interrupt, msgs []aap.Me
 	return nil, nil, nil
 }
 
-// answeredCall is the tool call a tool result or tool_permission answers.
-func answeredCall(m aap.Message) string {
+// AnsweredCall is the tool call a tool result or tool_permission answers
+// ("" for another message).
+func AnsweredCall(m aap.Message) string {
 	switch m := m.(type) {
 	case *aap.ToolMessage:
 		return m.ToolCallID

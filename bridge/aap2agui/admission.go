@@ -12,16 +12,6 @@ import (
 	"github.com/aapagui/aapagui/translate"
 )
 
-func toolCallIDOf(m aap.Message) string {
-	switch m := m.(type) {
-	case *aap.ToolMessage:
-		return m.ToolCallID
-	case *aap.ToolPermissionMessage:
-		return m.ToolCallID
-	}
-	return ""
-}
-
 // mergeAgent applies a turn's overrides to the session: server tools
 // replace, options merge by key, client tools replace.
 func mergeAgent(sess *store.Session, req *aap.PostSessionTurnRequest) {
@@ -133,7 +123,7 @@ func placeResults(hist, results []store.Entry) (out []store.Entry, moved bool) {
 	after := map[int][]store.Entry{} // index of the last entry to go after → results
 	var atEnd []store.Entry
 	for _, r := range results {
-		i, ok := callAt[toolCallIDOf(r.Message)]
+		i, ok := callAt[translate.AnsweredCall(r.Message)]
 		if !ok {
 			atEnd = append(atEnd, r)
 			continue

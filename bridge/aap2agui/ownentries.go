@@ -3,6 +3,7 @@ package aap2agui
 import (
 	"github.com/aapagui/aapagui/aap"
 	"github.com/aapagui/aapagui/store"
+	"github.com/aapagui/aapagui/translate"
 )
 
 // idSet returns the set of ids.
@@ -42,7 +43,7 @@ func missingResults(hist, results []store.Entry) []store.Entry {
 	}
 	var out []store.Entry
 	for _, r := range results {
-		if id := toolCallIDOf(r.Message); called[id] && !answered[id] {
+		if id := translate.AnsweredCall(r.Message); called[id] && !answered[id] {
 			out = append(out, r)
 		}
 	}
