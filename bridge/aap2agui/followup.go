@@ -26,6 +26,8 @@ import (
 // first run's RUN_FINISHED ends the turn as it came. turnRun.read does the
 // reading; followUp decides.
 type followUp struct {
+	run       *types.RunAgentInput     // the turn's first run
+	calls     map[string]string        // the encrypted values of its tool calls (agent.post)
 	msgID     string                   // the AG-UI id of the new user message
 	first     firstRun                 // what the first run did
 	finished  []byte                   // the first run's RUN_FINISHED, held back while the run is read to its end
@@ -38,11 +40,11 @@ type followUp struct {
 // newFollowUp returns the followUp of a turn whose run is in, or nil when
 // the turn reads one run as it comes: the agent's CancelRun is not auto,
 // or the run does not carry a new message with cancelled resume entries.
-func newFollowUp(mode CancelRun, in *types.RunAgentInput) *followUp {
+func newFollowUp(mode CancelRun, in *types.RunAgentInput, calls map[string]string) *followUp {
 	if mode != CancelRunAuto || !cancelsWithMessage(in) {
 		return nil
 	}
-	return &followUp{msgID: in.Messages[len(in.Messages)-1].ID}
+	return &followUp{run: in, calls: calls, msgID: in.Messages[len(in.Messages)-1].ID}
 }
 
 // pass reports whether an event of the run being read (data: its JSON,
@@ -77,10 +79,10 @@ func (f *followUp) holding() bool { return f != nil && f.finished != nil }
 // be sent, which then ends the turn.
 func (r *turnRun) followUp(ctx context.Context) (*web.IdleBody, *events.RunFinishedEvent, []byte) {
 	f := r.follow
-	run := messageRun(r.adm.run)
+	run := messageRun(f.run)
 	run.RunID = ident.Random("run-")
 	log := r.log.With().Str("thread_id", run.ThreadID).Str("run_id", run.RunID).Logger()
-	body, err := r.agent.post(ctx, run, r.adm.calls)
+	body, err := r.agent.post(ctx, run, f.calls)
 	if err != nil {
 		log.Warn().Err(err).Msg("the run carrying the user message the agent did not read could not be sent: the turn ends with the run that cancelled the interrupts")
 		ev, finished := f.finishedE, f.finished

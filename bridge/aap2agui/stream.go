@@ -10,23 +10,34 @@ import (
 	"time"
 
 	"github.com/ag-ui-protocol/ag-ui/sdks/community/go/pkg/core/events"
+	"github.com/ag-ui-protocol/ag-ui/sdks/community/go/pkg/core/types"
 	"github.com/gin-gonic/gin"
+	"github.com/rs/zerolog"
 
 	"github.com/aapagui/aapagui/aap"
 	"github.com/aapagui/aapagui/agui"
 	"github.com/aapagui/aapagui/bridge/internal/metrics"
 	"github.com/aapagui/aapagui/bridge/internal/web"
 	"github.com/aapagui/aapagui/internal/sse"
+	"github.com/aapagui/aapagui/store"
 	"github.com/aapagui/aapagui/translate"
 )
 
-// turnRun is the state of one streaming turn: the turn's answer, and what
-// the run has stored so far.
+// turnRun is one turn once the agent took its run: it reads the agent's
+// events, answers the client and keeps the run's record (record.go). It
+// is given what it needs of the turn (turn.stream) and does not point back
+// at it.
 type turnRun struct {
-	*turn
-	tr    *translate.AGUIToAAP
-	rec   record // what the run has stored of itself (record.go)
-	state json.RawMessage
+	s              *Server
+	log            *zerolog.Logger
+	sess           *store.Session
+	agent          *agent
+	life           *web.Turn         // the turn's lease, stream, metrics and log line
+	form           answerForm        // how the answer is shaped (a session's turn, PUT /session)
+	prevInterrupts []types.Interrupt // open before the turn
+	tr             *translate.AGUIToAAP
+	rec            record // what the run has stored of itself (record.go)
+	state          json.RawMessage
 
 	callNames    map[string]string // toolCallId → tool name of the calls this run streamed
 	stateChanged bool
@@ -64,7 +75,7 @@ type turnRun struct {
 func (r *turnRun) stream(ctx context.Context, body *web.IdleBody) error {
 	r.s.streaming.Add(1)
 	defer r.s.streaming.Add(-1)
-	r.mode, r.state = r.req.Mode(), r.sess.State
+	r.state = r.sess.State
 	r.out = r.life.OpenStream(r.rw)
 	defer r.out.Done()
 	if r.mode != aap.StreamNone {
