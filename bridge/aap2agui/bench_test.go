@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"runtime"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -190,4 +191,54 @@ func BenchmarkTurnCancelling10kDeltas(b *testing.B) {
 		b.Fatalf("got %d text_delta events; the stream ends %q", n, got[max(0, len(got)-80):])
 	}
 	measure(b, prompted, func(id string) { drain(b, post(b, hs.URL+"/sessions/"+id+"/turns", body)) })
+}
+
+// BenchmarkTurnHistory1000x2KB is one short turn of a session whose
+// history holds 1,000 messages of 2 KB (2 MB), through aap2agui on a
+// memory store, to an agent that reads the run without decoding it and
+// answers at once: what a long conversation costs aap2agui each turn.
+// Each turn has a session of its own, made beforehand in the store, so
+// that every turn carries the same history and the profile holds the
+// turns alone.
+func BenchmarkTurnHistory1000x2KB(b *testing.B) {
+	agent := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.Copy(io.Discard, r.Body)
+		w.Header().Set("Content-Type", "text/event-stream")
+		_, _ = io.WriteString(w, "data: {\"type\":\"RUN_STARTED\",\"threadId\":\"t\",\"runId\":\"r\"}\n\n"+
+			"data: {\"type\":\"TEXT_MESSAGE_START\",\"messageId\":\"m\",\"role\":\"assistant\"}\n\n"+
+			"data: {\"type\":\"TEXT_MESSAGE_CONTENT\",\"messageId\":\"m\",\"delta\":\"ok\"}\n\n"+
+			"data: {\"type\":\"TEXT_MESSAGE_END\",\"messageId\":\"m\"}\n\n"+
+			"data: {\"type\":\"RUN_FINISHED\",\"threadId\":\"t\",\"runId\":\"r\"}\n\n")
+	}))
+	defer agent.Close()
+	st := store.NewMemory()
+	srv, err := aap2agui.New(aap2agui.Config{Upstream: agent.URL, Store: st})
+	if err != nil {
+		b.Fatal(err)
+	}
+	hs := httptest.NewServer(srv)
+	defer hs.Close()
+	text := strings.Repeat("x", 2000)
+	seed := make([]store.Entry, 1000)
+	for i := range seed {
+		var m aap.Message = &aap.UserMessage{Content: aap.TextContent(text)}
+		if i%2 == 1 {
+			m = &aap.AssistantMessage{Content: aap.TextContent(text)}
+		}
+		seed[i] = store.Entry{Message: m, AGUIID: "m" + strconv.Itoa(i)}
+	}
+	ids := make([]string, b.N)
+	for i := range ids {
+		ids[i] = "sess_bench" + strconv.Itoa(i)
+		sess := &store.Session{ID: ids[i], Agent: aap.AgentConfig{Name: "agent"}}
+		if err := st.CreateSessionWithin(context.Background(), sess, seed, 0); err != nil {
+			b.Fatal(err)
+		}
+	}
+	body := `{"stream":"delta","messages":[{"role":"user","content":"hello"}]}`
+	b.ReportAllocs()
+	b.ResetTimer()
+	for _, id := range ids {
+		drain(b, post(b, hs.URL+"/sessions/"+id+"/turns", body))
+	}
 }
