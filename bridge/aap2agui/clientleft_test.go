@@ -78,3 +78,68 @@ func TestClientLeft(t *testing.T) {
 	assert.NotContains(t, out, `"level":"warn"`)
 
 }
+
+// With OnClientGone finish, a turn whose client left mid-answer runs to
+// its end: the agent's run is not cancelled, and history holds the whole
+// answer, as if the client had stayed. (With cancel, the default, the
+// run stops: TestClientLeft.)
+func TestClientLeftFinish(t *testing.T) {
+	release := make(chan struct{})
+	cancelled := make(chan bool, 1)
+	upstream := serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.Copy(io.Discard, r.Body)
+		w.Header().Set("Content-Type", "text/event-stream")
+		frame := func(s string) {
+			_, _ = io.WriteString(w, "data: "+s+"\n\n")
+			w.(http.Flusher).Flush()
+		}
+		frame(`{"type":"RUN_STARTED","threadId":"t","runId":"r"}`)
+		frame(`{"type":"TEXT_MESSAGE_START","messageId":"m1","role":"assistant"}`)
+		frame(`{"type":"TEXT_MESSAGE_CONTENT","messageId":"m1","delta":"the first half, "}`)
+		select {
+		case <-release:
+		case <-r.Context().Done():
+			cancelled <- true
+			return
+		}
+		frame(`{"type":"TEXT_MESSAGE_CONTENT","messageId":"m1","delta":"and the second."}`)
+		frame(`{"type":"TEXT_MESSAGE_END","messageId":"m1"}`)
+		frame(`{"type":"RUN_FINISHED","threadId":"t","runId":"r"}`)
+		cancelled <- false
+	}))
+	e := newEnv(t, upstream, func(c *aap2agui.Config) { c.OnClientGone = aap2agui.ClientGoneFinish })
+	id := e.createSession(t, aap.PostSessionsRequest{})
+
+	ctx, cancel := context.WithCancel(testContext(t))
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, e.URL+"/sessions/"+id+"/turns", strings.NewReader(`{"stream":"delta","messages":[{"role":"user","content":"hello"}]}`))
+	require.NoError(t, err)
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	var got strings.Builder
+	buf := make([]byte, 4096)
+	for !strings.Contains(got.String(), "the first half") {
+		n, err := resp.Body.Read(buf)
+		require.NoError(t, err, "the stream ended before the first delta: %s", got.String())
+		got.Write(buf[:n])
+	}
+	cancel() // the client leaves mid-answer
+	resp.Body.Close()
+	time.Sleep(50 * time.Millisecond) // the bridge sees the connection close
+	close(release)
+
+	select {
+	case c := <-cancelled:
+		require.False(t, c, "the agent's run was cancelled when the client left")
+	case <-time.After(testTimeout):
+		t.Fatal("the agent's run never ended")
+	}
+	require.Eventually(t, func() bool {
+		h := e.history(t, id, aap.HistoryFull)
+		return len(h) == 2 && strings.Contains(h[1], "the first half, and the second.")
+	}, testTimeout, 10*time.Millisecond, "history holds the whole answer")
+	// The session is free again: the next turn runs.
+	evs, err := e.stream(t, id, userTurn(aap.StreamMessage, "again"))
+	require.NoError(t, err)
+	assert.NotEmpty(t, evs)
+}

@@ -19,6 +19,17 @@ import (
 // in aap2agui and agui2aap: a program fills one and gives it to both.
 type Serving = web.Serving
 
+// ClientGone says what becomes of a turn whose client left
+// (Serving.OnClientGone): ClientGoneCancel (the default) or
+// ClientGoneFinish.
+type ClientGone = web.ClientGone
+
+// What becomes of a turn whose client left.
+const (
+	ClientGoneCancel = web.ClientGoneCancel // the upstream is cancelled; what came is stored
+	ClientGoneFinish = web.ClientGoneFinish // the turn runs to its end and is stored whole
+)
+
 // Config configures a Server. Every field's zero value is usable except
 // Store, and Upstream or Agents.
 type Config struct {

@@ -13,11 +13,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ag-ui-protocol/ag-ui/sdks/community/go/pkg/core/events"
 	"github.com/ag-ui-protocol/ag-ui/sdks/community/go/pkg/core/types"
 	"github.com/rs/zerolog"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/aapagui/aapagui/aap"
 	"github.com/aapagui/aapagui/bridge/agui2aap"
 	"github.com/aapagui/aapagui/demo"
 	"github.com/aapagui/aapagui/internal/testkit/metricstest"
@@ -153,4 +155,77 @@ func TestClientLeft(t *testing.T) {
 	c.Messages = c.Messages[:len(c.Messages)-1]
 	c.say("still there?")
 	assert.Equal(t, []string{demo.EchoText("still there?")}, c.run(t).Text)
+}
+
+// With OnClientGone finish, a run whose client left mid-answer runs to its
+// end: the AAP turn is not cancelled, and the thread is saved with the
+// whole answer delivered, so that the next run continues the same
+// session. (With cancel, the default, the turn stops: TestClientLeft.)
+func TestClientLeftFinish(t *testing.T) {
+	release := make(chan struct{})
+	cancelled := make(chan bool, 2)
+	f := newFakeAAP(t, func(w http.ResponseWriter, r *http.Request, n int, _ *aap.PostSessionTurnRequest) {
+		if n > 0 {
+			writeEvents(w, &aap.TurnStart{}, &aap.Text{Text: "again"}, &aap.TurnStop{StopReason: aap.StopEndTurn})
+			return
+		}
+		writeEvents(w, &aap.TurnStart{}, &aap.TextDelta{Delta: "the first half, "})
+		select {
+		case <-release:
+		case <-r.Context().Done():
+			cancelled <- true
+			return
+		}
+		writeEvents(w, &aap.TextDelta{Delta: "and the second."}, &aap.TurnStop{StopReason: aap.StopEndTurn})
+		cancelled <- false
+	})
+	e := newBridge(t, f.URL, func(c *agui2aap.Config) { c.OnClientGone = agui2aap.ClientGoneFinish })
+	c := e.conv("finish")
+	c.say("hello")
+	body, err := json.Marshal(c.input("", nil))
+	require.NoError(t, err)
+	ctx, cancel := context.WithCancel(testContext(t))
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, e.URL+"/agents/demo", bytes.NewReader(body))
+	require.NoError(t, err)
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	var got strings.Builder
+	buf := make([]byte, 4096)
+	for !strings.Contains(got.String(), "the first half") {
+		n, err := resp.Body.Read(buf)
+		require.NoError(t, err, "the stream ended before the first delta: %s", got.String())
+		got.Write(buf[:n])
+	}
+	cancel() // the client leaves mid-answer
+	resp.Body.Close()
+	time.Sleep(50 * time.Millisecond) // the bridge sees the connection close
+	close(release)
+
+	select {
+	case c := <-cancelled:
+		require.False(t, c, "the AAP turn was cancelled when the client left")
+	case <-time.After(testTimeout):
+		t.Fatal("the AAP turn never ended")
+	}
+	require.Eventually(t, func() bool {
+		th, err := e.Store.GetThread(testContext(t), "", "finish")
+		return err == nil && len(th.Delivered) == 2
+	}, testTimeout, 10*time.Millisecond, "the thread saved with the answer delivered")
+
+	// The client comes back with the answer it would have had: the next
+	// run is the same session's next turn, not a new session.
+	answer := e.thread(t, "finish").Delivered[1]
+	c.apply([]events.Event{
+		events.NewTextMessageStartEvent(answer, events.WithRole("assistant")),
+		events.NewTextMessageContentEvent(answer, "the first half, and the second."),
+		events.NewTextMessageEndEvent(answer),
+	})
+	c.say("and then?")
+	r := c.run(t)
+	assert.Empty(t, r.errorCodeInBand())
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	assert.Len(t, f.creates, 1, "one AAP session for the thread")
+	assert.Len(t, f.turns, 2)
 }

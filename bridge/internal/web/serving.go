@@ -38,6 +38,13 @@ type Serving struct {
 	// client leaving does (upstream cancelled, what was received stored,
 	// the session or thread freed); zero means 30 s, negative means never.
 	StallTimeout time.Duration
+	// OnClientGone is what becomes of a turn whose client went away or
+	// stopped reading: ClientGoneCancel (the zero value) cancels the
+	// upstream and stores what was received; ClientGoneFinish lets the
+	// turn run to its end, bounded by MaxTurnDuration, and stores it as if
+	// the client had stayed (the session or thread stays locked until
+	// then).
+	OnClientGone ClientGone
 	// KeepAlive is how often an idle SSE stream gets a comment line, so
 	// that proxies and browsers keep it open; zero means 15 s, negative
 	// means never.
@@ -106,8 +113,37 @@ func (s *Serving) SetDefaults(name string) error {
 	if s.Clock == nil {
 		s.Clock = time.Now
 	}
+	switch s.OnClientGone {
+	case "", ClientGoneCancel:
+		s.OnClientGone = ClientGoneCancel
+	case ClientGoneFinish:
+		if s.MaxTurnDuration == 0 {
+			// A turn nobody reads is bounded all the same.
+			s.MaxTurnDuration = DefaultFinishBound
+		}
+	default:
+		return fmt.Errorf("%s: OnClientGone %q: want cancel or finish", name, s.OnClientGone)
+	}
 	return nil
 }
+
+// ClientGone says what becomes of a turn whose client left (see
+// Serving.OnClientGone).
+type ClientGone string
+
+// What becomes of a turn whose client left.
+const (
+	// ClientGoneCancel cancels the turn's upstream; what was received is
+	// stored. Closing the stream is how AAP clients and AG-UI's abortRun
+	// stop a turn.
+	ClientGoneCancel ClientGone = "cancel"
+	// ClientGoneFinish lets the turn run to its end and stores it whole.
+	ClientGoneFinish ClientGone = "finish"
+)
+
+// DefaultFinishBound is MaxTurnDuration when a turn whose client left
+// runs to its end (ClientGoneFinish) and none is set: 30 minutes.
+const DefaultFinishBound = 30 * time.Minute
 
 // ReadyContext bounds a readiness probe (GET /readyz): what it checks
 // must answer within 2 s, in both bridges.

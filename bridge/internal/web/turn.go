@@ -43,7 +43,14 @@ type Turn struct {
 // stops rather than run beside the turn that took it over), when the
 // client stops reading or leaves (the stream's writes end it), and after
 // MaxTurnDuration. Release frees it all.
+//
+// With OnClientGone finish the turn's context does not end with the
+// request's, nor with a failed write: the turn runs to its end whether or
+// not anybody reads it.
 func (s *Serving) BeginTurn(ctx context.Context, lease *store.Lease, log *zerolog.Logger, line TurnEnd) (context.Context, *Turn) {
+	if s.OnClientGone == ClientGoneFinish {
+		ctx = context.WithoutCancel(ctx) // the request's values (its trace) stay
+	}
 	ctx, unbind := lease.Bind(ctx)
 	ctx, end, stop := TurnContext(ctx, s.MaxTurnDuration)
 	return ctx, &Turn{Log: log, Line: line, Lease: lease, serving: s, end: end, stop: func() { stop(); unbind() }}
@@ -64,12 +71,16 @@ func (t *Turn) Free() { t.Lease.Release() }
 // OpenStream makes the client's stream on w: keep-alive comments while
 // the upstream is quiet, and writes bounded by StallTimeout, a failed
 // write ending the turn's context with its cause (ErrClientStalled,
-// ErrClientGone). Close it with Out.Done.
+// ErrClientGone), unless the turn runs to its end whatever its client
+// does (OnClientGone finish): then the stream only stops writing. Close it
+// with Out.Done.
 func (t *Turn) OpenStream(w http.ResponseWriter) *Stream {
 	t.Out = NewStream(w)
 	t.Out.KeepAlive = t.serving.KeepAlive
 	t.Out.StallTimeout = t.serving.StallTimeout
-	t.Out.Cancel = t.end
+	if t.serving.OnClientGone != ClientGoneFinish {
+		t.Out.Cancel = t.end
+	}
 	return t.Out
 }
 

@@ -97,3 +97,24 @@ func TestUpstreamFailure(t *testing.T) {
 	assert.Equal(t, "upstream_unreachable", f.Code)
 	assert.True(t, strings.HasPrefix(f.Message, "the AAP server"))
 }
+
+// What becomes of a turn whose client left: cancel unless finish is
+// asked for; finish bounds the turn all the same; anything else is
+// refused at start-up.
+func TestOnClientGone(t *testing.T) {
+	s := web.Serving{}
+	require.NoError(t, s.SetDefaults("test"))
+	assert.Equal(t, web.ClientGoneCancel, s.OnClientGone)
+	assert.Zero(t, s.MaxTurnDuration)
+
+	s = web.Serving{OnClientGone: web.ClientGoneFinish}
+	require.NoError(t, s.SetDefaults("test"))
+	assert.Equal(t, web.DefaultFinishBound, s.MaxTurnDuration)
+
+	s = web.Serving{OnClientGone: web.ClientGoneFinish, MaxTurnDuration: -1}
+	require.NoError(t, s.SetDefaults("test"))
+	assert.Equal(t, time.Duration(-1), s.MaxTurnDuration, "an explicit no-limit stays")
+
+	s = web.Serving{OnClientGone: "stay"}
+	assert.ErrorContains(t, s.SetDefaults("test"), `OnClientGone "stay": want cancel or finish`)
+}
