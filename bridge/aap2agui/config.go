@@ -51,11 +51,6 @@ type Config struct {
 	// UpstreamHeader is sent with every upstream request (e.g. the agent's
 	// own API key). The caller's Authorization is never forwarded.
 	UpstreamHeader http.Header
-	// MaxMessageSize caps one message the agent streams (the bytes of its
-	// text, thinking and tool arguments): a turn whose message would grow
-	// past it ends (turn_stop "error", the message kept up to the cap);
-	// zero means 32 MiB, negative means no cap.
-	MaxMessageSize int
 
 	// Agent describes the agent in GET /meta. Zero value: see DefaultAgent.
 	// Its server tools are those the agent runs as each session enables
@@ -217,9 +212,6 @@ func (c *Config) setDefaults() error {
 	}
 	if c.CancelRun, err = ParseCancelRun(string(c.CancelRun)); err != nil {
 		return fmt.Errorf("aap2agui: Config.CancelRun: %w", err)
-	}
-	if c.MaxMessageSize == 0 {
-		c.MaxMessageSize = 32 << 20
 	}
 	if c.MaxCheckpoints == 0 {
 		c.MaxCheckpoints = 500

@@ -1,16 +1,20 @@
 package agui2aap_test
 
 import (
+	"encoding/json"
 	"net/http"
 	"net/url"
 	"strconv"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/aapagui/aapagui/aap"
 	"github.com/aapagui/aapagui/bridge/agui2aap"
+	"github.com/aapagui/aapagui/demo"
 	"github.com/aapagui/aapagui/store"
 )
 
@@ -125,5 +129,42 @@ func TestLimitsValidation(t *testing.T) {
 		_, err := agui2aap.New(agui2aap.Config{Upstream: "http://127.0.0.1:1", Store: store.NewMemory(), Limits: l})
 		require.Error(t, err, "%+v", l)
 		assert.Contains(t, err.Error(), "Limits")
+	}
+}
+
+// A message the AAP server streams past MaxMessageSize ends the run with
+// RUN_ERROR MESSAGE_TOO_LARGE, the text up to the cap kept and the AAP
+// turn cancelled; the count starts again with each message.
+func TestMaxMessageSize(t *testing.T) {
+	cancelled := make(chan bool, 1)
+	f := newFakeAAP(t, func(w http.ResponseWriter, r *http.Request, _ int, _ *aap.PostSessionTurnRequest) {
+		writeEvents(w, &aap.TurnStart{}, &aap.Text{Text: strings.Repeat("a", 80)},
+			&aap.ToolCall{ToolCallID: "c1", Name: demo.SearchTool, Input: json.RawMessage(`{"query":"x"}`)},
+			&aap.ToolResult{ToolCallID: "c1", Content: aap.TextContent("found")})
+		for range 10 {
+			writeEvents(w, &aap.TextDelta{Delta: strings.Repeat("b", 30)})
+			select {
+			case <-r.Context().Done():
+				cancelled <- true
+				return
+			case <-time.After(10 * time.Millisecond):
+			}
+		}
+		writeEvents(w, &aap.TurnStop{StopReason: aap.StopEndTurn})
+		cancelled <- false
+	})
+	e := newBridge(t, f.URL, func(c *agui2aap.Config) { c.MaxMessageSize = 100 })
+	c := e.conv("big")
+	c.say("write a lot")
+	r := c.run(t)
+	assert.Equal(t, "MESSAGE_TOO_LARGE", r.errorCodeInBand())
+	require.Len(t, r.Text, 2, "the first message whole, the second up to the cap")
+	assert.Equal(t, strings.Repeat("a", 80), r.Text[0], "80 bytes: under the cap, whatever came before")
+	assert.Equal(t, strings.Repeat("b", 90), r.Text[1], "three deltas fit, the fourth would pass 100 bytes")
+	select {
+	case c := <-cancelled:
+		assert.True(t, c, "the AAP turn is cancelled")
+	case <-time.After(testTimeout):
+		t.Fatal("the AAP turn went on")
 	}
 }

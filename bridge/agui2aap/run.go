@@ -46,6 +46,9 @@ type runner struct {
 	results  map[string]bool // toolCallIds with a tool_result in this run
 	answered answers         // the permissions the current turn answers
 	followUp int
+	// msgBytes counts what the agent streamed of the message it is
+	// building (Serving.MaxMessageSize).
+	msgBytes int
 
 	openBefore int // interrupts open when the run started
 }
@@ -172,6 +175,13 @@ func (r *runner) stream(ctx context.Context, evs iter.Seq2[aap.Event, error]) []
 			return nil
 		}
 		r.countIn(ev)
+		if err := r.grow(ev); err != nil {
+			if h.holding {
+				r.release(ctx, &h)
+			}
+			result = r.failed(ctx, err)
+			return nil
+		}
 		switch e := ev.(type) {
 		case *aap.TurnStart:
 			if !first {
@@ -204,6 +214,33 @@ func (r *runner) stream(ctx context.Context, evs iter.Seq2[aap.Event, error]) []
 	if h.holding {
 		r.release(ctx, &h)
 	}
+	return nil
+}
+
+// grow counts what ev adds to the message the agent is building and
+// refuses an event that would take it past Serving.MaxMessageSize; the
+// count starts again with each message (a turn's start, a tool's result).
+func (r *runner) grow(ev aap.Event) error {
+	n := 0
+	switch e := ev.(type) {
+	case *aap.TurnStart, *aap.ToolResult:
+		r.msgBytes = 0
+		return nil
+	case *aap.TextDelta:
+		n = len(e.Delta)
+	case *aap.ThinkingDelta:
+		n = len(e.Delta)
+	case *aap.Text:
+		n = len(e.Text)
+	case *aap.Thinking:
+		n = len(e.Thinking)
+	case *aap.ToolCall:
+		n = len(e.Input)
+	}
+	if max := r.s.cfg.MaxMessageSize; max > 0 && r.msgBytes+n > max {
+		return &web.MessageTooLargeError{Limit: max}
+	}
+	r.msgBytes += n
 	return nil
 }
 

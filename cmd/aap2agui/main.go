@@ -30,7 +30,7 @@ type flags struct {
 	cancelRun                                   *string
 	headers, keys, origins, versions            *[]string
 	publicMeta, toolResultParts, separateCancel *bool
-	maxMessage, pageSize, maxSessions, maxTurns *int64
+	pageSize, maxSessions, maxTurns             *int64
 	users                                       *cli.UserFlags
 }
 
@@ -53,7 +53,6 @@ func bind(p *cli.Program) *flags {
 	fl.basePath = f.String("base-path", "", "mount the API under this path, e.g. /v1")
 	fl.versions = f.List("aap-version", ",", "AAP protocol version to serve, N or N=PATH (1, 2 or 3; PATH replaces --base-path for it); repeat for several, e.g. --aap-version 3 --aap-version 1=/legacy (default 3)")
 	p.BindServing(8<<20, "largest request body, in bytes")
-	fl.maxMessage = f.Int64("max-message-size", 32<<20, "largest message an agent may stream, in bytes; past it the turn ends with an error, what fits kept (negative: no limit)")
 	p.BindStream()
 	fl.pageSize = f.Int64("page-size", 50, "sessions per page of GET /sessions (1 to 1000)")
 	p.BindShutdown("turns")
@@ -171,7 +170,7 @@ func (fl *flags) config(p *cli.Program) (aap2agui.Config, error) {
 	cfg := aap2agui.Config{
 		Upstream: *fl.upstream, Serving: p.ServingOptions(*fl.keys, *fl.origins, fl.users.Options()),
 		PublicMeta: *fl.publicMeta, BasePath: *fl.basePath,
-		MaxBody: *s.MaxBody, MaxMessageSize: int(*fl.maxMessage),
+		MaxBody:  *s.MaxBody,
 		PageSize: int(*fl.pageSize),
 	}
 	var err error

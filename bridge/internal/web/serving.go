@@ -51,6 +51,12 @@ type Serving struct {
 	KeepAlive time.Duration
 	// MaxEventSize caps one upstream SSE event; zero means 16 MiB.
 	MaxEventSize int
+	// MaxMessageSize caps one message the agent streams (the bytes of its
+	// text, thinking and tool arguments): a turn whose message would grow
+	// past it ends (an error stop, or RUN_ERROR MESSAGE_TOO_LARGE; the
+	// message kept up to the cap); zero means 32 MiB, negative means no
+	// cap.
+	MaxMessageSize int
 
 	// APIKeys are the accepted bearer keys. None: the API is open (the
 	// programs warn at start-up).
@@ -112,6 +118,9 @@ func (s *Serving) SetDefaults(name string) error {
 	}
 	if s.Clock == nil {
 		s.Clock = time.Now
+	}
+	if s.MaxMessageSize == 0 {
+		s.MaxMessageSize = 32 << 20
 	}
 	switch s.OnClientGone {
 	case "", ClientGoneCancel:

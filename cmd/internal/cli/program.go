@@ -68,7 +68,7 @@ type Program struct {
 // Serving is the values of the flags every bridge has.
 type Serving struct {
 	CopyFrom, LogLevel, MetricsListen, OnClientGone   *string
-	MaxBody, RateBurst                                *int64
+	MaxBody, RateBurst, MaxMessage                    *int64
 	AllowedHosts                                      *[]string
 	InsecureOpen                                      *bool
 	HeaderTimeout, IdleTimeout, MaxTurn, StallTimeout *time.Duration
@@ -97,6 +97,7 @@ func (p *Program) BindServing(maxBody int64, maxBodyUsage string) {
 	s.HeaderTimeout = f.Duration("upstream-header-timeout", 60*time.Second, "how long to wait for the upstream's response headers to a turn")
 	s.IdleTimeout = f.Duration("upstream-idle-timeout", 5*time.Minute, "end a turn whose upstream stream sends no event for this long; comments do not count (negative: never)")
 	s.MaxTurn = f.Duration("max-turn-duration", 0, "end a turn that runs longer than this, with an error and what came kept (0: no limit)")
+	s.MaxMessage = f.Int64("max-message-size", 32<<20, "largest message an agent may stream, in bytes; past it the turn ends with an error, what fits kept (negative: no limit)")
 	s.OnClientGone = f.String("on-client-gone", "cancel", "what becomes of a turn whose client left or stopped reading: cancel (the upstream is cancelled, what came is stored) or finish (it runs to its end, bounded by --max-turn-duration, 30m when that is 0, and is stored whole)")
 	s.StallTimeout = f.Duration("stall-timeout", 30*time.Second, "end a turn whose client has not taken any of its stream for this long, as if it had left (negative: never)")
 }
@@ -238,6 +239,6 @@ func (p *Program) ServingOptions(keys, origins []string, users userid.Options) a
 		APIKeys: keys, CORSOrigins: origins, Users: users, Logger: p.Log,
 		ConnectTimeout: *s.HeaderTimeout, IdleTimeout: *s.IdleTimeout, MaxTurnDuration: *s.MaxTurn,
 		StallTimeout: *s.StallTimeout, KeepAlive: *s.KeepAlive, BodyTimeout: *s.BodyTimeout,
-		OnClientGone: aap2agui.ClientGone(*s.OnClientGone),
+		OnClientGone: aap2agui.ClientGone(*s.OnClientGone), MaxMessageSize: int(*s.MaxMessage),
 	}
 }
