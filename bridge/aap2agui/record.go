@@ -13,6 +13,10 @@ import (
 	"github.com/rs/zerolog"
 )
 
+// What a run stores of itself as it goes: the messages that settle, a
+// draft of the one still streaming, a snapshot that replaces the history,
+// and the turn's last writes.
+
 // record is what a turn's run stores of itself as it goes and at its
 // end: the entries it has stored after the history it began with (a
 // draft of the message still streaming among them), and what it needs to

@@ -7,6 +7,10 @@ import (
 	"github.com/aapagui/aapagui/aap"
 )
 
+// Holding an answer back: the results of the calls a turn answered with a
+// tool_permission reach the client before anything of the answer after
+// them, streamed or read from the session's history.
+
 // permission is how a turn answered an untrusted server tool call.
 type permission struct {
 	granted bool

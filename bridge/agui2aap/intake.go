@@ -20,6 +20,12 @@ import (
 	"github.com/gin-gonic/gin"
 )
 
+// A run's intake: the handler reads and checks the RunAgentInput, finds
+// the agent, takes the thread's lock and begins the run's life
+// (web.Turn), reads the thread and plans the run (plan.go), then hands it
+// to the runner (run.go). What fails before the stream begins is answered
+// here, as JSON or, for a refusal, as RUN_STARTED then RUN_ERROR.
+
 // run answers POST /agents/:name: a run of the thread, streamed as AG-UI
 // events. A run that fails before its stream begins is answered with a
 // JSON error (fail); one the AG-UI interrupt rules refuse, with RUN_STARTED

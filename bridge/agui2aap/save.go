@@ -9,6 +9,9 @@ import (
 	"github.com/ag-ui-protocol/ag-ui/sdks/community/go/pkg/core/types"
 )
 
+// The run's end: the thread saved and freed in one write, and only then
+// RUN_FINISHED (or RUN_ERROR when the thread could not be saved).
+
 // finish saves and frees the thread, in one write, before the client sees
 // the end of the run: a client that starts its next run at once
 // (CopilotKit does, after a frontend tool) must find the thread saved and

@@ -10,6 +10,11 @@ import (
 	"github.com/aapagui/aapagui/translate"
 )
 
+// The thread's AAP session: a plan that starts one creates it (version 3)
+// or makes its first turn a PUT /session (versions 1 and 2), chosen once
+// by the version the client speaks; a session the AAP server lost is
+// replaced by a new one seeded with the client's history.
+
 // openFirst opens the run's first turn. When the AAP server forgot the
 // thread's session (an in-memory server restarted, expiry, deletion), the
 // thread moves to a new session seeded with the client's history, as for

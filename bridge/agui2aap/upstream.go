@@ -14,6 +14,9 @@ import (
 	"github.com/aapagui/aapagui/translate"
 )
 
+// The AAP server: the client of a request, its /meta (cached), and the
+// turn call itself, streamed through web.Dial's connect and idle bounds.
+
 type metaEntry struct {
 	meta *aap.GetMetaResponse
 	at   time.Time
