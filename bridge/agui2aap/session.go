@@ -12,7 +12,7 @@ import (
 
 // The thread's AAP session: a plan that starts one creates it (version 3)
 // or makes its first turn a PUT /session (versions 1 and 2), chosen once
-// by the version the client speaks; a session the AAP server lost is
+// by the version the AAP server speaks; a session the AAP server lost is
 // replaced by a new one seeded with the client's history.
 
 // openFirst opens the run's first turn. When the AAP server forgot the
