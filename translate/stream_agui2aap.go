@@ -40,6 +40,7 @@ type AGUIToAAPOptions struct {
 // The AAP stream it produces always starts with turn_start and ends with
 // exactly one turn_stop, whatever it is fed.
 type AGUIToAAP struct {
+	enc   encryptedRun // the run's encrypted reasoning values (encrypted_run.go)
 	mode  aap.StreamMode
 	prior *PriorCalls
 	out   []aap.Event
@@ -256,7 +257,8 @@ func (t *AGUIToAAP) FeedJSON(ev events.Event, data []byte) ([]aap.Event, error) 
 	case *events.RunFinishedEvent, *events.RunErrorEvent:
 		t.usage = agui.Usage(data)
 	}
-	if sa := agui.SubagentRunID(data); sa != "" && !t.done {
+	sa := agui.SubagentRunID(data)
+	if sa != "" && !t.done {
 		t.out = t.out[:0]
 		t.begin()
 		if t.feedSubagent(sa, ev) {
@@ -266,7 +268,11 @@ func (t *AGUIToAAP) FeedJSON(ev events.Event, data []byte) ([]aap.Event, error) 
 	if e, ok := ev.(*events.RunFinishedEvent); ok && e.Outcome != nil && len(e.Outcome.Interrupts) > 0 {
 		t.rawInterrupts = rawInterrupts(data, len(e.Outcome.Interrupts))
 	}
-	return t.Feed(ev)
+	out, err := t.Feed(ev)
+	if sa == "" {
+		t.enc.after(t, ev)
+	}
+	return out, err
 }
 
 // rawInterrupts returns the compacted JSON of each of the n interrupts of

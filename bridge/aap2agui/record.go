@@ -28,7 +28,6 @@ type record struct {
 	sessID string
 	log    *zerolog.Logger
 	tr     *translate.AGUIToAAP
-	enc    *encryptedRun                // the run's encrypted reasoning values (encrypted.go)
 	own    map[string]bool              // the AG-UI ids of the turn's own entries (its messages, the results it closed)
 	perms  []*aap.ToolPermissionMessage // the permissions this turn answers
 
@@ -76,7 +75,7 @@ func (r *record) unsaved(msgs []aap.Message, ids []string) []store.Entry {
 			}
 			continue
 		}
-		agui := r.enc.extras(msgs, i, id)
+		agui := r.tr.Encrypted(msgs, i, id)
 		if id == "" {
 			id = ident.Random("msg-")
 		}
@@ -227,7 +226,7 @@ func newDraftID(now time.Time) string { return "msg-draft-" + now.UTC().Format("
 // came after they were stored; it reports whether any changed, and the
 // run's end then writes them again.
 func (r *record) refreshEncrypted(msgs []aap.Message, ids []string) bool {
-	if r.replaced || len(r.enc.calls)+len(r.enc.msgs) == 0 {
+	if r.replaced || !r.tr.HasEncrypted() {
 		return false
 	}
 	changed := false
@@ -239,7 +238,7 @@ func (r *record) refreshEncrypted(msgs []aap.Message, ids []string) bool {
 		if j < len(ids) {
 			id = ids[j]
 		}
-		if x := r.enc.extras(msgs, j, id); !bytes.Equal(x, r.entries[j].AGUI) {
+		if x := r.tr.Encrypted(msgs, j, id); !bytes.Equal(x, r.entries[j].AGUI) {
 			r.entries[j].AGUI, changed = x, true
 		}
 	}

@@ -41,8 +41,7 @@ type turnRun struct {
 
 	callNames    map[string]string // toolCallId → tool name of the calls this run streamed
 	stateChanged bool
-	enc          encryptedRun // the run's encrypted reasoning values (encrypted.go)
-	follow       *followUp    // the run that may be followed by one of the new message (CancelRunAuto), else nil
+	follow       *followUp // the run that may be followed by one of the new message (CancelRunAuto), else nil
 
 	w web.Writer[aap.Event] // writes the answer, the turn's stop held back until the turn is stored
 
@@ -194,7 +193,6 @@ func (r *turnRun) handle(ctx context.Context, ev events.Event, data []byte) (don
 	if err != nil {
 		r.feedError(err)
 	}
-	r.enc.after(r.tr, ev, data)
 	r.write(ctx, evs)
 	return r.tr.Done(), nil
 }

@@ -233,7 +233,7 @@ func (t *turn) stream(ctx context.Context, rw gin.ResponseWriter, body *web.Idle
 	r := &turnRun{s: t.s, log: t.log, sess: t.sess, agent: t.agent, life: t.life, form: t.form, prevInterrupts: t.prevInterrupts,
 		tr: tr, follow: newFollowUp(t.agent.cfg.CancelRun, t.adm.run, t.adm.calls),
 		rw: rw, mode: t.req.Mode(), saving: saving, w: aapWriter}
-	r.rec = record{st: t.s.cfg.Store, sessID: t.sess.ID, log: t.log, tr: tr, enc: &r.enc,
+	r.rec = record{st: t.s.cfg.Store, sessID: t.sess.ID, log: t.log, tr: tr,
 		own: entryIDs(added), perms: permissionsOf(t.req.Messages), baseLen: len(hist) + len(added)}
 	return r.stream(ctx, body)
 }
