@@ -19,7 +19,7 @@ import (
 	"github.com/aapagui/aapagui/aap"
 )
 
-var updateGolden = flag.Bool("update", false, "rewrite the turnN.agent.input.json sections of testdata/golden/encrypted-*.txtar")
+var updateGolden = flag.Bool("update", false, "rewrite the derived sections of testdata/golden/encrypted-*.txtar (turnN.agent.input.json) and of testdata/conformance/*.txtar")
 
 // TestGoldenEncrypted runs each testdata/golden/encrypted-*.txtar through
 // aap2agui over real HTTP: a scripted agent answers run N with the file's
