@@ -13,6 +13,7 @@ import (
 
 	"github.com/aapagui/aapagui/aap"
 	"github.com/aapagui/aapagui/bridge/internal/web"
+	"github.com/aapagui/aapagui/internal/header"
 	"github.com/aapagui/aapagui/store"
 )
 
@@ -78,7 +79,7 @@ func (c *Config) resolveAgent(a *AgentConfig, one bool) error {
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return fmt.Errorf("Config.Upstream %q is not an http(s) URL", a.Upstream)
 	}
-	if err := checkHeader(a.UpstreamHeader); err != nil {
+	if err := header.Check(a.UpstreamHeader); err != nil {
 		return fmt.Errorf("Config.UpstreamHeader: %w", err)
 	}
 	if a.Agent.Name == "" {

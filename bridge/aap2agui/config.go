@@ -7,8 +7,6 @@ import (
 	"strings"
 	"time"
 
-	"golang.org/x/net/http/httpguts"
-
 	"github.com/aapagui/aapagui/aap"
 	"github.com/aapagui/aapagui/bridge/internal/web"
 	"github.com/aapagui/aapagui/store"
@@ -229,21 +227,4 @@ func (c *Config) setDefaults() error {
 		return fmt.Errorf("aap2agui: Config.PageSize %d is negative", c.PageSize)
 	}
 	return c.resolveAgents()
-}
-
-// checkHeader refuses an upstream header no HTTP request can carry: a
-// name that is not a token, or a value holding a control character (a CR
-// LF would add a header). Values are never shown.
-func checkHeader(h http.Header) error {
-	for name, values := range h {
-		if !httpguts.ValidHeaderFieldName(name) {
-			return fmt.Errorf("%q is not a header name", name)
-		}
-		for _, v := range values {
-			if !httpguts.ValidHeaderFieldValue(v) {
-				return fmt.Errorf("the value of %s holds a control character (the value is not shown)", name)
-			}
-		}
-	}
-	return nil
 }

@@ -6,7 +6,6 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"github.com/aapagui/aapagui/bridge/internal/web"
-	"github.com/aapagui/aapagui/internal/limit"
 )
 
 // Limits are optional per-key limits, each off at zero. A key is one API
@@ -31,9 +30,9 @@ type Limits struct {
 // place frees when the client deletes a session, at no foreseeable time.
 const sessionRetry = time.Minute
 
-// keys checks the limits and makes the per-process limiter.
-func (l Limits) keys() (*limit.Keys, error) {
-	return web.KeyLimits{Conversations: l.SessionsPerKey, Turns: l.TurnsPerKey, RequestsPerSecond: l.RequestsPerSecond, Burst: l.Burst}.Keys("aap2agui")
+// web is the limits as both bridges name them.
+func (l Limits) web() web.KeyLimits {
+	return web.KeyLimits{Conversations: l.SessionsPerKey, Turns: l.TurnsPerKey, RequestsPerSecond: l.RequestsPerSecond, Burst: l.Burst}
 }
 
 // turnPlace holds one of the caller's turn places (Limits.TurnsPerKey)

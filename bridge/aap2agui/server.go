@@ -41,24 +41,14 @@ func New(cfg Config) (*Server, error) {
 	if err := cfg.setDefaults(); err != nil {
 		return nil, err
 	}
-	limits, err := cfg.Limits.keys()
+	b, err := cfg.Serving.NewBase(web.BaseOptions{Name: "aap2agui", Unit: "turn", Keyed: len(cfg.APIKeys) > 0, Limits: cfg.Limits.web(), MaxBody: cfg.MaxBody})
 	if err != nil {
 		return nil, err
 	}
-	m := metrics.New(metrics.Options{Namespace: "aap2agui", Unit: "turn"})
-	observe, hc, outer := web.Telemetry("aap2agui", m, cfg.TracerProvider, cfg.HTTPClient)
-	cfg.Store, cfg.HTTPClient = store.Observe(cfg.Store, observe), hc
-	users, err := userid.New(cfg.Users, len(cfg.APIKeys) > 0)
-	if err != nil {
-		return nil, err
-	}
-	s := &Server{cfg: cfg, keys: apikey.New(cfg.APIKeys), users: users, metrics: m, limits: limits}
+	cfg.Store = store.Observe(cfg.Store, b.Observe)
+	s := &Server{cfg: cfg, keys: b.Keys, users: b.Users, metrics: b.Metrics, limits: b.Limits, engine: b.Engine}
 	s.roster.Store(s.newRoster(cfg.Agents))
-	guards := []gin.HandlerFunc{web.CORS(cfg.CORSOrigins, "GET, POST, DELETE, OPTIONS"), web.BodyTimeout(cfg.BodyTimeout)}
-	if s.keys.Open() && !users.JWT() {
-		guards = append(guards, web.HostAllow(cfg.AllowedHosts))
-	}
-	e := web.NewEngine(cfg.Logger, cfg.MaxBody, outer, guards...)
+	e, m := b.Engine, b.Metrics
 	e.GET("/readyz", s.handle(s.ready))
 	if !cfg.SeparateMetrics {
 		e.GET("/metrics", s.handle(s.auth), gin.WrapH(m.Handler()))
@@ -73,7 +63,6 @@ func New(cfg Config) (*Server, error) {
 			return nil, err
 		}
 	}
-	s.engine = e
 	return s, nil
 }
 

@@ -9,7 +9,6 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/aapagui/aapagui/bridge/internal/web"
-	"github.com/aapagui/aapagui/internal/limit"
 )
 
 // Limits are optional per-key limits, each off at zero. A key is one API
@@ -36,9 +35,9 @@ type Limits struct {
 // place frees when the client deletes a thread, at no foreseeable time.
 const threadRetry = time.Minute
 
-// keys checks the limits and makes the per-process limiter.
-func (l Limits) keys() (*limit.Keys, error) {
-	return web.KeyLimits{Conversations: l.ThreadsPerKey, Turns: l.RunsPerKey, RequestsPerSecond: l.RequestsPerSecond, Burst: l.Burst}.Keys("agui2aap")
+// web is the limits as both bridges name them.
+func (l Limits) web() web.KeyLimits {
+	return web.KeyLimits{Conversations: l.ThreadsPerKey, Turns: l.RunsPerKey, RequestsPerSecond: l.RequestsPerSecond, Burst: l.Burst}
 }
 
 // runPlace holds one of the caller's run places (Limits.RunsPerKey) for

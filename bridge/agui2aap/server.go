@@ -43,23 +43,13 @@ func New(cfg Config) (*Server, error) {
 	if err := cfg.setDefaults(); err != nil {
 		return nil, err
 	}
-	limits, err := cfg.Limits.keys()
+	b, err := cfg.Serving.NewBase(web.BaseOptions{Name: "agui2aap", Unit: "run", Keyed: len(cfg.APIKeys) > 0 || cfg.ForwardAuth, Limits: cfg.Limits.web(), MaxBody: cfg.MaxBody})
 	if err != nil {
 		return nil, err
 	}
-	m := metrics.New(metrics.Options{Namespace: "agui2aap", Unit: "run"})
-	observe, hc, outer := web.Telemetry("agui2aap", m, cfg.TracerProvider, cfg.HTTPClient)
-	cfg.Store, cfg.HTTPClient = store.ObserveThreads(cfg.Store, observe), hc
-	users, err := userid.New(cfg.Users, len(cfg.APIKeys) > 0 || cfg.ForwardAuth)
-	if err != nil {
-		return nil, err
-	}
-	s := &Server{cfg: cfg, keys: apikey.New(cfg.APIKeys), users: users, meta: map[string]metaEntry{}, metrics: m, limits: limits}
-	guards := []gin.HandlerFunc{web.CORS(cfg.CORSOrigins, "GET, POST, DELETE, OPTIONS"), web.BodyTimeout(cfg.BodyTimeout)}
-	if s.keys.Open() && !users.JWT() {
-		guards = append(guards, web.HostAllow(cfg.AllowedHosts))
-	}
-	e := web.NewEngine(cfg.Logger, cfg.MaxBody, outer, guards...)
+	cfg.Store = store.ObserveThreads(cfg.Store, b.Observe)
+	s := &Server{cfg: cfg, keys: b.Keys, users: b.Users, meta: map[string]metaEntry{}, metrics: b.Metrics, limits: b.Limits, engine: b.Engine}
+	e, m := b.Engine, b.Metrics
 	// Thread ids are the client's, "/" included: routes match the escaped
 	// path, so that DELETE …/threads/a%2Fb names the thread "a/b", and
 	// each path value is unescaped once matched (gin's own unescaping
@@ -74,7 +64,6 @@ func New(cfg Config) (*Server, error) {
 	e.POST("/agents/:name", s.authUser, s.runPlace, web.JSONBody, s.run)
 	e.GET("/agents/:name/threads", s.authUser, s.listThreads)
 	e.DELETE("/agents/:name/threads/:threadId", s.authUser, s.deleteThread)
-	s.engine = e
 	return s, nil
 }
 

@@ -12,9 +12,8 @@ import (
 	"strings"
 	"time"
 
-	"golang.org/x/net/http/httpguts"
-
 	"github.com/aapagui/aapagui/bridge/aap2agui"
+	"github.com/aapagui/aapagui/internal/header"
 )
 
 // IsAgentsConfig reports whether data (JSON) is the several-agent form of
@@ -169,7 +168,7 @@ func applyUpstream(a *aap2agui.AgentConfig, u upstreamFile, getenv func(string) 
 		}
 		a.UpstreamHeader.Add(name, value)
 	}
-	if err := checkHeader(a.UpstreamHeader); err != nil {
+	if err := header.Check(a.UpstreamHeader); err != nil {
 		return fmt.Errorf("headers: %w", err)
 	}
 	for _, d := range []struct {
@@ -221,21 +220,4 @@ func expandEnv(v string, getenv func(string) string) (string, error) {
 		return "", fmt.Errorf("the environment variable %s is not set", missing)
 	}
 	return out, nil
-}
-
-// checkHeader refuses an upstream header no HTTP request can carry: a
-// name that is not a token, or a value holding a control character (a CR
-// LF would add a header). Values are never shown.
-func checkHeader(h http.Header) error {
-	for name, values := range h {
-		if !httpguts.ValidHeaderFieldName(name) {
-			return fmt.Errorf("%q is not a header name", name)
-		}
-		for _, v := range values {
-			if !httpguts.ValidHeaderFieldValue(v) {
-				return fmt.Errorf("the value of %s holds a control character (the value is not shown)", name)
-			}
-		}
-	}
-	return nil
 }

@@ -1,0 +1,61 @@
+package web
+
+import (
+	"github.com/gin-gonic/gin"
+
+	"github.com/aapagui/aapagui/bridge/internal/metrics"
+	"github.com/aapagui/aapagui/internal/apikey"
+	"github.com/aapagui/aapagui/internal/limit"
+	"github.com/aapagui/aapagui/internal/userid"
+	"github.com/aapagui/aapagui/store"
+)
+
+// Base is what both bridges' servers stand on, made once from their
+// Serving options: the metrics, the store observer and upstream client
+// with telemetry, the keys and the users behind them, the per-key limits,
+// and the engine with its guards (CORS, the body timeout, and the Host
+// check of an open server), to which each bridge adds its routes.
+type Base struct {
+	Metrics *metrics.Metrics
+	// Observe observes the bridge's store operations (metrics, spans):
+	// the bridge wraps its store with it.
+	Observe store.Observer
+	Keys    apikey.Keys
+	Users   *userid.Users // nil: conversations are scoped to the key alone
+	Limits  *limit.Keys   // nil: no per-key rate or turn limit
+	Engine  *gin.Engine
+}
+
+// BaseOptions are what differs between the bridges' bases.
+type BaseOptions struct {
+	Name string // "aap2agui", "agui2aap": the metrics' namespace, the service's name
+	Unit string // "turn", "run"
+	// Keyed says that callers present a key (API keys, or a key they
+	// forward upstream): a user token then rides beside it.
+	Keyed   bool
+	Limits  KeyLimits
+	MaxBody int64
+}
+
+// NewBase makes the base of a bridge's server; s.HTTPClient gets the
+// upstream calls' telemetry.
+func (s *Serving) NewBase(o BaseOptions) (*Base, error) {
+	limits, err := o.Limits.Keys(o.Name)
+	if err != nil {
+		return nil, err
+	}
+	users, err := userid.New(s.Users, o.Keyed)
+	if err != nil {
+		return nil, err
+	}
+	m := metrics.New(metrics.Options{Namespace: o.Name, Unit: o.Unit})
+	observe, hc, outer := Telemetry(o.Name, m, s.TracerProvider, s.HTTPClient)
+	s.HTTPClient = hc
+	b := &Base{Metrics: m, Observe: observe, Keys: apikey.New(s.APIKeys), Users: users, Limits: limits}
+	guards := []gin.HandlerFunc{CORS(s.CORSOrigins, "GET, POST, DELETE, OPTIONS"), BodyTimeout(s.BodyTimeout)}
+	if b.Keys.Open() && !users.JWT() {
+		guards = append(guards, HostAllow(s.AllowedHosts))
+	}
+	b.Engine = NewEngine(s.Logger, o.MaxBody, outer, guards...)
+	return b, nil
+}
