@@ -6,14 +6,12 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"os"
-	"path/filepath"
 	"regexp"
-	"strconv"
 	"strings"
 	"sync"
 	"testing"
 
+	"github.com/aapagui/aapagui/internal/testkit/txtartest"
 	"github.com/stretchr/testify/require"
 	"golang.org/x/tools/txtar"
 )
@@ -35,32 +33,12 @@ import (
 // <uuid-N>, numbered by first appearance in the file's derived sections,
 // and timestamps as 0.
 func TestConformance(t *testing.T) {
-	files, err := filepath.Glob("testdata/conformance/*.txtar")
-	require.NoError(t, err)
-	require.NotEmpty(t, files)
-	for _, path := range files {
-		t.Run(strings.TrimSuffix(filepath.Base(path), ".txtar"), func(t *testing.T) {
-			arc, err := txtar.ParseFile(path)
-			require.NoError(t, err)
-			require.NotEmpty(t, strings.TrimSpace(string(arc.Comment)), "a case opens with what it shows")
-			got := runConformance(t, arc)
-			if *updateGolden {
-				setSections(arc, got)
-				require.NoError(t, os.WriteFile(path, txtar.Format(arc), 0o644))
-				return
-			}
-			for _, name := range []string{"run", "response", "history"} {
-				want, ok := section(arc, name)
-				require.True(t, ok, "%s: no section %s (go test -run TestConformance -update)", path, name)
-				require.Equal(t, string(want), got[name], "%s: section %s", path, name)
-			}
-		})
-	}
+	txtartest.Run(t, "testdata/conformance/*.txtar", []string{"run", "response", "history"}, *updateGolden, runConformance)
 }
 
 // runConformance plays a case and returns its derived sections.
 func runConformance(t *testing.T, arc *txtar.Archive) map[string]string {
-	reply, ok := section(arc, "upstream")
+	reply, ok := txtartest.Section(arc, "upstream")
 	require.True(t, ok, "no upstream section")
 	var mu sync.Mutex
 	var run []byte
@@ -73,25 +51,25 @@ func runConformance(t *testing.T, arc *txtar.Archive) map[string]string {
 		_, _ = w.Write(reply)
 	}))
 	e := newEnv(t, upstream)
-	create, ok := section(arc, "session")
+	create, ok := txtartest.Section(arc, "session")
 	if !ok {
 		create = []byte(`{"agent":{"name":"agent"}}`)
 	}
 	resp := doJSON(t, http.MethodPost, e.URL+"/sessions", create)
 	require.Equal(t, http.StatusCreated, resp.StatusCode, resp.Body)
 	id := regexp.MustCompile(`"sessionId":"([^"]+)"`).FindStringSubmatch(resp.Body)[1]
-	req, ok := section(arc, "request")
+	req, ok := txtartest.Section(arc, "request")
 	require.True(t, ok, "no request section")
 	turn := doJSON(t, http.MethodPost, e.URL+"/sessions/"+id+"/turns", req)
 	hist := doJSON(t, http.MethodGet, e.URL+"/sessions/"+id+"/history?type=full", nil)
 
-	n := newNormalizer(id)
+	var n txtartest.Names
 	mu.Lock()
 	defer mu.Unlock()
 	return map[string]string{
-		"run":      n.text(indentJSON(run)),
-		"response": n.text(fmt.Sprintf("%d %s\n%s", turn.StatusCode, turn.ContentType, turn.Body)),
-		"history":  n.text(fmt.Sprintf("%d\n%s", hist.StatusCode, indentJSON([]byte(hist.Body)))),
+		"run":      n.Text(strings.ReplaceAll(indentJSON(run), id, "{session}")),
+		"response": n.Text(strings.ReplaceAll(fmt.Sprintf("%d %s\n%s", turn.StatusCode, turn.ContentType, turn.Body), id, "{session}")),
+		"history":  n.Text(strings.ReplaceAll(fmt.Sprintf("%d\n%s", hist.StatusCode, indentJSON([]byte(hist.Body))), id, "{session}")),
 	}
 }
 
@@ -124,63 +102,4 @@ func indentJSON(data []byte) string {
 		return strings.TrimRight(string(data), "\n") + "\n"
 	}
 	return b.String() + "\n"
-}
-
-// normalizer gives generated values stable names, by first appearance.
-type normalizer struct {
-	session string
-	names   map[string]string
-	ids     int
-	uuids   int
-}
-
-var (
-	hexID     = regexp.MustCompile(`[0-9a-f]{32}`)
-	uuidID    = regexp.MustCompile(`[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}`)
-	timestamp = regexp.MustCompile(`"timestamp":\d+`)
-)
-
-func newNormalizer(session string) *normalizer {
-	return &normalizer{session: session, names: map[string]string{}}
-}
-
-func (n *normalizer) text(s string) string {
-	s = strings.ReplaceAll(s, n.session, "{session}")
-	s = uuidID.ReplaceAllStringFunc(s, func(v string) string { return n.name(v, "uuid", &n.uuids) })
-	s = hexID.ReplaceAllStringFunc(s, func(v string) string { return n.name(v, "id", &n.ids) })
-	return timestamp.ReplaceAllString(s, `"timestamp":0`)
-}
-
-func (n *normalizer) name(v, kind string, count *int) string {
-	if name, ok := n.names[v]; ok {
-		return name
-	}
-	*count++
-	name := "<" + kind + "-" + strconv.Itoa(*count) + ">"
-	n.names[v] = name
-	return name
-}
-
-func section(arc *txtar.Archive, name string) ([]byte, bool) {
-	for _, f := range arc.Files {
-		if f.Name == name {
-			return f.Data, true
-		}
-	}
-	return nil, false
-}
-
-// setSections writes the derived sections, in their order, after the
-// hand-written ones.
-func setSections(arc *txtar.Archive, got map[string]string) {
-	var files []txtar.File
-	for _, f := range arc.Files {
-		if _, derived := got[f.Name]; !derived {
-			files = append(files, f)
-		}
-	}
-	for _, name := range []string{"run", "response", "history"} {
-		files = append(files, txtar.File{Name: name, Data: []byte(got[name])})
-	}
-	arc.Files = files
 }
