@@ -15,6 +15,7 @@ import (
 	"github.com/aapagui/aapagui/aap"
 	"github.com/aapagui/aapagui/bridge/aap2agui"
 	"github.com/aapagui/aapagui/internal/testkit/metricstest"
+	"github.com/aapagui/aapagui/internal/testkit/streamtest"
 )
 
 // A client that goes away while aap2agui waits for the AG-UI agent's
@@ -110,22 +111,8 @@ func TestClientLeftFinish(t *testing.T) {
 	e := newEnv(t, upstream, func(c *aap2agui.Config) { c.OnClientGone = aap2agui.ClientGoneFinish })
 	id := e.createSession(t, aap.PostSessionsRequest{})
 
-	ctx, cancel := context.WithCancel(testContext(t))
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, e.URL+"/sessions/"+id+"/turns", strings.NewReader(`{"stream":"delta","messages":[{"role":"user","content":"hello"}]}`))
-	require.NoError(t, err)
-	req.Header.Set("Content-Type", "application/json")
-	resp, err := http.DefaultClient.Do(req)
-	require.NoError(t, err)
-	var got strings.Builder
-	buf := make([]byte, 4096)
-	for !strings.Contains(got.String(), "the first half") {
-		n, err := resp.Body.Read(buf)
-		require.NoError(t, err, "the stream ended before the first delta: %s", got.String())
-		got.Write(buf[:n])
-	}
-	cancel() // the client leaves mid-answer
-	resp.Body.Close()
-	time.Sleep(50 * time.Millisecond) // the bridge sees the connection close
+	// The client leaves mid-answer.
+	streamtest.LeaveAfter(t, testContext(t), e.URL+"/sessions/"+id+"/turns", `{"stream":"delta","messages":[{"role":"user","content":"hello"}]}`, "the first half")
 	close(release)
 
 	select {

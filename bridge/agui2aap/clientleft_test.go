@@ -23,6 +23,7 @@ import (
 	"github.com/aapagui/aapagui/bridge/agui2aap"
 	"github.com/aapagui/aapagui/demo"
 	"github.com/aapagui/aapagui/internal/testkit/metricstest"
+	"github.com/aapagui/aapagui/internal/testkit/streamtest"
 	"github.com/aapagui/aapagui/store"
 )
 
@@ -184,22 +185,8 @@ func TestClientLeftFinish(t *testing.T) {
 	c.say("hello")
 	body, err := json.Marshal(c.input("", nil))
 	require.NoError(t, err)
-	ctx, cancel := context.WithCancel(testContext(t))
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, e.URL+"/agents/demo", bytes.NewReader(body))
-	require.NoError(t, err)
-	req.Header.Set("Content-Type", "application/json")
-	resp, err := http.DefaultClient.Do(req)
-	require.NoError(t, err)
-	var got strings.Builder
-	buf := make([]byte, 4096)
-	for !strings.Contains(got.String(), "the first half") {
-		n, err := resp.Body.Read(buf)
-		require.NoError(t, err, "the stream ended before the first delta: %s", got.String())
-		got.Write(buf[:n])
-	}
-	cancel() // the client leaves mid-answer
-	resp.Body.Close()
-	time.Sleep(50 * time.Millisecond) // the bridge sees the connection close
+	// The client leaves mid-answer.
+	streamtest.LeaveAfter(t, testContext(t), e.URL+"/agents/demo", string(body), "the first half")
 	close(release)
 
 	select {
