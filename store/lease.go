@@ -58,6 +58,7 @@ type LeaseOptions struct {
 type Lease struct {
 	holder string
 	lock   func(ctx context.Context, ttl time.Duration) (bool, time.Duration, error)
+	renewf func(ctx context.Context, ttl time.Duration) (bool, error) // the heartbeat's statement
 	unlock func(ctx context.Context) error
 	ttl    time.Duration
 	onErr  func(op string, err error)
@@ -86,22 +87,68 @@ func (l *Lease) margin() time.Duration { return l.ttl / 8 }
 // live lease holds is a *HeldError; a missing session is ErrNotFound.
 func TakeSession(ctx context.Context, s SessionLocker, id string, opts LeaseOptions) (*Lease, error) {
 	holder := newHolder()
-	return take(ctx, holder, opts,
-		func(ctx context.Context, ttl time.Duration) (bool, time.Duration, error) {
+	return take(ctx, holder, opts, lockFuncs{
+		lock: func(ctx context.Context, ttl time.Duration) (bool, time.Duration, error) {
 			return s.Lock(ctx, id, holder, ttl)
 		},
-		func(ctx context.Context) error { return s.Unlock(ctx, id, holder) })
+		renew:  sessionRenewal(s, id, holder),
+		unlock: func(ctx context.Context) error { return s.Unlock(ctx, id, holder) }})
 }
 
 // TakeThread takes the run lock of thread id of owner in s (the thread need
 // not exist yet). A lock that another live lease holds is a *HeldError.
 func TakeThread(ctx context.Context, s ThreadLocker, owner, id string, opts LeaseOptions) (*Lease, error) {
 	holder := newHolder()
-	return take(ctx, holder, opts,
-		func(ctx context.Context, ttl time.Duration) (bool, time.Duration, error) {
-			return s.LockThread(ctx, owner, id, holder, ttl)
-		},
-		func(ctx context.Context) error { return s.UnlockThread(ctx, owner, id, holder) })
+	lock := func(ctx context.Context, ttl time.Duration) (bool, time.Duration, error) {
+		return s.LockThread(ctx, owner, id, holder, ttl)
+	}
+	renew := func(ctx context.Context, ttl time.Duration) (bool, error) {
+		ok, _, err := lock(ctx, ttl)
+		return ok, err
+	}
+	if r, ok := s.(LockRenewer); ok {
+		renew = func(ctx context.Context, ttl time.Duration) (bool, error) {
+			return r.RenewThreadLock(ctx, owner, id, holder, ttl)
+		}
+	}
+	return take(ctx, holder, opts, lockFuncs{lock: lock, renew: renew,
+		unlock: func(ctx context.Context) error { return s.UnlockThread(ctx, owner, id, holder) }})
+}
+
+// LockRenewer is implemented by stores whose lock renewals (a Lease's
+// heartbeat) go ahead of their other writes and are sent together: on
+// SQLite a lane of their own into the writer, committed before any write
+// waiting there; on PostgreSQL one statement for every renewal waiting,
+// on a queue of its own. A burst of turn starts, checkpoints and history
+// writes then never makes a heartbeat wait longer than one write group.
+// A renewal reports ok false when the lock is no longer holder's to renew
+// (another holder took it, or its session is gone): the lease is lost.
+type LockRenewer interface {
+	RenewLock(ctx context.Context, id, holder string, ttl time.Duration) (bool, error)
+	RenewThreadLock(ctx context.Context, owner, id, holder string, ttl time.Duration) (bool, error)
+}
+
+// sessionRenewal is the heartbeat's statement for holder's lock of
+// session id: s's RenewLock where it has one, else Lock.
+func sessionRenewal(s SessionLocker, id, holder string) func(context.Context, time.Duration) (bool, error) {
+	if r, ok := s.(LockRenewer); ok {
+		return func(ctx context.Context, ttl time.Duration) (bool, error) {
+			return r.RenewLock(ctx, id, holder, ttl)
+		}
+	}
+	return func(ctx context.Context, ttl time.Duration) (bool, error) {
+		ok, _, err := s.Lock(ctx, id, holder, ttl)
+		return ok, err
+	}
+}
+
+// lockFuncs are a lease's calls to its store: lock takes the lock (and
+// says how long another holder has left), renew is the heartbeat's,
+// unlock frees it.
+type lockFuncs struct {
+	lock   func(ctx context.Context, ttl time.Duration) (bool, time.Duration, error)
+	renew  func(ctx context.Context, ttl time.Duration) (bool, error)
+	unlock func(ctx context.Context) error
 }
 
 // SessionLockLoader is implemented by stores that take a session's turn
@@ -142,8 +189,8 @@ func TakeAndLoadSession(ctx context.Context, st Store, owner, id string, opts Le
 		hist  []Entry
 		first = true // take calls lock once before it returns; renewals come later
 	)
-	l, err := take(ctx, holder, opts,
-		func(ctx context.Context, ttl time.Duration) (bool, time.Duration, error) {
+	l, err := take(ctx, holder, opts, lockFuncs{
+		lock: func(ctx context.Context, ttl time.Duration) (bool, time.Duration, error) {
 			if first {
 				first = false
 				var ok bool
@@ -154,7 +201,8 @@ func TakeAndLoadSession(ctx context.Context, st Store, owner, id string, opts Le
 			}
 			return st.Lock(ctx, id, holder, ttl)
 		},
-		func(ctx context.Context) error { return st.Unlock(ctx, id, holder) })
+		renew:  sessionRenewal(st, id, holder),
+		unlock: func(ctx context.Context) error { return st.Unlock(ctx, id, holder) }})
 	if err != nil {
 		return nil, nil, nil, err
 	}
@@ -167,10 +215,8 @@ func newHolder() string {
 	return "lease-" + hex.EncodeToString(b[:])
 }
 
-func take(ctx context.Context, holder string, opts LeaseOptions,
-	lock func(context.Context, time.Duration) (bool, time.Duration, error),
-	unlock func(context.Context) error) (*Lease, error) {
-	l := &Lease{holder: holder, lock: lock, unlock: unlock, ttl: opts.TTL, onErr: opts.OnError, lost: make(chan struct{})}
+func take(ctx context.Context, holder string, opts LeaseOptions, f lockFuncs) (*Lease, error) {
+	l := &Lease{holder: holder, lock: f.lock, renewf: f.renew, unlock: f.unlock, ttl: opts.TTL, onErr: opts.OnError, lost: make(chan struct{})}
 	if l.ttl <= 0 {
 		l.ttl = LeaseTTL
 	}
@@ -178,7 +224,7 @@ func take(ctx context.Context, holder string, opts LeaseOptions,
 		l.onErr = func(string, error) {}
 	}
 	start := time.Now()
-	ok, left, err := lock(ctx, l.ttl)
+	ok, left, err := l.lock(ctx, l.ttl)
 	if err != nil {
 		return nil, err
 	}
@@ -272,7 +318,7 @@ func (l *Lease) renew() {
 
 	start := time.Now()
 	ctx, cancel := context.WithTimeout(l.beatCtx, l.ttl/3)
-	ok, _, err := l.lock(ctx, l.ttl)
+	ok, err := l.renewf(ctx, l.ttl)
 	cancel()
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -368,7 +414,7 @@ func (l *Lease) writeRetrying(write func(holder string) error) error {
 		backoff = min(2*backoff, 500*time.Millisecond)
 		start := time.Now()
 		ctx, cancel := context.WithTimeout(context.Background(), max(left-backoff, time.Millisecond))
-		ok, _, lerr := l.lock(ctx, l.ttl)
+		ok, lerr := l.renewf(ctx, l.ttl)
 		cancel()
 		switch {
 		case lerr != nil:

@@ -184,6 +184,31 @@ func (s *observedLockLoader) LockLoadSession(ctx context.Context, owner, id, hol
 	return sess, hist, ok, left, err
 }
 
+// RenewLock is the store's own RenewLock (LockRenewer) where it has one,
+// else its Lock, so that an observed store's heartbeats keep their lane.
+// It is reported as Lock, the operation a renewal has always been.
+func (s *observed) RenewLock(ctx context.Context, id, holder string, ttl time.Duration) (bool, error) {
+	ctx, done := s.o(ctx, "Lock")
+	ok, err := sessionRenewal(s.st, id, holder)(ctx, ttl)
+	done(err)
+	return ok, err
+}
+
+// RenewThreadLock is RenewLock for a thread's lock, reported as
+// LockThread.
+func (s *observed) RenewThreadLock(ctx context.Context, owner, id, holder string, ttl time.Duration) (bool, error) {
+	ctx, done := s.o(ctx, "LockThread")
+	var ok bool
+	var err error
+	if r, isRenewer := s.st.(LockRenewer); isRenewer {
+		ok, err = r.RenewThreadLock(ctx, owner, id, holder, ttl)
+	} else {
+		ok, _, err = s.st.LockThread(ctx, owner, id, holder, ttl)
+	}
+	done(err)
+	return ok, err
+}
+
 // Close closes the store underneath; it is not an operation worth
 // observing.
 func (s *observed) Close() error { return s.st.Close() }

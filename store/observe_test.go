@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -105,4 +106,36 @@ type ctxStore struct {
 func (s ctxStore) Ping(ctx context.Context) error {
 	*s.seen = ctx.Value(ctxKey{})
 	return nil
+}
+
+// renewCounter is a store that counts the renewals that reach its
+// LockRenewer.
+type renewCounter struct {
+	store.Store
+	renewals int
+}
+
+func (s *renewCounter) RenewLock(context.Context, string, string, time.Duration) (bool, error) {
+	s.renewals++
+	return true, nil
+}
+
+func (s *renewCounter) RenewThreadLock(context.Context, string, string, string, time.Duration) (bool, error) {
+	s.renewals++
+	return true, nil
+}
+
+// An observed store's heartbeats reach the store's own LockRenewer (the
+// lane ahead of its other writes), not its Lock: the bridges observe
+// every store they use.
+func TestObservedRenewalsKeepTheirLane(t *testing.T) {
+	under := &renewCounter{Store: store.NewMemory()}
+	st := store.Observe(under, func(ctx context.Context, _ string) (context.Context, func(error)) { return ctx, func(error) {} })
+	r, ok := st.(store.LockRenewer)
+	require.True(t, ok)
+	_, err := r.RenewLock(context.Background(), "s1", "h", time.Second)
+	require.NoError(t, err)
+	_, err = r.RenewThreadLock(context.Background(), "k", "t1", "h", time.Second)
+	require.NoError(t, err)
+	assert.Equal(t, 2, under.renewals)
 }

@@ -22,6 +22,9 @@ import (
 //   - *web.Failure, a refusal already named: an invalid request (400), an
 //     unknown agent or history type (404), a key over a limit (429), …;
 //   - *upstreamError, the agent could not be called (502, 504; upstream.go);
+//   - a start the store could not take in time, or a lock it could not
+//     keep (web.StoreCause: 503 store_busy, 503 lease_lost), whatever call
+//     it cut short;
 //   - the store's: *store.HeldError (409 turn_in_progress),
 //     store.ErrNotFound (404 session_not_found), store.ErrLimit (429
 //     too_many_sessions);
@@ -70,6 +73,10 @@ func (s *Server) failure(c *gin.Context, err error) *web.Failure {
 	switch {
 	case errors.As(err, &f):
 		return f
+	case web.StoreCause(err) != nil:
+		// Before the upstream's error: a call cut short by a lost lease
+		// is not the upstream's failure.
+		return web.StoreCause(err)
 	case errors.As(err, &ue):
 		return web.Fail(ue.kind, ue.code, ue.message)
 	case errors.As(err, &held):

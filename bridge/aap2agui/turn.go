@@ -159,7 +159,7 @@ func (s *Server) runTurn(c *gin.Context, id string, req *aap.PostSessionTurnRequ
 	defer body.Close()
 	saving, err := t.save(ctx)
 	if err != nil {
-		return false, err
+		return false, web.CauseOf(ctx, err) // cut short by the lease, say: not a bare "context canceled"
 	}
 	// The agent took the run: from here on the turn is part of the session.
 	return true, t.stream(ctx, c.Writer, body, saving)
@@ -169,8 +169,15 @@ func (s *Server) runTurn(c *gin.Context, id string, req *aap.PostSessionTurnRequ
 // history under it (a turn that just finished may have changed them): one
 // round trip on PostgreSQL. It returns the turn's context (see
 // web.Serving.BeginTurn); t.life.Release frees it all.
+//
+// The store work is bounded by Config.StartTimeout: a start the store does
+// not take in time ends with web.ErrStoreBusy (503 store_busy), before
+// anything of the turn ran.
 func (t *turn) lock(ctx context.Context, owner, id string) (context.Context, error) {
-	lease, sess, hist, err := store.TakeAndLoadSession(ctx, t.s.cfg.Store, owner, id, store.LeaseOptions{OnError: web.LeaseLog(t.log, "session", id)})
+	start, cancel := web.StartContext(ctx, t.s.cfg.StartTimeout)
+	lease, sess, hist, err := store.TakeAndLoadSession(start, t.s.cfg.Store, owner, id, store.LeaseOptions{OnError: web.LeaseLog(t.log, "session", id)})
+	err = web.CauseOf(start, err)
+	cancel()
 	if err != nil {
 		return nil, err // *store.HeldError: 409 turn_in_progress (failure)
 	}
@@ -185,6 +192,12 @@ func (t *turn) call(ctx context.Context) (*web.IdleBody, error) {
 	body, err := t.agent.postTurn(ctx, t.adm.run, t.adm.calls)
 	if err == nil {
 		return body, nil
+	}
+	if err := web.CauseOf(ctx, err); errors.Is(err, store.ErrLeaseLost) {
+		// The call was cut short by the turn's lock given up, not by
+		// the agent: 503 lease_lost (failure), logged by the lease.
+		t.life.Line.Upstream = "lease_lost"
+		return nil, err
 	}
 	ue := &upstreamError{web.KindUpstream, "upstream_error", "the agent could not be called", err}
 	errors.As(err, &ue)

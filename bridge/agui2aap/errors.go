@@ -80,6 +80,10 @@ func (s *Server) failure(c *gin.Context, err error) *web.Failure {
 		return f
 	case errors.As(err, &ie):
 		return badInput("%s", ie.Message)
+	case web.StoreCause(err) != nil:
+		// A call cut short by a lost lease is neither the store's
+		// failure nor the upstream's.
+		return web.StoreCause(err)
 	case errors.As(err, &se):
 		web.FailureLog(c, web.Logger(c)).Err(se.err).Msg("store: " + se.op)
 		return errStore

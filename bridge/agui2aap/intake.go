@@ -77,23 +77,25 @@ func (s *Server) serveRun(c *gin.Context) (*types.RunAgentInput, error) {
 	defer func() { c.Request = req }()
 
 	if r.th, err = s.loadThread(ctx, owner, in.ThreadID); err != nil {
-		return in, err
+		return in, web.CauseOf(ctx, err)
 	}
 	if isHydration(in) {
-		return in, s.hydrate(c, cl, info, in, r.th)
+		return in, web.CauseOf(ctx, s.hydrate(c, cl, info, in, r.th))
 	}
 	if r.th == nil {
 		if err := s.roomForThread(ctx, log, owner); err != nil {
-			return in, err
+			return in, web.CauseOf(ctx, err)
 		}
 	}
 	if r.p, err = s.makePlan(r.th, in, name); err != nil {
-		return in, err
+		return in, web.CauseOf(ctx, err)
 	}
 	if r.th == nil {
 		r.th = &store.Thread{Owner: owner, ID: in.ThreadID}
 	}
-	return in, r.execute(ctx)
+	// An error cut short by the run's lease or its longest duration is
+	// named by its cause (web.CauseOf), not as the call it interrupted.
+	return in, web.CauseOf(ctx, r.execute(ctx))
 }
 
 // runBusy is the message of a run that finds its thread held by another.

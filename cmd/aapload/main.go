@@ -44,10 +44,13 @@ func run(args []string, out io.Writer) error {
 	direct := fs.Bool("direct", true, "also run the workload straight to the agent each bridge fronts, for ratios")
 	storeSpec := fs.String("store", "", "the store both programs use, as their --store (postgres://… to measure a PostgreSQL replica); empty: a SQLite file of each program's own in a temporary folder")
 	slow := fs.Int("slow", 0, "measure aap2agui alone, with and without this many open streams whose clients never read (their agent sends a small delta every 200 ms)")
-	presessions := fs.Int("presessions", 0, "with -slow: sessions put in the store before aap2agui starts (a store in use for a while)")
+	presessions := fs.Int("presessions", 0, "with -slow or -burst: sessions put in the store before aap2agui starts (a store in use for a while)")
 	rolling := fs.Bool("rolling", false, "a rolling restart instead: two replicas of each program on the PostgreSQL -store, under load at -c sessions and -c threads of -m turns, each replica in turn stopped with SIGTERM and started again; fails unless every request succeeds and every acknowledged turn is in history once")
 	delay := fs.Duration("shutdown-delay", 2*time.Second, "with -rolling: the replicas' --shutdown-delay")
-	settle := fs.Duration("settle", 2*time.Second, "with -rolling: load before the first restart, between restarts and after the last")
+	burst := fs.Int("burst", 0, "measure aap2agui alone, with and without this many turns started at once whose clients never read, on a store prepared with -presessions and -big")
+	big := fs.Int("big", 0, "with -burst: sessions with a long history put in the store beforehand")
+	bigMiB := fs.Int("big-mib", 7, "with -big: MiB of history each")
+	settle := fs.Duration("settle", 0, "with -rolling: load before the first restart, between restarts and after the last (default 2s); with -burst: how long after the burst's answers the running turns are counted (default 10s)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -60,7 +63,11 @@ func run(args []string, out io.Writer) error {
 	}
 	defer os.RemoveAll(dir)
 	if *rolling {
-		return rollingLoad{bin: *bin, spec: *storeSpec, c: *c, m: *m, delay: *delay, settle: *settle}.run(out)
+		return rollingLoad{bin: *bin, spec: *storeSpec, c: *c, m: *m, delay: *delay, settle: orDefault(*settle, 2*time.Second)}.run(out)
+	}
+	if *burst > 0 {
+		return burstLoad{bin: *bin, dir: dir, spec: *storeSpec, n: *n, m: *m, c: *c, burst: *burst,
+			presessions: *presessions, big: *big, bigMiB: *bigMiB, settle: orDefault(*settle, 10*time.Second)}.run(out)
 	}
 	if *slow > 0 {
 		return slowLoad{bin: *bin, dir: dir, spec: *storeSpec, n: *n, m: *m, c: *c, slow: *slow, presessions: *presessions}.run(out)
@@ -137,9 +144,9 @@ type proc struct {
 	log logCounts
 }
 
-// logCounts counts the bridge's warnings and errors: all of them, and
-// those about lock renewals and checkpoints.
-type logCounts struct{ all, renew, checkpoint int }
+// logCounts counts the bridge's warnings and errors: all of them, those
+// about lock renewals and checkpoints, and the locks lost.
+type logCounts struct{ all, renew, checkpoint, lost int }
 
 // logged is what the bridge has logged so far.
 func (p *proc) logged() logCounts {
@@ -193,6 +200,9 @@ func start(path, spec string, args ...string) (*proc, error) {
 				}
 				if bytes.Contains(line, []byte(`checkpoint`)) {
 					p.log.checkpoint++
+				}
+				if bytes.Contains(line, []byte(`"op":"lost"`)) {
+					p.log.lost++
 				}
 				n := p.log.all
 				p.mu.Unlock()
@@ -600,4 +610,12 @@ func (s *stats) countLostThreads(spec string) {
 			}
 		}
 	}
+}
+
+// orDefault is d, or def when d is zero.
+func orDefault(d, def time.Duration) time.Duration {
+	if d == 0 {
+		return def
+	}
+	return d
 }

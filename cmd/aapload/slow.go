@@ -31,7 +31,11 @@ const (
 // slowAgent is the demo AG-UI agent, except that a run whose last message
 // is trickle streams one small delta every trickleEvery for as long as it
 // is read: the upstream of a never-reading client's turn.
-type slowAgent struct{ demo demo.AGUIAgent }
+// running, when not nil, counts the trickling runs in progress.
+type slowAgent struct {
+	demo    demo.AGUIAgent
+	running *atomic.Int64
+}
 
 func (a slowAgent) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	body, err := io.ReadAll(r.Body)
@@ -50,6 +54,10 @@ func (a slowAgent) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	fmt.Fprintf(w, "data: {\"type\":\"RUN_STARTED\",\"threadId\":%q,\"runId\":%q}\n\n"+
 		"data: {\"type\":\"TEXT_MESSAGE_START\",\"messageId\":\"m\",\"role\":\"assistant\"}\n\n", in.ThreadID, in.RunID)
 	fl.Flush()
+	if a.running != nil {
+		a.running.Add(1)
+		defer a.running.Add(-1)
+	}
 	tick := time.NewTicker(trickleEvery)
 	defer tick.Stop()
 	for {

@@ -26,6 +26,7 @@ const (
 
 // pgLockCall is one LockLoadSession call waiting for its group.
 type pgLockCall struct {
+	ctx               context.Context // the caller's: done before its group is sent, nothing is locked
 	owner, id, holder string
 	ttl               time.Duration
 	done              chan pgLockResult // buffered: the group never waits for its caller
@@ -91,9 +92,21 @@ func (g *pgGroups[C]) run(send func([]C)) {
 // statement; more share one. A group statement that fails (a deadlock with
 // another replica's group, say) is not retried as a group: each call then
 // gets a statement of its own.
+//
+// A call whose context ended while it waited (a turn start bounded by a
+// deadline) is answered with its context's error and left out.
 func (s *Store) lockGroup(group []*pgLockCall) {
 	ctx, cancel := context.WithTimeout(context.Background(), pgGroupTimeout)
 	defer cancel()
+	live := make([]*pgLockCall, 0, len(group))
+	for _, c := range group {
+		if err := c.ctx.Err(); err != nil {
+			c.done <- pgLockResult{err: err}
+			continue
+		}
+		live = append(live, c)
+	}
+	group = live
 	if len(group) > 1 {
 		if results, err := s.lockLoadGroup(ctx, group); err == nil {
 			for i, c := range group {

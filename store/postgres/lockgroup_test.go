@@ -62,7 +62,7 @@ func TestPostgresLockGroupStatement(t *testing.T) {
 	require.True(t, ok)
 
 	call := func(owner, id, holder string) *pgLockCall {
-		return &pgLockCall{owner: owner, id: id, holder: holder, ttl: time.Minute, done: make(chan pgLockResult, 1)}
+		return &pgLockCall{ctx: context.Background(), owner: owner, id: id, holder: holder, ttl: time.Minute, done: make(chan pgLockResult, 1)}
 	}
 	group := []*pgLockCall{
 		call("alice", "s1", "h1"),
@@ -223,7 +223,7 @@ func TestPostgresLockGroupFallsBackAlone(t *testing.T) {
 	require.NoError(t, s.CreateSession(ctx, &store.Session{ID: "s2", Owner: "alice"}, nil))
 
 	call := func(id, holder string) *pgLockCall {
-		return &pgLockCall{owner: "alice", id: id, holder: holder, ttl: time.Minute, done: make(chan pgLockResult, 1)}
+		return &pgLockCall{ctx: context.Background(), owner: "alice", id: id, holder: holder, ttl: time.Minute, done: make(chan pgLockResult, 1)}
 	}
 	group := []*pgLockCall{call("s1", "h1"), call("bad\x00id", "h2"), call("s2", "h3")}
 	_, err := s.lockLoadGroup(ctx, group)
@@ -237,4 +237,28 @@ func TestPostgresLockGroupFallsBackAlone(t *testing.T) {
 	assert.ErrorIs(t, bad.err, store.ErrNotFound)
 	require.NoError(t, r2.err)
 	assert.True(t, r2.ok)
+}
+
+// A call whose context ended while it waited for its group (a turn start
+// past its bound) is answered with the context's error, and its lock is
+// not taken; the others of the group are served.
+func TestPostgresLockGroupLeavesOutCallsThatGaveUp(t *testing.T) {
+	ctx := context.Background()
+	s := openPG(t, pgtest.Schema(t))
+	require.NoError(t, s.CreateSession(ctx, &store.Session{ID: "s1", Owner: "alice"}, nil))
+	require.NoError(t, s.CreateSession(ctx, &store.Session{ID: "s2", Owner: "alice"}, nil))
+	gone, cancel := context.WithCancel(ctx)
+	cancel()
+	group := []*pgLockCall{
+		{ctx: gone, owner: "alice", id: "s1", holder: "h1", ttl: time.Minute, done: make(chan pgLockResult, 1)},
+		{ctx: ctx, owner: "alice", id: "s2", holder: "h2", ttl: time.Minute, done: make(chan pgLockResult, 1)},
+	}
+	s.lockGroup(group)
+	r1, r2 := <-group[0].done, <-group[1].done
+	require.ErrorIs(t, r1.err, context.Canceled)
+	require.NoError(t, r2.err)
+	assert.True(t, r2.ok)
+	ok, _, err := s.Lock(ctx, "s1", "next", time.Minute)
+	require.NoError(t, err)
+	assert.True(t, ok, "the call that gave up took no lock")
 }

@@ -44,8 +44,9 @@ func (s *Store) Lock(ctx context.Context, id, holder string, ttl time.Duration) 
 
 // LockLoadSession implements store.SessionLockLoader: the call joins the next
 // group, whose one statement takes its lock, limited to owner's session,
-// and reads the session and its history. A caller whose ctx is already
-// done gets ctx's error; once queued, the group's answer is the caller's.
+// and reads the session and its history. A caller whose ctx is done before
+// its group is sent gets ctx's error, and nothing is locked; once sent,
+// the group's answer is the caller's.
 func (s *Store) LockLoadSession(ctx context.Context, owner, id, holder string, ttl time.Duration) (*store.Session, []store.Entry, bool, time.Duration, error) {
 	if holder == "" {
 		return nil, nil, false, 0, errors.New("store: lock needs a holder")
@@ -56,7 +57,7 @@ func (s *Store) LockLoadSession(ctx context.Context, owner, id, holder string, t
 	if !pgStorable(owner, id) {
 		return nil, nil, false, 0, store.ErrNotFound
 	}
-	call := &pgLockCall{owner: owner, id: id, holder: holder, ttl: ttl, done: make(chan pgLockResult, 1)}
+	call := &pgLockCall{ctx: ctx, owner: owner, id: id, holder: holder, ttl: ttl, done: make(chan pgLockResult, 1)}
 	s.lockGroups.join(call, s.lockGroup)
 	r := <-call.done
 	return r.sess, r.hist, r.ok, r.left, r.err

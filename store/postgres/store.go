@@ -58,6 +58,9 @@ type Store struct {
 	// lockGroups gathers the turn starts' LockLoadSession calls into
 	// groups of one statement (lockgroup.go).
 	lockGroups pgGroups[*pgLockCall]
+	// renewGroups gathers lock renewals into groups of one statement,
+	// queued apart from everything else (renewgroup.go).
+	renewGroups pgGroups[*pgRenewCall]
 	// writeGroups gathers the single-statement writes of turns and runs
 	// into batches of one commit (writegroup.go).
 	writeGroups pgGroups[*pgWrite]
@@ -121,6 +124,7 @@ func Open(ctx context.Context, dsn string) (*Store, error) {
 	}
 	s := &Store{pool: pool,
 		lockGroups:  pgGroups[*pgLockCall]{runners: int(max(1, lcfg.MaxConns/2))},
+		renewGroups: pgGroups[*pgRenewCall]{runners: 1},
 		writeGroups: pgGroups[*pgWrite]{runners: int(max(1, cfg.MaxConns/2))}}
 	if err := s.migrate(ctx); err != nil {
 		pool.Close()

@@ -38,6 +38,44 @@ func (s *Store) Lock(ctx context.Context, id, holder string, ttl time.Duration) 
 	return false, leftUntil(until, now), nil
 }
 
+// RenewLock implements store.LockRenewer: Lock's UPDATE, sent on the
+// writer's renewal lane, ahead of every other write.
+func (s *Store) RenewLock(ctx context.Context, id, holder string, ttl time.Duration) (bool, error) {
+	now := time.Now()
+	return s.renew(ctx, "renew lock",
+		`UPDATE sessions SET lock_holder = ?, lock_until = ?
+		 WHERE id = ? AND (lock_holder IS NULL OR lock_holder = ? OR lock_until <= ?)`,
+		holder, toMillis(now.Add(ttl)), id, holder, toMillis(now))
+}
+
+// RenewThreadLock implements store.LockRenewer: LockThread's update of
+// holder's lock (a lock row that is gone was released, and is not
+// renewed), sent on the writer's renewal lane, ahead of every other write.
+func (s *Store) RenewThreadLock(ctx context.Context, owner, id, holder string, ttl time.Duration) (bool, error) {
+	now := time.Now()
+	return s.renew(ctx, "renew thread lock",
+		`UPDATE thread_locks SET holder = ?, until = ?
+		 WHERE owner = ? AND id = ? AND (holder = ? OR until <= ?)`,
+		holder, toMillis(now.Add(ttl)), owner, id, holder, toMillis(now))
+}
+
+// renew runs a lock's renewal statement on the renewal lane; it reports
+// whether it changed the lock's row.
+func (s *Store) renew(ctx context.Context, what, query string, args ...any) (bool, error) {
+	var n int64
+	err := s.submitWrite(&sqliteWrite{ctx: ctx, done: make(chan error, 1), lock: true, renewal: true, fn: func(ctx context.Context, tx *sql.Tx) error {
+		res, err := s.txExec(ctx, tx, query, args...)
+		if err == nil {
+			n, err = res.RowsAffected()
+		}
+		return err
+	}})
+	if err != nil {
+		return false, fmt.Errorf("store: sqlite: %s: %w", what, err)
+	}
+	return n == 1, nil
+}
+
 // LockLoadSession implements store.SessionLockLoader: Lock's conditional UPDATE,
 // limited to owner's session, returns the session's row; the history is
 // then read under the lock just taken. One write and one read, instead of

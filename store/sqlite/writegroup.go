@@ -21,6 +21,9 @@ type sqliteWrite struct {
 	fn   func(context.Context, *sql.Tx) error
 	done chan error
 	lock bool // a turn lock's change: committed without an fsync
+	// renewal: a lease's heartbeat, sent on the renewals lane, which the
+	// writer empties before it takes anything else (see writer).
+	renewal bool
 }
 
 // write runs fn in the writer's next transaction and returns once that
@@ -44,6 +47,11 @@ func (s *Store) submit(ctx context.Context, fn func(context.Context, *sql.Tx) er
 	return s.submitWrite(&sqliteWrite{ctx: ctx, fn: fn, done: make(chan error, 1)})
 }
 
+// submitWrite queues w and waits for its answer. A caller whose ctx ends
+// while the queue is full leaves without having queued anything; once
+// queued, the writer answers a write whose ctx has ended without running
+// it, so that a caller bounded by a deadline waits at most for the group
+// being committed.
 func (s *Store) submitWrite(w *sqliteWrite) error {
 	if err := w.ctx.Err(); err != nil {
 		return err
@@ -53,7 +61,16 @@ func (s *Store) submitWrite(w *sqliteWrite) error {
 		s.closing.RUnlock()
 		return errClosed
 	}
-	s.writes <- w
+	lane := s.writes
+	if w.renewal {
+		lane = s.renewals
+	}
+	select {
+	case lane <- w:
+	case <-w.ctx.Done():
+		s.closing.RUnlock()
+		return w.ctx.Err()
+	}
 	s.closing.RUnlock()
 	return <-w.done
 }
@@ -89,24 +106,35 @@ func (s *Store) execWrite(ctx context.Context, lock bool, query string, args ...
 // not worth an fsync: a lost lock change leaves a lock that runs out within
 // its lease, or a holder that takes its lock again at its next heartbeat.
 // Every other write waits for its fsync as before.
+//
+// Lock renewals (a lease's heartbeat) come on a lane of their own: before
+// each group the writer takes every renewal waiting there and commits them
+// first, in one transaction, so that a heartbeat waits for the group being
+// committed at most, never for the writes queued behind it (a burst of
+// turn starts, their checkpoints: thousands of writes, each group an
+// fsync). Renewals are few and small; nothing else can starve them.
 func (s *Store) writer() {
 	defer close(s.wdone)
 	group := make([]*sqliteWrite, 0, sqliteMaxGroup)
-	var locks, data []*sqliteWrite
-	for w := range s.writes {
-		group = append(group[:0], w)
-	more:
-		for len(group) < sqliteMaxGroup {
+	var renewals, locks, data []*sqliteWrite
+	for {
+		renewals = s.takeRenewals(renewals[:0])
+		group = group[:0]
+		if len(renewals) == 0 {
 			select {
+			case w := <-s.renewals:
+				renewals = s.takeRenewals(append(renewals, w))
 			case w, ok := <-s.writes:
 				if !ok {
-					break more
+					for _, w := range s.takeRenewals(nil) {
+						w.done <- errClosed
+					}
+					return
 				}
 				group = append(group, w)
-			default:
-				break more
 			}
 		}
+		group = s.takeWrites(group)
 		locks, data = locks[:0], data[:0]
 		for _, w := range group {
 			if w.lock {
@@ -115,14 +143,45 @@ func (s *Store) writer() {
 				data = append(data, w)
 			}
 		}
-		if len(locks) > 0 {
-			s.commitSync(locks, "NORMAL")
-		}
-		if len(data) > 0 {
-			s.commitSync(data, "FULL")
+		for _, part := range []struct {
+			writes []*sqliteWrite
+			sync   string
+		}{{renewals, "NORMAL"}, {locks, "NORMAL"}, {data, "FULL"}} {
+			if len(part.writes) > 0 {
+				s.commitSync(part.writes, part.sync)
+			}
 		}
 		s.prepareWrites()
 	}
+}
+
+// takeRenewals appends the renewals waiting on their lane to group.
+func (s *Store) takeRenewals(group []*sqliteWrite) []*sqliteWrite {
+	for len(group) < sqliteMaxGroup {
+		select {
+		case w := <-s.renewals:
+			group = append(group, w)
+		default:
+			return group
+		}
+	}
+	return group
+}
+
+// takeWrites appends the writes waiting to group, up to sqliteMaxGroup.
+func (s *Store) takeWrites(group []*sqliteWrite) []*sqliteWrite {
+	for len(group) < sqliteMaxGroup {
+		select {
+		case w, ok := <-s.writes:
+			if !ok {
+				return group
+			}
+			group = append(group, w)
+		default:
+			return group
+		}
+	}
+	return group
 }
 
 // commitSync commits group with the given synchronous setting, set on the

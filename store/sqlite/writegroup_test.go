@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -102,5 +103,80 @@ func TestSQLiteLockWritesSkipTheFsync(t *testing.T) {
 		return tx.QueryRowContext(ctx, `PRAGMA synchronous`).Scan(&sync)
 	}); err != nil || sync != 2 {
 		t.Errorf("a later write: synchronous %d, error %v; want 2", sync, err)
+	}
+}
+
+// A lock renewal goes ahead of every write queued before it: with the
+// writer held and hundreds of writes waiting (more than the queue holds),
+// a renewal submitted last is committed first once the writer goes on.
+func TestSQLiteRenewalsGoFirst(t *testing.T) {
+	ctx := context.Background()
+	s, err := Open(filepath.Join(t.TempDir(), "store.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	hold := make(chan struct{})
+	go func() {
+		_ = s.write(ctx, func(context.Context, *sql.Tx) error { <-hold; return nil })
+	}()
+	time.Sleep(20 * time.Millisecond)
+	var mu sync.Mutex
+	var order []string
+	record := func(what string) func(context.Context, *sql.Tx) error {
+		return func(context.Context, *sql.Tx) error {
+			mu.Lock()
+			defer mu.Unlock()
+			order = append(order, what)
+			return nil
+		}
+	}
+	var wg sync.WaitGroup
+	for i := range 3 * sqliteMaxGroup {
+		wg.Go(func() { _ = s.write(ctx, record(fmt.Sprint("write ", i))) })
+	}
+	time.Sleep(100 * time.Millisecond)
+	wg.Go(func() {
+		_ = s.submitWrite(&sqliteWrite{ctx: ctx, done: make(chan error, 1), lock: true, renewal: true, fn: record("renewal")})
+	})
+	time.Sleep(50 * time.Millisecond)
+	close(hold)
+	wg.Wait()
+	if len(order) != 3*sqliteMaxGroup+1 || order[0] != "renewal" {
+		t.Fatalf("the renewal ran at position %d of %d, want 0", slices.Index(order, "renewal"), len(order))
+	}
+}
+
+// A write whose context ends while it waits in the queue (a turn start
+// bounded by a deadline) is answered with the context's error, and is not
+// run.
+func TestSQLiteQueuedWriteLeavesWithItsContext(t *testing.T) {
+	s, err := Open(filepath.Join(t.TempDir(), "store.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	hold := make(chan struct{})
+	go func() {
+		_ = s.write(context.Background(), func(context.Context, *sql.Tx) error { <-hold; return nil })
+	}()
+	time.Sleep(20 * time.Millisecond)
+	// Fill the queue, so that the bounded write below cannot even enter it.
+	var wg sync.WaitGroup
+	for range 2 * sqliteMaxGroup {
+		wg.Go(func() { _ = s.write(context.Background(), func(context.Context, *sql.Tx) error { return nil }) })
+	}
+	time.Sleep(50 * time.Millisecond)
+	ctx, cancel := context.WithCancel(context.Background())
+	ran := false
+	done := make(chan error, 1)
+	go func() { done <- s.write(ctx, func(context.Context, *sql.Tx) error { ran = true; return nil }) }()
+	time.Sleep(20 * time.Millisecond)
+	cancel()
+	err = <-done // answered while the writer is still held
+	close(hold)
+	wg.Wait()
+	if !errors.Is(err, context.Canceled) || ran {
+		t.Fatalf("got %v (ran %v), want context.Canceled and nothing run", err, ran)
 	}
 }

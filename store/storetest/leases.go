@@ -29,7 +29,67 @@ func testLeases(t *testing.T, open func(t *testing.T) store.Store) {
 		{"the heartbeat keeps a live holder's lock", testLeaseHeartbeat},
 		{"a dead holder's lock runs out", testLeaseDeadHolder},
 		{"a failed release is retried", testLeaseReleaseRetried},
+		{"renewals together", testLeaseRenewals},
 	})
+}
+
+// testLeaseRenewals checks a store.LockRenewer: renewals sent together
+// renew each holder's own lock, session or thread, and report a lock that
+// is not the holder's (another holder has it, or the session is gone) as
+// not renewed. (That a renewal extends the lock, the heartbeat check
+// shows: the Lease renews through it.)
+func testLeaseRenewals(t *testing.T, open func(t *testing.T) store.Store) {
+	ctx := context.Background()
+	s := open(t)
+	r, ok := s.(store.LockRenewer)
+	if !ok {
+		t.Skip("the store has no LockRenewer")
+	}
+	const n = 20
+	for i := range n {
+		id := fmt.Sprint("s", i)
+		require.NoError(t, s.CreateSession(ctx, Session(id, ""), nil))
+		ok, _, err := s.Lock(ctx, id, "h"+id, time.Hour)
+		require.True(t, ok)
+		require.NoError(t, err)
+		ok, _, err = s.LockThread(ctx, "k", "t"+id, "h"+id, time.Hour)
+		require.True(t, ok)
+		require.NoError(t, err)
+	}
+	type result struct {
+		ok  bool
+		err error
+	}
+	results := make([]result, 4*n)
+	done := make(chan struct{})
+	for i := range n {
+		id := fmt.Sprint("s", i)
+		for j, renew := range []func() (bool, error){
+			func() (bool, error) { return r.RenewLock(ctx, id, "h"+id, time.Hour) },
+			func() (bool, error) { return r.RenewThreadLock(ctx, "k", "t"+id, "h"+id, time.Hour) },
+			func() (bool, error) { return r.RenewLock(ctx, id, "other", time.Hour) },
+			func() (bool, error) { return r.RenewThreadLock(ctx, "k", "t"+id, "other", time.Hour) },
+		} {
+			go func() {
+				ok, err := renew()
+				results[4*i+j] = result{ok, err}
+				done <- struct{}{}
+			}()
+		}
+	}
+	for range 4 * n {
+		<-done
+	}
+	for i, res := range results {
+		require.NoError(t, res.err, "renewal %d", i)
+		assert.Equal(t, i%4 < 2, res.ok, "renewal %d", i)
+	}
+	require.NoError(t, s.DeleteSession(ctx, "", "s4"))
+	ok, err := r.RenewLock(ctx, "s4", "hs4", time.Hour)
+	if !errors.Is(err, store.ErrNotFound) { // (a store renewing with Lock says so)
+		require.NoError(t, err)
+	}
+	assert.False(t, ok, "the session is gone")
 }
 
 // testLeaseHeldThenReleased checks that a taken session is held, and free as soon as Release returns.

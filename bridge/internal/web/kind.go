@@ -53,7 +53,9 @@ const (
 	// own status is never passed on: a 404 or 400 of the upstream is the
 	// bridge's fault (or the upstream's), not the caller's.
 	KindUpstream
-	// KindUnavailable (503): not ready (readiness probes).
+	// KindUnavailable (503): not ready (readiness probes), or the store
+	// too busy to take a start within its bound (StoreCause); a
+	// Failure.Retry goes in Retry-After.
 	KindUnavailable
 	// KindUpstreamTimeout (504): the upstream did not answer in time.
 	KindUpstreamTimeout
@@ -97,9 +99,9 @@ func (k Kind) Status() int {
 // Failure is the shared error kind of both bridges: a request's failure
 // as its client is told before any stream begins. Kind picks the status;
 // Code (stable, snake_case) and Message go in the JSON error body
-// {"error":{"code","message"}}; Retry, for KindHeld and KindTooMany, is how
-// long until a retry may pass (Retry-After, in whole seconds rounded up,
-// at least 1).
+// {"error":{"code","message"}}; Retry, for KindHeld, KindTooMany and
+// KindUnavailable, is how long until a retry may pass (Retry-After, in
+// whole seconds rounded up, at least 1).
 //
 // A bridge's handlers return errors; its one error map turns each into a
 // Failure (a Failure given to it is already one) and answers with Reply.
@@ -158,6 +160,11 @@ func Reply(c *gin.Context, f *Failure) {
 		held(c, f.Code, f.Message, f.Retry)
 	case KindTooMany:
 		tooMany(c, f.Code, f.Message, f.Retry)
+	case KindUnavailable:
+		if f.Retry > 0 && !Left(c) {
+			retryAfter(c, f.Retry)
+		}
+		writeError(c, f.Kind.Status(), f.Code, f.Message)
 	default:
 		writeError(c, f.Kind.Status(), f.Code, f.Message)
 	}
