@@ -414,7 +414,12 @@ func (l *Lease) writeRetrying(write func(holder string) error) error {
 		backoff = min(2*backoff, 500*time.Millisecond)
 		start := time.Now()
 		ctx, cancel := context.WithTimeout(context.Background(), max(left-backoff, time.Millisecond))
-		ok, lerr := l.renewf(ctx, l.ttl)
+		// The lock is taken again, not renewed: a write whose outcome
+		// was unknown may have been stored, releasing the lock with it
+		// (SaveThreadUnlock, SaveSessionUnlock), and a renewal, which
+		// only extends a lock still there, would take that for a lost
+		// lease. Taking it is right as long as no other holder has it.
+		ok, _, lerr := l.lock(ctx, l.ttl)
 		cancel()
 		switch {
 		case lerr != nil:

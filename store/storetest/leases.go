@@ -24,6 +24,7 @@ func testLeases(t *testing.T, open func(t *testing.T) store.Store) {
 	runSteps(t, open, []step{
 		{"held, then released", testLeaseHeldThenReleased},
 		{"released by the turn's last save", testLeaseReleasedBySave},
+		{"a last save stored though it failed", testLeaseSaveOfUnknownOutcome},
 		{"take and load", testLeaseTakeAndLoad},
 		{"each holder sees what the one before saved", testLeaseHoldersInTurn},
 		{"the heartbeat keeps a live holder's lock", testLeaseHeartbeat},
@@ -153,6 +154,37 @@ func testLeaseReleasedBySave(t *testing.T, open func(t *testing.T) store.Store) 
 	}))
 	assert.Equal(t, 2, writes)
 	assert.Equal(t, Users("u1", "u2"), History(t, s, "s1"))
+}
+
+// testLeaseSaveOfUnknownOutcome: a run's last save that was stored, and
+// so freed the lock, but whose answer was lost (the database restarted
+// at the commit) is tried again and holds: the lease takes the freed lock
+// again rather than take it for lost, so the run is acknowledged, not
+// failed (a client that then dropped its message would find the thread
+// moved on without it).
+func testLeaseSaveOfUnknownOutcome(t *testing.T, open func(t *testing.T) store.Store) {
+	ctx := context.Background()
+	opts := store.LeaseOptions{TTL: leaseTTL}
+	s := open(t)
+	l, err := store.TakeThread(ctx, s, "", "t1", opts)
+	require.NoError(t, err)
+	lost := errors.New("the connection broke at the commit")
+	tries := 0
+	require.NoError(t, l.ReleaseWith(func(holder string) error {
+		tries++
+		err := s.SaveThreadUnlock(ctx, &store.Thread{ID: "t1", SessionID: "sess-1", Delivered: []string{"u1"}}, holder)
+		if tries == 1 {
+			require.NoError(t, err)
+			return lost // stored, and its lock freed, but the answer lost
+		}
+		return err
+	}), "the save is tried again and holds")
+	assert.Equal(t, 2, tries)
+	th, err := s.GetThread(ctx, "", "t1")
+	require.NoError(t, err)
+	assert.Equal(t, []string{"u1"}, th.Delivered)
+	_, err = store.TakeThread(ctx, s, "", "t1", opts)
+	require.NoError(t, err, "the lock is free after the save")
 }
 
 // testLeaseTakeAndLoad checks that store.TakeAndLoadSession locks and reads the owner's session only.
