@@ -49,12 +49,6 @@ type Config struct {
 	// UpstreamHeader is sent with every upstream request (e.g. the agent's
 	// own API key). The caller's Authorization is never forwarded.
 	UpstreamHeader http.Header
-	// StartTimeout bounds what a turn's start waits for of the store:
-	// taking the session's turn lock and reading the session and its
-	// history. A start the store cannot take within it (a burst of turns
-	// on a busy store) is refused before anything of the turn runs: 503
-	// store_busy with Retry-After. Zero means 2 s, negative means no bound.
-	StartTimeout time.Duration
 
 	// Agent describes the agent in GET /meta. Zero value: see DefaultAgent.
 	// Its server tools are those the agent runs as each session enables
@@ -216,9 +210,6 @@ func (c *Config) setDefaults() error {
 	}
 	if c.CancelRun, err = ParseCancelRun(string(c.CancelRun)); err != nil {
 		return fmt.Errorf("aap2agui: Config.CancelRun: %w", err)
-	}
-	if c.StartTimeout == 0 {
-		c.StartTimeout = 2 * time.Second
 	}
 	if c.MaxCheckpoints == 0 {
 		c.MaxCheckpoints = 500

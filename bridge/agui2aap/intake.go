@@ -62,10 +62,15 @@ func (s *Server) serveRun(c *gin.Context) (*types.RunAgentInput, error) {
 		return in, err
 	}
 
+	// The start's store work (the thread's lock, the thread) is bounded
+	// by StartTimeout: past it the run is refused, 503 store_busy, before
+	// its turn is sent.
 	owner := c.GetString(ownerKey)
-	lease, err := s.takeThread(ctx, log, owner, in.ThreadID, runBusy)
+	start, endStart := web.StartContext(ctx, s.cfg.StartTimeout)
+	defer endStart()
+	lease, err := s.takeThread(start, log, owner, in.ThreadID, runBusy)
 	if err != nil {
-		return in, err
+		return in, web.CauseOf(start, err)
 	}
 	ctx, r.life = s.cfg.BeginTurn(ctx, lease, log, web.TurnEnd{What: "run", IDKey: "thread", ID: in.ThreadID})
 	defer r.life.Release()
@@ -76,9 +81,10 @@ func (s *Server) serveRun(c *gin.Context) (*types.RunAgentInput, error) {
 	c.Request = req.WithContext(ctx)
 	defer func() { c.Request = req }()
 
-	if r.th, err = s.loadThread(ctx, owner, in.ThreadID); err != nil {
-		return in, web.CauseOf(ctx, err)
+	if r.th, err = s.loadThread(start, owner, in.ThreadID); err != nil {
+		return in, web.CauseOf(start, web.CauseOf(ctx, err))
 	}
+	endStart()
 	if isHydration(in) {
 		return in, web.CauseOf(ctx, s.hydrate(c, cl, info, in, r.th))
 	}

@@ -7,7 +7,6 @@ import (
 	"net/http"
 	"os"
 	"slices"
-	"time"
 
 	"github.com/rs/zerolog"
 	"sigs.k8s.io/yaml"
@@ -33,7 +32,6 @@ type flags struct {
 	publicMeta, toolResultParts, separateCancel *bool
 	pageSize, maxSessions, maxTurns             *int64
 	users                                       *cli.UserFlags
-	startTimeout                                *time.Duration
 }
 
 // bind defines the program's flags.
@@ -55,7 +53,6 @@ func bind(p *cli.Program) *flags {
 	fl.basePath = f.String("base-path", "", "mount the API under this path, e.g. /v1")
 	fl.versions = f.List("aap-version", ",", "AAP protocol version to serve, N or N=PATH (1, 2 or 3; PATH replaces --base-path for it); repeat for several, e.g. --aap-version 3 --aap-version 1=/legacy (default 3)")
 	p.BindServing(8<<20, "largest request body, in bytes")
-	fl.startTimeout = f.Duration("start-timeout", 2*time.Second, "how long a turn's start may wait for the store (its lock, the session, its history); past it the turn is refused with 503 store_busy before the agent is called (negative: no bound)")
 	p.BindStream()
 	fl.pageSize = f.Int64("page-size", 50, "sessions per page of GET /sessions (1 to 1000)")
 	p.BindShutdown("turns")
@@ -174,7 +171,7 @@ func (fl *flags) config(p *cli.Program) (aap2agui.Config, error) {
 		Upstream: *fl.upstream, Serving: p.ServingOptions(*fl.keys, *fl.origins, fl.users.Options()),
 		PublicMeta: *fl.publicMeta, BasePath: *fl.basePath,
 		MaxBody:  *s.MaxBody,
-		PageSize: int(*fl.pageSize), StartTimeout: *fl.startTimeout,
+		PageSize: int(*fl.pageSize),
 	}
 	var err error
 	if cfg.Limits, err = limits(*fl.maxSessions, *fl.maxTurns, *s.RateLimit, *s.RateBurst); err != nil {

@@ -33,6 +33,13 @@ type Serving struct {
 	// RUN_ERROR TURN_TOO_LONG; partial output kept), however busy its
 	// upstream is; zero or negative means no limit.
 	MaxTurnDuration time.Duration
+	// StartTimeout bounds what a turn's start waits for of the store:
+	// taking its lock and reading what it continues (the session and its
+	// history, the thread). A start the store cannot take within it (a
+	// burst of turns on a busy store) is refused before anything of the
+	// turn runs: 503 store_busy with Retry-After. Zero means 2 s, negative
+	// means no bound.
+	StartTimeout time.Duration
 	// StallTimeout ends a turn whose client stops reading: a write to the
 	// client that makes no progress for this long ends the turn as the
 	// client leaving does (upstream cancelled, what was received stored,
@@ -111,6 +118,7 @@ func (s *Serving) SetDefaults(name string) error {
 		{&s.StallTimeout, 30 * time.Second},
 		{&s.KeepAlive, 15 * time.Second},
 		{&s.BodyTimeout, 30 * time.Second},
+		{&s.StartTimeout, 2 * time.Second},
 	} {
 		if *d.v == 0 {
 			*d.v = d.def
