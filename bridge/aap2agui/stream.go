@@ -6,12 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net/http"
 	"time"
 
 	"github.com/ag-ui-protocol/ag-ui/sdks/community/go/pkg/core/events"
 	"github.com/ag-ui-protocol/ag-ui/sdks/community/go/pkg/core/types"
-	"github.com/gin-gonic/gin"
 	"github.com/rs/zerolog"
 
 	"github.com/aapagui/aapagui/aap"
@@ -33,7 +31,6 @@ type turnRun struct {
 	sess           *store.Session
 	agent          *agent
 	life           *web.Turn         // the turn's lease, stream, metrics and log line
-	form           answerForm        // how the answer is shaped (a session's turn, PUT /session)
 	prevInterrupts []types.Interrupt // open before the turn
 	tr             *translate.AGUIToAAP
 	rec            record // what the run has stored of itself (record.go)
@@ -43,12 +40,7 @@ type turnRun struct {
 	stateChanged bool
 	follow       *followUp // the run that may be followed by one of the new message (CancelRunAuto), else nil
 
-	w web.Writer[aap.Event] // writes the answer, the turn's stop held back until the turn is stored
-
-	// The answer (stream).
-	rw     gin.ResponseWriter // the response, for its state and the none answer
-	mode   aap.StreamMode
-	out    *web.Stream  // the client's event stream
+	ans    answer       // what the client gets (answer.go)
 	saving <-chan error // the save of the turn's own messages, until awaited
 
 	// msgBytes counts what the agent streamed of the message it is
@@ -75,14 +67,7 @@ func (r *turnRun) stream(ctx context.Context, body *web.IdleBody) error {
 	r.s.streaming.Add(1)
 	defer r.s.streaming.Add(-1)
 	r.state = r.sess.State
-	r.out = r.life.OpenStream(r.rw)
-	defer r.out.Done()
-	if r.mode != aap.StreamNone {
-		r.out.Start()
-		if len(r.form.opening) > 0 {
-			r.write(ctx, r.form.opening)
-		}
-	}
+	defer r.ans.open()()
 	failure, err := r.read(ctx, body)
 	if err == nil {
 		err = r.awaitSave(ctx) // (the agent's stream ended before its first event)
@@ -164,11 +149,7 @@ func (r *turnRun) readRun(ctx context.Context, body *web.IdleBody) (failure, uns
 // entry): the clock is read once per read of the agent's stream, not per
 // event.
 func (r *turnRun) source(ctx context.Context, body *web.IdleBody) io.Reader {
-	var reader io.Reader = body
-	if r.mode != aap.StreamNone {
-		reader = web.FlushBeforeRead(body, r.out)
-	}
-	return saveBeforeRead{r: reader, save: func() {
+	return saveBeforeRead{r: r.ans.source(body), save: func() {
 		r.rec.saveSettled(ctx)
 		r.checkpoint(ctx)
 	}}
@@ -202,14 +183,7 @@ func (r *turnRun) handle(ctx context.Context, ev events.Event, data []byte) (don
 // Before a burst that fills the stream's buffer goes out, the messages it
 // settled are stored.
 func (r *turnRun) write(ctx context.Context, evs []aap.Event) {
-	r.w.Write(r.life, evs, func() { r.rec.saveSettled(ctx) })
-}
-
-// aapWriter writes a turn's AAP events, holding its turn_stop back.
-var aapWriter = web.Writer[aap.Event]{
-	Frame: aap.AppendFrame,
-	Name:  func(ev aap.Event) string { return string(ev.EventName()) },
-	Final: func(ev aap.Event) bool { _, ok := ev.(*aap.TurnStop); return ok },
+	r.ans.write(evs, func() { r.rec.saveSettled(ctx) })
 }
 
 // errEndedInBand is awaitSave's when the turn's own messages could not be
@@ -230,16 +204,12 @@ func (r *turnRun) awaitSave(ctx context.Context) error {
 	if err == nil {
 		return nil
 	}
-	if !r.rw.Written() {
-		// Nothing has gone out (headers included).
-		for _, h := range []string{"Content-Type", "Cache-Control", "X-Accel-Buffering"} {
-			r.rw.Header().Del(h)
-		}
-		return err
+	if r.ans.withdraw() {
+		return err // nothing had gone out, headers included
 	}
 	r.log.Error().Err(err).Str("session", r.sess.ID).Msg("store: the turn's messages could not be saved")
 	r.write(ctx, r.tr.Finish())
-	r.sendStop(aap.StopError)
+	r.ans.stop(aap.StopError)
 	return errEndedInBand
 }
 
@@ -286,29 +256,17 @@ func (r *turnRun) conclude(ctx context.Context, failure error) error {
 	}
 	r.life.Line.Stop, r.life.Line.Upstream = string(stopReason), result
 	switch {
-	case r.mode != aap.StreamNone:
-		r.sendStop(stopReason)
+	case r.ans.streams():
+		r.ans.stop(stopReason)
 	case stored != nil:
 		return stored
 	default:
-		web.WriteJSON(r.rw, http.StatusOK, r.form.none(r.tr.Response()))
+		r.ans.none(r.tr.Response())
 	}
 	if stored == nil {
 		r.s.metrics.InterruptsChanged(len(sess.Interrupts) - len(r.prevInterrupts))
 	}
 	return nil
-}
-
-// sendStop writes the turn's stop, with the reason given (the translator's
-// own, or error when the run could not be stored), and flushes the stream.
-func (r *turnRun) sendStop(reason aap.StopReason) {
-	held, _ := r.w.Held()
-	stop, ok := held.(*aap.TurnStop)
-	if !ok {
-		stop = &aap.TurnStop{}
-	}
-	stop.StopReason = reason
-	r.w.Send(r.life, stop)
 }
 
 // grow counts what ev adds to the message the agent is building and

@@ -243,9 +243,9 @@ func (t *turn) save(ctx context.Context) (<-chan error, error) {
 func (t *turn) stream(ctx context.Context, rw gin.ResponseWriter, body *web.IdleBody, saving <-chan error) error {
 	hist, added := t.adm.hist, t.adm.added
 	tr := translate.NewAGUIToAAP(translate.AGUIToAAPOptions{Mode: t.req.Mode(), Prior: translate.PriorCallsOf(historyMessages(hist, added))})
-	r := &turnRun{s: t.s, log: t.log, sess: t.sess, agent: t.agent, life: t.life, form: t.form, prevInterrupts: t.prevInterrupts,
-		tr: tr, follow: newFollowUp(t.agent.cfg.CancelRun, t.adm.run, t.adm.calls),
-		rw: rw, mode: t.req.Mode(), saving: saving, w: aapWriter}
+	r := &turnRun{s: t.s, log: t.log, sess: t.sess, agent: t.agent, life: t.life, prevInterrupts: t.prevInterrupts,
+		tr: tr, follow: newFollowUp(t.agent.cfg.CancelRun, t.adm.run, t.adm.calls), saving: saving,
+		ans: answer{life: t.life, rw: rw, mode: t.req.Mode(), form: t.form, w: aapWriter}}
 	r.rec = record{st: t.s.cfg.Store, sessID: t.sess.ID, log: t.log, tr: tr,
 		own: entryIDs(added), perms: permissionsOf(t.req.Messages), baseLen: len(hist) + len(added)}
 	return r.stream(ctx, body)

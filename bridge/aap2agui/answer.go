@@ -1,0 +1,94 @@
+package aap2agui
+
+import (
+	"io"
+	"net/http"
+
+	"github.com/gin-gonic/gin"
+
+	"github.com/aapagui/aapagui/aap"
+	"github.com/aapagui/aapagui/bridge/internal/web"
+)
+
+// What the client of a turn gets: the event stream, or in mode none one
+// JSON body, shaped as the route asks (a session's turn, PUT /session),
+// the turn's stop held back until the turn is stored.
+
+// answer is a turn's answer to its client. It holds the response and the
+// turn's stream and writer; it never looks at the run that feeds it.
+type answer struct {
+	life *web.Turn
+	rw   gin.ResponseWriter
+	mode aap.StreamMode
+	form answerForm
+	w    web.Writer[aap.Event]
+}
+
+// aapWriter writes a turn's AAP events, holding its turn_stop back.
+var aapWriter = web.Writer[aap.Event]{
+	Frame: aap.AppendFrame,
+	Name:  func(ev aap.Event) string { return string(ev.EventName()) },
+	Final: func(ev aap.Event) bool { _, ok := ev.(*aap.TurnStop); return ok },
+}
+
+// open makes the client's stream and, when the turn streams, begins it
+// with the form's opening events; close it with the function returned.
+func (a *answer) open() (done func()) {
+	out := a.life.OpenStream(a.rw)
+	if a.mode != aap.StreamNone {
+		out.Start()
+		if len(a.form.opening) > 0 {
+			a.write(a.form.opening, nil)
+		}
+	}
+	return out.Done
+}
+
+// streams reports whether the answer is an event stream (not mode none).
+func (a *answer) streams() bool { return a.mode != aap.StreamNone }
+
+// source is body read so that the stream is flushed just before each read
+// of it, when the answer streams (web.FlushBeforeRead).
+func (a *answer) source(body io.Reader) io.Reader {
+	if !a.streams() {
+		return body
+	}
+	return web.FlushBeforeRead(body, a.life.Out)
+}
+
+// write sends events to the client (coalesced by the stream), counting
+// them, the turn's stop held back (stop); beforeFull, when not nil, runs
+// before a burst that fills the stream's buffer goes out.
+func (a *answer) write(evs []aap.Event, beforeFull func()) {
+	a.w.Write(a.life, evs, beforeFull)
+}
+
+// stop writes the turn's stop with the reason given (the translator's own,
+// or error when the turn could not be stored) and flushes the stream.
+func (a *answer) stop(reason aap.StopReason) {
+	held, _ := a.w.Held()
+	stop, ok := held.(*aap.TurnStop)
+	if !ok {
+		stop = &aap.TurnStop{}
+	}
+	stop.StopReason = reason
+	a.w.Send(a.life, stop)
+}
+
+// none writes the answer of mode none: one JSON body, in the route's form.
+func (a *answer) none(r *aap.PostSessionTurnResponse) {
+	web.WriteJSON(a.rw, http.StatusOK, a.form.none(r))
+}
+
+// withdraw takes back the stream's headers while nothing has gone out,
+// so that the handler can answer with an error instead; false once
+// something has.
+func (a *answer) withdraw() bool {
+	if a.rw.Written() {
+		return false
+	}
+	for _, h := range []string{"Content-Type", "Cache-Control", "X-Accel-Buffering"} {
+		a.rw.Header().Del(h)
+	}
+	return true
+}
