@@ -58,6 +58,7 @@ func (s *Server) serveRun(c *gin.Context) (*types.RunAgentInput, error) {
 		return in, err
 	}
 	r := &runner{s: s, rw: c.Writer, w: aguiWriter, start: metrics.RequestStart(c), cl: cl, version: version, in: in, info: info, log: log}
+	r.openSession = r.openerFor(version)
 	if r.clientTools, r.fwd, err = runOptions(in); err != nil {
 		return in, err
 	}

@@ -24,11 +24,14 @@ import (
 // needs of its request (the response writer, the request's start, the
 // request's logger); the run's context is passed to its steps.
 type runner struct {
-	s           *Server
-	rw          http.ResponseWriter
-	start       time.Time // the request's (metrics.RequestStart)
-	cl          *aap.Client
-	version     int // the AAP server's protocol version
+	s       *Server
+	rw      http.ResponseWriter
+	start   time.Time // the request's (metrics.RequestStart)
+	cl      *aap.Client
+	version int // the AAP server's protocol version
+	// openSession starts the thread's new AAP session as that version
+	// does (openerFor), chosen once.
+	openSession func(context.Context, newSession) (*aap.PostSessionTurnRequest, error)
 	in          *types.RunAgentInput
 	info        *aap.AgentInfo
 	th          *store.Thread

@@ -64,30 +64,51 @@ func (r *runner) begin(ctx context.Context) (*aap.PostSessionTurnRequest, error)
 			}
 			agent.Options = r.fwd.Agent.Options
 		}
-		if r.version != aap.Version3 {
-			return r.beginPut(req, agent, contextDigest, toolsDigest)
+		return r.openSession(ctx, newSession{req: req, agent: agent, contextDigest: contextDigest, toolsDigest: toolsDigest})
+	}
+	if toolsDigest != th.ToolsDigest {
+		req.Tools = r.clientTools
+		if req.Tools == nil {
+			req.Tools = []aap.ToolSpec{}
 		}
-		created, err := r.cl.CreateSession(ctx, &aap.PostSessionsRequest{Agent: agent, Messages: p.Seed, Tools: r.clientTools})
-		r.life.Line.Upstream = r.s.upstreamCall(ctx, "create_session", r.info.Name, err)
-		if err != nil {
-			return nil, &upstreamError{err}
-		}
-		r.sessionLog(th.SessionID, created.SessionID)
-		th.SessionID, th.Agent, th.Delivered, th.ClientCalls, th.Interrupts = created.SessionID, r.info.Name, nil, nil, nil
 		th.ToolsDigest = toolsDigest
-	} else {
-		if toolsDigest != th.ToolsDigest {
-			req.Tools = r.clientTools
-			if req.Tools == nil {
-				req.Tools = []aap.ToolSpec{}
-			}
-			th.ToolsDigest = toolsDigest
-		}
-		if r.fwd != nil && r.fwd.Agent != nil {
-			req.Agent = &aap.AgentConfig{Tools: r.fwd.Agent.Tools, Options: r.fwd.Agent.Options}
-		}
+	}
+	if r.fwd != nil && r.fwd.Agent != nil {
+		req.Agent = &aap.AgentConfig{Tools: r.fwd.Agent.Tools, Options: r.fwd.Agent.Options}
 	}
 	return req, nil
+}
+
+// newSession is what a plan that starts a new session gives the opener
+// of the server's protocol version (runner.openSession, chosen once, at
+// intake: createSession for version 3, beginPut for versions 1 and 2).
+type newSession struct {
+	req                        *aap.PostSessionTurnRequest // the session's first turn
+	agent                      aap.AgentConfig
+	contextDigest, toolsDigest string
+}
+
+// openerFor is the session opener of an AAP protocol version.
+func (r *runner) openerFor(version int) func(context.Context, newSession) (*aap.PostSessionTurnRequest, error) {
+	if version != aap.Version3 {
+		return r.beginPut
+	}
+	return r.createSession
+}
+
+// createSession creates the new session (version 3: POST /sessions with
+// the seed), to which the first turn then goes.
+func (r *runner) createSession(ctx context.Context, n newSession) (*aap.PostSessionTurnRequest, error) {
+	th := r.th
+	created, err := r.cl.CreateSession(ctx, &aap.PostSessionsRequest{Agent: n.agent, Messages: r.p.Seed, Tools: r.clientTools})
+	r.life.Line.Upstream = r.s.upstreamCall(ctx, "create_session", r.info.Name, err)
+	if err != nil {
+		return nil, &upstreamError{err}
+	}
+	r.sessionLog(th.SessionID, created.SessionID)
+	th.SessionID, th.Agent, th.Delivered, th.ClientCalls, th.Interrupts = created.SessionID, r.info.Name, nil, nil, nil
+	th.ToolsDigest = n.toolsDigest
+	return n.req, nil
 }
 
 // beginPut prepares the first turn of a new session on a version 1 or 2
@@ -96,7 +117,8 @@ func (r *runner) begin(ctx context.Context) (*aap.PostSessionTurnRequest, error)
 // results or permissions cannot start a session there: the last user
 // message of the seed is asked again, as a fresh session of a history
 // ending with the agent's own tool results is (see MAPPING).
-func (r *runner) beginPut(req *aap.PostSessionTurnRequest, agent aap.AgentConfig, contextDigest, toolsDigest string) (*aap.PostSessionTurnRequest, error) {
+func (r *runner) beginPut(_ context.Context, n newSession) (*aap.PostSessionTurnRequest, error) {
+	req, agent, contextDigest, toolsDigest := n.req, n.agent, n.contextDigest, n.toolsDigest
 	in, th, p := r.in, r.th, r.p
 	seed := p.Seed
 	if _, ok := req.Messages[0].(*aap.UserMessage); !ok {
