@@ -37,22 +37,37 @@ pgtemp_start() {
 	trap pgtemp_stop EXIT
 	trap 'pgtemp_stop; exit 130' INT TERM
 
-	# A free port: nothing answers on it now.
-	local port
-	for _ in $(seq 50); do
-		port=$((20000 + RANDOM % 40000))
-		if ! (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then
-			break
-		fi
-	done
-
 	# The postgres user may not be able to enter the current directory.
 	cd "$PGTEMP_DIR"
 	"${as[@]}" "$bin/initdb" -D "$PGTEMP_DIR/data" -U postgres -A trust -E UTF8 --no-sync >"$PGTEMP_DIR/initdb.log" 2>&1 ||
 		{ cat "$PGTEMP_DIR/initdb.log" >&2; return 1; }
-	"${as[@]}" "$bin/pg_ctl" -D "$PGTEMP_DIR/data" -l "$PGTEMP_DIR/server.log" -w -t 60 start \
-		-o "-p $port -k $PGTEMP_DIR -c listen_addresses=127.0.0.1 -c fsync=${PGTEMP_FSYNC:-off} -c max_connections=300" >/dev/null ||
-		{ cat "$PGTEMP_DIR/server.log" >&2; return 1; }
+	# A free port, below the kernel's range of ephemeral ports (a client
+	# socket may hold one of those without anything answering on it), on
+	# which nothing answers now. Should the server still not get it
+	# (another process took it meanwhile), another port is tried.
+	local low=32768 port started=
+	if [ -r /proc/sys/net/ipv4/ip_local_port_range ]; then
+		read -r low _ </proc/sys/net/ipv4/ip_local_port_range
+	fi
+	[ "$low" -gt 11000 ] || low=61000 # an unusual range: above it then
+	for _ in 1 2 3 4 5; do
+		for _ in $(seq 50); do
+			if [ "$low" = 61000 ]; then
+				port=$((61000 + RANDOM % 4000))
+			else
+				port=$((10000 + RANDOM % (low - 10000)))
+			fi
+			if ! (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then
+				break
+			fi
+		done
+		if "${as[@]}" "$bin/pg_ctl" -D "$PGTEMP_DIR/data" -l "$PGTEMP_DIR/server.log" -w -t 60 start \
+			-o "-p $port -k $PGTEMP_DIR -c listen_addresses=127.0.0.1 -c fsync=${PGTEMP_FSYNC:-off} -c max_connections=300" >/dev/null; then
+			started=1
+			break
+		fi
+	done
+	[ -n "$started" ] || { cat "$PGTEMP_DIR/server.log" >&2; return 1; }
 	"${as[@]}" "$bin/createdb" -h "$PGTEMP_DIR" -p "$port" -U postgres aapagui
 	cd - >/dev/null
 	export AAPAGUI_TEST_POSTGRES="postgres://postgres@127.0.0.1:$port/aapagui?sslmode=disable"
