@@ -38,7 +38,7 @@ func (l Limits) web() web.KeyLimits {
 // turnPlace holds one of the caller's turn places (Limits.TurnsPerKey)
 // for the rest of the request, or fails with a 429.
 func (s *Server) turnPlace(c *gin.Context) error {
-	release, err := web.Place(s.limits, owner(c), "too_many_turns", "turns")
+	release, err := web.Place(s.base.Limits, owner(c), "too_many_turns", "turns")
 	if err != nil {
 		return err
 	}

@@ -87,7 +87,7 @@ func (r *turnRun) checkRanAsAllowed(toolCallID string) {
 			setting, label = "enabled without trust", "untrusted"
 		}
 	}
-	r.s.metrics.ToolRanAgainstSettings(name, label)
+	r.s.base.Metrics.ToolRanAgainstSettings(name, label)
 	r.log.Warn().Str("session", r.sess.ID).Str("tool", name).Str("tool_call_id", toolCallID).Str("session_setting", setting).
 		Msg("the agent ran a server tool against the session's settings: if it cannot honour enabling and trust, declare the tool with permissions: none in --agent-config")
 }

@@ -11,27 +11,19 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"github.com/aapagui/aapagui/aap"
-	"github.com/aapagui/aapagui/bridge/internal/metrics"
 	"github.com/aapagui/aapagui/bridge/internal/tracing"
 	"github.com/aapagui/aapagui/bridge/internal/web"
-	"github.com/aapagui/aapagui/internal/apikey"
 	"github.com/aapagui/aapagui/internal/cursor"
 	"github.com/aapagui/aapagui/internal/ident"
-	"github.com/aapagui/aapagui/internal/limit"
-	"github.com/aapagui/aapagui/internal/userid"
 	"github.com/aapagui/aapagui/store"
 	"github.com/aapagui/aapagui/translate"
 )
 
 // Server is the aap2agui HTTP handler.
 type Server struct {
-	cfg     Config
-	keys    apikey.Keys
-	users   *userid.Users          // nil: sessions are scoped to the key alone
-	roster  atomic.Pointer[roster] // the agents served (SetAgents replaces them)
-	engine  *gin.Engine
-	metrics *metrics.Metrics
-	limits  *limit.Keys // nil: no per-key rate or turn limit
+	cfg    Config
+	base   *web.Base              // metrics, keys, users, limits and the engine (web.Serving.NewBase)
+	roster atomic.Pointer[roster] // the agents served (SetAgents replaces them)
 
 	streaming atomic.Int64 // turns whose answer is streaming: they share MaxCheckpoints
 }
@@ -46,7 +38,7 @@ func New(cfg Config) (*Server, error) {
 		return nil, err
 	}
 	cfg.Store = store.Observe(cfg.Store, b.Observe)
-	s := &Server{cfg: cfg, keys: b.Keys, users: b.Users, metrics: b.Metrics, limits: b.Limits, engine: b.Engine}
+	s := &Server{cfg: cfg, base: b}
 	s.roster.Store(s.newRoster(cfg.Agents))
 	e, m := b.Engine, b.Metrics
 	e.GET("/readyz", s.handle(s.ready))
@@ -104,35 +96,35 @@ func (s *Server) route(e *gin.Engine, m Mount) (err error) {
 }
 
 // ServeHTTP implements http.Handler.
-func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.engine.ServeHTTP(w, r) }
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.base.Engine.ServeHTTP(w, r) }
 
 // MetricsHandler serves the server's metrics in the Prometheus text
 // format, without any key check: for a listener of its own (see
 // Config.SeparateMetrics).
-func (s *Server) MetricsHandler() http.Handler { return s.metrics.Handler() }
+func (s *Server) MetricsHandler() http.Handler { return s.base.Metrics.Handler() }
 
 const ownerKey = "owner"
 
 // auth checks the caller's API key (and its user token, when users are
 // named by tokens) for a route that touches no session: the owner is the
 // key's.
-func (s *Server) auth(c *gin.Context) error { return s.authAs(c, s.users.JWT()) }
+func (s *Server) auth(c *gin.Context) error { return s.authAs(c, s.base.Users.JWT()) }
 
 // authUser is auth for the routes of sessions: the owner is the key's,
 // scoped to the request's user when Config.Users names one.
 func (s *Server) authUser(c *gin.Context) error { return s.authAs(c, true) }
 
 func (s *Server) authAs(c *gin.Context, user bool) error {
-	owner, err := s.keys.Owner(c.Request)
+	owner, err := s.base.Keys.Owner(c.Request)
 	if err != nil {
 		return errUnauthorized
 	}
 	if user {
-		if owner, err = web.Scope(s.users, owner, c.Request); err != nil {
+		if owner, err = web.Scope(s.base.Users, owner, c.Request); err != nil {
 			return err
 		}
 	}
-	if err := web.Allow(s.limits, owner); err != nil {
+	if err := web.Allow(s.base.Limits, owner); err != nil {
 		return err
 	}
 	c.Set(ownerKey, owner)
@@ -236,7 +228,7 @@ func (s *Server) newSession(c *gin.Context, req *aap.PostSessionsRequest, first 
 	if err := s.cfg.Store.CreateSessionWithin(c.Request.Context(), sess, seed, s.cfg.Limits.SessionsPerKey); err != nil {
 		return nil, err // store.ErrLimit: too_many_sessions (failure)
 	}
-	s.metrics.InterruptsChanged(len(sess.Interrupts))
+	s.base.Metrics.InterruptsChanged(len(sess.Interrupts))
 	return sess, nil
 }
 

@@ -264,7 +264,7 @@ func (r *turnRun) conclude(ctx context.Context, failure error) error {
 		r.ans.none(r.tr.Response())
 	}
 	if stored == nil {
-		r.s.metrics.InterruptsChanged(len(sess.Interrupts) - len(r.prevInterrupts))
+		r.s.base.Metrics.InterruptsChanged(len(sess.Interrupts) - len(r.prevInterrupts))
 	}
 	return nil
 }

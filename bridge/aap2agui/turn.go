@@ -70,7 +70,7 @@ func (s *Server) takeBack(c *gin.Context, sess *store.Session) {
 		web.Logger(c).Error().Err(err).Str("session", sess.ID).Msg("taking back the session of a PUT /session whose first turn did not start")
 		return
 	}
-	s.metrics.InterruptsChanged(-len(sess.Interrupts))
+	s.base.Metrics.InterruptsChanged(-len(sess.Interrupts))
 }
 
 // answerForm is what differs between the answer to a turn of a session
@@ -150,7 +150,7 @@ func (s *Server) runTurn(c *gin.Context, id string, req *aap.PostSessionTurnRequ
 	}
 	// From here on the turn is in flight: it ends with its metrics and
 	// its log line, whatever happens.
-	t.life.Count(s.metrics, metrics.RequestStart(c), t.agent.name(), string(req.Mode()))
+	t.life.Count(s.base.Metrics, metrics.RequestStart(c), t.agent.name(), string(req.Mode()))
 	defer t.ended()
 	body, err := t.call(ctx)
 	if err != nil {
@@ -254,6 +254,6 @@ func (t *turn) stream(ctx context.Context, rw gin.ResponseWriter, body *web.Idle
 // ended counts the upstream's result, ends the turn's metrics and writes
 // its log line.
 func (t *turn) ended() {
-	t.s.metrics.Upstream("turn", t.agent.name(), t.life.Line.Upstream)
+	t.s.base.Metrics.Upstream("turn", t.agent.name(), t.life.Line.Upstream)
 	t.life.End()
 }

@@ -43,7 +43,7 @@ func (l Limits) web() web.KeyLimits {
 // runPlace holds one of the caller's run places (Limits.RunsPerKey) for
 // the rest of the request, or answers 429.
 func (s *Server) runPlace(c *gin.Context) {
-	release, err := web.Place(s.limits, c.GetString(ownerKey), "too_many_runs", "runs")
+	release, err := web.Place(s.base.Limits, c.GetString(ownerKey), "too_many_runs", "runs")
 	if err != nil {
 		s.fail(c, err)
 		return

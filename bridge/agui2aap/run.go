@@ -71,7 +71,7 @@ func (r *runner) mode() aap.StreamMode {
 // server lost the thread's), streams it to the client and saves the
 // thread. An error is returned only before the stream began.
 func (r *runner) execute(ctx context.Context) error {
-	r.life.Count(r.s.metrics, r.start, r.info.Name, string(r.mode()))
+	r.life.Count(r.s.base.Metrics, r.start, r.info.Name, string(r.mode()))
 	defer r.life.End()
 	tracing.Agent(ctx, r.info.Name)
 	r.openBefore = len(r.th.Interrupts)
@@ -327,7 +327,7 @@ func (r *runner) turnDone(result string) {
 	default:
 		result = metrics.OutcomeOK
 	}
-	r.s.metrics.Upstream("turn", r.info.Name, result)
+	r.s.base.Metrics.Upstream("turn", r.info.Name, result)
 	r.life.Line.Upstream = result
 }
 

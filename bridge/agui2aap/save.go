@@ -97,6 +97,6 @@ func (r *runner) save(ctx context.Context) error {
 		r.log.Error().Err(err).Str("thread", th.ID).Msg("store: save thread: the run ends with RUN_ERROR")
 		return err
 	}
-	r.s.metrics.InterruptsChanged(len(th.Interrupts) - r.openBefore)
+	r.s.base.Metrics.InterruptsChanged(len(th.Interrupts) - r.openBefore)
 	return nil
 }

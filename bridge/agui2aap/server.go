@@ -14,22 +14,14 @@ import (
 
 	"github.com/aapagui/aapagui/aap"
 	"github.com/aapagui/aapagui/agui"
-	"github.com/aapagui/aapagui/bridge/internal/metrics"
 	"github.com/aapagui/aapagui/bridge/internal/web"
-	"github.com/aapagui/aapagui/internal/apikey"
-	"github.com/aapagui/aapagui/internal/limit"
-	"github.com/aapagui/aapagui/internal/userid"
 	"github.com/aapagui/aapagui/store"
 )
 
 // Server is the agui2aap HTTP handler.
 type Server struct {
-	cfg     Config
-	keys    apikey.Keys
-	users   *userid.Users // nil: threads are scoped to the key alone
-	engine  *gin.Engine
-	metrics *metrics.Metrics
-	limits  *limit.Keys // nil: no per-key rate or run limit
+	cfg  Config
+	base *web.Base // metrics, keys, users, limits and the engine (web.Serving.NewBase)
 
 	metaMu sync.Mutex
 	meta   map[string]metaEntry // by upstream credential
@@ -48,7 +40,7 @@ func New(cfg Config) (*Server, error) {
 		return nil, err
 	}
 	cfg.Store = store.ObserveThreads(cfg.Store, b.Observe)
-	s := &Server{cfg: cfg, keys: b.Keys, users: b.Users, meta: map[string]metaEntry{}, metrics: b.Metrics, limits: b.Limits, engine: b.Engine}
+	s := &Server{cfg: cfg, base: b, meta: map[string]metaEntry{}}
 	e, m := b.Engine, b.Metrics
 	// Thread ids are the client's, "/" included: routes match the escaped
 	// path, so that DELETE …/threads/a%2Fb names the thread "a/b", and
@@ -68,12 +60,12 @@ func New(cfg Config) (*Server, error) {
 }
 
 // ServeHTTP implements http.Handler.
-func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.engine.ServeHTTP(w, r) }
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.base.Engine.ServeHTTP(w, r) }
 
 // MetricsHandler serves the server's metrics in the Prometheus text
 // format, without any key check: for a listener of its own (see
 // Config.SeparateMetrics).
-func (s *Server) MetricsHandler() http.Handler { return s.metrics.Handler() }
+func (s *Server) MetricsHandler() http.Handler { return s.base.Metrics.Handler() }
 
 // unescapeParams unescapes the path values of a route matched on the
 // escaped path (see New).
@@ -95,7 +87,7 @@ const ownerKey = "owner"
 // a caller must present a bearer key, whether or not the bridge has keys
 // of its own: the AAP server checks it, and threads are scoped to it.
 // When users are named by tokens, every route needs a valid one.
-func (s *Server) auth(c *gin.Context) { s.authAs(c, s.users.JWT()) }
+func (s *Server) auth(c *gin.Context) { s.authAs(c, s.base.Users.JWT()) }
 
 // authUser is auth for the routes of threads: the owner is the caller's,
 // scoped to the request's user when Config.Users names one.
@@ -104,10 +96,10 @@ func (s *Server) authUser(c *gin.Context) { s.authAs(c, true) }
 func (s *Server) authAs(c *gin.Context, user bool) {
 	owner, err := s.owner(c.Request)
 	if err == nil && user {
-		owner, err = web.Scope(s.users, owner, c.Request)
+		owner, err = web.Scope(s.base.Users, owner, c.Request)
 	}
 	if err == nil {
-		err = web.Allow(s.limits, owner)
+		err = web.Allow(s.base.Limits, owner)
 	}
 	if err != nil {
 		s.fail(c, err)
@@ -118,7 +110,7 @@ func (s *Server) authAs(c *gin.Context, user bool) {
 
 // owner is the caller of r (see auth), or why it may not call.
 func (s *Server) owner(r *http.Request) (string, error) {
-	owner, err := s.keys.Owner(r)
+	owner, err := s.base.Keys.Owner(r)
 	if err != nil {
 		return "", web.Fail(web.KindUnauthorized, "unauthorized", "a valid API key is required: Authorization: Bearer <key>")
 	}
@@ -126,7 +118,7 @@ func (s *Server) owner(r *http.Request) (string, error) {
 		return "", web.Fail(web.KindUnauthorized, "unauthorized",
 			"an API key is required: Authorization: Bearer <key> (this bridge forwards it to the AAP server)")
 	}
-	if s.cfg.ForwardAuth && s.keys.Open() {
+	if s.cfg.ForwardAuth && s.base.Keys.Open() {
 		// The upstream checks the key; threads are scoped to it, named
 		// as apikey names a key (a prefix of its hash).
 		owner = credentialKey(bearer(r))

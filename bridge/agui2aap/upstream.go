@@ -110,7 +110,7 @@ func (s *Server) upstreamCall(ctx context.Context, call, agent string, err error
 	default:
 		result = s.upstreamFailure(err).Code
 	}
-	s.metrics.Upstream(call, agent, result)
+	s.base.Metrics.Upstream(call, agent, result)
 	return result
 }
 
