@@ -64,12 +64,13 @@ func runConformance(t *testing.T, arc *txtar.Archive) map[string]string {
 	hist := doJSON(t, http.MethodGet, e.URL+"/sessions/"+id+"/history?type=full", nil)
 
 	var n txtartest.Names
+	norm := func(s string) string { return n.Text(strings.ReplaceAll(s, id, "{session}")) }
 	mu.Lock()
 	defer mu.Unlock()
 	return map[string]string{
-		"run":      n.Text(strings.ReplaceAll(indentJSON(run), id, "{session}")),
-		"response": n.Text(strings.ReplaceAll(fmt.Sprintf("%d %s\n%s", turn.StatusCode, turn.ContentType, turn.Body), id, "{session}")),
-		"history":  n.Text(strings.ReplaceAll(fmt.Sprintf("%d\n%s", hist.StatusCode, indentJSON([]byte(hist.Body))), id, "{session}")),
+		"run":      norm(indentJSON(run)),
+		"response": norm(fmt.Sprintf("%d %s\n%s", turn.StatusCode, turn.ContentType, turn.Body)),
+		"history":  norm(fmt.Sprintf("%d\n%s", hist.StatusCode, indentJSON([]byte(hist.Body)))),
 	}
 }
 
