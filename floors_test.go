@@ -5,6 +5,7 @@ import (
 	"go/token"
 	"io/fs"
 	"maps"
+	"path"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -54,11 +55,19 @@ var mayImport = map[string][]string{
 	"cmd":       {"ground", "wire", "translate", "store", "plumbing", "bridge", "demo", "cmd"},
 }
 
+// testSupport reports whether a package of this module is there for tests
+// only: the test helpers, and a floor's own test-support package (named
+// …test, as store/storetest or bridge/internal/bridgetest).
+func testSupport(pkg string) bool {
+	return floorOf(pkg) == "testkit" || strings.HasSuffix(path.Base(pkg), "test")
+}
+
 // TestFloors checks the map of the packages in CONTRIBUTING.md against
 // what the packages import (their non-test files): a package of the
 // top-level internal/ imports nothing of the project outside internal/,
-// no floor imports a higher one, the test helpers are for tests only, and
-// neither bridge imports the other.
+// no floor imports a higher one, the test helpers and the test-support
+// packages are for tests only (a test-support package may use the test
+// helpers), and neither bridge imports the other.
 func TestFloors(t *testing.T) {
 	imports := projectImports(t)
 	if len(imports) == 0 {
@@ -73,9 +82,9 @@ func TestFloors(t *testing.T) {
 		for _, imp := range imports[pkg] {
 			f := floorOf(imp)
 			switch {
-			case !slices.Contains(mayImport[floor], f):
+			case !slices.Contains(mayImport[floor], f) && (f != "testkit" || !testSupport(pkg)):
 				t.Errorf("%s (floor %s) imports %s (floor %s)", pkg, floor, imp, f)
-			case f == "testkit" && floor != "testkit":
+			case testSupport(imp) && !testSupport(pkg):
 				t.Errorf("%s imports the test helper %s outside its tests", pkg, imp)
 			case floor == "bridge" && f == "bridge" && pkg != imp:
 				t.Errorf("%s imports %s: the two bridges stand beside each other", pkg, imp)
