@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/aapagui/aapagui/cmd/internal/clitest"
 	"github.com/aapagui/aapagui/internal/testkit/proctest"
 )
 
@@ -71,13 +72,13 @@ func TestUpstreamHeadersFromEnvironment(t *testing.T) {
 	defer up.Close()
 	p := proctest.Start(t, []string{"AAP2AGUI_UPSTREAM_HEADER=X-A: 1\r\nX-B: two, three\r\n"},
 		"--listen", "127.0.0.1:0", "--store", "memory:", "--upstream", up.URL)
-	resp := post(t, t.Context(), p.URL()+"/sessions", `{"agent":{"name":"agent"}}`)
+	resp := clitest.Post(t, t.Context(), p.URL()+"/sessions", `{"agent":{"name":"agent"}}`)
 	require.Equal(t, http.StatusCreated, resp.StatusCode)
 	var id struct {
 		SessionID string `json:"sessionId"`
 	}
 	require.NoError(t, json.NewDecoder(resp.Body).Decode(&id))
-	resp = post(t, t.Context(), p.URL()+"/sessions/"+id.SessionID+"/turns", `{"messages":[{"role":"user","content":"hi"}]}`)
+	resp = clitest.Post(t, t.Context(), p.URL()+"/sessions/"+id.SessionID+"/turns", `{"messages":[{"role":"user","content":"hi"}]}`)
 	require.Equal(t, http.StatusOK, resp.StatusCode)
 	_, _ = io.Copy(io.Discard, resp.Body)
 	h := <-got

@@ -6,7 +6,6 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
-	"strings"
 	"testing"
 	"time"
 
@@ -14,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/aapagui/aapagui/aap"
+	"github.com/aapagui/aapagui/cmd/internal/clitest"
 	"github.com/aapagui/aapagui/internal/testkit/pgtest"
 	"github.com/aapagui/aapagui/internal/testkit/proctest"
 	"github.com/aapagui/aapagui/store"
@@ -54,7 +54,7 @@ func TestKilledMidTurn(t *testing.T) {
 	next := `{"messages":[{"role":"user","content":"are you there?"}]}`
 	first := true
 	for {
-		resp := post(t, ctx, b.URL()+"/sessions/"+id+"/turns", next)
+		resp := clitest.Post(t, ctx, b.URL()+"/sessions/"+id+"/turns", next)
 		if resp.StatusCode == http.StatusOK {
 			break
 		}
@@ -82,17 +82,6 @@ func TestKilledMidTurn(t *testing.T) {
 		}
 	}
 	assert.Equal(t, []string{"long 1000000", "are you there?"}, users)
-}
-
-func post(t *testing.T, ctx context.Context, url, body string) *http.Response {
-	t.Helper()
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, strings.NewReader(body))
-	require.NoError(t, err)
-	req.Header.Set("Content-Type", "application/json")
-	resp, err := http.DefaultClient.Do(req)
-	require.NoError(t, err)
-	t.Cleanup(func() { _ = resp.Body.Close() })
-	return resp
 }
 
 // A user who outgrows one machine moves a SQLite store to PostgreSQL with

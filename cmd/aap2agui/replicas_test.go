@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/aapagui/aapagui/aap"
+	"github.com/aapagui/aapagui/cmd/internal/clitest"
 	"github.com/aapagui/aapagui/internal/testkit/pgtest"
 	"github.com/aapagui/aapagui/internal/testkit/proctest"
 )
@@ -208,7 +209,7 @@ func TestReplicaKilledMidTurn(t *testing.T) {
 	a.Kill()
 	killed := time.Now()
 	for {
-		resp := post(t, ctx, b.URL()+"/sessions/"+id+"/turns", `{"messages":[{"role":"user","content":"still there?"}]}`)
+		resp := clitest.Post(t, ctx, b.URL()+"/sessions/"+id+"/turns", `{"messages":[{"role":"user","content":"still there?"}]}`)
 		if resp.StatusCode == http.StatusOK {
 			break
 		}

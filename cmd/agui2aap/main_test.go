@@ -15,6 +15,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/aapagui/aapagui/cmd/internal/clitest"
 	"github.com/aapagui/aapagui/internal/testkit/pgtest"
 	"github.com/aapagui/aapagui/internal/testkit/proctest"
 	"github.com/aapagui/aapagui/store"
@@ -71,16 +72,10 @@ func TestKilledMidRun(t *testing.T) {
 	t.Logf("thread usable again %s after kill -9", time.Since(killed).Round(10*time.Millisecond))
 }
 
+// post posts a run's JSON body to url, asking for its event stream.
 func post(t *testing.T, ctx context.Context, url, body string) *http.Response {
 	t.Helper()
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, strings.NewReader(body))
-	require.NoError(t, err)
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "text/event-stream")
-	resp, err := http.DefaultClient.Do(req)
-	require.NoError(t, err)
-	t.Cleanup(func() { _ = resp.Body.Close() })
-	return resp
+	return clitest.Post(t, ctx, url, body, "Accept", "text/event-stream")
 }
 
 // --copy-from moves threads from SQLite to PostgreSQL: a thread goes on
