@@ -11,6 +11,7 @@ import (
 
 	"github.com/aapagui/aapagui/aap"
 	"github.com/aapagui/aapagui/bridge/aap2agui"
+	"github.com/aapagui/aapagui/bridge/internal/bridgetest"
 )
 
 // TestAPIKeys checks per-key isolation (a session is visible only to the
@@ -23,7 +24,7 @@ func TestAPIKeys(t *testing.T) {
 		keyB   = "key-bravo-0d5be8e4"
 		secret = "sk-option-secret-55e1"
 	)
-	var logs syncBuffer
+	var logs bridgetest.SyncBuffer
 	e := newEnv(t, demoUpstream(t), func(c *aap2agui.Config) {
 		c.APIKeys = []string{keyA, keyB}
 		c.Logger = zerolog.New(&logs).Level(zerolog.DebugLevel)

@@ -14,6 +14,7 @@ import (
 
 	"github.com/aapagui/aapagui/aap"
 	"github.com/aapagui/aapagui/bridge/aap2agui"
+	"github.com/aapagui/aapagui/bridge/internal/bridgetest"
 	"github.com/aapagui/aapagui/internal/testkit/metricstest"
 	"github.com/aapagui/aapagui/internal/testkit/streamtest"
 )
@@ -37,7 +38,7 @@ func TestClientLeft(t *testing.T) {
 		}
 	}))
 	t.Cleanup(func() { close(quit) })
-	var logs syncBuffer
+	var logs bridgetest.SyncBuffer
 	e := newEnv(t, upstream, func(c *aap2agui.Config) {
 		c.Logger = zerolog.New(&logs).Level(zerolog.InfoLevel)
 	})

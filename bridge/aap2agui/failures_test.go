@@ -16,6 +16,7 @@ import (
 
 	"github.com/aapagui/aapagui/aap"
 	"github.com/aapagui/aapagui/bridge/aap2agui"
+	"github.com/aapagui/aapagui/bridge/internal/bridgetest"
 	"github.com/aapagui/aapagui/internal/testkit/refused"
 	"github.com/aapagui/aapagui/store"
 )
@@ -229,7 +230,7 @@ func TestOneTurnAtATime(t *testing.T) {
 		t.Run("a second turn, "+string(mode), func(t *testing.T) {
 			r := do(t, http.MethodPost, e.URL+"/sessions/"+id+"/turns", "", `{"stream":"`+string(mode)+`","messages":[{"role":"user","content":"me too"}]}`)
 			requireJSONError(t, r, http.StatusConflict, "turn_in_progress")
-			requireLeaseLeft(t, r.Header, r.Body)
+			bridgetest.RequireLeaseLeft(t, r.Header, r.Body)
 		})
 	}
 	t.Run("a second turn through the client", func(t *testing.T) {

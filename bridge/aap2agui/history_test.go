@@ -12,6 +12,7 @@ import (
 
 	"github.com/aapagui/aapagui/aap"
 	"github.com/aapagui/aapagui/bridge/aap2agui"
+	"github.com/aapagui/aapagui/bridge/internal/bridgetest"
 )
 
 // historyProblems checks a session's history against AAP's rule that
@@ -254,7 +255,7 @@ func TestOrphanResults(t *testing.T) {
 					}
 					sseEvents(w, tt.events(in)...)
 				})
-				var logs syncBuffer
+				var logs bridgetest.SyncBuffer
 				e := newEnv(t, up.URL, func(c *aap2agui.Config) { c.Logger = zerolog.New(&logs) })
 				id := e.createSession(t, aap.PostSessionsRequest{})
 				if tt.first != nil {
@@ -295,7 +296,7 @@ func TestInterruptNamingCallWithoutTool(t *testing.T) {
 			`{"type":"TOOL_CALL_RESULT","toolCallId":"hidden-1","content":"ran","messageId":"r-h","role":"tool"}`},
 			textMessage("m1", "Done."), []string{runFinished(in)})...)
 	})
-	var logs syncBuffer
+	var logs bridgetest.SyncBuffer
 	e := newEnv(t, up.URL, func(c *aap2agui.Config) { c.Logger = zerolog.New(&logs) })
 	id := e.createSession(t, aap.PostSessionsRequest{})
 	_, err := e.stream(t, id, userTurn(aap.StreamDelta, "go"))

@@ -2,12 +2,9 @@ package aap2agui_test
 
 import (
 	"context"
-	"encoding/json"
-	"errors"
 	"net/http"
 	"strconv"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -16,47 +13,9 @@ import (
 
 	"github.com/aapagui/aapagui/aap"
 	"github.com/aapagui/aapagui/bridge/aap2agui"
+	"github.com/aapagui/aapagui/bridge/internal/bridgetest"
 	"github.com/aapagui/aapagui/store"
 )
-
-// requireLeaseLeft checks a 409's Retry-After and the time the running
-// turn's lease has left, in the body: within the lease's TTL.
-func requireLeaseLeft(t *testing.T, h http.Header, body string) {
-	t.Helper()
-	secs, err := strconv.Atoi(h.Get("Retry-After"))
-	require.NoError(t, err, "Retry-After %q", h.Get("Retry-After"))
-	assert.GreaterOrEqual(t, secs, 1)
-	assert.LessOrEqual(t, secs, int(store.LeaseTTL.Seconds()))
-	var er struct {
-		Error struct {
-			LeaseRemainingMs int64 `json:"leaseRemainingMs"`
-		} `json:"error"`
-	}
-	require.NoError(t, json.Unmarshal([]byte(body), &er), body)
-	assert.Positive(t, er.Error.LeaseRemainingMs, body)
-	assert.LessOrEqual(t, er.Error.LeaseRemainingMs, store.LeaseTTL.Milliseconds(), body)
-}
-
-// failingUnlocks fails the next n releases of a lock, as the SQLite store
-// did under load ("unlock: context deadline exceeded").
-type failingUnlocks struct {
-	store.Store
-	n atomic.Int32
-}
-
-func (s *failingUnlocks) Unlock(ctx context.Context, id, holder string) error {
-	if s.n.Add(-1) >= 0 {
-		return context.DeadlineExceeded
-	}
-	return s.Store.Unlock(ctx, id, holder)
-}
-
-func (s *failingUnlocks) UnlockThread(ctx context.Context, owner, id, holder string) error {
-	if s.n.Add(-1) >= 0 {
-		return context.DeadlineExceeded
-	}
-	return s.Store.UnlockThread(ctx, owner, id, holder)
-}
 
 // A turn whose release of the session fails at first (the store's writer
 // busy past its deadline) still leaves the session free when the client
@@ -64,31 +23,26 @@ func (s *failingUnlocks) UnlockThread(ctx context.Context, owner, id, holder str
 // that ends as usual frees its lock with its last save; these are refused
 // after taking the lock, and free it with Release.)
 func TestReleaseRetried(t *testing.T) {
-	st := &failingUnlocks{Store: store.NewMemory()}
+	st := &bridgetest.FailingUnlocks{Store: store.NewMemory()}
 	e := newEnv(t, demoUpstream(t), func(c *aap2agui.Config) { c.Store = st })
 	id := e.createSession(t, aap.PostSessionsRequest{})
 	for i := range 3 {
-		st.n.Store(2)
+		st.N.Store(2)
 		_, err := e.Client.Turn(testContext(t), id, &aap.PostSessionTurnRequest{Agent: &aap.AgentConfig{Name: "another"}, Messages: []aap.Message{aap.UserText("hello " + strconv.Itoa(i))}})
 		requireHTTPError(t, err, http.StatusBadRequest, "invalid_request")
-		assert.EqualValues(t, -1, st.n.Load(), "the release failed twice, then held")
+		assert.EqualValues(t, -1, st.N.Load(), "the release failed twice, then held")
 		resp, err := e.Client.Turn(testContext(t), id, &aap.PostSessionTurnRequest{Messages: []aap.Message{aap.UserText("hello " + strconv.Itoa(i))}})
 		require.NoError(t, err, "turn %d", i)
 		assert.Equal(t, aap.StopEndTurn, resp.StopReason)
 	}
 }
 
-// downStore is a store whose database cannot be reached.
-type downStore struct{ store.Store }
-
-func (downStore) Ping(context.Context) error { return errors.New("dial tcp: connection refused") }
-
 // /readyz checks the store.
 func TestReadyzChecksTheStore(t *testing.T) {
 	up := newEnv(t, demoUpstream(t))
 	r := do(t, http.MethodGet, up.Root+"/readyz", "", "")
 	assert.Equal(t, http.StatusOK, r.Status, r.Body)
-	down := newEnv(t, demoUpstream(t), func(c *aap2agui.Config) { c.Store = downStore{store.NewMemory()} })
+	down := newEnv(t, demoUpstream(t), func(c *aap2agui.Config) { c.Store = bridgetest.DownStore{Store: store.NewMemory()} })
 	r = do(t, http.MethodGet, down.Root+"/readyz", "", "")
 	requireJSONError(t, r, http.StatusServiceUnavailable, "not_ready")
 }

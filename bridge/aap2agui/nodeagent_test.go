@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/aapagui/aapagui/aap"
+	"github.com/aapagui/aapagui/bridge/internal/bridgetest"
 	"github.com/aapagui/aapagui/demo"
 )
 
@@ -54,7 +55,7 @@ func startNodeServer(t *testing.T, dir, script string, pkgs []string, env ...str
 	cmd := exec.Command(node, filepath.Join(dir, script))
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), env...)
-	var stderr syncBuffer
+	var stderr bridgetest.SyncBuffer
 	cmd.Stderr = &stderr
 	stdout, err := cmd.StdoutPipe()
 	require.NoError(t, err)

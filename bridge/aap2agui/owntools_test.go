@@ -12,6 +12,7 @@ import (
 
 	"github.com/aapagui/aapagui/aap"
 	"github.com/aapagui/aapagui/bridge/aap2agui"
+	"github.com/aapagui/aapagui/bridge/internal/bridgetest"
 	"github.com/aapagui/aapagui/demo"
 	"github.com/aapagui/aapagui/internal/testkit/metricstest"
 )
@@ -40,7 +41,7 @@ func TestOwnTools(t *testing.T) {
 	up := newFakeUpstream(t, func(w http.ResponseWriter, _ *http.Request, in *runInput, _ int) {
 		sseEvents(w, inlineToolRun(in, fetchTool.Name)...)
 	})
-	var logs syncBuffer
+	var logs bridgetest.SyncBuffer
 	e := newEnv(t, up.URL, func(c *aap2agui.Config) {
 		c.OwnTools = []aap.ToolSpec{fetchTool}
 		c.Logger = zerolog.New(&logs)
@@ -99,7 +100,7 @@ func TestToolRunAgainstSettings(t *testing.T) {
 			up := newFakeUpstream(t, func(w http.ResponseWriter, _ *http.Request, in *runInput, _ int) {
 				sseEvents(w, inlineToolRun(in, demo.SearchTool)...)
 			})
-			var logs syncBuffer
+			var logs bridgetest.SyncBuffer
 			e := newEnv(t, up.URL, func(c *aap2agui.Config) { c.Logger = zerolog.New(&logs) })
 			id := e.createSession(t, aap.PostSessionsRequest{Agent: aap.AgentConfig{Tools: tt.tools}})
 			evs, err := e.stream(t, id, userTurn(aap.StreamDelta, "search x"))
@@ -142,7 +143,7 @@ func TestToolRunAgainstSettings(t *testing.T) {
 				`{"type":"TOOL_CALL_RESULT","messageId":"result-call_s","toolCallId":"call_s","content":"ran","role":"tool"}`},
 				textMessage("m1", "Done."), []string{runFinished(in)})...)
 		})
-		var logs syncBuffer
+		var logs bridgetest.SyncBuffer
 		e := newEnv(t, up.URL, func(c *aap2agui.Config) { c.Logger = zerolog.New(&logs) })
 		id := e.createSession(t, aap.PostSessionsRequest{Agent: aap.AgentConfig{Tools: []aap.ServerToolRef{{Name: demo.SearchTool}}}})
 		_, err := e.stream(t, id, userTurn(aap.StreamDelta, "search x"))

@@ -10,6 +10,7 @@ import (
 
 	"github.com/aapagui/aapagui/aap"
 	"github.com/aapagui/aapagui/bridge/aap2agui"
+	"github.com/aapagui/aapagui/bridge/internal/bridgetest"
 	"github.com/aapagui/aapagui/demo"
 	"github.com/aapagui/aapagui/internal/testkit/metricstest"
 )
@@ -33,7 +34,7 @@ func TestCallStreamedAgainOnResume(t *testing.T) {
 					[]string{`{"type":"TOOL_CALL_RESULT","messageId":"result-call_s","toolCallId":"call_s","content":"x pages","role":"tool"}`},
 					textMessage("m1", "Found it."), []string{runFinished(in)})...)
 			})
-			var logs syncBuffer
+			var logs bridgetest.SyncBuffer
 			e := newEnv(t, up.URL, func(c *aap2agui.Config) { c.Logger = zerolog.New(&logs) })
 			id := e.createSession(t, aap.PostSessionsRequest{Agent: aap.AgentConfig{Tools: []aap.ServerToolRef{{Name: demo.SearchTool}}}})
 			_, err := e.Client.Turn(testContext(t), id, &aap.PostSessionTurnRequest{Stream: aap.StreamNone, Messages: []aap.Message{aap.UserText("search x")}})

@@ -1,9 +1,7 @@
 package aap2agui_test
 
 import (
-	"encoding/json"
 	"net/http"
-	"strings"
 	"testing"
 	"time"
 
@@ -12,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/aapagui/aapagui/bridge/aap2agui"
+	"github.com/aapagui/aapagui/bridge/internal/bridgetest"
 	"github.com/aapagui/aapagui/internal/testkit/refused"
 )
 
@@ -27,7 +26,7 @@ func TestTurnLogLine(t *testing.T) {
 		agentSecret = "agent-header-secret-41aa"
 		said        = "zebra-content-93"
 	)
-	var logs syncBuffer
+	var logs bridgetest.SyncBuffer
 	cfg := func(c *aap2agui.Config) {
 		c.APIKeys = []string{key}
 		c.Logger = zerolog.New(&logs).Level(zerolog.InfoLevel)
@@ -56,7 +55,7 @@ func TestTurnLogLine(t *testing.T) {
 
 	var lines []map[string]any
 	require.Eventually(t, func() bool {
-		lines = logLines(t, logs.String(), "turn finished")
+		lines = bridgetest.LogLines(t, logs.String(), "turn finished")
 		return len(lines) == 4
 	}, testTimeout, 5*time.Millisecond, "one line per turn")
 	want := []struct {
@@ -93,21 +92,4 @@ func TestTurnLogLine(t *testing.T) {
 	for _, s := range []string{key, secret, agentSecret, said} {
 		assert.NotContains(t, out, s)
 	}
-}
-
-// logLines returns the JSON log lines with this message.
-func logLines(t *testing.T, log, message string) []map[string]any {
-	t.Helper()
-	var out []map[string]any
-	for _, line := range strings.Split(log, "\n") {
-		if line == "" {
-			continue
-		}
-		var l map[string]any
-		require.NoError(t, json.Unmarshal([]byte(line), &l), line)
-		if l["message"] == message {
-			out = append(out, l)
-		}
-	}
-	return out
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/aapagui/aapagui/aap"
 	"github.com/aapagui/aapagui/bridge/aap2agui"
+	"github.com/aapagui/aapagui/bridge/internal/bridgetest"
 	"github.com/aapagui/aapagui/demo"
 	"github.com/aapagui/aapagui/store"
 )
@@ -475,7 +476,7 @@ func TestVersionsKeysAndLocks(t *testing.T) {
 	require.Eventually(t, func() bool { return up.count() == 2 }, testTimeout, 5e6)
 	r := do(t, "POST", e.Root+"/v1/session/"+id, "key-a", `{"messages":[{"role":"user","content":"again"}]}`)
 	requireJSONError(t, r, http.StatusConflict, "turn_in_progress")
-	requireLeaseLeft(t, r.Header, r.Body)
+	bridgetest.RequireLeaseLeft(t, r.Header, r.Body)
 	close(release)
 	require.NoError(t, <-done)
 	got := send(t, a, id, userTurn(aap.StreamNone, "again"))

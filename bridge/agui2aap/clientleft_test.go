@@ -21,6 +21,7 @@ import (
 
 	"github.com/aapagui/aapagui/aap"
 	"github.com/aapagui/aapagui/bridge/agui2aap"
+	"github.com/aapagui/aapagui/bridge/internal/bridgetest"
 	"github.com/aapagui/aapagui/demo"
 	"github.com/aapagui/aapagui/internal/testkit/metricstest"
 	"github.com/aapagui/aapagui/internal/testkit/streamtest"
@@ -72,7 +73,7 @@ func TestClientLeft(t *testing.T) {
 	t.Cleanup(upstream.Close)
 	t.Cleanup(func() { close(quit) })
 	threads := &stallingThreads{ThreadStore: store.NewMemory(), arrived: make(chan struct{}, 1)}
-	var logs syncBuffer
+	var logs bridgetest.SyncBuffer
 	e := newBridge(t, upstream.URL, func(c *agui2aap.Config) {
 		c.Store = threads
 		c.Logger = zerolog.New(&logs).Level(zerolog.InfoLevel)
@@ -140,7 +141,7 @@ func TestClientLeft(t *testing.T) {
 		assert.False(t, strings.HasPrefix(s, "5"), "no request counted as a server error: %v", statuses)
 	}
 	var left int
-	for _, l := range logLines(t, logs.String(), "request") {
+	for _, l := range bridgetest.LogLines(t, logs.String(), "request") {
 		if l["status"] == 499.0 {
 			left++
 			assert.Equal(t, "info", l["level"], l)

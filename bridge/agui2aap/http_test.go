@@ -17,6 +17,7 @@ import (
 	"github.com/aapagui/aapagui/aap"
 	"github.com/aapagui/aapagui/agui"
 	"github.com/aapagui/aapagui/bridge/agui2aap"
+	"github.com/aapagui/aapagui/bridge/internal/bridgetest"
 	"github.com/aapagui/aapagui/demo"
 )
 
@@ -245,7 +246,7 @@ func TestConcurrentRunOnOneThread(t *testing.T) {
 	r := e.post(t, "/agents/demo", second)
 	assert.Equal(t, http.StatusConflict, r.Status, r.Body)
 	assert.Equal(t, "run_in_progress", r.errorCode())
-	requireLeaseLeft(t, r.Header, r.Body)
+	bridgetest.RequireLeaseLeft(t, r.Header, r.Body)
 
 	other := e.conv("other-thread")
 	other.say("hi")

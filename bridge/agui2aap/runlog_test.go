@@ -1,10 +1,6 @@
 package agui2aap_test
 
 import (
-	"bytes"
-	"encoding/json"
-	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -13,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/aapagui/aapagui/bridge/agui2aap"
+	"github.com/aapagui/aapagui/bridge/internal/bridgetest"
 )
 
 // TestRunLogLine: each run that reached the AAP server writes one info
@@ -25,7 +22,7 @@ func TestRunLogLine(t *testing.T) {
 		upstreamKey = "upstream-key-3e9d"
 		said        = "zebra-content-93"
 	)
-	var logs syncBuffer
+	var logs bridgetest.SyncBuffer
 	e := newEnv(t, func(c *agui2aap.Config) {
 		c.APIKeys = []string{key}
 		c.UpstreamAPIKey = upstreamKey
@@ -44,7 +41,7 @@ func TestRunLogLine(t *testing.T) {
 
 	var lines []map[string]any
 	require.Eventually(t, func() bool {
-		lines = logLines(t, logs.String(), "run finished")
+		lines = bridgetest.LogLines(t, logs.String(), "run finished")
 		return len(lines) == 4
 	}, testTimeout, 5*time.Millisecond, "one line per run")
 	for i, w := range []struct{ stop, upstream string }{
@@ -65,39 +62,4 @@ func TestRunLogLine(t *testing.T) {
 	for _, s := range []string{key, upstreamKey, said} {
 		assert.NotContains(t, out, s)
 	}
-}
-
-// logLines returns the JSON log lines with this message.
-func logLines(t *testing.T, log, message string) []map[string]any {
-	t.Helper()
-	var out []map[string]any
-	for _, line := range strings.Split(log, "\n") {
-		if line == "" {
-			continue
-		}
-		var l map[string]any
-		require.NoError(t, json.Unmarshal([]byte(line), &l), line)
-		if l["message"] == message {
-			out = append(out, l)
-		}
-	}
-	return out
-}
-
-// syncBuffer is a log destination safe for concurrent writes.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/aapagui/aapagui/bridge/agui2aap"
+	"github.com/aapagui/aapagui/bridge/internal/bridgetest"
 	"github.com/aapagui/aapagui/demo"
 )
 
@@ -23,7 +24,7 @@ func TestSessionLogLines(t *testing.T) {
 		t.Run("version "+string(rune('0'+version)), func(t *testing.T) {
 			upstream := httptest.NewServer(demo.NewAAPAgent(demo.AAPAgentOptions{Version: version}))
 			t.Cleanup(upstream.Close)
-			var logs syncBuffer
+			var logs bridgetest.SyncBuffer
 			e := newBridge(t, upstream.URL, func(c *agui2aap.Config) {
 				c.Logger = zerolog.New(&logs).Level(zerolog.InfoLevel)
 			})
@@ -32,25 +33,25 @@ func TestSessionLogLines(t *testing.T) {
 			c.run(t)
 			var started []map[string]any
 			require.Eventually(t, func() bool {
-				started = logLines(t, logs.String(), "thread started on a new AAP session")
+				started = bridgetest.LogLines(t, logs.String(), "thread started on a new AAP session")
 				return len(started) == 1
 			}, testTimeout, 5*time.Millisecond)
 			first := started[0]["session"]
 			assert.NotEmpty(t, first)
 			assert.Equal(t, "logged", started[0]["thread"])
-			assert.Empty(t, logLines(t, logs.String(), "thread moved to a new AAP session"), "a new thread moves nowhere")
+			assert.Empty(t, bridgetest.LogLines(t, logs.String(), "thread moved to a new AAP session"), "a new thread moves nowhere")
 
 			// An edited history: the thread moves to a new session.
 			c.Messages = []types.Message{{ID: "edited", Role: types.RoleUser, Content: "hello again"}}
 			c.run(t)
 			var moved []map[string]any
 			require.Eventually(t, func() bool {
-				moved = logLines(t, logs.String(), "thread moved to a new AAP session")
+				moved = bridgetest.LogLines(t, logs.String(), "thread moved to a new AAP session")
 				return len(moved) == 1
 			}, testTimeout, 5*time.Millisecond)
 			assert.Equal(t, first, moved[0]["from"])
 			assert.NotEqual(t, first, moved[0]["session"])
-			assert.Len(t, logLines(t, logs.String(), "thread started on a new AAP session"), 1)
+			assert.Len(t, bridgetest.LogLines(t, logs.String(), "thread started on a new AAP session"), 1)
 		})
 	}
 }

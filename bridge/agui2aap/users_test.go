@@ -1,7 +1,6 @@
 package agui2aap_test
 
 import (
-	"context"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -10,44 +9,22 @@ import (
 	"time"
 
 	"github.com/ag-ui-protocol/ag-ui/sdks/community/go/pkg/core/types"
-	jose "github.com/go-jose/go-jose/v4"
-	"github.com/go-jose/go-jose/v4/jwt"
 	"github.com/rs/zerolog"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/aapagui/aapagui/bridge/agui2aap"
-	"github.com/aapagui/aapagui/internal/testkit/pgtest"
+	"github.com/aapagui/aapagui/bridge/internal/bridgetest"
 	"github.com/aapagui/aapagui/store"
-	"github.com/aapagui/aapagui/store/postgres"
-	"github.com/aapagui/aapagui/store/sqlite"
 )
-
-// testStores are the stores a scoping test runs on: memory, SQLite and,
-// with a database, PostgreSQL.
-var testStores = map[string]func(t *testing.T) store.ThreadStore{
-	"memory": func(*testing.T) store.ThreadStore { return store.NewMemory() },
-	"sqlite": func(t *testing.T) store.ThreadStore {
-		st, err := sqlite.Open(filepath.Join(t.TempDir(), "s.db"))
-		require.NoError(t, err)
-		t.Cleanup(func() { st.Close() })
-		return st
-	},
-	"postgres": func(t *testing.T) store.ThreadStore {
-		st, err := postgres.Open(context.Background(), pgtest.Schema(t))
-		require.NoError(t, err)
-		t.Cleanup(func() { st.Close() })
-		return st
-	},
-}
 
 // TestUsersUnderOneKey: with --user-header, the users of one API key (a
 // CopilotKit runtime holding the key for all its users) never see each
 // other's threads, on every route and store: listing, hydration, runs and
 // delete answer another user's thread exactly as an unknown one.
 func TestUsersUnderOneKey(t *testing.T) {
-	for name, open := range testStores {
-		t.Run(name, func(t *testing.T) { testUsersUnderOneKey(t, open(t)) })
+	for _, st := range bridgetest.Stores() {
+		t.Run(st.Name, func(t *testing.T) { testUsersUnderOneKey(t, st.Open(t)) })
 	}
 }
 
@@ -58,7 +35,7 @@ func testUsersUnderOneKey(t *testing.T, st store.ThreadStore) {
 		alice  = "user-alice-5e02a1"
 		bob    = "user-bob-77b93c"
 	)
-	var logs syncBuffer
+	var logs bridgetest.SyncBuffer
 	e := newEnv(t, func(c *agui2aap.Config) {
 		c.APIKeys = []string{key}
 		c.Users.Header = header
@@ -139,11 +116,7 @@ func testUsersUnderOneKey(t *testing.T, st store.ThreadStore) {
 		assert.Equal(t, http.StatusOK, e.get(t, "/agents", noUser...).Status, "discovery needs no user")
 	})
 	t.Run("the log holds no user id", func(t *testing.T) {
-		out := logs.String()
-		require.Contains(t, out, `"status":404`, "the requests were logged")
-		for _, s := range []string{alice, bob, key} {
-			assert.NotContains(t, out, s)
-		}
+		bridgetest.NoUserLogged(t, logs.String(), alice, bob, key)
 	})
 }
 
@@ -170,11 +143,7 @@ func TestUserTokens(t *testing.T) {
 		c.Users.JWTKeyFile, c.Users.JWTHeader, c.Users.JWTAudience = file, "X-User-Token", "agui-bridge"
 	})
 	token := func(sub, aud string, exp time.Duration, key []byte) []string {
-		s, err := jose.NewSigner(jose.SigningKey{Algorithm: jose.HS256, Key: key}, nil)
-		require.NoError(t, err)
-		tok, err := jwt.Signed(s).Claims(jwt.Claims{Subject: sub, Audience: jwt.Audience{aud}, Expiry: jwt.NewNumericDate(time.Now().Add(exp))}).Serialize()
-		require.NoError(t, err)
-		return []string{"Authorization", "Bearer key-a", "X-User-Token", "Bearer " + tok}
+		return []string{"Authorization", "Bearer key-a", "X-User-Token", "Bearer " + bridgetest.Token(t, key, sub, aud, exp)}
 	}
 	a := e.conv("t-1")
 	a.Headers = token("alice", "agui-bridge", time.Hour, secret)

@@ -1,0 +1,95 @@
+package bridgetest
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"path/filepath"
+	"strconv"
+	"sync/atomic"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/aapagui/aapagui/internal/testkit/pgtest"
+	"github.com/aapagui/aapagui/store"
+	"github.com/aapagui/aapagui/store/postgres"
+	"github.com/aapagui/aapagui/store/sqlite"
+)
+
+// Store is a store a test or benchmark runs on, opened fresh by Open and
+// closed when it ends.
+type Store struct {
+	Name string
+	Open func(tb testing.TB) store.Store
+}
+
+// Stores are memory, SQLite in a temp file and PostgreSQL (a schema of
+// its own; a test of it is skipped without a database, see pgtest).
+func Stores() []Store {
+	return []Store{
+		{"memory", func(testing.TB) store.Store { return store.NewMemory() }},
+		{"sqlite", func(tb testing.TB) store.Store {
+			s, err := sqlite.Open(filepath.Join(tb.TempDir(), "s.db"))
+			require.NoError(tb, err)
+			tb.Cleanup(func() { _ = s.Close() })
+			return s
+		}},
+		{"postgres", func(tb testing.TB) store.Store {
+			s, err := postgres.Open(context.Background(), pgtest.Schema(tb))
+			require.NoError(tb, err)
+			tb.Cleanup(func() { _ = s.Close() })
+			return s
+		}},
+	}
+}
+
+// FailingUnlocks fails the next N releases of a lock (of a session or a
+// thread), as the SQLite store did under load ("unlock: context deadline
+// exceeded").
+type FailingUnlocks struct {
+	store.Store
+	N atomic.Int32
+}
+
+// Unlock fails while N was positive, then releases the session.
+func (s *FailingUnlocks) Unlock(ctx context.Context, id, holder string) error {
+	if s.N.Add(-1) >= 0 {
+		return context.DeadlineExceeded
+	}
+	return s.Store.Unlock(ctx, id, holder)
+}
+
+// UnlockThread fails while N was positive, then releases the thread.
+func (s *FailingUnlocks) UnlockThread(ctx context.Context, owner, id, holder string) error {
+	if s.N.Add(-1) >= 0 {
+		return context.DeadlineExceeded
+	}
+	return s.Store.UnlockThread(ctx, owner, id, holder)
+}
+
+// DownStore is a store whose database cannot be reached.
+type DownStore struct{ store.Store }
+
+// Ping fails as an unreachable database does.
+func (DownStore) Ping(context.Context) error { return errors.New("dial tcp: connection refused") }
+
+// RequireLeaseLeft checks a 409's Retry-After and the time the running
+// turn's lease has left, in the body: within the lease's TTL.
+func RequireLeaseLeft(t *testing.T, h http.Header, body string) {
+	t.Helper()
+	secs, err := strconv.Atoi(h.Get("Retry-After"))
+	require.NoError(t, err, "Retry-After %q", h.Get("Retry-After"))
+	assert.GreaterOrEqual(t, secs, 1)
+	assert.LessOrEqual(t, secs, int(store.LeaseTTL.Seconds()))
+	var er struct {
+		Error struct {
+			LeaseRemainingMs int64 `json:"leaseRemainingMs"`
+		} `json:"error"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(body), &er), body)
+	assert.Positive(t, er.Error.LeaseRemainingMs, body)
+	assert.LessOrEqual(t, er.Error.LeaseRemainingMs, store.LeaseTTL.Milliseconds(), body)
+}
