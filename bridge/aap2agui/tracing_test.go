@@ -3,11 +3,8 @@ package aap2agui_test
 import (
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"strings"
-	"sync"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -17,6 +14,7 @@ import (
 
 	"github.com/aapagui/aapagui/aap"
 	"github.com/aapagui/aapagui/bridge/aap2agui"
+	"github.com/aapagui/aapagui/bridge/internal/bridgetest"
 	"github.com/aapagui/aapagui/demo"
 )
 
@@ -27,15 +25,7 @@ import (
 func TestTracing(t *testing.T) {
 	exp := tracetest.NewInMemoryExporter()
 	tp := sdktrace.NewTracerProvider(sdktrace.WithSyncer(exp))
-	var mu sync.Mutex
-	var received []string // the traceparent of each upstream request
-	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		mu.Lock()
-		received = append(received, r.Header.Get("traceparent"))
-		mu.Unlock()
-		demo.AGUIAgent{}.ServeHTTP(w, r)
-	}))
-	t.Cleanup(up.Close)
+	up := bridgetest.TraceUpstream(t, demo.AGUIAgent{}, nil)
 	e := newEnv(t, up.URL, func(c *aap2agui.Config) { c.TracerProvider = tp })
 	id := e.createSession(t, aap.PostSessionsRequest{})
 
@@ -52,31 +42,19 @@ func TestTracing(t *testing.T) {
 	require.NoError(t, err)
 	resp.Body.Close()
 
-	var server tracetest.SpanStub
-	require.Eventually(t, func() bool {
-		var ok bool
-		server, ok = spanNamed(exp.GetSpans(), "POST /sessions/:id/turns")
-		return ok
-	}, testTimeout, 5*time.Millisecond, "the server span ends")
-	spans := exp.GetSpans()
-
-	assert.Equal(t, trace.SpanKindServer, server.SpanKind)
-	assert.Equal(t, clientTrace, server.SpanContext.TraceID().String(), "the client's trace goes on")
-	assert.Equal(t, clientSpan, server.Parent.SpanID().String())
+	server, spans := bridgetest.ServerSpan(t, exp, "POST /sessions/:id/turns", clientTrace, clientSpan)
 	assert.True(t, server.Parent.IsRemote())
 
-	upstream, ok := spanNamed(spans, "upstream POST")
+	upstream, ok := bridgetest.SpanNamed(spans, "upstream POST")
 	require.True(t, ok, "a span for the upstream call")
 	assert.Equal(t, trace.SpanKindClient, upstream.SpanKind)
 	assert.Equal(t, server.SpanContext.SpanID(), upstream.Parent.SpanID(), "the upstream call is a child of the request")
 	assert.Equal(t, clientTrace, upstream.SpanContext.TraceID().String())
-	mu.Lock()
-	assert.Equal(t, []string{"00-" + clientTrace + "-" + upstream.SpanContext.SpanID().String() + "-01"}, received,
+	assert.Equal(t, []string{"00-" + clientTrace + "-" + upstream.SpanContext.SpanID().String() + "-01"}, up.Traceparents(),
 		"the agent received the upstream span's traceparent")
-	mu.Unlock()
 
 	for _, op := range []string{"store.GetSession", "store.Lock", "store.History", "store.SaveSession"} {
-		s, ok := spanNamed(spansOf(spans, server.SpanContext.TraceID()), op)
+		s, ok := bridgetest.SpanNamed(spansOf(spans, server.SpanContext.TraceID()), op)
 		if assert.True(t, ok, op) {
 			assert.Equal(t, server.SpanContext.SpanID(), s.Parent.SpanID(), op)
 			assert.Equal(t, trace.SpanKindClient, s.SpanKind, op)
@@ -84,10 +62,10 @@ func TestTracing(t *testing.T) {
 	}
 
 	// The request that created the session started a trace of its own.
-	create, ok := spanNamed(spans, "POST /sessions")
+	create, ok := bridgetest.SpanNamed(spans, "POST /sessions")
 	require.True(t, ok)
 	assert.False(t, create.Parent.IsValid())
-	s, ok := spanNamed(spansOf(spans, create.SpanContext.TraceID()), "store.CreateSession")
+	s, ok := bridgetest.SpanNamed(spansOf(spans, create.SpanContext.TraceID()), "store.CreateSession")
 	require.True(t, ok)
 	assert.Equal(t, create.SpanContext.SpanID(), s.Parent.SpanID())
 }
@@ -95,15 +73,7 @@ func TestTracing(t *testing.T) {
 // TestNoTracing: without a TracerProvider the upstream gets no
 // traceparent, even from a client that sends one.
 func TestNoTracing(t *testing.T) {
-	var mu sync.Mutex
-	var got []string
-	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		mu.Lock()
-		got = append(got, r.Header.Get("traceparent"))
-		mu.Unlock()
-		demo.AGUIAgent{}.ServeHTTP(w, r)
-	}))
-	t.Cleanup(up.Close)
+	up := bridgetest.TraceUpstream(t, demo.AGUIAgent{}, nil)
 	e := newEnv(t, up.URL)
 	id := e.createSession(t, aap.PostSessionsRequest{})
 	req, err := http.NewRequestWithContext(testContext(t), http.MethodPost, e.URL+"/sessions/"+id+"/turns",
@@ -116,19 +86,7 @@ func TestNoTracing(t *testing.T) {
 	_, _ = io.ReadAll(resp.Body)
 	resp.Body.Close()
 	require.Equal(t, http.StatusOK, resp.StatusCode)
-	mu.Lock()
-	defer mu.Unlock()
-	assert.Equal(t, []string{""}, got)
-}
-
-// spanNamed returns the first span with this name.
-func spanNamed(spans tracetest.SpanStubs, name string) (tracetest.SpanStub, bool) {
-	for _, s := range spans {
-		if s.Name == name {
-			return s, true
-		}
-	}
-	return tracetest.SpanStub{}, false
+	assert.Equal(t, []string{""}, up.Traceparents())
 }
 
 // spansOf returns the spans of one trace.
