@@ -16,6 +16,7 @@ import (
 
 	"github.com/aapagui/aapagui/aap"
 	"github.com/aapagui/aapagui/bridge/aap2agui"
+	"github.com/aapagui/aapagui/bridge/internal/bridgetest"
 	"github.com/aapagui/aapagui/internal/testkit/pgtest"
 	"github.com/aapagui/aapagui/store"
 	"github.com/aapagui/aapagui/store/postgres"
@@ -51,10 +52,7 @@ func BenchmarkLoad(b *testing.B) {
 	}
 	configs := []config{}
 	for _, st := range benchStores() {
-		if st.name == "postgres" {
-			if pgtestDSN() == "" {
-				continue
-			}
+		if st.Name == "postgres" { // only with a database: see benchStores
 			configs = append(configs, config{"postgres-2-replicas", func(b *testing.B) []string {
 				dsn := pgtest.Schema(b)
 				var urls []string
@@ -70,7 +68,7 @@ func BenchmarkLoad(b *testing.B) {
 			}})
 			continue
 		}
-		configs = append(configs, config{st.name, func(b *testing.B) []string { return []string{serve(b, st.open(b))} }})
+		configs = append(configs, config{st.Name, func(b *testing.B) []string { return []string{serve(b, st.Open(b))} }})
 	}
 	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 512}}
 	// The baseline: the same runs sent straight to the demo agent.
@@ -154,8 +152,8 @@ func BenchmarkLoad(b *testing.B) {
 			b.ReportMetric(b.Elapsed().Seconds()/float64(b.N), "s")
 			b.ReportMetric(turns/b.Elapsed().Seconds(), "turns/s")
 			if len(durations) > 0 {
-				b.ReportMetric(percentile(durations, 0.5), "p50-ms")
-				b.ReportMetric(percentile(durations, 0.99), "p99-ms")
+				b.ReportMetric(bridgetest.Percentile(durations, 0.5), "p50-ms")
+				b.ReportMetric(bridgetest.Percentile(durations, 0.99), "p99-ms")
 			}
 			b.ReportMetric(float64(conflicts.Load()), "409s")
 			b.ReportMetric(float64(failures.Load()), "errors")

@@ -1,16 +1,11 @@
 package aap2agui_test
 
 import (
-	"bufio"
-	"context"
 	"encoding/json"
 	"flag"
-	"fmt"
-	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -19,10 +14,9 @@ import (
 
 	"github.com/aapagui/aapagui/aap"
 	"github.com/aapagui/aapagui/bridge/aap2agui"
+	"github.com/aapagui/aapagui/bridge/internal/bridgetest"
 	"github.com/aapagui/aapagui/internal/testkit/pgtest"
 	"github.com/aapagui/aapagui/store"
-	"github.com/aapagui/aapagui/store/postgres"
-	"github.com/aapagui/aapagui/store/sqlite"
 )
 
 var (
@@ -30,37 +24,6 @@ var (
 	benchStreams    = flag.Int("turnstart.streams", 1000, "streams opened by BenchmarkOpenStreams (10000 for the documented figures)")
 	benchThink      = flag.Duration("turnstart.think", 0, "BenchmarkTurnStart's agent answers a run's headers at once and its first event after this long, as a model's time to first token")
 )
-
-// benchStore is a store to compare, opened fresh for a benchmark.
-type benchStore struct {
-	name string
-	open func(b *testing.B) store.Store
-}
-
-// benchStores are the stores compared: memory, SQLite in a temp file, and
-// PostgreSQL when AAPAGUI_TEST_POSTGRES names a database (a schema of its
-// own).
-func benchStores() []benchStore {
-	return []benchStore{
-		{"memory", func(*testing.B) store.Store { return store.NewMemory() }},
-		{"sqlite", func(b *testing.B) store.Store {
-			s, err := sqlite.Open(filepath.Join(b.TempDir(), "bench.db"))
-			if err != nil {
-				b.Fatal(err)
-			}
-			b.Cleanup(func() { _ = s.Close() })
-			return s
-		}},
-		{"postgres", func(b *testing.B) store.Store {
-			s, err := postgres.Open(context.Background(), pgtest.Schema(b))
-			if err != nil {
-				b.Fatal(err)
-			}
-			b.Cleanup(func() { _ = s.Close() })
-			return s
-		}},
-	}
-}
 
 // startBench is aap2agui with a store in front of the demo agent, and a
 // client that keeps a connection per concurrent turn.
@@ -98,35 +61,6 @@ func (sb *startBench) sessions(b *testing.B, n int) []string {
 	return ids
 }
 
-// firstEvent posts body to url and returns the time until the first line
-// of the answer holding marker (the first text: the user sees the answer
-// begin), then reads the rest.
-func firstEvent(client *http.Client, url, body, marker string) (time.Duration, error) {
-	start := time.Now()
-	resp, err := client.Post(url, "application/json", strings.NewReader(body))
-	if err != nil {
-		return 0, err
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		msg, _ := io.ReadAll(resp.Body)
-		return 0, fmt.Errorf("HTTP %d: %s", resp.StatusCode, msg)
-	}
-	r := bufio.NewReader(resp.Body)
-	for {
-		line, err := r.ReadSlice('\n')
-		if err != nil {
-			return 0, fmt.Errorf("no %q in the answer: %w", marker, err)
-		}
-		if strings.Contains(string(line), marker) {
-			break
-		}
-	}
-	ttfe := time.Since(start)
-	_, err = io.Copy(io.Discard, r)
-	return ttfe, err
-}
-
 // each runs fn(0..n-1) on at most conc goroutines.
 func each(b *testing.B, n, conc int, fn func(i int) error) {
 	var wg sync.WaitGroup
@@ -154,11 +88,6 @@ func each(b *testing.B, n, conc int, fn func(i int) error) {
 		b.Fatal(err)
 	default:
 	}
-}
-
-func percentile(ds []time.Duration, p float64) float64 {
-	slices.Sort(ds)
-	return float64(ds[int(float64(len(ds)-1)*p)].Microseconds()) / 1000
 }
 
 const startTurnBody = `{"stream":"delta","messages":[{"role":"user","content":"hello"}]}`
@@ -195,36 +124,11 @@ func BenchmarkTurnStart(b *testing.B) {
 	var benches []*startBench
 	var names []string
 	for _, st := range benchStores() {
-		if st.name == "postgres" && pgtestDSN() == "" {
-			continue
-		}
-		benches = append(benches, newStartBench(b, upstream, st.open(b)))
-		names = append(names, st.name)
+		benches = append(benches, newStartBench(b, upstream, st.Open(b)))
+		names = append(names, st.Name)
 	}
 	measure := func(url func(i int) string, client *http.Client, body, marker string) []time.Duration {
-		ds := make([]time.Duration, n)
-		start := make(chan struct{})
-		var wg sync.WaitGroup
-		var mu sync.Mutex
-		var firstErr error
-		for i := range n {
-			wg.Go(func() {
-				<-start
-				d, err := firstEvent(client, url(i), body, marker)
-				mu.Lock()
-				defer mu.Unlock()
-				if err != nil && firstErr == nil {
-					firstErr = err
-				}
-				ds[i] = d
-			})
-		}
-		close(start)
-		wg.Wait()
-		if firstErr != nil {
-			b.Fatal(firstErr)
-		}
-		return ds
+		return bridgetest.AtOnce(b, client, n, url, func(int) string { return body }, marker)
 	}
 	// One round first, not measured: a running server's connection pools
 	// are warm (a new PostgreSQL connection costs milliseconds).
@@ -249,8 +153,8 @@ func BenchmarkTurnStart(b *testing.B) {
 	}
 	b.StopTimer()
 	for _, name := range append([]string{"direct"}, names...) {
-		b.ReportMetric(percentile(results[name], 0.5), "p50-ms-"+name)
-		b.ReportMetric(percentile(results[name], 0.99), "p99-ms-"+name)
+		b.ReportMetric(bridgetest.Percentile(results[name], 0.5), "p50-ms-"+name)
+		b.ReportMetric(bridgetest.Percentile(results[name], 0.99), "p99-ms-"+name)
 	}
 }
 
@@ -270,24 +174,24 @@ func BenchmarkOpenStreams(b *testing.B) {
 		b.StopTimer()
 		start := time.Now()
 		b.StartTimer()
-		each(b, n, 100, func(int) error { _, err := firstEvent(direct, upstream, directBody, directMarker); return err })
+		each(b, n, 100, func(int) error {
+			_, err := bridgetest.FirstEvent(direct, upstream, directBody, directMarker)
+			return err
+		})
 		secs["direct"] += time.Since(start)
 		for _, st := range benchStores() {
-			if st.name == "postgres" && pgtestDSN() == "" {
-				continue
-			}
 			b.StopTimer()
-			sb := newStartBench(b, upstream, st.open(b))
+			sb := newStartBench(b, upstream, st.Open(b))
 			ids := sb.sessions(b, n)
 			b.StartTimer()
 			start := time.Now()
 			each(b, n, 100, func(i int) error {
-				_, err := firstEvent(sb.client, sb.url+"/sessions/"+ids[i]+"/turns", startTurnBody, bridgeMarker)
+				_, err := bridgetest.FirstEvent(sb.client, sb.url+"/sessions/"+ids[i]+"/turns", startTurnBody, bridgeMarker)
 				return err
 			})
-			secs[st.name] += time.Since(start)
-			if !slices.Contains(order, st.name) {
-				order = append(order, st.name)
+			secs[st.Name] += time.Since(start)
+			if !slices.Contains(order, st.Name) {
+				order = append(order, st.Name)
 			}
 		}
 	}
@@ -297,3 +201,14 @@ func BenchmarkOpenStreams(b *testing.B) {
 }
 
 func pgtestDSN() string { return os.Getenv(pgtest.EnvDSN) }
+
+// benchStores are the stores compared: memory, SQLite in a temp file, and
+// PostgreSQL when AAPAGUI_TEST_POSTGRES names a database (a schema of its
+// own).
+func benchStores() []bridgetest.Store {
+	stores := bridgetest.Stores()
+	if pgtestDSN() == "" {
+		stores = slices.DeleteFunc(stores, func(s bridgetest.Store) bool { return s.Name == "postgres" })
+	}
+	return stores
+}

@@ -1,27 +1,19 @@
 package agui2aap_test
 
 import (
-	"bufio"
 	"context"
 	"fmt"
-	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"path/filepath"
-	"slices"
-	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/aapagui/aapagui/aap"
 	"github.com/aapagui/aapagui/bridge/agui2aap"
+	"github.com/aapagui/aapagui/bridge/internal/bridgetest"
 	"github.com/aapagui/aapagui/demo"
 	"github.com/aapagui/aapagui/internal/testkit/pgtest"
-	"github.com/aapagui/aapagui/store"
-	"github.com/aapagui/aapagui/store/postgres"
-	"github.com/aapagui/aapagui/store/sqlite"
 )
 
 // BenchmarkRunStart starts 100 runs at once, each on a thread of its own
@@ -35,87 +27,23 @@ func BenchmarkRunStart(b *testing.B) {
 	agent := httptest.NewServer(demo.NewAAPAgent(demo.AAPAgentOptions{}))
 	b.Cleanup(agent.Close)
 	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 512}}
-	stores := map[string]func() store.Store{
-		"memory": func() store.Store { return store.NewMemory() },
-		"sqlite": func() store.Store {
-			s, err := sqlite.Open(filepath.Join(b.TempDir(), "bench.db"))
-			if err != nil {
-				b.Fatal(err)
-			}
-			b.Cleanup(func() { _ = s.Close() })
-			return s
-		},
-	}
-	if os.Getenv(pgtest.EnvDSN) != "" {
-		stores["postgres"] = func() store.Store {
-			s, err := postgres.Open(context.Background(), pgtest.Schema(b))
-			if err != nil {
-				b.Fatal(err)
-			}
-			b.Cleanup(func() { _ = s.Close() })
-			return s
-		}
-	}
-	names := slices.Sorted(func(yield func(string) bool) {
-		for k := range stores {
-			if !yield(k) {
-				return
-			}
-		}
-	})
+	var names []string
 	urls := map[string]string{}
-	for _, name := range names {
-		srv, err := agui2aap.New(agui2aap.Config{Upstream: agent.URL, Store: stores[name]()})
+	for _, st := range bridgetest.Stores() {
+		if st.Name == "postgres" && os.Getenv(pgtest.EnvDSN) == "" {
+			continue
+		}
+		srv, err := agui2aap.New(agui2aap.Config{Upstream: agent.URL, Store: st.Open(b)})
 		if err != nil {
 			b.Fatal(err)
 		}
 		hs := httptest.NewServer(srv)
 		b.Cleanup(hs.Close)
-		urls[name] = hs.URL + "/agents/demo"
+		names = append(names, st.Name)
+		urls[st.Name] = hs.URL + "/agents/demo"
 	}
-	first := func(url, body, marker string) (time.Duration, error) {
-		start := time.Now()
-		resp, err := client.Post(url, "application/json", strings.NewReader(body))
-		if err != nil {
-			return 0, err
-		}
-		defer resp.Body.Close()
-		if resp.StatusCode != http.StatusOK {
-			return 0, fmt.Errorf("HTTP %d", resp.StatusCode)
-		}
-		r := bufio.NewReader(resp.Body)
-		for {
-			line, err := r.ReadSlice('\n')
-			if err != nil {
-				return 0, fmt.Errorf("no %q: %w", marker, err)
-			}
-			if strings.Contains(string(line), marker) {
-				break
-			}
-		}
-		d := time.Since(start)
-		_, err = io.Copy(io.Discard, r)
-		return d, err
-	}
-	measure := func(url func(i int) string, body func(i int) string, marker string) []time.Duration {
-		ds := make([]time.Duration, n)
-		errs := make([]error, n)
-		start := make(chan struct{})
-		var wg sync.WaitGroup
-		for i := range n {
-			wg.Go(func() {
-				<-start
-				ds[i], errs[i] = first(url(i), body(i), marker)
-			})
-		}
-		close(start)
-		wg.Wait()
-		for _, err := range errs {
-			if err != nil {
-				b.Fatal(err)
-			}
-		}
-		return ds
+	measure := func(url, body func(i int) string, marker string) []time.Duration {
+		return bridgetest.AtOnce(b, client, n, url, body, marker)
 	}
 	results := map[string][]time.Duration{}
 	ac := aap.NewClient(agent.URL, aap.ClientOptions{HTTPClient: client})
@@ -144,12 +72,8 @@ func BenchmarkRunStart(b *testing.B) {
 		}
 	}
 	b.StopTimer()
-	pct := func(ds []time.Duration, p float64) float64 {
-		slices.Sort(ds)
-		return float64(ds[int(float64(len(ds)-1)*p)].Microseconds()) / 1000
-	}
 	for _, name := range append([]string{"direct"}, names...) {
-		b.ReportMetric(pct(results[name], 0.5), "p50-ms-"+name)
-		b.ReportMetric(pct(results[name], 0.99), "p99-ms-"+name)
+		b.ReportMetric(bridgetest.Percentile(results[name], 0.5), "p50-ms-"+name)
+		b.ReportMetric(bridgetest.Percentile(results[name], 0.99), "p99-ms-"+name)
 	}
 }
