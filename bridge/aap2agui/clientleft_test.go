@@ -1,7 +1,6 @@
 package aap2agui_test
 
 import (
-	"context"
 	"io"
 	"net/http"
 	"strings"
@@ -15,7 +14,6 @@ import (
 	"github.com/aapagui/aapagui/aap"
 	"github.com/aapagui/aapagui/bridge/aap2agui"
 	"github.com/aapagui/aapagui/bridge/internal/bridgetest"
-	"github.com/aapagui/aapagui/internal/testkit/metricstest"
 	"github.com/aapagui/aapagui/internal/testkit/streamtest"
 )
 
@@ -44,36 +42,9 @@ func TestClientLeft(t *testing.T) {
 	})
 	id := e.createSession(t, aap.PostSessionsRequest{})
 
-	ctx, cancel := context.WithCancel(testContext(t))
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, e.URL+"/sessions/"+id+"/turns", strings.NewReader(`{"stream":"delta","messages":[{"role":"user","content":"hello"}]}`))
-	require.NoError(t, err)
-	req.Header.Set("Content-Type", "application/json")
-	done := make(chan error, 1)
-	go func() {
-		resp, err := http.DefaultClient.Do(req)
-		if err == nil {
-			resp.Body.Close()
-		}
-		done <- err
-	}()
-	select {
-	case <-arrived:
-	case <-time.After(testTimeout):
-		t.Fatal("the agent never got the run")
-	}
-	cancel()
-	require.ErrorIs(t, <-done, context.Canceled)
+	bridgetest.Leave(t, e.URL+"/sessions/"+id+"/turns", `{"stream":"delta","messages":[{"role":"user","content":"hello"}]}`, arrived)
 
-	const turns = "/sessions/:id/turns"
-	var statuses []string
-	require.Eventually(t, func() bool {
-		m := metricstest.Scrape(t, e.Root+"/metrics", "")
-		statuses = m.LabelValues("aap2agui_http_requests_total", "status")
-		return m.Value("aap2agui_http_requests_total", "route", turns, "method", "POST", "status", "499") == 1
-	}, testTimeout, 10*time.Millisecond, "the turn counted as 499: %v", statuses)
-	for _, s := range statuses {
-		assert.False(t, strings.HasPrefix(s, "5"), "no request counted as a server error: %v", statuses)
-	}
+	bridgetest.CountedAsLeft(t, e.Root+"/metrics", "aap2agui_http_requests_total", 1, "route", "/sessions/:id/turns", "method", "POST")
 	out := logs.String()
 	assert.Contains(t, out, `"status":499`)
 	assert.NotContains(t, out, `"level":"error"`)
@@ -116,12 +87,7 @@ func TestClientLeftFinish(t *testing.T) {
 	streamtest.LeaveAfter(t, testContext(t), e.URL+"/sessions/"+id+"/turns", `{"stream":"delta","messages":[{"role":"user","content":"hello"}]}`, "the first half")
 	close(release)
 
-	select {
-	case c := <-cancelled:
-		require.False(t, c, "the agent's run was cancelled when the client left")
-	case <-time.After(testTimeout):
-		t.Fatal("the agent's run never ended")
-	}
+	bridgetest.RanToItsEnd(t, cancelled)
 	require.Eventually(t, func() bool {
 		h := e.history(t, id, aap.HistoryFull)
 		return len(h) == 2 && strings.Contains(h[1], "the first half, and the second.")

@@ -15,6 +15,7 @@ import (
 
 	"github.com/aapagui/aapagui/aap"
 	"github.com/aapagui/aapagui/bridge/aap2agui"
+	"github.com/aapagui/aapagui/bridge/internal/bridgetest"
 	"github.com/aapagui/aapagui/demo"
 	"github.com/aapagui/aapagui/internal/testkit/metricstest"
 	"github.com/aapagui/aapagui/internal/testkit/refused"
@@ -142,15 +143,7 @@ func TestMetrics(t *testing.T) {
 	assert.Greater(t, m.Value("aap2agui_sse_bytes_written_total"), float64(sseBytes), "the long turn's bytes")
 
 	// No label anywhere carries an id or a key.
-	for name, f := range m {
-		for _, s := range f.GetMetric() {
-			for _, l := range s.GetLabel() {
-				assert.NotContains(t, l.GetValue(), id, name)
-				assert.NotContains(t, l.GetValue(), callID, name)
-				assert.NotContains(t, l.GetValue(), key, name)
-			}
-		}
-	}
+	bridgetest.NoLabelHolds(t, m, id, callID, key)
 }
 
 // TestMetricsSeparateListener: with SeparateMetrics the API handler has no

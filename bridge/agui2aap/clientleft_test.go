@@ -1,7 +1,6 @@
 package agui2aap_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -23,7 +22,6 @@ import (
 	"github.com/aapagui/aapagui/bridge/agui2aap"
 	"github.com/aapagui/aapagui/bridge/internal/bridgetest"
 	"github.com/aapagui/aapagui/demo"
-	"github.com/aapagui/aapagui/internal/testkit/metricstest"
 	"github.com/aapagui/aapagui/internal/testkit/streamtest"
 	"github.com/aapagui/aapagui/store"
 )
@@ -88,25 +86,7 @@ func TestClientLeft(t *testing.T) {
 		t.Helper()
 		body, err := json.Marshal(in)
 		require.NoError(t, err)
-		ctx, cancel := context.WithCancel(testContext(t))
-		req, err := http.NewRequestWithContext(ctx, http.MethodPost, e.URL+"/agents/demo", bytes.NewReader(body))
-		require.NoError(t, err)
-		req.Header.Set("Content-Type", "application/json")
-		done := make(chan error, 1)
-		go func() {
-			resp, err := http.DefaultClient.Do(req)
-			if err == nil {
-				resp.Body.Close()
-			}
-			done <- err
-		}()
-		select {
-		case <-arrived:
-		case <-time.After(testTimeout):
-			t.Fatal("the bridge never waited")
-		}
-		cancel()
-		require.ErrorIs(t, <-done, context.Canceled)
+		bridgetest.Leave(t, e.URL+"/agents/demo", string(body), arrived)
 		// The client is gone before the bridge has finished with the
 		// run: the next one waits for the thread to be free.
 		require.Eventually(t, func() bool {
@@ -132,14 +112,7 @@ func TestClientLeft(t *testing.T) {
 	leave(c.input("", nil), threads.arrived) // a run's thread
 	threads.stall.Store(false)
 
-	var statuses []string
-	require.Eventually(t, func() bool {
-		statuses = metricstest.Scrape(t, e.URL+"/metrics", "").LabelValues("agui2aap_http_requests_total", "status")
-		return metricstest.Scrape(t, e.URL+"/metrics", "").Value("agui2aap_http_requests_total", "route", "/agents/:name", "status", "499") == 4
-	}, testTimeout, 10*time.Millisecond, "four requests counted as 499: %v", statuses)
-	for _, s := range statuses {
-		assert.False(t, strings.HasPrefix(s, "5"), "no request counted as a server error: %v", statuses)
-	}
+	bridgetest.CountedAsLeft(t, e.URL+"/metrics", "agui2aap_http_requests_total", 4, "route", "/agents/:name")
 	var left int
 	for _, l := range bridgetest.LogLines(t, logs.String(), "request") {
 		if l["status"] == 499.0 {
@@ -190,12 +163,7 @@ func TestClientLeftFinish(t *testing.T) {
 	streamtest.LeaveAfter(t, testContext(t), e.URL+"/agents/demo", string(body), "the first half")
 	close(release)
 
-	select {
-	case c := <-cancelled:
-		require.False(t, c, "the AAP turn was cancelled when the client left")
-	case <-time.After(testTimeout):
-		t.Fatal("the AAP turn never ended")
-	}
+	bridgetest.RanToItsEnd(t, cancelled)
 	require.Eventually(t, func() bool {
 		th, err := e.Store.GetThread(testContext(t), "", "finish")
 		return err == nil && len(th.Delivered) == 2

@@ -15,6 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/aapagui/aapagui/bridge/agui2aap"
+	"github.com/aapagui/aapagui/bridge/internal/bridgetest"
 	"github.com/aapagui/aapagui/internal/testkit/metricstest"
 	"github.com/aapagui/aapagui/internal/testkit/refused"
 	"github.com/aapagui/aapagui/store"
@@ -126,14 +127,7 @@ func TestMetrics(t *testing.T) {
 	assert.Equal(t, 0.0, m.Value("agui2aap_store_errors_total"))
 	assert.Greater(t, m.Value("agui2aap_sse_bytes_written_total"), float64(sseBytes), "the long run's bytes")
 
-	for name, f := range m {
-		for _, s := range f.GetMetric() {
-			for _, l := range s.GetLabel() {
-				assert.NotContains(t, l.GetValue(), c.ThreadID, name)
-				assert.NotContains(t, l.GetValue(), key, name)
-			}
-		}
-	}
+	bridgetest.NoLabelHolds(t, m, c.ThreadID, key)
 }
 
 // TestMetricsSeparateListener: with SeparateMetrics the AG-UI handler has
