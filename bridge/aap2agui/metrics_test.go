@@ -1,14 +1,11 @@
 package aap2agui_test
 
 import (
-	"bufio"
-	"context"
 	"net/http"
 	"net/http/httptest"
 	"regexp"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -75,34 +72,13 @@ func TestMetrics(t *testing.T) {
 
 	// A long turn, a second turn that gets 409 while it runs, and the
 	// client leaving the long one.
-	ctx, cancel := context.WithCancel(testContext(t))
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, turnsURL(id),
-		strings.NewReader(`{"stream":"delta","messages":[{"role":"user","content":"long 1000000"}]}`))
-	require.NoError(t, err)
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Authorization", "Bearer "+key)
-	resp, err := http.DefaultClient.Do(req)
-	require.NoError(t, err)
-	sc := bufio.NewScanner(resp.Body)
-	for deltas := 0; deltas < 3 && sc.Scan(); {
-		if strings.HasPrefix(sc.Text(), "event: text_delta") {
-			deltas++
-		}
-	}
+	leave := bridgetest.Streaming(t, turnsURL(id), key, `{"stream":"delta","messages":[{"role":"user","content":"long 1000000"}]}`, "event: text_delta", 3)
 	held := do(t, http.MethodPost, turnsURL(id), key, `{"messages":[{"role":"user","content":"me too"}]}`)
 	requireJSONError(t, held, http.StatusConflict, "turn_in_progress")
-	cancel()
-	resp.Body.Close()
+	leave()
 	do(t, http.MethodGet, e.Root+"/no/such/path", key, "")
 
-	var m metricstest.Snapshot
-	require.Eventually(t, func() bool {
-		m = metricstest.Scrape(t, metricsURL, key)
-		return m.Value("aap2agui_turns_in_flight") == 0 && m.Value("aap2agui_turn_duration_seconds") == 6
-	}, testTimeout, 10*time.Millisecond, "the cancelled turn ends")
-	// Once more: a scrape gathers its collectors one by one, so the one
-	// that saw the end may have missed what came just before it.
-	m = metricstest.Scrape(t, metricsURL, key)
+	m := bridgetest.Settled(t, metricsURL, key, "aap2agui_turns_in_flight", "aap2agui_turn_duration_seconds", 6)
 
 	const turns = "/sessions/:id/turns"
 	assert.Equal(t, 1.0, m.Value("aap2agui_http_requests_total", "route", "/sessions", "method", "POST", "status", "201"))

@@ -1,15 +1,10 @@
 package agui2aap_test
 
 import (
-	"bufio"
-	"bytes"
-	"context"
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
-	"strings"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -68,32 +63,12 @@ func TestMetrics(t *testing.T) {
 	c.say("long 1000000")
 	body, err := json.Marshal(c.input("", nil))
 	require.NoError(t, err)
-	ctx, cancel := context.WithCancel(testContext(t))
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, e.URL+"/agents/demo", bytes.NewReader(body))
-	require.NoError(t, err)
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Authorization", "Bearer "+key)
-	resp, err := http.DefaultClient.Do(req)
-	require.NoError(t, err)
-	sc := bufio.NewScanner(resp.Body)
-	for deltas := 0; deltas < 3 && sc.Scan(); {
-		if strings.Contains(sc.Text(), `"TEXT_MESSAGE_CONTENT"`) {
-			deltas++
-		}
-	}
+	leave := bridgetest.Streaming(t, e.URL+"/agents/demo", key, string(body), `"TEXT_MESSAGE_CONTENT"`, 3)
 	held := e.post(t, "/agents/demo", c.input("", nil), auth...)
 	require.Equal(t, http.StatusConflict, held.Status, held.Body)
-	cancel()
-	resp.Body.Close()
+	leave()
 
-	var m metricstest.Snapshot
-	require.Eventually(t, func() bool {
-		m = metricstest.Scrape(t, metricsURL, key)
-		return m.Value("agui2aap_runs_in_flight") == 0 && m.Value("agui2aap_run_duration_seconds") == 5
-	}, testTimeout, 10*time.Millisecond, "the cancelled run ends")
-	// Once more: a scrape gathers its collectors one by one, so the one
-	// that saw the end may have missed what came just before it.
-	m = metricstest.Scrape(t, metricsURL, key)
+	m := bridgetest.Settled(t, metricsURL, key, "agui2aap_runs_in_flight", "agui2aap_run_duration_seconds", 5)
 
 	const agents = "/agents/:name"
 	assert.Equal(t, 5.0, m.Value("agui2aap_http_requests_total", "route", agents, "method", "POST", "status", "200"))
