@@ -18,6 +18,7 @@ import (
 
 	"github.com/aapagui/aapagui/aap"
 	"github.com/aapagui/aapagui/bridge/aap2agui"
+	"github.com/aapagui/aapagui/bridge/internal/bridgetest"
 	"github.com/aapagui/aapagui/store"
 	"github.com/aapagui/aapagui/store/sqlite"
 )
@@ -163,19 +164,7 @@ func endlessUpstream(t *testing.T, interval time.Duration, more func(n int) stri
 		}
 		defer ended.Add(1)
 		sseEvents(w, runStarted(in), `{"type":"TEXT_MESSAGE_START","messageId":"m1","role":"assistant"}`)
-		tick := time.NewTicker(interval)
-		defer tick.Stop()
-		for n := 0; ; n++ {
-			select {
-			case <-r.Context().Done():
-				return
-			case <-tick.C:
-			}
-			if _, err := fmt.Fprint(w, more(n)); err != nil {
-				return
-			}
-			w.(http.Flusher).Flush()
-		}
+		bridgetest.Trickle(w, r, interval, more)
 	})
 }
 

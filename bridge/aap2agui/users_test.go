@@ -57,9 +57,7 @@ func doAs(t *testing.T, method, url, key, user, body string) rawResponse {
 // every store: another user's session answers exactly as an unknown one,
 // and the user header is required where sessions are touched.
 func TestUsersUnderOneKey(t *testing.T) {
-	for _, st := range bridgetest.Stores() {
-		t.Run(st.Name, func(t *testing.T) { testUsersUnderOneKey(t, st.Open(t)) })
-	}
+	bridgetest.OnEachStore(t, testUsersUnderOneKey)
 }
 
 func testUsersUnderOneKey(t *testing.T, st store.Store) {

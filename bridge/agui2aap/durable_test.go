@@ -19,6 +19,7 @@ import (
 
 	"github.com/aapagui/aapagui/aap"
 	"github.com/aapagui/aapagui/bridge/agui2aap"
+	"github.com/aapagui/aapagui/bridge/internal/bridgetest"
 	"github.com/aapagui/aapagui/store"
 )
 
@@ -77,19 +78,7 @@ func endlessTurns(t *testing.T, interval time.Duration, more func(n int) string,
 	return newFakeAAP(t, func(w http.ResponseWriter, r *http.Request, _ int, _ *aap.PostSessionTurnRequest) {
 		defer ended.Add(1)
 		writeEvents(w, &aap.TurnStart{})
-		tick := time.NewTicker(interval)
-		defer tick.Stop()
-		for n := 0; ; n++ {
-			select {
-			case <-r.Context().Done():
-				return
-			case <-tick.C:
-			}
-			if _, err := io.WriteString(w, more(n)); err != nil {
-				return
-			}
-			_ = http.NewResponseController(w).Flush()
-		}
+		bridgetest.Trickle(w, r, interval, more)
 	})
 }
 

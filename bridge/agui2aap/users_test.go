@@ -23,12 +23,10 @@ import (
 // other's threads, on every route and store: listing, hydration, runs and
 // delete answer another user's thread exactly as an unknown one.
 func TestUsersUnderOneKey(t *testing.T) {
-	for _, st := range bridgetest.Stores() {
-		t.Run(st.Name, func(t *testing.T) { testUsersUnderOneKey(t, st.Open(t)) })
-	}
+	bridgetest.OnEachStore(t, testUsersUnderOneKey)
 }
 
-func testUsersUnderOneKey(t *testing.T, st store.ThreadStore) {
+func testUsersUnderOneKey(t *testing.T, st store.Store) {
 	const (
 		key    = "key-runtime-2b7f"
 		header = "X-User-Id"

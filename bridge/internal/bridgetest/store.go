@@ -93,3 +93,10 @@ func RequireLeaseLeft(t *testing.T, h http.Header, body string) {
 	assert.Positive(t, er.Error.LeaseRemainingMs, body)
 	assert.LessOrEqual(t, er.Error.LeaseRemainingMs, store.LeaseTTL.Milliseconds(), body)
 }
+
+// OnEachStore runs test on each of Stores, as a subtest named after it.
+func OnEachStore(t *testing.T, test func(t *testing.T, st store.Store)) {
+	for _, st := range Stores() {
+		t.Run(st.Name, func(t *testing.T) { test(t, st.Open(t)) })
+	}
+}
