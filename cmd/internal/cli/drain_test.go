@@ -2,7 +2,6 @@ package cli_test
 
 import (
 	"context"
-	"encoding/json"
 	"io"
 	"net"
 	"net/http"
@@ -14,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/aapagui/aapagui/cmd/internal/cli"
+	"github.com/aapagui/aapagui/cmd/internal/clitest"
 )
 
 // drainHandler serves /readyz (ready), /turn (a turn that streams until
@@ -61,15 +61,7 @@ func TestServeDrainsBeforeClosing(t *testing.T) {
 	stop() // as SIGTERM would
 
 	fresh := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}
-	require.Eventually(t, func() bool {
-		r, err := fresh.Get(base + "/readyz")
-		if err != nil {
-			return false
-		}
-		defer r.Body.Close()
-		var body struct{ Error struct{ Code string } }
-		return r.StatusCode == http.StatusServiceUnavailable && json.NewDecoder(r.Body).Decode(&body) == nil && body.Error.Code == "shutting_down"
-	}, 2*time.Second, 10*time.Millisecond, "/readyz says the server is not ready")
+	require.Eventually(t, func() bool { return clitest.ShuttingDown(fresh.Get(base + "/readyz")) }, 2*time.Second, 10*time.Millisecond, "/readyz says the server is not ready")
 
 	// A request that a load balancer sent before it saw that is served,
 	// on a new connection, which closes after the response.

@@ -36,6 +36,17 @@ func Post(t *testing.T, ctx context.Context, url, body string, headers ...string
 	return resp
 }
 
+// ShuttingDown reports whether a GET /readyz got 503 with the code
+// shutting_down (the server drains); it closes the body.
+func ShuttingDown(r *http.Response, err error) bool {
+	if err != nil {
+		return false
+	}
+	defer r.Body.Close()
+	var body struct{ Error struct{ Code string } }
+	return r.StatusCode == http.StatusServiceUnavailable && json.NewDecoder(r.Body).Decode(&body) == nil && body.Error.Code == "shutting_down"
+}
+
 // DrainsOnSIGTERM starts the program with --shutdown-delay and checks its
 // drain: on SIGTERM GET /readyz answers 503 shutting_down at once while
 // GET served (a route of the program) still answers 200; a second SIGTERM
@@ -52,15 +63,8 @@ func DrainsOnSIGTERM(t *testing.T, served string) {
 	require.Equal(t, http.StatusOK, r.StatusCode)
 
 	p.Signal(t, syscall.SIGTERM)
-	require.Eventually(t, func() bool {
-		r, err := get("/readyz")
-		if err != nil {
-			return false
-		}
-		defer r.Body.Close()
-		var body struct{ Error struct{ Code string } }
-		return r.StatusCode == http.StatusServiceUnavailable && json.NewDecoder(r.Body).Decode(&body) == nil && body.Error.Code == "shutting_down"
-	}, 10*time.Second, 20*time.Millisecond, "/readyz answers 503 shutting_down")
+	require.Eventually(t, func() bool { return ShuttingDown(get("/readyz")) },
+		10*time.Second, 20*time.Millisecond, "/readyz answers 503 shutting_down")
 	r, err = get(served)
 	require.NoError(t, err, "the program still serves during --shutdown-delay")
 	r.Body.Close()
