@@ -1,8 +1,9 @@
 // Package bridgetest holds what both bridges' tests share: the stores a
-// test runs on and stores that fail on purpose, the checks of a refused
-// turn's lease, of a client that leaves and of the log and metrics that
-// must not carry an id or a key, span lookups, a log destination, and
-// the measures of the start benchmarks. Each bridge's test supplies what
-// differs (its server, its routes, its requests); only tests import this
-// package.
+// test runs on and stores that fail on purpose, the check of a refused
+// turn's lease, a client that leaves and what it is counted as, a turn
+// held open and the metrics once it has ended, metric labels and logs
+// free of ids and keys, span lookups and an upstream that keeps the
+// traceparents it gets, and the measures of the start benchmarks. Each
+// bridge's test supplies what differs (its server, its routes, its
+// requests); only tests import this package.
 package bridgetest

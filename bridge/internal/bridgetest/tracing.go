@@ -3,6 +3,7 @@ package bridgetest
 import (
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -69,16 +70,16 @@ func TraceUpstream(t *testing.T, h http.Handler, route func(*http.Request) strin
 	return u
 }
 
-// Traceparents are the traceparents of the requests so far, in order.
-func (u *Upstream) Traceparents() []string {
-	u.mu.Lock()
-	defer u.mu.Unlock()
-	return append([]string(nil), u.got...)
-}
-
 // Traceparent is the traceparent of the last request on route.
 func (u *Upstream) Traceparent(route string) string {
 	u.mu.Lock()
 	defer u.mu.Unlock()
 	return u.route[route]
+}
+
+// Traceparents are the traceparents of the requests so far, in order.
+func (u *Upstream) Traceparents() []string {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	return slices.Clone(u.got)
 }
