@@ -40,27 +40,26 @@ type InterruptedCall struct {
 // InterruptToolName (their input is the interrupt).
 func PriorCallsOf(msgs []aap.Message) *PriorCalls {
 	p := &PriorCalls{Open: map[string]bool{}, Answered: map[string]bool{}, Interrupted: map[string]InterruptedCall{}}
+	var c Calls
 	for _, m := range msgs {
-		switch m := m.(type) {
-		case *aap.AssistantMessage:
-			for _, b := range m.Content.Blocks {
-				tu, ok := b.(*aap.ToolUseBlock)
-				if !ok {
-					continue
-				}
-				if !p.Answered[tu.ToolCallID] {
-					p.Open[tu.ToolCallID] = true
-				}
-				if tu.Name == InterruptToolName {
+		c.Read(m)
+		if am, ok := m.(*aap.AssistantMessage); ok {
+			for _, b := range am.Content.Blocks {
+				if tu, ok := b.(*aap.ToolUseBlock); ok && tu.Name == InterruptToolName {
 					if id, call, ok := CallFromInterrupt(tu.Input); ok {
 						p.Interrupted[id] = call
 					}
 				}
 			}
-		case *aap.ToolMessage:
-			delete(p.Open, m.ToolCallID)
-			p.Answered[m.ToolCallID] = true
 		}
+	}
+	for id := range c.madeAt {
+		if c.Awaits(id) {
+			p.Open[id] = true
+		}
+	}
+	for id := range c.answered {
+		p.Answered[id] = true
 	}
 	for id := range p.Interrupted {
 		if p.Open[id] || p.Answered[id] {
@@ -165,55 +164,128 @@ func (e *DroppedResultError) Error() string {
 	return fmt.Sprintf("TOOL_CALL_RESULT for %q left out: %s", e.ToolCallID, e.Reason)
 }
 
+// Calls reads the tool calls of an AAP history one message at a time: the
+// calls made (and which message made each), the calls a tool message
+// answered, and those still open since the last user message (a user
+// message moves the conversation on). It is the one reading of a history's
+// calls: OpenCalls, OrphanResults, the results a snapshot keeps, the
+// dangling calls a fresh session closes, where a result belongs, and the
+// bridges' checks of a seed all go through it. The zero value is an empty
+// history.
+type Calls struct {
+	read     int
+	madeAt   map[string]int // call id → index of the message that made it
+	answered map[string]bool
+	open     []*aap.ToolUseBlock
+}
+
+// Read adds m, the next message of the history. For a user message it
+// returns the calls it leaves without a result (those open before it).
+func (c *Calls) Read(m aap.Message) (left []*aap.ToolUseBlock) {
+	switch m := m.(type) {
+	case *aap.UserMessage:
+		left, c.open = c.open, nil
+	case *aap.AssistantMessage:
+		for _, b := range m.Content.Blocks {
+			if tu, ok := b.(*aap.ToolUseBlock); ok {
+				if c.madeAt == nil {
+					c.madeAt = map[string]int{}
+				}
+				c.madeAt[tu.ToolCallID] = c.read
+				c.open = append(c.open, tu)
+			}
+		}
+	case *aap.ToolMessage:
+		if c.answered == nil {
+			c.answered = map[string]bool{}
+		}
+		c.answered[m.ToolCallID] = true
+		c.open = slices.DeleteFunc(c.open, func(tu *aap.ToolUseBlock) bool { return tu.ToolCallID == m.ToolCallID })
+	}
+	c.read++
+	return left
+}
+
+// MadeAt returns the index of the message that made call id (the last one,
+// should two have made it), and whether any did.
+func (c *Calls) MadeAt(id string) (int, bool) {
+	i, ok := c.madeAt[id]
+	return i, ok
+}
+
+// Awaits reports whether a result for call id would be in its place now:
+// the call was made and has no result yet.
+func (c *Calls) Awaits(id string) bool {
+	_, made := c.madeAt[id]
+	return made && !c.answered[id]
+}
+
+// Open returns the calls made since the last user message that have no
+// result, in the order they were made; nil when there are none.
+func (c *Calls) Open() []*aap.ToolUseBlock {
+	if len(c.open) == 0 {
+		return nil
+	}
+	return slices.Clone(c.open)
+}
+
 // OrphanResults returns the indexes of the tool messages of msgs that break
 // the rule that every tool result follows its tool_use: a result for a call
 // no earlier message made, or a second result for a call.
 func OrphanResults(msgs []aap.Message) []int {
 	var out []int
-	called := map[string]bool{}
-	answered := map[string]bool{}
+	var c Calls
 	for i, m := range msgs {
-		switch m := m.(type) {
-		case *aap.AssistantMessage:
-			for _, b := range m.Content.Blocks {
-				if tu, ok := b.(*aap.ToolUseBlock); ok {
-					called[tu.ToolCallID] = true
-				}
-			}
-		case *aap.ToolMessage:
-			if !called[m.ToolCallID] || answered[m.ToolCallID] {
-				out = append(out, i)
-				continue
-			}
-			answered[m.ToolCallID] = true
+		if tm, ok := m.(*aap.ToolMessage); ok && !c.Awaits(tm.ToolCallID) {
+			out = append(out, i)
+			continue
 		}
+		c.Read(m)
 	}
 	return out
 }
 
 // OpenCalls returns the tool calls of a history still waiting for their
-// results: the tool_use blocks since its last user message (a user
-// message moves the conversation on) that no tool message answers, in the
-// order they were made. It is the one reading of "which calls are open"
-// for the bridges and the demo agents.
+// results: the tool_use blocks since its last user message that no tool
+// message answers, in the order they were made (Calls.Open at the end).
 func OpenCalls(msgs iter.Seq[aap.Message]) []*aap.ToolUseBlock {
-	var open []*aap.ToolUseBlock
+	var c Calls
 	for m := range msgs {
-		switch m := m.(type) {
-		case *aap.UserMessage:
-			open = open[:0]
+		c.Read(m)
+	}
+	return c.Open()
+}
+
+// ResultPlaces says where each of results (tool messages) belongs in a
+// history of n messages: after[k] is the index of the message results[k]
+// goes right after, which is the assistant message that made its call or
+// the last of the tool messages that directly follow it; n-1 (the end)
+// for a result whose call the history does not hold.
+func ResultPlaces(hist iter.Seq[aap.Message], results []aap.Message) (after []int, n int) {
+	var c Calls
+	runEnd := map[int]int{} // index of an assistant message → last index of the tool messages right after it
+	run := -1
+	for m := range hist {
+		switch m.(type) {
 		case *aap.AssistantMessage:
-			for _, b := range m.Content.Blocks {
-				if tu, ok := b.(*aap.ToolUseBlock); ok {
-					open = append(open, tu)
-				}
-			}
+			run = n
+			runEnd[n] = n
 		case *aap.ToolMessage:
-			open = slices.DeleteFunc(open, func(tu *aap.ToolUseBlock) bool { return tu.ToolCallID == m.ToolCallID })
+			if run >= 0 {
+				runEnd[run] = n
+			}
+		default:
+			run = -1
+		}
+		c.Read(m)
+		n++
+	}
+	after = make([]int, len(results))
+	for k, r := range results {
+		after[k] = n - 1
+		if i, ok := c.MadeAt(AnsweredCall(r)); ok {
+			after[k] = runEnd[i]
 		}
 	}
-	if len(open) == 0 {
-		return nil
-	}
-	return open
+	return after, n
 }

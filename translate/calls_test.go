@@ -131,22 +131,23 @@ func TestAGUIToAAPCallStreamedAgain(t *testing.T) {
 	}
 }
 
+// asked is an assistant message calling f once per id.
+func asked(ids ...string) *aap.AssistantMessage {
+	var blocks []aap.ContentBlock
+	for _, id := range ids {
+		blocks = append(blocks, &aap.ToolUseBlock{ToolCallID: id, Name: "f", Input: json.RawMessage(`{}`)})
+	}
+	return &aap.AssistantMessage{Content: aap.BlockContent(blocks...)}
+}
+
+// result is the tool message answering call id.
+func result(id string) *aap.ToolMessage {
+	return &aap.ToolMessage{ToolCallID: id, Content: aap.TextContent("ok")}
+}
+
 // The calls still open are those since the last user message that no tool
 // message answers, in the order they were made.
 func TestOpenCalls(t *testing.T) {
-	call := func(id string) *aap.ToolUseBlock {
-		return &aap.ToolUseBlock{ToolCallID: id, Name: "f", Input: json.RawMessage(`{}`)}
-	}
-	asked := func(ids ...string) *aap.AssistantMessage {
-		var blocks []aap.ContentBlock
-		for _, id := range ids {
-			blocks = append(blocks, call(id))
-		}
-		return &aap.AssistantMessage{Content: aap.BlockContent(blocks...)}
-	}
-	result := func(id string) *aap.ToolMessage {
-		return &aap.ToolMessage{ToolCallID: id, Content: aap.TextContent("ok")}
-	}
 	user := &aap.UserMessage{Content: aap.TextContent("hi")}
 	for _, tc := range []struct {
 		name string
@@ -206,4 +207,51 @@ func TestCheckTurn(t *testing.T) {
 
 	_, _, err = translate.CheckTurn(slices.Values(hist), open, []aap.Message{grant}, func(name string) bool { return name == "pick" })
 	assert.NoError(t, err, "a call of a tool the agent runs on its own may stay open")
+}
+
+// A result belongs right after the message that made its call and the
+// results already following it; one whose call the history does not hold,
+// or whose call ends the history, goes at the end.
+func TestResultPlaces(t *testing.T) {
+	user := &aap.UserMessage{Content: aap.TextContent("hi")}
+	hist := []aap.Message{
+		user,          // 0
+		asked("c1"),   // 1
+		result("c1"),  // 2
+		asked("c2"),   // 3
+		user,          // 4
+		asked("c3"),   // 5
+		result("c3x"), // 6: a stray result still extends the run
+	}
+	after, n := translate.ResultPlaces(slices.Values(hist), []aap.Message{
+		result("c2"),
+		result("c1"),
+		result("c3"),
+		result("gone"),
+		&aap.ToolPermissionMessage{ToolCallID: "c2"},
+	})
+	assert.Equal(t, 7, n)
+	assert.Equal(t, []int{3, 2, 6, 6, 3}, after)
+}
+
+// Reading a history message by message: a user message hands back the
+// calls it leaves without a result, and a result is awaited only for a
+// call made and not yet answered.
+func TestCallsRead(t *testing.T) {
+	var c translate.Calls
+	user := &aap.UserMessage{Content: aap.TextContent("hi")}
+	assert.Nil(t, c.Read(user))
+	assert.False(t, c.Awaits("c1"), "not made yet")
+	c.Read(asked("c1", "c2"))
+	assert.True(t, c.Awaits("c1"))
+	c.Read(result("c1"))
+	assert.False(t, c.Awaits("c1"), "answered")
+	left := c.Read(user)
+	require.Len(t, left, 1)
+	assert.Equal(t, "c2", left[0].ToolCallID)
+	assert.Nil(t, c.Open(), "a user message moves on")
+	assert.True(t, c.Awaits("c2"), "a call left open may still get its result")
+	at, ok := c.MadeAt("c2")
+	assert.True(t, ok)
+	assert.Equal(t, 1, at)
 }

@@ -556,37 +556,20 @@ func hasUser(msgs []types.Message) bool {
 // the coming turn answers it.
 func closeDangling(hist []aap.Message, answered map[string]bool) []aap.Message {
 	var out []aap.Message
-	var pending []string
-	flush := func(atEnd bool) {
-		for _, id := range pending {
-			if atEnd && answered[id] {
+	closing := func(calls []*aap.ToolUseBlock, atEnd bool) {
+		for _, tu := range calls {
+			if atEnd && answered[tu.ToolCallID] {
 				continue
 			}
-			out = append(out, &aap.ToolMessage{ToolCallID: id, Content: aap.TextContent(closingText)})
+			out = append(out, &aap.ToolMessage{ToolCallID: tu.ToolCallID, Content: aap.TextContent(closingText)})
 		}
-		pending = nil
 	}
+	var c Calls
 	for _, m := range hist {
-		switch m := m.(type) {
-		case *aap.UserMessage:
-			flush(false)
-		case *aap.AssistantMessage:
-			for _, b := range m.Content.Blocks {
-				if tu, ok := b.(*aap.ToolUseBlock); ok {
-					pending = append(pending, tu.ToolCallID)
-				}
-			}
-		case *aap.ToolMessage:
-			for i, id := range pending {
-				if id == m.ToolCallID {
-					pending = append(pending[:i], pending[i+1:]...)
-					break
-				}
-			}
-		}
+		closing(c.Read(m), false)
 		out = append(out, m)
 	}
-	flush(true)
+	closing(c.Open(), true)
 	return out
 }
 

@@ -345,22 +345,13 @@ func keptInterruptCalls(m *aap.AssistantMessage, kept map[string]bool) aap.Messa
 // the snapshot does not hold) whose call nothing before it shows, or that
 // is answered already.
 func withoutStrayResults(out []HistoryEntry, inSnap map[string]bool) []HistoryEntry {
-	called, answered := map[string]bool{}, map[string]bool{}
+	var c Calls
 	valid := out[:0]
 	for _, e := range out {
-		switch m := e.Message.(type) {
-		case *aap.AssistantMessage:
-			for _, b := range m.Content.Blocks {
-				if tu, ok := b.(*aap.ToolUseBlock); ok {
-					called[tu.ToolCallID] = true
-				}
-			}
-		case *aap.ToolMessage:
-			if !inSnap[e.AGUIID] && (!called[m.ToolCallID] || answered[m.ToolCallID]) {
-				continue
-			}
-			answered[m.ToolCallID] = true
+		if tm, ok := e.Message.(*aap.ToolMessage); ok && !inSnap[e.AGUIID] && !c.Awaits(tm.ToolCallID) {
+			continue
 		}
+		c.Read(e.Message)
 		valid = append(valid, e)
 	}
 	return valid

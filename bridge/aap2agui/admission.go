@@ -3,6 +3,7 @@ package aap2agui
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 
 	"github.com/ag-ui-protocol/ag-ui/sdks/community/go/pkg/core/types"
 
@@ -110,38 +111,21 @@ func placeResults(hist, results []store.Entry) (out []store.Entry, moved bool) {
 	if len(results) == 0 {
 		return hist, false
 	}
-	callAt := map[string]int{} // toolCallId → index of its assistant message
-	for i, e := range hist {
-		if am, ok := e.Message.(*aap.AssistantMessage); ok {
-			for _, b := range am.Content.Blocks {
-				if tu, ok := b.(*aap.ToolUseBlock); ok {
-					callAt[tu.ToolCallID] = i
-				}
-			}
-		}
-	}
-	after := map[int][]store.Entry{} // index of the last entry to go after → results
+	after, n := translate.ResultPlaces(store.Messages(hist), slices.Collect(store.Messages(results)))
+	at := map[int][]store.Entry{} // index of the entry to go after → results
 	var atEnd []store.Entry
-	for _, r := range results {
-		i, ok := callAt[translate.AnsweredCall(r.Message)]
-		if !ok {
+	for k, r := range results {
+		if after[k] == n-1 {
 			atEnd = append(atEnd, r)
 			continue
 		}
-		for i+1 < len(hist) && hist[i+1].Message.Role() == aap.RoleTool {
-			i++
-		}
-		if i == len(hist)-1 {
-			atEnd = append(atEnd, r)
-			continue
-		}
-		after[i] = append(after[i], r)
+		at[after[k]] = append(at[after[k]], r)
 		moved = true
 	}
 	out = make([]store.Entry, 0, len(hist)+len(results))
 	for i, e := range hist {
 		out = append(out, e)
-		out = append(out, after[i]...)
+		out = append(out, at[i]...)
 	}
 	return append(out, atEnd...), moved
 }

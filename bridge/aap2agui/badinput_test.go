@@ -160,6 +160,7 @@ func TestBadCreate(t *testing.T) {
 		{"a seed tool result for an unknown call", `{"agent":{"name":"agent"},"messages":[{"role":"user","content":"hi"},` + seedCall("c1") + `,{"role":"tool","toolCallId":"c9","content":"x"}]}`, 400, "invalid_request"},
 		{"a seed tool result before its call", `{"agent":{"name":"agent"},"messages":[{"role":"user","content":"hi"},{"role":"tool","toolCallId":"c1","content":"x"},` + seedCall("c1") + `]}`, 400, "invalid_request"},
 		{"a seed with duplicate toolCallIds", `{"agent":{"name":"agent"},"messages":[{"role":"user","content":"hi"},` + seedCall("c1") + `,` + seedCall("c1") + `]}`, 400, "invalid_request"},
+		{"a seed message making two calls with one id", `{"agent":{"name":"agent"},"messages":[{"role":"user","content":"hi"},{"role":"assistant","content":[{"type":"tool_use","toolCallId":"c1","name":"get_weather","input":{}},{"type":"tool_use","toolCallId":"c1","name":"get_weather","input":{}}]}]}`, 400, "invalid_request"},
 		{"a seed answering a call twice", `{"agent":{"name":"agent"},"messages":[{"role":"user","content":"hi"},` + seedCall("c1") + `,{"role":"tool","toolCallId":"c1","content":"x"},{"role":"tool","toolCallId":"c1","content":"y"}]}`, 400, "invalid_request"},
 		{"a seed data: image that does not decode", `{"agent":{"name":"agent"},"messages":[{"role":"user","content":[{"type":"image","url":"data:image/png;base64,@@not base64@@"}]}]}`, 400, "invalid_request"},
 	}

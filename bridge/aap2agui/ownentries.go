@@ -1,7 +1,6 @@
 package aap2agui
 
 import (
-	"github.com/aapagui/aapagui/aap"
 	"github.com/aapagui/aapagui/store"
 	"github.com/aapagui/aapagui/translate"
 )
@@ -32,29 +31,15 @@ func missingResults(hist, results []store.Entry) []store.Entry {
 	if len(results) == 0 {
 		return nil
 	}
-	called, answered := map[string]bool{}, map[string]bool{}
-	for _, e := range hist {
-		switch m := e.Message.(type) {
-		case *aap.AssistantMessage:
-			noteCalls(called, m)
-		case *aap.ToolMessage:
-			answered[m.ToolCallID] = true
-		}
+	var c translate.Calls
+	for m := range store.Messages(hist) {
+		c.Read(m)
 	}
 	var out []store.Entry
 	for _, r := range results {
-		if id := translate.AnsweredCall(r.Message); called[id] && !answered[id] {
+		if c.Awaits(translate.AnsweredCall(r.Message)) {
 			out = append(out, r)
 		}
 	}
 	return out
-}
-
-// noteCalls adds the ids of the tool calls m makes to called.
-func noteCalls(called map[string]bool, m *aap.AssistantMessage) {
-	for _, b := range m.Content.Blocks {
-		if tu, ok := b.(*aap.ToolUseBlock); ok {
-			called[tu.ToolCallID] = true
-		}
-	}
 }

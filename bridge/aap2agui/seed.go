@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/aapagui/aapagui/aap"
+	"github.com/aapagui/aapagui/translate"
 )
 
 // checkSeed refuses seed history the agent could only misread: two tool
@@ -13,31 +14,30 @@ import (
 // assistant message made (or answered twice), and a data: image whose
 // base64 does not decode.
 func checkSeed(msgs []aap.Message) error {
-	calls := map[string]bool{}    // id → made
-	answered := map[string]bool{} // id → answered
+	var calls translate.Calls
+	answered := map[string]bool{} // id → answered, by a result or a permission
 	for i, m := range msgs {
 		var content aap.Content
-		answer := ""
 		switch m := m.(type) {
 		case *aap.UserMessage:
 			content = m.Content
 		case *aap.AssistantMessage:
 			content = m.Content
+			here := map[string]bool{}
 			for _, b := range m.Content.Blocks {
 				if tu, ok := b.(*aap.ToolUseBlock); ok {
-					if calls[tu.ToolCallID] {
+					if _, made := calls.MadeAt(tu.ToolCallID); made || here[tu.ToolCallID] {
 						return fmt.Errorf("messages[%d]: tool call id %q is used twice", i, tu.ToolCallID)
 					}
-					calls[tu.ToolCallID] = true
+					here[tu.ToolCallID] = true
 				}
 			}
 		case *aap.ToolMessage:
-			content, answer = m.Content, m.ToolCallID
-		case *aap.ToolPermissionMessage:
-			answer = m.ToolCallID
+			content = m.Content
 		}
-		if answer != "" || isAnswer(m) {
-			if !calls[answer] {
+		if isAnswer(m) {
+			answer := translate.AnsweredCall(m)
+			if _, made := calls.MadeAt(answer); !made {
 				return fmt.Errorf("messages[%d] answers tool call %q, which no earlier assistant message made", i, answer)
 			}
 			if answered[answer] {
@@ -45,6 +45,7 @@ func checkSeed(msgs []aap.Message) error {
 			}
 			answered[answer] = true
 		}
+		calls.Read(m)
 		for j, b := range content.Blocks {
 			if img, ok := b.(*aap.ImageBlock); ok {
 				if err := checkDataURL(img.URL); err != nil {
