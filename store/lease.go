@@ -155,18 +155,21 @@ type lockFuncs struct {
 // lock and read the session and its history in one round trip
 // (PostgreSQL). A session that is not owner's is ErrNotFound and its lock
 // is left alone; a lock held by another live holder gives ok false and the
-// time it has left.
+// time it has left. known is the HistoryVersion of a history of the
+// session the caller holds (0: none): when it is the session's
+// (Session.KnownHistory), the history is not read and hist is nil.
 type SessionLockLoader interface {
-	LockLoadSession(ctx context.Context, owner, id, holder string, ttl time.Duration) (sess *Session, hist []Entry, ok bool, left time.Duration, err error)
+	LockLoadSession(ctx context.Context, owner, id, holder string, known int64, ttl time.Duration) (sess *Session, hist []Entry, ok bool, left time.Duration, err error)
 }
 
 // TakeAndLoadSession takes the turn lock of owner's session id and reads
 // the session and its history under it: in one round trip where the store
 // can (SessionLockLoader), else with GetSession (so that another owner's
-// session is never locked), TakeSession and LoadSession. A lock that
-// another live lease holds is a *HeldError; a session that is not owner's
-// is ErrNotFound.
-func TakeAndLoadSession(ctx context.Context, st Store, owner, id string, opts LeaseOptions) (*Lease, *Session, []Entry, error) {
+// session is never locked), TakeSession, GetSession again and History. A
+// lock that another live lease holds is a *HeldError; a session that is
+// not owner's is ErrNotFound. The history is not read, and hist is nil,
+// when the caller holds it at version known (see SessionLockLoader).
+func TakeAndLoadSession(ctx context.Context, st Store, owner, id string, known int64, opts LeaseOptions) (*Lease, *Session, []Entry, error) {
 	ll, ok := st.(SessionLockLoader)
 	if !ok {
 		if _, err := st.GetSession(ctx, owner, id); err != nil {
@@ -176,7 +179,7 @@ func TakeAndLoadSession(ctx context.Context, st Store, owner, id string, opts Le
 		if err != nil {
 			return nil, nil, nil, err
 		}
-		sess, hist, err := LoadSession(ctx, st, owner, id)
+		sess, hist, err := loadUnder(ctx, st, owner, id, known)
 		if err != nil {
 			l.Release()
 			return nil, nil, nil, err
@@ -196,7 +199,7 @@ func TakeAndLoadSession(ctx context.Context, st Store, owner, id string, opts Le
 				var ok bool
 				var left time.Duration
 				var err error
-				sess, hist, ok, left, err = ll.LockLoadSession(ctx, owner, id, holder, ttl)
+				sess, hist, ok, left, err = ll.LockLoadSession(ctx, owner, id, holder, known, ttl)
 				return ok, left, err
 			}
 			return st.Lock(ctx, id, holder, ttl)
@@ -207,6 +210,22 @@ func TakeAndLoadSession(ctx context.Context, st Store, owner, id string, opts Le
 		return nil, nil, nil, err
 	}
 	return l, sess, hist, nil
+}
+
+// loadUnder reads owner's session id, and its history unless the caller
+// holds it at version known. The session is read first: a history written
+// between the two reads is newer than the version returned with it, which
+// only makes the caller read it again next time.
+func loadUnder(ctx context.Context, st Store, owner, id string, known int64) (*Session, []Entry, error) {
+	sess, err := st.GetSession(ctx, owner, id)
+	if err != nil || sess.KnownHistory(known) {
+		return sess, nil, err
+	}
+	hist, err := st.History(ctx, id)
+	if err != nil {
+		return nil, nil, err
+	}
+	return sess, hist, nil
 }
 
 func newHolder() string {

@@ -23,6 +23,7 @@ type memSession struct {
 	history [][]byte // serialized entryJSON
 	holder  string
 	until   time.Time
+	version int64 // the session's HistoryVersion
 }
 
 // NewMemory returns an empty in-memory store.
@@ -83,7 +84,17 @@ func (m *Memory) GetSession(_ context.Context, owner, id string) (*Session, erro
 	if err != nil {
 		return nil, err
 	}
-	return copySession(ms.s)
+	return ms.session()
+}
+
+// session is a copy of ms's session, with its HistoryVersion.
+func (ms *memSession) session() (*Session, error) {
+	c, err := copySession(ms.s)
+	if err != nil {
+		return nil, err
+	}
+	c.HistoryVersion = ms.version
+	return c, nil
 }
 
 // ListSessions implements Store. A limit of zero or less lists nothing.
@@ -93,18 +104,19 @@ func (m *Memory) ListSessions(_ context.Context, owner string, after int64, limi
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	var out []*Session
+	var found []*memSession
 	for _, ms := range m.sessions {
 		if ms.s.Owner == owner && ms.s.Seq > after {
-			out = append(out, ms.s)
+			found = append(found, ms)
 		}
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Seq < out[j].Seq })
-	if len(out) > limit {
-		out = out[:limit]
+	sort.Slice(found, func(i, j int) bool { return found[i].s.Seq < found[j].s.Seq })
+	if len(found) > limit {
+		found = found[:limit]
 	}
-	for i, s := range out {
-		c, err := copySession(s)
+	out := make([]*Session, len(found))
+	for i, ms := range found {
+		c, err := ms.session()
 		if err != nil {
 			return nil, err
 		}
@@ -154,6 +166,7 @@ func (m *Memory) SaveSessionUnlock(_ context.Context, s *Session, appended []Ent
 	c.Seq, c.CreatedAt = ms.s.Seq, ms.s.CreatedAt
 	ms.s = c
 	ms.history = append(ms.history, enc...)
+	ms.version++
 	if holder != "" && ms.holder == holder {
 		ms.holder = ""
 	}
@@ -184,6 +197,7 @@ func (m *Memory) AppendHistory(_ context.Context, id string, entries []Entry) er
 		return ErrNotFound
 	}
 	ms.history = append(ms.history, enc...)
+	ms.version++
 	return nil
 }
 
@@ -209,6 +223,7 @@ func (m *Memory) ReplaceTail(_ context.Context, id string, from int, entries []E
 		return ErrShortHistory
 	}
 	ms.history = append(ms.history[:from:from], enc...)
+	ms.version++
 	return nil
 }
 
@@ -227,6 +242,53 @@ func (m *Memory) History(_ context.Context, id string) ([]Entry, error) {
 	return DecodeEntries(hist)
 }
 
+// LockLoadSession implements SessionLockLoader: the lock taken and the
+// session read in one step, the history decoded unless its version is
+// known.
+func (m *Memory) LockLoadSession(_ context.Context, owner, id, holder string, known int64, ttl time.Duration) (*Session, []Entry, bool, time.Duration, error) {
+	if holder == "" {
+		return nil, nil, false, 0, errors.New("store: lock needs a holder")
+	}
+	m.mu.Lock()
+	ms, err := m.get(owner, id)
+	if err != nil {
+		m.mu.Unlock()
+		return nil, nil, false, 0, err
+	}
+	if left, ok := ms.lock(holder, ttl); !ok {
+		m.mu.Unlock()
+		return nil, nil, false, left, nil
+	}
+	sess, err := ms.session()
+	hist := ms.history[:len(ms.history):len(ms.history)]
+	m.mu.Unlock()
+	if err != nil {
+		_ = m.Unlock(context.Background(), id, holder)
+		return nil, nil, false, 0, err
+	}
+	if sess.KnownHistory(known) {
+		return sess, nil, true, 0, nil
+	}
+	entries, err := DecodeEntries(hist)
+	if err != nil {
+		_ = m.Unlock(context.Background(), id, holder)
+		return nil, nil, false, 0, err
+	}
+	return sess, entries, true, 0, nil
+}
+
+// lock takes ms's lock for holder until now+ttl unless another live
+// holder has it (then false and the time it has left). The caller holds
+// m.mu.
+func (ms *memSession) lock(holder string, ttl time.Duration) (time.Duration, bool) {
+	now := time.Now()
+	if ms.holder != "" && ms.holder != holder && now.Before(ms.until) {
+		return ms.until.Sub(now), false
+	}
+	ms.holder, ms.until = holder, now.Add(ttl)
+	return 0, true
+}
+
 // Lock implements Store.
 func (m *Memory) Lock(_ context.Context, id, holder string, ttl time.Duration) (bool, time.Duration, error) {
 	if holder == "" {
@@ -239,12 +301,8 @@ func (m *Memory) Lock(_ context.Context, id, holder string, ttl time.Duration) (
 	if !ok {
 		return false, 0, ErrNotFound
 	}
-	now := time.Now()
-	if ms.holder != "" && ms.holder != holder && now.Before(ms.until) {
-		return false, ms.until.Sub(now), nil
-	}
-	ms.holder, ms.until = holder, now.Add(ttl)
-	return true, 0, nil
+	left, ok := ms.lock(holder, ttl)
+	return ok, left, nil
 }
 
 // Unlock implements Store.
@@ -262,3 +320,5 @@ func (m *Memory) Ping(context.Context) error { return nil }
 
 // Close implements Store.
 func (m *Memory) Close() error { return nil }
+
+var _ SessionLockLoader = (*Memory)(nil)

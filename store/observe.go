@@ -177,9 +177,9 @@ type observedLockLoader struct {
 }
 
 // LockLoadSession is the store's own LockLoadSession, one operation.
-func (s *observedLockLoader) LockLoadSession(ctx context.Context, owner, id, holder string, ttl time.Duration) (*Session, []Entry, bool, time.Duration, error) {
+func (s *observedLockLoader) LockLoadSession(ctx context.Context, owner, id, holder string, known int64, ttl time.Duration) (*Session, []Entry, bool, time.Duration, error) {
 	ctx, done := s.o(ctx, "LockLoadSession")
-	sess, hist, ok, left, err := s.ll.LockLoadSession(ctx, owner, id, holder, ttl)
+	sess, hist, ok, left, err := s.ll.LockLoadSession(ctx, owner, id, holder, known, ttl)
 	done(err)
 	return sess, hist, ok, left, err
 }

@@ -80,15 +80,18 @@ func TestObserve(t *testing.T) {
 	st = store.Observe(sq, observer)
 	_, ok := st.(store.SessionLockLoader)
 	assert.True(t, ok)
-	l, sess, _, err := store.TakeAndLoadSession(context.Background(), st, "alice", "s1", store.LeaseOptions{})
+	mu.Lock()
+	before := calls["LockLoadSession"]
+	mu.Unlock()
+	l, sess, _, err := store.TakeAndLoadSession(context.Background(), st, "alice", "s1", 0, store.LeaseOptions{})
 	require.NoError(t, err)
 	l.Release()
 	assert.Equal(t, "s1", sess.ID)
 	mu.Lock()
-	assert.Equal(t, 1, calls["LockLoadSession"])
+	assert.Equal(t, before+1, calls["LockLoadSession"])
 	mu.Unlock()
-	_, ok = store.Observe(mem, observer).(store.SessionLockLoader)
-	assert.False(t, ok, "memory has no LockLoadSession")
+	_, ok = store.Observe(loaderStore{mem}, observer).(store.SessionLockLoader)
+	assert.False(t, ok, "a store without LockLoadSession")
 }
 
 type loaderStore struct{ store.Store }

@@ -44,6 +44,21 @@ type Session struct {
 	CreatedAt  time.Time
 	// Seq orders sessions by creation; the store assigns it.
 	Seq int64
+	// HistoryVersion counts the writes of the session's history; the
+	// store keeps it. A session is created with version 0; every
+	// AppendHistory, ReplaceTail, ReplaceHistory, SaveSession and
+	// SaveSessionUnlock that succeeds adds one (entries or not). So a
+	// process that holds the session's lock and read its history at
+	// version v knows, from the writes it made and that succeeded, the
+	// version of the history it holds, and can keep that history for the
+	// session's next turn (see KnownHistory).
+	HistoryVersion int64
+}
+
+// KnownHistory reports whether a history the caller holds at version
+// known (0: none) is the session's: its HistoryVersion is known.
+func (s *Session) KnownHistory(known int64) bool {
+	return known != 0 && s.HistoryVersion == known
 }
 
 // Entry is one history message with the AG-UI id it is sent under.

@@ -96,6 +96,14 @@ type Config struct {
 	// streams (clients that read slowly, or not at all) do not keep the
 	// store busy for everyone else; zero means 500.
 	MaxCheckpoints int
+	// HistoryCache bounds, in bytes (about what their messages hold), the
+	// session histories the Server keeps in memory between turns, the
+	// least recently used dropped first: a turn on a session whose last
+	// turn ran here reads none of its history from the store, only the
+	// session's history version (store.Session.HistoryVersion), which
+	// tells whether another replica wrote since. Zero means 64 MiB;
+	// negative, none kept.
+	HistoryCache int64
 	// Limits are the optional per-key limits (sessions, concurrent turns,
 	// requests per second); the zero value limits nothing.
 	Limits Limits
@@ -213,6 +221,9 @@ func (c *Config) setDefaults() error {
 	}
 	if c.MaxCheckpoints == 0 {
 		c.MaxCheckpoints = 500
+	}
+	if c.HistoryCache == 0 {
+		c.HistoryCache = 64 << 20
 	}
 	if c.CheckpointInterval == 0 {
 		c.CheckpointInterval = time.Second

@@ -113,7 +113,7 @@ func TestMetrics(t *testing.T) {
 	assert.Equal(t, 6.0, m.Value("aap2agui_store_operation_duration_seconds", "op", "SaveSession"))
 	assert.Equal(t, 6.0, m.Value("aap2agui_store_operation_duration_seconds", "op", "SaveSessionUnlock"))
 	assert.Equal(t, 1.0, m.Value("aap2agui_store_operation_duration_seconds", "op", "ReplaceHistory")+m.Value("aap2agui_store_operation_duration_seconds", "op", "ReplaceTail"))
-	assert.GreaterOrEqual(t, m.Value("aap2agui_store_operation_duration_seconds", "op", "Lock"), 7.0)
+	assert.GreaterOrEqual(t, m.Value("aap2agui_store_operation_duration_seconds", "op", "LockLoadSession"), 7.0, "each turn's start")
 	assert.GreaterOrEqual(t, m.Value("aap2agui_store_operation_duration_seconds", "op", "AppendHistory"), 1.0)
 	assert.Equal(t, 0.0, m.Value("aap2agui_store_errors_total"))
 	assert.Greater(t, m.Value("aap2agui_sse_bytes_written_total"), float64(sseBytes), "the long turn's bytes")

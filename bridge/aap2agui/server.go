@@ -26,6 +26,7 @@ type Server struct {
 	roster atomic.Pointer[roster] // the agents served (SetAgents replaces them)
 
 	streaming atomic.Int64 // turns whose answer is streaming: they share MaxCheckpoints
+	kept      *histories   // the histories kept between turns (nil: none)
 }
 
 // New returns a Server for the configuration.
@@ -39,6 +40,9 @@ func New(cfg Config) (*Server, error) {
 	}
 	cfg.Store = store.Observe(cfg.Store, b.Observe)
 	s := &Server{cfg: cfg, base: b}
+	if cfg.HistoryCache > 0 {
+		s.kept = newHistories(cfg.HistoryCache)
+	}
 	s.roster.Store(s.newRoster(cfg.Agents))
 	e, m := b.Engine, b.Metrics
 	e.GET("/readyz", s.handle(s.ready))
@@ -292,6 +296,7 @@ func (s *Server) deleteSession(c *gin.Context) error {
 	if err := s.cfg.Store.DeleteSession(c.Request.Context(), owner(c), c.Param("id")); err != nil {
 		return err
 	}
+	s.kept.drop(c.Param("id"))
 	c.Status(http.StatusNoContent)
 	return nil
 }
@@ -373,9 +378,12 @@ func (s *Server) history(c *gin.Context) error {
 
 // historyOf reads the session's history as the given type.
 func (s *Server) historyOf(c *gin.Context, sess *store.Session, ht aap.HistoryType) (*aap.SessionHistory, error) {
-	entries, err := s.cfg.Store.History(c.Request.Context(), sess.ID)
-	if err != nil {
-		return nil, err
+	entries, ok := s.kept.get(sess.ID, sess.HistoryVersion)
+	if !ok {
+		var err error
+		if entries, err = s.cfg.Store.History(c.Request.Context(), sess.ID); err != nil {
+			return nil, err
+		}
 	}
 	msgs := make([]aap.Message, len(entries))
 	for i, e := range entries {

@@ -248,6 +248,7 @@ func (r *turnRun) conclude(ctx context.Context, failure error) error {
 	// history complete and the session free; and a turn that could not be
 	// stored is not acknowledged.
 	stored := r.finish(ctx)
+	r.s.kept.keep(sess.ID, r.rec.st)
 	r.life.Free()
 	stopReason := r.tr.StopReason()
 	if stored != nil {
@@ -385,7 +386,7 @@ func (r *turnRun) finish(ctx context.Context) error {
 	if r.stateChanged {
 		r.sess.State = r.state
 	}
-	st := r.s.cfg.Store
+	st := r.rec.st
 	if r.rec.refreshEncrypted(msgs, ids) {
 		// Values that came after their messages were stored: the run's
 		// entries are written again.

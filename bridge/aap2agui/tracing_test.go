@@ -53,7 +53,7 @@ func TestTracing(t *testing.T) {
 	assert.Equal(t, []string{"00-" + clientTrace + "-" + upstream.SpanContext.SpanID().String() + "-01"}, up.Traceparents(),
 		"the agent received the upstream span's traceparent")
 
-	for _, op := range []string{"store.GetSession", "store.Lock", "store.History", "store.SaveSession"} {
+	for _, op := range []string{"store.LockLoadSession", "store.SaveSession"} {
 		s, ok := bridgetest.SpanNamed(spansOf(spans, server.SpanContext.TraceID()), op)
 		if assert.True(t, ok, op) {
 			assert.Equal(t, server.SpanContext.SpanID(), s.Parent.SpanID(), op)

@@ -114,7 +114,8 @@ type turn struct {
 
 	sess  *store.Session
 	agent *agent        // the session's agent
-	hist  []store.Entry // the history read under the lock
+	hist  []store.Entry // the history read under the lock (or kept from the session's last turn here)
+	st    *tally        // the store, as the turn writes to it
 	life  *web.Turn     // the session's lease, the turn's stream, metrics and log line
 	adm   *admission
 	// prevInterrupts were open before this turn.
@@ -131,6 +132,9 @@ func (s *Server) runTurn(c *gin.Context, id string, req *aap.PostSessionTurnRequ
 	if err != nil {
 		return false, err
 	}
+	// The history the turn leaves is kept for the next (a streamed turn
+	// keeps it before the client sees its end: see turnRun.stream).
+	defer func() { s.kept.keep(id, t.st) }()
 	defer t.life.Release()
 	if t.agent, err = s.agentOf(t.sess); err != nil {
 		return false, err
@@ -175,13 +179,22 @@ func (s *Server) runTurn(c *gin.Context, id string, req *aap.PostSessionTurnRequ
 // anything of the turn ran.
 func (t *turn) lock(ctx context.Context, owner, id string) (context.Context, error) {
 	start, cancel := web.StartContext(ctx, t.s.cfg.StartTimeout)
-	lease, sess, hist, err := store.TakeAndLoadSession(start, t.s.cfg.Store, owner, id, store.LeaseOptions{OnError: web.LeaseLog(t.log, "session", id)})
-	err = web.CauseOf(start, err)
-	cancel()
-	if err != nil {
+	defer cancel()
+	st, known := t.s.cfg.Store, t.s.kept.version(id)
+	lease, sess, hist, err := store.TakeAndLoadSession(start, st, owner, id, known, store.LeaseOptions{OnError: web.LeaseLog(t.log, "session", id)})
+	if err == nil && sess.KnownHistory(known) {
+		var ok bool
+		if hist, ok = t.s.kept.get(id, known); !ok {
+			// Dropped since its version was read: read it under the lock.
+			if hist, err = st.History(start, id); err != nil {
+				lease.Release()
+			}
+		}
+	}
+	if err = web.CauseOf(start, err); err != nil {
 		return nil, err // *store.HeldError: 409 turn_in_progress (failure)
 	}
-	t.sess, t.hist = sess, hist
+	t.sess, t.hist, t.st = sess, hist, newTally(st, id, sess.HistoryVersion, hist)
 	ctx, t.life = t.s.cfg.BeginTurn(ctx, lease, t.log, web.TurnEnd{What: "turn", IDKey: "session", ID: id})
 	return ctx, nil
 }
@@ -222,7 +235,7 @@ func (t *turn) call(ctx context.Context) (*web.IdleBody, error) {
 // the store. An answer with an opening of its own saves first (the
 // channel is nil).
 func (t *turn) save(ctx context.Context) (<-chan error, error) {
-	st, sess := t.s.cfg.Store, t.sess
+	st, sess := t.st, t.sess
 	if t.adm.moved {
 		if err := st.ReplaceHistory(ctx, sess.ID, t.adm.hist); err != nil {
 			return nil, err
@@ -246,7 +259,7 @@ func (t *turn) stream(ctx context.Context, rw gin.ResponseWriter, body *web.Idle
 	r := &turnRun{s: t.s, log: t.log, sess: t.sess, agent: t.agent, life: t.life, prevInterrupts: t.prevInterrupts,
 		tr: tr, follow: newFollowUp(t.agent.cfg.CancelRun, t.adm.run, t.adm.calls), saving: saving,
 		ans: answer{life: t.life, rw: rw, mode: t.req.Mode(), form: t.form, w: aapWriter}}
-	r.rec = record{st: t.s.cfg.Store, sessID: t.sess.ID, log: t.log, tr: tr,
+	r.rec = record{st: t.st, sessID: t.sess.ID, log: t.log, tr: tr,
 		own: entryIDs(added), perms: permissionsOf(t.req.Messages), baseLen: len(hist) + len(added)}
 	return r.stream(ctx, body)
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"net"
@@ -31,6 +32,7 @@ type flags struct {
 	headers, keys, origins, versions            *[]string
 	publicMeta, toolResultParts, separateCancel *bool
 	pageSize, maxSessions, maxTurns             *int64
+	historyCache                                *int64
 	users                                       *cli.UserFlags
 }
 
@@ -55,6 +57,7 @@ func bind(p *cli.Program) *flags {
 	p.BindServing(8<<20, "largest request body, in bytes")
 	p.BindStream()
 	fl.pageSize = f.Int64("page-size", 50, "sessions per page of GET /sessions (1 to 1000)")
+	fl.historyCache = f.Int64("history-cache", 64<<20, "bytes of session histories kept in memory between turns, so that a turn on a session whose last turn ran here reads none of its history from the store (0: none kept)")
 	p.BindShutdown("turns")
 	fl.maxSessions = f.Int64("max-sessions-per-key", 0, "sessions one API key may hold, across replicas (0: no limit); over it, 429")
 	fl.maxTurns = f.Int64("max-turns-per-key", 0, "turns one API key may run at once, per process (0: no limit); over it, 429")
@@ -70,6 +73,9 @@ func run(args []string) error {
 	}
 	if *fl.pageSize < 1 || *fl.pageSize > maxPageSize {
 		return fmt.Errorf("--page-size %d: want a number of sessions from 1 to %d", *fl.pageSize, maxPageSize)
+	}
+	if *fl.historyCache < 0 {
+		return fmt.Errorf("--history-cache %d: want a number of bytes, 0 for none", *fl.historyCache)
 	}
 	if *p.Serving.CopyFrom != "" {
 		return cli.CopyStore(p.Log, *p.Serving.CopyFrom, *p.Store)
@@ -170,8 +176,9 @@ func (fl *flags) config(p *cli.Program) (aap2agui.Config, error) {
 	cfg := aap2agui.Config{
 		Upstream: *fl.upstream, Serving: p.ServingOptions(*fl.keys, *fl.origins, fl.users.Options()),
 		PublicMeta: *fl.publicMeta, BasePath: *fl.basePath,
-		MaxBody:  *s.MaxBody,
-		PageSize: int(*fl.pageSize),
+		MaxBody:      *s.MaxBody,
+		PageSize:     int(*fl.pageSize),
+		HistoryCache: cmp.Or(*fl.historyCache, -1),
 	}
 	var err error
 	if cfg.Limits, err = limits(*fl.maxSessions, *fl.maxTurns, *s.RateLimit, *s.RateBurst); err != nil {

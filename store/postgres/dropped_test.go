@@ -30,7 +30,7 @@ func TestPostgresSurvivesDroppedConnections(t *testing.T) {
 	s := openPG(t, dsn)
 	const n = 20
 	turn := func(id, text string) error {
-		sess, _, ok, _, err := s.LockLoadSession(ctx, "alice", id, "h-"+text, time.Minute)
+		sess, _, ok, _, err := s.LockLoadSession(ctx, "alice", id, "h-"+text, 0, time.Minute)
 		if err != nil {
 			return err
 		}

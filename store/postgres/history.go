@@ -37,7 +37,7 @@ func (s *Store) AppendHistory(ctx context.Context, id string, entries []store.En
 // pgAppend appends $2 to the history of session $1: the UPDATE's RETURNING
 // sees the row as the last append left it, after waiting for its lock.
 const pgAppend = `WITH s AS (
-		UPDATE sessions SET history_len = history_len + cardinality($2::text[]) WHERE id = $1
+		UPDATE sessions SET history_len = history_len + cardinality($2::text[]), history_version = history_version + 1 WHERE id = $1
 		RETURNING history_len - cardinality($2::text[]) AS first)
 	` + pgAppendTail
 
@@ -86,7 +86,8 @@ func (s *Store) ReplaceTail(ctx context.Context, id string, from int, entries []
 // pgReplaceTail makes the entries $3 session $1's history from position $2
 // on; it returns a row when it did (the session had $2 entries at least).
 const pgReplaceTail = `WITH s AS (
-		UPDATE sessions SET history_len = $2 + cardinality($3::text[]) WHERE id = $1 AND history_len >= $2
+		UPDATE sessions SET history_len = $2 + cardinality($3::text[]), history_version = history_version + 1
+		WHERE id = $1 AND history_len >= $2
 		RETURNING 1),
 	d AS (
 		DELETE FROM history WHERE session_id = $1 AND position >= $2 + cardinality($3::text[]) AND EXISTS (SELECT FROM s)),

@@ -28,6 +28,7 @@ const (
 type pgLockCall struct {
 	ctx               context.Context // the caller's: done before its group is sent, nothing is locked
 	owner, id, holder string
+	known             int64 // the HistoryVersion of the caller's history of the session (0: none)
 	ttl               time.Duration
 	done              chan pgLockResult // buffered: the group never waits for its caller
 }
@@ -117,7 +118,7 @@ func (s *Store) lockGroup(group []*pgLockCall) {
 	}
 	for _, c := range group {
 		var r pgLockResult
-		r.sess, r.hist, r.ok, r.left, r.err = s.lockLoadOne(ctx, c.owner, c.id, c.holder, c.ttl)
+		r.sess, r.hist, r.ok, r.left, r.err = s.lockLoadOne(ctx, c)
 		c.done <- r
 	}
 }
@@ -131,29 +132,30 @@ func (s *Store) lockLoadGroup(ctx context.Context, group []*pgLockCall) ([]pgLoc
 	owners := make([]string, len(group))
 	holders := make([]string, len(group))
 	ttls := make([]int64, len(group))
+	known := make([]int64, len(group))
 	for i, c := range group {
-		ids[i], owners[i], holders[i], ttls[i] = c.id, c.owner, c.holder, c.ttl.Microseconds()
+		ids[i], owners[i], holders[i], ttls[i], known[i] = c.id, c.owner, c.holder, c.ttl.Microseconds(), c.known
 	}
 	rows, err := s.locks.Query(ctx,
 		`WITH req AS (
-			SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[]) AS r(id, owner, holder, ttl)),
+			SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[], $5::bigint[]) AS r(id, owner, holder, ttl, known)),
 		 l AS (
 			UPDATE sessions s SET lock_holder = req.holder, lock_until = clock_timestamp() + req.ttl * interval '1 microsecond'
 			FROM req
 			WHERE s.id = req.id AND s.owner = req.owner
 			  AND (s.lock_holder IS NULL OR s.lock_holder = req.holder OR s.lock_until <= clock_timestamp())
-			RETURNING s.id, s.lock_holder, s.seq, s.created_at, s.data, s.history_len)
-		 SELECT l.id, l.lock_holder, l.seq, l.created_at, l.data, l.history_len,
-		        coalesce((SELECT array_agg(h.data ORDER BY h.position) FROM history h WHERE h.session_id = l.id), '{}')
+			RETURNING s.id, s.lock_holder, s.seq, s.created_at, s.data, s.history_len, s.history_version, req.known)
+		 SELECT l.id, l.lock_holder, l.seq, l.created_at, l.data, l.history_len, l.history_version,
+		        `+pgSnapshotHistory+`
 		 FROM l`,
-		ids, owners, holders, ttls)
+		ids, owners, holders, ttls, known)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
 	won, err := rowscan.Collect(rows, "lock group", func(scan rowscan.Scan) (lockedRow, error) {
 		w := lockedRow{sess: &store.Session{}}
-		err := scan(&w.sess.ID, &w.holder, &w.sess.Seq, &w.sess.CreatedAt, &w.data, &w.n, &w.hist)
+		err := scan(&w.sess.ID, &w.holder, &w.sess.Seq, &w.sess.CreatedAt, &w.data, &w.n, &w.sess.HistoryVersion, &w.snap.version, &w.snap.hist)
 		return w, err
 	})
 	if err != nil {
@@ -174,7 +176,7 @@ func (s *Store) lockLoadGroup(ctx context.Context, group []*pgLockCall) ([]pgLoc
 			continue
 		}
 		w.sess.Owner = c.owner
-		sess, entries, err := s.lockedSession(ctx, c.holder, w.sess, w.data, w.n, w.hist)
+		sess, entries, err := s.lockedSession(ctx, c, w.sess, w.data, w.n, w.snap)
 		results[i] = pgLockResult{sess: sess, hist: entries, ok: err == nil, err: err}
 	}
 	if len(missed) == 0 {
@@ -203,7 +205,7 @@ type lockedRow struct {
 	holder string
 	data   string
 	n      int
-	hist   []string
+	snap   pgSnapshot
 }
 
 // heldLock is the owner of a session whose lock a group did not take, and

@@ -158,7 +158,7 @@ func TestPostgresLockGroupsUnderLoad(t *testing.T) {
 		wg.Go(func() {
 			<-start
 			id := fmt.Sprint("s", i)
-			sess, hist, ok, _, err := s.LockLoadSession(ctx, "alice", id, "h"+id, time.Minute)
+			sess, hist, ok, _, err := s.LockLoadSession(ctx, "alice", id, "h"+id, 0, time.Minute)
 			if assert.NoError(t, err) && assert.True(t, ok, id) {
 				assert.Equal(t, id, sess.ID)
 				assert.Equal(t, entryTexts(t, userEntries(id)), entryTexts(t, hist))
@@ -193,6 +193,25 @@ func AppendInOpenTx(t *testing.T, dsn, id string) (commit func()) {
 	_, err = tx.Exec(ctx, `UPDATE sessions SET history_len = history_len + 1 WHERE id = $1`, id)
 	require.NoError(t, err)
 	_, err = tx.Exec(ctx, `INSERT INTO history (session_id, position, data) SELECT session_id, 1, data FROM history WHERE session_id = $1 AND position = 0`, id)
+	require.NoError(t, err)
+	return func() { require.NoError(t, tx.Commit(ctx)) }
+}
+
+// RewriteInOpenTx rewrites the first history entry of session id with the
+// second's data, as a replica of an earlier build would (history_len set
+// again, history_version left alone), in a transaction it leaves open; the
+// history keeps its length. commit commits it.
+func RewriteInOpenTx(t *testing.T, dsn, id string) (commit func()) {
+	t.Helper()
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, dsn)
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = conn.Close(context.Background()) })
+	tx, err := conn.Begin(ctx)
+	require.NoError(t, err)
+	_, err = tx.Exec(ctx, `UPDATE sessions SET history_len = history_len WHERE id = $1`, id)
+	require.NoError(t, err)
+	_, err = tx.Exec(ctx, `UPDATE history SET data = (SELECT data FROM history WHERE session_id = $1 AND position = 1) WHERE session_id = $1 AND position = 0`, id)
 	require.NoError(t, err)
 	return func() { require.NoError(t, tx.Commit(ctx)) }
 }

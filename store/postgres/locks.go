@@ -47,7 +47,7 @@ func (s *Store) Lock(ctx context.Context, id, holder string, ttl time.Duration) 
 // and reads the session and its history. A caller whose ctx is done before
 // its group is sent gets ctx's error, and nothing is locked; once sent,
 // the group's answer is the caller's.
-func (s *Store) LockLoadSession(ctx context.Context, owner, id, holder string, ttl time.Duration) (*store.Session, []store.Entry, bool, time.Duration, error) {
+func (s *Store) LockLoadSession(ctx context.Context, owner, id, holder string, known int64, ttl time.Duration) (*store.Session, []store.Entry, bool, time.Duration, error) {
 	if holder == "" {
 		return nil, nil, false, 0, errors.New("store: lock needs a holder")
 	}
@@ -57,7 +57,7 @@ func (s *Store) LockLoadSession(ctx context.Context, owner, id, holder string, t
 	if !pgStorable(owner, id) {
 		return nil, nil, false, 0, store.ErrNotFound
 	}
-	call := &pgLockCall{ctx: ctx, owner: owner, id: id, holder: holder, ttl: ttl, done: make(chan pgLockResult, 1)}
+	call := &pgLockCall{ctx: ctx, owner: owner, id: id, holder: holder, known: known, ttl: ttl, done: make(chan pgLockResult, 1)}
 	s.lockGroups.join(call, s.lockGroup)
 	r := <-call.done
 	return r.sess, r.hist, r.ok, r.left, r.err
@@ -65,30 +65,27 @@ func (s *Store) LockLoadSession(ctx context.Context, owner, id, holder string, t
 
 // lockLoadOne is LockLoadSession for one call: Lock's conditional UPDATE,
 // limited to owner's session, returns the session's row, and the same
-// statement reads its history, so a turn starts with one round trip.
-//
-// The history is read in the statement's snapshot, which can predate the
-// last append of a turn that ended while this one waited for the row: the
-// row's history_len (read after the wait) tells, and the history is then
-// read again, under the lock now held.
-func (s *Store) lockLoadOne(ctx context.Context, owner, id, holder string, ttl time.Duration) (*store.Session, []store.Entry, bool, time.Duration, error) {
+// statement reads its history unless the caller holds it (c.known), so a
+// turn starts with one round trip.
+func (s *Store) lockLoadOne(ctx context.Context, c *pgLockCall) (*store.Session, []store.Entry, bool, time.Duration, error) {
+	owner, id, holder := c.owner, c.id, c.holder
 	if !pgStorable(owner, id) {
 		return nil, nil, false, 0, store.ErrNotFound
 	}
 	out := &store.Session{ID: id, Owner: owner}
 	var data string
 	var n int
-	var hist []string
+	var snap pgSnapshot
 	err := s.locks.QueryRow(ctx,
 		`WITH l AS (
 			UPDATE sessions SET lock_holder = $3, lock_until = clock_timestamp() + $4 * interval '1 microsecond'
 			WHERE id = $1 AND owner = $2 AND (lock_holder IS NULL OR lock_holder = $3 OR lock_until <= clock_timestamp())
-			RETURNING seq, created_at, data, history_len)
-		 SELECT l.seq, l.created_at, l.data, l.history_len,
-		        coalesce((SELECT array_agg(h.data ORDER BY h.position) FROM history h WHERE h.session_id = $1), '{}')
+			RETURNING id, seq, created_at, data, history_len, history_version, $5::bigint AS known)
+		 SELECT l.seq, l.created_at, l.data, l.history_len, l.history_version,
+		        `+pgSnapshotHistory+`
 		 FROM l`,
-		id, owner, holder, ttl.Microseconds()).
-		Scan(&out.Seq, &out.CreatedAt, &data, &n, &hist)
+		id, owner, holder, c.ttl.Microseconds(), c.known).
+		Scan(&out.Seq, &out.CreatedAt, &data, &n, &out.HistoryVersion, &snap.version, &snap.hist)
 	if errors.Is(err, pgx.ErrNoRows) {
 		var left *float64
 		err := s.locks.QueryRow(ctx,
@@ -105,28 +102,50 @@ func (s *Store) lockLoadOne(ctx context.Context, owner, id, holder string, ttl t
 	if err != nil {
 		return nil, nil, false, 0, fmt.Errorf("store: postgres: lock and load session: %w", err)
 	}
-	sess, entries, err := s.lockedSession(ctx, holder, out, data, n, hist)
+	sess, entries, err := s.lockedSession(ctx, c, out, data, n, snap)
 	if err != nil {
 		return nil, nil, false, 0, err
 	}
 	return sess, entries, true, 0, nil
 }
 
-// lockedSession is the session out (ID and Owner set) whose lock holder
-// has just taken, from the row and the history the locking statement read
-// (n is the row's history_len), or read again under the lock when that
-// statement's snapshot predates the history's last append. On an error the
-// lock is released.
-func (s *Store) lockedSession(ctx context.Context, holder string, out *store.Session, data string, n int, hist []string) (*store.Session, []store.Entry, error) {
+// pgSnapshotHistory reads, beside the locking UPDATE l (which returns the
+// session's id and the caller's known version), the session's history as
+// the statement's snapshot holds it, and that snapshot's history_version;
+// no history (NULL) when the row's version, read after the lock's wait,
+// is the one the caller knows.
+const pgSnapshotHistory = `(SELECT s.history_version FROM sessions s WHERE s.id = l.id),
+		CASE WHEN l.known <> 0 AND l.known = l.history_version THEN NULL
+		     ELSE coalesce((SELECT array_agg(h.data ORDER BY h.position) FROM history h WHERE h.session_id = l.id), '{}') END`
+
+// pgSnapshot is what pgSnapshotHistory read: the history (nil: the
+// caller's is the session's) and its version.
+type pgSnapshot struct {
+	version *int64
+	hist    []string
+}
+
+// lockedSession is the session out (ID and Owner set) whose lock c's
+// holder has just taken, from the row and the history the locking
+// statement read (n is the row's history_len). The history is left out
+// when the caller holds it (c.known), and read again under the lock when
+// that statement's snapshot predates the history's last write (the
+// snapshot's version or length is not the row's, which the UPDATE read
+// after waiting for the row). On an error the lock is released.
+func (s *Store) lockedSession(ctx context.Context, c *pgLockCall, out *store.Session, data string, n int, snap pgSnapshot) (*store.Session, []store.Entry, error) {
 	sess, entries := out, []store.Entry(nil)
 	var err error
-	if len(hist) != n {
+	switch {
+	case out.KnownHistory(c.known):
+		out.CreatedAt = out.CreatedAt.UTC()
+		err = store.DecodeSession(out, []byte(data))
+	case len(snap.hist) != n || snap.version == nil || *snap.version != out.HistoryVersion:
 		sess, entries, err = s.LoadSession(ctx, out.Owner, out.ID)
-	} else {
-		entries, err = pgDecodeSessionRow(out, data, hist)
+	default:
+		entries, err = pgDecodeSessionRow(out, data, snap.hist)
 	}
 	if err != nil {
-		_ = s.Unlock(context.WithoutCancel(ctx), out.ID, holder)
+		_ = s.Unlock(context.WithoutCancel(ctx), out.ID, c.holder)
 		return nil, nil, err
 	}
 	return sess, entries, nil
@@ -153,3 +172,5 @@ func (s *Store) Unlock(ctx context.Context, id, holder string) error {
 	}
 	return nil
 }
+
+var _ store.SessionLockLoader = (*Store)(nil)

@@ -10,7 +10,7 @@ import (
 
 // pgSchemaVersion is the version of the current schema; pgMigrations[v]
 // brings version v to v+1.
-const pgSchemaVersion = 1
+const pgSchemaVersion = 2
 
 var pgMigrations = [pgSchemaVersion][]string{
 	{
@@ -48,6 +48,23 @@ var pgMigrations = [pgSchemaVersion][]string{
 			until  timestamptz NOT NULL,
 			PRIMARY KEY (owner, id)
 		)`,
+	},
+	{
+		// Session.HistoryVersion. This program's history writes add one
+		// to it themselves; the trigger adds one for any other write that
+		// sets history_len without it (a replica of an earlier build,
+		// still running during a rolling update), so that a history kept
+		// in a process never outlives a change it did not make.
+		`ALTER TABLE sessions ADD COLUMN history_version bigint NOT NULL DEFAULT 0`,
+		`CREATE FUNCTION aapagui_history_written() RETURNS trigger LANGUAGE plpgsql AS $$
+		BEGIN
+			IF NEW.history_version = OLD.history_version THEN
+				NEW.history_version := OLD.history_version + 1;
+			END IF;
+			RETURN NEW;
+		END $$`,
+		`CREATE TRIGGER sessions_history_written BEFORE UPDATE OF history_len ON sessions
+			FOR EACH ROW EXECUTE FUNCTION aapagui_history_written()`,
 	},
 }
 

@@ -105,8 +105,8 @@ func (s *Store) GetSession(ctx context.Context, owner, id string) (*store.Sessio
 	}
 	out := &store.Session{ID: id, Owner: owner}
 	var data string
-	err := s.pool.QueryRow(ctx, `SELECT seq, created_at, data FROM sessions WHERE id = $1 AND owner = $2`, id, owner).
-		Scan(&out.Seq, &out.CreatedAt, &data)
+	err := s.pool.QueryRow(ctx, `SELECT seq, created_at, data, history_version FROM sessions WHERE id = $1 AND owner = $2`, id, owner).
+		Scan(&out.Seq, &out.CreatedAt, &data, &out.HistoryVersion)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return nil, store.ErrNotFound
 	}
@@ -130,10 +130,10 @@ func (s *Store) LoadSession(ctx context.Context, owner, id string) (*store.Sessi
 	var data string
 	var hist []string
 	err := s.pool.QueryRow(ctx,
-		`SELECT s.seq, s.created_at, s.data,
+		`SELECT s.seq, s.created_at, s.data, s.history_version,
 		        coalesce((SELECT array_agg(h.data ORDER BY h.position) FROM history h WHERE h.session_id = s.id), '{}')
 		 FROM sessions s WHERE s.id = $1 AND s.owner = $2`, id, owner).
-		Scan(&out.Seq, &out.CreatedAt, &data, &hist)
+		Scan(&out.Seq, &out.CreatedAt, &data, &out.HistoryVersion, &hist)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return nil, nil, store.ErrNotFound
 	}
@@ -167,7 +167,7 @@ func (s *Store) ListSessions(ctx context.Context, owner string, after int64, lim
 		return nil, nil
 	}
 	rows, err := s.pool.Query(ctx,
-		`SELECT id, seq, created_at, data FROM sessions WHERE owner = $1 AND seq > $2 ORDER BY seq LIMIT $3`,
+		`SELECT id, seq, created_at, data, history_version FROM sessions WHERE owner = $1 AND seq > $2 ORDER BY seq LIMIT $3`,
 		owner, after, limit)
 	if err != nil {
 		return nil, fmt.Errorf("store: postgres: list sessions: %w", err)
@@ -176,7 +176,7 @@ func (s *Store) ListSessions(ctx context.Context, owner string, after int64, lim
 	return rowscan.Collect(rows, "store: postgres: list sessions", func(scan rowscan.Scan) (*store.Session, error) {
 		sess := &store.Session{Owner: owner}
 		var data string
-		if err := scan(&sess.ID, &sess.Seq, &sess.CreatedAt, &data); err != nil {
+		if err := scan(&sess.ID, &sess.Seq, &sess.CreatedAt, &data, &sess.HistoryVersion); err != nil {
 			return nil, err
 		}
 		sess.CreatedAt = sess.CreatedAt.UTC()
@@ -206,7 +206,7 @@ func (s *Store) SaveSession(ctx context.Context, sess *store.Session, appended [
 // pgSave saves session $1 of owner $3 (its data $4, and the count of the
 // entries $2 appended), and frees holder $5's lock: SET sees the row as it
 // was, so the lock goes only if $5 had it.
-const pgSave = `UPDATE sessions SET data = $4, history_len = history_len + cardinality($2::text[]),
+const pgSave = `UPDATE sessions SET data = $4, history_len = history_len + cardinality($2::text[]), history_version = history_version + 1,
 		lock_holder = CASE WHEN lock_holder = $5 THEN NULL ELSE lock_holder END,
 		lock_until = CASE WHEN lock_holder = $5 THEN NULL ELSE lock_until END
 	WHERE id = $1 AND owner = $3`

@@ -3,7 +3,6 @@ package sqlite
 import (
 	"context"
 	"database/sql"
-	"errors"
 	"fmt"
 
 	"github.com/aapagui/aapagui/store"
@@ -18,14 +17,11 @@ func (s *Store) AppendHistory(ctx context.Context, id string, entries []store.En
 		return err
 	}
 	return s.write(ctx, func(ctx context.Context, tx *sql.Tx) error {
-		var next int64
-		err := s.txRow(ctx, tx,
-			`SELECT (SELECT coalesce(max(position) + 1, 0) FROM history WHERE session_id = s.id)
-			 FROM sessions s WHERE s.id = ?`, id).Scan(&next)
-		if errors.Is(err, sql.ErrNoRows) {
-			return store.ErrNotFound
+		if err := s.bumpHistory(ctx, tx, id); err != nil {
+			return err
 		}
-		if err != nil {
+		var next int64
+		if err := s.txRow(ctx, tx, `SELECT coalesce(max(position) + 1, 0) FROM history WHERE session_id = ?`, id).Scan(&next); err != nil {
 			return err
 		}
 		return s.insertHistory(ctx, tx, id, next, hist)
@@ -45,13 +41,11 @@ func (s *Store) ReplaceTail(ctx context.Context, id string, from int, entries []
 		return err
 	}
 	return s.write(ctx, func(ctx context.Context, tx *sql.Tx) error {
-		var n int64
-		err := s.txRow(ctx, tx,
-			`SELECT (SELECT count(*) FROM history WHERE session_id = s.id) FROM sessions s WHERE s.id = ?`, id).Scan(&n)
-		if errors.Is(err, sql.ErrNoRows) {
-			return store.ErrNotFound
+		if err := s.bumpHistory(ctx, tx, id); err != nil {
+			return err
 		}
-		if err != nil {
+		var n int64
+		if err := s.txRow(ctx, tx, `SELECT count(*) FROM history WHERE session_id = ?`, id).Scan(&n); err != nil {
 			return err
 		}
 		if from < 0 || int64(from) > n {
@@ -62,6 +56,21 @@ func (s *Store) ReplaceTail(ctx context.Context, id string, from int, entries []
 		}
 		return s.insertHistory(ctx, tx, id, int64(from), hist)
 	})
+}
+
+// bumpHistory adds one to session id's history_version (see
+// store.Session.HistoryVersion), in the transaction that writes its
+// history; a session that does not exist is store.ErrNotFound.
+func (s *Store) bumpHistory(ctx context.Context, tx *sql.Tx, id string) error {
+	res, err := s.txExec(ctx, tx, `UPDATE sessions SET history_version = history_version + 1 WHERE id = ?`, id)
+	if err != nil {
+		return err
+	}
+	n, err := res.RowsAffected()
+	if err == nil && n == 0 {
+		err = store.ErrNotFound
+	}
+	return err
 }
 
 func (s *Store) insertHistory(ctx context.Context, tx *sql.Tx, id string, first int64, hist [][]byte) error {

@@ -80,7 +80,7 @@ func (s *Store) renew(ctx context.Context, what, query string, args ...any) (boo
 // limited to owner's session, returns the session's row; the history is
 // then read under the lock just taken. One write and one read, instead of
 // a read before the lock and two after.
-func (s *Store) LockLoadSession(ctx context.Context, owner, id, holder string, ttl time.Duration) (*store.Session, []store.Entry, bool, time.Duration, error) {
+func (s *Store) LockLoadSession(ctx context.Context, owner, id, holder string, known int64, ttl time.Duration) (*store.Session, []store.Entry, bool, time.Duration, error) {
 	if holder == "" {
 		return nil, nil, false, 0, errors.New("store: lock needs a holder")
 	}
@@ -93,8 +93,8 @@ func (s *Store) LockLoadSession(ctx context.Context, owner, id, holder string, t
 		err := s.txRow(ctx, tx,
 			`UPDATE sessions SET lock_holder = ?, lock_until = ?
 			 WHERE id = ? AND owner = ? AND (lock_holder IS NULL OR lock_holder = ? OR lock_until <= ?)
-			 RETURNING seq, created_at, data`,
-			holder, toMillis(now.Add(ttl)), id, owner, holder, toMillis(now)).Scan(&out.Seq, &created, &data)
+			 RETURNING seq, created_at, data, history_version`,
+			holder, toMillis(now.Add(ttl)), id, owner, holder, toMillis(now)).Scan(&out.Seq, &created, &data, &out.HistoryVersion)
 		if errors.Is(err, sql.ErrNoRows) {
 			return nil // not taken: nothing changed
 		}
@@ -118,7 +118,7 @@ func (s *Store) LockLoadSession(ctx context.Context, owner, id, holder string, t
 	out.CreatedAt = fromMillis(created)
 	err = store.DecodeSession(out, data)
 	var hist []store.Entry
-	if err == nil {
+	if err == nil && !out.KnownHistory(known) {
 		hist, err = s.History(ctx, id)
 	}
 	if err != nil {
@@ -148,3 +148,5 @@ func (s *Store) Unlock(ctx context.Context, id, holder string) error {
 	}
 	return nil
 }
+
+var _ store.SessionLockLoader = (*Store)(nil)

@@ -7,7 +7,7 @@ import (
 
 // schemaVersion is the user_version of a database with the current
 // schema; migrations[v] brings version v to v+1.
-const schemaVersion = 2
+const schemaVersion = 3
 
 var migrations = [schemaVersion][]string{
 	{
@@ -49,12 +49,17 @@ var migrations = [schemaVersion][]string{
 			PRIMARY KEY (owner, id)
 		) WITHOUT ROWID`,
 	},
+	{
+		// Session.HistoryVersion: one more with every write of the
+		// history (0 for the sessions stored before it).
+		`ALTER TABLE sessions ADD COLUMN history_version INTEGER NOT NULL DEFAULT 0`,
+	},
 }
 
 // schemaProbes prepare against every column the store uses, so that a file
 // holding other tables of the same names is refused on open.
 var schemaProbes = []string{
-	`SELECT seq, id, owner, created_at, data, lock_holder, lock_until FROM sessions LIMIT 0`,
+	`SELECT seq, id, owner, created_at, data, lock_holder, lock_until, history_version FROM sessions LIMIT 0`,
 	`SELECT session_id, position, data FROM history LIMIT 0`,
 	`SELECT owner, id, updated_at, data FROM threads LIMIT 0`,
 	`SELECT owner, id, holder, until FROM thread_locks LIMIT 0`,

@@ -60,11 +60,11 @@ func (s *Store) CreateSessionWithin(ctx context.Context, sess *store.Session, se
 // GetSession implements store.Store.
 func (s *Store) GetSession(ctx context.Context, owner, id string) (*store.Session, error) {
 	row := s.readRow(ctx,
-		`SELECT seq, created_at, data FROM sessions WHERE id = ? AND owner = ?`, id, owner)
+		`SELECT seq, created_at, data, history_version FROM sessions WHERE id = ? AND owner = ?`, id, owner)
 	out := &store.Session{ID: id, Owner: owner}
 	var created int64
 	var data []byte
-	if err := row.Scan(&out.Seq, &created, &data); err != nil {
+	if err := row.Scan(&out.Seq, &created, &data, &out.HistoryVersion); err != nil {
 		if errors.Is(err, sql.ErrNoRows) {
 			return nil, store.ErrNotFound
 		}
@@ -83,7 +83,7 @@ func (s *Store) ListSessions(ctx context.Context, owner string, after int64, lim
 		return nil, nil
 	}
 	rows, err := s.readRows(ctx,
-		`SELECT id, seq, created_at, data FROM sessions
+		`SELECT id, seq, created_at, data, history_version FROM sessions
 		 WHERE owner = ? AND seq > ? ORDER BY seq LIMIT ?`, owner, after, limit)
 	if err != nil {
 		return nil, fmt.Errorf("store: sqlite: list sessions: %w", err)
@@ -93,7 +93,7 @@ func (s *Store) ListSessions(ctx context.Context, owner string, after int64, lim
 		sess := &store.Session{Owner: owner}
 		var created int64
 		var data []byte
-		if err := scan(&sess.ID, &sess.Seq, &created, &data); err != nil {
+		if err := scan(&sess.ID, &sess.Seq, &created, &data, &sess.HistoryVersion); err != nil {
 			return nil, err
 		}
 		sess.CreatedAt = fromMillis(created)
@@ -126,7 +126,7 @@ func (s *Store) SaveSessionUnlock(ctx context.Context, sess *store.Session, appe
 	}
 	return s.write(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		// SET sees the row as it was: the lock goes if holder had it.
-		res, err := s.txExec(ctx, tx, `UPDATE sessions SET data = ?,
+		res, err := s.txExec(ctx, tx, `UPDATE sessions SET data = ?, history_version = history_version + 1,
 				lock_holder = CASE WHEN lock_holder = ? THEN NULL ELSE lock_holder END,
 				lock_until = CASE WHEN lock_holder = ? THEN NULL ELSE lock_until END
 			WHERE id = ? AND owner = ?`, string(data), holder, holder, sess.ID, sess.Owner)

@@ -127,7 +127,31 @@ func TestSQLiteFileSettings(t *testing.T) {
 	assert.Equal(t, "wal", mode)
 	var version int
 	require.NoError(t, db.QueryRow(`PRAGMA user_version`).Scan(&version))
-	assert.Equal(t, 2, version)
+	assert.Equal(t, 3, version)
+}
+
+// A file of the schema before history versions (2) opens migrated: its
+// sessions and histories are there, at version 0, and the next write
+// counts.
+func TestSQLiteMigratesHistoryVersion(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "store.db")
+	s, err := sqlite.Open(path)
+	require.NoError(t, err)
+	require.NoError(t, s.CreateSession(ctx, storetest.Session("s1", "alice"), storetest.Users("1", "2")))
+	require.NoError(t, s.Close())
+	_, err = rawDB(t, path).Exec(`ALTER TABLE sessions DROP COLUMN history_version; PRAGMA user_version = 2`)
+	require.NoError(t, err)
+
+	s = openFile(t, path)
+	got, err := s.GetSession(ctx, "alice", "s1")
+	require.NoError(t, err)
+	assert.Zero(t, got.HistoryVersion)
+	assert.Len(t, storetest.History(t, s, "s1"), 2)
+	require.NoError(t, s.AppendHistory(ctx, "s1", storetest.Users("3")))
+	got, err = s.GetSession(ctx, "alice", "s1")
+	require.NoError(t, err)
+	assert.Equal(t, int64(1), got.HistoryVersion)
 }
 
 func TestSQLiteTwoReplicas(t *testing.T) {

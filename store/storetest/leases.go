@@ -126,7 +126,7 @@ func testLeaseReleasedBySave(t *testing.T, open func(t *testing.T) store.Store) 
 	// a heartbeat (the renewal has stopped, so the lock stays free).
 	s := open(t)
 	require.NoError(t, s.CreateSession(ctx, Session("s1", ""), nil))
-	a, _, _, err := store.TakeAndLoadSession(ctx, s, "", "s1", opts)
+	a, _, _, err := store.TakeAndLoadSession(ctx, s, "", "s1", 0, opts)
 	require.NoError(t, err)
 	time.Sleep(leaseTTL / 2)
 	writes := 0
@@ -196,29 +196,29 @@ func testLeaseTakeAndLoad(t *testing.T, open func(t *testing.T) store.Store) {
 	// owner's session is not found and its lock left alone.
 	s := open(t)
 	require.NoError(t, s.CreateSession(ctx, Session("s1", "alice"), Users("u1", "u2")))
-	_, _, _, err := store.TakeAndLoadSession(ctx, s, "bob", "s1", opts)
+	_, _, _, err := store.TakeAndLoadSession(ctx, s, "bob", "s1", 0, opts)
 	require.ErrorIs(t, err, store.ErrNotFound, "another owner's session")
-	_, _, _, err = store.TakeAndLoadSession(ctx, s, "alice", "missing", opts)
+	_, _, _, err = store.TakeAndLoadSession(ctx, s, "alice", "missing", 0, opts)
 	require.ErrorIs(t, err, store.ErrNotFound)
 
-	a, sess, hist, err := store.TakeAndLoadSession(ctx, s, "alice", "s1", opts)
+	a, sess, hist, err := store.TakeAndLoadSession(ctx, s, "alice", "s1", 0, opts)
 	require.NoError(t, err, "bob's attempt did not take the lock")
 	want, err := s.GetSession(ctx, "alice", "s1")
 	require.NoError(t, err)
 	assert.Equal(t, want, sess)
 	assert.Equal(t, Users("u1", "u2"), hist)
 
-	_, _, _, err = store.TakeAndLoadSession(ctx, s, "alice", "s1", opts)
+	_, _, _, err = store.TakeAndLoadSession(ctx, s, "alice", "s1", 0, opts)
 	var held *store.HeldError
 	require.ErrorAs(t, err, &held)
 	assert.Greater(t, held.Left, time.Duration(0))
 	_, err = store.TakeSession(ctx, s, "s1", opts)
 	require.ErrorIs(t, err, store.ErrHeld, "one lock for both ways of taking it")
 	time.Sleep(3 * leaseTTL)
-	_, _, _, err = store.TakeAndLoadSession(ctx, s, "alice", "s1", opts)
+	_, _, _, err = store.TakeAndLoadSession(ctx, s, "alice", "s1", 0, opts)
 	require.ErrorIs(t, err, store.ErrHeld, "the heartbeat renews it")
 	a.Release()
-	b, _, _, err := store.TakeAndLoadSession(ctx, s, "alice", "s1", opts)
+	b, _, _, err := store.TakeAndLoadSession(ctx, s, "alice", "s1", 0, opts)
 	require.NoError(t, err, "free as soon as Release returns")
 	b.Release()
 }
@@ -237,7 +237,7 @@ func testLeaseHoldersInTurn(t *testing.T, open func(t *testing.T) store.Store) {
 	for range workers {
 		go func() {
 			for done := 0; done < each; {
-				l, _, hist, err := store.TakeAndLoadSession(ctx, s, "", "s1", opts)
+				l, _, hist, err := store.TakeAndLoadSession(ctx, s, "", "s1", 0, opts)
 				if errors.Is(err, store.ErrHeld) {
 					time.Sleep(time.Millisecond)
 					continue

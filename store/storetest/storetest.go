@@ -34,6 +34,7 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"load session", testLoadSession},
 		{"append and replace", testAppendAndReplace},
 		{"replace the tail", testReplaceTail},
+		{"history version", testHistoryVersion},
 		{"history of a missing session", testHistoryOfMissing},
 		{"ids no session can have", testImpossibleIDs},
 		{"entries without a message are refused", testEntriesWithoutMessage},
@@ -413,6 +414,77 @@ func testReplaceTail(t *testing.T, open func(t *testing.T) store.Store) {
 	assert.ErrorIs(t, s.ReplaceTail(ctx, "missing", 0, Users("z")), store.ErrNotFound)
 }
 
+// testHistoryVersion checks that Session.HistoryVersion counts the
+// history's writes that succeeded, one each, whatever they wrote, and
+// that TakeAndLoadSession leaves out a history its caller knows.
+func testHistoryVersion(t *testing.T, open func(t *testing.T) store.Store) {
+	ctx := context.Background()
+	s := open(t)
+	sess := Session("s1", "alice")
+	require.NoError(t, s.CreateSession(ctx, sess, Users("1")))
+	version := func() int64 {
+		got, err := s.GetSession(ctx, "alice", "s1")
+		require.NoError(t, err)
+		return got.HistoryVersion
+	}
+	assert.Zero(t, version(), "a new session, its seed stored")
+	writes := []struct {
+		name  string
+		write func() error
+		adds  int64
+	}{
+		{"append", func() error { return s.AppendHistory(ctx, "s1", Users("2")) }, 1},
+		{"append nothing", func() error { return s.AppendHistory(ctx, "s1", nil) }, 1},
+		{"replace the tail", func() error { return s.ReplaceTail(ctx, "s1", 1, Users("d")) }, 1},
+		{"replace the tail with the same", func() error { return s.ReplaceTail(ctx, "s1", 1, Users("d")) }, 1},
+		{"replace", func() error { return s.ReplaceHistory(ctx, "s1", Users("x", "y")) }, 1},
+		{"save the session", func() error { return s.SaveSession(ctx, sess, Users("z")) }, 1},
+		{"save the session alone", func() error { return s.SaveSession(ctx, sess, nil) }, 1},
+		{"save and unlock", func() error { return s.SaveSessionUnlock(ctx, sess, Users("w"), "h") }, 1},
+		{"update the session", func() error { return s.UpdateSession(ctx, sess) }, 0},
+		{"lock", func() error { _, _, err := s.Lock(ctx, "s1", "h", time.Minute); return err }, 0},
+		{"unlock", func() error { return s.Unlock(ctx, "s1", "h") }, 0},
+	}
+	for _, w := range writes {
+		before := version()
+		require.NoError(t, w.write(), w.name)
+		assert.Equal(t, before+w.adds, version(), w.name)
+	}
+	before := version()
+	assert.ErrorIs(t, s.ReplaceTail(ctx, "s1", 99, Users("q")), store.ErrShortHistory)
+	assert.Equal(t, before, version(), "a refused write counts nothing")
+
+	list, err := s.ListSessions(ctx, "alice", 0, 10)
+	require.NoError(t, err)
+	require.Len(t, list, 1)
+	assert.Equal(t, before, list[0].HistoryVersion, "listed")
+	loaded, _, err := store.LoadSession(ctx, s, "alice", "s1")
+	require.NoError(t, err)
+	assert.Equal(t, before, loaded.HistoryVersion, "loaded")
+
+	want := History(t, s, "s1")
+	for _, tt := range []struct {
+		name     string
+		known    int64
+		withHist bool
+	}{
+		{"nothing known", 0, true},
+		{"an older history known", before - 1, true},
+		{"the history known", before, false},
+	} {
+		l, got, hist, err := store.TakeAndLoadSession(ctx, s, "alice", "s1", tt.known, store.LeaseOptions{})
+		require.NoError(t, err, tt.name)
+		assert.Equal(t, before, got.HistoryVersion, tt.name)
+		assert.Equal(t, "agent", got.Agent.Name, tt.name)
+		if tt.withHist {
+			assert.Equal(t, want, hist, tt.name)
+		} else {
+			assert.Nil(t, hist, tt.name)
+		}
+		l.Release()
+	}
+}
+
 // testHistoryOfMissing checks that history reads and writes of a missing session are ErrNotFound and create nothing.
 func testHistoryOfMissing(t *testing.T, open func(t *testing.T) store.Store) {
 	ctx := context.Background()
@@ -452,7 +524,7 @@ func testImpossibleIDs(t *testing.T, open func(t *testing.T) store.Store) {
 		_, err = s.History(ctx, id)
 		assert.ErrorIs(t, err, store.ErrNotFound, "History %q", id)
 		assert.ErrorIs(t, s.DeleteSession(ctx, "k", id), store.ErrNotFound, "DeleteSession %q", id)
-		_, _, _, err = store.TakeAndLoadSession(ctx, s, "k", id, store.LeaseOptions{})
+		_, _, _, err = store.TakeAndLoadSession(ctx, s, "k", id, 0, store.LeaseOptions{})
 		assert.ErrorIs(t, err, store.ErrNotFound, "TakeAndLoadSession %q", id)
 		if ts, ok := s.(store.ThreadStore); ok {
 			_, err = ts.GetThread(ctx, "k", id)

@@ -1,0 +1,269 @@
+package aap2agui
+
+import (
+	"container/list"
+	"context"
+	"slices"
+	"sync"
+
+	"github.com/aapagui/aapagui/aap"
+	"github.com/aapagui/aapagui/store"
+)
+
+// The histories a process keeps between turns: a turn on a session this
+// process served last reads none of its history again, and writes only
+// what it adds. The store's history version (store.Session.HistoryVersion)
+// says when another replica, or anything else, wrote since.
+
+// histories keeps, by session, the history this process last read or
+// wrote, with its version, the least recently used dropped first past max
+// bytes (approximately: what the entries hold). Entries are shared between
+// the turns that use them and never changed: a turn that changes its
+// history makes new slices.
+type histories struct {
+	mu   sync.Mutex
+	max  int64
+	size int64
+	lru  list.List                // of *keptHistory, the most recent first
+	byID map[string]*list.Element // session id → its element of lru
+}
+
+type keptHistory struct {
+	id      string
+	version int64
+	entries []store.Entry
+	size    int64
+}
+
+func newHistories(max int64) *histories {
+	return &histories{max: max, byID: map[string]*list.Element{}}
+}
+
+// version returns the version of the history kept for session id, 0 when
+// none is.
+func (h *histories) version(id string) int64 {
+	if h == nil {
+		return 0
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if el, ok := h.byID[id]; ok {
+		return el.Value.(*keptHistory).version
+	}
+	return 0
+}
+
+// get returns the history kept for session id at version v, if it is kept
+// at that version.
+func (h *histories) get(id string, v int64) ([]store.Entry, bool) {
+	if h == nil || v == 0 {
+		return nil, false
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	el, ok := h.byID[id]
+	if !ok || el.Value.(*keptHistory).version != v {
+		return nil, false
+	}
+	h.lru.MoveToFront(el)
+	return slices.Clip(el.Value.(*keptHistory).entries), true
+}
+
+// put keeps entries as session id's history at version v, unless a later
+// version is kept already (a turn that ended after this one), it is larger
+// than everything kept may be, or v is 0 (a history no version tells
+// apart).
+func (h *histories) put(id string, v int64, entries []store.Entry) {
+	if h == nil {
+		return
+	}
+	size := historyBytes(entries)
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if el, ok := h.byID[id]; ok && el.Value.(*keptHistory).version > v {
+		return
+	}
+	h.remove(id)
+	if v == 0 || size > h.max {
+		return
+	}
+	h.byID[id] = h.lru.PushFront(&keptHistory{id: id, version: v, entries: slices.Clip(entries), size: size})
+	h.size += size
+	for h.size > h.max {
+		h.remove(h.lru.Back().Value.(*keptHistory).id)
+	}
+}
+
+// keep keeps the history a turn of session id leaves (t), at its version,
+// for the session's next turn here; when a write of the turn failed,
+// neither is known, and the next turn reads the history from the store.
+func (h *histories) keep(id string, t *tally) {
+	if hist, v, ok := t.kept(); ok {
+		h.put(id, v, hist)
+	} else {
+		h.drop(id)
+	}
+}
+
+// drop forgets session id's history.
+func (h *histories) drop(id string) {
+	if h == nil {
+		return
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.remove(id)
+}
+
+// remove forgets session id's history; the caller holds h.mu.
+func (h *histories) remove(id string) {
+	el, ok := h.byID[id]
+	if !ok {
+		return
+	}
+	k := h.lru.Remove(el).(*keptHistory)
+	delete(h.byID, id)
+	h.size -= k.size
+}
+
+// historyBytes approximates what entries hold in memory: their text, ids,
+// inputs and stored AG-UI values, and a fixed cost per entry and block.
+func historyBytes(entries []store.Entry) int64 {
+	const perEntry, perBlock = 128, 48
+	n := int64(0)
+	for _, e := range entries {
+		n += perEntry + int64(len(e.AGUIID)+len(e.AGUI))
+		var c aap.Content
+		switch m := e.Message.(type) {
+		case *aap.SystemMessage:
+			n += int64(len(m.Content))
+		case *aap.UserMessage:
+			c = m.Content
+		case *aap.AssistantMessage:
+			c = m.Content
+		case *aap.ToolMessage:
+			c = m.Content
+			n += int64(len(m.ToolCallID))
+		case *aap.ToolPermissionMessage:
+			n += int64(len(m.ToolCallID) + len(m.Reason))
+		}
+		n += int64(len(c.Text))
+		for _, b := range c.Blocks {
+			n += perBlock
+			switch b := b.(type) {
+			case *aap.TextBlock:
+				n += int64(len(b.Text))
+			case *aap.ThinkingBlock:
+				n += int64(len(b.Thinking))
+			case *aap.ToolUseBlock:
+				n += int64(len(b.ToolCallID) + len(b.Name) + len(b.Input))
+			case *aap.ImageBlock:
+				n += int64(len(b.URL))
+			}
+		}
+	}
+	return n
+}
+
+// tally is the store as one turn of a session sees it: each of the turn's
+// history writes that succeeds is also made to the turn's own copy of the
+// history, and counted, so that when the turn ends the process knows the
+// history it leaves and that history's version (one more per write: see
+// store.Session.HistoryVersion) without reading it back. A write that
+// fails may or may not have been stored: the copy is then unknown, and
+// History reads the store again.
+type tally struct {
+	store.Store
+	id string
+
+	mu      sync.Mutex
+	hist    []store.Entry
+	version int64
+	unknown bool
+}
+
+// newTally starts the tally of session id's turn from its history hist at
+// version v.
+func newTally(st store.Store, id string, v int64, hist []store.Entry) *tally {
+	return &tally{Store: st, id: id, version: v, hist: slices.Clip(hist)}
+}
+
+// wrote counts a write of session id's history that returned err, and
+// makes it to the copy (change) when it succeeded; a change the copy
+// cannot take (ok false) leaves it unknown.
+func (t *tally) wrote(id string, err error, change func(hist []store.Entry) (_ []store.Entry, ok bool)) error {
+	if id != t.id {
+		return err
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if err != nil {
+		t.unknown = true
+		return err
+	}
+	t.version++
+	if !t.unknown {
+		hist, ok := change(t.hist)
+		t.hist, t.unknown = slices.Clip(hist), !ok
+	}
+	return nil
+}
+
+// kept returns the history the turn leaves and its version; ok is false
+// when a write failed, so that neither is known.
+func (t *tally) kept() (hist []store.Entry, version int64, ok bool) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.hist, t.version, !t.unknown
+}
+
+// appendEntries is a change of the copy: entries appended.
+func appendEntries(entries []store.Entry) func([]store.Entry) ([]store.Entry, bool) {
+	return func(hist []store.Entry) ([]store.Entry, bool) { return append(hist, entries...), true }
+}
+
+// AppendHistory is the store's, counted.
+func (t *tally) AppendHistory(ctx context.Context, id string, entries []store.Entry) error {
+	return t.wrote(id, t.Store.AppendHistory(ctx, id, entries), appendEntries(entries))
+}
+
+// ReplaceHistory is the store's, counted.
+func (t *tally) ReplaceHistory(ctx context.Context, id string, entries []store.Entry) error {
+	return t.wrote(id, t.Store.ReplaceHistory(ctx, id, entries), func([]store.Entry) ([]store.Entry, bool) {
+		return slices.Clone(entries), true
+	})
+}
+
+// ReplaceTail is the store's, counted.
+func (t *tally) ReplaceTail(ctx context.Context, id string, from int, entries []store.Entry) error {
+	return t.wrote(id, t.Store.ReplaceTail(ctx, id, from, entries), func(hist []store.Entry) ([]store.Entry, bool) {
+		if from < 0 || from > len(hist) {
+			return nil, false
+		}
+		return append(hist[:from:from], entries...), true
+	})
+}
+
+// SaveSession is the store's, counted.
+func (t *tally) SaveSession(ctx context.Context, s *store.Session, appended []store.Entry) error {
+	return t.wrote(s.ID, t.Store.SaveSession(ctx, s, appended), appendEntries(appended))
+}
+
+// SaveSessionUnlock is the store's, counted.
+func (t *tally) SaveSessionUnlock(ctx context.Context, s *store.Session, appended []store.Entry, holder string) error {
+	return t.wrote(s.ID, t.Store.SaveSessionUnlock(ctx, s, appended, holder), appendEntries(appended))
+}
+
+// History is the turn's copy while every write succeeded, else the
+// store's.
+func (t *tally) History(ctx context.Context, id string) ([]store.Entry, error) {
+	if id == t.id {
+		t.mu.Lock()
+		hist, ok := t.hist, !t.unknown
+		t.mu.Unlock()
+		if ok {
+			return hist, nil
+		}
+	}
+	return t.Store.History(ctx, id)
+}
