@@ -65,14 +65,14 @@ func (m *Memory) CreateSessionWithin(_ context.Context, s *Session, seed []Entry
 		}
 	}
 	m.seq++
-	s.Seq = m.seq
+	s.Seq, s.HistoryVersion = m.seq, 1
 	c, err := copySession(s)
 	if err != nil {
 		return err
 	}
 	// As SQLite stores it: UTC, to the millisecond.
 	c.CreatedAt = c.CreatedAt.UTC().Truncate(time.Millisecond)
-	m.sessions[s.ID] = &memSession{s: c, history: hist}
+	m.sessions[s.ID] = &memSession{s: c, history: hist, version: 1}
 	return nil
 }
 

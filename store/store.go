@@ -45,7 +45,9 @@ type Session struct {
 	// Seq orders sessions by creation; the store assigns it.
 	Seq int64
 	// HistoryVersion counts the writes of the session's history; the
-	// store keeps it. A session is created with version 0; every
+	// store keeps it. A session is created with version 1 (CreateSession
+	// sets it, with Seq; 0 is a session stored before versions were, or
+	// copied from another store, whose history no version tells); every
 	// AppendHistory, ReplaceTail, ReplaceHistory, SaveSession and
 	// SaveSessionUnlock that succeeds adds one (entries or not). So a
 	// process that holds the session's lock and read its history at

@@ -198,9 +198,16 @@ func BenchmarkTurnCancelling10kDeltas(b *testing.B) {
 // memory store, to an agent that reads the run without decoding it and
 // answers at once: what a long conversation costs aap2agui each turn.
 // Each turn has a session of its own, made beforehand in the store, so
-// that every turn carries the same history and the profile holds the
-// turns alone.
-func BenchmarkTurnHistory1000x2KB(b *testing.B) {
+// that every turn carries the same history: the history is read from the
+// store (a session whose last turn ran elsewhere).
+func BenchmarkTurnHistory1000x2KB(b *testing.B) { benchTurnHistory(b, false) }
+
+// BenchmarkTurnHistory1000x2KBKept is BenchmarkTurnHistory1000x2KB for
+// the usual turn: the session's last turn ran on this process, which kept
+// its history.
+func BenchmarkTurnHistory1000x2KBKept(b *testing.B) { benchTurnHistory(b, true) }
+
+func benchTurnHistory(b *testing.B, kept bool) {
 	agent := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		_, _ = io.Copy(io.Discard, r.Body)
 		w.Header().Set("Content-Type", "text/event-stream")
@@ -239,6 +246,12 @@ func BenchmarkTurnHistory1000x2KB(b *testing.B) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	for _, id := range ids {
+		if kept {
+			// The turn before, which reads the history and keeps it.
+			b.StopTimer()
+			drain(b, post(b, hs.URL+"/sessions/"+id+"/turns", body))
+			b.StartTimer()
+		}
 		drain(b, post(b, hs.URL+"/sessions/"+id+"/turns", body))
 	}
 }

@@ -232,6 +232,7 @@ func (s *Server) newSession(c *gin.Context, req *aap.PostSessionsRequest, first 
 	if err := s.cfg.Store.CreateSessionWithin(c.Request.Context(), sess, seed, s.cfg.Limits.SessionsPerKey); err != nil {
 		return nil, err // store.ErrLimit: too_many_sessions (failure)
 	}
+	s.kept.put(sess.ID, sess.HistoryVersion, seed)
 	s.base.Metrics.InterruptsChanged(len(sess.Interrupts))
 	return sess, nil
 }

@@ -34,11 +34,11 @@ func (c copyTx) InsertSession(ctx context.Context, s rowcopy.Session, hist [][]b
 	var tag interface{ RowsAffected() int64 }
 	var err error
 	if keepSeq {
-		tag, err = c.tx.Exec(ctx, `INSERT INTO sessions (seq, id, owner, created_at, data, history_len) VALUES ($1, $2, $3, $4, $5, $6)
-			ON CONFLICT (id) DO NOTHING`, s.Seq, s.ID, s.Owner, s.CreatedAt, s.Data, len(hist))
+		tag, err = c.tx.Exec(ctx, `INSERT INTO sessions (seq, id, owner, created_at, data, history_len, history_version) VALUES ($1, $2, $3, $4, $5, $6, $7)
+			ON CONFLICT (id) DO NOTHING`, s.Seq, s.ID, s.Owner, s.CreatedAt, s.Data, len(hist), s.HistoryVersion)
 	} else {
-		tag, err = c.tx.Exec(ctx, `INSERT INTO sessions (id, owner, created_at, data, history_len) VALUES ($1, $2, $3, $4, $5)
-			ON CONFLICT (id) DO NOTHING`, s.ID, s.Owner, s.CreatedAt, s.Data, len(hist))
+		tag, err = c.tx.Exec(ctx, `INSERT INTO sessions (id, owner, created_at, data, history_len, history_version) VALUES ($1, $2, $3, $4, $5, $6)
+			ON CONFLICT (id) DO NOTHING`, s.ID, s.Owner, s.CreatedAt, s.Data, len(hist), s.HistoryVersion)
 	}
 	if err != nil || tag.RowsAffected() == 0 {
 		return false, err

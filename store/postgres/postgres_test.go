@@ -178,7 +178,7 @@ func TestPostgresLockLoadAfterARewrite(t *testing.T) {
 	require.NoError(t, s.AppendHistory(ctx, "s1", storetest.Users("u2")))
 	before, err := s.GetSession(ctx, "alice", "s1")
 	require.NoError(t, err)
-	require.Equal(t, int64(1), before.HistoryVersion)
+	require.Equal(t, int64(2), before.HistoryVersion, "created, then one write")
 	commit := postgres.RewriteInOpenTx(t, dsn, "s1")
 
 	type result struct {

@@ -22,7 +22,7 @@ func (s *Store) CreateSession(ctx context.Context, sess *store.Session, seed []s
 	}
 	var seq int64
 	err = s.pool.QueryRow(ctx, `WITH s AS (
-			INSERT INTO sessions (id, owner, created_at, data, history_len) VALUES ($1, $2, $3, $4, cardinality($5::text[]))
+			INSERT INTO sessions (id, owner, created_at, data, history_len, history_version) VALUES ($1, $2, $3, $4, cardinality($5::text[]), 1)
 			ON CONFLICT (id) DO NOTHING RETURNING seq),
 		h AS (
 			INSERT INTO history (session_id, position, data)
@@ -35,7 +35,7 @@ func (s *Store) CreateSession(ctx context.Context, sess *store.Session, seed []s
 	if err != nil {
 		return fmt.Errorf("store: postgres: create session: %w", err)
 	}
-	sess.Seq = seq
+	sess.Seq, sess.HistoryVersion = seq, 1
 	return nil
 }
 
@@ -69,8 +69,8 @@ func (s *Store) CreateSessionWithin(ctx context.Context, sess *store.Session, se
 		var got *int64
 		err := tx.QueryRow(ctx, `WITH n AS (SELECT count(*) AS n FROM sessions WHERE owner = $2),
 			s AS (
-				INSERT INTO sessions (id, owner, created_at, data, history_len)
-				SELECT $1, $2, $3, $4, cardinality($5::text[]) FROM n WHERE n.n < $6
+				INSERT INTO sessions (id, owner, created_at, data, history_len, history_version)
+				SELECT $1, $2, $3, $4, cardinality($5::text[]), 1 FROM n WHERE n.n < $6
 				ON CONFLICT (id) DO NOTHING RETURNING seq),
 			h AS (
 				INSERT INTO history (session_id, position, data)
@@ -94,7 +94,7 @@ func (s *Store) CreateSessionWithin(ctx context.Context, sess *store.Session, se
 		}
 		return fmt.Errorf("store: postgres: create session: %w", err)
 	}
-	sess.Seq = seq
+	sess.Seq, sess.HistoryVersion = seq, 1
 	return nil
 }
 

@@ -15,14 +15,14 @@ type copySource struct{ s *Store }
 
 // Sessions implements rowcopy.Source.
 func (c copySource) Sessions(ctx context.Context) ([]rowcopy.Session, error) {
-	rows, err := c.s.r.QueryContext(ctx, `SELECT seq, id, owner, created_at, data FROM sessions ORDER BY seq`)
+	rows, err := c.s.r.QueryContext(ctx, `SELECT seq, id, owner, created_at, data, history_version FROM sessions ORDER BY seq`)
 	if err != nil {
 		return nil, fmt.Errorf("reading sessions: %w", err)
 	}
 	out, err := rowscan.Collect(rows, "reading sessions", func(scan rowscan.Scan) (rowcopy.Session, error) {
 		var r rowcopy.Session
 		var created int64
-		err := scan(&r.Seq, &r.ID, &r.Owner, &created, &r.Data)
+		err := scan(&r.Seq, &r.ID, &r.Owner, &created, &r.Data, &r.HistoryVersion)
 		r.CreatedAt = fromMillis(created)
 		return r, err
 	})

@@ -34,7 +34,7 @@ func (s *Store) CreateSessionWithin(ctx context.Context, sess *store.Session, se
 			}
 		}
 		res, err := s.txExec(ctx, tx,
-			`INSERT INTO sessions (id, owner, created_at, data) VALUES (?, ?, ?, ?)
+			`INSERT INTO sessions (id, owner, created_at, data, history_version) VALUES (?, ?, ?, ?, 1)
 			 ON CONFLICT (id) DO NOTHING`,
 			sess.ID, sess.Owner, toMillis(sess.CreatedAt), string(data))
 		if err != nil {
@@ -53,7 +53,7 @@ func (s *Store) CreateSessionWithin(ctx context.Context, sess *store.Session, se
 	if err != nil {
 		return err
 	}
-	sess.Seq = seq
+	sess.Seq, sess.HistoryVersion = seq, 1
 	return nil
 }
 

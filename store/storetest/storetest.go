@@ -73,7 +73,7 @@ func testSessionRoundTrip(t *testing.T, open func(t *testing.T) store.Store) {
 	got, err := s.GetSession(ctx, "alice", "s1")
 	require.NoError(t, err)
 	want := RichSession("s1", "alice", created.Truncate(time.Millisecond).UTC())
-	want.Seq = in.Seq
+	want.Seq, want.HistoryVersion = in.Seq, 1
 	assert.Equal(t, want, got)
 	assert.True(t, got.CreatedAt.Equal(created.Truncate(time.Millisecond)), "CreatedAt to the millisecond, got %v", got.CreatedAt)
 	assert.Equal(t, time.UTC, got.CreatedAt.Location())
@@ -427,7 +427,8 @@ func testHistoryVersion(t *testing.T, open func(t *testing.T) store.Store) {
 		require.NoError(t, err)
 		return got.HistoryVersion
 	}
-	assert.Zero(t, version(), "a new session, its seed stored")
+	assert.Equal(t, int64(1), sess.HistoryVersion, "set by CreateSession")
+	assert.Equal(t, int64(1), version(), "a new session, its seed stored")
 	writes := []struct {
 		name  string
 		write func() error

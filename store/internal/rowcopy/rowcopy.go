@@ -11,6 +11,8 @@ type Session struct {
 	ID, Owner string
 	CreatedAt time.Time
 	Data      string
+	// HistoryVersion is carried over, so that the copy is exact.
+	HistoryVersion int64
 }
 
 // Thread is a thread's row as stored.
