@@ -2,6 +2,7 @@ package agui
 
 import (
 	"bytes"
+	"encoding/binary"
 	"strings"
 	"unicode"
 	"unicode/utf16"
@@ -356,6 +357,9 @@ var strPlain = func() (t [256]bool) {
 // UTF-8 (flags 0 means the bytes are the decoded value).
 func scanString(d []byte, i int) (end int, flags uint8, ok bool) {
 	for {
+		for i+8 <= len(d) && plainWord(binary.LittleEndian.Uint64(d[i:])) {
+			i += 8
+		}
 		for i < len(d) && strPlain[d[i]] {
 			i++
 		}
@@ -391,6 +395,19 @@ func scanString(d []byte, i int) (end int, flags uint8, ok bool) {
 			i += size
 		}
 	}
+}
+
+// plainWord reports whether the eight bytes of w all stand for themselves
+// in a JSON string (strPlain): ASCII, none below 0x20, none a quote or a
+// backslash. It tests them at once (the "has a zero byte" and "has a byte
+// less than n" words of Hacker's Delight), which is what lets a long
+// string be read several times faster than a byte at a time.
+func plainWord(w uint64) bool {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	hasZero := func(x uint64) bool { return (x-ones)&^x&highs != 0 }
+	return w&highs == 0 && // all ASCII
+		(w-0x20*ones)&^w&highs == 0 && // none below 0x20
+		!hasZero(w^('"'*ones)) && !hasZero(w^('\\'*ones))
 }
 
 // skipString returns the index of the quote that closes the string whose

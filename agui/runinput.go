@@ -125,6 +125,15 @@ func DecodeRunAgentInputLazy(data []byte) (*types.RunAgentInput, error) {
 		}
 		return &in, nil
 	}
+	if in, ok := decodeSkippingContents(data); ok {
+		return in, nil
+	}
+	return decodeWire(data)
+}
+
+// decodeWire decodes a camelCase RunAgentInput through runInputWire, each
+// message's content left raw.
+func decodeWire(data []byte) (*types.RunAgentInput, error) {
 	var w runInputWire
 	if err := json.Unmarshal(data, &w); err != nil {
 		return nil, err

@@ -100,3 +100,26 @@ func TestPatchToolCallValues(t *testing.T) {
 	_, err = agui.PatchToolCallValues([]byte(`[1]`), map[string]string{"c1": "x"})
 	assert.Error(t, err)
 }
+
+// BenchmarkDecodeRunAgentInputLazy1000x2KB reads what agui2aap reads of a
+// 2 MB conversation: a thousand messages of about 2 KB, contents left raw.
+func BenchmarkDecodeRunAgentInputLazy1000x2KB(b *testing.B) {
+	var sb strings.Builder
+	sb.WriteString(`{"threadId":"t","runId":"r","messages":[`)
+	pad := strings.Repeat("lorem ipsum ", 170)
+	for i := range 1000 {
+		if i > 0 {
+			sb.WriteByte(',')
+		}
+		fmt.Fprintf(&sb, `{"id":"m%d","role":"user","content":"%s %d"}`, i, pad, i)
+	}
+	sb.WriteString(`]}`)
+	body := []byte(sb.String())
+	b.SetBytes(int64(len(body)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := agui.DecodeRunAgentInputLazy(body); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
