@@ -3,7 +3,6 @@ package aap2agui
 import (
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"strings"
 	"sync/atomic"
@@ -164,9 +163,9 @@ func (s *Server) meta(version int) gin.HandlerFunc {
 // readBody reads the (size-limited) body and decodes it into v; the error
 // is a *web.Failure (400, 408 or 413).
 func readBody(c *gin.Context, v json.Unmarshaler) error {
-	data, err := io.ReadAll(c.Request.Body)
+	data, err := web.ReadBody(c.Request)
 	if err != nil {
-		return web.BodyFailure(err)
+		return err
 	}
 	if len(strings.TrimSpace(string(data))) == 0 {
 		return invalid("invalid_body", "the request body is empty; send a JSON object")

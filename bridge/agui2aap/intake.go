@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"strings"
 	"time"
@@ -48,7 +47,7 @@ func (s *Server) run(c *gin.Context) {
 func (s *Server) serveRun(c *gin.Context) (*types.RunAgentInput, error) {
 	log := web.Logger(c)
 	ctx := c.Request.Context()
-	in, err := readRunInput(c.Request.Body)
+	in, err := readRunInput(c.Request)
 	if err != nil {
 		return nil, err
 	}
@@ -112,10 +111,10 @@ func runBusy(left time.Duration) string {
 
 // readRunInput reads and checks the request's RunAgentInput; a run
 // without an id gets one.
-func readRunInput(body io.Reader) (*types.RunAgentInput, error) {
-	data, err := io.ReadAll(body)
+func readRunInput(r *http.Request) (*types.RunAgentInput, error) {
+	data, err := web.ReadBody(r)
 	if err != nil {
-		return nil, web.BodyFailure(err)
+		return nil, err
 	}
 	in, err := agui.DecodeRunAgentInputLazy(data)
 	if err != nil {

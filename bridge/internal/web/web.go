@@ -1,6 +1,7 @@
 package web
 
 import (
+	"bytes"
 	"net/http"
 	"time"
 
@@ -137,6 +138,27 @@ func BodyLimit(limit int64) gin.HandlerFunc {
 		c.Next()
 	}
 }
+
+// ReadBody reads a request's body whole. A body that says its length
+// (Content-Length) is read into one buffer of that size, up to
+// bodySizeHint: a 2 MB RunAgentInput read by doubling a buffer allocates
+// about twice its size. An error is BodyFailure's.
+func ReadBody(r *http.Request) ([]byte, error) {
+	n := r.ContentLength
+	if n < 0 || n > bodySizeHint {
+		n = 0
+	}
+	buf := bytes.NewBuffer(make([]byte, 0, n+bytes.MinRead))
+	if _, err := buf.ReadFrom(r.Body); err != nil {
+		return nil, BodyFailure(err)
+	}
+	return buf.Bytes(), nil
+}
+
+// bodySizeHint bounds the buffer a body's Content-Length alone makes
+// ReadBody allocate before anything arrived (BodyLimit's limit still
+// bounds what is read).
+const bodySizeHint = 16 << 20
 
 // ReadError answers an error reading a request body (BodyFailure): 413
 // for an oversized body, 408 for one that did not arrive in time, 400
