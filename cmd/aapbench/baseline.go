@@ -76,7 +76,7 @@ func baselineBinary(baseline string) (bin string, cleanup func(), err error) {
 }
 
 // historyRun runs bench.History and returns the exit code.
-func historyRun(messages, size, reps int) int {
+func historyRun(messages, size, reps int, copilotKit string) int {
 	self, err := os.Executable()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "aapbench:", err)
@@ -84,7 +84,11 @@ func historyRun(messages, size, reps int) int {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	if err := bench.History(ctx, bench.HistoryOptions{Command: []string{self}, Messages: messages, Bytes: size, Reps: reps}); err != nil {
+	o := bench.HistoryOptions{Command: []string{self}, Messages: messages, Bytes: size, Reps: reps}
+	if copilotKit != "" {
+		o.CopilotKit = []string{"node", copilotKit}
+	}
+	if err := bench.History(ctx, o); err != nil {
 		fmt.Fprintln(os.Stderr, "aapbench:", err)
 		return 1
 	}

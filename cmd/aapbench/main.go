@@ -45,6 +45,7 @@ func main() {
 	bridgeStore := flag.String("bridge-store", "", "the store of -serve-bridge (sqlite:<file>, postgres://…; empty: memory)")
 	history := flag.Int("history", 0, "measure one turn of a conversation of this many messages instead (each bridge with a SQLite store, in a process of its own), against the floor of moving it once; with -reps")
 	historyBytes := flag.Int("history-bytes", 2000, "bytes of text in each message of -history")
+	copilotKit := flag.String("copilotkit", "", "with -history, also measure the CopilotKit runtime relaying the same run to the agent: the path of interop/copilotkit-agent/relay.mjs (its npm packages installed), run with node")
 	baseline := flag.String("baseline", "", "compare this build's bridges with a baseline build's, interleaved: an aapbench binary, or a git revision to build one from (e.g. 5077368); prints each ratio with its spread, with -n and -reps (at least 5)")
 	flag.Parse()
 	if *serveBridge != "" {
@@ -57,7 +58,7 @@ func main() {
 		return
 	}
 	if *history > 0 {
-		os.Exit(historyRun(*history, *historyBytes, *reps))
+		os.Exit(historyRun(*history, *historyBytes, *reps, *copilotKit))
 	}
 	if *baseline != "" {
 		n := "100000"

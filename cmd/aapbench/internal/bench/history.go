@@ -12,6 +12,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -40,6 +41,11 @@ type HistoryOptions struct {
 	Bytes    int       // bytes of text in each message [2000]
 	Reps     int       // turns measured per row [7]
 	Out      io.Writer // [os.Stdout]
+	// CopilotKit is the command of the CopilotKit runtime relaying to an
+	// AG-UI agent (node interop/copilotkit-agent/relay.mjs): the peer a
+	// user would put in front of the agent instead, measured on the same
+	// RunAgentInput as the relay floor. Nil leaves that row out.
+	CopilotKit []string
 }
 
 // historyRun is the processes and agents of one History run.
@@ -48,6 +54,7 @@ type historyRun struct {
 	e        *env
 	a2g, g2a *bridgeProcess
 	relay    *bridgeProcess
+	ck       *bridgeProcess // the CopilotKit runtime, when measured
 	a2gStore string
 	hc       *http.Client
 	text     string
@@ -141,7 +148,12 @@ func startHistory(o HistoryOptions) (*historyRun, func(), error) {
 	if h.g2a, err = start("sqlite:"+filepath.Join(dir, "agui2aap.db"), bridgeAGUI2AAP, aapAgent.URL); err != nil {
 		return h, cleanup, err
 	}
-	h.relay, err = start("memory:", relayProxy, h.e.aguiURL)
+	if h.relay, err = start("memory:", relayProxy, h.e.aguiURL); err != nil || o.CopilotKit == nil {
+		return h, cleanup, err
+	}
+	if h.ck, err = startBridgeProcess(o.CopilotKit, "copilotkit", h.e.aguiURL); err == nil {
+		closers = append(closers, h.ck.stop)
+	}
 	return h, cleanup, err
 }
 
@@ -152,7 +164,11 @@ type historyRow struct {
 
 func (h *historyRun) measure(ctx context.Context) ([]historyRow, error) {
 	rows := []historyRow{{name: "aap2agui turn"}, {name: "aap2agui GET history"}, {name: "agui2aap run"},
-		{name: "agui2aap hydration"}, {name: "floor: stored rows read, laid out"}, {name: "floor: net/http relay of the RunAgentInput"}}
+		{name: "agui2aap hydration"}, {name: "CopilotKit runtime run (HttpAgent)"},
+		{name: "floor: stored rows read, laid out"}, {name: "floor: net/http relay of the RunAgentInput"}}
+	if h.ck == nil {
+		rows = slices.Delete(rows, 4, 5)
+	}
 	for rep := range h.o.Reps {
 		a, err := h.aap2agui(ctx, rep)
 		if err != nil {
@@ -166,7 +182,11 @@ func (h *historyRun) measure(ctx context.Context) ([]historyRow, error) {
 		if err != nil {
 			return nil, err
 		}
-		for i, c := range []cost{a.turn, a.history, g.run, g.hydration, f.rows, f.relay} {
+		costs := []cost{a.turn, a.history, g.run, g.hydration, f.copilotKit, f.rows, f.relay}
+		if h.ck == nil {
+			costs = slices.Delete(costs, 4, 5)
+		}
+		for i, c := range costs {
 			rows[i].costs = append(rows[i].costs, c)
 		}
 	}
@@ -299,7 +319,9 @@ func (h *historyRun) run(ctx context.Context, thread string, msgs []types.Messag
 	return snapshot, nil
 }
 
-type floorCosts struct{ rows, relay cost }
+// floorCosts are the floor's two rows, and the CopilotKit runtime's run of
+// the relay's RunAgentInput.
+type floorCosts struct{ rows, relay, copilotKit cost }
 
 // floors measures the least each bridge's work could cost: aap2agui's
 // stored rows read (one query on its SQLite file) and laid out as the
@@ -317,12 +339,23 @@ func (h *historyRun) floors(ctx context.Context, session string) (floorCosts, er
 	}
 	msgs := h.messages(h.o.Messages, "relay-")
 	msgs = append(msgs, types.Message{ID: "relay-new", Role: types.RoleUser, Content: prompt{n: 1}.String()})
-	body, err := json.Marshal(types.RunAgentInput{ThreadID: "relay", RunID: "r", State: map[string]any{}, Messages: msgs,
-		Tools: []types.Tool{}, Context: []types.Context{}, ForwardedProps: map[string]any{}})
+	in := types.RunAgentInput{ThreadID: "relay", RunID: "r", State: map[string]any{}, Messages: msgs,
+		Tools: []types.Tool{}, Context: []types.Context{}, ForwardedProps: map[string]any{}}
+	body, err := json.Marshal(in)
 	if err != nil {
 		return out, err
 	}
 	out.relay, err = timed([]*bridgeProcess{h.relay}, func() error { return h.doRaw(ctx, http.MethodPost, h.relay.url, body, io.Discard) })
+	if err != nil || h.ck == nil {
+		return out, err
+	}
+	// A thread of its own each time: the runtime keeps its threads.
+	h.runs++
+	in.ThreadID, in.RunID = "copilotkit-"+strconv.Itoa(h.runs), "r"+strconv.Itoa(h.runs)
+	if body, err = json.Marshal(in); err != nil {
+		return out, err
+	}
+	out.copilotKit, err = timed([]*bridgeProcess{h.ck}, func() error { return h.doRaw(ctx, http.MethodPost, h.ck.url, body, io.Discard) })
 	return out, err
 }
 
