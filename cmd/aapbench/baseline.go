@@ -94,3 +94,25 @@ func historyRun(messages, size, reps int, copilotKit string) int {
 	}
 	return 0
 }
+
+// conversationRun runs bench.Conversation and returns the exit code.
+func conversationRun(o bench.ConversationOptions, copilotKit string) int {
+	self, err := os.Executable()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "aapbench:", err)
+		return 1
+	}
+	if o.Command == nil {
+		o.Command = []string{self}
+	}
+	if copilotKit != "" {
+		o.CopilotKit = []string{"node", copilotKit}
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	if err := bench.Conversation(ctx, o); err != nil {
+		fmt.Fprintln(os.Stderr, "aapbench:", err)
+		return 1
+	}
+	return 0
+}

@@ -45,6 +45,9 @@ func main() {
 	bridgeStore := flag.String("bridge-store", "", "the store of -serve-bridge (sqlite:<file>, postgres://…; empty: memory)")
 	history := flag.Int("history", 0, "measure one turn of a conversation of this many messages instead (each bridge with a SQLite store, in a process of its own), against the floor of moving it once; with -reps")
 	historyBytes := flag.Int("history-bytes", 2000, "bytes of text in each message of -history")
+	conversation := flag.Int("conversation", 0, "hold one conversation of this many turns instead, each user message of -history-bytes echoed back, through both bridges (and the CopilotKit runtime with -copilotkit), turn by turn in one run; prints each one's CPU per turn over windows of -window turns")
+	window := flag.Int("window", 50, "turns a row of -conversation sums")
+	bridges := flag.String("bridges", "", "with -conversation: the aapbench binary whose bridges to measure (a baseline build's); empty: this one's")
 	copilotKit := flag.String("copilotkit", "", "with -history, also measure the CopilotKit runtime relaying the same run to the agent: the path of interop/copilotkit-agent/relay.mjs (its npm packages installed), run with node")
 	baseline := flag.String("baseline", "", "compare this build's bridges with a baseline build's, interleaved: an aapbench binary, or a git revision to build one from (e.g. 5077368); prints each ratio with its spread, with -n and -reps (at least 5)")
 	flag.Parse()
@@ -56,6 +59,13 @@ func main() {
 			os.Exit(1)
 		}
 		return
+	}
+	if *conversation > 0 {
+		o := bench.ConversationOptions{Turns: *conversation, Bytes: *historyBytes, Window: *window}
+		if *bridges != "" {
+			o.Command = []string{*bridges}
+		}
+		os.Exit(conversationRun(o, *copilotKit))
 	}
 	if *history > 0 {
 		os.Exit(historyRun(*history, *historyBytes, *reps, *copilotKit))

@@ -1,0 +1,317 @@
+package bench
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/ag-ui-protocol/ag-ui/sdks/community/go/pkg/core/events"
+	"github.com/ag-ui-protocol/ag-ui/sdks/community/go/pkg/core/types"
+
+	"github.com/aapagui/aapagui/agui"
+	"github.com/aapagui/aapagui/demo"
+	"github.com/aapagui/aapagui/internal/sse"
+)
+
+// ConversationOptions configure Conversation.
+type ConversationOptions struct {
+	Command []string // the command of this build's bridge processes (required)
+	Turns   int      // turns of the conversation [500]
+	Bytes   int      // bytes of each user message [2000]
+	Window  int      // turns a row of the table sums [50]
+	// CopilotKit is the command of the CopilotKit runtime relaying to an
+	// AG-UI agent (see HistoryOptions.CopilotKit); nil leaves its column
+	// out.
+	CopilotKit []string
+	Out        io.Writer // [os.Stdout]
+}
+
+// Conversation holds one conversation of o.Turns turns through each
+// bridge, and through the CopilotKit runtime, turn by turn in one run:
+// each user message of o.Bytes is echoed back by the agent, so the
+// conversation grows by twice that a turn. aap2agui is given each new
+// message (its session keeps the rest); agui2aap and the runtime are given
+// the whole conversation each time, as AG-UI clients send it. It prints
+// each process's own CPU per turn over windows of o.Window turns, with the
+// conversation's size at the window's end.
+func Conversation(ctx context.Context, o ConversationOptions) error {
+	if len(o.Command) == 0 {
+		return errors.New("conversation: a command is required")
+	}
+	o.Turns, o.Bytes, o.Window = cmpOr(o.Turns, 500), cmpOr(o.Bytes, 2000), cmpOr(o.Window, 50)
+	if o.Out == nil {
+		o.Out = os.Stdout
+	}
+	c, cleanup, err := startConversation(o)
+	defer cleanup()
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(o.Out, "aapbench conversation: %d turns, user messages of %d bytes echoed back, load average %s\n", o.Turns, o.Bytes, loadavg())
+	w := tabwriter.NewWriter(o.Out, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintf(w, "\nturns\tconversation\taap2agui CPU/turn\tagui2aap CPU/run\t%s\t\n", c.ckHeader())
+	for from := 1; from <= o.Turns; from += o.Window {
+		to := min(from+o.Window-1, o.Turns)
+		var spent [3]time.Duration
+		for turn := from; turn <= to; turn++ {
+			if err := c.turn(ctx, turn, &spent); err != nil {
+				return fmt.Errorf("turn %d: %w", turn, err)
+			}
+		}
+		n := time.Duration(to - from + 1)
+		fmt.Fprintf(w, "%d–%d\t%.2f MB\t%.1f ms\t%.1f ms\t%s\t\n", from, to, float64(c.size)/1e6,
+			ms(spent[0]/n), ms(spent[1]/n), c.ckCell(spent[2]/n))
+	}
+	if err := w.Flush(); err != nil {
+		return err
+	}
+	fmt.Fprintf(o.Out, "load average at the end %s\n", loadavg())
+	return nil
+}
+
+func cmpOr(v, def int) int {
+	if v <= 0 {
+		return def
+	}
+	return v
+}
+
+func ms(d time.Duration) float64 { return float64(d) / 1e6 }
+
+// conversation is the processes of one Conversation run and what each
+// client holds of it.
+type conversation struct {
+	o            ConversationOptions
+	hc           *http.Client
+	a2g, g2a, ck *bridgeProcess
+	session      string          // aap2agui's
+	g2aMsgs      []types.Message // what agui2aap's client holds
+	ckMsgs       []types.Message // what the runtime's client holds
+	size         int             // the conversation's bytes of text
+}
+
+func startConversation(o ConversationOptions) (*conversation, func(), error) {
+	c := &conversation{o: o, hc: transport()}
+	var closers []func()
+	cleanup := func() {
+		for i := len(closers) - 1; i >= 0; i-- {
+			closers[i]()
+		}
+	}
+	dir, err := os.MkdirTemp("", "aapbench-conversation-")
+	if err != nil {
+		return c, cleanup, err
+	}
+	closers = append(closers, func() { os.RemoveAll(dir) })
+	echo := httptest.NewServer(echoAgent{})
+	closers = append(closers, echo.Close)
+	aapAgent := httptest.NewServer(demo.NewAAPAgent(demo.AAPAgentOptions{Name: "bench"}))
+	closers = append(closers, aapAgent.Close)
+	start := func(argv []string, kind, up string) (*bridgeProcess, error) {
+		p, err := startBridgeProcess(argv, kind, up)
+		if err == nil {
+			closers = append(closers, p.stop)
+		}
+		return p, err
+	}
+	bridge := func(store string) []string { return append(append([]string{}, o.Command...), "-bridge-store", store) }
+	if c.a2g, err = start(bridge("sqlite:"+filepath.Join(dir, "aap2agui.db")), bridgeAAP2AGUI, echo.URL); err != nil {
+		return c, cleanup, err
+	}
+	if c.g2a, err = start(bridge("sqlite:"+filepath.Join(dir, "agui2aap.db")), bridgeAGUI2AAP, aapAgent.URL); err != nil {
+		return c, cleanup, err
+	}
+	if o.CopilotKit != nil {
+		if c.ck, err = start(o.CopilotKit, "copilotkit", echo.URL); err != nil {
+			return c, cleanup, err
+		}
+	}
+	var created struct {
+		SessionID string `json:"sessionId"`
+	}
+	err = c.post(context.Background(), c.a2g.url+"/sessions", []byte(`{"agent":{"name":"bench"}}`), func(r io.Reader) error {
+		return json.NewDecoder(r).Decode(&created)
+	})
+	c.session = created.SessionID
+	return c, cleanup, err
+}
+
+func (c *conversation) ckHeader() string {
+	if c.ck == nil {
+		return ""
+	}
+	return "CopilotKit runtime CPU/run"
+}
+
+func (c *conversation) ckCell(d time.Duration) string {
+	if c.ck == nil {
+		return ""
+	}
+	return fmt.Sprintf("%.1f ms", ms(d))
+}
+
+// turn sends turn n's user message through each path, adding each
+// process's CPU for it to spent (aap2agui, agui2aap, the runtime).
+func (c *conversation) turn(ctx context.Context, n int, spent *[3]time.Duration) error {
+	text := fmt.Sprintf("%05d ", n) + strings.Repeat("x", max(c.o.Bytes-6, 0))
+	turn, _ := json.Marshal(map[string]any{"stream": "delta", "messages": []map[string]string{{"role": "user", "content": text}}})
+	d, err := c.cpuOf(c.a2g, func() error {
+		return c.post(ctx, c.a2g.url+"/sessions/"+c.session+"/turns", turn, drain)
+	})
+	if err != nil {
+		return fmt.Errorf("aap2agui: %w", err)
+	}
+	spent[0] += d
+	user := types.Message{ID: "u" + strconv.Itoa(n), Role: types.RoleUser, Content: text}
+	if spent[1], c.g2aMsgs, err = c.aguiRun(ctx, c.g2a, "agui2aap", n, c.g2aMsgs, user, spent[1]); err != nil {
+		return err
+	}
+	if c.ck != nil {
+		if spent[2], c.ckMsgs, err = c.aguiRun(ctx, c.ck, "copilotkit", n, c.ckMsgs, user, spent[2]); err != nil {
+			return err
+		}
+	}
+	c.size += 2 * len(text)
+	return nil
+}
+
+// aguiRun sends the conversation msgs and user to p as an AG-UI client
+// does and returns spent with p's CPU for it added, and the conversation
+// with the user message and the answer.
+func (c *conversation) aguiRun(ctx context.Context, p *bridgeProcess, thread string, n int, msgs []types.Message, user types.Message, spent time.Duration) (time.Duration, []types.Message, error) {
+	msgs = append(msgs, user)
+	body, err := json.Marshal(types.RunAgentInput{ThreadID: thread, RunID: "r" + strconv.Itoa(n), State: map[string]any{},
+		Messages: msgs, Tools: []types.Tool{}, Context: []types.Context{}, ForwardedProps: map[string]any{}})
+	if err != nil {
+		return spent, msgs, err
+	}
+	var answer types.Message
+	d, err := c.cpuOf(p, func() error {
+		return c.post(ctx, p.url, body, func(r io.Reader) error {
+			answer, err = readAnswer(r)
+			return err
+		})
+	})
+	if err != nil {
+		return spent, msgs, fmt.Errorf("%s: %w", thread, err)
+	}
+	return spent + d, append(msgs, answer), nil
+}
+
+// readAnswer reads an AG-UI run's stream and returns the assistant
+// message it streamed.
+func readAnswer(r io.Reader) (types.Message, error) {
+	var id string
+	var text strings.Builder
+	for ev, err := range sse.Read(r, sse.ReadOptions{}) {
+		if err != nil {
+			return types.Message{}, err
+		}
+		e, err := agui.DecodeEvent(ev.Data)
+		if err != nil {
+			return types.Message{}, err
+		}
+		switch e := e.(type) {
+		case *events.TextMessageStartEvent:
+			id = e.MessageID
+		case *events.TextMessageContentEvent:
+			text.WriteString(e.Delta)
+		case *events.RunErrorEvent:
+			return types.Message{}, errors.New("RUN_ERROR: " + e.Message)
+		}
+	}
+	if id == "" {
+		return types.Message{}, errors.New("no text message in the run")
+	}
+	return types.Message{ID: id, Role: types.RoleAssistant, Content: text.String()}, nil
+}
+
+// cpuOf runs f and returns p's CPU meanwhile.
+func (c *conversation) cpuOf(p *bridgeProcess, f func() error) (time.Duration, error) {
+	before, err := procsCPU([]*bridgeProcess{p})
+	if err != nil {
+		return 0, err
+	}
+	if err := f(); err != nil {
+		return 0, err
+	}
+	after, err := procsCPU([]*bridgeProcess{p})
+	return after - before, err
+}
+
+// post sends body to url and hands the response's body to read.
+func (c *conversation) post(ctx context.Context, url string, body []byte, read func(io.Reader) error) error {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(body))
+	if err != nil {
+		return err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := c.hc.Do(req)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode/100 != 2 {
+		msg, _ := io.ReadAll(io.LimitReader(resp.Body, 512))
+		return fmt.Errorf("POST %s: HTTP %d: %s", url, resp.StatusCode, msg)
+	}
+	return read(resp.Body)
+}
+
+func drain(r io.Reader) error {
+	_, err := io.Copy(io.Discard, r)
+	return err
+}
+
+// echoAgent is a minimal AG-UI agent that answers each run with the text of
+// its last user message, in one delta.
+type echoAgent struct{}
+
+func (echoAgent) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	body, err := io.ReadAll(r.Body)
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		return
+	}
+	in, err := agui.DecodeRunAgentInputLazy(body)
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		return
+	}
+	text := ""
+	for i := len(in.Messages) - 1; i >= 0; i-- {
+		if in.Messages[i].Role == types.RoleUser {
+			if c, err := agui.DecodeContent(in.Messages[i].Content); err == nil {
+				text, _ = c.(string)
+			}
+			break
+		}
+	}
+	id := "echo-" + in.RunID
+	w.Header().Set("Content-Type", "text/event-stream")
+	var out []byte
+	for _, ev := range []events.Event{
+		events.NewRunStartedEvent(in.ThreadID, in.RunID),
+		events.NewTextMessageStartEvent(id, events.WithRole("assistant")),
+		events.NewTextMessageContentEvent(id, text),
+		events.NewTextMessageEndEvent(id),
+		events.NewRunFinishedEvent(in.ThreadID, in.RunID),
+	} {
+		if out, err = agui.AppendFrame(out, ev); err != nil {
+			http.Error(w, err.Error(), http.StatusInternalServerError)
+			return
+		}
+	}
+	_, _ = w.Write(out)
+}
