@@ -189,3 +189,20 @@ func TestHistorySmall(t *testing.T) {
 		}
 	}
 }
+
+// TestConversationSmall holds a short conversation through both bridges:
+// every turn is answered on each path (an AG-UI run without its answer
+// fails the mode), and each window has its row.
+func TestConversationSmall(t *testing.T) {
+	t.Setenv(envServeBridge, "1")
+	var out bytes.Buffer
+	err := bench.Conversation(t.Context(), bench.ConversationOptions{Command: []string{os.Args[0]}, Turns: 6, Bytes: 300, Window: 3, Out: &out})
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out.String())
+	}
+	for _, row := range []string{"aap2agui CPU/turn", "agui2aap CPU/run", "1–3", "0.004 MB", "load average at the end"} {
+		if !strings.Contains(out.String(), row) {
+			t.Errorf("no %q:\n%s", row, out.String())
+		}
+	}
+}

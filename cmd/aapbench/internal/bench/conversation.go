@@ -70,7 +70,7 @@ func Conversation(ctx context.Context, o ConversationOptions) error {
 			}
 		}
 		n := time.Duration(to - from + 1)
-		fmt.Fprintf(w, "%d–%d\t%.2f MB\t%.1f ms\t%.1f ms\t%s\t\n", from, to, float64(c.size)/1e6,
+		fmt.Fprintf(w, "%d–%d\t%.3f MB\t%.1f ms\t%.1f ms\t%s\t\n", from, to, float64(c.size)/1e6,
 			ms(spent[0]/n), ms(spent[1]/n), c.ckCell(spent[2]/n))
 	}
 	if err := w.Flush(); err != nil {
