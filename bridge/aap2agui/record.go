@@ -84,7 +84,10 @@ func (r *record) unsaved(msgs []aap.Message, ids []string) []store.Entry {
 	return entries
 }
 
+// append stores the run's messages that settled mid-turn: the turn's
+// progress (store.Background), which its end writes again if need be.
 func (r *record) append(ctx context.Context, msgs []aap.Message, ids []string) {
+	ctx = store.Background(ctx)
 	entries := r.unsaved(msgs, ids)
 	if r.draft {
 		r.entries = append(r.entries, entries...)
@@ -327,7 +330,7 @@ func (r *record) checkpoint(ctx context.Context, now time.Time, every time.Durat
 	// Stored or not, a failed write leaves the turn's end to take the
 	// draft out, as for a stored one.
 	r.draft, r.ckBytes, r.ckSettled = true, size, settled
-	if err := r.st.ReplaceTail(ctx, r.sessID, r.baseLen, entries); err != nil && ctx.Err() == nil {
+	if err := r.st.ReplaceTail(store.Background(ctx), r.sessID, r.baseLen, entries); err != nil && ctx.Err() == nil {
 		// (A turn that ended meanwhile stores its answer at its end.)
 		r.log.Error().Err(err).Str("session", r.sessID).Msg("storing a checkpoint of the streamed answer")
 	}

@@ -47,6 +47,7 @@ type Store struct {
 	w, r      *sql.DB
 	writes    chan *sqliteWrite
 	renewals  chan *sqliteWrite // lock renewals, ahead of writes (see writer)
+	progress  chan *sqliteWrite // store.Background writes, after writes (see writer)
 	closing   sync.RWMutex      // held for reading while a write is handed over
 	closed    bool
 	wdone     chan struct{}
@@ -96,7 +97,7 @@ func Open(path string) (*Store, error) {
 	}
 	w.SetMaxOpenConns(1)
 	w.SetMaxIdleConns(1)
-	s := &Store{w: w, writes: make(chan *sqliteWrite, sqliteMaxGroup), renewals: make(chan *sqliteWrite, sqliteMaxGroup), wdone: make(chan struct{}), sync: "FULL"}
+	s := &Store{w: w, writes: make(chan *sqliteWrite, sqliteMaxGroup), renewals: make(chan *sqliteWrite, sqliteMaxGroup), progress: make(chan *sqliteWrite, sqliteMaxGroup), wdone: make(chan struct{}), sync: "FULL"}
 	if err := s.migrate(path); err != nil {
 		_ = w.Close()
 		return nil, err

@@ -180,3 +180,47 @@ func TestSQLiteQueuedWriteLeavesWithItsContext(t *testing.T) {
 		t.Fatalf("got %v (ran %v), want context.Canceled and nothing run", err, ran)
 	}
 }
+
+// A turn's progress (store.Background) waits behind the writes a client
+// waits for: with a hundred progress writes queued, a turn's start queued
+// after them is committed in the next group, among at most
+// sqliteProgressShare of them, not after all of them.
+func TestSQLiteProgressGoesBehind(t *testing.T) {
+	ctx := context.Background()
+	s, err := Open(filepath.Join(t.TempDir(), "store.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	hold := make(chan struct{})
+	go func() {
+		_ = s.write(ctx, func(context.Context, *sql.Tx) error { <-hold; return nil })
+	}()
+	time.Sleep(20 * time.Millisecond)
+	var mu sync.Mutex
+	var order []string
+	ran := func(name string) func(context.Context, *sql.Tx) error {
+		return func(context.Context, *sql.Tx) error {
+			mu.Lock()
+			order = append(order, name)
+			mu.Unlock()
+			return nil
+		}
+	}
+	var wg sync.WaitGroup
+	for i := range 100 {
+		wg.Go(func() { _ = s.write(store.Background(ctx), ran(fmt.Sprint("progress ", i))) })
+	}
+	time.Sleep(50 * time.Millisecond)
+	wg.Go(func() { _ = s.write(ctx, ran("start")) })
+	time.Sleep(50 * time.Millisecond)
+	close(hold)
+	wg.Wait()
+	at := slices.Index(order, "start")
+	if at < 0 || at > sqliteProgressShare {
+		t.Fatalf("the turn's start ran %dth of %d writes, want among the first %d", at+1, len(order), sqliteProgressShare+1)
+	}
+	if len(order) != 101 {
+		t.Fatalf("%d writes ran, want 101", len(order))
+	}
+}
