@@ -38,14 +38,13 @@
 //   anything else      "Helper here. You said: <message>"
 //
 // Text and tool arguments are streamed in several deltas.
-import http from "node:http";
 import { argOf, lastUserText, modelParts, scriptAnswer, toolResultOf } from "../agents/script.mjs";
+import { serve } from "./serve.mjs";
 
 process.env.COPILOTKIT_TELEMETRY_DISABLED = "true";
 process.env.DO_NOT_TRACK = "1";
 
-const { BuiltInAgent, CopilotRuntime, createCopilotRuntimeHandler, defineTool } = await import("@copilotkit/runtime/v2");
-const { createCopilotNodeHandler } = await import("@copilotkit/runtime/v2/node");
+const { BuiltInAgent, CopilotRuntime, defineTool } = await import("@copilotkit/runtime/v2");
 const { MockLanguageModelV3 } = await import("ai/test");
 const { simulateReadableStream } = await import("ai");
 const { z } = await import("zod");
@@ -141,16 +140,4 @@ const runtime = new CopilotRuntime({
     helper: new BuiltInAgent({ model: scripted(respondHelper), tools: [docLookup, archiveFile], maxSteps: 5 }),
   },
 });
-const handler = createCopilotNodeHandler(createCopilotRuntimeHandler({ runtime, basePath: "/api/copilotkit", activateChannels: false }));
-
-const server = http.createServer((req, res) => {
-  handler(req, res).catch((err) => {
-    console.error(err);
-    if (!res.headersSent) res.writeHead(500);
-    res.end();
-  });
-});
-
-server.listen(0, "127.0.0.1", () => {
-  console.log(`LISTENING ${server.address().port}`);
-});
+serve(runtime, (port) => console.log(`LISTENING ${port}`));

@@ -9,13 +9,12 @@
 // arguments aapbench gives every process it measures), it listens on
 // 127.0.0.1 on a free port and prints that endpoint's URL on its first
 // line; it ends when its stdin closes.
-import http from "node:http";
+import { serve } from "./serve.mjs";
 
 process.env.COPILOTKIT_TELEMETRY_DISABLED = "true";
 process.env.DO_NOT_TRACK = "1";
 
-const { CopilotRuntime, createCopilotRuntimeHandler } = await import("@copilotkit/runtime/v2");
-const { createCopilotNodeHandler } = await import("@copilotkit/runtime/v2/node");
+const { CopilotRuntime } = await import("@copilotkit/runtime/v2");
 const { HttpAgent } = await import("@ag-ui/client");
 
 const at = process.argv.indexOf("-upstream");
@@ -26,18 +25,6 @@ if (!upstream) {
 }
 
 const runtime = new CopilotRuntime({ agents: { relay: new HttpAgent({ url: upstream }) } });
-const handler = createCopilotNodeHandler(createCopilotRuntimeHandler({ runtime, basePath: "/api/copilotkit", activateChannels: false }));
-
-const server = http.createServer((req, res) => {
-  handler(req, res).catch((err) => {
-    console.error(err);
-    if (!res.headersSent) res.writeHead(500);
-    res.end();
-  });
-});
-
-server.listen(0, "127.0.0.1", () => {
-  console.log(`http://127.0.0.1:${server.address().port}/api/copilotkit/agent/relay/run`);
-});
+serve(runtime, (port) => console.log(`http://127.0.0.1:${port}/api/copilotkit/agent/relay/run`));
 process.stdin.on("end", () => process.exit(0));
 process.stdin.resume();

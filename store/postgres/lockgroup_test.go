@@ -184,16 +184,25 @@ func TestPostgresLockGroupsUnderLoad(t *testing.T) {
 // that holds the session's row until commit is called.
 func AppendInOpenTx(t *testing.T, dsn, id string) (commit func()) {
 	t.Helper()
+	return inOpenTx(t, dsn, id,
+		`UPDATE sessions SET history_len = history_len + 1 WHERE id = $1`,
+		`INSERT INTO history (session_id, position, data) SELECT session_id, 1, data FROM history WHERE session_id = $1 AND position = 0`)
+}
+
+// inOpenTx runs statements (each with session id as $1) in a transaction
+// of a connection of its own, left open; commit commits it.
+func inOpenTx(t *testing.T, dsn, id string, statements ...string) (commit func()) {
+	t.Helper()
 	ctx := context.Background()
 	conn, err := pgx.Connect(ctx, dsn)
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = conn.Close(context.Background()) })
 	tx, err := conn.Begin(ctx)
 	require.NoError(t, err)
-	_, err = tx.Exec(ctx, `UPDATE sessions SET history_len = history_len + 1 WHERE id = $1`, id)
-	require.NoError(t, err)
-	_, err = tx.Exec(ctx, `INSERT INTO history (session_id, position, data) SELECT session_id, 1, data FROM history WHERE session_id = $1 AND position = 0`, id)
-	require.NoError(t, err)
+	for _, q := range statements {
+		_, err = tx.Exec(ctx, q, id)
+		require.NoError(t, err)
+	}
 	return func() { require.NoError(t, tx.Commit(ctx)) }
 }
 
@@ -203,17 +212,9 @@ func AppendInOpenTx(t *testing.T, dsn, id string) (commit func()) {
 // history keeps its length. commit commits it.
 func RewriteInOpenTx(t *testing.T, dsn, id string) (commit func()) {
 	t.Helper()
-	ctx := context.Background()
-	conn, err := pgx.Connect(ctx, dsn)
-	require.NoError(t, err)
-	t.Cleanup(func() { _ = conn.Close(context.Background()) })
-	tx, err := conn.Begin(ctx)
-	require.NoError(t, err)
-	_, err = tx.Exec(ctx, `UPDATE sessions SET history_len = history_len WHERE id = $1`, id)
-	require.NoError(t, err)
-	_, err = tx.Exec(ctx, `UPDATE history SET data = (SELECT data FROM history WHERE session_id = $1 AND position = 1) WHERE session_id = $1 AND position = 0`, id)
-	require.NoError(t, err)
-	return func() { require.NoError(t, tx.Commit(ctx)) }
+	return inOpenTx(t, dsn, id,
+		`UPDATE sessions SET history_len = history_len WHERE id = $1`,
+		`UPDATE history SET data = (SELECT data FROM history WHERE session_id = $1 AND position = 1) WHERE session_id = $1 AND position = 0`)
 }
 
 // WaitForRowLock waits until one statement whose text contains fragment

@@ -111,39 +111,54 @@ func TestSQLiteLockWritesSkipTheFsync(t *testing.T) {
 // a renewal submitted last is committed first once the writer goes on.
 func TestSQLiteRenewalsGoFirst(t *testing.T) {
 	ctx := context.Background()
+	s, release := heldWriter(t)
+	w := &writeOrder{}
+	var wg sync.WaitGroup
+	for i := range 3 * sqliteMaxGroup {
+		wg.Go(func() { _ = s.write(ctx, w.record(fmt.Sprint("write ", i))) })
+	}
+	time.Sleep(100 * time.Millisecond)
+	wg.Go(func() {
+		_ = s.submitWrite(&sqliteWrite{ctx: ctx, done: make(chan error, 1), lock: true, renewal: true, fn: w.record("renewal")})
+	})
+	time.Sleep(50 * time.Millisecond)
+	release()
+	wg.Wait()
+	if len(w.order) != 3*sqliteMaxGroup+1 || w.order[0] != "renewal" {
+		t.Fatalf("the renewal ran at position %d of %d, want 0", slices.Index(w.order, "renewal"), len(w.order))
+	}
+}
+
+// heldWriter opens a store whose writer is held by a write until release
+// is called, so that the writes submitted meanwhile queue up.
+func heldWriter(t *testing.T) (s *Store, release func()) {
+	t.Helper()
 	s, err := Open(filepath.Join(t.TempDir(), "store.db"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer s.Close()
+	t.Cleanup(func() { _ = s.Close() })
 	hold := make(chan struct{})
 	go func() {
-		_ = s.write(ctx, func(context.Context, *sql.Tx) error { <-hold; return nil })
+		_ = s.write(context.Background(), func(context.Context, *sql.Tx) error { <-hold; return nil })
 	}()
 	time.Sleep(20 * time.Millisecond)
-	var mu sync.Mutex
-	var order []string
-	record := func(what string) func(context.Context, *sql.Tx) error {
-		return func(context.Context, *sql.Tx) error {
-			mu.Lock()
-			defer mu.Unlock()
-			order = append(order, what)
-			return nil
-		}
-	}
-	var wg sync.WaitGroup
-	for i := range 3 * sqliteMaxGroup {
-		wg.Go(func() { _ = s.write(ctx, record(fmt.Sprint("write ", i))) })
-	}
-	time.Sleep(100 * time.Millisecond)
-	wg.Go(func() {
-		_ = s.submitWrite(&sqliteWrite{ctx: ctx, done: make(chan error, 1), lock: true, renewal: true, fn: record("renewal")})
-	})
-	time.Sleep(50 * time.Millisecond)
-	close(hold)
-	wg.Wait()
-	if len(order) != 3*sqliteMaxGroup+1 || order[0] != "renewal" {
-		t.Fatalf("the renewal ran at position %d of %d, want 0", slices.Index(order, "renewal"), len(order))
+	return s, func() { close(hold) }
+}
+
+// writeOrder records the order in which writes ran.
+type writeOrder struct {
+	mu    sync.Mutex
+	order []string
+}
+
+// record is a write that records its name when it runs.
+func (w *writeOrder) record(name string) func(context.Context, *sql.Tx) error {
+	return func(context.Context, *sql.Tx) error {
+		w.mu.Lock()
+		defer w.mu.Unlock()
+		w.order = append(w.order, name)
+		return nil
 	}
 }
 
@@ -187,40 +202,22 @@ func TestSQLiteQueuedWriteLeavesWithItsContext(t *testing.T) {
 // sqliteProgressShare of them, not after all of them.
 func TestSQLiteProgressGoesBehind(t *testing.T) {
 	ctx := context.Background()
-	s, err := Open(filepath.Join(t.TempDir(), "store.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	hold := make(chan struct{})
-	go func() {
-		_ = s.write(ctx, func(context.Context, *sql.Tx) error { <-hold; return nil })
-	}()
-	time.Sleep(20 * time.Millisecond)
-	var mu sync.Mutex
-	var order []string
-	ran := func(name string) func(context.Context, *sql.Tx) error {
-		return func(context.Context, *sql.Tx) error {
-			mu.Lock()
-			order = append(order, name)
-			mu.Unlock()
-			return nil
-		}
-	}
+	s, release := heldWriter(t)
+	w := &writeOrder{}
 	var wg sync.WaitGroup
 	for i := range 100 {
-		wg.Go(func() { _ = s.write(store.Background(ctx), ran(fmt.Sprint("progress ", i))) })
+		wg.Go(func() { _ = s.write(store.Background(ctx), w.record(fmt.Sprint("progress ", i))) })
 	}
 	time.Sleep(50 * time.Millisecond)
-	wg.Go(func() { _ = s.write(ctx, ran("start")) })
+	wg.Go(func() { _ = s.write(ctx, w.record("start")) })
 	time.Sleep(50 * time.Millisecond)
-	close(hold)
+	release()
 	wg.Wait()
-	at := slices.Index(order, "start")
+	at := slices.Index(w.order, "start")
 	if at < 0 || at > sqliteProgressShare {
-		t.Fatalf("the turn's start ran %dth of %d writes, want among the first %d", at+1, len(order), sqliteProgressShare+1)
+		t.Fatalf("the turn's start ran %dth of %d writes, want among the first %d", at+1, len(w.order), sqliteProgressShare+1)
 	}
-	if len(order) != 101 {
-		t.Fatalf("%d writes ran, want 101", len(order))
+	if len(w.order) != 101 {
+		t.Fatalf("%d writes ran, want 101", len(w.order))
 	}
 }
