@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -103,38 +102,21 @@ type conversation struct {
 
 func startConversation(o ConversationOptions) (*conversation, func(), error) {
 	c := &conversation{o: o, hc: transport()}
-	var closers []func()
-	cleanup := func() {
-		for i := len(closers) - 1; i >= 0; i-- {
-			closers[i]()
-		}
-	}
-	dir, err := os.MkdirTemp("", "aapbench-conversation-")
+	set, err := newSetUp("aapbench-conversation-")
 	if err != nil {
-		return c, cleanup, err
+		return c, set.close, err
 	}
-	closers = append(closers, func() { os.RemoveAll(dir) })
-	echo := httptest.NewServer(echoAgent{})
-	closers = append(closers, echo.Close)
-	aapAgent := httptest.NewServer(demo.NewAAPAgent(demo.AAPAgentOptions{Name: "bench"}))
-	closers = append(closers, aapAgent.Close)
-	start := func(argv []string, kind, up string) (*bridgeProcess, error) {
-		p, err := startBridgeProcess(argv, kind, up)
-		if err == nil {
-			closers = append(closers, p.stop)
-		}
-		return p, err
+	echo := set.server(echoAgent{})
+	aapAgent := set.server(demo.NewAAPAgent(demo.AAPAgentOptions{Name: "bench"}))
+	if c.a2g, err = set.process(bridge(o.Command, "sqlite:"+filepath.Join(set.dir, "aap2agui.db")), bridgeAAP2AGUI, echo.URL); err != nil {
+		return c, set.close, err
 	}
-	bridge := func(store string) []string { return append(append([]string{}, o.Command...), "-bridge-store", store) }
-	if c.a2g, err = start(bridge("sqlite:"+filepath.Join(dir, "aap2agui.db")), bridgeAAP2AGUI, echo.URL); err != nil {
-		return c, cleanup, err
-	}
-	if c.g2a, err = start(bridge("sqlite:"+filepath.Join(dir, "agui2aap.db")), bridgeAGUI2AAP, aapAgent.URL); err != nil {
-		return c, cleanup, err
+	if c.g2a, err = set.process(bridge(o.Command, "sqlite:"+filepath.Join(set.dir, "agui2aap.db")), bridgeAGUI2AAP, aapAgent.URL); err != nil {
+		return c, set.close, err
 	}
 	if o.CopilotKit != nil {
-		if c.ck, err = start(o.CopilotKit, "copilotkit", echo.URL); err != nil {
-			return c, cleanup, err
+		if c.ck, err = set.process(o.CopilotKit, "copilotkit", echo.URL); err != nil {
+			return c, set.close, err
 		}
 	}
 	var created struct {
@@ -144,7 +126,7 @@ func startConversation(o ConversationOptions) (*conversation, func(), error) {
 		return json.NewDecoder(r).Decode(&created)
 	})
 	c.session = created.SessionID
-	return c, cleanup, err
+	return c, set.close, err
 }
 
 func (c *conversation) ckHeader() string {
@@ -252,21 +234,11 @@ func (c *conversation) cpuOf(p *bridgeProcess, f func() error) (time.Duration, e
 
 // post sends body to url and hands the response's body to read.
 func (c *conversation) post(ctx context.Context, url string, body []byte, read func(io.Reader) error) error {
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(body))
-	if err != nil {
+	var b bytes.Buffer
+	if err := request(ctx, c.hc, http.MethodPost, url, body, &b); err != nil {
 		return err
 	}
-	req.Header.Set("Content-Type", "application/json")
-	resp, err := c.hc.Do(req)
-	if err != nil {
-		return err
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode/100 != 2 {
-		msg, _ := io.ReadAll(io.LimitReader(resp.Body, 512))
-		return fmt.Errorf("POST %s: HTTP %d: %s", url, resp.StatusCode, msg)
-	}
-	return read(resp.Body)
+	return read(&b)
 }
 
 func drain(r io.Reader) error {

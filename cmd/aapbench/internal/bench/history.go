@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"slices"
@@ -114,47 +113,29 @@ func History(ctx context.Context, o HistoryOptions) error {
 
 func startHistory(o HistoryOptions) (*historyRun, func(), error) {
 	h := &historyRun{o: o, hc: transport(), text: strings.Repeat("x", o.Bytes-len("00000 ")) + " "}
-	var closers []func()
-	cleanup := func() {
-		for i := len(closers) - 1; i >= 0; i-- {
-			closers[i]()
-		}
-	}
-	dir, err := os.MkdirTemp("", "aapbench-history-")
+	set, err := newSetUp("aapbench-history-")
 	if err != nil {
-		return h, cleanup, err
+		return h, set.close, err
 	}
-	closers = append(closers, func() { os.RemoveAll(dir) })
 	if h.e, err = newEnv(); err != nil {
-		return h, cleanup, err
+		return h, set.close, err
 	}
-	closers = append(closers, h.e.close)
+	set.undo = append(set.undo, h.e.close)
 	// agui2aap's hydration reads the AAP session's history: the demo AAP
 	// agent keeps it (the bench agent keeps nothing).
-	aapAgent := httptest.NewServer(demo.NewAAPAgent(demo.AAPAgentOptions{Name: "bench"}))
-	closers = append(closers, aapAgent.Close)
-	h.a2gStore = filepath.Join(dir, "aap2agui.db")
-	start := func(store, kind, up string) (*bridgeProcess, error) {
-		argv := append(append([]string{}, o.Command...), "-bridge-store", store)
-		p, err := startBridgeProcess(argv, kind, up)
-		if err == nil {
-			closers = append(closers, p.stop)
-		}
-		return p, err
+	aapAgent := set.server(demo.NewAAPAgent(demo.AAPAgentOptions{Name: "bench"}))
+	h.a2gStore = filepath.Join(set.dir, "aap2agui.db")
+	if h.a2g, err = set.process(bridge(o.Command, "sqlite:"+h.a2gStore), bridgeAAP2AGUI, h.e.aguiURL); err != nil {
+		return h, set.close, err
 	}
-	if h.a2g, err = start("sqlite:"+h.a2gStore, bridgeAAP2AGUI, h.e.aguiURL); err != nil {
-		return h, cleanup, err
+	if h.g2a, err = set.process(bridge(o.Command, "sqlite:"+filepath.Join(set.dir, "agui2aap.db")), bridgeAGUI2AAP, aapAgent.URL); err != nil {
+		return h, set.close, err
 	}
-	if h.g2a, err = start("sqlite:"+filepath.Join(dir, "agui2aap.db"), bridgeAGUI2AAP, aapAgent.URL); err != nil {
-		return h, cleanup, err
+	if h.relay, err = set.process(bridge(o.Command, "memory:"), relayProxy, h.e.aguiURL); err != nil || o.CopilotKit == nil {
+		return h, set.close, err
 	}
-	if h.relay, err = start("memory:", relayProxy, h.e.aguiURL); err != nil || o.CopilotKit == nil {
-		return h, cleanup, err
-	}
-	if h.ck, err = startBridgeProcess(o.CopilotKit, "copilotkit", h.e.aguiURL); err == nil {
-		closers = append(closers, h.ck.stop)
-	}
-	return h, cleanup, err
+	h.ck, err = set.process(o.CopilotKit, "copilotkit", h.e.aguiURL)
+	return h, set.close, err
 }
 
 type historyRow struct {
@@ -393,26 +374,7 @@ func (h *historyRun) do(ctx context.Context, method, url string, body []byte, in
 }
 
 func (h *historyRun) doRaw(ctx context.Context, method, url string, body []byte, w io.Writer) error {
-	var rd io.Reader
-	if body != nil {
-		rd = bytes.NewReader(body)
-	}
-	req, err := http.NewRequestWithContext(ctx, method, url, rd)
-	if err != nil {
-		return err
-	}
-	req.Header.Set("Content-Type", "application/json")
-	resp, err := h.hc.Do(req)
-	if err != nil {
-		return err
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode/100 != 2 {
-		msg, _ := io.ReadAll(io.LimitReader(resp.Body, 512))
-		return fmt.Errorf("%s %s: HTTP %d: %s", method, url, resp.StatusCode, msg)
-	}
-	_, err = io.Copy(w, resp.Body)
-	return err
+	return request(ctx, h.hc, method, url, body, w)
 }
 
 func minOf(xs []float64) float64 {

@@ -2,12 +2,14 @@ package bench
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"net/http/pprof"
 	"os"
 	"os/exec"
@@ -176,4 +178,75 @@ func (p *bridgeProcess) stop() {
 		_ = p.cmd.Process.Kill()
 		<-done
 	}
+}
+
+// setUp is what a run set up, to be undone last first (undo), with the
+// scratch folder its stores go in.
+type setUp struct {
+	dir  string
+	undo []func()
+}
+
+// newSetUp makes a scratch folder named after prefix.
+func newSetUp(prefix string) (*setUp, error) {
+	dir, err := os.MkdirTemp("", prefix)
+	if err != nil {
+		return &setUp{}, err
+	}
+	return &setUp{dir: dir, undo: []func(){func() { os.RemoveAll(dir) }}}, nil
+}
+
+// close undoes the set-up.
+func (s *setUp) close() {
+	for i := len(s.undo) - 1; i >= 0; i-- {
+		s.undo[i]()
+	}
+}
+
+// server starts h on a local port, for as long as the set-up.
+func (s *setUp) server(h http.Handler) *httptest.Server {
+	srv := httptest.NewServer(h)
+	s.undo = append(s.undo, srv.Close)
+	return srv
+}
+
+// process starts argv as a process serving kind in front of upstream
+// (startBridgeProcess), for as long as the set-up.
+func (s *setUp) process(argv []string, kind, upstream string) (*bridgeProcess, error) {
+	p, err := startBridgeProcess(argv, kind, upstream)
+	if err == nil {
+		s.undo = append(s.undo, p.stop)
+	}
+	return p, err
+}
+
+// bridge is the command of a bridge process of command with the given
+// store.
+func bridge(command []string, store string) []string {
+	return append(append([]string{}, command...), "-bridge-store", store)
+}
+
+// request sends body (nil: none) to url and copies the response's body to
+// w; a response that is not 2xx is an error naming it.
+func request(ctx context.Context, hc *http.Client, method, url string, body []byte, w io.Writer) error {
+	var rd io.Reader
+	if body != nil {
+		rd = bytes.NewReader(body)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, url, rd)
+	if err != nil {
+		return err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := hc.Do(req)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode/100 != 2 {
+		msg, _ := io.ReadAll(io.LimitReader(resp.Body, 512))
+		return fmt.Errorf("%s %s: HTTP %d: %s", method, url, resp.StatusCode, msg)
+	}
+	_, err = io.Copy(w, resp.Body)
+	return err
 }
