@@ -69,18 +69,18 @@ func (h *histories) get(id string, v int64) ([]store.Entry, bool) {
 	return slices.Clip(el.Value.(*keptHistory).entries), true
 }
 
-// put keeps entries as session id's history at version v, unless a later
-// version is kept already (a turn that ended after this one), it is larger
-// than everything kept may be, or v is 0 (a history no version tells
-// apart).
+// put keeps entries as session id's history at version v, unless that
+// version or a later one is kept already (the same history, or a turn
+// that ended after this one), it is larger than everything kept may be,
+// or v is 0 (a history no version tells apart).
 func (h *histories) put(id string, v int64, entries []store.Entry) {
-	if h == nil {
+	if h == nil || h.version(id) >= v && v != 0 {
 		return
 	}
 	size := historyBytes(entries)
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	if el, ok := h.byID[id]; ok && el.Value.(*keptHistory).version > v {
+	if el, ok := h.byID[id]; ok && el.Value.(*keptHistory).version >= v {
 		return
 	}
 	h.remove(id)
