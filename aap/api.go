@@ -496,7 +496,9 @@ func soleMember(data []byte, name string) ([]byte, bool) {
 	if !ok {
 		return nil, false
 	}
-	return bytes.CutSuffix(rest, []byte("}"))
+	// An encoder's closing newline (json.Encoder, this project's servers)
+	// is not part of the member.
+	return bytes.CutSuffix(bytes.TrimRight(rest, " \t\r\n"), []byte("}"))
 }
 
 // ErrorResponse is the JSON body of an error status. AAP does not fix its

@@ -196,3 +196,35 @@ func benchRunHistory(b *testing.B, n int, pad string) {
 		b.StartTimer()
 	}
 }
+
+// BenchmarkHydration1000x2KB is a hydration (a run with no messages) of a
+// thread whose AAP session holds a 2 MB conversation: a thousand messages
+// of about 2 KB, read from the AAP server and sent back as one
+// MESSAGES_SNAPSHOT.
+func BenchmarkHydration1000x2KB(b *testing.B) {
+	e := newEnv(b)
+	url := e.URL + "/agents/demo"
+	pad := strings.Repeat("lorem ipsum ", 170)
+	msgs := make([]types.Message, 0, 1000)
+	for i := range 999 {
+		role := types.RoleUser
+		if i%2 == 1 {
+			role = types.RoleAssistant
+		}
+		msgs = append(msgs, types.Message{ID: fmt.Sprintf("m%d", i), Role: role, Content: pad + strconv.Itoa(i)})
+	}
+	streamRun(b, url, &types.RunAgentInput{ThreadID: "long", RunID: "seed", State: map[string]any{}, Messages: msgs,
+		Tools: []types.Tool{}, Context: []types.Context{}, ForwardedProps: map[string]any{}})
+	hydration, err := json.Marshal(&types.RunAgentInput{ThreadID: "long", RunID: "h", State: map[string]any{}, Messages: []types.Message{},
+		Tools: []types.Tool{}, Context: []types.Context{}, ForwardedProps: map[string]any{}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for range b.N {
+		if n, _ := streamBody(b, url, hydration); n < 3 {
+			b.Fatalf("%d events", n)
+		}
+	}
+}
