@@ -65,47 +65,54 @@ type eventScan struct {
 // scan walks the top-level object. It returns false when data is not a JSON
 // object or is malformed at the top level.
 func (s *eventScan) scan() bool {
-	d := s.data
 	s.fast = true
-	i := skipSpace(d, 0)
-	if i == len(d) || d[i] != '{' {
-		return false
+	end, ok := walkObject(s.data, skipSpace(s.data, 0), s.member)
+	return ok && skipSpace(s.data, end) == len(s.data)
+}
+
+// walkObject walks the object that starts at d[i], calling member for each
+// member with its name (the raw bytes between the quotes, validated, with
+// scanString's flags) and the index of its value; member returns the index
+// just past the value. walkObject returns the index just past the object.
+func walkObject(d []byte, i int, member func(key []byte, keyFlags uint8, valueAt int) (int, bool)) (int, bool) {
+	if i >= len(d) || d[i] != '{' {
+		return 0, false
 	}
 	i = skipSpace(d, i+1)
 	if i < len(d) && d[i] == '}' {
-		return skipSpace(d, i+1) == len(d)
+		return i + 1, true
 	}
 	for {
-		if i == len(d) || d[i] != '"' {
-			return false
+		if i >= len(d) || d[i] != '"' {
+			return 0, false
 		}
-		end, flags, ok := scanString(d, i+1)
+		close, flags, ok := scanString(d, i+1)
 		if !ok {
-			return false
+			return 0, false
 		}
-		key, keyFlags := d[i+1:end], flags
-		i = skipSpace(d, end+1)
-		if i == len(d) || d[i] != ':' {
-			return false
+		key := d[i+1 : close]
+		i = skipSpace(d, close+1)
+		if i >= len(d) || d[i] != ':' {
+			return 0, false
 		}
 		i = skipSpace(d, i+1)
-		if i == len(d) {
-			return false
+		if i >= len(d) {
+			return 0, false
 		}
-		if i, ok = s.member(key, keyFlags, i); !ok {
-			return false
+		if i, ok = member(key, flags, i); !ok {
+			return 0, false
 		}
 		i = skipSpace(d, i)
-		if i == len(d) {
-			return false
+		if i >= len(d) {
+			return 0, false
 		}
 		switch d[i] {
+		case '}':
+			return i + 1, true
 		case ',':
 			i = skipSpace(d, i+1)
-		case '}':
-			return skipSpace(d, i+1) == len(d)
 		default:
-			return false
+			return 0, false
 		}
 	}
 }

@@ -58,10 +58,13 @@ func decodeSkippingContents(data []byte) (*types.RunAgentInput, bool) {
 // does not walk to its end, a content string that is not valid, or a name
 // encoding/json could read differently: "messages" or "content" given
 // twice, or spelled in another case (encoding/json matches names whatever
-// their case), or written with escapes.
+// their case), or any name written with escapes.
 func contentSpans(d []byte) (spans []contentSpan, n int, ok bool) {
 	seen := false
-	_, ok = walkObject(d, skipSpace(d, 0), func(key []byte, i int) (int, bool) {
+	_, ok = walkObject(d, skipSpace(d, 0), func(key []byte, keyFlags uint8, i int) (int, bool) {
+		if keyFlags != 0 {
+			return 0, false // a name written with escapes
+		}
 		if !bytes.EqualFold(key, []byte("messages")) {
 			return skipValue(d, i)
 		}
@@ -89,7 +92,10 @@ func messageSpans(d []byte, i int) (end int, spans []contentSpan, n int, ok bool
 			return 0, nil, 0, false
 		}
 		found := false
-		i, ok = walkObject(d, i, func(key []byte, j int) (int, bool) {
+		i, ok = walkObject(d, i, func(key []byte, keyFlags uint8, j int) (int, bool) {
+			if keyFlags != 0 {
+				return 0, false
+			}
 			if !bytes.EqualFold(key, []byte("content")) {
 				return skipValue(d, j)
 			}
@@ -121,53 +127,6 @@ func messageSpans(d []byte, i int) (end int, spans []contentSpan, n int, ok bool
 			i = skipSpace(d, i+1)
 		default:
 			return 0, nil, 0, false
-		}
-	}
-}
-
-// walkObject walks the object that starts at d[i], calling member for each
-// member with its name (the raw bytes between the quotes, which must have
-// no escapes) and the index of its value; member returns the index just
-// past the value. walkObject returns the index just past the object.
-func walkObject(d []byte, i int, member func(key []byte, valueAt int) (int, bool)) (int, bool) {
-	if i >= len(d) || d[i] != '{' {
-		return 0, false
-	}
-	i = skipSpace(d, i+1)
-	if i < len(d) && d[i] == '}' {
-		return i + 1, true
-	}
-	for {
-		if i >= len(d) || d[i] != '"' {
-			return 0, false
-		}
-		close, flags, ok := scanString(d, i+1)
-		if !ok || flags != 0 {
-			return 0, false
-		}
-		key := d[i+1 : close]
-		i = skipSpace(d, close+1)
-		if i >= len(d) || d[i] != ':' {
-			return 0, false
-		}
-		i = skipSpace(d, i+1)
-		if i >= len(d) {
-			return 0, false
-		}
-		if i, ok = member(key, i); !ok {
-			return 0, false
-		}
-		i = skipSpace(d, i)
-		if i >= len(d) {
-			return 0, false
-		}
-		switch d[i] {
-		case '}':
-			return i + 1, true
-		case ',':
-			i = skipSpace(d, i+1)
-		default:
-			return 0, false
 		}
 	}
 }
