@@ -184,13 +184,5 @@ func LoadSession(ctx context.Context, st Store, owner, id string) (*Session, []E
 	if l, ok := st.(SessionLoader); ok {
 		return l.LoadSession(ctx, owner, id)
 	}
-	sess, err := st.GetSession(ctx, owner, id)
-	if err != nil {
-		return nil, nil, err
-	}
-	hist, err := st.History(ctx, id)
-	if err != nil {
-		return nil, nil, err
-	}
-	return sess, hist, nil
+	return loadUnder(ctx, st, owner, id, 0)
 }

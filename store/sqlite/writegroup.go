@@ -128,12 +128,12 @@ func (s *Store) writer() {
 	group := make([]*sqliteWrite, 0, sqliteMaxGroup)
 	var renewals, progress, locks, data []*sqliteWrite
 	for {
-		renewals = s.takeRenewals(renewals[:0])
+		renewals = take(s.renewals, renewals[:0], sqliteMaxGroup)
 		group, progress = group[:0], progress[:0]
 		if len(renewals) == 0 {
 			select {
 			case w := <-s.renewals:
-				renewals = s.takeRenewals(append(renewals, w))
+				renewals = take(s.renewals, append(renewals, w), sqliteMaxGroup)
 			case w := <-s.progress:
 				progress = append(progress, w)
 			case w, ok := <-s.writes:
@@ -144,12 +144,12 @@ func (s *Store) writer() {
 				group = append(group, w)
 			}
 		}
-		group = s.takeWrites(group)
+		group = take(s.writes, group, sqliteMaxGroup)
 		share := sqliteMaxGroup - len(group)
 		if len(group) > 0 {
 			share = min(share, sqliteProgressShare)
 		}
-		group = append(group, s.takeProgress(progress, share)...)
+		group = append(group, take(s.progress, progress, share)...)
 		locks, data = locks[:0], data[:0]
 		for _, w := range group {
 			if w.lock {
@@ -174,49 +174,23 @@ func (s *Store) writer() {
 // while other writes are waiting.
 const sqliteProgressShare = 16
 
-// takeProgress appends to taken the progress writes waiting on their
-// lane, up to n in all.
-func (s *Store) takeProgress(taken []*sqliteWrite, n int) []*sqliteWrite {
-	for len(taken) < n {
-		select {
-		case w := <-s.progress:
-			taken = append(taken, w)
-		default:
-			return taken
-		}
-	}
-	return taken
-}
 
 // refuseWaiting answers the renewals and progress writes still waiting
 // on their lanes, once the store is closed.
 func (s *Store) refuseWaiting() {
-	for _, w := range s.takeRenewals(nil) {
-		w.done <- errClosed
-	}
-	for _, w := range s.takeProgress(nil, sqliteMaxGroup) {
-		w.done <- errClosed
-	}
-}
-
-// takeRenewals appends the renewals waiting on their lane to group.
-func (s *Store) takeRenewals(group []*sqliteWrite) []*sqliteWrite {
-	for len(group) < sqliteMaxGroup {
-		select {
-		case w := <-s.renewals:
-			group = append(group, w)
-		default:
-			return group
+	for _, lane := range []chan *sqliteWrite{s.renewals, s.progress} {
+		for _, w := range take(lane, nil, sqliteMaxGroup) {
+			w.done <- errClosed
 		}
 	}
-	return group
 }
 
-// takeWrites appends the writes waiting to group, up to sqliteMaxGroup.
-func (s *Store) takeWrites(group []*sqliteWrite) []*sqliteWrite {
-	for len(group) < sqliteMaxGroup {
+// take appends to group the writes waiting on lane, up to n in all; a
+// closed lane has none.
+func take(lane <-chan *sqliteWrite, group []*sqliteWrite, n int) []*sqliteWrite {
+	for len(group) < n {
 		select {
-		case w, ok := <-s.writes:
+		case w, ok := <-lane:
 			if !ok {
 				return group
 			}
@@ -227,6 +201,7 @@ func (s *Store) takeWrites(group []*sqliteWrite) []*sqliteWrite {
 	}
 	return group
 }
+
 
 // commitSync commits group with the given synchronous setting, set on the
 // writer's one connection between transactions. A setting that cannot be
