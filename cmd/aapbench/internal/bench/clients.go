@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/ag-ui-protocol/ag-ui/sdks/community/go/pkg/core/events"
+	"github.com/ag-ui-protocol/ag-ui/sdks/community/go/pkg/core/types"
 
 	"github.com/aapagui/aapagui/aap"
 	"github.com/aapagui/aapagui/agui"
@@ -26,10 +27,20 @@ const (
 )
 
 // onEvent is called by the clients for every delta they read (with its
-// text) and once when the first delta has arrived.
+// text), once when the first delta has arrived, and (AG-UI) for each text
+// message's start and each MESSAGES_SNAPSHOT.
 type onEvent struct {
-	delta func(text string)
-	first func()
+	delta    func(text string)
+	first    func()
+	start    func(messageID string)
+	snapshot func(msgs []types.Message)
+}
+
+// runInput is a RunAgentInput of msgs on thread, with the empty state,
+// tools, context and forwarded props an AG-UI client sends.
+func runInput(thread, runID string, msgs []types.Message) types.RunAgentInput {
+	return types.RunAgentInput{ThreadID: thread, RunID: runID, State: map[string]any{}, Messages: msgs,
+		Tools: []types.Tool{}, Context: []types.Context{}, ForwardedProps: map[string]any{}}
 }
 
 // runAGUI posts a RunAgentInput holding p to url and reads the AG-UI
@@ -81,6 +92,14 @@ func readAGUI(r io.Reader, on onEvent) (int, error) {
 		}
 		n++
 		switch e := e.(type) {
+		case *events.TextMessageStartEvent:
+			if on.start != nil {
+				on.start(e.MessageID)
+			}
+		case *events.MessagesSnapshotEvent:
+			if on.snapshot != nil {
+				on.snapshot(e.Messages)
+			}
 		case *events.TextMessageContentEvent:
 			deltas++
 			if on.delta != nil {

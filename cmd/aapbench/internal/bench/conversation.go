@@ -20,7 +20,6 @@ import (
 
 	"github.com/aapagui/aapagui/agui"
 	"github.com/aapagui/aapagui/demo"
-	"github.com/aapagui/aapagui/internal/sse"
 )
 
 // ConversationOptions configure Conversation.
@@ -62,15 +61,18 @@ func Conversation(ctx context.Context, o ConversationOptions) error {
 	fmt.Fprintf(w, "\nturns\tconversation\taap2agui CPU/turn\tagui2aap CPU/run\t%s\t\n", c.ckHeader())
 	for from := 1; from <= o.Turns; from += o.Window {
 		to := min(from+o.Window-1, o.Turns)
-		var spent [3]time.Duration
+		var a2g time.Duration
+		g2a0, ck0 := c.g2a.spent, c.ck.spentSoFar()
 		for turn := from; turn <= to; turn++ {
-			if err := c.turn(ctx, turn, &spent); err != nil {
+			d, err := c.turn(ctx, turn)
+			if err != nil {
 				return fmt.Errorf("turn %d: %w", turn, err)
 			}
+			a2g += d
 		}
 		n := time.Duration(to - from + 1)
 		fmt.Fprintf(w, "%d–%d\t%.3f MB\t%.1f ms\t%.1f ms\t%s\t\n", from, to, float64(c.size)/1e6,
-			ms(spent[0]/n), ms(spent[1]/n), c.ckCell(spent[2]/n))
+			ms(a2g/n), ms((c.g2a.spent-g2a0)/n), c.ckCell((c.ck.spentSoFar()-ck0)/n))
 	}
 	if err := w.Flush(); err != nil {
 		return err
@@ -91,13 +93,21 @@ func ms(d time.Duration) float64 { return float64(d) / 1e6 }
 // conversation is the processes of one Conversation run and what each
 // client holds of it.
 type conversation struct {
-	o            ConversationOptions
-	hc           *http.Client
-	a2g, g2a, ck *bridgeProcess
-	session      string          // aap2agui's
-	g2aMsgs      []types.Message // what agui2aap's client holds
-	ckMsgs       []types.Message // what the runtime's client holds
-	size         int             // the conversation's bytes of text
+	o       ConversationOptions
+	hc      *http.Client
+	a2g     *bridgeProcess
+	session string      // aap2agui's
+	g2a, ck *aguiClient // agui2aap's client, the runtime's (nil: not measured)
+	size    int         // the conversation's bytes of text
+}
+
+// aguiClient is an AG-UI client of one process: the conversation it holds,
+// sent whole each run, and the process's CPU for its runs so far.
+type aguiClient struct {
+	p      *bridgeProcess
+	thread string
+	msgs   []types.Message
+	spent  time.Duration
 }
 
 func startConversation(o ConversationOptions) (*conversation, func(), error) {
@@ -111,13 +121,17 @@ func startConversation(o ConversationOptions) (*conversation, func(), error) {
 	if c.a2g, err = set.process(bridge(o.Command, "sqlite:"+filepath.Join(set.dir, "aap2agui.db")), bridgeAAP2AGUI, echo.URL); err != nil {
 		return c, set.close, err
 	}
-	if c.g2a, err = set.process(bridge(o.Command, "sqlite:"+filepath.Join(set.dir, "agui2aap.db")), bridgeAGUI2AAP, aapAgent.URL); err != nil {
+	g2a, err := set.process(bridge(o.Command, "sqlite:"+filepath.Join(set.dir, "agui2aap.db")), bridgeAGUI2AAP, aapAgent.URL)
+	if err != nil {
 		return c, set.close, err
 	}
+	c.g2a = &aguiClient{p: g2a, thread: "agui2aap"}
 	if o.CopilotKit != nil {
-		if c.ck, err = set.process(o.CopilotKit, "copilotkit", echo.URL); err != nil {
+		ck, err := set.process(o.CopilotKit, "copilotkit", echo.URL)
+		if err != nil {
 			return c, set.close, err
 		}
+		c.ck = &aguiClient{p: ck, thread: "copilotkit"}
 	}
 	var created struct {
 		SessionID string `json:"sessionId"`
@@ -143,52 +157,58 @@ func (c *conversation) ckCell(d time.Duration) string {
 	return fmt.Sprintf("%.1f ms", ms(d))
 }
 
-// turn sends turn n's user message through each path, adding each
-// process's CPU for it to spent (aap2agui, agui2aap, the runtime).
-func (c *conversation) turn(ctx context.Context, n int, spent *[3]time.Duration) error {
+// turn sends turn n's user message through each path and returns
+// aap2agui's CPU for it (each AG-UI client adds up its process's own).
+func (c *conversation) turn(ctx context.Context, n int) (time.Duration, error) {
 	text := fmt.Sprintf("%05d ", n) + strings.Repeat("x", max(c.o.Bytes-6, 0))
 	turn, _ := json.Marshal(map[string]any{"stream": "delta", "messages": []map[string]string{{"role": "user", "content": text}}})
-	d, err := c.cpuOf(c.a2g, func() error {
+	d, err := timed([]*bridgeProcess{c.a2g}, func() error {
 		return c.post(ctx, c.a2g.url+"/sessions/"+c.session+"/turns", turn, drain)
 	})
 	if err != nil {
-		return fmt.Errorf("aap2agui: %w", err)
+		return 0, fmt.Errorf("aap2agui: %w", err)
 	}
-	spent[0] += d
 	user := types.Message{ID: "u" + strconv.Itoa(n), Role: types.RoleUser, Content: text}
-	if spent[1], c.g2aMsgs, err = c.aguiRun(ctx, c.g2a, "agui2aap", n, c.g2aMsgs, user, spent[1]); err != nil {
-		return err
-	}
-	if c.ck != nil {
-		if spent[2], c.ckMsgs, err = c.aguiRun(ctx, c.ck, "copilotkit", n, c.ckMsgs, user, spent[2]); err != nil {
-			return err
+	for _, cl := range []*aguiClient{c.g2a, c.ck} {
+		if cl != nil {
+			if err := cl.run(ctx, c, n, user); err != nil {
+				return 0, err
+			}
 		}
 	}
 	c.size += 2 * len(text)
-	return nil
+	return d.cpu, nil
 }
 
-// aguiRun sends the conversation msgs and user to p as an AG-UI client
-// does and returns spent with p's CPU for it added, and the conversation
-// with the user message and the answer.
-func (c *conversation) aguiRun(ctx context.Context, p *bridgeProcess, thread string, n int, msgs []types.Message, user types.Message, spent time.Duration) (time.Duration, []types.Message, error) {
-	msgs = append(msgs, user)
-	body, err := json.Marshal(types.RunAgentInput{ThreadID: thread, RunID: "r" + strconv.Itoa(n), State: map[string]any{},
-		Messages: msgs, Tools: []types.Tool{}, Context: []types.Context{}, ForwardedProps: map[string]any{}})
+// run sends the conversation and user to the client's process as an
+// AG-UI client does, and adds the answer to the conversation and the
+// process's CPU for the run to spent.
+func (cl *aguiClient) run(ctx context.Context, c *conversation, n int, user types.Message) error {
+	cl.msgs = append(cl.msgs, user)
+	body, err := json.Marshal(runInput(cl.thread, "r"+strconv.Itoa(n), cl.msgs))
 	if err != nil {
-		return spent, msgs, err
+		return err
 	}
 	var answer types.Message
-	d, err := c.cpuOf(p, func() error {
-		return c.post(ctx, p.url, body, func(r io.Reader) error {
+	d, err := timed([]*bridgeProcess{cl.p}, func() error {
+		return c.post(ctx, cl.p.url, body, func(r io.Reader) error {
 			answer, err = readAnswer(r)
 			return err
 		})
 	})
 	if err != nil {
-		return spent, msgs, fmt.Errorf("%s: %w", thread, err)
+		return fmt.Errorf("%s: %w", cl.thread, err)
 	}
-	return spent + d, append(msgs, answer), nil
+	cl.msgs, cl.spent = append(cl.msgs, answer), cl.spent+d.cpu
+	return nil
+}
+
+// spentSoFar is the client's CPU so far; 0 for none (nil).
+func (cl *aguiClient) spentSoFar() time.Duration {
+	if cl == nil {
+		return 0
+	}
+	return cl.spent
 }
 
 // readAnswer reads an AG-UI run's stream and returns the assistant
@@ -196,40 +216,11 @@ func (c *conversation) aguiRun(ctx context.Context, p *bridgeProcess, thread str
 func readAnswer(r io.Reader) (types.Message, error) {
 	var id string
 	var text strings.Builder
-	for ev, err := range sse.Read(r, sse.ReadOptions{}) {
-		if err != nil {
-			return types.Message{}, err
-		}
-		e, err := agui.DecodeEvent(ev.Data)
-		if err != nil {
-			return types.Message{}, err
-		}
-		switch e := e.(type) {
-		case *events.TextMessageStartEvent:
-			id = e.MessageID
-		case *events.TextMessageContentEvent:
-			text.WriteString(e.Delta)
-		case *events.RunErrorEvent:
-			return types.Message{}, errors.New("RUN_ERROR: " + e.Message)
-		}
+	_, err := readAGUI(r, onEvent{start: func(m string) { id = m }, delta: func(d string) { text.WriteString(d) }})
+	if err == nil && id == "" {
+		err = errors.New("no text message in the run")
 	}
-	if id == "" {
-		return types.Message{}, errors.New("no text message in the run")
-	}
-	return types.Message{ID: id, Role: types.RoleAssistant, Content: text.String()}, nil
-}
-
-// cpuOf runs f and returns p's CPU meanwhile.
-func (c *conversation) cpuOf(p *bridgeProcess, f func() error) (time.Duration, error) {
-	before, err := procsCPU([]*bridgeProcess{p})
-	if err != nil {
-		return 0, err
-	}
-	if err := f(); err != nil {
-		return 0, err
-	}
-	after, err := procsCPU([]*bridgeProcess{p})
-	return after - before, err
+	return types.Message{ID: id, Role: types.RoleAssistant, Content: text.String()}, err
 }
 
 // post sends body to url and hands the response's body to read.

@@ -17,12 +17,9 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/ag-ui-protocol/ag-ui/sdks/community/go/pkg/core/events"
 	"github.com/ag-ui-protocol/ag-ui/sdks/community/go/pkg/core/types"
 
-	"github.com/aapagui/aapagui/agui"
 	"github.com/aapagui/aapagui/demo"
-	"github.com/aapagui/aapagui/internal/sse"
 	_ "github.com/aapagui/aapagui/store/sqlite" // the bridges' stores, and the floor's database/sql driver
 )
 
@@ -272,8 +269,7 @@ func (h *historyRun) agui2aap(ctx context.Context, rep int) (agui2aapCosts, erro
 // messages of the stream's MESSAGES_SNAPSHOT, if it has one.
 func (h *historyRun) run(ctx context.Context, thread string, msgs []types.Message) ([]types.Message, error) {
 	h.runs++
-	body, err := json.Marshal(types.RunAgentInput{ThreadID: thread, RunID: "r" + strconv.Itoa(h.runs), State: map[string]any{},
-		Messages: msgs, Tools: []types.Tool{}, Context: []types.Context{}, ForwardedProps: map[string]any{}})
+	body, err := json.Marshal(runInput(thread, "r"+strconv.Itoa(h.runs), msgs))
 	if err != nil {
 		return nil, err
 	}
@@ -282,22 +278,8 @@ func (h *historyRun) run(ctx context.Context, thread string, msgs []types.Messag
 		return nil, err
 	}
 	var snapshot []types.Message
-	for ev, err := range sse.Read(&raw, sse.ReadOptions{}) {
-		if err != nil {
-			return nil, err
-		}
-		e, err := agui.DecodeEvent(ev.Data)
-		if err != nil {
-			return nil, err
-		}
-		switch e := e.(type) {
-		case *events.MessagesSnapshotEvent:
-			snapshot = e.Messages
-		case *events.RunErrorEvent:
-			return nil, errors.New("RUN_ERROR: " + e.Message)
-		}
-	}
-	return snapshot, nil
+	_, err = readAGUI(&raw, onEvent{snapshot: func(msgs []types.Message) { snapshot = msgs }})
+	return snapshot, err
 }
 
 // floorCosts are the floor's two rows, and the CopilotKit runtime's run of
@@ -320,8 +302,7 @@ func (h *historyRun) floors(ctx context.Context, session string) (floorCosts, er
 	}
 	msgs := h.messages(h.o.Messages, "relay-")
 	msgs = append(msgs, types.Message{ID: "relay-new", Role: types.RoleUser, Content: prompt{n: 1}.String()})
-	in := types.RunAgentInput{ThreadID: "relay", RunID: "r", State: map[string]any{}, Messages: msgs,
-		Tools: []types.Tool{}, Context: []types.Context{}, ForwardedProps: map[string]any{}}
+	in := runInput("relay", "r", msgs)
 	body, err := json.Marshal(in)
 	if err != nil {
 		return out, err
