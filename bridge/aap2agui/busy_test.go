@@ -4,7 +4,6 @@ import (
 	"context"
 	"io"
 	"net/http"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -47,24 +46,9 @@ func TestBusyStoreRefusesTheTurnStart(t *testing.T) {
 	assert.False(t, called.Load(), "the agent was called")
 }
 
-// lostOnRenewal is a store in which every renewal of a session's lock
-// finds it taken by another holder (this process stalled past the lease),
-// through the heartbeat's LockRenewer.
-type lostOnRenewal struct {
-	store.Store
-	mu    sync.Mutex
-	taken map[string]bool
-}
-
-func (s *lostOnRenewal) Lock(ctx context.Context, id, holder string, ttl time.Duration) (bool, time.Duration, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.taken[holder] {
-		return false, ttl, nil
-	}
-	s.taken[holder] = true
-	return s.Store.Lock(ctx, id, holder, ttl)
-}
+// lostOnRenewal is a stolenLock whose heartbeat's LockRenewer finds the
+// lock taken too.
+type lostOnRenewal struct{ stolenLock }
 
 func (s *lostOnRenewal) RenewLock(context.Context, string, string, time.Duration) (bool, error) {
 	return false, nil
@@ -82,7 +66,9 @@ func TestLockLostBeforeTheStreamIsNotTheUpstreamsFailure(t *testing.T) {
 		_, _ = io.ReadAll(r.Body) // (so that net/http sees the call's end)
 		<-r.Context().Done()      // no answer until the call is cancelled
 	}))
-	e := newEnv(t, up, func(c *aap2agui.Config) { c.Store = &lostOnRenewal{Store: store.NewMemory(), taken: map[string]bool{}} })
+	e := newEnv(t, up, func(c *aap2agui.Config) {
+		c.Store = &lostOnRenewal{stolenLock{Store: store.NewMemory(), taken: map[string]bool{}}}
+	})
 	id := e.createSession(t, aap.PostSessionsRequest{})
 	r := do(t, http.MethodPost, e.URL+"/sessions/"+id+"/turns", "", `{"stream":"delta","messages":[{"role":"user","content":"hi"}]}`)
 	requireJSONError(t, r, http.StatusServiceUnavailable, "lease_lost")

@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -207,13 +208,7 @@ func startBurst(base string, ids []string) (burstResult, []net.Conn) {
 	time.Sleep(100 * time.Millisecond) // every connection open, waiting at the gate
 	close(gate)
 	wg.Wait()
-	out := conns[:0]
-	for _, c := range conns {
-		if c != nil {
-			out = append(out, c)
-		}
-	}
-	return res, out
+	return res, slices.DeleteFunc(conns, func(c net.Conn) bool { return c == nil })
 }
 
 // startOne starts a turn on session id once gate is closed; code is "" for

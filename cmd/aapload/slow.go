@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -215,11 +216,5 @@ func openSlow(base string, n int) ([]net.Conn, error) {
 			mu.Unlock()
 		}
 	})
-	out := conns[:0]
-	for _, c := range conns {
-		if c != nil {
-			out = append(out, c)
-		}
-	}
-	return out, first
+	return slices.DeleteFunc(conns, func(c net.Conn) bool { return c == nil }), first
 }

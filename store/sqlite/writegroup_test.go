@@ -18,20 +18,11 @@ import (
 // writes grouped with it are committed, its own change is not.
 func TestSQLiteGroupRollsBackAFailedWrite(t *testing.T) {
 	ctx := context.Background()
-	s, err := Open(filepath.Join(t.TempDir(), "store.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
 	boom := errors.New("disk full")
 	var wg sync.WaitGroup
 	errs := make([]error, 40)
 	// Hold the writer so that the writes below queue up and share a group.
-	hold := make(chan struct{})
-	go func() {
-		_ = s.write(ctx, func(context.Context, *sql.Tx) error { <-hold; return nil })
-	}()
-	time.Sleep(20 * time.Millisecond)
+	s, release := heldWriter(t)
 	for i := range 40 {
 		wg.Go(func() {
 			errs[i] = s.write(ctx, func(ctx context.Context, tx *sql.Tx) error {
@@ -44,7 +35,7 @@ func TestSQLiteGroupRollsBackAFailedWrite(t *testing.T) {
 		})
 	}
 	time.Sleep(50 * time.Millisecond)
-	close(hold)
+	release()
 	wg.Wait()
 	for i, err := range errs {
 		_, gerr := s.GetSession(ctx, "", fmt.Sprint("s", i))
@@ -65,16 +56,7 @@ func TestSQLiteGroupRollsBackAFailedWrite(t *testing.T) {
 // with synchronous=FULL, whatever it was grouped with.
 func TestSQLiteLockWritesSkipTheFsync(t *testing.T) {
 	ctx := context.Background()
-	s, err := Open(filepath.Join(t.TempDir(), "store.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	hold := make(chan struct{})
-	go func() {
-		_ = s.write(ctx, func(context.Context, *sql.Tx) error { <-hold; return nil })
-	}()
-	time.Sleep(20 * time.Millisecond)
+	s, release := heldWriter(t)
 	var wg sync.WaitGroup
 	syncs := make([]int, 40)
 	errs := make([]error, 40)
@@ -86,7 +68,7 @@ func TestSQLiteLockWritesSkipTheFsync(t *testing.T) {
 		})
 	}
 	time.Sleep(50 * time.Millisecond)
-	close(hold)
+	release()
 	wg.Wait()
 	for i := range 40 {
 		want := 2 // FULL
@@ -166,16 +148,7 @@ func (w *writeOrder) record(name string) func(context.Context, *sql.Tx) error {
 // bounded by a deadline) is answered with the context's error, and is not
 // run.
 func TestSQLiteQueuedWriteLeavesWithItsContext(t *testing.T) {
-	s, err := Open(filepath.Join(t.TempDir(), "store.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	hold := make(chan struct{})
-	go func() {
-		_ = s.write(context.Background(), func(context.Context, *sql.Tx) error { <-hold; return nil })
-	}()
-	time.Sleep(20 * time.Millisecond)
+	s, release := heldWriter(t)
 	// Fill the queue, so that the bounded write below cannot even enter it.
 	var wg sync.WaitGroup
 	for range 2 * sqliteMaxGroup {
@@ -188,8 +161,8 @@ func TestSQLiteQueuedWriteLeavesWithItsContext(t *testing.T) {
 	go func() { done <- s.write(ctx, func(context.Context, *sql.Tx) error { ran = true; return nil }) }()
 	time.Sleep(20 * time.Millisecond)
 	cancel()
-	err = <-done // answered while the writer is still held
-	close(hold)
+	err := <-done // answered while the writer is still held
+	release()
 	wg.Wait()
 	if !errors.Is(err, context.Canceled) || ran {
 		t.Fatalf("got %v (ran %v), want context.Canceled and nothing run", err, ran)
