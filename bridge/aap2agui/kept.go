@@ -39,34 +39,35 @@ func newHistories(max int64) *histories {
 	return &histories{max: max, byID: map[string]*list.Element{}}
 }
 
-// version returns the version of the history kept for session id, 0 when
-// none is.
-func (h *histories) version(id string) int64 {
+// lookup returns the history kept for session id and its version (0 when
+// none is), as used.
+func (h *histories) lookup(id string) ([]store.Entry, int64) {
 	if h == nil {
-		return 0
+		return nil, 0
 	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	if el, ok := h.byID[id]; ok {
-		return el.Value.(*keptHistory).version
+	el, ok := h.byID[id]
+	if !ok {
+		return nil, 0
 	}
-	return 0
+	h.lru.MoveToFront(el)
+	k := el.Value.(*keptHistory)
+	return slices.Clip(k.entries), k.version
+}
+
+// version returns the version of the history kept for session id, 0 when
+// none is.
+func (h *histories) version(id string) int64 {
+	_, v := h.lookup(id)
+	return v
 }
 
 // get returns the history kept for session id at version v, if it is kept
 // at that version.
 func (h *histories) get(id string, v int64) ([]store.Entry, bool) {
-	if h == nil || v == 0 {
-		return nil, false
-	}
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	el, ok := h.byID[id]
-	if !ok || el.Value.(*keptHistory).version != v {
-		return nil, false
-	}
-	h.lru.MoveToFront(el)
-	return slices.Clip(el.Value.(*keptHistory).entries), true
+	entries, kept := h.lookup(id)
+	return entries, v != 0 && kept == v
 }
 
 // put keeps entries as session id's history at version v, unless that
@@ -74,7 +75,7 @@ func (h *histories) get(id string, v int64) ([]store.Entry, bool) {
 // that ended after this one), it is larger than everything kept may be,
 // or v is 0 (a history no version tells apart).
 func (h *histories) put(id string, v int64, entries []store.Entry) {
-	if h == nil || h.version(id) >= v && v != 0 {
+	if h == nil || v != 0 && h.version(id) >= v {
 		return
 	}
 	size := historyBytes(entries)

@@ -180,16 +180,11 @@ func (s *Server) runTurn(c *gin.Context, id string, req *aap.PostSessionTurnRequ
 func (t *turn) lock(ctx context.Context, owner, id string) (context.Context, error) {
 	start, cancel := web.StartContext(ctx, t.s.cfg.StartTimeout)
 	defer cancel()
-	st, known := t.s.cfg.Store, t.s.kept.version(id)
+	st := t.s.cfg.Store
+	kept, known := t.s.kept.lookup(id)
 	lease, sess, hist, err := store.TakeAndLoadSession(start, st, owner, id, known, store.LeaseOptions{OnError: web.LeaseLog(t.log, "session", id)})
 	if err == nil && sess.KnownHistory(known) {
-		var ok bool
-		if hist, ok = t.s.kept.get(id, known); !ok {
-			// Dropped since its version was read: read it under the lock.
-			if hist, err = st.History(start, id); err != nil {
-				lease.Release()
-			}
-		}
+		hist = kept
 	}
 	if err = web.CauseOf(start, err); err != nil {
 		return nil, err // *store.HeldError: 409 turn_in_progress (failure)
