@@ -15,10 +15,8 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/ag-ui-protocol/ag-ui/sdks/community/go/pkg/core/events"
 	"github.com/ag-ui-protocol/ag-ui/sdks/community/go/pkg/core/types"
 
-	"github.com/aapagui/aapagui/agui"
 	"github.com/aapagui/aapagui/demo"
 )
 
@@ -37,7 +35,8 @@ type ConversationOptions struct {
 
 // Conversation holds one conversation of o.Turns turns through each
 // bridge, and through the CopilotKit runtime, turn by turn in one run:
-// each user message of o.Bytes is echoed back by the agent, so the
+// each user message of o.Bytes is echoed back by the agent (the demo
+// agents' "You said: …"), so the
 // conversation grows by twice that a turn. aap2agui is given each new
 // message (its session keeps the rest); agui2aap and the runtime are given
 // the whole conversation each time, as AG-UI clients send it. It prints
@@ -116,9 +115,9 @@ func startConversation(o ConversationOptions) (*conversation, func(), error) {
 	if err != nil {
 		return c, set.close, err
 	}
-	echo := set.server(echoAgent{})
+	aguiAgent := set.server(demo.AGUIAgent{}) // answers "You said: <message>", as the AAP demo agent does
 	aapAgent := set.server(demo.NewAAPAgent(demo.AAPAgentOptions{Name: "bench"}))
-	if c.a2g, err = set.process(bridge(o.Command, "sqlite:"+filepath.Join(set.dir, "aap2agui.db")), bridgeAAP2AGUI, echo.URL); err != nil {
+	if c.a2g, err = set.process(bridge(o.Command, "sqlite:"+filepath.Join(set.dir, "aap2agui.db")), bridgeAAP2AGUI, aguiAgent.URL); err != nil {
 		return c, set.close, err
 	}
 	g2a, err := set.process(bridge(o.Command, "sqlite:"+filepath.Join(set.dir, "agui2aap.db")), bridgeAGUI2AAP, aapAgent.URL)
@@ -127,7 +126,7 @@ func startConversation(o ConversationOptions) (*conversation, func(), error) {
 	}
 	c.g2a = &aguiClient{p: g2a, thread: "agui2aap"}
 	if o.CopilotKit != nil {
-		ck, err := set.process(o.CopilotKit, "copilotkit", echo.URL)
+		ck, err := set.process(o.CopilotKit, "copilotkit", aguiAgent.URL)
 		if err != nil {
 			return c, set.close, err
 		}
@@ -235,46 +234,4 @@ func (c *conversation) post(ctx context.Context, url string, body []byte, read f
 func drain(r io.Reader) error {
 	_, err := io.Copy(io.Discard, r)
 	return err
-}
-
-// echoAgent is a minimal AG-UI agent that answers each run with the text of
-// its last user message, in one delta.
-type echoAgent struct{}
-
-func (echoAgent) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	body, err := io.ReadAll(r.Body)
-	if err != nil {
-		http.Error(w, err.Error(), http.StatusBadRequest)
-		return
-	}
-	in, err := agui.DecodeRunAgentInputLazy(body)
-	if err != nil {
-		http.Error(w, err.Error(), http.StatusBadRequest)
-		return
-	}
-	text := ""
-	for i := len(in.Messages) - 1; i >= 0; i-- {
-		if in.Messages[i].Role == types.RoleUser {
-			if c, err := agui.DecodeContent(in.Messages[i].Content); err == nil {
-				text, _ = c.(string)
-			}
-			break
-		}
-	}
-	id := "echo-" + in.RunID
-	w.Header().Set("Content-Type", "text/event-stream")
-	var out []byte
-	for _, ev := range []events.Event{
-		events.NewRunStartedEvent(in.ThreadID, in.RunID),
-		events.NewTextMessageStartEvent(id, events.WithRole("assistant")),
-		events.NewTextMessageContentEvent(id, text),
-		events.NewTextMessageEndEvent(id),
-		events.NewRunFinishedEvent(in.ThreadID, in.RunID),
-	} {
-		if out, err = agui.AppendFrame(out, ev); err != nil {
-			http.Error(w, err.Error(), http.StatusInternalServerError)
-			return
-		}
-	}
-	_, _ = w.Write(out)
 }
