@@ -262,14 +262,10 @@ func (m *Memory) LockLoadSession(_ context.Context, owner, id, holder string, kn
 	sess, err := ms.session()
 	hist := ms.history[:len(ms.history):len(ms.history)]
 	m.mu.Unlock()
-	if err != nil {
-		_ = m.Unlock(context.Background(), id, holder)
-		return nil, nil, false, 0, err
+	var entries []Entry
+	if err == nil && !sess.KnownHistory(known) {
+		entries, err = DecodeEntries(hist)
 	}
-	if sess.KnownHistory(known) {
-		return sess, nil, true, 0, nil
-	}
-	entries, err := DecodeEntries(hist)
 	if err != nil {
 		_ = m.Unlock(context.Background(), id, holder)
 		return nil, nil, false, 0, err
