@@ -174,7 +174,6 @@ func (s *Store) writer() {
 // while other writes are waiting.
 const sqliteProgressShare = 16
 
-
 // refuseWaiting answers the renewals and progress writes still waiting
 // on their lanes, once the store is closed.
 func (s *Store) refuseWaiting() {
@@ -201,7 +200,6 @@ func take(lane <-chan *sqliteWrite, group []*sqliteWrite, n int) []*sqliteWrite 
 	}
 	return group
 }
-
 
 // commitSync commits group with the given synchronous setting, set on the
 // writer's one connection between transactions. A setting that cannot be
