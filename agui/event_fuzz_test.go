@@ -217,9 +217,9 @@ func codecCheckDecode(t *testing.T, data []byte) {
 		t.Fatalf("DecodeEvent(AppendEvent(DecodeEvent(%q))) = %s: %v", data, out, err)
 	}
 	switch ev.(type) {
-	case *events.MessagesSnapshotEvent, *events.RunFinishedEvent:
-		// omitempty turns empty toolCalls, interrupts and maps into
-		// absent ones: equal after one more round trip.
+	case *events.MessagesSnapshotEvent, *events.RunFinishedEvent, *agui.SubagentFinishedEvent:
+		// omitempty turns empty toolCalls, interrupts, interruptIds and
+		// maps into absent ones: equal after one more round trip.
 		out2, err := agui.AppendEvent(nil, ev2)
 		if err != nil || !bytes.Equal(out, out2) {
 			t.Fatalf("second round trip of %q: %s, %v; want %s", data, out2, err, out)
