@@ -16,6 +16,7 @@ type Memory struct {
 	seq      int64
 	sessions map[string]*memSession
 	th       memThreads
+	runLogs  memRunLogs
 }
 
 type memSession struct {

@@ -1,0 +1,132 @@
+package store
+
+import (
+	"context"
+	"slices"
+	"time"
+)
+
+// memRunLogs are the memory store's run logs, under Memory.mu.
+type memRunLogs struct {
+	byID  map[string]*memRunLog
+	byKey map[[2]string][]*memRunLog // owner and key → logs, oldest first
+}
+
+type memRunLog struct {
+	l       RunLog
+	batches []RunLogBatch
+}
+
+// StartRunLog implements RunLogStore.
+func (m *Memory) StartRunLog(_ context.Context, l *RunLog) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	rl := &m.runLogs
+	if rl.byID == nil {
+		rl.byID, rl.byKey = map[string]*memRunLog{}, map[[2]string][]*memRunLog{}
+	}
+	if _, ok := rl.byID[l.ID]; ok {
+		return ErrExists
+	}
+	now := time.Now().UTC()
+	if l.Started.IsZero() {
+		l.Started = now
+	}
+	l.Updated, l.Events, l.Finished = now, 0, false
+	k := [2]string{l.Owner, l.Key}
+	logs := rl.byKey[k]
+	if n := len(logs); n > 1 { // keep the last one before it
+		for _, old := range logs[:n-1] {
+			delete(rl.byID, old.l.ID)
+		}
+		logs = slices.Delete(logs, 0, n-1)
+	}
+	ml := &memRunLog{l: *l}
+	rl.byID[l.ID] = ml
+	rl.byKey[k] = append(logs, ml)
+	return nil
+}
+
+// AppendRunLog implements RunLogStore.
+func (m *Memory) AppendRunLog(_ context.Context, id string, b RunLogBatch, finished bool) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	ml, ok := m.runLogs.byID[id]
+	if !ok {
+		return ErrNotFound
+	}
+	if ml.l.Finished || b.First != ml.l.Events+1 {
+		return ErrRunLogGap
+	}
+	if b.Count > 0 {
+		b.Frames = slices.Clone(b.Frames)
+		ml.batches = append(ml.batches, b)
+		ml.l.Events += int64(b.Count)
+	}
+	ml.l.Finished = finished
+	ml.l.Updated = time.Now().UTC()
+	return nil
+}
+
+// GetRunLog implements RunLogStore.
+func (m *Memory) GetRunLog(_ context.Context, owner, id string) (*RunLog, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	ml, ok := m.runLogs.byID[id]
+	if !ok || ml.l.Owner != owner {
+		return nil, ErrNotFound
+	}
+	l := ml.l
+	return &l, nil
+}
+
+// LatestRunLog implements RunLogStore.
+func (m *Memory) LatestRunLog(_ context.Context, owner, key string) (*RunLog, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	logs := m.runLogs.byKey[[2]string{owner, key}]
+	if len(logs) == 0 {
+		return nil, ErrNotFound
+	}
+	l := logs[len(logs)-1].l
+	return &l, nil
+}
+
+// ReadRunLog implements RunLogStore.
+func (m *Memory) ReadRunLog(_ context.Context, id string, after int64, maxBytes int) ([]RunLogBatch, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	ml, ok := m.runLogs.byID[id]
+	if !ok {
+		return nil, ErrNotFound
+	}
+	i, _ := slices.BinarySearchFunc(ml.batches, after, func(b RunLogBatch, after int64) int {
+		if b.First+int64(b.Count)-1 <= after {
+			return -1
+		}
+		return 1
+	})
+	var out []RunLogBatch
+	size := 0
+	for _, b := range ml.batches[i:] {
+		if len(out) > 0 && size+len(b.Frames) > maxBytes {
+			break
+		}
+		b.Frames = slices.Clone(b.Frames)
+		out = append(out, b)
+		size += len(b.Frames)
+	}
+	return out, nil
+}
+
+// DeleteRunLogs implements RunLogStore.
+func (m *Memory) DeleteRunLogs(_ context.Context, owner, key string) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	k := [2]string{owner, key}
+	for _, ml := range m.runLogs.byKey[k] {
+		delete(m.runLogs.byID, ml.l.ID)
+	}
+	delete(m.runLogs.byKey, k)
+	return nil
+}
