@@ -8,8 +8,11 @@ import (
 
 // memRunLogs are the memory store's run logs, under Memory.mu.
 type memRunLogs struct {
-	byID  map[string]*memRunLog
-	byKey map[[2]string][]*memRunLog // owner and key → logs, oldest first
+	byID map[string]*memRunLog
+	// byKey holds each owner's key's logs in the order they started
+	// (Started, then the order they were stored in), as the other stores
+	// order them.
+	byKey map[[2]string][]*memRunLog
 }
 
 type memRunLog struct {
@@ -17,7 +20,8 @@ type memRunLog struct {
 	batches []RunLogBatch
 }
 
-// StartRunLog implements RunLogStore.
+// StartRunLog implements RunLogStore. Times are kept as SQLite keeps
+// them: UTC, to the millisecond.
 func (m *Memory) StartRunLog(_ context.Context, l *RunLog) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -28,22 +32,30 @@ func (m *Memory) StartRunLog(_ context.Context, l *RunLog) error {
 	if _, ok := rl.byID[l.ID]; ok {
 		return ErrExists
 	}
-	now := time.Now().UTC()
+	now := time.Now().UTC().Truncate(time.Millisecond)
 	if l.Started.IsZero() {
 		l.Started = now
 	}
 	l.Updated, l.Events, l.Finished = now, 0, false
+	ml := &memRunLog{l: *l}
+	ml.l.Started = l.Started.UTC().Truncate(time.Millisecond)
 	k := [2]string{l.Owner, l.Key}
 	logs := rl.byKey[k]
-	if n := len(logs); n > 1 { // keep the last one before it
-		for _, old := range logs[:n-1] {
+	// After the logs that started with it or before it; of those, all
+	// but the last go.
+	at := len(logs)
+	for at > 0 && logs[at-1].l.Started.After(ml.l.Started) {
+		at--
+	}
+	if at > 1 {
+		for _, old := range logs[:at-1] {
 			delete(rl.byID, old.l.ID)
 		}
-		logs = slices.Delete(logs, 0, n-1)
+		logs = slices.Delete(logs, 0, at-1)
+		at = 1
 	}
-	ml := &memRunLog{l: *l}
 	rl.byID[l.ID] = ml
-	rl.byKey[k] = append(logs, ml)
+	rl.byKey[k] = slices.Insert(logs, at, ml)
 	return nil
 }
 
@@ -64,7 +76,7 @@ func (m *Memory) AppendRunLog(_ context.Context, id string, b RunLogBatch, finis
 		ml.l.Events += int64(b.Count)
 	}
 	ml.l.Finished = finished
-	ml.l.Updated = time.Now().UTC()
+	ml.l.Updated = time.Now().UTC().Truncate(time.Millisecond)
 	return nil
 }
 

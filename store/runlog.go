@@ -28,7 +28,9 @@ type RunLog struct {
 	// Form is the shape of the frames ("agui"; aap2agui: the AAP stream
 	// mode), so that a client rejoining in another is told so.
 	Form string
-	// Started is when the run began (zero: StartRunLog sets it).
+	// Started is when the run began (zero: StartRunLog sets it). It
+	// orders a key's logs. The stores keep it, as Updated, in UTC to the
+	// millisecond.
 	Started time.Time
 	// Updated is when the log last grew or finished (set by the store).
 	Updated time.Time
@@ -55,8 +57,11 @@ var ErrRunLogGap = errors.New("store: the batch does not continue the run log")
 // RunLogStore keeps the runs' logs.
 type RunLogStore interface {
 	// StartRunLog stores a new, empty, running log (l.ID set by the
-	// caller), setting l.Started when zero. The key's older logs are
-	// dropped, all but the one that started last before it.
+	// caller; ErrExists when taken), setting l.Started when zero. The
+	// key's older logs are dropped, all but the one that started last
+	// before it. Older is by Started, not by when the store was told (a
+	// run's first write may come late), and of logs that started at the
+	// same time the one stored first is the older.
 	StartRunLog(ctx context.Context, l *RunLog) error
 	// AppendRunLog adds b to log id, whose events must number exactly
 	// b.First-1 (else ErrRunLogGap), and marks it finished when finished
@@ -65,13 +70,16 @@ type RunLogStore interface {
 	// GetRunLog returns owner's log id; ErrNotFound for one of another
 	// owner or one that is gone.
 	GetRunLog(ctx context.Context, owner, id string) (*RunLog, error)
-	// LatestRunLog returns the log of the key's run that started last;
-	// ErrNotFound when it has none.
+	// LatestRunLog returns the log of the key's run that started last
+	// (by Started, as StartRunLog orders them); ErrNotFound when it has
+	// none.
 	LatestRunLog(ctx context.Context, owner, key string) (*RunLog, error)
 	// ReadRunLog returns, in order, the batches of log id that hold the
 	// events after event number after, as many as come to about maxBytes
-	// (at least one, when there is one); the first may begin at or
-	// before after (the caller skips what it had).
+	// (at least one, when there is one: the stores stop before the batch
+	// that would take their frames past maxBytes); the first may begin
+	// at or before after (the caller skips what it had). A log that is
+	// gone is ErrNotFound.
 	ReadRunLog(ctx context.Context, id string, after int64, maxBytes int) ([]RunLogBatch, error)
 	// DeleteRunLogs drops every log of owner's key (the session or
 	// thread is deleted).
