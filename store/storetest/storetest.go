@@ -23,6 +23,7 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"leases", testLeases},
 		{"limits", testLimits},
 		{"AG-UI extras", testEntryAGUI},
+		{"run logs", testRunLogs},
 		{"session round trip", testSessionRoundTrip},
 		{"nil and empty survive", testNilAndEmpty},
 		{"create with a taken id", testCreateTaken},
