@@ -7,7 +7,7 @@ import (
 
 // schemaVersion is the user_version of a database with the current
 // schema; migrations[v] brings version v to v+1.
-const schemaVersion = 3
+const schemaVersion = 4
 
 var migrations = [schemaVersion][]string{
 	{
@@ -54,6 +54,35 @@ var migrations = [schemaVersion][]string{
 		// history (0 for the sessions stored before it).
 		`ALTER TABLE sessions ADD COLUMN history_version INTEGER NOT NULL DEFAULT 0`,
 	},
+	{
+		// The runs' logs (store.RunLog) and their batches of frames.
+		// started_at and updated_at are Unix milliseconds (UTC). A key's
+		// logs are ordered by started_at, then seq (the order they were
+		// stored in): seq is the rowid, which VACUUM keeps, as it would
+		// not keep an implicit one. The batches are not WITHOUT ROWID:
+		// their frames are blobs of up to hundreds of kilobytes, which
+		// such a table keeps badly.
+		`CREATE TABLE IF NOT EXISTS run_logs (
+			seq        INTEGER PRIMARY KEY,
+			id         TEXT    NOT NULL UNIQUE,
+			owner      TEXT    NOT NULL,
+			key        TEXT    NOT NULL,
+			run_id     TEXT    NOT NULL,
+			form       TEXT    NOT NULL,
+			started_at INTEGER NOT NULL,
+			updated_at INTEGER NOT NULL,
+			events     INTEGER NOT NULL DEFAULT 0,
+			finished   INTEGER NOT NULL DEFAULT 0
+		)`,
+		`CREATE INDEX IF NOT EXISTS run_logs_owner_key_started ON run_logs (owner, key, started_at)`,
+		`CREATE TABLE IF NOT EXISTS run_log_batches (
+			log_id TEXT    NOT NULL REFERENCES run_logs (id) ON DELETE CASCADE,
+			first  INTEGER NOT NULL,
+			count  INTEGER NOT NULL,
+			frames BLOB    NOT NULL,
+			PRIMARY KEY (log_id, first)
+		)`,
+	},
 }
 
 // schemaProbes prepare against every column the store uses, so that a file
@@ -63,6 +92,8 @@ var schemaProbes = []string{
 	`SELECT session_id, position, data FROM history LIMIT 0`,
 	`SELECT owner, id, updated_at, data FROM threads LIMIT 0`,
 	`SELECT owner, id, holder, until FROM thread_locks LIMIT 0`,
+	`SELECT seq, id, owner, key, run_id, form, started_at, updated_at, events, finished FROM run_logs LIMIT 0`,
+	`SELECT log_id, first, count, frames FROM run_log_batches LIMIT 0`,
 }
 
 // migrate creates or upgrades the schema in one IMMEDIATE transaction, so

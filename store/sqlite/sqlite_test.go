@@ -127,7 +127,51 @@ func TestSQLiteFileSettings(t *testing.T) {
 	assert.Equal(t, "wal", mode)
 	var version int
 	require.NoError(t, db.QueryRow(`PRAGMA user_version`).Scan(&version))
-	assert.Equal(t, 3, version)
+	assert.Equal(t, 4, version)
+}
+
+// A file of the schema before run logs (3) opens migrated: its sessions
+// are there, and it keeps run logs.
+func TestSQLiteMigratesRunLogs(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "store.db")
+	s, err := sqlite.Open(path)
+	require.NoError(t, err)
+	require.NoError(t, s.CreateSession(ctx, storetest.Session("s1", "alice"), storetest.Users("1")))
+	require.NoError(t, s.Close())
+	_, err = rawDB(t, path).Exec(`DROP TABLE run_log_batches; DROP TABLE run_logs; PRAGMA user_version = 3`)
+	require.NoError(t, err)
+
+	s = openFile(t, path)
+	assert.Equal(t, storetest.Users("1"), storetest.History(t, s, "s1"))
+	storetest.StartLog(t, s, "L1", "alice", "session/s1", time.Time{})
+	require.NoError(t, s.AppendRunLog(ctx, "L1", storetest.Batch(1, 2), true))
+	got, err := s.ReadRunLog(ctx, "L1", 0, 1<<20)
+	require.NoError(t, err)
+	assert.Equal(t, []store.RunLogBatch{storetest.Batch(1, 2)}, got)
+}
+
+// A run log's batches and its row go together: a log dropped by the
+// start of a later run, or by DeleteRunLogs, leaves no batch behind.
+func TestSQLiteRunLogBatchesGoWithTheirLog(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "store.db")
+	s := openFile(t, path)
+	for _, id := range []string{"r1", "r2", "r3"} {
+		storetest.StartLog(t, s, id, "alice", "session/s1", time.Time{})
+		require.NoError(t, s.AppendRunLog(ctx, id, storetest.Batch(1, 3), true))
+	}
+	db := rawDB(t, path)
+	count := func() (logs, batches int) {
+		t.Helper()
+		require.NoError(t, db.QueryRow(`SELECT (SELECT count(*) FROM run_logs), (SELECT count(*) FROM run_log_batches)`).Scan(&logs, &batches))
+		return logs, batches
+	}
+	logs, batches := count()
+	assert.Equal(t, []int{2, 2}, []int{logs, batches}, "r1 dropped with its batch")
+	require.NoError(t, s.DeleteRunLogs(ctx, "alice", "session/s1"))
+	logs, batches = count()
+	assert.Equal(t, []int{0, 0}, []int{logs, batches})
 }
 
 // A file of the schema before history versions (2) opens migrated: its

@@ -194,3 +194,32 @@ func TestSQLiteProgressGoesBehind(t *testing.T) {
 		t.Fatalf("%d writes ran, want 101", len(w.order))
 	}
 }
+
+// A run log's batch goes on the lane of its context: behind the writes
+// clients wait for when it is a turn's progress (store.Background), with
+// them otherwise.
+func TestSQLiteRunLogAppendsTakeTheirLane(t *testing.T) {
+	ctx := context.Background()
+	s, release := heldWriter(t)
+	var wg sync.WaitGroup
+	errs := make([]error, 2)
+	for i, ctx := range []context.Context{store.Background(ctx), ctx} {
+		wg.Go(func() {
+			errs[i] = s.AppendRunLog(ctx, "nope", store.RunLogBatch{First: 1}, true)
+		})
+		time.Sleep(20 * time.Millisecond)
+		if i == 0 && (len(s.progress) != 1 || len(s.writes) != 0) {
+			t.Errorf("a background batch: %d queued as progress, %d as writes; want 1 and 0", len(s.progress), len(s.writes))
+		}
+		if i == 1 && (len(s.progress) != 1 || len(s.writes) != 1) {
+			t.Errorf("a batch a client waits for: %d queued as progress, %d as writes; want 1 and 1", len(s.progress), len(s.writes))
+		}
+	}
+	release()
+	wg.Wait()
+	for i, err := range errs {
+		if !errors.Is(err, store.ErrNotFound) {
+			t.Errorf("batch %d: %v, want store.ErrNotFound", i, err)
+		}
+	}
+}
