@@ -67,7 +67,7 @@ func TestPostgresConcurrentMigrations(t *testing.T) {
 	var version, rows int
 	conn := rawPG(t, dsn)
 	require.NoError(t, conn.QueryRow(context.Background(), `SELECT max(version), count(*) FROM aapagui_schema`).Scan(&version, &rows))
-	assert.Equal(t, 2, version)
+	assert.Equal(t, 3, version)
 	assert.Equal(t, 1, rows)
 }
 
@@ -80,7 +80,8 @@ func TestPostgresMigratesHistoryVersion(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, s.CreateSession(ctx, &store.Session{ID: "s1", Owner: "alice"}, storetest.Users("u1")))
 	require.NoError(t, s.Close())
-	_, err = rawPG(t, dsn).Exec(ctx, `DROP TRIGGER sessions_history_written ON sessions; DROP FUNCTION aapagui_history_written();
+	_, err = rawPG(t, dsn).Exec(ctx, `DROP TABLE run_log_batches, run_logs;
+		DROP TRIGGER sessions_history_written ON sessions; DROP FUNCTION aapagui_history_written();
 		ALTER TABLE sessions DROP COLUMN history_version; UPDATE aapagui_schema SET version = 1`)
 	require.NoError(t, err)
 
@@ -93,6 +94,50 @@ func TestPostgresMigratesHistoryVersion(t *testing.T) {
 	got, err = s.GetSession(ctx, "alice", "s1")
 	require.NoError(t, err)
 	assert.Equal(t, int64(1), got.HistoryVersion, "counted once: by the write, not again by the trigger")
+}
+
+// A database of the schema before run logs (2) opens migrated: its
+// sessions are there, and it keeps run logs.
+func TestPostgresMigratesRunLogs(t *testing.T) {
+	ctx := context.Background()
+	dsn := pgtest.Schema(t)
+	s, err := postgres.Open(ctx, dsn)
+	require.NoError(t, err)
+	require.NoError(t, s.CreateSession(ctx, &store.Session{ID: "s1", Owner: "alice"}, storetest.Users("u1")))
+	require.NoError(t, s.Close())
+	_, err = rawPG(t, dsn).Exec(ctx, `DROP TABLE run_log_batches, run_logs; UPDATE aapagui_schema SET version = 2`)
+	require.NoError(t, err)
+
+	s = openPostgresDSN(t, dsn)
+	assert.Equal(t, storetest.Users("u1"), storetest.History(t, s, "s1"))
+	storetest.StartLog(t, s, "L1", "alice", "session/s1", time.Time{})
+	require.NoError(t, s.AppendRunLog(ctx, "L1", storetest.Batch(1, 2), true))
+	got, err := s.ReadRunLog(ctx, "L1", 0, 1<<20)
+	require.NoError(t, err)
+	assert.Equal(t, []store.RunLogBatch{storetest.Batch(1, 2)}, got)
+}
+
+// A run log's batches and its row go together: a log dropped by the
+// start of a later run, or by DeleteRunLogs, leaves no batch behind.
+func TestPostgresRunLogBatchesGoWithTheirLog(t *testing.T) {
+	ctx := context.Background()
+	dsn := pgtest.Schema(t)
+	s := openPostgresDSN(t, dsn)
+	for _, id := range []string{"r1", "r2", "r3"} {
+		storetest.StartLog(t, s, id, "alice", "session/s1", time.Time{})
+		require.NoError(t, s.AppendRunLog(ctx, id, storetest.Batch(1, 3), true))
+	}
+	conn := rawPG(t, dsn)
+	count := func() (logs, batches int) {
+		t.Helper()
+		require.NoError(t, conn.QueryRow(ctx, `SELECT (SELECT count(*) FROM run_logs), (SELECT count(*) FROM run_log_batches)`).Scan(&logs, &batches))
+		return logs, batches
+	}
+	logs, batches := count()
+	assert.Equal(t, []int{2, 2}, []int{logs, batches}, "r1 dropped with its batch")
+	require.NoError(t, s.DeleteRunLogs(ctx, "alice", "session/s1"))
+	logs, batches = count()
+	assert.Equal(t, []int{0, 0}, []int{logs, batches})
 }
 
 func TestPostgresRefusesNewerSchema(t *testing.T) {

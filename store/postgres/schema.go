@@ -10,7 +10,7 @@ import (
 
 // pgSchemaVersion is the version of the current schema; pgMigrations[v]
 // brings version v to v+1.
-const pgSchemaVersion = 2
+const pgSchemaVersion = 3
 
 var pgMigrations = [pgSchemaVersion][]string{
 	{
@@ -65,6 +65,32 @@ var pgMigrations = [pgSchemaVersion][]string{
 		END $$`,
 		`CREATE TRIGGER sessions_history_written BEFORE UPDATE OF history_len ON sessions
 			FOR EACH ROW EXECUTE FUNCTION aapagui_history_written()`,
+	},
+	{
+		// The runs' logs (store.RunLog) and their batches of frames, kept
+		// as bytea: the bytes as they were sent, which text could not
+		// hold. A key's logs are ordered by started_at, then seq (the
+		// order they were stored in).
+		`CREATE TABLE run_logs (
+			id         text        NOT NULL PRIMARY KEY,
+			seq        bigint      GENERATED ALWAYS AS IDENTITY,
+			owner      text        NOT NULL,
+			key        text        NOT NULL,
+			run_id     text        NOT NULL,
+			form       text        NOT NULL,
+			started_at timestamptz NOT NULL,
+			updated_at timestamptz NOT NULL,
+			events     bigint      NOT NULL DEFAULT 0,
+			finished   boolean     NOT NULL DEFAULT false
+		)`,
+		`CREATE INDEX run_logs_owner_key_started ON run_logs (owner, key, started_at, seq)`,
+		`CREATE TABLE run_log_batches (
+			log_id text    NOT NULL REFERENCES run_logs (id) ON DELETE CASCADE,
+			first  bigint  NOT NULL,
+			count  integer NOT NULL,
+			frames bytea   NOT NULL,
+			PRIMARY KEY (log_id, first)
+		)`,
 	},
 }
 

@@ -12,7 +12,8 @@ import (
 
 // The writes a turn or a run makes on PostgreSQL are single statements: a
 // turn's start and end (SaveSession, SaveSessionUnlock), the messages it
-// settles (AppendHistory), a thread's save (SaveThreadUnlock). The ones
+// settles (AppendHistory), a thread's save (SaveThreadUnlock), a run's
+// log as it grows (AppendRunLog). The ones
 // waiting when one is sent go together as one batch: their statements,
 // sent at once and run in the batch's one implicit transaction, so that a
 // hundred turns starting at once cost the database a few round trips and
