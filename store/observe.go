@@ -209,6 +209,48 @@ func (s *observed) RenewThreadLock(ctx context.Context, owner, id, holder string
 	return ok, err
 }
 
+func (s *observed) StartRunLog(ctx context.Context, l *RunLog) error {
+	ctx, done := s.o(ctx, "StartRunLog")
+	err := s.st.StartRunLog(ctx, l)
+	done(err)
+	return err
+}
+
+func (s *observed) AppendRunLog(ctx context.Context, id string, b RunLogBatch, finished bool) error {
+	ctx, done := s.o(ctx, "AppendRunLog")
+	err := s.st.AppendRunLog(ctx, id, b, finished)
+	done(err)
+	return err
+}
+
+func (s *observed) GetRunLog(ctx context.Context, owner, id string) (*RunLog, error) {
+	ctx, done := s.o(ctx, "GetRunLog")
+	l, err := s.st.GetRunLog(ctx, owner, id)
+	done(err)
+	return l, err
+}
+
+func (s *observed) LatestRunLog(ctx context.Context, owner, key string) (*RunLog, error) {
+	ctx, done := s.o(ctx, "LatestRunLog")
+	l, err := s.st.LatestRunLog(ctx, owner, key)
+	done(err)
+	return l, err
+}
+
+func (s *observed) ReadRunLog(ctx context.Context, id string, after int64, maxBytes int) ([]RunLogBatch, error) {
+	ctx, done := s.o(ctx, "ReadRunLog")
+	batches, err := s.st.ReadRunLog(ctx, id, after, maxBytes)
+	done(err)
+	return batches, err
+}
+
+func (s *observed) DeleteRunLogs(ctx context.Context, owner, key string) error {
+	ctx, done := s.o(ctx, "DeleteRunLogs")
+	err := s.st.DeleteRunLogs(ctx, owner, key)
+	done(err)
+	return err
+}
+
 // Close closes the store underneath; it is not an operation worth
 // observing.
 func (s *observed) Close() error { return s.st.Close() }

@@ -167,6 +167,7 @@ type Store interface {
 	HistoryStore
 	SessionLocker
 	ThreadStore
+	RunLogStore
 	// Ping checks that the store is usable.
 	Ping(ctx context.Context) error
 	Close() error

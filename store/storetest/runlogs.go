@@ -32,17 +32,6 @@ func testRunLogs(t *testing.T, open func(t *testing.T) store.Store) {
 	})
 }
 
-// openRunLogs is open's store as a RunLogStore; the test is skipped for a
-// store that keeps no run logs.
-func openRunLogs(t *testing.T, open func(t *testing.T) store.Store) store.RunLogStore {
-	t.Helper()
-	rl, ok := open(t).(store.RunLogStore)
-	if !ok {
-		t.Skip("the store keeps no run logs")
-	}
-	return rl
-}
-
 // Frame is event n's SSE frame as a run log test stores it: bytes that are
 // not UTF-8 and a NUL among them, so that a store that keeps frames as
 // text is found out.
@@ -123,7 +112,7 @@ func readLog(t *testing.T, s store.RunLogStore, id string, after int64, maxBytes
 
 // testRunLogRoundTrip checks that a started log reads back whole and empty, and grows with each batch appended.
 func testRunLogRoundTrip(t *testing.T, open func(t *testing.T) store.Store) {
-	s := openRunLogs(t, open)
+	s := open(t)
 	l := StartLog(t, s, "L1", "alice", "session/s1", time.Time{})
 	got := getLog(t, s, "alice", "L1")
 	assert.Equal(t, store.RunLog{ID: "L1", Owner: "alice", Key: "session/s1", RunID: "run-L1", Form: "agui", Started: l.Started, Updated: got.Updated}, *got)
@@ -146,7 +135,7 @@ func testRunLogRoundTrip(t *testing.T, open func(t *testing.T) store.Store) {
 
 // testRunLogReadAfter checks that a read after each event gives the batches holding exactly the events after it.
 func testRunLogReadAfter(t *testing.T, open func(t *testing.T) store.Store) {
-	s := openRunLogs(t, open)
+	s := open(t)
 	StartLog(t, s, "L1", "alice", "session/s1", time.Time{})
 	last := appendBatches(t, s, "L1", 0, 1, 3, 1, 1, 4)
 	for after := int64(-1); after <= last+2; after++ {
@@ -158,7 +147,7 @@ func testRunLogReadAfter(t *testing.T, open func(t *testing.T) store.Store) {
 
 // testRunLogBudget checks that a read stops at about its byte budget (at least one batch), and that reads within it, one after the other, read the whole log.
 func testRunLogBudget(t *testing.T, open func(t *testing.T) store.Store) {
-	s := openRunLogs(t, open)
+	s := open(t)
 	StartLog(t, s, "L1", "alice", "session/s1", time.Time{})
 	// Batches of two events, each event's frame of the same size (events
 	// 1 to 8: one digit).
@@ -219,7 +208,7 @@ func testRunLogBudget(t *testing.T, open func(t *testing.T) store.Store) {
 // testRunLogGaps checks that a batch that does not continue the log, or comes after its end, is ErrRunLogGap and changes nothing, and that an empty batch finishes a log.
 func testRunLogGaps(t *testing.T, open func(t *testing.T) store.Store) {
 	ctx := context.Background()
-	s := openRunLogs(t, open)
+	s := open(t)
 	StartLog(t, s, "L1", "alice", "session/s1", time.Time{})
 	require.ErrorIs(t, s.AppendRunLog(ctx, "L1", Batch(2, 1), false), store.ErrRunLogGap, "a first batch that is not event 1")
 	require.ErrorIs(t, s.AppendRunLog(ctx, "L1", Batch(0, 1), false), store.ErrRunLogGap, "event 0")
@@ -264,7 +253,7 @@ func testRunLogGaps(t *testing.T, open func(t *testing.T) store.Store) {
 // testRunLogMissing checks that a log that does not exist, or is another owner's, is ErrNotFound, and that a taken id is ErrExists.
 func testRunLogMissing(t *testing.T, open func(t *testing.T) store.Store) {
 	ctx := context.Background()
-	s := openRunLogs(t, open)
+	s := open(t)
 	StartLog(t, s, "L1", "alice", "session/s1", time.Time{})
 	appendBatches(t, s, "L1", 0, 1)
 	for _, id := range []string{"nope", "L", "L1\x00", "\xff", ""} {
@@ -295,7 +284,7 @@ func testRunLogMissing(t *testing.T, open func(t *testing.T) store.Store) {
 
 // testRunLogLatest checks that LatestRunLog is the log of the key's run that started last, per owner and key.
 func testRunLogLatest(t *testing.T, open func(t *testing.T) store.Store) {
-	s := openRunLogs(t, open)
+	s := open(t)
 	latest := func(owner, key string) string {
 		t.Helper()
 		l, err := s.LatestRunLog(context.Background(), owner, key)
@@ -330,7 +319,7 @@ func testRunLogLatest(t *testing.T, open func(t *testing.T) store.Store) {
 // testRunLogRetention checks that starting a log drops the key's older logs but the one that started last before it, and no other key's.
 func testRunLogRetention(t *testing.T, open func(t *testing.T) store.Store) {
 	ctx := context.Background()
-	s := openRunLogs(t, open)
+	s := open(t)
 	StartLog(t, s, "other-key", "alice", "session/s2", time.Time{})
 	StartLog(t, s, "other-owner", "bob", "session/s1", time.Time{})
 	StartLog(t, s, "r1", "alice", "session/s1", time.Time{})
@@ -375,7 +364,7 @@ func testRunLogRetention(t *testing.T, open func(t *testing.T) store.Store) {
 // testRunLogDelete checks that DeleteRunLogs drops every log of an owner's key, and only those.
 func testRunLogDelete(t *testing.T, open func(t *testing.T) store.Store) {
 	ctx := context.Background()
-	s := openRunLogs(t, open)
+	s := open(t)
 	for _, id := range []string{"a1", "a2"} {
 		StartLog(t, s, id, "alice", "session/s1", time.Time{})
 		appendBatches(t, s, id, 0, 2)
@@ -407,7 +396,7 @@ func testRunLogDelete(t *testing.T, open func(t *testing.T) store.Store) {
 // testRunLogTimes checks Started (the caller's, to the millisecond in UTC, or the store's clock when zero) and Updated (moved by each write that succeeds).
 func testRunLogTimes(t *testing.T, open func(t *testing.T) store.Store) {
 	ctx := context.Background()
-	s := openRunLogs(t, open)
+	s := open(t)
 	started := time.Date(2026, 7, 1, 14, 30, 45, 123456789, time.FixedZone("CEST", 2*3600))
 	StartLog(t, s, "given", "alice", "session/s1", started)
 	got := getLog(t, s, "alice", "given")
@@ -448,7 +437,7 @@ func testRunLogTimes(t *testing.T, open func(t *testing.T) store.Store) {
 // testRunLogFrames checks that frames read back as the bytes appended, however the caller and the reader use their slices after.
 func testRunLogFrames(t *testing.T, open func(t *testing.T) store.Store) {
 	ctx := context.Background()
-	s := openRunLogs(t, open)
+	s := open(t)
 	StartLog(t, s, "L1", "alice", "session/s1", time.Time{})
 	odd := []byte("id: L1:1\ndata: \xff\xfe\xfd \x00 \xc3\x28 \xed\xa0\x80 \xf4\x90\x80\x80\n\n")
 	buf := append([]byte(nil), odd...)
@@ -483,7 +472,7 @@ func testRunLogFrames(t *testing.T, open func(t *testing.T) store.Store) {
 // testRunLogRace checks that of concurrent appends of the same batch exactly one is stored, and the others are ErrRunLogGap.
 func testRunLogRace(t *testing.T, open func(t *testing.T) store.Store) {
 	ctx := context.Background()
-	s := openRunLogs(t, open)
+	s := open(t)
 	StartLog(t, s, "L1", "alice", "session/s1", time.Time{})
 	const tries = 8
 	errs := make([]error, tries)
