@@ -1,16 +1,17 @@
 // Package store keeps the bridges' durable state: aap2agui's sessions (with
-// their history, AG-UI state and open interrupts), agui2aap's threads, and
-// the turn locks that let several replicas share one store.
+// their history, AG-UI state and open interrupts), agui2aap's threads, the
+// turn locks that let several replicas share one store, and the runs' logs
+// from which a client that lost its stream rejoins its run.
 //
 // Store is the union of the small interfaces its callers need
-// (SessionStore, HistoryStore, SessionLocker, ThreadStore); Memory is for
-// tests and throwaway runs. The durable stores are drivers in packages of
-// their own, chosen the way database/sql drivers are: store/sqlite (the
-// embedded durable default, a single file, pure Go) and store/postgres
-// (replicas on several machines sharing one database). Each registers
-// itself when imported (a blank import is enough), and Open picks one by
-// the scheme of a spec ("memory:", "sqlite:<path>", "postgres://…"), so a
-// program links only the drivers it imports. Every method is a single
+// (SessionStore, HistoryStore, SessionLocker, ThreadStore, RunLogStore);
+// Memory is for tests and throwaway runs. The durable stores are drivers in
+// packages of their own, chosen the way database/sql drivers are:
+// store/sqlite (the embedded durable default, a single file, pure Go) and
+// store/postgres (replicas on several machines sharing one database). Each
+// registers itself when imported (a blank import is enough), and Open picks
+// one by the scheme of a spec ("memory:", "sqlite:<path>", "postgres://…"),
+// so a program links only the drivers it imports. Every method is a single
 // statement or a short transaction keyed by session id.
 //
 // Turn locks are leases (Lease): taken with a short TTL, kept alive by a

@@ -25,10 +25,11 @@ const Timeout = time.Hour
 // Copy copies every session (with its history, state and open interrupts)
 // and every thread of a SQLite store into a PostgreSQL store, in one
 // transaction: a copy that fails leaves the destination as it was. Turn
-// locks are not copied. A session or thread whose id the destination
-// already has is skipped, so running Copy again copies only what is new.
-// Sessions keep their listing order; into an empty destination they keep
-// their seq too, so that listing cursors stay valid.
+// locks and run logs are not copied: a run log serves the clients of its
+// run, gone once the programs are stopped for the copy. A session or thread
+// whose id the destination already has is skipped, so running Copy again
+// copies only what is new. Sessions keep their listing order; into an empty
+// destination they keep their seq too, so that listing cursors stay valid.
 //
 // Stop the programs using src first: what they write during the copy may
 // be missed.
