@@ -22,4 +22,17 @@
 // over the ready replicas, each replica in turn stopped with SIGTERM and
 // started again; it fails unless no request failed and every acknowledged
 // turn is in history once (.ci/rolling-restart-test.sh).
+//
+// -huge N measures what one message of N MiB, streamed by the upstream,
+// costs each bridge's memory: aap2agui in front of an AG-UI agent that
+// answers a turn with one assistant message of N MiB, agui2aap in front of
+// an AAP server that answers a run with one text message of N MiB (both in
+// deltas of 64 KiB), each with one client reading the whole answer. It
+// prints, per bridge, what the upstream sent and the client got, how the
+// turn ended (past --max-message-size, 32 MiB by default, with the cap's
+// error), the bridge's RSS before, its peak growth (VmHWM less the RSS
+// before) and its RSS after, in MB, whether that growth is within 64 MB,
+// and for aap2agui the length of the assistant text its history stored.
+//
+//	go run ./cmd/aapload -bin /tmp/bin -huge 256
 package main

@@ -50,6 +50,7 @@ func run(args []string, out io.Writer) error {
 	burst := fs.Int("burst", 0, "measure aap2agui alone, with and without this many turns started at once whose clients never read, on a store prepared with -presessions and -big")
 	big := fs.Int("big", 0, "with -burst: sessions with a long history put in the store beforehand")
 	bigMiB := fs.Int("big-mib", 7, "with -big: MiB of history each")
+	huge := fs.Int("huge", 0, "MiB of one message the upstream streams: measure what it costs each bridge's memory (RSS growth) and what is stored")
 	settle := fs.Duration("settle", 0, "with -rolling: load before the first restart, between restarts and after the last (default 2s); with -burst: how long after the burst's answers the running turns are counted (default 10s)")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -64,6 +65,9 @@ func run(args []string, out io.Writer) error {
 	defer os.RemoveAll(dir)
 	if *rolling {
 		return rollingLoad{bin: *bin, spec: *storeSpec, c: *c, m: *m, delay: *delay, settle: orDefault(*settle, 2*time.Second)}.run(out)
+	}
+	if *huge > 0 {
+		return hugeLoad{bin: *bin, dir: dir, spec: *storeSpec, mib: *huge}.run(out)
 	}
 	if *burst > 0 {
 		return burstLoad{bin: *bin, dir: dir, spec: *storeSpec, n: *n, m: *m, c: *c, burst: *burst,
