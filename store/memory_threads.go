@@ -1,7 +1,9 @@
 package store
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"slices"
 	"strings"
@@ -25,6 +27,9 @@ type memThreads struct {
 	threads map[string][]byte
 	updated map[string]time.Time
 	locks   map[string]memLock
+	// records are the threads' records, each message a copy of the
+	// caller's bytes; a thread without one has none here.
+	records map[string][][]byte
 }
 
 type memLock struct {
@@ -35,13 +40,19 @@ type memLock struct {
 // GetThread implements ThreadStore.
 func (m *Memory) GetThread(_ context.Context, owner, id string) (*Thread, error) {
 	m.mu.Lock()
-	b, ok := m.th.threads[threadKey(owner, id)]
-	updated := m.th.updated[threadKey(owner, id)]
+	k := threadKey(owner, id)
+	b, ok := m.th.threads[k]
+	updated, n := m.th.updated[k], len(m.th.records[k])
 	m.mu.Unlock()
 	if !ok {
 		return nil, ErrNotFound
 	}
-	return DecodeThread(owner, id, updated, b)
+	t, err := DecodeThread(owner, id, updated, b)
+	if err != nil {
+		return nil, err
+	}
+	t.RecordLen = n
+	return t, nil
 }
 
 // SaveThread implements ThreadStore.
@@ -49,8 +60,13 @@ func (m *Memory) SaveThread(ctx context.Context, t *Thread) error {
 	return m.SaveThreadUnlock(ctx, t, "")
 }
 
-// SaveThreadUnlock implements ThreadStore.
+// SaveThreadUnlock implements ThreadStore: the tail is checked against
+// the record before anything changes, so that a refused save stores
+// nothing.
 func (m *Memory) SaveThreadUnlock(_ context.Context, t *Thread, holder string) error {
+	if err := CheckRecordTail(t.RecordTail); err != nil {
+		return err
+	}
 	b, err := EncodeThread(t)
 	if err != nil {
 		return err
@@ -58,9 +74,21 @@ func (m *Memory) SaveThreadUnlock(_ context.Context, t *Thread, holder string) e
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.th.threads == nil {
-		m.th.threads, m.th.updated = map[string][]byte{}, map[string]time.Time{}
+		m.th.threads, m.th.updated, m.th.records = map[string][]byte{}, map[string]time.Time{}, map[string][][]byte{}
 	}
 	k := threadKey(t.Owner, t.ID)
+	if tail := t.RecordTail; tail != nil {
+		rec := m.th.records[k]
+		if tail.From > len(rec) {
+			return ErrRecordGap
+		}
+		rec = rec[:tail.From:tail.From] // a new array: a read's slice stays as it was
+		for _, msg := range tail.Messages {
+			rec = append(rec, bytes.Clone(msg))
+		}
+		m.th.records[k] = rec
+		t.RecordLen = len(rec)
+	}
 	m.th.threads[k] = b
 	if _, ok := m.th.updated[k]; !ok || !t.KeepUpdatedAt {
 		m.th.updated[k] = time.Now().UTC()
@@ -118,6 +146,7 @@ func (m *Memory) ListThreads(_ context.Context, owner string, after ThreadPage, 
 			m.mu.Unlock()
 			return nil, err
 		}
+		t.RecordLen = len(m.th.records[k])
 		out = append(out, t)
 	}
 	m.mu.Unlock()
@@ -148,7 +177,28 @@ func (m *Memory) DeleteThread(_ context.Context, owner, id string) error {
 	}
 	delete(m.th.threads, k)
 	delete(m.th.updated, k)
+	delete(m.th.records, k)
 	return nil
+}
+
+// ThreadRecord returns the thread's record, oldest first (empty for a
+// thread with none); ErrNotFound for an unknown thread or one of another
+// owner. The stored messages are never changed in place (a save puts a
+// new slice), so they are copied outside the lock.
+func (m *Memory) ThreadRecord(_ context.Context, owner, id string) ([]json.RawMessage, error) {
+	m.mu.Lock()
+	k := threadKey(owner, id)
+	_, ok := m.th.threads[k]
+	rec := m.th.records[k]
+	m.mu.Unlock()
+	if !ok {
+		return nil, ErrNotFound
+	}
+	out := make([]json.RawMessage, len(rec))
+	for i, msg := range rec {
+		out[i] = bytes.Clone(msg)
+	}
+	return out, nil
 }
 
 // sortThreads orders threads for a listing: most recently active first,

@@ -2,6 +2,9 @@ package store
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
 	"time"
 
 	"github.com/ag-ui-protocol/ag-ui/sdks/community/go/pkg/core/types"
@@ -43,7 +46,40 @@ type Thread struct {
 	// it was: for a change that is no activity (a hydration renumbering
 	// the delivered ids), so that listings keep their order. Not stored.
 	KeepUpdatedAt bool
+	// RecordLen is how many messages the thread's record holds (set by
+	// the store when the thread is read; 0 for a new thread). It is the
+	// position a run's new messages go on from (RecordTail.From).
+	RecordLen int
+	// RecordTail, when not nil, is written by SaveThread and
+	// SaveThreadUnlock in the same write as the thread: the record's
+	// messages from RecordTail.From on become RecordTail.Messages (those
+	// after them are dropped), and RecordLen becomes From+len(Messages)
+	// (t's too, once saved). Not stored itself. A save tried again writes
+	// the same record (the positions make it idempotent). Without it the
+	// record and its RecordLen stay as stored, whatever RecordLen t holds:
+	// a thread read before another replica's run saved does not shorten
+	// that run's record.
+	RecordTail *RecordTail
 }
+
+// RecordTail is the part of a thread's record a save writes: a run's new
+// messages at the record's end (From is RecordLen), or a fork's from the
+// position where it parted from the record. Only what changed is sent, so
+// that a long conversation costs a save what its new messages cost.
+type RecordTail struct {
+	// From is the position of the first of Messages in the record,
+	// between 0 and the stored RecordLen (else ErrRecordGap).
+	From int
+	// Messages are AG-UI messages (types.Message), each valid JSON, kept
+	// byte for byte: the store does not read them.
+	Messages []json.RawMessage
+}
+
+// ErrRecordGap is SaveThread's error for a RecordTail that would leave a
+// gap in the thread's record: its From is past the record's end (another
+// save shortened it meanwhile, or the thread is gone) or negative. Nothing
+// of the save is stored, the thread included.
+var ErrRecordGap = errors.New("store: the messages do not continue the thread's record")
 
 // ThreadPage is where a listing of threads goes on: the threads that were
 // active before UpdatedAt, or at the same time with a smaller id. The zero
@@ -68,7 +104,10 @@ type ThreadLocker interface {
 type ThreadStore interface {
 	// GetThread returns ErrNotFound for a thread never saved.
 	GetThread(ctx context.Context, owner, id string) (*Thread, error)
-	// SaveThread creates or replaces a thread.
+	// SaveThread creates or replaces a thread, and writes t.RecordTail
+	// into its record in the same write (ErrRecordGap when it would
+	// leave a gap: then nothing is stored). A message of the tail that
+	// is not valid JSON is an error too, before anything is written.
 	SaveThread(ctx context.Context, t *Thread) error
 	// SaveThreadUnlock is SaveThread that also frees holder's run lock on
 	// the thread in the same write: a run's end in one commit (see
@@ -78,8 +117,8 @@ type ThreadStore interface {
 	// ListThreads returns up to limit threads of owner, the most recently
 	// active first, from after (zero: from the newest).
 	ListThreads(ctx context.Context, owner string, after ThreadPage, limit int) ([]*Thread, error)
-	// DeleteThread forgets a thread; ErrNotFound if owner has none with
-	// that id.
+	// DeleteThread forgets a thread and its record; ErrNotFound if owner
+	// has none with that id.
 	DeleteThread(ctx context.Context, owner, id string) error
 	// CountThreads is the number of owner's threads.
 	CountThreads(ctx context.Context, owner string) (int, error)
@@ -87,3 +126,21 @@ type ThreadStore interface {
 
 // Next is the page after t in a listing.
 func (t *Thread) Next() ThreadPage { return ThreadPage{UpdatedAt: t.UpdatedAt, ID: t.ID} }
+
+// CheckRecordTail is what every store checks of a save's tail before it
+// writes anything: From not negative (else ErrRecordGap), and each message
+// valid JSON, as the record is given back as JSON. nil is no tail.
+func CheckRecordTail(tail *RecordTail) error {
+	if tail == nil {
+		return nil
+	}
+	if tail.From < 0 {
+		return ErrRecordGap
+	}
+	for i, m := range tail.Messages {
+		if !json.Valid(m) {
+			return fmt.Errorf("store: message %d of the thread's record is not JSON", tail.From+i)
+		}
+	}
+	return nil
+}
