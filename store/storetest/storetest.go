@@ -20,6 +20,7 @@ import (
 func Run(t *testing.T, open func(t *testing.T) store.Store) {
 	runSteps(t, open, []step{
 		{"threads", testThreads},
+		{"thread records", testThreadRecords},
 		{"leases", testLeases},
 		{"limits", testLimits},
 		{"AG-UI extras", testEntryAGUI},
