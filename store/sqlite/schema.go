@@ -7,7 +7,7 @@ import (
 
 // schemaVersion is the user_version of a database with the current
 // schema; migrations[v] brings version v to v+1.
-const schemaVersion = 4
+const schemaVersion = 5
 
 var migrations = [schemaVersion][]string{
 	{
@@ -83,6 +83,25 @@ var migrations = [schemaVersion][]string{
 			PRIMARY KEY (log_id, first)
 		)`,
 	},
+	{
+		// The threads' records (store.Thread.RecordLen, RecordTail): the
+		// AG-UI messages of each thread's conversation by position, as
+		// blobs, byte for byte. record_len counts them on the thread's
+		// row, so that a listing reads it without counting and a save
+		// checks its tail against it in one lookup. A thread's messages
+		// go with it (ON DELETE CASCADE). WITHOUT ROWID as history: the
+		// messages are read in key order, a thread's at a time, and are
+		// a few kilobytes, not the run logs' batches of hundreds.
+		`ALTER TABLE threads ADD COLUMN record_len INTEGER NOT NULL DEFAULT 0`,
+		`CREATE TABLE IF NOT EXISTS thread_records (
+			owner    TEXT    NOT NULL,
+			id       TEXT    NOT NULL,
+			position INTEGER NOT NULL,
+			data     BLOB    NOT NULL,
+			PRIMARY KEY (owner, id, position),
+			FOREIGN KEY (owner, id) REFERENCES threads (owner, id) ON DELETE CASCADE
+		) WITHOUT ROWID`,
+	},
 }
 
 // schemaProbes prepare against every column the store uses, so that a file
@@ -90,10 +109,11 @@ var migrations = [schemaVersion][]string{
 var schemaProbes = []string{
 	`SELECT seq, id, owner, created_at, data, lock_holder, lock_until, history_version FROM sessions LIMIT 0`,
 	`SELECT session_id, position, data FROM history LIMIT 0`,
-	`SELECT owner, id, updated_at, data FROM threads LIMIT 0`,
+	`SELECT owner, id, updated_at, data, record_len FROM threads LIMIT 0`,
 	`SELECT owner, id, holder, until FROM thread_locks LIMIT 0`,
 	`SELECT seq, id, owner, key, run_id, form, started_at, updated_at, events, finished FROM run_logs LIMIT 0`,
 	`SELECT log_id, first, count, frames FROM run_log_batches LIMIT 0`,
+	`SELECT owner, id, position, data FROM thread_records LIMIT 0`,
 }
 
 // migrate creates or upgrades the schema in one IMMEDIATE transaction, so

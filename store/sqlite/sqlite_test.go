@@ -127,7 +127,59 @@ func TestSQLiteFileSettings(t *testing.T) {
 	assert.Equal(t, "wal", mode)
 	var version int
 	require.NoError(t, db.QueryRow(`PRAGMA user_version`).Scan(&version))
-	assert.Equal(t, 4, version)
+	assert.Equal(t, 5, version)
+}
+
+// beforeRecords takes a file back to the schema before thread records (4).
+const beforeRecords = `DROP TABLE thread_records; ALTER TABLE threads DROP COLUMN record_len; PRAGMA user_version = 4;`
+
+// A file of the schema before thread records (4) opens migrated: its
+// threads are there with empty records, which saves then write.
+func TestSQLiteMigratesThreadRecords(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "store.db")
+	s, err := sqlite.Open(path)
+	require.NoError(t, err)
+	require.NoError(t, s.SaveThread(ctx, &store.Thread{Owner: "k", ID: "t", SessionID: "sess"}))
+	require.NoError(t, s.Close())
+	_, err = rawDB(t, path).Exec(beforeRecords)
+	require.NoError(t, err)
+
+	s = openFile(t, path)
+	th, err := s.GetThread(ctx, "k", "t")
+	require.NoError(t, err)
+	assert.Equal(t, "sess", th.SessionID)
+	assert.Zero(t, th.RecordLen)
+	th.RecordTail = &store.RecordTail{Messages: storetest.RecordMessages("m1", "m2")}
+	require.NoError(t, s.SaveThread(ctx, th))
+	got, err := s.ThreadRecord(ctx, "k", "t")
+	require.NoError(t, err)
+	assert.Equal(t, storetest.RecordMessages("m1", "m2"), got)
+}
+
+// A thread's record and its row go together: DeleteThread leaves no
+// message behind, and a save's record_len is the count of its messages.
+func TestSQLiteThreadRecordGoesWithItsThread(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "store.db")
+	s := openFile(t, path)
+	for _, owner := range []string{"k1", "k2"} {
+		th := &store.Thread{Owner: owner, ID: "t", RecordTail: &store.RecordTail{Messages: storetest.RecordMessages("m1", "m2", "m3")}}
+		require.NoError(t, s.SaveThread(ctx, th))
+		th.RecordTail = &store.RecordTail{From: 1, Messages: storetest.RecordMessages("x2")}
+		require.NoError(t, s.SaveThread(ctx, th))
+	}
+	db := rawDB(t, path)
+	count := func() (messages, counted int) {
+		t.Helper()
+		require.NoError(t, db.QueryRow(`SELECT (SELECT count(*) FROM thread_records), (SELECT sum(record_len) FROM threads)`).Scan(&messages, &counted))
+		return messages, counted
+	}
+	messages, counted := count()
+	assert.Equal(t, []int{4, 4}, []int{messages, counted})
+	require.NoError(t, s.DeleteThread(ctx, "k1", "t"))
+	messages, counted = count()
+	assert.Equal(t, []int{2, 2}, []int{messages, counted}, "k1's messages deleted with its thread")
 }
 
 // A file of the schema before run logs (3) opens migrated: its sessions
@@ -139,7 +191,7 @@ func TestSQLiteMigratesRunLogs(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, s.CreateSession(ctx, storetest.Session("s1", "alice"), storetest.Users("1")))
 	require.NoError(t, s.Close())
-	_, err = rawDB(t, path).Exec(`DROP TABLE run_log_batches; DROP TABLE run_logs; PRAGMA user_version = 3`)
+	_, err = rawDB(t, path).Exec(beforeRecords + `DROP TABLE run_log_batches; DROP TABLE run_logs; PRAGMA user_version = 3`)
 	require.NoError(t, err)
 
 	s = openFile(t, path)
@@ -184,7 +236,7 @@ func TestSQLiteMigratesHistoryVersion(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, s.CreateSession(ctx, storetest.Session("s1", "alice"), storetest.Users("1", "2")))
 	require.NoError(t, s.Close())
-	_, err = rawDB(t, path).Exec(`ALTER TABLE sessions DROP COLUMN history_version; PRAGMA user_version = 2`)
+	_, err = rawDB(t, path).Exec(beforeRecords + `ALTER TABLE sessions DROP COLUMN history_version; PRAGMA user_version = 2`)
 	require.NoError(t, err)
 
 	s = openFile(t, path)

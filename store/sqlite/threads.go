@@ -3,6 +3,7 @@ package sqlite
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
@@ -15,7 +16,8 @@ import (
 func (s *Store) GetThread(ctx context.Context, owner, id string) (*store.Thread, error) {
 	var updated int64
 	var data string
-	err := s.readRow(ctx, `SELECT updated_at, data FROM threads WHERE owner = ? AND id = ?`, owner, id).Scan(&updated, &data)
+	var recordLen int
+	err := s.readRow(ctx, `SELECT updated_at, data, record_len FROM threads WHERE owner = ? AND id = ?`, owner, id).Scan(&updated, &data, &recordLen)
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
 		return nil, store.ErrNotFound
@@ -26,6 +28,7 @@ func (s *Store) GetThread(ctx context.Context, owner, id string) (*store.Thread,
 	if err != nil {
 		return nil, fmt.Errorf("store: sqlite: thread %q: %w", id, err)
 	}
+	t.RecordLen = recordLen
 	return t, nil
 }
 
@@ -34,27 +37,96 @@ func (s *Store) SaveThread(ctx context.Context, t *store.Thread) error {
 	return s.SaveThreadUnlock(ctx, t, "")
 }
 
-// SaveThreadUnlock implements store.ThreadStore in one transaction.
+// sqliteSaveThread creates or replaces thread ?2 of owner ?1, its record
+// counted as ?6 messages if ?7 (a save with a tail) and as it was
+// otherwise: a thread read before another save does not bring back the
+// count it had then.
+const sqliteSaveThread = `INSERT INTO threads (owner, id, updated_at, data, record_len) VALUES (?1, ?2, ?3, ?4, ?6)
+	ON CONFLICT (owner, id) DO UPDATE SET updated_at = CASE WHEN ?5 THEN threads.updated_at ELSE excluded.updated_at END,
+		data = excluded.data, record_len = CASE WHEN ?7 THEN excluded.record_len ELSE threads.record_len END`
+
+// SaveThreadUnlock implements store.ThreadStore in one transaction: the
+// tail is checked against the stored record first, so that a gap is a
+// refusal that changes nothing (and leaves the rest of its group alone),
+// then the thread, its record and the lock are written.
 func (s *Store) SaveThreadUnlock(ctx context.Context, t *store.Thread, holder string) error {
+	if err := store.CheckRecordTail(t.RecordTail); err != nil {
+		return err
+	}
 	b, err := store.EncodeThread(t)
 	if err != nil {
 		return err
 	}
+	tail, recordLen := t.RecordTail, 0
+	if tail != nil {
+		recordLen = tail.From + len(tail.Messages)
+	}
 	err = s.write(ctx, func(ctx context.Context, tx *sql.Tx) error {
-		if _, err := s.txExec(ctx, tx,
-			`INSERT INTO threads (owner, id, updated_at, data) VALUES (?, ?, ?, ?)
-			 ON CONFLICT (owner, id) DO UPDATE SET updated_at = CASE WHEN ? THEN threads.updated_at ELSE excluded.updated_at END, data = excluded.data`,
-			t.Owner, t.ID, toMillis(time.Now()), string(b), t.KeepUpdatedAt); err != nil {
+		stored, err := s.checkRecordTail(ctx, tx, t.Owner, t.ID, tail)
+		if err != nil {
+			return err
+		}
+		if _, err := s.txExec(ctx, tx, sqliteSaveThread,
+			t.Owner, t.ID, toMillis(time.Now()), string(b), t.KeepUpdatedAt, recordLen, tail != nil); err != nil {
+			return err
+		}
+		if err := s.writeRecordTail(ctx, tx, t.Owner, t.ID, tail, stored); err != nil {
 			return err
 		}
 		if holder == "" {
 			return nil
 		}
-		_, err := s.txExec(ctx, tx, `DELETE FROM thread_locks WHERE owner = ? AND id = ? AND holder = ?`, t.Owner, t.ID, holder)
+		_, err = s.txExec(ctx, tx, `DELETE FROM thread_locks WHERE owner = ? AND id = ? AND holder = ?`, t.Owner, t.ID, holder)
 		return err
 	})
-	if err != nil {
+	switch {
+	case errors.Is(err, store.ErrRecordGap):
+		return err
+	case err != nil:
 		return fmt.Errorf("store: sqlite: save thread: %w", err)
+	}
+	if tail != nil {
+		t.RecordLen = recordLen
+	}
+	return nil
+}
+
+// checkRecordTail returns how many messages the thread's record holds (0
+// for a thread not stored), or store.ErrRecordGap when tail begins past
+// them. Without a tail there is nothing to check or read.
+func (s *Store) checkRecordTail(ctx context.Context, tx *sql.Tx, owner, id string, tail *store.RecordTail) (int, error) {
+	if tail == nil {
+		return 0, nil
+	}
+	var n int
+	err := s.txRow(ctx, tx, `SELECT record_len FROM threads WHERE owner = ? AND id = ?`, owner, id).Scan(&n)
+	if err != nil && !errors.Is(err, sql.ErrNoRows) {
+		return 0, err
+	}
+	if tail.From > n {
+		return 0, store.ErrRecordGap
+	}
+	return n, nil
+}
+
+// writeRecordTail makes tail's messages the thread's record from
+// tail.From on, the record holding stored messages before: those from
+// tail.From on are deleted first, unless there are none (a run's append).
+func (s *Store) writeRecordTail(ctx context.Context, tx *sql.Tx, owner, id string, tail *store.RecordTail, stored int) error {
+	if tail == nil {
+		return nil
+	}
+	if tail.From < stored {
+		if _, err := s.txExec(ctx, tx, `DELETE FROM thread_records WHERE owner = ? AND id = ? AND position >= ?`,
+			owner, id, tail.From); err != nil {
+			return err
+		}
+	}
+	for i, m := range tail.Messages {
+		if _, err := s.txExec(ctx, tx, `INSERT INTO thread_records (owner, id, position, data) VALUES (?, ?, ?, ?)`,
+			owner, id, tail.From+i, []byte(m)); err != nil {
+			return err
+		}
 	}
 	return nil
 }
@@ -102,7 +174,7 @@ func (s *Store) ListThreads(ctx context.Context, owner string, after store.Threa
 	if limit <= 0 {
 		return nil, nil
 	}
-	q, args := `SELECT id, updated_at, data FROM threads WHERE owner = ?`, []any{owner}
+	q, args := `SELECT id, updated_at, data, record_len FROM threads WHERE owner = ?`, []any{owner}
 	if !after.UpdatedAt.IsZero() || after.ID != "" {
 		ms := toMillis(after.UpdatedAt)
 		q += ` AND (updated_at < ? OR (updated_at = ? AND id < ?))`
@@ -116,13 +188,15 @@ func (s *Store) ListThreads(ctx context.Context, owner string, after store.Threa
 	return rowscan.Collect(rows, "store: sqlite: list threads", func(scan rowscan.Scan) (*store.Thread, error) {
 		var id, data string
 		var updated int64
-		if err := scan(&id, &updated, &data); err != nil {
+		var recordLen int
+		if err := scan(&id, &updated, &data, &recordLen); err != nil {
 			return nil, err
 		}
 		t, err := store.DecodeThread(owner, id, fromMillis(updated), []byte(data))
 		if err != nil {
 			return nil, fmt.Errorf("store: sqlite: thread %q: %w", id, err)
 		}
+		t.RecordLen = recordLen
 		return t, nil
 	})
 }
@@ -136,8 +210,30 @@ func (s *Store) CountThreads(ctx context.Context, owner string) (int, error) {
 	return n, nil
 }
 
-// DeleteThread implements store.ThreadStore.
+// DeleteThread implements store.ThreadStore; the record goes with the
+// thread (ON DELETE CASCADE).
 func (s *Store) DeleteThread(ctx context.Context, owner, id string) error {
 	res, err := s.exec(ctx, `DELETE FROM threads WHERE owner = ? AND id = ?`, owner, id)
 	return affectedOne(res, err, "delete thread")
+}
+
+// ThreadRecord implements store.ThreadStore. One statement reads the
+// thread and its messages, so that a thread deleted or saved meanwhile is
+// seen whole or not at all.
+func (s *Store) ThreadRecord(ctx context.Context, owner, id string) ([]json.RawMessage, error) {
+	rows, err := s.readRows(ctx, `SELECT r.data FROM threads t LEFT JOIN thread_records r ON r.owner = t.owner AND r.id = t.id
+		WHERE t.owner = ? AND t.id = ? ORDER BY r.position`, owner, id)
+	if err != nil {
+		return nil, fmt.Errorf("store: sqlite: thread record: %w", err)
+	}
+	defer func() { _ = rows.Close() }()
+	raw, err := rowscan.Collect(rows, "store: sqlite: thread record", func(scan rowscan.Scan) ([]byte, error) {
+		var b []byte // nil: the NULL of a thread without messages
+		err := scan(&b)
+		return b, err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return rowscan.Record(raw)
 }

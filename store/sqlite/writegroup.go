@@ -32,13 +32,13 @@ type sqliteWrite struct {
 // statement would roll back the whole group's transaction. A caller whose
 // ctx is done before its write begins gets ctx's error and nothing is
 // written. Sentinel errors from fn pass through unwrapped; fn returns
-// store.ErrNotFound, store.ErrExists, store.ErrLimit and
-// store.ErrRunLogGap only before it has changed anything.
+// store.ErrNotFound, store.ErrExists, store.ErrLimit, store.ErrRunLogGap
+// and store.ErrRecordGap only before it has changed anything.
 func (s *Store) write(ctx context.Context, fn func(context.Context, *sql.Tx) error) error {
 	err := s.submit(ctx, fn)
 	switch {
 	case err == nil, errors.Is(err, store.ErrNotFound), errors.Is(err, store.ErrExists), errors.Is(err, store.ErrLimit), errors.Is(err, store.ErrRunLogGap),
-		errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
+		errors.Is(err, store.ErrRecordGap), errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
 		return err
 	}
 	return fmt.Errorf("store: sqlite: %w", err)
@@ -216,9 +216,9 @@ func (s *Store) commitSync(group []*sqliteWrite, sync string) {
 }
 
 // commit runs a group of writes in one IMMEDIATE transaction and answers
-// each. A write refused with store.ErrNotFound, store.ErrExists or
-// store.ErrRunLogGap has changed nothing (every write returns those
-// before changing anything), so the others go
+// each. A write refused with store.ErrNotFound, store.ErrExists,
+// store.ErrRunLogGap or store.ErrRecordGap has changed nothing (every
+// write returns those before changing anything), so the others go
 // on. A write that fails otherwise (a full disk) may have changed
 // something before failing: it is answered with its error, the transaction
 // is rolled back, and the others run again in a new one. So a group
@@ -261,7 +261,7 @@ func (s *Store) tryGroup(group []*sqliteWrite) (int, error) {
 		err := w.fn(ctx, tx)
 		switch {
 		case err == nil:
-		case errors.Is(err, store.ErrNotFound), errors.Is(err, store.ErrExists), errors.Is(err, store.ErrRunLogGap):
+		case errors.Is(err, store.ErrNotFound), errors.Is(err, store.ErrExists), errors.Is(err, store.ErrRunLogGap), errors.Is(err, store.ErrRecordGap):
 			// A refusal: the write found nothing to change and changed
 			// nothing, so the others go on in this transaction.
 			if refused == nil {

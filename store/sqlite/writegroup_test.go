@@ -3,6 +3,7 @@ package sqlite
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"path/filepath"
@@ -220,6 +221,42 @@ func TestSQLiteRunLogAppendsTakeTheirLane(t *testing.T) {
 	for i, err := range errs {
 		if !errors.Is(err, store.ErrNotFound) {
 			t.Errorf("batch %d: %v, want store.ErrNotFound", i, err)
+		}
+	}
+}
+
+// A thread save whose record tail leaves a gap is a refusal: grouped with
+// other saves, it changes nothing (not even the thread's row) while the
+// others are committed.
+func TestSQLiteRecordGapIsARefusal(t *testing.T) {
+	ctx := context.Background()
+	s, release := heldWriter(t)
+	var wg sync.WaitGroup
+	errs := make([]error, 20)
+	for i := range 20 {
+		wg.Go(func() {
+			from := 0
+			if i%4 == 1 {
+				from = 1 // past the end of a new thread's record
+			}
+			th := &store.Thread{Owner: "k", ID: fmt.Sprint("t", i), RecordTail: &store.RecordTail{From: from, Messages: []json.RawMessage{json.RawMessage(`{"n":1}`)}}}
+			errs[i] = s.SaveThread(ctx, th)
+		})
+	}
+	time.Sleep(50 * time.Millisecond)
+	release()
+	wg.Wait()
+	for i, err := range errs {
+		_, gerr := s.GetThread(ctx, "k", fmt.Sprint("t", i))
+		rec, rerr := s.ThreadRecord(ctx, "k", fmt.Sprint("t", i))
+		if i%4 == 1 {
+			if !errors.Is(err, store.ErrRecordGap) || !errors.Is(gerr, store.ErrNotFound) || !errors.Is(rerr, store.ErrNotFound) {
+				t.Errorf("save %d: got %v, %v and %v; want the gap and nothing stored", i, err, gerr, rerr)
+			}
+			continue
+		}
+		if err != nil || gerr != nil || rerr != nil || len(rec) != 1 {
+			t.Errorf("save %d: %v / %v / %v, %d messages", i, err, gerr, rerr, len(rec))
 		}
 	}
 }

@@ -1,6 +1,7 @@
 package rowscan
 
 import (
+	"encoding/json"
 	"fmt"
 
 	"github.com/aapagui/aapagui/store"
@@ -58,4 +59,21 @@ func History(raw [][]byte) ([]store.Entry, error) {
 		}
 	}
 	return store.DecodeEntries(entries)
+}
+
+// Record is the record of the rows of a thread LEFT JOIN its record, one
+// message per row (nil: the NULL of a thread without messages), never nil
+// itself. No rows at all is a thread that does not exist:
+// store.ErrNotFound.
+func Record(raw [][]byte) ([]json.RawMessage, error) {
+	if len(raw) == 0 {
+		return nil, store.ErrNotFound
+	}
+	out := make([]json.RawMessage, 0, len(raw))
+	for _, r := range raw {
+		if r != nil {
+			out = append(out, r)
+		}
+	}
+	return out, nil
 }
