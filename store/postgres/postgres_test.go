@@ -2,6 +2,7 @@ package postgres_test
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"sync"
 	"testing"
@@ -67,7 +68,7 @@ func TestPostgresConcurrentMigrations(t *testing.T) {
 	var version, rows int
 	conn := rawPG(t, dsn)
 	require.NoError(t, conn.QueryRow(context.Background(), `SELECT max(version), count(*) FROM aapagui_schema`).Scan(&version, &rows))
-	assert.Equal(t, 3, version)
+	assert.Equal(t, 4, version)
 	assert.Equal(t, 1, rows)
 }
 
@@ -80,7 +81,7 @@ func TestPostgresMigratesHistoryVersion(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, s.CreateSession(ctx, &store.Session{ID: "s1", Owner: "alice"}, storetest.Users("u1")))
 	require.NoError(t, s.Close())
-	_, err = rawPG(t, dsn).Exec(ctx, `DROP TABLE run_log_batches, run_logs;
+	_, err = rawPG(t, dsn).Exec(ctx, pgBeforeRecords+`DROP TABLE run_log_batches, run_logs;
 		DROP TRIGGER sessions_history_written ON sessions; DROP FUNCTION aapagui_history_written();
 		ALTER TABLE sessions DROP COLUMN history_version; UPDATE aapagui_schema SET version = 1`)
 	require.NoError(t, err)
@@ -105,7 +106,7 @@ func TestPostgresMigratesRunLogs(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, s.CreateSession(ctx, &store.Session{ID: "s1", Owner: "alice"}, storetest.Users("u1")))
 	require.NoError(t, s.Close())
-	_, err = rawPG(t, dsn).Exec(ctx, `DROP TABLE run_log_batches, run_logs; UPDATE aapagui_schema SET version = 2`)
+	_, err = rawPG(t, dsn).Exec(ctx, pgBeforeRecords+`DROP TABLE run_log_batches, run_logs; UPDATE aapagui_schema SET version = 2`)
 	require.NoError(t, err)
 
 	s = openPostgresDSN(t, dsn)
@@ -138,6 +139,92 @@ func TestPostgresRunLogBatchesGoWithTheirLog(t *testing.T) {
 	require.NoError(t, s.DeleteRunLogs(ctx, "alice", "session/s1"))
 	logs, batches = count()
 	assert.Equal(t, []int{0, 0}, []int{logs, batches})
+}
+
+// pgBeforeRecords takes a database back to the schema before thread
+// records (3).
+const pgBeforeRecords = `DROP TABLE thread_records; ALTER TABLE threads DROP COLUMN record_len; UPDATE aapagui_schema SET version = 3;`
+
+// A database of the schema before thread records (3) opens migrated: its
+// threads are there with empty records, which saves then write.
+func TestPostgresMigratesThreadRecords(t *testing.T) {
+	ctx := context.Background()
+	dsn := pgtest.Schema(t)
+	s, err := postgres.Open(ctx, dsn)
+	require.NoError(t, err)
+	require.NoError(t, s.SaveThread(ctx, &store.Thread{Owner: "k", ID: "t", SessionID: "sess"}))
+	require.NoError(t, s.Close())
+	_, err = rawPG(t, dsn).Exec(ctx, pgBeforeRecords)
+	require.NoError(t, err)
+
+	s = openPostgresDSN(t, dsn)
+	th, err := s.GetThread(ctx, "k", "t")
+	require.NoError(t, err)
+	assert.Equal(t, "sess", th.SessionID)
+	assert.Zero(t, th.RecordLen)
+	th.RecordTail = &store.RecordTail{Messages: storetest.RecordMessages("m1", "m2")}
+	require.NoError(t, s.SaveThread(ctx, th))
+	got, err := s.ThreadRecord(ctx, "k", "t")
+	require.NoError(t, err)
+	assert.Equal(t, storetest.RecordMessages("m1", "m2"), got)
+}
+
+// A thread's record and its row go together: DeleteThread leaves no
+// message behind, and a save's record_len is the count of its messages.
+func TestPostgresThreadRecordGoesWithItsThread(t *testing.T) {
+	ctx := context.Background()
+	dsn := pgtest.Schema(t)
+	s := openPostgresDSN(t, dsn)
+	for _, owner := range []string{"k1", "k2"} {
+		th := &store.Thread{Owner: owner, ID: "t", RecordTail: &store.RecordTail{Messages: storetest.RecordMessages("m1", "m2", "m3")}}
+		require.NoError(t, s.SaveThread(ctx, th))
+		th.RecordTail = &store.RecordTail{From: 1, Messages: storetest.RecordMessages("x2")}
+		require.NoError(t, s.SaveThread(ctx, th))
+	}
+	conn := rawPG(t, dsn)
+	count := func() (messages, counted int) {
+		t.Helper()
+		require.NoError(t, conn.QueryRow(ctx, `SELECT (SELECT count(*) FROM thread_records), (SELECT sum(record_len) FROM threads)`).Scan(&messages, &counted))
+		return messages, counted
+	}
+	messages, counted := count()
+	assert.Equal(t, []int{4, 4}, []int{messages, counted})
+	require.NoError(t, s.DeleteThread(ctx, "k1", "t"))
+	messages, counted = count()
+	assert.Equal(t, []int{2, 2}, []int{messages, counted}, "k1's messages deleted with its thread")
+}
+
+// Thread saves sent in one batch: one whose tail leaves a gap saves
+// nothing and rolls nothing back, the others are stored.
+func TestPostgresRecordGapsInABatch(t *testing.T) {
+	ctx := context.Background()
+	s := openPostgresDSN(t, pgtest.Schema(t))
+	var wg sync.WaitGroup
+	errs := make([]error, 40)
+	for i := range 40 {
+		wg.Go(func() {
+			from := 0
+			if i%4 == 1 {
+				from = 1 // past the end of a new thread's record
+			}
+			th := &store.Thread{Owner: "k", ID: fmt.Sprint("t", i), RecordTail: &store.RecordTail{From: from, Messages: storetest.RecordMessages("m")}}
+			errs[i] = s.SaveThread(ctx, th)
+		})
+	}
+	wg.Wait()
+	for i, err := range errs {
+		_, gerr := s.GetThread(ctx, "k", fmt.Sprint("t", i))
+		rec, rerr := s.ThreadRecord(ctx, "k", fmt.Sprint("t", i))
+		if i%4 == 1 {
+			assert.ErrorIs(t, err, store.ErrRecordGap, "save %d", i)
+			assert.ErrorIs(t, gerr, store.ErrNotFound, "save %d: no thread", i)
+			assert.ErrorIs(t, rerr, store.ErrNotFound, "save %d: no record", i)
+			continue
+		}
+		assert.NoError(t, err, "save %d", i)
+		assert.NoError(t, gerr, "save %d", i)
+		assert.Equal(t, storetest.RecordMessages("m"), rec, "save %d", i)
+	}
 }
 
 func TestPostgresRefusesNewerSchema(t *testing.T) {

@@ -10,7 +10,7 @@ import (
 
 // pgSchemaVersion is the version of the current schema; pgMigrations[v]
 // brings version v to v+1.
-const pgSchemaVersion = 3
+const pgSchemaVersion = 4
 
 var pgMigrations = [pgSchemaVersion][]string{
 	{
@@ -90,6 +90,24 @@ var pgMigrations = [pgSchemaVersion][]string{
 			count  integer NOT NULL,
 			frames bytea   NOT NULL,
 			PRIMARY KEY (log_id, first)
+		)`,
+	},
+	{
+		// The threads' records (store.Thread.RecordLen, RecordTail): the
+		// AG-UI messages of each thread's conversation by position, as
+		// bytea, byte for byte (jsonb would reformat them, and text
+		// could not hold every byte a JSON string may). record_len counts
+		// them on the thread's row, so that a listing reads it without
+		// counting and a save checks its tail against it as it takes the
+		// row's lock. A thread's messages go with it (ON DELETE CASCADE).
+		`ALTER TABLE threads ADD COLUMN record_len integer NOT NULL DEFAULT 0`,
+		`CREATE TABLE thread_records (
+			owner    text    NOT NULL,
+			id       text    NOT NULL,
+			position integer NOT NULL,
+			data     bytea   NOT NULL,
+			PRIMARY KEY (owner, id, position),
+			FOREIGN KEY (owner, id) REFERENCES threads (owner, id) ON DELETE CASCADE
 		)`,
 	},
 }
