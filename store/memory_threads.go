@@ -181,10 +181,9 @@ func (m *Memory) DeleteThread(_ context.Context, owner, id string) error {
 	return nil
 }
 
-// ThreadRecord returns the thread's record, oldest first (empty for a
-// thread with none); ErrNotFound for an unknown thread or one of another
-// owner. The stored messages are never changed in place (a save puts a
-// new slice), so they are copied outside the lock.
+// ThreadRecord implements ThreadStore. The stored messages are never
+// changed in place (a save puts a new slice), so they are copied outside
+// the lock.
 func (m *Memory) ThreadRecord(_ context.Context, owner, id string) ([]json.RawMessage, error) {
 	m.mu.Lock()
 	k := threadKey(owner, id)

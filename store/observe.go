@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"encoding/json"
 	"time"
 )
 
@@ -309,4 +310,11 @@ func (s *observedThreads) DeleteThread(ctx context.Context, owner, id string) er
 	err := s.ts.DeleteThread(ctx, owner, id)
 	done(err)
 	return err
+}
+
+func (s *observedThreads) ThreadRecord(ctx context.Context, owner, id string) ([]json.RawMessage, error) {
+	ctx, done := s.o(ctx, "ThreadRecord")
+	rec, err := s.ts.ThreadRecord(ctx, owner, id)
+	done(err)
+	return rec, err
 }

@@ -99,7 +99,8 @@ type ThreadLocker interface {
 	UnlockThread(ctx context.Context, owner, id, holder string) error
 }
 
-// ThreadStore persists agui2aap's threads and holds their run locks.
+// ThreadStore persists agui2aap's threads with their records and holds
+// their run locks.
 // Every Store is one.
 type ThreadStore interface {
 	// GetThread returns ErrNotFound for a thread never saved.
@@ -122,6 +123,11 @@ type ThreadStore interface {
 	DeleteThread(ctx context.Context, owner, id string) error
 	// CountThreads is the number of owner's threads.
 	CountThreads(ctx context.Context, owner string) (int, error)
+	// ThreadRecord returns the thread's record, oldest first (empty for a
+	// thread with none); ErrNotFound for an unknown thread or one of
+	// another owner. agui2aap gives it back as the conversation when the
+	// AAP session behind the thread is gone.
+	ThreadRecord(ctx context.Context, owner, id string) ([]json.RawMessage, error)
 }
 
 // Next is the page after t in a listing.

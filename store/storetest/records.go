@@ -32,24 +32,6 @@ func testThreadRecords(t *testing.T, open func(t *testing.T) store.Store) {
 	})
 }
 
-// recordStore is what the tests need of a store: its threads and their
-// records. A store without records is skipped.
-type recordStore interface {
-	store.ThreadStore
-	ThreadRecord(ctx context.Context, owner, id string) ([]json.RawMessage, error)
-}
-
-// openRecords is open's store as a recordStore; the test is skipped for a
-// store that keeps no records.
-func openRecords(t *testing.T, open func(t *testing.T) store.Store) recordStore {
-	t.Helper()
-	rs, ok := open(t).(recordStore)
-	if !ok {
-		t.Skip("the store keeps no thread records")
-	}
-	return rs
-}
-
 // RecordMessages are AG-UI messages as a record test stores them, one per
 // id: JSON as a client may send it (keys out of order, spaces, escapes,
 // a byte that is not UTF-8), so that a store that reformats them or keeps
@@ -64,7 +46,7 @@ func RecordMessages(ids ...string) []json.RawMessage {
 
 // record is owner's thread id's record; the test fails if it cannot be
 // read.
-func record(t *testing.T, s recordStore, owner, id string) []json.RawMessage {
+func record(t *testing.T, s store.ThreadStore, owner, id string) []json.RawMessage {
 	t.Helper()
 	rec, err := s.ThreadRecord(context.Background(), owner, id)
 	require.NoError(t, err, "record of %s/%s", owner, id)
@@ -97,7 +79,7 @@ func recordLen(t *testing.T, s store.ThreadStore, owner, id string) int {
 // testRecordAppend checks that saves with a tail at the record's end append to it, and set RecordLen.
 func testRecordAppend(t *testing.T, open func(t *testing.T) store.Store) {
 	ctx := context.Background()
-	s := openRecords(t, open)
+	s := open(t)
 	th := withTail(&store.Thread{Owner: "k1", ID: "t1", SessionID: "s1"}, 0, "m1", "m2")
 	require.NoError(t, s.SaveThread(ctx, th))
 	assert.Equal(t, 2, th.RecordLen, "the save sets RecordLen")
@@ -116,7 +98,7 @@ func testRecordAppend(t *testing.T, open func(t *testing.T) store.Store) {
 // testRecordReplace checks that a tail from before the record's end (a fork) replaces the messages from there on and drops those after it.
 func testRecordReplace(t *testing.T, open func(t *testing.T) store.Store) {
 	ctx := context.Background()
-	s := openRecords(t, open)
+	s := open(t)
 	th := &store.Thread{Owner: "k1", ID: "t1"}
 	require.NoError(t, s.SaveThread(ctx, withTail(th, 0, "m1", "m2", "m3", "m4")))
 	require.NoError(t, s.SaveThread(ctx, withTail(th, 2, "x3")))
@@ -136,7 +118,7 @@ func testRecordReplace(t *testing.T, open func(t *testing.T) store.Store) {
 // testRecordGap checks that a tail that would leave a gap (From past the record's end, or negative) or holds a message that is not JSON is refused, and that nothing of its save is stored: not the thread, its time, the record, nor the lock's release.
 func testRecordGap(t *testing.T, open func(t *testing.T) store.Store) {
 	ctx := context.Background()
-	s := openRecords(t, open)
+	s := open(t)
 	require.NoError(t, s.SaveThread(ctx, withTail(&store.Thread{Owner: "k1", ID: "t1", SessionID: "s1"}, 0, "m1", "m2")))
 	before, err := s.GetThread(ctx, "k1", "t1")
 	require.NoError(t, err)
@@ -173,7 +155,7 @@ func testRecordGap(t *testing.T, open func(t *testing.T) store.Store) {
 // testRecordKept checks that a save without a tail keeps the record and its stored RecordLen, whatever RecordLen the saved thread holds.
 func testRecordKept(t *testing.T, open func(t *testing.T) store.Store) {
 	ctx := context.Background()
-	s := openRecords(t, open)
+	s := open(t)
 	require.NoError(t, s.SaveThread(ctx, &store.Thread{Owner: "k1", ID: "t1", RecordLen: 7}))
 	assert.Zero(t, recordLen(t, s, "k1", "t1"), "a new thread has no record, whatever it says")
 	assert.Empty(t, record(t, s, "k1", "t1"))
@@ -197,7 +179,7 @@ func testRecordKept(t *testing.T, open func(t *testing.T) store.Store) {
 // testRecordSaveUnlock checks that SaveThreadUnlock writes the record and frees the holder's lock in one write.
 func testRecordSaveUnlock(t *testing.T, open func(t *testing.T) store.Store) {
 	ctx := context.Background()
-	s := openRecords(t, open)
+	s := open(t)
 	ok, _, err := s.LockThread(ctx, "k1", "t1", "h1", time.Minute)
 	require.NoError(t, err)
 	require.True(t, ok)
@@ -215,7 +197,7 @@ func testRecordSaveUnlock(t *testing.T, open func(t *testing.T) store.Store) {
 // testRecordRetry checks that a save tried again (its answer lost) writes the same record, as an append and as a fork.
 func testRecordRetry(t *testing.T, open func(t *testing.T) store.Store) {
 	ctx := context.Background()
-	s := openRecords(t, open)
+	s := open(t)
 	th := &store.Thread{Owner: "k1", ID: "t1"}
 	require.NoError(t, s.SaveThread(ctx, withTail(th, 0, "m1", "m2")))
 	appended := withTail(&store.Thread{Owner: "k1", ID: "t1"}, 2, "m3", "m4")
@@ -238,7 +220,7 @@ func testRecordRetry(t *testing.T, open func(t *testing.T) store.Store) {
 // testRecordOwners checks that the same thread id of two owners has two records, each checked against its own.
 func testRecordOwners(t *testing.T, open func(t *testing.T) store.Store) {
 	ctx := context.Background()
-	s := openRecords(t, open)
+	s := open(t)
 	require.NoError(t, s.SaveThread(ctx, withTail(&store.Thread{Owner: "k1", ID: "same"}, 0, "a1", "a2", "a3")))
 	require.NoError(t, s.SaveThread(ctx, withTail(&store.Thread{Owner: "k2", ID: "same"}, 0, "b1")))
 	require.ErrorIs(t, s.SaveThread(ctx, withTail(&store.Thread{Owner: "k2", ID: "same"}, 3, "b4")), store.ErrRecordGap,
@@ -255,7 +237,7 @@ func testRecordOwners(t *testing.T, open func(t *testing.T) store.Store) {
 // testRecordDelete checks that DeleteThread drops the record with the thread: a thread saved again under its id starts with none.
 func testRecordDelete(t *testing.T, open func(t *testing.T) store.Store) {
 	ctx := context.Background()
-	s := openRecords(t, open)
+	s := open(t)
 	require.NoError(t, s.SaveThread(ctx, withTail(&store.Thread{Owner: "k1", ID: "t1"}, 0, "m1", "m2")))
 	require.NoError(t, s.SaveThread(ctx, withTail(&store.Thread{Owner: "k2", ID: "t1"}, 0, "b1")))
 	require.NoError(t, s.DeleteThread(ctx, "k1", "t1"))
@@ -275,7 +257,7 @@ func testRecordDelete(t *testing.T, open func(t *testing.T) store.Store) {
 // testRecordBytes checks that messages come back byte for byte, large ones too, and that neither the saved nor the returned bytes are shared with the store.
 func testRecordBytes(t *testing.T, open func(t *testing.T) store.Store) {
 	ctx := context.Background()
-	s := openRecords(t, open)
+	s := open(t)
 	msgs := []json.RawMessage{
 		json.RawMessage(`{"z":1,"a":[true,null,1e3,-0.0],"s":"\u0000\n\"<&>"}`),
 		json.RawMessage(" \t{ \"spaced\" : [ ] }\n"),
@@ -301,7 +283,7 @@ func testRecordBytes(t *testing.T, open func(t *testing.T) store.Store) {
 // testRecordUnknown checks that ThreadRecord of a thread never saved is ErrNotFound, even where a lock or another owner's thread of the id exists.
 func testRecordUnknown(t *testing.T, open func(t *testing.T) store.Store) {
 	ctx := context.Background()
-	s := openRecords(t, open)
+	s := open(t)
 	_, err := s.ThreadRecord(ctx, "k1", "t1")
 	require.ErrorIs(t, err, store.ErrNotFound)
 	ok, _, err := s.LockThread(ctx, "k1", "locked", "h1", time.Minute)

@@ -74,6 +74,22 @@ func TwoReplicas(t *testing.T, a, b store.Store) {
 		}
 	})
 
+	t.Run("a thread's record", func(t *testing.T) {
+		th := withTail(&store.Thread{Owner: "k", ID: "t1"}, 0, "m1", "m2")
+		require.NoError(t, a.SaveThread(ctx, th))
+		other, err := b.GetThread(ctx, "k", "t1")
+		require.NoError(t, err)
+		require.Equal(t, 2, other.RecordLen)
+		require.NoError(t, b.SaveThread(ctx, withTail(other, 2, "m3")))
+		th.RecordTail = nil // a's copy says 2 messages
+		require.NoError(t, a.SaveThread(ctx, th))
+		assert.Equal(t, RecordMessages("m1", "m2", "m3"), record(t, a, "k", "t1"), "a's stale count not stored")
+		require.ErrorIs(t, a.SaveThread(ctx, withTail(th, 4, "m5")), store.ErrRecordGap)
+		require.NoError(t, a.DeleteThread(ctx, "k", "t1"))
+		_, err = b.ThreadRecord(ctx, "k", "t1")
+		require.ErrorIs(t, err, store.ErrNotFound)
+	})
+
 	t.Run("concurrent writers", func(t *testing.T) {
 		testConcurrentAppends(t, []store.Store{a, b}, 16, 20)
 	})
