@@ -52,12 +52,19 @@ func (c copyTx) ContinueSeq(ctx context.Context) error {
 	return err
 }
 
-// InsertThread implements rowcopy.Tx.
-func (c copyTx) InsertThread(ctx context.Context, t rowcopy.Thread) (bool, error) {
-	tag, err := c.tx.Exec(ctx, `INSERT INTO threads (owner, id, updated_at, data) VALUES ($1, $2, $3, $4)
-		ON CONFLICT (owner, id) DO NOTHING`, t.Owner, t.ID, t.UpdatedAt, t.Data)
-	if err != nil {
+// InsertThread implements rowcopy.Tx: the thread, counting its record,
+// then the record's messages.
+func (c copyTx) InsertThread(ctx context.Context, t rowcopy.Thread, record [][]byte) (bool, error) {
+	tag, err := c.tx.Exec(ctx, `INSERT INTO threads (owner, id, updated_at, data, record_len) VALUES ($1, $2, $3, $4, $5)
+		ON CONFLICT (owner, id) DO NOTHING`, t.Owner, t.ID, t.UpdatedAt, t.Data, len(record))
+	if err != nil || tag.RowsAffected() == 0 {
 		return false, err
 	}
-	return tag.RowsAffected() > 0, nil
+	if len(record) > 0 {
+		if _, err := c.tx.Exec(ctx, `INSERT INTO thread_records (owner, id, position, data)
+			SELECT $1, $2, m.ord - 1, m.data FROM unnest($3::bytea[]) WITH ORDINALITY AS m (data, ord)`, t.Owner, t.ID, record); err != nil {
+			return false, err
+		}
+	}
+	return true, nil
 }

@@ -65,3 +65,18 @@ func (c copySource) Threads(ctx context.Context) ([]rowcopy.Thread, error) {
 	}
 	return out, err
 }
+
+// ThreadRecord implements rowcopy.Source.
+func (c copySource) ThreadRecord(ctx context.Context, owner, id string) ([][]byte, error) {
+	what := "reading the record of thread " + id
+	rows, err := c.s.r.QueryContext(ctx, `SELECT data FROM thread_records WHERE owner = ? AND id = ? ORDER BY position`, owner, id)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", what, err)
+	}
+	defer func() { _ = rows.Close() }()
+	return rowscan.Collect(rows, what, func(scan rowscan.Scan) ([]byte, error) {
+		var b []byte
+		err := scan(&b)
+		return b, err
+	})
+}

@@ -20,7 +20,7 @@ import (
 
 // Everything in a SQLite store reads the same from PostgreSQL after Copy:
 // sessions of every owner (listing order and seq included), their
-// histories, threads; a second copy adds nothing.
+// histories, threads with their records; a second copy adds nothing.
 func TestCopySQLiteToPostgres(t *testing.T) {
 	ctx := context.Background()
 	src := openFile(t, filepath.Join(t.TempDir(), "src.db"))
@@ -36,12 +36,16 @@ func TestCopySQLiteToPostgres(t *testing.T) {
 	th := &store.Thread{Owner: "k1", ID: "t1", Agent: "demo", SessionID: "sess_1", Delivered: []string{"m1", "m2"},
 		Interrupts: []types.Interrupt{{ID: "perm-c", Reason: "tool_call", ToolCallID: "c"}}, RunID: "r1"}
 	require.NoError(t, src.SaveThread(ctx, th))
+	th.RecordTail = &store.RecordTail{Messages: storetest.RecordMessages("m1", "m2", "m3")}
+	require.NoError(t, src.SaveThread(ctx, th))
+	th.RecordTail = &store.RecordTail{From: 2, Messages: storetest.RecordMessages("x3", "x4")}
+	require.NoError(t, src.SaveThread(ctx, th))
 	require.NoError(t, src.SaveThread(ctx, &store.Thread{Owner: "k2", ID: "t1", SessionID: "sess_2"}))
 
 	dst := openPostgresDSN(t, pgtest.Schema(t))
 	rep, err := transfer.Copy(ctx, dst, src)
 	require.NoError(t, err)
-	assert.Equal(t, transfer.Report{Sessions: 3, Messages: len(storetest.AllMessages()) + 2, Threads: 2}, rep)
+	assert.Equal(t, transfer.Report{Sessions: 3, Messages: len(storetest.AllMessages()) + 2, Threads: 2, RecordMessages: 4}, rep)
 
 	for _, owner := range []string{"alice", "bob", "nobody"} {
 		want, err := src.ListSessions(ctx, owner, 0, 100)
@@ -58,8 +62,21 @@ func TestCopySQLiteToPostgres(t *testing.T) {
 		require.NoError(t, err)
 		got, err := dst.GetThread(ctx, key[0], key[1])
 		require.NoError(t, err)
-		assert.Equal(t, want, got)
+		assert.Equal(t, want, got, "the thread and its RecordLen")
+		wantRec, err := src.ThreadRecord(ctx, key[0], key[1])
+		require.NoError(t, err)
+		gotRec, err := dst.ThreadRecord(ctx, key[0], key[1])
+		require.NoError(t, err)
+		assert.Equal(t, wantRec, gotRec, "the record of %s/%s, byte for byte", key[0], key[1])
 	}
+	rec, err := dst.ThreadRecord(ctx, "k1", "t1")
+	require.NoError(t, err)
+	assert.Equal(t, storetest.RecordMessages("m1", "m2", "x3", "x4"), rec)
+	k1, err := dst.GetThread(ctx, "k1", "t1")
+	require.NoError(t, err)
+	k1.RecordTail = &store.RecordTail{From: k1.RecordLen, Messages: storetest.RecordMessages("m5")}
+	require.NoError(t, dst.SaveThread(ctx, k1), "a copied record goes on")
+	assert.Equal(t, 5, k1.RecordLen)
 	l, err := store.TakeSession(ctx, dst, "s1", store.LeaseOptions{})
 	require.NoError(t, err, "locks are not copied")
 	l.Release()
@@ -77,6 +94,9 @@ func TestCopySQLiteToPostgres(t *testing.T) {
 	rep, err = transfer.Copy(ctx, dst, src)
 	require.NoError(t, err)
 	assert.Equal(t, transfer.Report{SkippedSessions: 3, SkippedThreads: 2}, rep)
+	rec, err = dst.ThreadRecord(ctx, "k1", "t1")
+	require.NoError(t, err)
+	assert.Equal(t, storetest.RecordMessages("m1", "m2", "x3", "x4", "m5"), rec, "a thread already there keeps its record")
 	assert.Equal(t, storetest.Users("b1", "b2", "b3"), storetest.History(t, dst, "s2"), "nothing copied twice")
 }
 

@@ -30,6 +30,8 @@ type Source interface {
 	History(ctx context.Context, id string) ([][]byte, error)
 	// Threads reads every thread, by owner and id.
 	Threads(ctx context.Context) ([]Thread, error)
+	// ThreadRecord reads a thread's record, its messages in order.
+	ThreadRecord(ctx context.Context, owner, id string) ([][]byte, error)
 }
 
 // Tx writes rows as stored into a store, in one transaction (Sink).
@@ -43,9 +45,9 @@ type Tx interface {
 	// ContinueSeq makes new sessions' seq continue after the highest one
 	// stored.
 	ContinueSeq(ctx context.Context) error
-	// InsertThread inserts t; false when the store already has that
-	// thread (it is left as it is).
-	InsertThread(ctx context.Context, t Thread) (bool, error)
+	// InsertThread inserts t with its record; false when the store
+	// already has that thread (it is left as it is, record included).
+	InsertThread(ctx context.Context, t Thread, record [][]byte) (bool, error)
 }
 
 // Sink runs fn in one transaction of a store, committed when fn returns
