@@ -1,7 +1,9 @@
 // Package store keeps the bridges' durable state: aap2agui's sessions (with
-// their history, AG-UI state and open interrupts), agui2aap's threads, the
-// turn locks that let several replicas share one store, and the runs' logs
-// from which a client that lost its stream rejoins its run.
+// their history, AG-UI state and open interrupts), agui2aap's threads (with
+// the record of their conversation, given back when the AAP session behind
+// a thread is gone), the turn locks that let several replicas share one
+// store, and the runs' logs from which a client that lost its stream
+// rejoins its run.
 //
 // Store is the union of the small interfaces its callers need
 // (SessionStore, HistoryStore, SessionLocker, ThreadStore, RunLogStore);

@@ -11,7 +11,8 @@
 //
 // The files are laid out as store/sqlite's are: store.go (opening,
 // closing), schema.go (migrations), sessions.go, history.go, locks.go (turn
-// locks), threads.go, runlogs.go (the runs' logs), writegroup.go (writes
-// sent in batches), copy.go (the rows written by store/transfer);
-// lockgroup.go holds the grouped turn starts PostgreSQL alone has.
+// locks), threads.go (threads and their records), runlogs.go (the runs'
+// logs), writegroup.go (writes sent in batches), copy.go (the rows written
+// by store/transfer); lockgroup.go holds the grouped turn starts PostgreSQL
+// alone has.
 package postgres

@@ -11,7 +11,8 @@
 //
 // The files are laid out as store/postgres's are: store.go (opening,
 // closing), schema.go (migrations), sessions.go, history.go, locks.go (turn
-// locks), threads.go, runlogs.go (the runs' logs), writegroup.go (writes
-// committed in groups), copy.go (the rows read by store/transfer);
-// statements.go holds the prepared statements SQLite alone caches.
+// locks), threads.go (threads and their records), runlogs.go (the runs'
+// logs), writegroup.go (writes committed in groups), copy.go (the rows read
+// by store/transfer); statements.go holds the prepared statements SQLite
+// alone caches.
 package sqlite
