@@ -84,6 +84,7 @@ func (s *Server) route(e *gin.Engine, m Mount) (err error) {
 		g.DELETE("/sessions/:id", auth, id, s.handle(s.deleteSession))
 		g.GET("/sessions/:id/history", auth, id, s.handle(s.history))
 		g.POST("/sessions/:id/turns", auth, id, place, web.JSONBody, s.handle(s.turnV3))
+		g.GET("/sessions/:id/turn", auth, id, s.handle(s.rejoin))
 		return nil
 	}
 	// Versions 1 and 2: singular routes, PUT /session runs the first turn.
@@ -297,6 +298,9 @@ func (s *Server) deleteSession(c *gin.Context) error {
 		return err
 	}
 	s.kept.drop(c.Param("id"))
+	if err := s.cfg.Store.DeleteRunLogs(c.Request.Context(), owner(c), runKey(c.Param("id"))); err != nil {
+		web.Logger(c).Warn().Err(err).Str("session", c.Param("id")).Msg("the deleted session's run logs could not be dropped")
+	}
 	c.Status(http.StatusNoContent)
 	return nil
 }

@@ -72,6 +72,9 @@ func TestSnapshotMatchingTheStream(t *testing.T) {
 						})
 					}
 				}
+				for j := range answers[i] {
+					answers[i][j] = namedLogs(answers[i][j])
+				}
 				norm(answers[i])
 				norm(histories[i])
 				norm(inputs[i])
@@ -86,6 +89,13 @@ func TestSnapshotMatchingTheStream(t *testing.T) {
 }
 
 var randomID = regexp.MustCompile(`msg-[0-9a-f]{32}`)
+
+// runLogID is the run log of a streamed turn's SSE ids ("id: <log>:<n>"):
+// random, written as <log> by namedLogs.
+var runLogID = regexp.MustCompile(`(?m)^id: [0-9a-f]{16}:`)
+
+// namedLogs is s with its SSE ids' run logs written as <log>.
+func namedLogs(s string) string { return runLogID.ReplaceAllString(s, "id: <log>:") }
 
 func toAny(raw json.RawMessage) []any {
 	var out []any

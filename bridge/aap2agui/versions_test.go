@@ -376,12 +376,12 @@ func TestVersionsPutWire(t *testing.T) {
 	r := do(t, "PUT", e.Root+"/v1/session", "", `{"agent":{"name":"agent"},"stream":"message","messages":[{"role":"user","content":"hello there"}]}`)
 	require.Equal(t, http.StatusOK, r.Status, r.Body)
 	assert.Equal(t, "text/event-stream", r.Header.Get("Content-Type"))
-	id := strings.TrimSuffix(strings.TrimPrefix(strings.SplitN(r.Body, "\n", 3)[1], `data: {"sessionId":"`), `"}`)
+	id := strings.TrimSuffix(strings.TrimPrefix(strings.SplitN(r.Body, "\n", 4)[2], `data: {"sessionId":"`), `"}`)
 	assert.Regexp(t, `^sess_`, id)
-	assert.Equal(t, "event: session_start\ndata: {\"sessionId\":\""+id+"\"}\n\n"+
-		"event: turn_start\ndata: {}\n\n"+
-		"event: text\ndata: {\"text\":\"You said: hello there\"}\n\n"+
-		"event: turn_stop\ndata: {\"stopReason\":\"end_turn\"}\n\n", r.Body)
+	assert.Equal(t, "id: <log>:1\nevent: session_start\ndata: {\"sessionId\":\""+id+"\"}\n\n"+
+		"id: <log>:2\nevent: turn_start\ndata: {}\n\n"+
+		"id: <log>:3\nevent: text\ndata: {\"text\":\"You said: hello there\"}\n\n"+
+		"id: <log>:4\nevent: turn_stop\ndata: {\"stopReason\":\"end_turn\"}\n\n", namedLogs(r.Body))
 
 	r = do(t, "PUT", e.Root+"/v2/session", "", `{"agent":{"name":"agent"},"messages":[{"role":"user","content":"hello there"}]}`)
 	require.Equal(t, http.StatusOK, r.Status, r.Body)

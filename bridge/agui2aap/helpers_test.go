@@ -201,13 +201,26 @@ func do(t testing.TB, req *http.Request) *response {
 }
 
 // decodeStream decodes an AG-UI event stream, checking its framing (LF
-// only, data lines only) and that it passes agui.Verify.
+// only, data lines only, each but a hydration's after the id of its run
+// log, numbered on from 1) and that it passes agui.Verify.
 func decodeStream(t testing.TB, body []byte) []events.Event {
 	t.Helper()
 	require.NotContains(t, string(body), "\r", "LF-only framing")
+	log, n, idAbove := "", 0, false
 	for _, line := range strings.Split(string(body), "\n") {
-		if line != "" {
-			require.True(t, strings.HasPrefix(line, "data: "), "only data lines: %q", line)
+		switch {
+		case line == "":
+		case strings.HasPrefix(line, "id: "):
+			id := strings.TrimPrefix(line, "id: ")
+			if n++; n == 1 {
+				log, _, _ = strings.Cut(id, ":")
+			}
+			require.Equal(t, fmt.Sprintf("%s:%d", log, n), id, "the events' ids")
+			idAbove = true
+		default:
+			require.True(t, strings.HasPrefix(line, "data: "), "only id and data lines: %q", line)
+			require.True(t, idAbove || n == 0, "an id on every event of a run: %q", line)
+			idAbove = false
 		}
 	}
 	var evs []events.Event

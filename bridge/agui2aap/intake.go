@@ -45,12 +45,17 @@ func (s *Server) run(c *gin.Context) {
 // is returned before the stream began (with the input as far as it was
 // read).
 func (s *Server) serveRun(c *gin.Context) (*types.RunAgentInput, error) {
-	log := web.Logger(c)
-	ctx := c.Request.Context()
 	in, err := readRunInput(c.Request)
 	if err != nil {
 		return nil, err
 	}
+	return s.serveInput(c, in)
+}
+
+// serveInput takes the thread of a run's input and runs it (serveRun).
+func (s *Server) serveInput(c *gin.Context, in *types.RunAgentInput) (*types.RunAgentInput, error) {
+	log := web.Logger(c)
+	ctx := c.Request.Context()
 	name := c.Param("name")
 	cl, info, version, err := s.agent(ctx, c.Request, name)
 	if err != nil {

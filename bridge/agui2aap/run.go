@@ -108,6 +108,7 @@ func (r *runner) prepareStream() {
 		IsClientTool: func(name string) bool { return r.clients[name] || !interrupting },
 	})
 	r.results = map[string]bool{}
+	r.record()
 	r.life.OpenStream(r.rw)
 }
 

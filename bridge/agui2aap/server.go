@@ -54,6 +54,7 @@ func New(cfg Config) (*Server, error) {
 	}
 	e.GET("/agents", s.auth, s.listAgents)
 	e.POST("/agents/:name", s.authUser, s.runPlace, web.JSONBody, s.run)
+	e.POST("/agents/:name/connect", s.authUser, web.JSONBody, s.connect)
 	e.GET("/agents/:name/threads", s.authUser, s.listThreads)
 	e.DELETE("/agents/:name/threads/:threadId", s.authUser, s.deleteThread)
 	return s, nil

@@ -21,7 +21,8 @@ import (
 func TestREADMECurl(t *testing.T) {
 	t.Parallel()
 	blocks := doctest.Blocks(t, "../../README.md", "sh", "localhost:8081/agents/demo")
-	require.Len(t, blocks, 3, "a run, an interrupt answered, a hydration")
+	require.Len(t, blocks, 4, "a run, an interrupt answered, a hydration, a rejoin")
+	rejoin := blocks[3]
 	blocks = []string{blocks[0], blocks[2]}
 	p := proctest.Start(t, nil, "--listen", "127.0.0.1:0", "--store", "memory:")
 	out := doctest.Shell(t, strings.ReplaceAll(blocks[0], "localhost:8081", p.Addr))
@@ -30,6 +31,15 @@ func TestREADMECurl(t *testing.T) {
 	}
 	answer := regexp.MustCompile(`"type":"TEXT_MESSAGE_START","messageId":"([^"]+)"`).FindStringSubmatch(out)
 	require.NotNil(t, answer, "the answer's message id")
+
+	// The rejoin, with the second id of the run: exactly the rest of it.
+	second := regexp.MustCompile(`(?m)^id: ([0-9a-f]{16}:2)$`).FindStringSubmatch(out)
+	require.NotNil(t, second, "the run's events carry ids: %s", out)
+	rest := doctest.Shell(t, strings.ReplaceAll(strings.ReplaceAll(rejoin, "localhost:8081", p.Addr), "3f9c0a7be12d4456:2", second[1]))
+	_, want, _ := strings.Cut(out, "id: "+second[1]+"\n")
+	_, want, _ = strings.Cut(want, "\n\n")
+	assert.Equal(t, want, rest, "the events after the second")
+	assert.Contains(t, rest, `"type":"RUN_FINISHED"`)
 
 	out = doctest.Shell(t, strings.ReplaceAll(blocks[1], "localhost:8081", p.Addr))
 	assert.NotContains(t, out, "TEXT_MESSAGE_START", "a hydration runs no turn")

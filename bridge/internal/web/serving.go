@@ -9,6 +9,7 @@ import (
 	"github.com/rs/zerolog"
 	"go.opentelemetry.io/otel/trace"
 
+	"github.com/aapagui/aapagui/bridge/internal/runlog"
 	"github.com/aapagui/aapagui/internal/userid"
 )
 
@@ -98,6 +99,8 @@ type Serving struct {
 	// TracerProvider traces requests, upstream calls and store operations
 	// (OpenTelemetry); nil means no tracing.
 	TracerProvider trace.TracerProvider
+
+	runs *runlog.Hub // the runs this process records (Turn.Record)
 }
 
 // SetDefaults gives the zero fields their defaults and checks the rest;
@@ -126,6 +129,9 @@ func (s *Serving) SetDefaults(name string) error {
 	}
 	if s.Clock == nil {
 		s.Clock = time.Now
+	}
+	if s.runs == nil {
+		s.runs = runlog.NewHub()
 	}
 	if s.MaxMessageSize == 0 {
 		s.MaxMessageSize = 32 << 20

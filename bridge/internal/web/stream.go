@@ -6,6 +6,8 @@ import (
 	"net/http"
 	"sync"
 	"time"
+
+	"github.com/aapagui/aapagui/bridge/internal/runlog"
 )
 
 // Stream writes SSE frames to a client, coalescing them: frames are
@@ -50,6 +52,8 @@ type Stream struct {
 	timer *time.Timer
 
 	deadline time.Time // the connection's write deadline, when set
+
+	rec *runlog.Recorder // the turn's run log, told of each flush
 }
 
 // NewStream prepares w for an SSE response.
@@ -114,7 +118,13 @@ func (s *Stream) Flush() {
 	if s.buf == nil {
 		return
 	}
+	if s.rec != nil {
+		s.rec.Flush()
+	}
 	if len(s.buf) > 0 && s.err == nil {
+		if s.rec != nil {
+			s.rec.Shown()
+		}
 		s.Start()
 		s.write(s.buf)
 	}

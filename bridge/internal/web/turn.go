@@ -9,6 +9,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/aapagui/aapagui/bridge/internal/metrics"
+	"github.com/aapagui/aapagui/bridge/internal/runlog"
 	"github.com/aapagui/aapagui/store"
 )
 
@@ -31,6 +32,8 @@ type Turn struct {
 	Line TurnEnd
 	// Lease is the lock of the turn's conversation.
 	Lease *store.Lease
+	// Rec records the turn's stream in its run log (Record), or is nil.
+	Rec *runlog.Recorder
 
 	serving *Serving
 	end     context.CancelCauseFunc
@@ -56,10 +59,21 @@ func (s *Serving) BeginTurn(ctx context.Context, lease *store.Lease, log *zerolo
 	return ctx, &Turn{Log: log, Line: line, Lease: lease, serving: s, end: end, stop: func() { stop(); unbind() }}
 }
 
-// Release ends the turn's context and frees its lock, if Free has not.
+// Release ends the turn's context and frees its lock, if Free has not,
+// and ends its run log, if it is recorded.
 func (t *Turn) Release() {
 	t.stop()
 	t.Lease.Release()
+	if t.Rec != nil {
+		t.Rec.Finish()
+	}
+}
+
+// Record makes the turn's stream recorded in st as a run of owner's key
+// (store.RunLog), each of its events with an SSE id, so that a client
+// can rejoin it (Serving.Rejoin); call it before OpenStream.
+func (t *Turn) Record(st store.RunLogStore, owner, key, runID, form string) {
+	t.Rec = t.serving.runs.Start(st, t.Log, owner, key, runID, form)
 }
 
 // Free frees the turn's lock at once (the turn stored its end with
@@ -78,6 +92,7 @@ func (t *Turn) OpenStream(w http.ResponseWriter) *Stream {
 	t.Out = NewStream(w)
 	t.Out.KeepAlive = t.serving.KeepAlive
 	t.Out.StallTimeout = t.serving.StallTimeout
+	t.Out.rec = t.Rec
 	if t.serving.OnClientGone != ClientGoneFinish {
 		t.Out.Cancel = t.end
 	}

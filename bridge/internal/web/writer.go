@@ -32,7 +32,7 @@ func (w *Writer[E]) Write(t *Turn, evs []E, beforeFull func()) {
 	if n := len(evs); n > 0 && w.Final(evs[n-1]) {
 		w.held, w.isHeld, evs = evs[n-1], true, evs[:n-1]
 	}
-	buf := w.Append(t.Out.Buffer(), evs, t.Log, t.Met)
+	buf := w.appendTo(t, t.Out.Buffer(), evs)
 	if beforeFull != nil && t.Out.Full(buf) {
 		beforeFull()
 	}
@@ -50,8 +50,32 @@ func (w *Writer[E]) Held() (ev E, ok bool) {
 
 // Send writes the turn's last event, counted, and flushes the stream.
 func (w *Writer[E]) Send(t *Turn, ev E) {
-	t.Out.Commit(w.Append(t.Out.Buffer(), []E{ev}, t.Log, t.Met))
+	t.Out.Commit(w.appendTo(t, t.Out.Buffer(), []E{ev}))
 	t.Out.Flush()
+}
+
+// appendTo appends evs to buf as Append does, each frame with its SSE id
+// and recorded when the turn is (Turn.Record).
+func (w *Writer[E]) appendTo(t *Turn, buf []byte, evs []E) []byte {
+	rec := t.Rec
+	if rec == nil {
+		return w.Append(buf, evs, t.Log, t.Met)
+	}
+	for _, ev := range evs {
+		start := len(buf)
+		buf = rec.AppendID(buf)
+		var err error
+		if buf, err = w.Frame(buf, ev); err != nil {
+			buf = buf[:start]
+			t.Log.Error().Err(err).Str("event", w.Name(ev)).Msg("encoding an event for the client")
+			continue
+		}
+		rec.Record(buf[start:])
+		if t.Met != nil {
+			t.Met.Out(w.Name(ev))
+		}
+	}
+	return buf
 }
 
 // Append appends evs to buf as SSE frames, counting each on met when it

@@ -79,17 +79,19 @@ func Section(arc *txtar.Archive, name string) ([]byte, bool) {
 }
 
 // Names gives generated values stable names, numbered by first
-// appearance: 128-bit hex ids read as <id-N>, UUIDs as <uuid-N>, and JSON
-// timestamps as 0. The zero value is ready.
+// appearance: 128-bit hex ids read as <id-N>, UUIDs as <uuid-N>, the
+// run logs of SSE ids ("id: <log>:<n>") as <log-N>, and JSON timestamps
+// as 0. The zero value is ready.
 type Names struct {
-	names      map[string]string
-	ids, uuids int
+	names            map[string]string
+	ids, uuids, logs int
 }
 
 var (
 	hexID     = regexp.MustCompile(`[0-9a-f]{32}`)
 	uuidID    = regexp.MustCompile(`[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}`)
 	timestamp = regexp.MustCompile(`"timestamp":\d+`)
+	runLog    = regexp.MustCompile(`(?m)^id: [0-9a-f]{16}:`)
 )
 
 // Text is s with its generated values named.
@@ -99,6 +101,7 @@ func (n *Names) Text(s string) string {
 	}
 	s = uuidID.ReplaceAllStringFunc(s, func(v string) string { return n.name(v, "uuid", &n.uuids) })
 	s = hexID.ReplaceAllStringFunc(s, func(v string) string { return n.name(v, "id", &n.ids) })
+	s = runLog.ReplaceAllStringFunc(s, func(v string) string { return "id: " + n.name(v, "log", &n.logs) + ":" })
 	return timestamp.ReplaceAllString(s, `"timestamp":0`)
 }
 

@@ -1,0 +1,54 @@
+package aap2agui
+
+import (
+	"errors"
+	"net/http"
+
+	"github.com/gin-gonic/gin"
+
+	"github.com/aapagui/aapagui/aap"
+	"github.com/aapagui/aapagui/bridge/internal/web"
+)
+
+// A turn's stream is recorded in the session's run log as it goes
+// (web.Turn.Record), each event with an SSE id; a client that lost it
+// rejoins the turn with GET /sessions/:id/turn, an extension of AAP.
+
+// runKey is the run-log key of a session's turns.
+func runKey(sessionID string) string { return "session/" + sessionID }
+
+// record makes the turn's stream recorded, when the turn streams.
+func (t *turn) record() {
+	if t.req.Mode() == aap.StreamNone {
+		return
+	}
+	t.life.Record(t.s.cfg.Store, t.sess.Owner, runKey(t.sess.ID), t.adm.run.RunID, string(t.req.Mode()))
+}
+
+// rejoin answers GET /sessions/:id/turn: the session's running turn from
+// its start, followed live to its turn_stop; with Last-Event-ID, exactly
+// the events after that one of the turn it belongs to, running or
+// finished while kept; 204 when no turn is running and no id is given.
+// The stream is in the mode the turn was asked in: a stream query that
+// asks another is refused.
+func (s *Server) rejoin(c *gin.Context) error {
+	ctx, id := c.Request.Context(), c.Param("id")
+	if _, err := s.cfg.Store.GetSession(ctx, owner(c), id); err != nil {
+		return err
+	}
+	st := s.cfg.Store
+	lastID := c.GetHeader("Last-Event-ID")
+	l, after, err := web.FindRun(ctx, st, owner(c), runKey(id), lastID)
+	if errors.Is(err, web.ErrNoRun) || err == nil && lastID == "" && l.Finished {
+		c.Status(http.StatusNoContent)
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if mode := c.Query("stream"); mode != "" && mode != l.Form {
+		return invalid("stream_mode_differs", "the turn streams in mode "+l.Form+": rejoin it with stream="+l.Form+" or without stream")
+	}
+	s.cfg.Rejoin(c, st, l, after)
+	return nil
+}

@@ -1,0 +1,189 @@
+package runlog
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"sync"
+	"time"
+
+	"github.com/aapagui/aapagui/store"
+)
+
+// Hub knows the recorded runs this process is running, so that a
+// follower of one of them is woken as soon as a batch is stored; a
+// follower of a run of another replica reads the store every Poll.
+type Hub struct {
+	mu   sync.Mutex
+	runs map[string]chan struct{} // log id → closed (and replaced) when a batch is stored
+	// Poll is how often a follower of another process's run reads the
+	// store again; zero means DefaultPoll.
+	Poll time.Duration
+}
+
+// DefaultPoll is Hub.Poll's default: what a follower on another replica
+// may lag behind the run's own client.
+const DefaultPoll = 200 * time.Millisecond
+
+// NewHub returns a hub with no runs.
+func NewHub() *Hub { return &Hub{runs: map[string]chan struct{}{}} }
+
+func (h *Hub) running(id string) {
+	h.mu.Lock()
+	h.runs[id] = make(chan struct{})
+	h.mu.Unlock()
+}
+
+func (h *Hub) notify(id string) {
+	h.mu.Lock()
+	if ch, ok := h.runs[id]; ok {
+		close(ch)
+		h.runs[id] = make(chan struct{})
+	}
+	h.mu.Unlock()
+}
+
+func (h *Hub) stopped(id string) {
+	h.mu.Lock()
+	if ch, ok := h.runs[id]; ok {
+		close(ch)
+		delete(h.runs, id)
+	}
+	h.mu.Unlock()
+}
+
+// changed is closed when the next batch of log id is stored; nil when
+// the run is not this process's (or is over).
+func (h *Hub) changed(id string) <-chan struct{} {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.runs[id]
+}
+
+func (h *Hub) poll() time.Duration {
+	if h.Poll > 0 {
+		return h.Poll
+	}
+	return DefaultPoll
+}
+
+// Sink is where a follower writes: the rejoining client's stream.
+type Sink interface {
+	// Write appends frames to the stream.
+	Write(frames []byte)
+	// Flush sends what was written; its error ends the follower (the
+	// client left or stopped reading).
+	Flush() error
+	// Waiting tells the stream that the follower waits for the run (it
+	// may send keep-alive comments meanwhile), or no longer does.
+	Waiting(bool)
+}
+
+// ErrStale is Follow's error for a run that made no progress for its
+// Idle bound without finishing: its process is gone.
+var ErrStale = errors.New("the run made no progress for too long: the process running it is gone")
+
+// Follow streams one run's log to a client.
+type Follow struct {
+	Store store.RunLogStore
+	Hub   *Hub
+	// Log is the log to follow (GetRunLog, LatestRunLog): its Owner and
+	// ID are read.
+	Log *store.RunLog
+	// After is the number of the last event the client has (0: none).
+	After int64
+	// Idle is how long the run may make no progress before the follower
+	// gives up (ErrStale): a bound above the run's own idle bound, so
+	// that only a run whose process is gone reaches it.
+	Idle time.Duration
+}
+
+// readSize is about what a follower reads of the store at once.
+const readSize = 256 << 10
+
+// Run writes the log's frames after f.After to out and follows the run
+// live until it finishes (nil), the log is dropped (store.ErrNotFound),
+// it goes stale (ErrStale), ctx ends or out fails.
+func (f *Follow) Run(ctx context.Context, out Sink) error {
+	after, last := f.After, time.Now()
+	for {
+		changed := f.Hub.changed(f.Log.ID)
+		l, err := f.Store.GetRunLog(ctx, f.Log.Owner, f.Log.ID)
+		if err != nil {
+			return err
+		}
+		if l.Events > after {
+			if after, err = f.copy(ctx, out, after, l.Events); err != nil {
+				return err
+			}
+			last = time.Now()
+		}
+		if l.Finished {
+			return nil
+		}
+		if f.Idle > 0 && time.Since(last) > f.Idle {
+			return ErrStale
+		}
+		if err := f.wait(ctx, out, changed); err != nil {
+			return err
+		}
+	}
+}
+
+// copy writes the events after after, up to upTo, and flushes them.
+func (f *Follow) copy(ctx context.Context, out Sink, after, upTo int64) (int64, error) {
+	for after < upTo {
+		batches, err := f.Store.ReadRunLog(ctx, f.Log.ID, after, readSize)
+		if err != nil {
+			return after, err
+		}
+		if len(batches) == 0 {
+			break
+		}
+		for _, b := range batches {
+			if end := b.First + int64(b.Count) - 1; end > after {
+				out.Write(skipFrames(b.Frames, int(after-b.First+1)))
+				after = end
+			}
+		}
+		if err := out.Flush(); err != nil {
+			return after, err
+		}
+	}
+	return after, nil
+}
+
+// wait waits for the run's next batch: woken by the hub when the run is
+// this process's, else after a poll.
+func (f *Follow) wait(ctx context.Context, out Sink, changed <-chan struct{}) error {
+	out.Waiting(true)
+	defer out.Waiting(false)
+	t := time.NewTimer(f.Hub.poll())
+	defer t.Stop()
+	if changed != nil {
+		t.Reset(time.Minute) // a bound, should the hub miss a batch
+	}
+	select {
+	case <-ctx.Done():
+		return context.Cause(ctx)
+	case <-changed:
+	case <-t.C:
+	}
+	return nil
+}
+
+// frameEnd ends every frame a recorder stores: its lines hold no blank
+// line (the data is one line of compact JSON).
+var frameEnd = []byte("\n\n")
+
+// skipFrames drops the first n frames of frames.
+func skipFrames(frames []byte, n int) []byte {
+	for ; n > 0; n-- {
+		i := bytes.Index(frames, frameEnd)
+		if i < 0 {
+			return nil
+		}
+		frames = frames[i+len(frameEnd):]
+	}
+	return frames
+}

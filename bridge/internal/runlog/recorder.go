@@ -1,0 +1,252 @@
+// Package runlog records each run's stream as its client is sent it, in
+// the store (store.RunLogStore), and streams a recorded run to a client
+// that rejoins it: from its start or after the last event it had, live
+// to the run's end, on any replica that shares the store.
+//
+// Every frame of a recorded stream carries an SSE id, "<log>:<n>": the
+// log's id and the event's number in it (from 1). A client that lost its
+// connection sends the last one it had as Last-Event-ID.
+//
+// The recorder never holds up the run for long and never for a
+// follower: frames are stored in batches by a goroutine of the run's while
+// the run goes on (a batch is what came while the one before it was being
+// written; the goroutine ends when there is nothing to write, so that an
+// idle run holds none), and followers read them back from the store.
+package runlog
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"github.com/aapagui/aapagui/store"
+)
+
+// Bounds of a recorder.
+const (
+	// batchSize is the size past which frames are handed to the store
+	// without waiting for the stream's next flush.
+	batchSize = 64 << 10
+	// maxPending is what a run may get ahead of its store: past it, the
+	// run waits for the batch being written (the store sets the pace, as
+	// it does for the run's history).
+	maxPending = 4 << 20
+	// finishWait bounds the wait for the last batch at the run's end.
+	finishWait = 10 * time.Second
+	// writeTimeout bounds one batch's write.
+	writeTimeout = 30 * time.Second
+)
+
+// A Recorder records one run's frames. Its methods but Finish are called
+// by the goroutine that writes the run's stream; frames are stored by a
+// goroutine of its own.
+type Recorder struct {
+	st  store.RunLogStore
+	hub *Hub
+	log *zerolog.Logger
+	rl  store.RunLog
+	pre []byte // "id: <log>:"
+
+	mu       sync.Mutex
+	pending  []byte // frames not handed to the store yet
+	count    int    // how many frames pending holds
+	first    int64  // the number of pending's first frame
+	finished bool
+	failed   bool // a write failed: the log stops where it was
+	room     *sync.Cond
+
+	writing  bool // a drain goroutine is running
+	stored   bool // the log is in the store (drain's own)
+	finalled bool // the finished batch is stored
+
+	next    int64         // the number the next frame gets
+	done    chan struct{} // closed once the finished batch is stored, or the log failed
+	created chan struct{} // closed once the log is in the store (or could not be)
+	shown   bool          // Shown has waited for created
+}
+
+// Start begins recording a run of owner's key (store.RunLog): it returns
+// at once; the log is created in the store by the recorder's goroutine
+// while the run waits for its upstream. Finish ends it.
+func (h *Hub) Start(st store.RunLogStore, log *zerolog.Logger, owner, key, runID, form string) *Recorder {
+	var b [8]byte
+	_, _ = rand.Read(b[:])
+	r := &Recorder{
+		st: st, hub: h, log: log,
+		rl:   store.RunLog{ID: hex.EncodeToString(b[:]), Owner: owner, Key: key, RunID: runID, Form: form, Started: time.Now().UTC()},
+		next: 1, first: 1,
+		done: make(chan struct{}), created: make(chan struct{}), writing: true,
+	}
+	r.pre = append(append([]byte("id: "), r.rl.ID...), ':')
+	r.room = sync.NewCond(&r.mu)
+	h.running(r.rl.ID)
+	go r.drain()
+	return r
+}
+
+// ID is the log's id.
+func (r *Recorder) ID() string { return r.rl.ID }
+
+// AppendID appends the SSE id line of the next frame to buf.
+func (r *Recorder) AppendID(buf []byte) []byte {
+	buf = append(buf, r.pre...)
+	buf = strconv.AppendInt(buf, r.next, 10)
+	return append(buf, '\n')
+}
+
+// Record takes the next frame (its id line from AppendID included). It
+// waits while the run is maxPending ahead of the store.
+func (r *Recorder) Record(frame []byte) {
+	r.next++
+	r.mu.Lock()
+	for len(r.pending) >= maxPending && !r.failed {
+		r.room.Wait()
+	}
+	if r.failed {
+		r.mu.Unlock()
+		return
+	}
+	r.pending = append(r.pending, frame...)
+	r.count++
+	n := len(r.pending)
+	r.mu.Unlock()
+	if n >= batchSize {
+		r.Flush()
+	}
+}
+
+// Flush hands what was recorded to the store: the stream calls it as it
+// flushes its client, so that a follower is about as close to the run as
+// its client is. A goroutine writes it, unless one is writing already
+// (it takes what came meanwhile in its next batch).
+func (r *Recorder) Flush() {
+	r.mu.Lock()
+	start := !r.writing && !r.failed && !r.finalled && (r.count > 0 || r.finished)
+	r.writing = r.writing || start
+	r.mu.Unlock()
+	if start {
+		go r.drain()
+	}
+}
+
+// Shown is called before the stream's first bytes reach its client: it
+// waits, a bounded time, for the log to be in the store, so that a client
+// that has an event of the run can rejoin it (the log is created while
+// the run waits for its upstream's first event, so this seldom waits).
+func (r *Recorder) Shown() {
+	if r.shown {
+		return
+	}
+	r.shown = true
+	select {
+	case <-r.created:
+	case <-time.After(finishWait):
+	}
+}
+
+// Finish records that the run ended and waits, a bounded time, for its
+// last batch to be stored.
+func (r *Recorder) Finish() {
+	r.mu.Lock()
+	r.finished = true
+	r.mu.Unlock()
+	r.Flush()
+	select {
+	case <-r.done:
+	case <-time.After(finishWait):
+		r.log.Warn().Str("run_log", r.rl.ID).Msg("run log: its last batch is not stored yet; the run's followers may stop short of its end")
+	}
+}
+
+// drain stores what was recorded, batch by batch, until nothing is
+// left; the first drain creates the log first. The run's last batch (once
+// it finished) ends the log: done is closed, as it is when a write fails.
+func (r *Recorder) drain() {
+	if !r.stored {
+		if err := r.create(); err != nil {
+			r.fail(err)
+			return
+		}
+		r.stored = true
+	}
+	for {
+		r.mu.Lock()
+		b := store.RunLogBatch{First: r.first, Count: r.count, Frames: r.pending}
+		finished := r.finished
+		if b.Count == 0 && !finished {
+			r.writing = false
+			r.mu.Unlock()
+			return
+		}
+		r.pending, r.count, r.first = nil, 0, r.first+int64(r.count)
+		r.room.Broadcast()
+		r.mu.Unlock()
+		if err := r.write(b, finished); err != nil {
+			r.fail(err)
+			return
+		}
+		r.hub.notify(r.rl.ID)
+		if finished {
+			r.mu.Lock()
+			r.finalled, r.writing = true, false
+			r.mu.Unlock()
+			r.hub.stopped(r.rl.ID)
+			close(r.done)
+			return
+		}
+	}
+}
+
+// create stores the log, empty, as the run begins.
+func (r *Recorder) create() error {
+	defer close(r.created)
+	ctx, cancel := context.WithTimeout(context.Background(), writeTimeout)
+	defer cancel()
+	rl := r.rl
+	return r.st.StartRunLog(ctx, &rl)
+}
+
+// write stores one batch.
+func (r *Recorder) write(b store.RunLogBatch, finished bool) error {
+	ctx, cancel := context.WithTimeout(store.Background(context.Background()), writeTimeout)
+	defer cancel()
+	return r.st.AppendRunLog(ctx, r.rl.ID, b, finished)
+}
+
+// fail stops the log where it is: the run goes on, unrecorded, and holds
+// nothing more for it.
+func (r *Recorder) fail(err error) {
+	r.log.Error().Err(err).Str("run_log", r.rl.ID).Msg("run log: it could not be stored; the run goes on unrecorded from here")
+	r.mu.Lock()
+	r.failed, r.pending, r.writing = true, nil, false
+	r.room.Broadcast()
+	r.mu.Unlock()
+	r.hub.stopped(r.rl.ID)
+	close(r.done)
+}
+
+// ErrBadEventID is ParseEventID's for an id that is not one of a run
+// log's events.
+var ErrBadEventID = errors.New("not an event id of a run: want <log>:<number>")
+
+// ParseEventID reads an SSE id written by a recorder (a Last-Event-ID).
+func ParseEventID(id string) (log string, n int64, err error) {
+	i := len(id) - 1
+	for i >= 0 && id[i] != ':' {
+		i--
+	}
+	if i <= 0 {
+		return "", 0, ErrBadEventID
+	}
+	n, err = strconv.ParseInt(id[i+1:], 10, 64)
+	if err != nil || n < 0 {
+		return "", 0, ErrBadEventID
+	}
+	return id[:i], n, nil
+}
