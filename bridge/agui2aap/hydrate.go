@@ -67,6 +67,10 @@ func (s *Server) conversation(ctx context.Context, cl *aap.Client, info *aap.Age
 		return nil, nil, &upstreamError{err}
 	}
 	if !ok {
+		if msgs, ok := s.recorded(ctx, th, log); ok {
+			log.Info().Str("thread", th.ID).Str("session", th.SessionID).Int("messages", len(msgs)).Msg("hydration: the AAP session is gone or keeps no history; the conversation from agui2aap's own record")
+			return msgs, nil, nil
+		}
 		log.Info().Str("thread", th.ID).Str("session", th.SessionID).Msg("hydration: the AAP session is gone or keeps no history; empty snapshot")
 		return []types.Message{}, nil, nil
 	}
@@ -85,6 +89,7 @@ func (s *Server) conversation(ctx context.Context, cl *aap.Client, info *aap.Age
 	// New ids (positional) for the messages: saved, but a hydration is no
 	// activity, so listings keep their order.
 	th.Delivered, th.KeepUpdatedAt = delivered, true
+	th.RecordTail = recordOf(msgs, log)
 	saveCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 	err = s.cfg.Store.SaveThread(saveCtx, th)
 	cancel()

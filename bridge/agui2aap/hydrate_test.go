@@ -3,6 +3,7 @@ package agui2aap_test
 import (
 	"encoding/json"
 	"net/http"
+	"slices"
 	"testing"
 
 	"github.com/ag-ui-protocol/ag-ui/sdks/community/go/pkg/core/events"
@@ -196,4 +197,51 @@ func countRole(msgs []types.Message, role types.Role) int {
 		}
 	}
 	return n
+}
+
+// When the AAP server no longer has the thread's session (it expired, or
+// restarted without a store), a hydration gives the conversation back from
+// agui2aap's own record: what the client held, with the same ids
+// (reasoning aside: it is not recorded); and the client goes on from it
+// on a new session. A thread moved to a new session (another tab's copy)
+// has its record rewritten from where the copies part.
+func TestHydrationFromOwnRecord(t *testing.T) {
+	e := newEnv(t)
+	c := e.conv("recorded")
+	c.Tools = append(c.Tools, weatherTool)
+	c.say("hello there")
+	c.run(t)
+	c.say("think about the sea")
+	c.run(t)
+	c.say("weather in Paris")
+	r := c.run(t)
+	require.Len(t, r.Calls, 1)
+	c.answer(r.Calls[0].ID, "Sunny, 21°C")
+	c.run(t)
+	require.NoError(t, e.AAPClient.DeleteSession(testContext(t), e.onlySession(t)))
+
+	msgs, finished := c.hydrate(t)
+	assert.Equal(t, conversational(t, c.Messages), conversational(t, msgs), "the conversation from agui2aap's record")
+	assert.Equal(t, events.RunFinishedOutcomeTypeSuccess, finished.Outcome.Type)
+
+	// The client goes on from the snapshot: a new session, seeded with it.
+	c.Messages = msgs
+	c.say("and now?")
+	r = c.run(t)
+	require.Nil(t, r.Error, r.Body)
+	assert.Equal(t, []string{demo.EchoText("and now?")}, r.Text)
+	msgs, _ = c.hydrate(t)
+	assert.Equal(t, conversational(t, c.Messages), conversational(t, msgs))
+
+	// Another tab's copy (the conversation up to the first answer) moves
+	// the thread; the record follows that copy.
+	tab := e.conv("recorded")
+	tab.Tools, tab.Messages, tab.n = c.Tools, slices.Clone(c.Messages[:2]), 100
+	tab.say("a different question")
+	tab.run(t)
+	for _, s := range e.sessions(t) {
+		require.NoError(t, e.AAPClient.DeleteSession(testContext(t), s.SessionID))
+	}
+	msgs, _ = tab.hydrate(t)
+	assert.Equal(t, conversational(t, tab.Messages), conversational(t, msgs), "the record of the moved thread")
 }

@@ -54,6 +54,9 @@ type runner struct {
 	msgBytes int
 
 	openBefore int // interrupts open when the run started
+	// recordable are the client's messages the thread's record will get
+	// at the save (keepForRecord).
+	recordable []types.Message
 }
 
 func (r *runner) mode() aap.StreamMode {
@@ -85,6 +88,7 @@ func (r *runner) execute(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	r.keepForRecord()
 	r.travelLight()
 	r.life.Out.Start()
 	r.pump(ctx, evs, req)

@@ -67,12 +67,15 @@ func (r *runner) threadMessages() []types.Message {
 // means the thread is not saved and the run must not finish.
 func (r *runner) save(ctx context.Context) error {
 	th := r.th
+	before := len(th.Delivered)
 	th.Delivered = append(th.Delivered, r.p.Delivered...)
-	for _, m := range r.a2g.Messages() {
+	produced := r.a2g.Messages()
+	for _, m := range produced {
 		if m.Role != types.RoleReasoning {
 			th.Delivered = append(th.Delivered, m.ID)
 		}
 	}
+	th.RecordTail = r.recordTail(before, produced)
 	th.ClientCalls, th.Interrupts = nil, nil
 	for _, call := range r.a2g.PendingCalls() {
 		if r.clients[call.Name] {

@@ -1,0 +1,113 @@
+package agui2aap
+
+import (
+	"context"
+	"encoding/json"
+
+	"github.com/ag-ui-protocol/ag-ui/sdks/community/go/pkg/core/types"
+	"github.com/rs/zerolog"
+
+	"github.com/aapagui/aapagui/store"
+)
+
+// agui2aap's own record of a thread's conversation (store.RecordTail):
+// the AG-UI message of each id the thread counts as delivered, one for
+// one and in the same order, written with the thread's save. A hydration
+// answers from it when the AAP server no longer has the session (it
+// expired, or restarted without a store). A run adds what it delivered
+// and produced; a thread moved to a new session rewrites the record from
+// where the two part.
+
+// keepForRecord keeps, of the client's messages, those the save will add
+// to the record: the ones this run delivers, and those delivered before
+// that the record lacks (a thread saved before records were kept). Called
+// before the run lets go of the client's messages (travelLight).
+func (r *runner) keepForRecord() {
+	need := make(map[string]bool, len(r.p.Delivered))
+	for _, id := range r.p.Delivered {
+		need[id] = true
+	}
+	if r.th.RecordLen < len(r.th.Delivered) {
+		for _, id := range r.th.Delivered[r.th.RecordLen:] {
+			need[id] = true
+		}
+	}
+	for _, m := range r.in.Messages {
+		if need[m.ID] {
+			r.recordable = append(r.recordable, m)
+		}
+	}
+}
+
+// recordTail is what the save writes of the record: the messages of the
+// delivered ids from the first the record lacks (before, the ids
+// delivered before this run, of which the record holds the first
+// RecordLen). produced are the run's own messages. It stops at an id it
+// has no message for: the record is then shorter than the ids, and a
+// later run starts again from there.
+func (r *runner) recordTail(before int, produced []types.Message) *store.RecordTail {
+	from := min(before, r.th.RecordLen)
+	byID := make(map[string]*types.Message, len(r.recordable)+len(produced))
+	for i := range r.recordable {
+		byID[r.recordable[i].ID] = &r.recordable[i]
+	}
+	for i := range produced {
+		byID[produced[i].ID] = &produced[i]
+	}
+	tail := &store.RecordTail{From: from}
+	for _, id := range r.th.Delivered[from:] {
+		m, ok := byID[id]
+		if !ok {
+			break
+		}
+		data, err := json.Marshal(m)
+		if err != nil {
+			r.log.Warn().Err(err).Str("thread", r.th.ID).Msg("a message could not be added to the thread's record")
+			break
+		}
+		tail.Messages = append(tail.Messages, data)
+	}
+	return tail
+}
+
+// recordOf is a whole record of msgs (reasoning aside, as the delivered
+// ids are): a hydration that renumbered the thread's ids rewrites it, so
+// that the record stays one message per delivered id.
+func recordOf(msgs []types.Message, log *zerolog.Logger) *store.RecordTail {
+	tail := &store.RecordTail{Messages: make([]json.RawMessage, 0, len(msgs))}
+	for i := range msgs {
+		if msgs[i].Role == types.RoleReasoning {
+			continue
+		}
+		data, err := json.Marshal(&msgs[i])
+		if err != nil {
+			log.Warn().Err(err).Msg("a message could not be added to the thread's record")
+			break
+		}
+		tail.Messages = append(tail.Messages, data)
+	}
+	return tail
+}
+
+// recorded is the thread's conversation from agui2aap's own record; false
+// when it has none.
+func (s *Server) recorded(ctx context.Context, th *store.Thread, log *zerolog.Logger) ([]types.Message, bool) {
+	if th.RecordLen == 0 {
+		return nil, false
+	}
+	raw, err := s.cfg.Store.ThreadRecord(ctx, th.Owner, th.ID)
+	if err != nil {
+		log.Warn().Err(err).Str("thread", th.ID).Msg("the thread's record could not be read")
+		return nil, false
+	}
+	msgs := make([]types.Message, 0, len(raw))
+	for _, data := range raw {
+		var m types.Message
+		if err := json.Unmarshal(data, &m); err != nil {
+			log.Warn().Err(err).Str("thread", th.ID).Msg("the thread's record holds a message that is not one")
+			return nil, false
+		}
+		msgs = append(msgs, m)
+	}
+	return msgs, true
+}
