@@ -4,9 +4,16 @@
 //
 // Threads outlive this process: its runner (HydratingRunner) keeps runs in
 // memory like CopilotKit's default one, and answers a connect for a thread it
-// does not hold by asking agui2aap for it (a run with no messages, which
-// agui2aap answers with the thread's messages and its open interrupts). GET
-// /api/threads lists the threads agui2aap holds, for the page's thread list.
+// does not hold with agui2aap's connect (POST <agent>/connect): the thread's
+// run still in flight on any agui2aap replica, from its RUN_STARTED and live
+// to its end, else the thread's messages and its open interrupts, as a
+// hydration. GET /api/threads lists the threads agui2aap holds, for the
+// page's thread list.
+//
+// A stop closes the run's connection to agui2aap, which cancels the run
+// (agui2aap's default, --on-client-gone cancel). With agui2aap's
+// --on-client-gone finish a run goes on without its client, so that a
+// restarted runtime can join it; a stop then only stops the page's view.
 //
 // Every user signs in (session.mjs: POST /api/signin sets a signed, HttpOnly
 // session cookie). The runtime answers 401 to a run, a connect or
@@ -146,10 +153,11 @@ function threadKey(threadId) {
 // HydratingRunner is CopilotKit's in-memory runner, with its memory kept per
 // user (threadKey), except that a connect for a thread this process holds
 // nothing of (it restarted, or another replica ran the thread) gets the
-// thread from agui2aap: RUN_STARTED, a MESSAGES_SNAPSHOT under the ids the
-// page saw, and RUN_FINISHED with the interrupts still open, so a pending
-// approval shows again. The next run sends those messages back and agui2aap
-// continues the same AAP session.
+// thread from agui2aap's connect: its run in flight, followed to its end;
+// else RUN_STARTED, a MESSAGES_SNAPSHOT under the ids the page saw, and
+// RUN_FINISHED with the interrupts still open, so a pending approval shows
+// again. The next run sends those messages back and agui2aap continues the
+// same AAP session.
 class HydratingRunner extends InMemoryAgentRunner {
   constructor(options) {
     super(options);
@@ -194,11 +202,11 @@ class HydratingRunner extends InMemoryAgentRunner {
           // user) and those the page sent that CopilotKit forwards (an
           // Authorization without AGUI2AAP_API_KEY), as on a run: the
           // thread is asked for as the key and the user that ran it.
-          hydrate(request.threadId, request.headers, controller.signal, (event) => !stopped && subscriber.next(event))
+          connectThread(request.threadId, request.headers, controller.signal, (event) => !stopped && subscriber.next(event))
             .then(() => subscriber.complete())
             .catch((err) => {
               if (stopped) return;
-              console.error(`hydrating thread ${request.threadId}:`, err.message);
+              console.error(`connecting thread ${request.threadId}:`, err.message);
               subscriber.complete(); // an empty thread, as without hydration
             });
         },
@@ -212,11 +220,12 @@ class HydratingRunner extends InMemoryAgentRunner {
   }
 }
 
-// hydrate asks agui2aap for thread threadId with a run that has no messages,
-// sending headers (the connect's), and passes each event of the answer to
-// emit.
-async function hydrate(threadId, headers, signal, emit) {
-  const res = await fetchLogged(agentURL, {
+// connectThread asks agui2aap's connect for thread threadId (a
+// RunAgentInput with no messages), sending headers (the connect's), and
+// passes each event of the answer to emit: the thread's run in flight, or
+// its conversation.
+async function connectThread(threadId, headers, signal, emit) {
+  const res = await fetchLogged(`${agentURL}/connect`, {
     method: "POST",
     headers: { ...headers, "Content-Type": "application/json", Accept: "text/event-stream" },
     body: JSON.stringify({
