@@ -13,7 +13,9 @@ import (
 
 	"github.com/aapagui/aapagui/aap"
 	"github.com/aapagui/aapagui/bridge/aap2agui"
+	"github.com/aapagui/aapagui/bridge/internal/bridgetest"
 	"github.com/aapagui/aapagui/internal/testkit/streamtest"
+	"github.com/aapagui/aapagui/store"
 )
 
 // pausingRun is an AG-UI agent whose answer is words deltas, the first
@@ -62,8 +64,17 @@ func requireNumbered(t *testing.T, frames []streamtest.Frame, first int) {
 // client had, after the turn ended, exactly the rest; with neither a
 // running turn nor an id, 204. History holds the whole answer.
 func TestRejoinTurn(t *testing.T) {
+	for _, st := range bridgetest.Stores() {
+		t.Run(st.Name, func(t *testing.T) { testRejoinTurn(t, st.Open(t)) })
+	}
+}
+
+func testRejoinTurn(t *testing.T, st store.Store) {
 	release := make(chan struct{})
-	e := newEnv(t, pausingRun(t, 60, 50, release), func(c *aap2agui.Config) { c.OnClientGone = aap2agui.ClientGoneFinish })
+	e := newEnv(t, pausingRun(t, 60, 50, release), func(c *aap2agui.Config) {
+		c.Store = st
+		c.OnClientGone = aap2agui.ClientGoneFinish
+	})
 	let := sync.OnceFunc(func() { close(release) })
 	t.Cleanup(let) // a test that fails lets the turn end
 	id := e.createSession(t, aap.PostSessionsRequest{})
