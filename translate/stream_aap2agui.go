@@ -66,7 +66,7 @@ type AAPToAGUI struct {
 // aguiItem is one AG-UI message being built.
 type aguiItem struct {
 	msg  types.Message
-	text []byte
+	text streamedText
 }
 
 // NewAAPToAGUI returns a translator for one turn.
@@ -136,13 +136,14 @@ func (t *AAPToAGUI) Done() bool { return t.done }
 
 // Messages returns the AG-UI messages the run has produced so far, with the
 // ids its events used: reasoning, assistant (text and tool calls) and tool
-// result messages.
+// result messages. A message's text is made into a string once: a later
+// call gives the same string while nothing was added to it.
 func (t *AAPToAGUI) Messages() []types.Message {
 	out := make([]types.Message, len(t.msgs))
 	for i := range t.msgs {
 		m := t.msgs[i].msg
-		if len(t.msgs[i].text) > 0 {
-			m.Content = string(t.msgs[i].text)
+		if t.msgs[i].text.Len() > 0 {
+			m.Content = t.msgs[i].text.String()
 		}
 		out[i] = m
 	}
@@ -191,8 +192,7 @@ func (t *AAPToAGUI) text(delta string) {
 	ev, base := slabEvent(&t.textSlab, events.EventTypeTextMessageContent, t.opts.Now)
 	ev.BaseEvent, ev.MessageID, ev.Delta = base, t.textID, delta
 	t.out = append(t.out, ev)
-	item := &t.msgs[t.assistantIdx]
-	item.text = append(item.text, delta...)
+	t.msgs[t.assistantIdx].text.Add(delta)
 }
 
 var roleAssistant = string(types.RoleAssistant)
@@ -224,8 +224,7 @@ func (t *AAPToAGUI) thinking(delta string) {
 	ev, base := slabEvent(&t.reasoningSlab, events.EventTypeReasoningMessageContent, t.opts.Now)
 	ev.BaseEvent, ev.MessageID, ev.Delta = base, t.reasoningID, delta
 	t.out = append(t.out, ev)
-	item := &t.msgs[t.reasoningIdx]
-	item.text = append(item.text, delta...)
+	t.msgs[t.reasoningIdx].text.Add(delta)
 }
 
 func (t *AAPToAGUI) closeReasoning() {

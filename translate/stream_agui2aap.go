@@ -82,8 +82,8 @@ type AGUIToAAP struct {
 }
 
 type openText struct {
-	id  string
-	buf []byte
+	id   string
+	text streamedText
 }
 
 // thinkingID keys the deprecated THINKING_TEXT_MESSAGE_* events, which have
@@ -363,14 +363,14 @@ func (t *AGUIToAAP) Messages() []aap.Message {
 func (t *AGUIToAAP) Draft() (msg aap.Message, id string, ok bool) {
 	blocks := slices.Clone(t.blocks)
 	id = t.blocksID
-	for _, o := range t.thoughts {
-		if len(o.buf) > 0 {
-			blocks = append(blocks, &aap.ThinkingBlock{Thinking: string(o.buf)})
+	for i := range t.thoughts {
+		if o := &t.thoughts[i]; o.text.Len() > 0 {
+			blocks = append(blocks, &aap.ThinkingBlock{Thinking: o.text.String()})
 		}
 	}
-	for _, o := range t.texts {
-		if len(o.buf) > 0 {
-			blocks = append(blocks, &aap.TextBlock{Text: string(o.buf)})
+	for i := range t.texts {
+		if o := &t.texts[i]; o.text.Len() > 0 {
+			blocks = append(blocks, &aap.TextBlock{Text: o.text.String()})
 			if id == "" && o.id != "" && o.id[0] != 0 {
 				id = o.id
 			}
@@ -439,13 +439,13 @@ func (t *AGUIToAAP) textDelta(id, delta string) {
 	if delta == "" {
 		return
 	}
-	if len(o.buf) == 0 && t.mode == aap.StreamDelta && t.joinsText() {
+	if o.text.Len() == 0 && t.mode == aap.StreamDelta && t.joinsText() {
 		// A second text message right after another: its own text
 		// block in history; the stream puts a blank line between the two,
 		// as several text blocks read (docs/MAPPING.md).
 		t.out = append(t.out, &aap.TextDelta{Delta: textSeparator})
 	}
-	o.buf = append(o.buf, delta...)
+	o.text.Add(delta)
 	if t.mode == aap.StreamDelta {
 		t.out = append(t.out, slabDelta(&t.textSlab, delta))
 	}
@@ -456,18 +456,19 @@ func (t *AGUIToAAP) thinkingDelta(id, delta string) {
 	if delta == "" {
 		return
 	}
-	o.buf = append(o.buf, delta...)
+	o.text.Add(delta)
 	if t.mode == aap.StreamDelta {
 		t.out = append(t.out, slabDelta(&t.thinkingSlab, delta))
 	}
 }
 
-// take removes the open message with the given id and returns its text.
+// take removes the open message with the given id and returns its text
+// (the list lets go of it).
 func take(list *[]openText, id string) (string, bool) {
 	for i := range *list {
 		if (*list)[i].id == id {
-			s := string((*list)[i].buf)
-			*list = append((*list)[:i], (*list)[i+1:]...)
+			s := (*list)[i].text.String()
+			*list = slices.Delete(*list, i, i+1)
 			return s, true
 		}
 	}

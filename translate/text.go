@@ -1,0 +1,99 @@
+package translate
+
+import "strings"
+
+// Bounds of a streamedText's chunks.
+const (
+	// textChunkFirst is the size of a message's first chunk: most
+	// messages are short.
+	textChunkFirst = 256
+	// textChunkMax is the size the chunks double to.
+	textChunkMax = 64 << 10
+	// textAlone is the length from which a delta is kept as the string
+	// it came in, not copied into a chunk (a decoder allocates a long
+	// delta alone: internal/slab).
+	textAlone = 1 << 10
+)
+
+// streamedText is the text of a message the stream is still building,
+// delta after delta. What it holds is never copied as it grows: short
+// deltas are copied once, into chunks that double up to textChunkMax (a
+// growing buffer would copy the whole text again at each growth, a few
+// times its size in all), and long ones are kept as they came. String
+// joins them into one string, once: the text is then that string, which
+// a later String returns as it is while nothing was added. The zero
+// value is an empty text.
+type streamedText struct {
+	parts []textPart // what came before the chunk being filled
+	chunk []byte     // the chunk being filled; its spare room takes the next short delta
+	size  int        // the size of the last chunk made
+	n     int        // the text's length
+}
+
+// textPart is a string (a long delta, or the text as String joined it)
+// or a filled chunk of short deltas.
+type textPart struct {
+	s string
+	b []byte
+}
+
+// Len is the text's length in bytes.
+func (t *streamedText) Len() int { return t.n }
+
+// Add appends a delta.
+func (t *streamedText) Add(delta string) {
+	n := len(delta)
+	switch {
+	case n == 0:
+		return
+	case n >= textAlone:
+		t.seal()
+		t.parts = append(t.parts, textPart{s: delta})
+	default:
+		if cap(t.chunk)-len(t.chunk) < n {
+			t.seal()
+			t.size = min(max(2*t.size, textChunkFirst), textChunkMax)
+			t.chunk = make([]byte, 0, max(t.size, n))
+		}
+		t.chunk = append(t.chunk, delta...)
+	}
+	t.n += n
+}
+
+// seal ends the chunk being filled where it is: what it holds becomes a
+// part, its spare room the next chunk (the part's capacity is clipped, so
+// that nothing is written over it).
+func (t *streamedText) seal() {
+	if len(t.chunk) == 0 {
+		return
+	}
+	k := len(t.chunk)
+	t.parts = append(t.parts, textPart{b: t.chunk[:k:k]})
+	t.chunk = t.chunk[k:]
+}
+
+// String returns the text. The first call after an Add joins what came
+// into one string, which the text then holds instead of its parts; a
+// text that is one long delta is that delta.
+func (t *streamedText) String() string {
+	if t.n == 0 {
+		return ""
+	}
+	t.seal()
+	if len(t.parts) == 1 && t.parts[0].b == nil {
+		return t.parts[0].s
+	}
+	var b strings.Builder
+	b.Grow(t.n)
+	for _, p := range t.parts {
+		if p.b != nil {
+			b.Write(p.b)
+		} else {
+			b.WriteString(p.s)
+		}
+	}
+	s := b.String()
+	clear(t.parts)
+	t.parts = append(t.parts[:0], textPart{s: s})
+	return s
+}
