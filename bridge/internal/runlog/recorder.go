@@ -19,6 +19,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
+	"slices"
 	"strconv"
 	"sync"
 	"time"
@@ -37,6 +38,14 @@ const (
 	// run waits for the batch being written (the store sets the pace, as
 	// it does for the run's history).
 	maxPending = 4 << 20
+	// linger is how long what a run recorded may wait to be written,
+	// gathering more (a follower is at most this much further behind
+	// than the run's own client, plus the write).
+	linger = 25 * time.Millisecond
+	// maxSpare is the largest batch buffer kept for the next batch: a
+	// batch holds maxPending and a frame at most, unless a frame is
+	// larger (a whole message, in mode message).
+	maxSpare = 2 * maxPending
 	// finishWait bounds the wait for the last batch at the run's end.
 	finishWait = 10 * time.Second
 	// writeTimeout bounds one batch's write.
@@ -51,19 +60,23 @@ type Recorder struct {
 	hub *Hub
 	log *zerolog.Logger
 	rl  store.RunLog
-	pre []byte // "id: <log>:"
+	pre    []byte // "id: <log>:"
+	idLine []byte // the id line of the next frame: "id: <log>:<next>\n"
 
 	mu       sync.Mutex
 	pending  []byte // frames not handed to the store yet
+	spare    []byte // a stored batch's buffer, empty, for the next pending
 	count    int    // how many frames pending holds
 	first    int64  // the number of pending's first frame
 	finished bool
 	failed   bool // a write failed: the log stops where it was
 	room     *sync.Cond
 
-	writing  bool // a drain goroutine is running
-	stored   bool // the log is in the store (drain's own)
-	finalled bool // the finished batch is stored
+	writing  bool        // a drain goroutine is running
+	stored   bool        // the log is in the store (drain's own)
+	finalled bool        // the finished batch is stored
+	timer    *time.Timer // runs kick after linger, when armed
+	armed    bool
 
 	next    int64         // the number the next frame gets
 	done    chan struct{} // closed once the finished batch is stored, or the log failed
@@ -84,6 +97,7 @@ func (h *Hub) Start(st store.RunLogStore, log *zerolog.Logger, owner, key, runID
 		done: make(chan struct{}), created: make(chan struct{}), writing: true,
 	}
 	r.pre = append(append([]byte("id: "), r.rl.ID...), ':')
+	r.idLine = append(append(slices.Clip(r.pre), '1'), '\n')
 	r.room = sync.NewCond(&r.mu)
 	h.running(r.rl.ID)
 	go r.drain()
@@ -93,17 +107,44 @@ func (h *Hub) Start(st store.RunLogStore, log *zerolog.Logger, owner, key, runID
 // ID is the log's id.
 func (r *Recorder) ID() string { return r.rl.ID }
 
-// AppendID appends the SSE id line of the next frame to buf.
+// AppendID appends the SSE id line of the next frame to buf, numbering
+// it; Unnumber takes the number back (the frame could not be written).
 func (r *Recorder) AppendID(buf []byte) []byte {
-	buf = append(buf, r.pre...)
-	buf = strconv.AppendInt(buf, r.next, 10)
-	return append(buf, '\n')
+	buf = append(buf, r.idLine...)
+	r.next++
+	r.count10()
+	return buf
 }
 
-// Record takes the next frame (its id line from AppendID included). It
-// waits while the run is maxPending ahead of the store.
-func (r *Recorder) Record(frame []byte) {
-	r.next++
+// count10 moves the number in idLine on by one, in place: its decimal
+// digits end right before the line's '\n'.
+func (r *Recorder) count10() {
+	line := r.idLine
+	i := len(line) - 2
+	for ; line[i] == '9'; i-- {
+		line[i] = '0'
+	}
+	if line[i] == ':' {
+		r.idLine = append(append(line[:i+1:i+1], '1'), line[i+1:]...)
+		return
+	}
+	line[i]++
+}
+
+// Unnumber takes back the number AppendID just gave.
+func (r *Recorder) Unnumber() {
+	r.next--
+	r.idLine = strconv.AppendInt(append(r.idLine[:0], r.pre...), r.next, 10)
+	r.idLine = append(r.idLine, '\n')
+}
+
+// Record takes the next n frames, one after the other (each with its id
+// line from AppendID). It waits while the run is maxPending ahead of the
+// store.
+func (r *Recorder) Record(frames []byte, n int) {
+	if n == 0 {
+		return
+	}
 	r.mu.Lock()
 	for len(r.pending) >= maxPending && !r.failed {
 		r.room.Wait()
@@ -112,21 +153,39 @@ func (r *Recorder) Record(frame []byte) {
 		r.mu.Unlock()
 		return
 	}
-	r.pending = append(r.pending, frame...)
-	r.count++
-	n := len(r.pending)
+	r.pending = append(r.pending, frames...)
+	r.count += n
+	full := len(r.pending) >= batchSize
 	r.mu.Unlock()
-	if n >= batchSize {
-		r.Flush()
+	if full {
+		r.kick()
 	}
 }
 
 // Flush hands what was recorded to the store: the stream calls it as it
 // flushes its client, so that a follower is about as close to the run as
-// its client is. A goroutine writes it, unless one is writing already
-// (it takes what came meanwhile in its next batch).
+// its client is. What came is written within linger, with what comes
+// meanwhile: a burst is a few large writes, not one per flush.
 func (r *Recorder) Flush() {
 	r.mu.Lock()
+	arm := !r.armed && !r.writing && !r.failed && !r.finalled && r.count > 0
+	r.armed = r.armed || arm
+	r.mu.Unlock()
+	if !arm {
+		return
+	}
+	if r.timer == nil {
+		r.timer = time.AfterFunc(linger, r.kick)
+	} else {
+		r.timer.Reset(linger)
+	}
+}
+
+// kick starts a goroutine writing what was recorded, unless one is
+// writing already (it takes what came meanwhile in its next batch).
+func (r *Recorder) kick() {
+	r.mu.Lock()
+	r.armed = false
 	start := !r.writing && !r.failed && !r.finalled && (r.count > 0 || r.finished)
 	r.writing = r.writing || start
 	r.mu.Unlock()
@@ -156,7 +215,7 @@ func (r *Recorder) Finish() {
 	r.mu.Lock()
 	r.finished = true
 	r.mu.Unlock()
-	r.Flush()
+	r.kick()
 	select {
 	case <-r.done:
 	case <-time.After(finishWait):
@@ -167,6 +226,11 @@ func (r *Recorder) Finish() {
 // drain stores what was recorded, batch by batch, until nothing is
 // left; the first drain creates the log first. The run's last batch (once
 // it finished) ends the log: done is closed, as it is when a write fails.
+//
+// The buffers of the batches are used again: pending and the batch being
+// written swap, so that a long run makes no garbage of its frames (the
+// store keeps none of a batch's bytes once it has stored it; a batch whose
+// write failed is let go).
 func (r *Recorder) drain() {
 	if !r.stored {
 		if err := r.create(); err != nil {
@@ -175,8 +239,12 @@ func (r *Recorder) drain() {
 		}
 		r.stored = true
 	}
+	var written []byte // the frames of the batch just stored
 	for {
 		r.mu.Lock()
+		if written != nil && cap(written) <= maxSpare {
+			r.spare = written[:0]
+		}
 		b := store.RunLogBatch{First: r.first, Count: r.count, Frames: r.pending}
 		finished := r.finished
 		if b.Count == 0 && !finished {
@@ -184,13 +252,14 @@ func (r *Recorder) drain() {
 			r.mu.Unlock()
 			return
 		}
-		r.pending, r.count, r.first = nil, 0, r.first+int64(r.count)
+		r.pending, r.spare, r.count, r.first = r.spare, nil, 0, r.first+int64(r.count)
 		r.room.Broadcast()
 		r.mu.Unlock()
 		if err := r.write(b, finished); err != nil {
 			r.fail(err)
 			return
 		}
+		written = b.Frames
 		r.hub.notify(r.rl.ID)
 		if finished {
 			r.mu.Lock()
@@ -224,7 +293,7 @@ func (r *Recorder) write(b store.RunLogBatch, finished bool) error {
 func (r *Recorder) fail(err error) {
 	r.log.Error().Err(err).Str("run_log", r.rl.ID).Msg("run log: it could not be stored; the run goes on unrecorded from here")
 	r.mu.Lock()
-	r.failed, r.pending, r.writing = true, nil, false
+	r.failed, r.pending, r.spare, r.writing = true, nil, nil, false
 	r.room.Broadcast()
 	r.mu.Unlock()
 	r.hub.stopped(r.rl.ID)

@@ -26,7 +26,7 @@ func record(r *runlog.Recorder, from, n int) []string {
 	for i := from; i < from+n; i++ {
 		buf := r.AppendID(nil)
 		buf = append(buf, fmt.Sprintf("event: text_delta\ndata: {\"delta\":\"w%d \"}\n\n", i)...)
-		r.Record(buf)
+		r.Record(buf, 1)
 		frames = append(frames, string(buf))
 		if i%7 == 0 {
 			r.Flush()
@@ -167,7 +167,7 @@ func TestRecorderBounds(t *testing.T) {
 	wrote := make(chan int, 64)
 	go func() {
 		for i := range 12 {
-			r.Record(big)
+			r.Record(big, 1)
 			wrote <- i
 		}
 		close(wrote)
@@ -191,4 +191,23 @@ func TestRecorderBounds(t *testing.T) {
 	for range wrote {
 	}
 	r.Finish()
+}
+
+// The ids a recorder gives are "<log>:<n>" for n = 1, 2, … whatever the
+// number of digits, and a number taken back is given again.
+func TestEventIDs(t *testing.T) {
+	r := runlog.NewHub().Start(store.NewMemory(), &nop, "", "session/s", "run-1", "delta")
+	defer r.Finish()
+	for n := 1; n <= 1001; n++ {
+		line := string(r.AppendID(nil))
+		require.Equal(t, fmt.Sprintf("id: %s:%d\n", r.ID(), n), line)
+		if n%97 == 0 {
+			r.Unnumber()
+			require.Equal(t, line, string(r.AppendID(nil)), "the number taken back is given again")
+		}
+		log, got, err := runlog.ParseEventID(strings.TrimSuffix(strings.TrimPrefix(line, "id: "), "\n"))
+		require.NoError(t, err)
+		require.Equal(t, r.ID(), log)
+		require.Equal(t, int64(n), got)
+	}
 }

@@ -61,20 +61,23 @@ func (w *Writer[E]) appendTo(t *Turn, buf []byte, evs []E) []byte {
 	if rec == nil {
 		return w.Append(buf, evs, t.Log, t.Met)
 	}
+	start, n := len(buf), 0
 	for _, ev := range evs {
-		start := len(buf)
+		at := len(buf)
 		buf = rec.AppendID(buf)
 		var err error
 		if buf, err = w.Frame(buf, ev); err != nil {
-			buf = buf[:start]
+			buf = buf[:at]
+			rec.Unnumber()
 			t.Log.Error().Err(err).Str("event", w.Name(ev)).Msg("encoding an event for the client")
 			continue
 		}
-		rec.Record(buf[start:])
+		n++
 		if t.Met != nil {
 			t.Met.Out(w.Name(ev))
 		}
 	}
+	rec.Record(buf[start:], n)
 	return buf
 }
 
