@@ -56,10 +56,10 @@ const (
 // by the goroutine that writes the run's stream; frames are stored by a
 // goroutine of its own.
 type Recorder struct {
-	st  store.RunLogStore
-	hub *Hub
-	log *zerolog.Logger
-	rl  store.RunLog
+	st     store.RunLogStore
+	hub    *Hub
+	log    *zerolog.Logger
+	rl     store.RunLog
 	pre    []byte // "id: <log>:"
 	idLine []byte // the id line of the next frame: "id: <log>:<next>\n"
 
