@@ -40,7 +40,7 @@ func CopyStore(log zerolog.Logger, from, to string) error {
 		return err
 	}
 	log.Info().Str("from", from).Str("to", RedactURL(to)).
-		Int("sessions", rep.Sessions).Int("messages", rep.Messages).Int("threads", rep.Threads).
+		Int("sessions", rep.Sessions).Int("messages", rep.Messages).Int("threads", rep.Threads).Int("record_messages", rep.RecordMessages).
 		Int("sessions_already_there", rep.SkippedSessions).Int("threads_already_there", rep.SkippedThreads).
 		Msg("copied the store")
 	return nil
