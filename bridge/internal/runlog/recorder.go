@@ -153,6 +153,11 @@ func (r *Recorder) Record(frames []byte, n int) {
 		r.mu.Unlock()
 		return
 	}
+	if need := len(r.pending) + len(frames); need > cap(r.pending) && len(r.pending) >= batchSize {
+		// The store is behind: room, once, for what the run may get
+		// ahead of it (the buffer is used again: drain).
+		r.pending = slices.Grow(r.pending, max(need, maxPending+batchSize)-len(r.pending))
+	}
 	r.pending = append(r.pending, frames...)
 	r.count += n
 	full := len(r.pending) >= batchSize
