@@ -3,6 +3,8 @@ package agui2aap
 import (
 	"context"
 	"encoding/json"
+	"strings"
+	"unicode/utf8"
 
 	"github.com/ag-ui-protocol/ag-ui/sdks/community/go/pkg/core/types"
 	"github.com/rs/zerolog"
@@ -60,7 +62,7 @@ func (r *runner) recordTail(before int, produced []types.Message) *store.RecordT
 		if !ok {
 			break
 		}
-		data, err := json.Marshal(m)
+		data, err := recordJSON(m)
 		if err != nil {
 			r.log.Warn().Err(err).Str("thread", r.th.ID).Msg("a message could not be added to the thread's record")
 			break
@@ -79,7 +81,7 @@ func recordOf(msgs []types.Message, log *zerolog.Logger) *store.RecordTail {
 		if msgs[i].Role == types.RoleReasoning {
 			continue
 		}
-		data, err := json.Marshal(&msgs[i])
+		data, err := recordJSON(&msgs[i])
 		if err != nil {
 			log.Warn().Err(err).Msg("a message could not be added to the thread's record")
 			break
@@ -88,6 +90,63 @@ func recordOf(msgs []types.Message, log *zerolog.Logger) *store.RecordTail {
 	}
 	return tail
 }
+
+// recordJSON is a message as the record keeps it, json.Marshal's bytes.
+// A message of text whose strings json.Marshal writes as they are (most
+// of them: no escape, no HTML character) is written into one buffer of
+// its size: a long answer is copied once, not built in the encoder's
+// buffer and copied out of it.
+func recordJSON(m *types.Message) ([]byte, error) {
+	text, isText := m.Content.(string)
+	fields := [...]struct{ key, value string }{
+		{`{"id":"`, m.ID}, {`","role":"`, string(m.Role)}, {`","content":"`, text},
+		{`","name":"`, m.Name}, {`","encryptedContent":"`, m.EncryptedContent}, {`","encryptedValue":"`, m.EncryptedValue},
+		{`","toolCallId":"`, m.ToolCallID}, {`","error":"`, m.Error}, {`","activityType":"`, m.ActivityType},
+	}
+	size := 2
+	for _, f := range fields {
+		if !verbatim(f.value) {
+			return json.Marshal(m)
+		}
+		size += len(f.key) + len(f.value)
+	}
+	if !isText && m.Content != nil || len(m.ToolCalls) > 0 {
+		return json.Marshal(m)
+	}
+	b := make([]byte, 0, size)
+	for i, f := range fields {
+		// id and role always; content when there is one (an empty
+		// string included); the rest when not empty (omitempty).
+		if i < 2 || i == 2 && isText || i > 2 && f.value != "" {
+			b = append(append(b, f.key...), f.value...)
+		}
+	}
+	return append(b, `"}`...), nil
+}
+
+// verbatim reports whether json.Marshal writes s inside its quotes as it
+// is: valid UTF-8 without '"', '\\', control characters, the HTML
+// characters it escapes ('<', '>', '&') or U+2028 and U+2029.
+func verbatim(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if escaped[s[i]] {
+			return false
+		}
+	}
+	return utf8.ValidString(s) && !strings.Contains(s, "\u2028") && !strings.Contains(s, "\u2029")
+}
+
+// escaped are the bytes json.Marshal escapes in a string (of those
+// below utf8.RuneSelf; the others are checked as UTF-8).
+var escaped = func() (t [256]bool) {
+	for c := range byte(0x20) {
+		t[c] = true
+	}
+	for _, c := range []byte(`"\<>&`) {
+		t[c] = true
+	}
+	return t
+}()
 
 // recorded is the thread's conversation from agui2aap's own record; false
 // when it has none.
