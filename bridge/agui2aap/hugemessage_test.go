@@ -1,0 +1,98 @@
+package agui2aap_test
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"runtime"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/ag-ui-protocol/ag-ui/sdks/community/go/pkg/core/types"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/aapagui/aapagui/aap"
+	"github.com/aapagui/aapagui/bridge/agui2aap"
+	"github.com/aapagui/aapagui/store"
+)
+
+// allocStore counts what the store itself allocates in a run's save of
+// its thread (encoding it, copying its record), so that a test can tell
+// it from what the bridge allocates; a run log's batches are stored
+// without their frames (the recorder has its own test).
+type allocStore struct {
+	store.Store
+	mu    sync.Mutex
+	bytes uint64
+}
+
+func (s *allocStore) SaveThreadUnlock(ctx context.Context, th *store.Thread, holder string) error {
+	var m0, m1 runtime.MemStats
+	runtime.ReadMemStats(&m0)
+	err := s.Store.SaveThreadUnlock(ctx, th, holder)
+	runtime.ReadMemStats(&m1)
+	s.mu.Lock()
+	s.bytes += m1.TotalAlloc - m0.TotalAlloc
+	s.mu.Unlock()
+	return err
+}
+
+func (s *allocStore) AppendRunLog(ctx context.Context, id string, b store.RunLogBatch, finished bool) error {
+	b.Frames = nil
+	return s.Store.AppendRunLog(ctx, id, b, finished)
+}
+
+// One huge message costs the bridge about its size, not several times
+// it: what the run allocates, but for the store's own writes, stays under
+// 4 times the message (its deltas decoded, its text made one string, the
+// thread record's JSON of it, bounded buffers). A buffer that copies the
+// text as it grows, a string made of it at each read, a record encoded
+// in a buffer and copied out, or a run log that makes garbage of its
+// frames would each take it past that. (Allocations, not memory in use:
+// they are counted exactly, whatever the collector does.)
+func TestHugeMessageAllocations(t *testing.T) {
+	const size = 40 << 20
+	chunk := strings.Repeat("a huge answer ", 64<<10/14+1)[:64<<10]
+	frame, err := aap.AppendFrame(nil, &aap.TextDelta{Delta: chunk})
+	require.NoError(t, err)
+	up := newFakeAAP(t, func(w http.ResponseWriter, r *http.Request, _ int, _ *aap.PostSessionTurnRequest) {
+		writeEvents(w, &aap.TurnStart{})
+		for sent := 0; sent < size && r.Context().Err() == nil; sent += len(chunk) {
+			if _, err := w.Write(frame); err != nil {
+				return
+			}
+			w.(http.Flusher).Flush()
+		}
+		writeEvents(w, &aap.TurnStop{StopReason: aap.StopEndTurn})
+	})
+	st := &allocStore{Store: store.NewMemory()}
+	e := newBridge(t, up.URL, func(c *agui2aap.Config) {
+		c.Store = st
+		c.MaxMessageSize = 2 * size
+	})
+	var m0, m1 runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&m0)
+	resp, err := http.Post(e.URL+"/agents/demo", "application/json", strings.NewReader(
+		`{"threadId":"t1","runId":"r1","messages":[{"id":"u1","role":"user","content":"a long answer"}],"tools":[],"context":[],"state":{},"forwardedProps":{}}`))
+	require.NoError(t, err)
+	n, err := io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	require.NoError(t, err)
+	runtime.ReadMemStats(&m1)
+
+	run, stored := m1.TotalAlloc-m0.TotalAlloc, st.bytes
+	t.Logf("a message of %d MiB: the run allocated %.1f MiB, the store's writes %.1f of them", size>>20,
+		float64(run)/(1<<20), float64(stored)/(1<<20))
+	assert.Greater(t, n, int64(size), "the client got the message")
+	assert.Less(t, run-stored, uint64(4*size), "what the bridge allocated for a message of %d bytes", size)
+	th := e.thread(t, "t1")
+	raw, err := st.ThreadRecord(testContext(t), th.Owner, th.ID)
+	require.NoError(t, err)
+	require.Len(t, raw, 2)
+	var m types.Message
+	require.NoError(t, m.UnmarshalJSON(raw[1]))
+	assert.Len(t, m.Content, size, "the thread's record holds the message")
+}
