@@ -39,6 +39,7 @@ func (m *Memory) StartRunLog(_ context.Context, l *RunLog) error {
 	l.Updated, l.Events, l.Finished = now, 0, false
 	ml := &memRunLog{l: *l}
 	ml.l.Started = l.Started.UTC().Truncate(time.Millisecond)
+	ml.l.Input = cloneInput(l.Input)
 	k := [2]string{l.Owner, l.Key}
 	logs := rl.byKey[k]
 	// After the logs that started with it or before it; of those, all
@@ -89,6 +90,7 @@ func (m *Memory) GetRunLog(_ context.Context, owner, id string) (*RunLog, error)
 		return nil, ErrNotFound
 	}
 	l := ml.l
+	l.Input = cloneInput(l.Input)
 	return &l, nil
 }
 
@@ -101,7 +103,17 @@ func (m *Memory) LatestRunLog(_ context.Context, owner, key string) (*RunLog, er
 		return nil, ErrNotFound
 	}
 	l := logs[len(logs)-1].l
+	l.Input = cloneInput(l.Input)
 	return &l, nil
+}
+
+// cloneInput is a copy of a log's Input that neither its caller nor the
+// store changes: nil when empty, as the other stores read it back.
+func cloneInput(in []byte) []byte {
+	if len(in) == 0 {
+		return nil
+	}
+	return slices.Clone(in)
 }
 
 // ReadRunLog implements RunLogStore.

@@ -39,6 +39,13 @@ type RunLog struct {
 	Events int64
 	// Finished is set once the run's last event is in the log.
 	Finished bool
+	// Input is what the run was asked that a client joining it from
+	// nothing needs beside its events (agui2aap: the client's messages new
+	// to the thread, as a JSON array), opaque to the store; nil when none.
+	// It is stored by StartRunLog and read back by GetRunLog and
+	// LatestRunLog, byte for byte. An empty Input is none: it reads back
+	// nil.
+	Input []byte
 }
 
 // RunLogBatch is events First to First+Count-1 of a log: their SSE frames
@@ -57,11 +64,11 @@ var ErrRunLogGap = errors.New("store: the batch does not continue the run log")
 // RunLogStore keeps the runs' logs.
 type RunLogStore interface {
 	// StartRunLog stores a new, empty, running log (l.ID set by the
-	// caller; ErrExists when taken), setting l.Started when zero. The
-	// key's older logs are dropped, all but the one that started last
-	// before it. Older is by Started, not by when the store was told (a
-	// run's first write may come late), and of logs that started at the
-	// same time the one stored first is the older.
+	// caller; ErrExists when taken) with a copy of l.Input, setting
+	// l.Started when zero. The key's older logs are dropped, all but the
+	// one that started last before it. Older is by Started, not by when
+	// the store was told (a run's first write may come late), and of logs
+	// that started at the same time the one stored first is the older.
 	StartRunLog(ctx context.Context, l *RunLog) error
 	// AppendRunLog adds b to log id, whose events must number exactly
 	// b.First-1 (else ErrRunLogGap), and marks it finished when finished
