@@ -14,7 +14,7 @@ var _ store.RunLogStore = (*Store)(nil)
 
 // sqliteRunLogColumns are the columns a store.RunLog is read from
 // (scanRunLog).
-const sqliteRunLogColumns = `id, owner, key, run_id, form, started_at, updated_at, events, finished`
+const sqliteRunLogColumns = `id, owner, key, run_id, form, started_at, updated_at, events, finished, input`
 
 // sqliteDropOlderRunLogs drops the logs of owner ?1's key ?2 that are
 // older than the log started at ?3 and stored as seq ?4, all but the
@@ -31,11 +31,15 @@ func (s *Store) StartRunLog(ctx context.Context, l *store.RunLog) error {
 	if started.IsZero() {
 		started = now
 	}
+	var input any // NULL: none
+	if len(l.Input) > 0 {
+		input = l.Input
+	}
 	err := s.write(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		res, err := s.txExec(ctx, tx,
-			`INSERT INTO run_logs (id, owner, key, run_id, form, started_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)
+			`INSERT INTO run_logs (id, owner, key, run_id, form, started_at, updated_at, input) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
 			 ON CONFLICT (id) DO NOTHING`,
-			l.ID, l.Owner, l.Key, l.RunID, l.Form, toMillis(started), toMillis(now))
+			l.ID, l.Owner, l.Key, l.RunID, l.Form, toMillis(started), toMillis(now), input)
 		if err != nil {
 			return err
 		}
@@ -123,7 +127,7 @@ func (s *Store) LatestRunLog(ctx context.Context, owner, key string) (*store.Run
 func scanRunLog(row *sql.Row, what string) (*store.RunLog, error) {
 	var l store.RunLog
 	var started, updated int64
-	err := row.Scan(&l.ID, &l.Owner, &l.Key, &l.RunID, &l.Form, &started, &updated, &l.Events, &l.Finished)
+	err := row.Scan(&l.ID, &l.Owner, &l.Key, &l.RunID, &l.Form, &started, &updated, &l.Events, &l.Finished, &l.Input)
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
 		return nil, store.ErrNotFound
@@ -131,6 +135,9 @@ func scanRunLog(row *sql.Row, what string) (*store.RunLog, error) {
 		return nil, fmt.Errorf("store: sqlite: %s: %w", what, err)
 	}
 	l.Started, l.Updated = fromMillis(started), fromMillis(updated)
+	if len(l.Input) == 0 {
+		l.Input = nil // NULL, or an empty blob another program stored
+	}
 	return &l, nil
 }
 

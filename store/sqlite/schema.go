@@ -7,7 +7,7 @@ import (
 
 // schemaVersion is the user_version of a database with the current
 // schema; migrations[v] brings version v to v+1.
-const schemaVersion = 5
+const schemaVersion = 6
 
 var migrations = [schemaVersion][]string{
 	{
@@ -102,6 +102,11 @@ var migrations = [schemaVersion][]string{
 			FOREIGN KEY (owner, id) REFERENCES threads (owner, id) ON DELETE CASCADE
 		) WITHOUT ROWID`,
 	},
+	{
+		// store.RunLog.Input, a blob byte for byte; NULL for none (and for
+		// the logs stored before it).
+		`ALTER TABLE run_logs ADD COLUMN input BLOB`,
+	},
 }
 
 // schemaProbes prepare against every column the store uses, so that a file
@@ -111,7 +116,7 @@ var schemaProbes = []string{
 	`SELECT session_id, position, data FROM history LIMIT 0`,
 	`SELECT owner, id, updated_at, data, record_len FROM threads LIMIT 0`,
 	`SELECT owner, id, holder, until FROM thread_locks LIMIT 0`,
-	`SELECT seq, id, owner, key, run_id, form, started_at, updated_at, events, finished FROM run_logs LIMIT 0`,
+	`SELECT seq, id, owner, key, run_id, form, started_at, updated_at, events, finished, input FROM run_logs LIMIT 0`,
 	`SELECT log_id, first, count, frames FROM run_log_batches LIMIT 0`,
 	`SELECT owner, id, position, data FROM thread_records LIMIT 0`,
 }

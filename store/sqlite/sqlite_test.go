@@ -127,11 +127,47 @@ func TestSQLiteFileSettings(t *testing.T) {
 	assert.Equal(t, "wal", mode)
 	var version int
 	require.NoError(t, db.QueryRow(`PRAGMA user_version`).Scan(&version))
-	assert.Equal(t, 5, version)
+	assert.Equal(t, 6, version)
+}
+
+// beforeRunLogInput takes a file back to the schema before run logs' input
+// (5).
+const beforeRunLogInput = `ALTER TABLE run_logs DROP COLUMN input; PRAGMA user_version = 5;`
+
+// A file of the schema before run logs' input (5) opens migrated: its logs
+// are there without an Input, and new logs keep theirs.
+func TestSQLiteMigratesRunLogInput(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "store.db")
+	s, err := sqlite.Open(path)
+	require.NoError(t, err)
+	storetest.StartLog(t, s, "L1", "alice", "thread/t1", time.Time{})
+	require.NoError(t, s.AppendRunLog(ctx, "L1", storetest.Batch(1, 2), true))
+	require.NoError(t, s.Close())
+	_, err = rawDB(t, path).Exec(beforeRunLogInput)
+	require.NoError(t, err)
+
+	s = openFile(t, path)
+	got, err := s.GetRunLog(ctx, "alice", "L1")
+	require.NoError(t, err)
+	assert.Nil(t, got.Input, "a log stored before the column")
+	assert.Equal(t, int64(2), got.Events)
+	assert.True(t, got.Finished)
+	batches, err := s.ReadRunLog(ctx, "L1", 0, 1<<20)
+	require.NoError(t, err)
+	assert.Equal(t, []store.RunLogBatch{storetest.Batch(1, 2)}, batches)
+
+	input := []byte("[{\"id\":\"m1\",\"role\":\"user\",\"content\":\"\xff\xfe\x00\"}]")
+	l := &store.RunLog{ID: "L2", Owner: "alice", Key: "thread/t1", RunID: "run-L2", Form: "agui", Input: input}
+	require.NoError(t, s.StartRunLog(ctx, l))
+	got, err = s.LatestRunLog(ctx, "alice", "thread/t1")
+	require.NoError(t, err)
+	assert.Equal(t, "L2", got.ID)
+	assert.Equal(t, input, got.Input)
 }
 
 // beforeRecords takes a file back to the schema before thread records (4).
-const beforeRecords = `DROP TABLE thread_records; ALTER TABLE threads DROP COLUMN record_len; PRAGMA user_version = 4;`
+const beforeRecords = beforeRunLogInput + `DROP TABLE thread_records; ALTER TABLE threads DROP COLUMN record_len; PRAGMA user_version = 4;`
 
 // A file of the schema before thread records (4) opens migrated: its
 // threads are there with empty records, which saves then write.
