@@ -68,7 +68,7 @@ func TestPostgresConcurrentMigrations(t *testing.T) {
 	var version, rows int
 	conn := rawPG(t, dsn)
 	require.NoError(t, conn.QueryRow(context.Background(), `SELECT max(version), count(*) FROM aapagui_schema`).Scan(&version, &rows))
-	assert.Equal(t, 4, version)
+	assert.Equal(t, 5, version)
 	assert.Equal(t, 1, rows)
 }
 
@@ -141,9 +141,45 @@ func TestPostgresRunLogBatchesGoWithTheirLog(t *testing.T) {
 	assert.Equal(t, []int{0, 0}, []int{logs, batches})
 }
 
+// pgBeforeRunLogInput takes a database back to the schema before run
+// logs' input (4).
+const pgBeforeRunLogInput = `ALTER TABLE run_logs DROP COLUMN input; UPDATE aapagui_schema SET version = 4;`
+
+// A database of the schema before run logs' input (4) opens migrated: its
+// logs are there without an Input, and new logs keep theirs.
+func TestPostgresMigratesRunLogInput(t *testing.T) {
+	ctx := context.Background()
+	dsn := pgtest.Schema(t)
+	s, err := postgres.Open(ctx, dsn)
+	require.NoError(t, err)
+	storetest.StartLog(t, s, "L1", "alice", "thread/t1", time.Time{})
+	require.NoError(t, s.AppendRunLog(ctx, "L1", storetest.Batch(1, 2), true))
+	require.NoError(t, s.Close())
+	_, err = rawPG(t, dsn).Exec(ctx, pgBeforeRunLogInput)
+	require.NoError(t, err)
+
+	s = openPostgresDSN(t, dsn)
+	got, err := s.GetRunLog(ctx, "alice", "L1")
+	require.NoError(t, err)
+	assert.Nil(t, got.Input, "a log stored before the column")
+	assert.Equal(t, int64(2), got.Events)
+	assert.True(t, got.Finished)
+	batches, err := s.ReadRunLog(ctx, "L1", 0, 1<<20)
+	require.NoError(t, err)
+	assert.Equal(t, []store.RunLogBatch{storetest.Batch(1, 2)}, batches)
+
+	input := []byte("[{\"id\":\"m1\",\"role\":\"user\",\"content\":\"\xff\xfe\x00\"}]")
+	l := &store.RunLog{ID: "L2", Owner: "alice", Key: "thread/t1", RunID: "run-L2", Form: "agui", Input: input}
+	require.NoError(t, s.StartRunLog(ctx, l))
+	got, err = s.LatestRunLog(ctx, "alice", "thread/t1")
+	require.NoError(t, err)
+	assert.Equal(t, "L2", got.ID)
+	assert.Equal(t, input, got.Input)
+}
+
 // pgBeforeRecords takes a database back to the schema before thread
 // records (3).
-const pgBeforeRecords = `DROP TABLE thread_records; ALTER TABLE threads DROP COLUMN record_len; UPDATE aapagui_schema SET version = 3;`
+const pgBeforeRecords = pgBeforeRunLogInput + `DROP TABLE thread_records; ALTER TABLE threads DROP COLUMN record_len; UPDATE aapagui_schema SET version = 3;`
 
 // A database of the schema before thread records (3) opens migrated: its
 // threads are there with empty records, which saves then write.

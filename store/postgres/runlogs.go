@@ -16,19 +16,19 @@ var _ store.RunLogStore = (*Store)(nil)
 
 // pgRunLogColumns are the columns a store.RunLog is read from
 // (pgScanRunLog).
-const pgRunLogColumns = `id, owner, key, run_id, form, started_at, updated_at, events, finished`
+const pgRunLogColumns = `id, owner, key, run_id, form, started_at, updated_at, events, finished, input`
 
 // pgNow is the database's clock to the millisecond, as the other stores
 // keep their times.
 const pgNow = `date_trunc('milliseconds', clock_timestamp())`
 
-// pgStartRunLog inserts log $1 of owner $2's key $3, started at $6, and
-// drops the key's logs older than it but the newest of them. The DELETE
+// pgStartRunLog inserts log $1 of owner $2's key $3, started at $6, with
+// input $7, and drops the key's logs older than it but the newest of them. The DELETE
 // sees the table as it was before the INSERT, so every log it sees was
 // stored before the new one: of those started at the same time, they are
 // the older.
 const pgStartRunLog = `WITH n AS (
-		INSERT INTO run_logs (id, owner, key, run_id, form, started_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, ` + pgNow + `)
+		INSERT INTO run_logs (id, owner, key, run_id, form, started_at, updated_at, input) VALUES ($1, $2, $3, $4, $5, $6, ` + pgNow + `, $7)
 		ON CONFLICT (id) DO NOTHING RETURNING updated_at),
 	d AS (
 		DELETE FROM run_logs WHERE id IN (
@@ -48,8 +48,12 @@ func (s *Store) StartRunLog(ctx context.Context, l *store.RunLog) error {
 	if started.IsZero() {
 		started = time.Now().UTC().Truncate(time.Millisecond)
 	}
+	var input []byte // NULL: none
+	if len(l.Input) > 0 {
+		input = l.Input
+	}
 	var updated time.Time
-	err := s.pool.QueryRow(ctx, pgStartRunLog, l.ID, l.Owner, l.Key, l.RunID, l.Form, started.UTC().Truncate(time.Millisecond)).Scan(&updated)
+	err := s.pool.QueryRow(ctx, pgStartRunLog, l.ID, l.Owner, l.Key, l.RunID, l.Form, started.UTC().Truncate(time.Millisecond), input).Scan(&updated)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return store.ErrExists
 	}
@@ -126,7 +130,7 @@ func (s *Store) LatestRunLog(ctx context.Context, owner, key string) (*store.Run
 // pgScanRunLog reads a log's row of pgRunLogColumns.
 func pgScanRunLog(row pgx.Row, what string) (*store.RunLog, error) {
 	var l store.RunLog
-	err := row.Scan(&l.ID, &l.Owner, &l.Key, &l.RunID, &l.Form, &l.Started, &l.Updated, &l.Events, &l.Finished)
+	err := row.Scan(&l.ID, &l.Owner, &l.Key, &l.RunID, &l.Form, &l.Started, &l.Updated, &l.Events, &l.Finished, &l.Input)
 	switch {
 	case errors.Is(err, pgx.ErrNoRows):
 		return nil, store.ErrNotFound
@@ -134,6 +138,9 @@ func pgScanRunLog(row pgx.Row, what string) (*store.RunLog, error) {
 		return nil, fmt.Errorf("store: postgres: %s: %w", what, err)
 	}
 	l.Started, l.Updated = l.Started.UTC(), l.Updated.UTC()
+	if len(l.Input) == 0 {
+		l.Input = nil // NULL, or an empty bytea another program stored
+	}
 	return &l, nil
 }
 

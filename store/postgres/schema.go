@@ -10,7 +10,7 @@ import (
 
 // pgSchemaVersion is the version of the current schema; pgMigrations[v]
 // brings version v to v+1.
-const pgSchemaVersion = 4
+const pgSchemaVersion = 5
 
 var pgMigrations = [pgSchemaVersion][]string{
 	{
@@ -109,6 +109,11 @@ var pgMigrations = [pgSchemaVersion][]string{
 			PRIMARY KEY (owner, id, position),
 			FOREIGN KEY (owner, id) REFERENCES threads (owner, id) ON DELETE CASCADE
 		)`,
+	},
+	{
+		// store.RunLog.Input, bytea byte for byte; NULL for none (and for
+		// the logs stored before it).
+		`ALTER TABLE run_logs ADD COLUMN input bytea`,
 	},
 }
 
