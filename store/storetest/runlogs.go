@@ -28,6 +28,7 @@ func testRunLogs(t *testing.T, open func(t *testing.T) store.Store) {
 		{"delete a key's logs", testRunLogDelete},
 		{"start and update times", testRunLogTimes},
 		{"frames byte for byte", testRunLogFrames},
+		{"input byte for byte", testRunLogInput},
 		{"concurrent appends of one batch", testRunLogRace},
 	})
 }
@@ -54,6 +55,15 @@ func Batch(first int64, count int) store.RunLogBatch {
 func StartLog(t *testing.T, s store.RunLogStore, id, owner, key string, started time.Time) *store.RunLog {
 	t.Helper()
 	l := &store.RunLog{ID: id, Owner: owner, Key: key, RunID: "run-" + id, Form: "agui", Started: started}
+	require.NoError(t, s.StartRunLog(context.Background(), l), "start %s", id)
+	return l
+}
+
+// StartLogInput starts log id of owner's key, at the store's clock, with
+// input.
+func StartLogInput(t *testing.T, s store.RunLogStore, id, owner, key string, input []byte) *store.RunLog {
+	t.Helper()
+	l := &store.RunLog{ID: id, Owner: owner, Key: key, RunID: "run-" + id, Form: "agui", Input: input}
 	require.NoError(t, s.StartRunLog(context.Background(), l), "start %s", id)
 	return l
 }
@@ -467,6 +477,77 @@ func testRunLogFrames(t *testing.T, open func(t *testing.T) store.Store) {
 	require.Len(t, again, 2)
 	assert.Equal(t, odd, again[0].Frames)
 	assert.Equal(t, want2, string(again[1].Frames))
+}
+
+// Input is the Input of a run log test: a JSON array of messages, as
+// agui2aap stores it, holding bytes that are not UTF-8 and a NUL, so that
+// a store that keeps it as text is found out; n makes each its own.
+func Input(n int) []byte {
+	return fmt.Appendf(nil, "[{\"id\":\"m%d\",\"role\":\"user\",\"content\":\"\xff\xfe\x00 \xc3\x28 \xed\xa0\x80 \xc3\xa9\"}]", n)
+}
+
+// testRunLogInput checks that a log's Input reads back from GetRunLog and LatestRunLog as the bytes it started with, however the caller and the readers use their slices after, through its appends; and that a log without one, or with an empty one, reads back nil.
+func testRunLogInput(t *testing.T, open func(t *testing.T) store.Store) {
+	ctx := context.Background()
+	s := open(t)
+	latest := func(owner, key string) *store.RunLog {
+		t.Helper()
+		l, err := s.LatestRunLog(ctx, owner, key)
+		require.NoError(t, err, "latest of %s", key)
+		return l
+	}
+	want := Input(1)
+	buf := append([]byte(nil), want...)
+	l := &store.RunLog{ID: "L1", Owner: "alice", Key: "thread/t1", RunID: "run-L1", Form: "agui", Input: buf}
+	require.NoError(t, s.StartRunLog(ctx, l))
+	// The caller reuses its buffer.
+	for i := range buf {
+		buf[i] = '?'
+	}
+	got := getLog(t, s, "alice", "L1")
+	assert.Equal(t, want, got.Input, "GetRunLog: the bytes started with, byte for byte")
+	last := latest("alice", "thread/t1")
+	assert.Equal(t, want, last.Input, "LatestRunLog: the bytes started with, byte for byte")
+	// A reader that writes over what it read changes nothing stored.
+	for _, in := range [][]byte{got.Input, last.Input} {
+		for i := range in {
+			in[i] = '!'
+		}
+	}
+	assert.Equal(t, want, getLog(t, s, "alice", "L1").Input, "GetRunLog after the readers wrote")
+	assert.Equal(t, want, latest("alice", "thread/t1").Input, "LatestRunLog after the readers wrote")
+
+	// Appends and finishing leave it as it is.
+	appendBatches(t, s, "L1", 0, 2, 1)
+	require.NoError(t, s.AppendRunLog(ctx, "L1", store.RunLogBatch{First: 4}, true))
+	got = getLog(t, s, "alice", "L1")
+	assert.True(t, got.Finished)
+	assert.Equal(t, want, got.Input, "a finished log keeps its input")
+
+	// The key's next run has its own; the one before it keeps its.
+	StartLogInput(t, s, "L2", "alice", "thread/t1", Input(2))
+	assert.Equal(t, Input(2), latest("alice", "thread/t1").Input)
+	assert.Equal(t, want, getLog(t, s, "alice", "L1").Input)
+
+	// None: nil, and an empty input too.
+	for _, tt := range []struct {
+		name  string
+		input []byte
+	}{{"nil", nil}, {"empty", []byte{}}} {
+		key := "thread/" + tt.name
+		StartLogInput(t, s, tt.name, "alice", key, tt.input)
+		assert.Nil(t, getLog(t, s, "alice", tt.name).Input, "GetRunLog of a log started with %s input", tt.name)
+		assert.Nil(t, latest("alice", key).Input, "LatestRunLog of a log started with %s input", tt.name)
+	}
+
+	// Every byte value, in an input of a quarter of a megabyte.
+	big := make([]byte, 256<<10)
+	for i := range big {
+		big[i] = byte(i * 7)
+	}
+	StartLogInput(t, s, "big", "alice", "thread/big", big)
+	assert.Equal(t, big, getLog(t, s, "alice", "big").Input)
+	assert.Equal(t, big, latest("alice", "thread/big").Input)
 }
 
 // testRunLogRace checks that of concurrent appends of the same batch exactly one is stored, and the others are ErrRunLogGap.
