@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/aapagui/aapagui/aap"
 	"github.com/aapagui/aapagui/internal/apikey"
@@ -47,6 +48,11 @@ type AAPAgentOptions struct {
 	// session ids, version 2 serves GET /session/{id}/history and lists
 	// session objects.
 	Version int
+	// LongPace is the pause between the deltas of a "long <n>" answer in
+	// delta mode, each sent as it comes: an answer that takes a while, to
+	// leave and rejoin. Zero sends them all at once. A client that went
+	// away ends the answer where it was.
+	LongPace time.Duration
 }
 
 // AAPAgent is the demo agent speaking AAP (version 3 unless
@@ -65,6 +71,7 @@ type AAPAgent struct {
 	info    aap.AgentInfo
 	version int             // the protocol version served
 	quiet   bool            // QuietPermissionResults
+	pace    time.Duration   // LongPace
 	secrets map[string]bool // names of secret options
 	keys    apikey.Keys
 	mux     *http.ServeMux
@@ -140,6 +147,7 @@ func NewAAPAgent(opts AAPAgentOptions) *AAPAgent {
 			},
 		},
 		quiet:    opts.QuietPermissionResults,
+		pace:     opts.LongPace,
 		secrets:  map[string]bool{},
 		keys:     apikey.New(opts.APIKeys),
 		sessions: map[string]*aapSession{},
@@ -650,7 +658,7 @@ func (a *AAPAgent) play(w http.ResponseWriter, s *aapSession, t *aapTurn, mode a
 	}()
 
 	out := newTurnOutput(w, mode, sessionStart)
-	out.quiet = a.quiet
+	out.quiet, out.pace = a.quiet, a.pace
 	t.run(out)
 	// The session is updated before the last write, which holds turn_stop:
 	// a client that sends its next turn as soon as it sees turn_stop must
@@ -839,6 +847,7 @@ type turnOutput struct {
 	open       []aap.ContentBlock   // blocks of the assistant message being said
 	msgs       []aap.Message        // the messages the turn adds to the history
 	quiet      bool                 // permission results are stored, not sent
+	pace       time.Duration        // AAPAgentOptions.LongPace
 	hidden     map[aap.Message]bool // messages of msgs a none-mode response leaves out
 	pending    []pendingCall        // the calls the turn leaves waiting
 	stopReason aap.StopReason
@@ -935,6 +944,12 @@ func (o *turnOutput) long(n int) {
 		if o.mode == aap.StreamDelta {
 			o.delta.Delta = w
 			o.emit(&o.delta)
+			if o.pace > 0 {
+				if o.flush(); o.err != nil {
+					break // the client went away
+				}
+				time.Sleep(o.pace)
+			}
 		}
 	}
 	if o.mode == aap.StreamMessage {

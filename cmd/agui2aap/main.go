@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net"
 	"strings"
+	"time"
 
 	"github.com/aapagui/aapagui/bridge/agui2aap"
 	"github.com/aapagui/aapagui/cmd/internal/cli"
@@ -20,6 +21,7 @@ type flags struct {
 	quietDemo, forwardAuth, snapshots                 *bool
 	upstreamVersion, demoVersion, maxThreads, maxRuns *int64
 	users                                             *cli.UserFlags
+	demoPace                                          *time.Duration
 }
 
 // bind defines the program's flags.
@@ -30,6 +32,7 @@ func bind(p *cli.Program) *flags {
 	fl.quietDemo = f.Bool("demo-quiet-permission-results", false, "the built-in AAP demo agent stores the outcome of an answered permission without sending it (as some AAP servers do); for trying the bridge against such servers")
 	fl.upstreamVersion = f.Int64("upstream-aap-version", 0, "AAP protocol version the server speaks: 1, 2 or 3; 0 reads it from the server's GET /meta")
 	fl.demoVersion = f.Int64("demo-aap-version", 3, "AAP protocol version the built-in demo agent speaks: 1, 2 or 3")
+	fl.demoPace = f.Duration("demo-long-pace", 0, "the built-in AAP demo agent pauses this long between the deltas of a \"long <n>\" answer: an answer that takes a while, to leave and rejoin (0: at once)")
 	fl.upstreamKey = f.String("upstream-api-key", "", "API key for the AAP server")
 	fl.forwardAuth = f.Bool("forward-auth", false, "send the caller's Authorization header to the AAP server instead of --upstream-api-key")
 	fl.keys = f.List("api-key", ",", "API key accepted from callers; none means open")
@@ -62,7 +65,7 @@ func run(args []string) error {
 		return err
 	}
 	if cfg.Upstream == "" {
-		addr, err := p.Demo("AAP demo agent", demo.NewAAPAgent(demo.AAPAgentOptions{QuietPermissionResults: *fl.quietDemo, Version: int(*fl.demoVersion)}))
+		addr, err := p.Demo("AAP demo agent", demo.NewAAPAgent(demo.AAPAgentOptions{QuietPermissionResults: *fl.quietDemo, Version: int(*fl.demoVersion), LongPace: *fl.demoPace}))
 		if err != nil {
 			return err
 		}
@@ -123,6 +126,12 @@ func (fl *flags) config(p *cli.Program) (agui2aap.Config, error) {
 	}
 	if *fl.quietDemo && cfg.Upstream != "" {
 		return cfg, errors.New("--demo-quiet-permission-results applies to the built-in demo agent only: leave out --upstream")
+	}
+	if *fl.demoPace < 0 || *fl.demoPace > time.Minute {
+		return cfg, fmt.Errorf("--demo-long-pace %s: want 0 to 1m", *fl.demoPace)
+	}
+	if *fl.demoPace != 0 && cfg.Upstream != "" {
+		return cfg, errors.New("--demo-long-pace applies to the built-in demo agent only: leave out --upstream")
 	}
 	return cfg, nil
 }

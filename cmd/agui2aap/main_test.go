@@ -209,3 +209,23 @@ func TestDemoQuietPermissionResults(t *testing.T) {
 	err := run([]string{"--upstream", "http://127.0.0.1:1", "--demo-quiet-permission-results", "--store", "memory:"})
 	require.ErrorContains(t, err, "--demo-quiet-permission-results")
 }
+
+// --demo-long-pace paces the built-in demo agent's "long <n>" answer, and
+// is refused beside --upstream or out of range.
+func TestDemoLongPace(t *testing.T) {
+	t.Parallel()
+	for _, args := range [][]string{
+		{"--upstream", "http://127.0.0.1:1", "--demo-long-pace", "10ms"},
+		{"--demo-long-pace", "-1s"},
+		{"--demo-long-pace", "2m"},
+	} {
+		err := run(append(args, "--store", "memory:", "--listen", "127.0.0.1:0"))
+		require.ErrorContains(t, err, "--demo-long-pace", args)
+	}
+	p := proctest.Start(t, nil, "--listen", "127.0.0.1:0", "--store", "memory:", "--demo-long-pace", "1ms")
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	body := readBody(t, post(t, ctx, p.URL()+"/agents/demo", `{"threadId":"t1","runId":"r1","state":{},"messages":[{"id":"m1","role":"user","content":"long 20"}],"tools":[],"context":[],"forwardedProps":{}}`))
+	assert.Equal(t, 20, strings.Count(body, `"type":"TEXT_MESSAGE_CONTENT"`), "every word, one event each")
+	assert.Contains(t, body, `"type":"RUN_FINISHED"`)
+}
