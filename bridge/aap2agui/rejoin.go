@@ -8,6 +8,7 @@ import (
 
 	"github.com/aapagui/aapagui/aap"
 	"github.com/aapagui/aapagui/bridge/internal/web"
+	"github.com/aapagui/aapagui/store"
 )
 
 // A turn's stream is recorded in the session's run log as it goes
@@ -22,7 +23,7 @@ func (t *turn) record() {
 	if t.req.Mode() == aap.StreamNone {
 		return
 	}
-	t.life.Record(t.s.cfg.Store, t.sess.Owner, runKey(t.sess.ID), t.adm.run.RunID, string(t.req.Mode()))
+	t.life.Record(t.s.cfg.Store, store.RunLog{Owner: t.sess.Owner, Key: runKey(t.sess.ID), RunID: t.adm.run.RunID, Form: string(t.req.Mode())})
 }
 
 // rejoin answers GET /sessions/:id/turn: the session's running turn from
@@ -49,6 +50,6 @@ func (s *Server) rejoin(c *gin.Context) error {
 	if mode := c.Query("stream"); mode != "" && mode != l.Form {
 		return invalid("stream_mode_differs", "the turn streams in mode "+l.Form+": rejoin it with stream="+l.Form+" or without stream")
 	}
-	s.cfg.Rejoin(c, st, l, after)
+	s.cfg.Rejoin(c, st, l, after, nil)
 	return nil
 }

@@ -1,10 +1,17 @@
 package agui2aap
 
 import (
+	"context"
+	"encoding/json"
 	"errors"
+	"strings"
 
+	"github.com/ag-ui-protocol/ag-ui/sdks/community/go/pkg/core/events"
+	"github.com/ag-ui-protocol/ag-ui/sdks/community/go/pkg/core/types"
 	"github.com/gin-gonic/gin"
+	"github.com/rs/zerolog"
 
+	"github.com/aapagui/aapagui/agui"
 	"github.com/aapagui/aapagui/bridge/internal/web"
 	"github.com/aapagui/aapagui/store"
 )
@@ -23,16 +30,64 @@ func (s *Server) runLogs() store.RunLogStore {
 	return rl
 }
 
-// record makes the run's stream recorded.
+// runInput is what a run's log keeps of what the run was asked
+// (store.RunLog.Input), for a client joining it from nothing: the client's
+// messages the thread's record lacks (keepForRecord), to go after the
+// record's first From messages. A new session starts the record again.
+type runInput struct {
+	From     int             `json:"from"`
+	Messages []types.Message `json:"messages"`
+}
+
+// record makes the run's stream recorded, with what it was asked.
 func (r *runner) record() {
-	if st := r.s.runLogs(); st != nil {
-		r.life.Record(st, r.th.Owner, runKey(r.in.ThreadID), r.in.RunID, "agui")
+	st := r.s.runLogs()
+	if st == nil {
+		return
 	}
+	in := runInput{From: min(len(r.th.Delivered), r.th.RecordLen), Messages: r.recordable}
+	if r.p.Fresh {
+		in.From = 0
+	}
+	data, err := json.Marshal(in)
+	if err != nil {
+		r.log.Warn().Err(err).Str("thread", r.in.ThreadID).Msg("the run's input could not be kept with its log")
+		data = nil
+	}
+	r.life.Record(st, store.RunLog{Owner: r.th.Owner, Key: runKey(r.in.ThreadID), RunID: r.in.RunID, Form: "agui", Input: data})
+}
+
+// joining is what a client joining run l from its start gets right after
+// its RUN_STARTED: a MESSAGES_SNAPSHOT of the conversation the run
+// continues (the thread's record, then what the run was asked), so that
+// a page that holds nothing shows the conversation and the answer going
+// on. Nothing when the run kept no input or the record cannot be read.
+func (s *Server) joining(ctx context.Context, st store.RunLogStore, l *store.RunLog, log *zerolog.Logger) []byte {
+	var in runInput
+	if len(l.Input) == 0 || json.Unmarshal(l.Input, &in) != nil {
+		return nil
+	}
+	msgs := []types.Message{}
+	if in.From > 0 {
+		rec, ok := s.recorded(ctx, &store.Thread{Owner: l.Owner, ID: strings.TrimPrefix(l.Key, "thread/"), RecordLen: in.From}, log)
+		if !ok {
+			return nil
+		}
+		msgs = rec[:min(in.From, len(rec))]
+	}
+	msgs = append(msgs, in.Messages...)
+	frame, err := agui.AppendFrame(nil, events.NewMessagesSnapshotEvent(msgs))
+	if err != nil {
+		log.Warn().Err(err).Msg("the conversation of a joined run could not be written")
+		return nil
+	}
+	return frame
 }
 
 // connect answers POST /agents/:name/connect, a RunAgentInput naming the
 // thread (CopilotKit's connect): the thread's run in flight, on any
-// replica, from its RUN_STARTED and followed live to its end; with
+// replica, from its RUN_STARTED (followed by a MESSAGES_SNAPSHOT of the
+// conversation it continues: joining) and followed live to its end; with
 // Last-Event-ID, exactly the events after that one of the run it belongs
 // to, in flight or finished while kept. With no run in flight and no id,
 // it answers as a hydration does: the thread's conversation.
@@ -52,7 +107,11 @@ func (s *Server) serveConnect(c *gin.Context) error {
 		l, after, err := web.FindRun(c.Request.Context(), st, c.GetString(ownerKey), runKey(in.ThreadID), lastID)
 		switch {
 		case err == nil && (lastID != "" || !l.Finished):
-			s.cfg.Rejoin(c, st, l, after)
+			var prologue []byte
+			if lastID == "" {
+				prologue = s.joining(c.Request.Context(), st, l, web.Logger(c))
+			}
+			s.cfg.Rejoin(c, st, l, after, prologue)
 			return nil
 		case err != nil && !errors.Is(err, web.ErrNoRun):
 			return err

@@ -40,6 +40,27 @@ func pausingAnswer(words, before int, release <-chan struct{}) func(http.Respons
 	}
 }
 
+// joined checks that a run joined from its start has, right after its
+// RUN_STARTED, a MESSAGES_SNAPSHOT (no id: it is not the run's) holding
+// the conversation the run continues, ending with the user message last;
+// it returns the run's own frames.
+func joined(t *testing.T, frames []streamtest.Frame, last string) []streamtest.Frame {
+	t.Helper()
+	require.Greater(t, len(frames), 2)
+	snap := frames[1]
+	require.Empty(t, snap.ID, "the conversation is not an event of the run")
+	var ev struct {
+		Type     string
+		Messages []struct{ Role, Content string }
+	}
+	require.NoError(t, json.Unmarshal([]byte(snap.Data), &ev))
+	require.Equal(t, "MESSAGES_SNAPSHOT", ev.Type)
+	require.NotEmpty(t, ev.Messages)
+	assert.Equal(t, "user", ev.Messages[len(ev.Messages)-1].Role)
+	assert.Equal(t, last, ev.Messages[len(ev.Messages)-1].Content)
+	return append([]streamtest.Frame{frames[0]}, frames[2:]...)
+}
+
 // requireNumbered checks that frames carry the SSE ids of one run's log,
 // numbered on from first.
 func requireNumbered(t *testing.T, frames []streamtest.Frame, first int) (log string) {
@@ -78,7 +99,7 @@ func TestConnectRejoinsRun(t *testing.T) {
 	// Joined while the run is paused: from its start, live.
 	join := streamtest.Open(t, testContext(t), http.MethodPost, e.URL+"/agents/demo/connect", `{"threadId":"rejoin"}`, nil)
 	require.Equal(t, http.StatusOK, join.Status, join.Body)
-	assert.Equal(t, had, join.Until(t, "TEXT_MESSAGE_CONTENT", 50), "the run from its RUN_STARTED, ids and bytes as the first client had them")
+	assert.Equal(t, had, joined(t, join.Until(t, "TEXT_MESSAGE_CONTENT", 50), "tell me a long story"), "the run from its RUN_STARTED, ids and bytes as the first client had them")
 	let()
 	rest := join.Rest()
 	all := append(append([]streamtest.Frame{}, had...), rest...)
@@ -182,7 +203,7 @@ func TestConnectOnAnotherReplica(t *testing.T) {
 
 	join := streamtest.Open(t, testContext(t), http.MethodPost, b.URL+"/agents/demo/connect", `{"threadId":"replicas"}`, nil)
 	require.Equal(t, http.StatusOK, join.Status, join.Body)
-	assert.Equal(t, had, join.Until(t, "TEXT_MESSAGE_CONTENT", 50), "the run from its RUN_STARTED, on the other replica")
+	assert.Equal(t, had, joined(t, join.Until(t, "TEXT_MESSAGE_CONTENT", 50), "tell me a long story"), "the run from its RUN_STARTED, on the other replica")
 	let() // the AAP server goes on: the rest comes live
 	rest := join.Rest()
 	require.NotEmpty(t, rest)
@@ -194,4 +215,48 @@ func TestConnectOnAnotherReplica(t *testing.T) {
 	again := streamtest.Open(t, testContext(t), http.MethodPost, b.URL+"/agents/demo/connect", `{"threadId":"replicas"}`, h)
 	require.Equal(t, http.StatusOK, again.Status, again.Body)
 	assert.Equal(t, rest, again.Rest())
+}
+
+// A run of a thread with a conversation, joined from its start: the
+// snapshot after its RUN_STARTED holds the conversation before it (from
+// agui2aap's record) and the user message the run answers.
+func TestConnectJoinsWithTheConversation(t *testing.T) {
+	release := make(chan struct{})
+	paused := pausingAnswer(5, 2, release)
+	f := newFakeAAP(t, func(w http.ResponseWriter, r *http.Request, n int, req *aap.PostSessionTurnRequest) {
+		if n == 0 {
+			writeEvents(w, &aap.TurnStart{}, &aap.TextDelta{Delta: "first answer"}, &aap.TurnStop{StopReason: aap.StopEndTurn})
+			return
+		}
+		paused(w, r, n, req)
+	})
+	e := newBridge(t, f.URL, func(c *agui2aap.Config) { c.OnClientGone = agui2aap.ClientGoneFinish })
+	let := sync.OnceFunc(func() { close(release) })
+	t.Cleanup(let)
+	c := e.conv("talk")
+	c.say("first question")
+	c.apply(c.run(t).Events)
+	c.say("second question")
+	body, err := json.Marshal(c.input("run-2", nil))
+	require.NoError(t, err)
+	first := streamtest.Open(t, testContext(t), http.MethodPost, e.URL+"/agents/demo", string(body), nil)
+	first.Until(t, "TEXT_MESSAGE_CONTENT", 2)
+	first.Leave()
+
+	join := streamtest.Open(t, testContext(t), http.MethodPost, e.URL+"/agents/demo/connect", `{"threadId":"talk"}`, nil)
+	frames := join.Until(t, "TEXT_MESSAGE_CONTENT", 2)
+	joined(t, frames, "second question")
+	var snap struct {
+		Messages []struct{ ID, Role, Content string }
+	}
+	require.NoError(t, json.Unmarshal([]byte(frames[1].Data), &snap))
+	var got []string
+	for _, m := range snap.Messages {
+		got = append(got, m.Role+": "+m.Content)
+	}
+	assert.Equal(t, []string{"user: first question", "assistant: first answer", "user: second question"}, got)
+	assert.Equal(t, "user-talk-1", snap.Messages[0].ID, "the ids the client had")
+	let()
+	rest := join.Rest()
+	require.Contains(t, rest[len(rest)-1].Data, `"type":"RUN_FINISHED"`)
 }

@@ -88,7 +88,6 @@ func (r *runner) execute(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	r.keepForRecord()
 	r.travelLight()
 	r.life.Out.Start()
 	r.pump(ctx, evs, req)
@@ -112,6 +111,7 @@ func (r *runner) prepareStream() {
 		IsClientTool: func(name string) bool { return r.clients[name] || !interrupting },
 	})
 	r.results = map[string]bool{}
+	r.keepForRecord()
 	r.record()
 	r.life.OpenStream(r.rw)
 }

@@ -96,6 +96,11 @@ type Follow struct {
 	// gives up (ErrStale): a bound above the run's own idle bound, so
 	// that only a run whose process is gone reaches it.
 	Idle time.Duration
+	// Prologue, when following from the run's start (After 0), is written
+	// right after the run's first event: what a client joining from
+	// nothing needs beside the run's events (agui2aap: the conversation
+	// before them). Its frames carry no id: the ids stay the run's.
+	Prologue []byte
 }
 
 // readSize is about what a follower reads of the store at once.
@@ -142,7 +147,14 @@ func (f *Follow) copy(ctx context.Context, out Sink, after, upTo int64) (int64, 
 		}
 		for _, b := range batches {
 			if end := b.First + int64(b.Count) - 1; end > after {
-				out.Write(skipFrames(b.Frames, int(after-b.First+1)))
+				frames := skipFrames(b.Frames, int(after-b.First+1))
+				if after == 0 && len(f.Prologue) > 0 {
+					rest := skipFrames(frames, 1)
+					out.Write(frames[:len(frames)-len(rest)])
+					out.Write(f.Prologue)
+					frames = rest
+				}
+				out.Write(frames)
 				after = end
 			}
 		}

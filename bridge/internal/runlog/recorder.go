@@ -84,15 +84,16 @@ type Recorder struct {
 	shown   bool          // Shown has waited for created
 }
 
-// Start begins recording a run of owner's key (store.RunLog): it returns
-// at once; the log is created in the store by the recorder's goroutine
-// while the run waits for its upstream. Finish ends it.
-func (h *Hub) Start(st store.RunLogStore, log *zerolog.Logger, owner, key, runID, form string) *Recorder {
+// Start begins recording a run (rl: its Owner, Key, RunID, Form and
+// Input; the log's ID is given here): it returns at once; the log is
+// created in the store by the recorder's goroutine while the run waits for
+// its upstream. Finish ends it.
+func (h *Hub) Start(st store.RunLogStore, log *zerolog.Logger, rl store.RunLog) *Recorder {
 	var b [8]byte
 	_, _ = rand.Read(b[:])
+	rl.ID, rl.Started = hex.EncodeToString(b[:]), time.Now().UTC()
 	r := &Recorder{
-		st: st, hub: h, log: log,
-		rl:   store.RunLog{ID: hex.EncodeToString(b[:]), Owner: owner, Key: key, RunID: runID, Form: form, Started: time.Now().UTC()},
+		st: st, hub: h, log: log, rl: rl,
 		next: 1, first: 1,
 		done: make(chan struct{}), created: make(chan struct{}), writing: true,
 	}

@@ -23,7 +23,7 @@ func (s framelessStore) AppendRunLog(ctx context.Context, id string, b store.Run
 // allocates is bounded by its pending bytes, however much it records).
 func TestRecorderReusesItsBuffers(t *testing.T) {
 	const size, frame = 128 << 20, 64 << 10
-	r := runlog.NewHub().Start(framelessStore{store.NewMemory()}, &nop, "", "session/s", "run-1", "delta")
+	r := runlog.NewHub().Start(framelessStore{store.NewMemory()}, &nop, store.RunLog{Owner: "", Key: "session/s", RunID: "run-1", Form: "delta"})
 	buf := make([]byte, frame)
 	var m0, m1 runtime.MemStats
 	runtime.GC()

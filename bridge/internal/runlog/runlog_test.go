@@ -65,7 +65,7 @@ func (s *sink) String() string {
 func TestFollowLive(t *testing.T) {
 	st, hub := store.NewMemory(), runlog.NewHub()
 	hub.Poll = time.Hour // in the run's own process, the hub wakes followers
-	r := hub.Start(st, &nop, "alice", "thread/t", "run-1", "agui")
+	r := hub.Start(st, &nop, store.RunLog{Owner: "alice", Key: "thread/t", RunID: "run-1", Form: "agui"})
 	frames := record(r, 0, 30)
 	require.Eventually(t, func() bool {
 		l, err := st.LatestRunLog(context.Background(), "alice", "thread/t")
@@ -99,7 +99,7 @@ func TestFollowOtherReplica(t *testing.T) {
 	st := store.NewMemory()
 	runs, other := runlog.NewHub(), runlog.NewHub()
 	other.Poll = 5 * time.Millisecond
-	r := runs.Start(st, &nop, "", "session/s", "run-1", "delta")
+	r := runs.Start(st, &nop, store.RunLog{Owner: "", Key: "session/s", RunID: "run-1", Form: "delta"})
 	frames := record(r, 0, 5)
 	require.Eventually(t, func() bool {
 		l, err := st.LatestRunLog(context.Background(), "", "session/s")
@@ -124,7 +124,7 @@ func TestFollowOtherReplica(t *testing.T) {
 func TestFollowEnds(t *testing.T) {
 	st, hub := store.NewMemory(), runlog.NewHub()
 	hub.Poll = 5 * time.Millisecond
-	dead := runlog.NewHub().Start(st, &nop, "", "thread/dead", "run-1", "agui")
+	dead := runlog.NewHub().Start(st, &nop, store.RunLog{Owner: "", Key: "thread/dead", RunID: "run-1", Form: "agui"})
 	record(dead, 0, 3)
 	require.Eventually(t, func() bool {
 		l, err := st.LatestRunLog(context.Background(), "", "thread/dead")
@@ -162,7 +162,7 @@ func (s *slowStore) AppendRunLog(ctx context.Context, id string, b store.RunLogB
 // run goes on without holding what it records.
 func TestRecorderBounds(t *testing.T) {
 	slow := &slowStore{RunLogStore: store.NewMemory(), gate: make(chan struct{})}
-	r := runlog.NewHub().Start(slow, &nop, "", "session/s", "run-1", "delta")
+	r := runlog.NewHub().Start(slow, &nop, store.RunLog{Owner: "", Key: "session/s", RunID: "run-1", Form: "delta"})
 	big := make([]byte, 1<<20)
 	wrote := make(chan int, 64)
 	go func() {
@@ -196,7 +196,7 @@ func TestRecorderBounds(t *testing.T) {
 // The ids a recorder gives are "<log>:<n>" for n = 1, 2, … whatever the
 // number of digits, and a number taken back is given again.
 func TestEventIDs(t *testing.T) {
-	r := runlog.NewHub().Start(store.NewMemory(), &nop, "", "session/s", "run-1", "delta")
+	r := runlog.NewHub().Start(store.NewMemory(), &nop, store.RunLog{Owner: "", Key: "session/s", RunID: "run-1", Form: "delta"})
 	defer r.Finish()
 	for n := 1; n <= 1001; n++ {
 		line := string(r.AppendID(nil))

@@ -51,17 +51,18 @@ func FindRun(ctx context.Context, st store.RunLogStore, owner, key, lastEventID 
 
 // Rejoin streams run l to the client from the event after after, and
 // follows it live to its end: the response is the run's own stream, each
-// event with the id it had. A follower never slows the run: it reads the
+// event with the id it had; prologue, when it follows from the start, goes
+// right after the run's first event (runlog.Follow.Prologue). A follower never slows the run: it reads the
 // run's log, and one that stops reading is dropped (StallTimeout) and
 // may rejoin with the last id it had. A run that makes no progress for
 // longer than the idle bound, without finishing, is one whose process is
 // gone: the stream ends there.
-func (s *Serving) Rejoin(c *gin.Context, st store.RunLogStore, l *store.RunLog, after int64) {
+func (s *Serving) Rejoin(c *gin.Context, st store.RunLogStore, l *store.RunLog, after int64, prologue []byte) {
 	out := NewStream(c.Writer)
 	out.KeepAlive, out.StallTimeout = s.KeepAlive, s.StallTimeout
 	defer out.Done()
 	out.Start()
-	f := runlog.Follow{Store: st, Hub: s.runs, Log: l, After: after, Idle: s.IdleTimeout + s.StartTimeout}
+	f := runlog.Follow{Store: st, Hub: s.runs, Log: l, After: after, Idle: s.IdleTimeout + s.StartTimeout, Prologue: prologue}
 	if s.IdleTimeout < 0 {
 		f.Idle = 0
 	}

@@ -69,11 +69,12 @@ func (t *Turn) Release() {
 	}
 }
 
-// Record makes the turn's stream recorded in st as a run of owner's key
-// (store.RunLog), each of its events with an SSE id, so that a client
-// can rejoin it (Serving.Rejoin); call it before OpenStream.
-func (t *Turn) Record(st store.RunLogStore, owner, key, runID, form string) {
-	t.Rec = t.serving.runs.Start(st, t.Log, owner, key, runID, form)
+// Record makes the turn's stream recorded in st as run rl (its Owner,
+// Key, RunID, Form and Input: store.RunLog), each of its events with an
+// SSE id, so that a client can rejoin it (Serving.Rejoin); call it before
+// OpenStream.
+func (t *Turn) Record(st store.RunLogStore, rl store.RunLog) {
+	t.Rec = t.serving.runs.Start(st, t.Log, rl)
 }
 
 // Free frees the turn's lock at once (the turn stored its end with
