@@ -92,7 +92,7 @@ agui_port=$(free_port)
 # are the key's and the user's.
 api_key="browser-test-$RANDOM$RANDOM"
 "$work/agui2aap" --store memory: --listen "127.0.0.1:$agui_port" --api-key "$api_key" \
-	--user-header X-User-Id >"$artifacts/agui2aap.log" 2>&1 &
+	--user-header X-User-Id --on-client-gone finish --demo-long-pace 40ms >"$artifacts/agui2aap.log" 2>&1 &
 pids+=($!)
 wait_healthy agui2aap "http://127.0.0.1:$agui_port/healthz" "${pids[-1]}"
 

@@ -18,8 +18,10 @@
 // thread, denied in another), a reload that keeps the thread working, an
 // agent error shown without breaking the thread, and threads that outlive
 // the runtime: after a restart and a reload the conversation and its pending
-// approval are back, and the thread list switches between conversations.
-// Then a second user, in a second browser, under the same API key: each
+// approval are back, and the thread list switches between conversations;
+// a long answer that was streaming when the runtime died goes on to its
+// end after a reload (agui2aap runs with --on-client-gone finish and joins
+// the page to the run through its connect). Then a second user, in a second browser, under the same API key: each
 // thread list holds only its own conversations, a user header the browser
 // sends changes nothing, and the other's thread id opens as an empty chat.
 // agui2aap runs with --user-header X-User-Id, which the runtime sets from
@@ -536,6 +538,34 @@ try {
     const sessions = sessionsOf(thread1);
     if (sessions.length !== 1) throw new Error(`thread ${thread1} used AAP sessions ${JSON.stringify(sessions)}, want one`);
     await shot("13-second-restart");
+  });
+
+  await step("a long answer goes on through a runtime restart and a reload, to its end", async () => {
+    // agui2aap runs with --on-client-gone finish: the run goes on when the
+    // runtime dies; the new runtime's connect joins it through agui2aap.
+    const before = new URL(page.url()).searchParams.get("thread");
+    await page.getByTestId("new-chat").click();
+    await page.waitForFunction((t) => !location.search.includes(t), before);
+    await page.getByTestId("copilot-chat-textarea").waitFor();
+    await send("long 150");
+    await waitText("word word word");
+    await killRuntime();
+    await startRuntime();
+    await page.reload();
+    await page.getByTestId("copilot-chat-textarea").waitFor();
+    // The conversation is back and the answer goes on, to its last word.
+    await waitText("long 150");
+    const whole = `word${" word".repeat(149)}`;
+    await messages().getByText(whole, { exact: true }).last().waitFor({ timeout: 30000 });
+    await waitIdle();
+    await shot("14-long-answer-after-restart");
+    // Stored whole: another restart gives it back from agui2aap.
+    await killRuntime();
+    await startRuntime();
+    await page.reload();
+    await page.getByTestId("copilot-chat-textarea").waitFor();
+    await messages().getByText(whole, { exact: true }).last().waitFor();
+    await waitIdle();
   });
 
   let bobThread = "";
