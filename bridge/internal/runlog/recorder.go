@@ -154,10 +154,11 @@ func (r *Recorder) Record(frames []byte, n int) {
 		r.mu.Unlock()
 		return
 	}
-	if need := len(r.pending) + len(frames); need > cap(r.pending) && len(r.pending) >= batchSize {
-		// The store is behind: room, once, for what the run may get
-		// ahead of it (the buffer is used again: drain).
-		r.pending = slices.Grow(r.pending, max(need, maxPending+batchSize)-len(r.pending))
+	if need := len(r.pending) + len(frames); need > cap(r.pending) {
+		// Twice the room, not append's quarter more: the buffer is used
+		// again (drain), and grows to what the run gets ahead of its
+		// store in a few steps.
+		r.pending = slices.Grow(r.pending, max(need, min(2*cap(r.pending), maxPending+batchSize))-len(r.pending))
 	}
 	r.pending = append(r.pending, frames...)
 	r.count += n
