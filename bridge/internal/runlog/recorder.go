@@ -21,6 +21,7 @@ import (
 	"errors"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -60,7 +61,6 @@ type Recorder struct {
 	hub    *Hub
 	log    *zerolog.Logger
 	rl     store.RunLog
-	pre    []byte // "id: <log>:"
 	idLine []byte // the id line of the next frame: "id: <log>:<next>\n"
 
 	mu       sync.Mutex
@@ -78,7 +78,6 @@ type Recorder struct {
 	timer    *time.Timer // runs kick after linger, when armed
 	armed    bool
 
-	next    int64         // the number the next frame gets
 	done    chan struct{} // closed once the finished batch is stored, or the log failed
 	created chan struct{} // closed once the log is in the store (or could not be)
 	shown   bool          // Shown has waited for created
@@ -94,11 +93,10 @@ func (h *Hub) Start(st store.RunLogStore, log *zerolog.Logger, rl store.RunLog) 
 	rl.ID, rl.Started = hex.EncodeToString(b[:]), time.Now().UTC()
 	r := &Recorder{
 		st: st, hub: h, log: log, rl: rl,
-		next: 1, first: 1,
-		done: make(chan struct{}), created: make(chan struct{}), writing: true,
+		first: 1,
+		done:  make(chan struct{}), created: make(chan struct{}), writing: true,
 	}
-	r.pre = append(append([]byte("id: "), r.rl.ID...), ':')
-	r.idLine = append(append(slices.Clip(r.pre), '1'), '\n')
+	r.idLine = append(append([]byte("id: "), r.rl.ID...), ":1\n"...)
 	r.room = sync.NewCond(&r.mu)
 	h.running(r.rl.ID)
 	go r.drain()
@@ -108,18 +106,14 @@ func (h *Hub) Start(st store.RunLogStore, log *zerolog.Logger, rl store.RunLog) 
 // ID is the log's id.
 func (r *Recorder) ID() string { return r.rl.ID }
 
-// AppendID appends the SSE id line of the next frame to buf, numbering
-// it; Unnumber takes the number back (the frame could not be written).
-func (r *Recorder) AppendID(buf []byte) []byte {
-	buf = append(buf, r.idLine...)
-	r.next++
-	r.count10()
-	return buf
-}
+// AppendID appends the SSE id line of the next frame to buf; Advance
+// numbers the frame after it, once this one is written (a frame that
+// could not be written leaves its number to the next).
+func (r *Recorder) AppendID(buf []byte) []byte { return append(buf, r.idLine...) }
 
-// count10 moves the number in idLine on by one, in place: its decimal
-// digits end right before the line's '\n'.
-func (r *Recorder) count10() {
+// Advance moves the number in the id line on by one, in place: its
+// decimal digits end right before the line's '\n'.
+func (r *Recorder) Advance() {
 	line := r.idLine
 	i := len(line) - 2
 	for ; line[i] == '9'; i-- {
@@ -130,13 +124,6 @@ func (r *Recorder) count10() {
 		return
 	}
 	line[i]++
-}
-
-// Unnumber takes back the number AppendID just gave.
-func (r *Recorder) Unnumber() {
-	r.next--
-	r.idLine = strconv.AppendInt(append(r.idLine[:0], r.pre...), r.next, 10)
-	r.idLine = append(r.idLine, '\n')
 }
 
 // Record takes the next n frames, one after the other (each with its id
@@ -313,10 +300,7 @@ var ErrBadEventID = errors.New("not an event id of a run: want <log>:<number>")
 
 // ParseEventID reads an SSE id written by a recorder (a Last-Event-ID).
 func ParseEventID(id string) (log string, n int64, err error) {
-	i := len(id) - 1
-	for i >= 0 && id[i] != ':' {
-		i--
-	}
+	i := strings.LastIndexByte(id, ':')
 	if i <= 0 {
 		return "", 0, ErrBadEventID
 	}

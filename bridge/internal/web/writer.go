@@ -4,6 +4,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/aapagui/aapagui/bridge/internal/metrics"
+	"github.com/aapagui/aapagui/bridge/internal/runlog"
 )
 
 // Writer writes a turn's events of one wire (E: aap.Event, events.Event)
@@ -57,42 +58,40 @@ func (w *Writer[E]) Send(t *Turn, ev E) {
 // appendTo appends evs to buf as Append does, each frame with its SSE id
 // and recorded when the turn is (Turn.Record).
 func (w *Writer[E]) appendTo(t *Turn, buf []byte, evs []E) []byte {
-	rec := t.Rec
-	if rec == nil {
-		return w.Append(buf, evs, t.Log, t.Met)
-	}
-	start, n := len(buf), 0
-	for _, ev := range evs {
-		at := len(buf)
-		buf = rec.AppendID(buf)
-		var err error
-		if buf, err = w.Frame(buf, ev); err != nil {
-			buf = buf[:at]
-			rec.Unnumber()
-			t.Log.Error().Err(err).Str("event", w.Name(ev)).Msg("encoding an event for the client")
-			continue
-		}
-		n++
-		if t.Met != nil {
-			t.Met.Out(w.Name(ev))
-		}
-	}
-	rec.Record(buf[start:], n)
-	return buf
+	return w.appendFrames(buf, evs, t.Log, t.Met, t.Rec)
 }
 
 // Append appends evs to buf as SSE frames, counting each on met when it
 // is not nil; an event that cannot be encoded is logged and left out.
 func (w *Writer[E]) Append(buf []byte, evs []E, log *zerolog.Logger, met *metrics.Turn) []byte {
+	return w.appendFrames(buf, evs, log, met, nil)
+}
+
+// appendFrames is Append, each frame after its SSE id line and recorded
+// when rec is not nil.
+func (w *Writer[E]) appendFrames(buf []byte, evs []E, log *zerolog.Logger, met *metrics.Turn, rec *runlog.Recorder) []byte {
+	start, n := len(buf), 0
 	for _, ev := range evs {
+		at := len(buf)
+		if rec != nil {
+			buf = rec.AppendID(buf)
+		}
 		var err error
 		if buf, err = w.Frame(buf, ev); err != nil {
+			buf = buf[:at]
 			log.Error().Err(err).Str("event", w.Name(ev)).Msg("encoding an event for the client")
 			continue
+		}
+		n++
+		if rec != nil {
+			rec.Advance()
 		}
 		if met != nil {
 			met.Out(w.Name(ev))
 		}
+	}
+	if rec != nil {
+		rec.Record(buf[start:], n)
 	}
 	return buf
 }
