@@ -46,18 +46,6 @@ func pausingRun(t *testing.T, words, before int, release <-chan struct{}) string
 	}))
 }
 
-// requireNumbered checks that frames carry the SSE ids of one run's log,
-// numbered on from first.
-func requireNumbered(t *testing.T, frames []streamtest.Frame, first int) {
-	t.Helper()
-	require.NotEmpty(t, frames)
-	log, _, _ := strings.Cut(frames[0].ID, ":")
-	require.NotEmpty(t, log, "an SSE id on every event")
-	for i, f := range frames {
-		require.Equal(t, fmt.Sprintf("%s:%d", log, first+i), f.ID, "frame %d: %s", i, f.Data)
-	}
-}
-
 // A turn whose client left after 50 deltas (OnClientGone finish) goes on;
 // GET /sessions/:id/turn while it runs streams it from its start, the
 // same events with the same ids, live to turn_stop; with the last id the
@@ -87,7 +75,7 @@ func testRejoinTurn(t *testing.T, st store.Store) {
 	require.Equal(t, http.StatusOK, first.Status, first.Body)
 	had := first.Until(t, "w49 ", 1)
 	first.Leave()
-	requireNumbered(t, had, 1)
+	streamtest.RequireNumbered(t, had, 1)
 
 	mismatch := streamtest.Open(t, testContext(t), http.MethodGet, turn+"?stream=message", "", nil)
 	assert.Equal(t, http.StatusBadRequest, mismatch.Status)
@@ -99,7 +87,7 @@ func testRejoinTurn(t *testing.T, st store.Store) {
 	let()
 	rest := join.Rest()
 	all := append(append([]streamtest.Frame{}, had...), rest...)
-	requireNumbered(t, all, 1)
+	streamtest.RequireNumbered(t, all, 1)
 	require.Equal(t, "turn_stop", all[len(all)-1].Event)
 	var text strings.Builder
 	for _, f := range all {

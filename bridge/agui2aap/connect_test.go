@@ -61,19 +61,6 @@ func joined(t *testing.T, frames []streamtest.Frame, last string) []streamtest.F
 	return append([]streamtest.Frame{frames[0]}, frames[2:]...)
 }
 
-// requireNumbered checks that frames carry the SSE ids of one run's log,
-// numbered on from first.
-func requireNumbered(t *testing.T, frames []streamtest.Frame, first int) (log string) {
-	t.Helper()
-	require.NotEmpty(t, frames)
-	log, _, _ = strings.Cut(frames[0].ID, ":")
-	require.NotEmpty(t, log, "an SSE id on every event")
-	for i, f := range frames {
-		require.Equal(t, fmt.Sprintf("%s:%d", log, first+i), f.ID, "frame %d: %s", i, f.Data)
-	}
-	return log
-}
-
 // A run whose client left after 50 deltas (OnClientGone finish) goes on;
 // a client that connects to the thread while it runs gets the run from
 // its RUN_STARTED, the same events with the same ids, and follows it live
@@ -94,7 +81,7 @@ func TestConnectRejoinsRun(t *testing.T) {
 	require.Equal(t, http.StatusOK, first.Status, first.Body)
 	had := first.Until(t, "TEXT_MESSAGE_CONTENT", 50)
 	first.Leave()
-	requireNumbered(t, had, 1)
+	streamtest.RequireNumbered(t, had, 1)
 
 	// Joined while the run is paused: from its start, live.
 	join := streamtest.Open(t, testContext(t), http.MethodPost, e.URL+"/agents/demo/connect", `{"threadId":"rejoin"}`, nil)
@@ -103,7 +90,7 @@ func TestConnectRejoinsRun(t *testing.T) {
 	let()
 	rest := join.Rest()
 	all := append(append([]streamtest.Frame{}, had...), rest...)
-	requireNumbered(t, all, 1)
+	streamtest.RequireNumbered(t, all, 1)
 	require.Contains(t, all[len(all)-1].Data, `"type":"RUN_FINISHED"`)
 	var text strings.Builder
 	for _, f := range all {
@@ -208,7 +195,7 @@ func TestConnectOnAnotherReplica(t *testing.T) {
 	rest := join.Rest()
 	require.NotEmpty(t, rest)
 	require.Contains(t, rest[len(rest)-1].Data, `"type":"RUN_FINISHED"`)
-	requireNumbered(t, append(append([]streamtest.Frame{}, had...), rest...), 1)
+	streamtest.RequireNumbered(t, append(append([]streamtest.Frame{}, had...), rest...), 1)
 	assert.Equal(t, 10, strings.Count(fmt.Sprint(rest), "TEXT_MESSAGE_CONTENT"), "the ten words after the pause, once")
 
 	h := http.Header{"Last-Event-ID": {had[len(had)-1].ID}}

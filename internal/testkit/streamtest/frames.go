@@ -5,6 +5,7 @@ import (
 	"context"
 	"io"
 	"net/http"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -122,4 +123,23 @@ func (s *Stream) Rest() []Frame {
 func (s *Stream) Leave() {
 	s.cancel()
 	_ = s.resp.Body.Close()
+}
+
+// RequireNumbered checks that frames carry the SSE ids of one run's log
+// ("<log>:<n>"), numbered on from first, and returns the log's id.
+func RequireNumbered(t testing.TB, frames []Frame, first int) (log string) {
+	t.Helper()
+	if len(frames) == 0 {
+		t.Fatal("no frames")
+	}
+	log, _, _ = strings.Cut(frames[0].ID, ":")
+	if log == "" {
+		t.Fatalf("no SSE id on the first event: %s", frames[0].Data)
+	}
+	for i, f := range frames {
+		if want := log + ":" + strconv.Itoa(first+i); f.ID != want {
+			t.Fatalf("frame %d has id %q, want %q: %s", i, f.ID, want, f.Data)
+		}
+	}
+	return log
 }
