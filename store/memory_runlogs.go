@@ -13,11 +13,20 @@ type memRunLogs struct {
 	// (Started, then the order they were stored in), as the other stores
 	// order them.
 	byKey map[[2]string][]*memRunLog
+	// stopping holds the running logs asked to stop (StopRunLog), so that
+	// StoppingRunLogs reads them alone.
+	stopping map[string]struct{}
 }
 
 type memRunLog struct {
 	l       RunLog
 	batches []RunLogBatch
+}
+
+// drop forgets log id.
+func (rl *memRunLogs) drop(id string) {
+	delete(rl.byID, id)
+	delete(rl.stopping, id)
 }
 
 // StartRunLog implements RunLogStore. Times are kept as SQLite keeps
@@ -27,7 +36,7 @@ func (m *Memory) StartRunLog(_ context.Context, l *RunLog) error {
 	defer m.mu.Unlock()
 	rl := &m.runLogs
 	if rl.byID == nil {
-		rl.byID, rl.byKey = map[string]*memRunLog{}, map[[2]string][]*memRunLog{}
+		rl.byID, rl.byKey, rl.stopping = map[string]*memRunLog{}, map[[2]string][]*memRunLog{}, map[string]struct{}{}
 	}
 	if _, ok := rl.byID[l.ID]; ok {
 		return ErrExists
@@ -50,7 +59,7 @@ func (m *Memory) StartRunLog(_ context.Context, l *RunLog) error {
 	}
 	if at > 1 {
 		for _, old := range logs[:at-1] {
-			delete(rl.byID, old.l.ID)
+			rl.drop(old.l.ID)
 		}
 		logs = slices.Delete(logs, 0, at-1)
 		at = 1
@@ -77,6 +86,9 @@ func (m *Memory) AppendRunLog(_ context.Context, id string, b RunLogBatch, finis
 		ml.l.Events += int64(b.Count)
 	}
 	ml.l.Finished = finished
+	if finished {
+		delete(m.runLogs.stopping, id)
+	}
 	ml.l.Updated = time.Now().UTC().Truncate(time.Millisecond)
 	return nil
 }
@@ -149,8 +161,31 @@ func (m *Memory) DeleteRunLogs(_ context.Context, owner, key string) error {
 	defer m.mu.Unlock()
 	k := [2]string{owner, key}
 	for _, ml := range m.runLogs.byKey[k] {
-		delete(m.runLogs.byID, ml.l.ID)
+		m.runLogs.drop(ml.l.ID)
 	}
 	delete(m.runLogs.byKey, k)
 	return nil
+}
+
+// StopRunLog implements RunLogStore.
+func (m *Memory) StopRunLog(_ context.Context, owner, id string) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	ml, ok := m.runLogs.byID[id]
+	if !ok || ml.l.Owner != owner || ml.l.Finished {
+		return ErrNotFound
+	}
+	m.runLogs.stopping[id] = struct{}{}
+	return nil
+}
+
+// StoppingRunLogs implements RunLogStore.
+func (m *Memory) StoppingRunLogs(context.Context) ([]string, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	var ids []string
+	for id := range m.runLogs.stopping {
+		ids = append(ids, id)
+	}
+	return ids, nil
 }

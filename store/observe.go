@@ -231,6 +231,20 @@ func (s *observed) GetRunLog(ctx context.Context, owner, id string) (*RunLog, er
 	return l, err
 }
 
+func (s *observed) StopRunLog(ctx context.Context, owner, id string) error {
+	ctx, done := s.o(ctx, "StopRunLog")
+	err := s.st.StopRunLog(ctx, owner, id)
+	done(err)
+	return err
+}
+
+func (s *observed) StoppingRunLogs(ctx context.Context) ([]string, error) {
+	ctx, done := s.o(ctx, "StoppingRunLogs")
+	ids, err := s.st.StoppingRunLogs(ctx)
+	done(err)
+	return ids, err
+}
+
 func (s *observed) LatestRunLog(ctx context.Context, owner, key string) (*RunLog, error) {
 	ctx, done := s.o(ctx, "LatestRunLog")
 	l, err := s.st.LatestRunLog(ctx, owner, key)

@@ -43,7 +43,7 @@ func TestObserve(t *testing.T) {
 	mu.Lock()
 	for _, op := range []string{"CreateSession", "GetSession", "ListSessions", "UpdateSession", "SaveSession", "SaveSessionUnlock", "DeleteSession",
 		"AppendHistory", "ReplaceHistory", "History", "Lock", "Unlock", "GetThread", "SaveThread", "SaveThreadUnlock", "LockThread", "UnlockThread",
-		"ThreadRecord", "StartRunLog", "AppendRunLog", "GetRunLog", "LatestRunLog", "ReadRunLog", "DeleteRunLogs"} {
+		"ThreadRecord", "StartRunLog", "AppendRunLog", "GetRunLog", "LatestRunLog", "ReadRunLog", "DeleteRunLogs", "StopRunLog", "StoppingRunLogs"} {
 		assert.Positive(t, calls[op], op)
 	}
 	assert.Positive(t, errs["GetSession"], "ErrNotFound is reported as the result")

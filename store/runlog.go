@@ -91,4 +91,14 @@ type RunLogStore interface {
 	// DeleteRunLogs drops every log of owner's key (the session or
 	// thread is deleted).
 	DeleteRunLogs(ctx context.Context, owner, key string) error
+	// StopRunLog marks owner's running log id as asked to stop: the
+	// process that runs it learns of it (StoppingRunLogs) and ends the
+	// run. A log that has finished, is gone or is another owner's is
+	// ErrNotFound; marking a log twice is no error.
+	StopRunLog(ctx context.Context, owner, id string) error
+	// StoppingRunLogs returns the ids of the logs, of every owner, that
+	// run and were asked to stop: a process asks it about once a second
+	// while it runs runs, so it is cheap (the stores keep the marked
+	// running logs apart, or in a partial index).
+	StoppingRunLogs(ctx context.Context) ([]string, error)
 }

@@ -90,6 +90,18 @@ func TwoReplicas(t *testing.T, a, b store.Store) {
 		require.ErrorIs(t, err, store.ErrNotFound)
 	})
 
+	t.Run("a run asked to stop", func(t *testing.T) {
+		StartLog(t, a, "stop1", "k", "thread/t1", time.Time{})
+		require.NoError(t, b.StopRunLog(ctx, "k", "stop1"))
+		ids, err := a.StoppingRunLogs(ctx)
+		require.NoError(t, err)
+		assert.Contains(t, ids, "stop1", "marked through the other replica")
+		require.NoError(t, a.AppendRunLog(ctx, "stop1", store.RunLogBatch{First: 1}, true))
+		ids, err = b.StoppingRunLogs(ctx)
+		require.NoError(t, err)
+		assert.NotContains(t, ids, "stop1", "finished through the other replica")
+	})
+
 	t.Run("concurrent writers", func(t *testing.T) {
 		testConcurrentAppends(t, []store.Store{a, b}, 16, 20)
 	})

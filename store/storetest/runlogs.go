@@ -3,6 +3,7 @@ package storetest
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -30,6 +31,7 @@ func testRunLogs(t *testing.T, open func(t *testing.T) store.Store) {
 		{"frames byte for byte", testRunLogFrames},
 		{"input byte for byte", testRunLogInput},
 		{"concurrent appends of one batch", testRunLogRace},
+		{"stop marks", testRunLogStop},
 	})
 }
 
@@ -579,4 +581,56 @@ func testRunLogRace(t *testing.T, open func(t *testing.T) store.Store) {
 	batches := readLog(t, s, "L1", 0, 1<<20)
 	require.Len(t, batches, 1)
 	assert.Equal(t, fmt.Sprintf("id: L1:1\ndata: %d\n\n", won), string(batches[0].Frames))
+}
+
+// stopping is StoppingRunLogs, sorted.
+func stopping(t *testing.T, s store.RunLogStore) []string {
+	t.Helper()
+	ids, err := s.StoppingRunLogs(context.Background())
+	require.NoError(t, err)
+	slices.Sort(ids)
+	return ids
+}
+
+// testRunLogStop checks the stop marks: a running log of its owner's may
+// be asked to stop (twice too), and is among StoppingRunLogs until it
+// finishes or is dropped; a finished log, one that is gone and another
+// owner's are ErrNotFound, and leave the logs as they were.
+func testRunLogStop(t *testing.T, open func(t *testing.T) store.Store) {
+	ctx := context.Background()
+	s := open(t)
+	assert.Empty(t, stopping(t, s), "a store with no logs")
+	StartLog(t, s, "L1", "alice", "thread/t1", time.Time{})
+	appendBatches(t, s, "L1", 0, 2)
+	StartLog(t, s, "L2", "alice", "thread/t2", time.Time{})
+	StartLog(t, s, "L3", "bob", "thread/t1", time.Time{})
+	require.NoError(t, s.AppendRunLog(ctx, "L3", store.RunLogBatch{First: 1}, true))
+	assert.Empty(t, stopping(t, s), "no log was asked to stop")
+
+	for _, tt := range []struct{ name, owner, id string }{
+		{"another owner's", "bob", "L1"},
+		{"an owner by prefix", "alic", "L1"},
+		{"an unknown log", "alice", "nope"},
+		{"an empty id", "alice", ""},
+		{"bytes that are not UTF-8", "alice", "L1\xff\x00"},
+		{"a finished log", "bob", "L3"},
+	} {
+		assert.ErrorIs(t, s.StopRunLog(ctx, tt.owner, tt.id), store.ErrNotFound, tt.name)
+	}
+	assert.Empty(t, stopping(t, s), "refused marks leave nothing")
+
+	require.NoError(t, s.StopRunLog(ctx, "alice", "L1"))
+	require.NoError(t, s.StopRunLog(ctx, "alice", "L1"), "twice")
+	require.NoError(t, s.StopRunLog(ctx, "alice", "L2"))
+	assert.Equal(t, []string{"L1", "L2"}, stopping(t, s))
+	got := getLog(t, s, "alice", "L1")
+	assert.Equal(t, int64(2), got.Events, "the mark changes nothing else")
+	assert.False(t, got.Finished)
+	appendBatches(t, s, "L1", 2, 1)
+
+	require.NoError(t, s.AppendRunLog(ctx, "L1", store.RunLogBatch{First: 4}, true), "the run ends")
+	assert.Equal(t, []string{"L2"}, stopping(t, s), "a finished log is no longer stopping")
+	assert.ErrorIs(t, s.StopRunLog(ctx, "alice", "L1"), store.ErrNotFound, "finished since")
+	require.NoError(t, s.DeleteRunLogs(ctx, "alice", "thread/t2"))
+	assert.Empty(t, stopping(t, s), "a dropped log is gone from the marks")
 }
