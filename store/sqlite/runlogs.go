@@ -198,3 +198,39 @@ func (s *Store) DeleteRunLogs(ctx context.Context, owner, key string) error {
 	}
 	return nil
 }
+
+// StopRunLog implements store.RunLogStore.
+func (s *Store) StopRunLog(ctx context.Context, owner, id string) error {
+	res, err := s.exec(ctx, `UPDATE run_logs SET stopping = 1 WHERE id = ? AND owner = ? AND NOT finished`, id, owner)
+	if err != nil {
+		return fmt.Errorf("store: sqlite: stop run log: %w", err)
+	}
+	if n, err := res.RowsAffected(); err != nil {
+		return fmt.Errorf("store: sqlite: stop run log: %w", err)
+	} else if n == 0 {
+		return store.ErrNotFound
+	}
+	return nil
+}
+
+// StoppingRunLogs implements store.RunLogStore: the partial index
+// run_logs_stopping holds exactly the rows it reads.
+func (s *Store) StoppingRunLogs(ctx context.Context) ([]string, error) {
+	rows, err := s.readRows(ctx, `SELECT id FROM run_logs WHERE stopping AND NOT finished`)
+	if err != nil {
+		return nil, fmt.Errorf("store: sqlite: stopping run logs: %w", err)
+	}
+	defer func() { _ = rows.Close() }()
+	var ids []string
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			return nil, fmt.Errorf("store: sqlite: stopping run logs: %w", err)
+		}
+		ids = append(ids, id)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("store: sqlite: stopping run logs: %w", err)
+	}
+	return ids, nil
+}

@@ -7,7 +7,7 @@ import (
 
 // schemaVersion is the user_version of a database with the current
 // schema; migrations[v] brings version v to v+1.
-const schemaVersion = 6
+const schemaVersion = 7
 
 var migrations = [schemaVersion][]string{
 	{
@@ -107,6 +107,13 @@ var migrations = [schemaVersion][]string{
 		// the logs stored before it).
 		`ALTER TABLE run_logs ADD COLUMN input BLOB`,
 	},
+	{
+		// A running log asked to stop (StopRunLog); the partial index
+		// holds only the running ones, so that the processes' poll
+		// (StoppingRunLogs) reads a handful of rows, not the table.
+		`ALTER TABLE run_logs ADD COLUMN stopping INTEGER NOT NULL DEFAULT 0`,
+		`CREATE INDEX IF NOT EXISTS run_logs_stopping ON run_logs (id) WHERE stopping AND NOT finished`,
+	},
 }
 
 // schemaProbes prepare against every column the store uses, so that a file
@@ -116,7 +123,7 @@ var schemaProbes = []string{
 	`SELECT session_id, position, data FROM history LIMIT 0`,
 	`SELECT owner, id, updated_at, data, record_len FROM threads LIMIT 0`,
 	`SELECT owner, id, holder, until FROM thread_locks LIMIT 0`,
-	`SELECT seq, id, owner, key, run_id, form, started_at, updated_at, events, finished, input FROM run_logs LIMIT 0`,
+	`SELECT seq, id, owner, key, run_id, form, started_at, updated_at, events, finished, input, stopping FROM run_logs LIMIT 0`,
 	`SELECT log_id, first, count, frames FROM run_log_batches LIMIT 0`,
 	`SELECT owner, id, position, data FROM thread_records LIMIT 0`,
 }

@@ -127,12 +127,41 @@ func TestSQLiteFileSettings(t *testing.T) {
 	assert.Equal(t, "wal", mode)
 	var version int
 	require.NoError(t, db.QueryRow(`PRAGMA user_version`).Scan(&version))
-	assert.Equal(t, 6, version)
+	assert.Equal(t, 7, version)
+}
+
+// beforeStopping takes a file back to the schema before run logs' stop
+// marks (6).
+const beforeStopping = `DROP INDEX run_logs_stopping; ALTER TABLE run_logs DROP COLUMN stopping; PRAGMA user_version = 6;`
+
+// A file of the schema before run logs' stop marks (6) opens migrated: its
+// running log can be asked to stop, and its finished one cannot.
+func TestSQLiteMigratesRunLogStopping(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "store.db")
+	s, err := sqlite.Open(path)
+	require.NoError(t, err)
+	storetest.StartLog(t, s, "L1", "alice", "thread/t1", time.Time{})
+	require.NoError(t, s.AppendRunLog(ctx, "L1", storetest.Batch(1, 2), true))
+	storetest.StartLog(t, s, "L2", "alice", "thread/t1", time.Time{})
+	require.NoError(t, s.Close())
+	_, err = rawDB(t, path).Exec(beforeStopping)
+	require.NoError(t, err)
+
+	s = openFile(t, path)
+	ids, err := s.StoppingRunLogs(ctx)
+	require.NoError(t, err)
+	assert.Empty(t, ids, "no log was asked to stop")
+	require.ErrorIs(t, s.StopRunLog(ctx, "alice", "L1"), store.ErrNotFound, "a finished log")
+	require.NoError(t, s.StopRunLog(ctx, "alice", "L2"))
+	ids, err = s.StoppingRunLogs(ctx)
+	require.NoError(t, err)
+	assert.Equal(t, []string{"L2"}, ids)
 }
 
 // beforeRunLogInput takes a file back to the schema before run logs' input
 // (5).
-const beforeRunLogInput = `ALTER TABLE run_logs DROP COLUMN input; PRAGMA user_version = 5;`
+const beforeRunLogInput = beforeStopping + `ALTER TABLE run_logs DROP COLUMN input; PRAGMA user_version = 5;`
 
 // A file of the schema before run logs' input (5) opens migrated: its logs
 // are there without an Input, and new logs keep theirs.
