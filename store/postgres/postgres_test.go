@@ -68,7 +68,7 @@ func TestPostgresConcurrentMigrations(t *testing.T) {
 	var version, rows int
 	conn := rawPG(t, dsn)
 	require.NoError(t, conn.QueryRow(context.Background(), `SELECT max(version), count(*) FROM aapagui_schema`).Scan(&version, &rows))
-	assert.Equal(t, 5, version)
+	assert.Equal(t, 6, version)
 	assert.Equal(t, 1, rows)
 }
 
@@ -141,9 +141,38 @@ func TestPostgresRunLogBatchesGoWithTheirLog(t *testing.T) {
 	assert.Equal(t, []int{0, 0}, []int{logs, batches})
 }
 
+// pgBeforeStopping takes a database back to the schema before run logs'
+// stop marks (5).
+const pgBeforeStopping = `DROP INDEX run_logs_stopping; ALTER TABLE run_logs DROP COLUMN stopping; UPDATE aapagui_schema SET version = 5;`
+
+// A database of the schema before run logs' stop marks (5) opens migrated:
+// its running log can be asked to stop, and its finished one cannot.
+func TestPostgresMigratesRunLogStopping(t *testing.T) {
+	ctx := context.Background()
+	dsn := pgtest.Schema(t)
+	s, err := postgres.Open(ctx, dsn)
+	require.NoError(t, err)
+	storetest.StartLog(t, s, "L1", "alice", "thread/t1", time.Time{})
+	require.NoError(t, s.AppendRunLog(ctx, "L1", storetest.Batch(1, 2), true))
+	storetest.StartLog(t, s, "L2", "alice", "thread/t1", time.Time{})
+	require.NoError(t, s.Close())
+	_, err = rawPG(t, dsn).Exec(ctx, pgBeforeStopping)
+	require.NoError(t, err)
+
+	s = openPostgresDSN(t, dsn)
+	ids, err := s.StoppingRunLogs(ctx)
+	require.NoError(t, err)
+	assert.Empty(t, ids, "no log was asked to stop")
+	require.ErrorIs(t, s.StopRunLog(ctx, "alice", "L1"), store.ErrNotFound, "a finished log")
+	require.NoError(t, s.StopRunLog(ctx, "alice", "L2"))
+	ids, err = s.StoppingRunLogs(ctx)
+	require.NoError(t, err)
+	assert.Equal(t, []string{"L2"}, ids)
+}
+
 // pgBeforeRunLogInput takes a database back to the schema before run
 // logs' input (4).
-const pgBeforeRunLogInput = `ALTER TABLE run_logs DROP COLUMN input; UPDATE aapagui_schema SET version = 4;`
+const pgBeforeRunLogInput = pgBeforeStopping + `ALTER TABLE run_logs DROP COLUMN input; UPDATE aapagui_schema SET version = 4;`
 
 // A database of the schema before run logs' input (4) opens migrated: its
 // logs are there without an Input, and new logs keep theirs.

@@ -213,3 +213,32 @@ func (s *Store) DeleteRunLogs(ctx context.Context, owner, key string) error {
 	}
 	return nil
 }
+
+// StopRunLog implements store.RunLogStore.
+func (s *Store) StopRunLog(ctx context.Context, owner, id string) error {
+	if !pgStorable(owner, id) {
+		return store.ErrNotFound
+	}
+	tag, err := s.pool.Exec(ctx, `UPDATE run_logs SET stopping = true WHERE id = $1 AND owner = $2 AND NOT finished`, id, owner)
+	if err != nil {
+		return fmt.Errorf("store: postgres: stop run log: %w", err)
+	}
+	if tag.RowsAffected() == 0 {
+		return store.ErrNotFound
+	}
+	return nil
+}
+
+// StoppingRunLogs implements store.RunLogStore: the partial index
+// run_logs_stopping holds exactly the rows it reads.
+func (s *Store) StoppingRunLogs(ctx context.Context) ([]string, error) {
+	rows, err := s.pool.Query(ctx, `SELECT id FROM run_logs WHERE stopping AND NOT finished`)
+	if err != nil {
+		return nil, fmt.Errorf("store: postgres: stopping run logs: %w", err)
+	}
+	ids, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		return nil, fmt.Errorf("store: postgres: stopping run logs: %w", err)
+	}
+	return ids, nil
+}

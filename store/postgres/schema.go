@@ -10,7 +10,7 @@ import (
 
 // pgSchemaVersion is the version of the current schema; pgMigrations[v]
 // brings version v to v+1.
-const pgSchemaVersion = 5
+const pgSchemaVersion = 6
 
 var pgMigrations = [pgSchemaVersion][]string{
 	{
@@ -114,6 +114,13 @@ var pgMigrations = [pgSchemaVersion][]string{
 		// store.RunLog.Input, bytea byte for byte; NULL for none (and for
 		// the logs stored before it).
 		`ALTER TABLE run_logs ADD COLUMN input bytea`,
+	},
+	{
+		// A running log asked to stop (StopRunLog); the partial index
+		// holds only the running ones, so that the processes' poll
+		// (StoppingRunLogs) reads a handful of rows, not the table.
+		`ALTER TABLE run_logs ADD COLUMN stopping boolean NOT NULL DEFAULT false`,
+		`CREATE INDEX run_logs_stopping ON run_logs (id) WHERE stopping AND NOT finished`,
 	},
 }
 
