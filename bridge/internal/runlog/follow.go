@@ -7,18 +7,28 @@ import (
 	"sync"
 	"time"
 
+	"github.com/rs/zerolog"
+
 	"github.com/aapagui/aapagui/store"
 )
 
 // Hub knows the recorded runs this process is running, so that a
 // follower of one of them is woken as soon as a batch is stored; a
-// follower of a run of another replica reads the store every Poll.
+// follower of a run of another replica reads the store every Poll. It
+// also knows how to stop them (Stoppable, Stop: stop.go).
 type Hub struct {
-	mu   sync.Mutex
-	runs map[string]chan struct{} // log id → closed (and replaced) when a batch is stored
+	mu      sync.Mutex
+	runs    map[string]chan struct{} // log id → closed (and replaced) when a batch is stored
+	stops   map[string]func()        // log id → what stops its run (Stoppable)
+	polling bool                     // pollStops is running
 	// Poll is how often a follower of another process's run reads the
 	// store again; zero means DefaultPoll.
 	Poll time.Duration
+	// StopPoll is how often a process that runs stoppable runs asks the
+	// store which were asked to stop; zero means DefaultStopPoll.
+	StopPoll time.Duration
+	// Log receives what the hub's poll has to say; nil: nothing.
+	Log *zerolog.Logger
 }
 
 // DefaultPoll is Hub.Poll's default: what a follower on another replica
