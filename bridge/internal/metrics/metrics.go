@@ -56,6 +56,7 @@ const (
 	OutcomeOK        = "ok"
 	OutcomeError     = "error"
 	OutcomeCancelled = "cancelled" // the client went away first
+	OutcomeStopped   = "stopped"   // the run was stopped on request (a DELETE of it)
 )
 
 // Event directions.
@@ -151,11 +152,11 @@ func (m *Metrics) Handler() http.Handler {
 
 // Upstream counts one upstream call of the named kind ("turn", "meta",
 // "create_session") for an agent ("" for a call of no one agent) by its
-// result: OutcomeOK, OutcomeCancelled, or the stable error code of a
-// failure.
+// result: OutcomeOK, OutcomeCancelled, OutcomeStopped, or the stable
+// error code of a failure.
 func (m *Metrics) Upstream(call, agent, result string) {
 	outcome, code := result, "none"
-	if result != OutcomeOK && result != OutcomeCancelled {
+	if result != OutcomeOK && result != OutcomeCancelled && result != OutcomeStopped {
 		outcome, code = OutcomeError, result
 	}
 	m.upstream.WithLabelValues(call, agent, outcome, code).Inc()

@@ -28,14 +28,14 @@ func StartContext(parent context.Context, d time.Duration) (context.Context, con
 // CauseOf returns err, wrapped with the cause of ctx's end when ctx ended
 // for a reason of the bridge's own (its bound on a start, ErrStoreBusy; a
 // lost lease, store.ErrLeaseLost; the turn's longest duration,
-// ErrTurnTooLong), so that the error map names that cause rather than the
+// ErrTurnTooLong; a stop on request, ErrRunStopped), so that the error map names that cause rather than the
 // "context canceled" of the call it cut short. nil stays nil.
 func CauseOf(ctx context.Context, err error) error {
 	if err == nil || ctx.Err() == nil {
 		return err
 	}
 	cause := context.Cause(ctx)
-	for _, own := range []error{ErrStoreBusy, store.ErrLeaseLost, ErrTurnTooLong} {
+	for _, own := range []error{ErrStoreBusy, store.ErrLeaseLost, ErrTurnTooLong, ErrRunStopped} {
 		if errors.Is(cause, own) && !errors.Is(err, own) {
 			return fmt.Errorf("%w: %w", cause, err)
 		}
@@ -57,7 +57,9 @@ const storeBusyRetry = time.Second
 //     for it could not be kept (renewed in time), so the turn stopped
 //     before its stream began, whatever call it was making (an upstream
 //     call cut short by it is not the upstream's failure);
-//   - ErrTurnTooLong: 504 turn_too_long.
+//   - ErrTurnTooLong: 504 turn_too_long;
+//   - ErrRunStopped: 409 run_stopped, the run stopped on request before
+//     its stream began.
 func StoreCause(err error) *Failure {
 	switch {
 	case errors.Is(err, ErrStoreBusy):
@@ -68,6 +70,8 @@ func StoreCause(err error) *Failure {
 			Message: "the lock taken for this could not be kept (the store did not renew it in time); it stopped before its stream began; retry after Retry-After", Retry: storeBusyRetry}
 	case errors.Is(err, ErrTurnTooLong):
 		return Fail(KindUpstreamTimeout, "turn_too_long", "the turn ran past its longest allowed duration before its stream began")
+	case errors.Is(err, ErrRunStopped):
+		return Fail(KindHeld, "run_stopped", "the run was stopped on request before its stream began")
 	}
 	return nil
 }

@@ -29,6 +29,13 @@ var ErrBadEvent = errors.New("malformed upstream event")
 // longest a turn may take (the bridges' MaxTurnDuration).
 var ErrTurnTooLong = errors.New("the turn ran past its longest allowed duration")
 
+// ErrRunStopped is the cause of a turn's end when it was stopped on
+// request (Serving.StopRun: a DELETE of its run, on any replica), not by
+// a client that left: it ends as a cancelled turn does (upstream
+// cancelled, what came stored, the lock released), and its stream, still
+// read or followed, gets a last event that says it ended.
+var ErrRunStopped = errors.New("the run was stopped on request")
+
 // MessageTooLargeError reports a message from the agent that grew past
 // the bridge's cap on one message.
 type MessageTooLargeError struct{ Limit int }

@@ -132,6 +132,8 @@ func (s *Serving) SetDefaults(name string) error {
 	}
 	if s.runs == nil {
 		s.runs = runlog.NewHub()
+		log := s.Logger
+		s.runs.Log = &log
 	}
 	if s.MaxMessageSize == 0 {
 		s.MaxMessageSize = 32 << 20

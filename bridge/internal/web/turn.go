@@ -71,10 +71,14 @@ func (t *Turn) Release() {
 
 // Record makes the turn's stream recorded in st as run rl (its Owner,
 // Key, RunID, Form and Input: store.RunLog), each of its events with an
-// SSE id, so that a client can rejoin it (Serving.Rejoin); call it before
-// OpenStream.
+// SSE id, so that a client can rejoin it (Serving.Rejoin), and stoppable
+// on request (Serving.StopRun: the turn's context then ends with
+// ErrRunStopped); call it before OpenStream.
 func (t *Turn) Record(st store.RunLogStore, rl store.RunLog) {
 	t.Rec = t.serving.runs.Start(st, t.Log, rl)
+	unstop := t.serving.runs.Stoppable(st, t.Rec.ID(), func() { t.end(ErrRunStopped) })
+	stop := t.stop
+	t.stop = func() { unstop(); stop() }
 }
 
 // Free frees the turn's lock at once (the turn stored its end with
@@ -122,8 +126,8 @@ func (t *Turn) End() {
 // the client stopped reading or left, since nobody reads it any more.
 //
 // The turn's own context says why it ended, before the failure does: a
-// lock that could not be kept, a client that stopped reading or left, a
-// turn past MaxTurnDuration; otherwise the failure is the upstream's,
+// lock that could not be kept, a stop on request (OutcomeStopped), a
+// client that stopped reading or left, a turn past MaxTurnDuration; otherwise the failure is the upstream's,
 // named by StreamFailure.
 func (t *Turn) Ended(ctx context.Context, failure error) (result string, inBand error) {
 	log, cause := t.Log, context.Cause(ctx)
@@ -138,6 +142,9 @@ func (t *Turn) Ended(ctx context.Context, failure error) (result string, inBand 
 	case errors.Is(cause, store.ErrLeaseLost):
 		log.Error().Err(cause).Str(t.Line.IDKey, t.Line.ID).Msg("the " + t.Line.What + " stopped: its lock could not be kept")
 		return "lease_lost", cause
+	case errors.Is(cause, ErrRunStopped):
+		log.Info().Str(t.Line.IDKey, t.Line.ID).Str("run_log", t.Rec.ID()).Msg("the " + t.Line.What + " was stopped on request; upstream cancelled")
+		return metrics.OutcomeStopped, nil
 	case errors.Is(cause, ErrClientStalled):
 		log.Info().Str(t.Line.IDKey, t.Line.ID).Msg("client stopped reading; upstream cancelled")
 	default:
