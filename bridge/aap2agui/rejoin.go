@@ -53,3 +53,20 @@ func (s *Server) rejoin(c *gin.Context) error {
 	s.cfg.Rejoin(c, st, l, after, nil)
 	return nil
 }
+
+// stopTurn answers DELETE /sessions/:id/turn, an extension of AAP: the
+// session's running turn is stopped, on whichever replica runs it (in
+// both on-client-gone modes), and ends as a turn whose client left under
+// cancel does, its stream, for whoever still reads or follows it, ending
+// with turn_stop end_turn. 202 with the turn's run once the stop is
+// stored; 404 no_run_in_flight when the session has no running turn (a
+// session of another key or user, or none, is answered the same). A turn
+// in mode none is not recorded and cannot be stopped this way.
+func (s *Server) stopTurn(c *gin.Context) error {
+	stopping, err := s.cfg.StopRun(c.Request.Context(), web.Logger(c), s.cfg.Store, owner(c), runKey(c.Param("id")))
+	if err != nil {
+		return err
+	}
+	web.WriteJSON(c.Writer, http.StatusAccepted, stopping)
+	return nil
+}

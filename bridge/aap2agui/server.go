@@ -85,6 +85,7 @@ func (s *Server) route(e *gin.Engine, m Mount) (err error) {
 		g.GET("/sessions/:id/history", auth, id, s.handle(s.history))
 		g.POST("/sessions/:id/turns", auth, id, place, web.JSONBody, s.handle(s.turnV3))
 		g.GET("/sessions/:id/turn", auth, id, s.handle(s.rejoin))
+		g.DELETE("/sessions/:id/turn", auth, id, s.handle(s.stopTurn))
 		return nil
 	}
 	// Versions 1 and 2: singular routes, PUT /session runs the first turn.

@@ -220,7 +220,8 @@ func (r *turnRun) awaitSave(ctx context.Context) error {
 func (r *turnRun) conclude(ctx context.Context, failure error) error {
 	log, sess := r.log, r.sess
 	result := metrics.OutcomeOK
-	if failure != nil && !r.tr.Done() {
+	cut := failure != nil && !r.tr.Done()
+	if cut {
 		result, _ = r.life.Ended(ctx, failure)
 	}
 	r.write(ctx, r.tr.Finish())
@@ -251,6 +252,11 @@ func (r *turnRun) conclude(ctx context.Context, failure error) error {
 	r.s.kept.keep(sess.ID, r.rec.st)
 	r.life.Free()
 	stopReason := r.tr.StopReason()
+	if cut && web.Stopped(ctx) {
+		// Stopped on request: the turn is over as the user asked, not
+		// failed (what came is stored, as when a client leaves).
+		stopReason = aap.StopEndTurn
+	}
 	if stored != nil {
 		result, stopReason = "store_error", aap.StopError
 		log.Error().Err(stored).Str("session", sess.ID).Msg("store: the turn could not be stored; it ends with an error stop")
