@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"net/http"
 	"strings"
 
 	"github.com/ag-ui-protocol/ag-ui/sdks/community/go/pkg/core/events"
@@ -120,4 +121,45 @@ func (s *Server) serveConnect(c *gin.Context) error {
 	in.Messages, in.Resume = nil, nil // a hydration
 	_, err = s.serveInput(c, in)
 	return err
+}
+
+// stopRun answers DELETE /agents/:name/threads/:threadId/run: the
+// thread's run in flight is stopped, on whichever replica runs it (in
+// both on-client-gone modes), and ends as a run whose client left under
+// cancel does, its stream, for whoever still reads or follows it, ending
+// with RUN_FINISHED once what came is saved. 202 with the run once the
+// stop is stored; 404 no_run_in_flight when the thread has no run in
+// flight (a thread of another key, user or agent, or none, is answered
+// the same).
+func (s *Server) stopRun(c *gin.Context) {
+	stopping, err := s.stopping(c)
+	if err != nil {
+		s.fail(c, err)
+		return
+	}
+	web.WriteJSON(c.Writer, http.StatusAccepted, stopping)
+}
+
+func (s *Server) stopping(c *gin.Context) (*web.RunStopping, error) {
+	ctx, owner, id := c.Request.Context(), c.GetString(ownerKey), c.Param("threadId")
+	if err := checkThreadID(id); err != nil {
+		return nil, web.Fail(web.KindInvalid, "invalid_request", err.Error())
+	}
+	st := s.runLogs()
+	if st == nil {
+		return nil, web.NoRunInFlight()
+	}
+	th, err := s.cfg.Store.GetThread(ctx, owner, id)
+	switch {
+	case err == nil && th.Agent != "" && th.Agent != c.Param("name"):
+		return nil, web.NoRunInFlight()
+	case err != nil && !errors.Is(err, store.ErrNotFound):
+		return nil, &storeError{"get thread", err}
+	}
+	stopping, err := s.cfg.StopRun(ctx, web.Logger(c), st, owner, runKey(id))
+	var f *web.Failure
+	if err != nil && !errors.As(err, &f) {
+		return nil, &storeError{"stop run", err}
+	}
+	return stopping, err
 }

@@ -132,7 +132,8 @@ func (r *runner) travelLight() {
 }
 
 // pump translates the turn's events to the client, running follow-up turns
-// when the permission policy answers for the client.
+// when the permission policy answers for the client. A run stopped on
+// request (web.Stopped) ends with RUN_FINISHED.
 func (r *runner) pump(ctx context.Context, evs iter.Seq2[aap.Event, error], req *aap.PostSessionTurnRequest) {
 	r.answered = answersOf(req.Messages)
 	for {
@@ -148,12 +149,21 @@ func (r *runner) pump(ctx context.Context, evs iter.Seq2[aap.Event, error], req 
 		fu := &aap.PostSessionTurnRequest{Stream: req.Stream, Messages: next}
 		var err error
 		if evs, err = r.open(ctx, r.th.SessionID, fu); err != nil {
+			if web.Stopped(ctx) {
+				break
+			}
 			r.log.Warn().Err(err).Msg("follow-up turn refused")
 			r.write(r.a2g.Fail(inBand(&followUpError{err})))
 			return
 		}
 	}
-	if !r.a2g.Done() {
+	switch {
+	case r.a2g.Done():
+	case web.Stopped(ctx):
+		// Stopped on request: the run ends as the user asked, with
+		// RUN_FINISHED (what is open closed first), not RUN_ERROR.
+		r.feed(&aap.TurnStop{StopReason: aap.StopEndTurn})
+	default:
 		r.write(r.a2g.Finish())
 	}
 }

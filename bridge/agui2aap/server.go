@@ -57,6 +57,7 @@ func New(cfg Config) (*Server, error) {
 	e.POST("/agents/:name/connect", s.authUser, web.JSONBody, s.connect)
 	e.GET("/agents/:name/threads", s.authUser, s.listThreads)
 	e.DELETE("/agents/:name/threads/:threadId", s.authUser, s.deleteThread)
+	e.DELETE("/agents/:name/threads/:threadId/run", s.authUser, s.stopRun)
 	return s, nil
 }
 
