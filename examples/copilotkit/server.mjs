@@ -10,10 +10,14 @@
 // hydration. GET /api/threads lists the threads agui2aap holds, for the
 // page's thread list.
 //
-// A stop closes the run's connection to agui2aap, which cancels the run
-// (agui2aap's default, --on-client-gone cancel). With agui2aap's
-// --on-client-gone finish a run goes on without its client, so that a
-// restarted runtime can join it; a stop then only stops the page's view.
+// A stop (the page's Stop button) ends the thread's run on purpose: the
+// runner sends agui2aap DELETE <agent>/threads/<threadId>/run with the run's
+// own headers (the API key and the user), which stops the run on whichever
+// agui2aap replica runs it, under either --on-client-gone (with finish, a
+// run goes on without its client, so that a restarted runtime can join it:
+// closing the connection alone would not stop it); agui2aap cancels the AAP
+// turn, keeps what came in the thread and frees it. The runner then closes
+// the page's connection, as CopilotKit's own runner does.
 //
 // Every user signs in (session.mjs: POST /api/signin sets a signed, HttpOnly
 // session cookie). The runtime answers 401 to a run, a connect or
@@ -177,8 +181,13 @@ class HydratingRunner extends InMemoryAgentRunner {
     return super.isRunning({ ...request, threadId: threadKey(request.threadId) });
   }
 
-  stop(request) {
-    return super.stop({ ...request, threadId: threadKey(request.threadId) });
+  // stop ends the thread's run with agui2aap's DELETE of it (stopRun), then
+  // closes the page's connection to it; it reports whether a run was
+  // stopped: one agui2aap ran (202), or one this process held.
+  async stop(request) {
+    const stopped = await stopRun(request.threadId);
+    const closed = await super.stop({ ...request, threadId: threadKey(request.threadId) });
+    return stopped || Boolean(closed);
   }
 
   connect(request) {
@@ -217,6 +226,27 @@ class HydratingRunner extends InMemoryAgentRunner {
         inner.unsubscribe();
       };
     });
+  }
+}
+
+// stopRun asks agui2aap to stop thread threadId's run in flight (DELETE
+// <agent>/threads/<threadId>/run), with the headers of the request's user:
+// true when it did (202); false when the thread has no run in flight (404)
+// or agui2aap could not be asked (logged).
+async function stopRun(threadId) {
+  try {
+    const res = await fetch(`${agentURL}/threads/${encodeURIComponent(threadId)}/run`, {
+      method: "DELETE",
+      headers: { ...agentHeaders(), Accept: "application/json" },
+    });
+    const body = await res.text();
+    if (res.status !== 202 && res.status !== 404) {
+      console.error(`stopping thread ${threadId}: agui2aap answered ${res.status}: ${body.slice(0, 300)}`);
+    }
+    return res.status === 202;
+  } catch (err) {
+    console.error(`stopping thread ${threadId}:`, err.message);
+    return false;
   }
 }
 
