@@ -17,12 +17,13 @@ import (
 // TestREADMECurl runs the README's curl examples of agui2aap as they are
 // written, against the program (only localhost:8081 becomes the test's
 // address): a run, then the same thread got back with an empty run
-// ("Restoring conversations"), and checks the AG-UI events each printed.
+// ("Restoring conversations"), and checks the AG-UI events each printed;
+// the rejoin, and the stop of a thread with no run in flight.
 func TestREADMECurl(t *testing.T) {
 	t.Parallel()
 	blocks := doctest.Blocks(t, "../../README.md", "sh", "localhost:8081/agents/demo")
-	require.Len(t, blocks, 4, "a run, an interrupt answered, a hydration, a rejoin")
-	rejoin := blocks[3]
+	require.Len(t, blocks, 5, "a run, an interrupt answered, a hydration, a rejoin, a stop")
+	rejoin, stop := blocks[3], blocks[4]
 	blocks = []string{blocks[0], blocks[2]}
 	p := proctest.Start(t, nil, "--listen", "127.0.0.1:0", "--store", "memory:")
 	out := doctest.Shell(t, strings.ReplaceAll(blocks[0], "localhost:8081", p.Addr))
@@ -40,6 +41,10 @@ func TestREADMECurl(t *testing.T) {
 	_, want, _ = strings.Cut(want, "\n\n")
 	assert.Equal(t, want, rest, "the events after the second")
 	assert.Contains(t, rest, `"type":"RUN_FINISHED"`)
+
+	// The stop, the run over: nothing to stop.
+	stopped := doctest.Shell(t, strings.ReplaceAll(stop, "localhost:8081", p.Addr))
+	assert.Contains(t, stopped, `"code":"no_run_in_flight"`)
 
 	out = doctest.Shell(t, strings.ReplaceAll(blocks[1], "localhost:8081", p.Addr))
 	assert.NotContains(t, out, "TEXT_MESSAGE_START", "a hydration runs no turn")
