@@ -6,6 +6,14 @@ import (
 	"time"
 )
 
+// memoryRunLogBytes is how many bytes of frames the memory store keeps of
+// its finished run logs, in all: past it, the logs that finished first are
+// dropped, as a pruned log is (the memory store keeps its sessions for as
+// long as the process runs, and would otherwise keep every answer's
+// frames with them; a run log serves a client that lost its connection,
+// which comes back soon or not at all). Running logs are kept whole.
+const memoryRunLogBytes = 32 << 20
+
 // memRunLogs are the memory store's run logs, under Memory.mu.
 type memRunLogs struct {
 	byID map[string]*memRunLog
@@ -16,17 +24,66 @@ type memRunLogs struct {
 	// stopping holds the running logs asked to stop (StopRunLog), so that
 	// StoppingRunLogs reads them alone.
 	stopping map[string]struct{}
+	// finished holds the finished logs in the order they finished, those
+	// dropped since among them (gone); finishedBytes counts the frames of
+	// those kept, which budget bounds (0: memoryRunLogBytes).
+	finished      []*memRunLog
+	kept          int // how many of finished are not gone
+	finishedBytes int
+	budget        int
 }
 
 type memRunLog struct {
 	l       RunLog
 	batches []RunLogBatch
+	size    int  // the bytes of the batches' frames
+	gone    bool // dropped
 }
 
 // drop forgets log id.
 func (rl *memRunLogs) drop(id string) {
+	if ml, ok := rl.byID[id]; ok {
+		if ml.l.Finished {
+			rl.finishedBytes -= ml.size
+			rl.kept--
+		}
+		ml.gone, ml.batches = true, nil
+	}
 	delete(rl.byID, id)
 	delete(rl.stopping, id)
+}
+
+// finish counts ml among the finished logs and drops the oldest of them
+// while their frames come to more than the budget.
+func (rl *memRunLogs) finish(ml *memRunLog) {
+	rl.finished = append(rl.finished, ml)
+	rl.kept++
+	rl.finishedBytes += ml.size
+	budget := rl.budget
+	if budget == 0 {
+		budget = memoryRunLogBytes
+	}
+	for rl.finishedBytes > budget && len(rl.finished) > 0 {
+		old := rl.finished[0]
+		rl.finished[0] = nil
+		rl.finished = rl.finished[1:]
+		if old.gone {
+			continue
+		}
+		k := [2]string{old.l.Owner, old.l.Key}
+		logs := slices.DeleteFunc(rl.byKey[k], func(l *memRunLog) bool { return l == old })
+		if len(logs) == 0 {
+			delete(rl.byKey, k)
+		} else {
+			rl.byKey[k] = logs
+		}
+		rl.drop(old.l.ID)
+	}
+	if len(rl.finished) > 2*rl.kept+16 {
+		// Logs dropped otherwise (a key's older run, a deleted session)
+		// leave the list here, so that it follows what is kept.
+		rl.finished = slices.DeleteFunc(rl.finished, func(l *memRunLog) bool { return l.gone })
+	}
 }
 
 // StartRunLog implements RunLogStore. Times are kept as SQLite keeps
@@ -84,12 +141,14 @@ func (m *Memory) AppendRunLog(_ context.Context, id string, b RunLogBatch, finis
 		b.Frames = slices.Clone(b.Frames)
 		ml.batches = append(ml.batches, b)
 		ml.l.Events += int64(b.Count)
-	}
-	ml.l.Finished = finished
-	if finished {
-		delete(m.runLogs.stopping, id)
+		ml.size += len(b.Frames)
 	}
 	ml.l.Updated = time.Now().UTC().Truncate(time.Millisecond)
+	if finished {
+		ml.l.Finished = true
+		delete(m.runLogs.stopping, id)
+		m.runLogs.finish(ml)
+	}
 	return nil
 }
 
