@@ -6,9 +6,8 @@ import (
 	"time"
 )
 
-// RunLog is the record of one run's events as its client was sent them:
-// the SSE frames of the run's stream, each with its own id, appended in
-// batches as the run produces them. A client that lost its connection
+// RunLog is the record of one run's events as its client was sent them,
+// appended in batches as the run produces them. A client that lost its connection
 // rejoins the run from the log, on any replica sharing the store: from
 // its start, or after the last event it had (Last-Event-ID).
 //
@@ -48,8 +47,10 @@ type RunLog struct {
 	Input []byte
 }
 
-// RunLogBatch is events First to First+Count-1 of a log: their SSE frames
-// as they were sent, one after the other.
+// RunLogBatch is events First to First+Count-1 of a log. Frames holds
+// them as the recorder keeps them (bridge/internal/runlog: each event's
+// SSE frame, less what it shares with the one before it in the batch):
+// opaque to the store, which gives a batch back whole, byte for byte.
 type RunLogBatch struct {
 	First  int64
 	Count  int

@@ -1,9 +1,9 @@
 package runlog
 
 import (
-	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"sync"
 	"time"
 
@@ -111,6 +111,9 @@ type Follow struct {
 	// nothing needs beside the run's events (agui2aap: the conversation
 	// before them). Its frames carry no id: the ids stay the run's.
 	Prologue []byte
+
+	rd  batchReader // reads the batches back
+	buf []byte      // what is written to the client next
 }
 
 // readSize is about what a follower reads of the store at once.
@@ -157,14 +160,9 @@ func (f *Follow) copy(ctx context.Context, out Sink, after, upTo int64) (int64, 
 		}
 		for _, b := range batches {
 			if end := b.First + int64(b.Count) - 1; end > after {
-				frames := skipFrames(b.Frames, int(after-b.First+1))
-				if after == 0 && len(f.Prologue) > 0 {
-					rest := skipFrames(frames, 1)
-					out.Write(frames[:len(frames)-len(rest)])
-					out.Write(f.Prologue)
-					frames = rest
+				if err := f.write(out, b, after); err != nil {
+					return after, err
 				}
-				out.Write(frames)
 				after = end
 			}
 		}
@@ -173,6 +171,46 @@ func (f *Follow) copy(ctx context.Context, out Sink, after, upTo int64) (int64, 
 		}
 	}
 	return after, nil
+}
+
+// writeSize is about how much a follower writes to its client at once.
+const writeSize = 64 << 10
+
+// write writes the frames of b's events after after, each after its id
+// line, and the Prologue right after the run's first event.
+func (f *Follow) write(out Sink, b store.RunLogBatch, after int64) error {
+	f.rd.batch, f.rd.frame = b.Frames, f.rd.frame[:0]
+	buf, n := f.buf[:0], b.First
+	for ; ; n++ {
+		ok, err := f.rd.next()
+		if err != nil {
+			return fmt.Errorf("%w (log %s, events from %d)", err, f.Log.ID, b.First)
+		}
+		if !ok {
+			break
+		}
+		if n <= after {
+			continue
+		}
+		buf = append(appendIDLine(buf, f.Log.ID, n), f.rd.frame...)
+		if n == 1 {
+			buf = append(buf, f.Prologue...)
+		}
+		if len(buf) >= writeSize {
+			out.Write(buf)
+			buf = buf[:0]
+		}
+	}
+	if n != b.First+int64(b.Count) {
+		return fmt.Errorf("%w (log %s: %d events from %d, not %d)", errMalformed, f.Log.ID, n-b.First, b.First, b.Count)
+	}
+	if len(buf) > 0 {
+		out.Write(buf)
+	}
+	if f.buf = buf[:0]; cap(buf) > 4*writeSize {
+		f.buf = nil
+	}
+	return nil
 }
 
 // wait waits for the run's next batch: woken by the hub when the run is
@@ -192,20 +230,4 @@ func (f *Follow) wait(ctx context.Context, out Sink, changed <-chan struct{}) er
 	case <-t.C:
 	}
 	return nil
-}
-
-// frameEnd ends every frame a recorder stores: its lines hold no blank
-// line (the data is one line of compact JSON).
-var frameEnd = []byte("\n\n")
-
-// skipFrames drops the first n frames of frames.
-func skipFrames(frames []byte, n int) []byte {
-	for ; n > 0; n-- {
-		i := bytes.Index(frames, frameEnd)
-		if i < 0 {
-			return nil
-		}
-		frames = frames[i+len(frameEnd):]
-	}
-	return frames
 }

@@ -62,9 +62,12 @@ type Recorder struct {
 	log    *zerolog.Logger
 	rl     store.RunLog
 	idLine []byte // the id line of the next frame: "id: <log>:<next>\n"
+	stage  []byte // the events added since the last Commit (appendEvent)
+	staged int    // how many
+	last   []byte // the frame added last, until Commit
 
 	mu       sync.Mutex
-	pending  []byte // frames not handed to the store yet
+	pending  []byte // events not handed to the store yet
 	spare    []byte // a stored batch's buffer, empty, for the next pending
 	count    int    // how many frames pending holds
 	first    int64  // the number of pending's first frame
@@ -106,14 +109,25 @@ func (h *Hub) Start(st store.RunLogStore, log *zerolog.Logger, rl store.RunLog) 
 // ID is the log's id.
 func (r *Recorder) ID() string { return r.rl.ID }
 
-// AppendID appends the SSE id line of the next frame to buf; Advance
-// numbers the frame after it, once this one is written (a frame that
-// could not be written leaves its number to the next).
+// AppendID appends the SSE id line of the next event to buf; Add records
+// the event and numbers the one after it, once its frame is written (a
+// frame that could not be written leaves its number to the next).
 func (r *Recorder) AppendID(buf []byte) []byte { return append(buf, r.idLine...) }
 
-// Advance moves the number in the id line on by one, in place: its
+// Add records the event whose frame was just written after AppendID's
+// line (frame: without that line), kept as what it shares with the frame
+// added before it and the rest (see appendEvent); frame must stay as it
+// is until Commit. The events added go to the store with Commit.
+func (r *Recorder) Add(frame []byte) {
+	r.stage = appendEvent(r.stage, r.last, frame)
+	r.last = frame
+	r.staged++
+	r.advance()
+}
+
+// advance moves the number in the id line on by one, in place: its
 // decimal digits end right before the line's '\n'.
-func (r *Recorder) Advance() {
+func (r *Recorder) advance() {
 	line := r.idLine
 	i := len(line) - 2
 	for ; line[i] == '9'; i-- {
@@ -126,12 +140,20 @@ func (r *Recorder) Advance() {
 	line[i]++
 }
 
-// Record takes the next n frames, one after the other (each with its id
-// line from AppendID). It waits while the run is maxPending ahead of the
+// maxStage is the largest buffer of added events kept for the next ones.
+const maxStage = 1 << 20
+
+// Commit takes the events added since the last Commit (one write of the
+// stream) to be stored. It waits while the run is maxPending ahead of the
 // store.
-func (r *Recorder) Record(frames []byte, n int) {
-	if n == 0 {
+func (r *Recorder) Commit() {
+	if r.staged == 0 {
 		return
+	}
+	stage, n := r.stage, r.staged
+	r.staged, r.last = 0, nil
+	if r.stage = stage[:0]; cap(stage) > maxStage {
+		r.stage = nil
 	}
 	r.mu.Lock()
 	for len(r.pending) >= maxPending && !r.failed {
@@ -141,13 +163,13 @@ func (r *Recorder) Record(frames []byte, n int) {
 		r.mu.Unlock()
 		return
 	}
-	if need := len(r.pending) + len(frames); need > cap(r.pending) {
+	if need := len(r.pending) + len(stage); need > cap(r.pending) {
 		// Twice the room, not append's quarter more: the buffer is used
 		// again (drain), and grows to what the run gets ahead of its
 		// store in a few steps.
 		r.pending = slices.Grow(r.pending, max(need, min(2*cap(r.pending), maxPending+batchSize))-len(r.pending))
 	}
-	r.pending = append(r.pending, frames...)
+	r.pending = append(r.pending, stage...)
 	r.count += n
 	full := len(r.pending) >= batchSize
 	r.mu.Unlock()

@@ -29,7 +29,8 @@ func TestRecorderReusesItsBuffers(t *testing.T) {
 	runtime.GC()
 	runtime.ReadMemStats(&m0)
 	for range size / frame {
-		r.Record(r.AppendID(buf[:0])[:frame], 1)
+		r.Add(buf)
+		r.Commit()
 	}
 	r.Finish()
 	runtime.ReadMemStats(&m1)

@@ -25,14 +25,18 @@ func record(r *runlog.Recorder, from, n int) []string {
 	var frames []string
 	for i := from; i < from+n; i++ {
 		buf := r.AppendID(nil)
-		r.Advance()
+		body := len(buf)
 		buf = append(buf, fmt.Sprintf("event: text_delta\ndata: {\"delta\":\"w%d \"}\n\n", i)...)
-		r.Record(buf, 1)
+		r.Add(buf[body:])
+		if i%3 == 0 {
+			r.Commit()
+		}
 		frames = append(frames, string(buf))
 		if i%7 == 0 {
 			r.Flush()
 		}
 	}
+	r.Commit()
 	r.Flush()
 	return frames
 }
@@ -168,7 +172,8 @@ func TestRecorderBounds(t *testing.T) {
 	wrote := make(chan int, 64)
 	go func() {
 		for i := range 12 {
-			r.Record(big, 1)
+			r.Add(big)
+			r.Commit()
 			wrote <- i
 		}
 		close(wrote)
@@ -210,6 +215,7 @@ func TestEventIDs(t *testing.T) {
 		require.NoError(t, err)
 		require.Equal(t, r.ID(), log)
 		require.Equal(t, int64(n), got)
-		r.Advance()
+		r.Add([]byte("event: text_delta\ndata: {}\n\n"))
 	}
+	r.Commit()
 }

@@ -70,28 +70,27 @@ func (w *Writer[E]) Append(buf []byte, evs []E, log *zerolog.Logger, met *metric
 // appendFrames is Append, each frame after its SSE id line and recorded
 // when rec is not nil.
 func (w *Writer[E]) appendFrames(buf []byte, evs []E, log *zerolog.Logger, met *metrics.Turn, rec *runlog.Recorder) []byte {
-	start, n := len(buf), 0
 	for _, ev := range evs {
 		at := len(buf)
 		if rec != nil {
 			buf = rec.AppendID(buf)
 		}
+		body := len(buf)
 		var err error
 		if buf, err = w.Frame(buf, ev); err != nil {
 			buf = buf[:at]
 			log.Error().Err(err).Str("event", w.Name(ev)).Msg("encoding an event for the client")
 			continue
 		}
-		n++
 		if rec != nil {
-			rec.Advance()
+			rec.Add(buf[body:])
 		}
 		if met != nil {
 			met.Out(w.Name(ev))
 		}
 	}
 	if rec != nil {
-		rec.Record(buf[start:], n)
+		rec.Commit()
 	}
 	return buf
 }
