@@ -468,16 +468,9 @@ func AppendHistoryResponse(dst []byte, h *SessionHistory) ([]byte, error) {
 			if i > 0 {
 				dst = append(dst, ',')
 			}
-			var b []byte
-			if mj, ok := m.(json.Marshaler); ok {
-				b, err = mj.MarshalJSON()
-			} else {
-				b, err = jsonenc.Marshal(m)
-			}
-			if err != nil {
+			if dst, err = AppendMessage(dst, m); err != nil {
 				return nil, err
 			}
-			dst = append(dst, b...)
 		}
 		dst, sep = append(dst, ']'), ","
 	}

@@ -3,6 +3,7 @@ package aap
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"strconv"
 
 	"github.com/aapagui/aapagui/internal/jsonenc"
@@ -83,48 +84,54 @@ func (*ToolPermissionMessage) isMessage() {}
 func UserText(s string) *UserMessage { return &UserMessage{Content: TextContent(s)} }
 
 // MarshalJSON encodes the message with its role.
-func (m *SystemMessage) MarshalJSON() ([]byte, error) {
-	dst := append([]byte(nil), `{"role":"system","content":`...)
-	return append(jsonenc.AppendString(dst, m.Content), '}'), nil
-}
+func (m *SystemMessage) MarshalJSON() ([]byte, error) { return AppendMessage(nil, m) }
 
 // MarshalJSON encodes the message with its role.
-func (m *UserMessage) MarshalJSON() ([]byte, error) {
-	return appendRoleContent(`{"role":"user","content":`, m.Content)
-}
+func (m *UserMessage) MarshalJSON() ([]byte, error) { return AppendMessage(nil, m) }
 
 // MarshalJSON encodes the message with its role.
-func (m *AssistantMessage) MarshalJSON() ([]byte, error) {
-	return appendRoleContent(`{"role":"assistant","content":`, m.Content)
-}
+func (m *AssistantMessage) MarshalJSON() ([]byte, error) { return AppendMessage(nil, m) }
 
 // MarshalJSON encodes the message with its role.
-func (m *ToolMessage) MarshalJSON() ([]byte, error) {
-	dst := append([]byte(nil), `{"role":"tool","toolCallId":`...)
-	dst = jsonenc.AppendString(dst, m.ToolCallID)
-	dst = append(dst, `,"content":`...)
-	dst, err := appendContent(dst, m.Content)
-	if err != nil {
-		return nil, err
-	}
-	return append(dst, '}'), nil
-}
+func (m *ToolMessage) MarshalJSON() ([]byte, error) { return AppendMessage(nil, m) }
 
 // MarshalJSON encodes the message with its role; an empty Reason is omitted.
-func (m *ToolPermissionMessage) MarshalJSON() ([]byte, error) {
-	dst := append([]byte(nil), `{"role":"tool_permission","toolCallId":`...)
-	dst = jsonenc.AppendString(dst, m.ToolCallID)
-	dst = append(dst, `,"granted":`...)
-	dst = strconv.AppendBool(dst, m.Granted)
-	if m.Reason != "" {
-		dst = append(dst, `,"reason":`...)
-		dst = jsonenc.AppendString(dst, m.Reason)
+func (m *ToolPermissionMessage) MarshalJSON() ([]byte, error) { return AppendMessage(nil, m) }
+
+// AppendMessage appends m's JSON to dst, with its role: compact, as
+// encoding/json writes it without HTML escaping (jsonenc.Marshal), and
+// without encoding/json's second pass over what a message's MarshalJSON
+// wrote.
+func AppendMessage(dst []byte, m Message) ([]byte, error) {
+	switch m := m.(type) {
+	case *SystemMessage:
+		dst = append(dst, `{"role":"system","content":`...)
+		return append(jsonenc.AppendString(dst, m.Content), '}'), nil
+	case *UserMessage:
+		return appendRoleContent(dst, `{"role":"user","content":`, m.Content)
+	case *AssistantMessage:
+		return appendRoleContent(dst, `{"role":"assistant","content":`, m.Content)
+	case *ToolMessage:
+		dst = append(dst, `{"role":"tool","toolCallId":`...)
+		dst = jsonenc.AppendString(dst, m.ToolCallID)
+		return appendRoleContent(dst, `,"content":`, m.Content)
+	case *ToolPermissionMessage:
+		dst = append(dst, `{"role":"tool_permission","toolCallId":`...)
+		dst = jsonenc.AppendString(dst, m.ToolCallID)
+		dst = append(dst, `,"granted":`...)
+		dst = strconv.AppendBool(dst, m.Granted)
+		if m.Reason != "" {
+			dst = append(dst, `,"reason":`...)
+			dst = jsonenc.AppendString(dst, m.Reason)
+		}
+		return append(dst, '}'), nil
 	}
-	return append(dst, '}'), nil
+	return dst, fmt.Errorf("aap: cannot encode message %T", m)
 }
 
-func appendRoleContent(prefix string, c Content) ([]byte, error) {
-	dst, err := appendContent(append([]byte(nil), prefix...), c)
+// appendRoleContent appends prefix, c and the closing brace.
+func appendRoleContent(dst []byte, prefix string, c Content) ([]byte, error) {
+	dst, err := appendContent(append(dst, prefix...), c)
 	if err != nil {
 		return nil, err
 	}

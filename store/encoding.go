@@ -26,8 +26,6 @@ type entryJSON struct {
 	AGUI    json.RawMessage `json:"agui,omitempty"`
 }
 
-func encodeMessage(m aap.Message) ([]byte, error) { return jsonenc.Marshal(m) }
-
 func decodeMessage(b []byte) (aap.Message, error) { return aap.DecodeMessage(b) }
 
 // sessionJSON is how the mutable parts of a session are serialized.
@@ -87,15 +85,59 @@ func EncodeEntries(entries []Entry) ([][]byte, error) {
 		if v := reflect.ValueOf(e.Message); !v.IsValid() || v.Kind() == reflect.Pointer && v.IsNil() {
 			return nil, fmt.Errorf("store: history entry %d: no message", i)
 		}
-		msg, err := encodeMessage(e.Message)
+		row, err := appendEntry(make([]byte, 0, entrySize(e)), e)
 		if err != nil {
-			return nil, err
+			return nil, fmt.Errorf("store: history entry %d: %w", i, err)
 		}
-		if out[i], err = jsonenc.Marshal(entryJSON{ID: e.AGUIID, Message: msg, AGUI: e.AGUI}); err != nil {
-			return nil, err
-		}
+		out[i] = row
 	}
 	return out, nil
+}
+
+// appendEntry appends e's row to dst: what jsonenc.Marshal writes of its
+// entryJSON, in one pass over the message (encoding/json would check and
+// copy what the message's encoder wrote twice, the message and then the
+// entry around it: three passes over a long answer, at each checkpoint).
+func appendEntry(dst []byte, e Entry) ([]byte, error) {
+	dst = append(dst, `{"id":`...)
+	dst = jsonenc.AppendString(dst, e.AGUIID)
+	dst = append(dst, `,"message":`...)
+	dst, err := aap.AppendMessage(dst, e.Message)
+	if err != nil {
+		return nil, err
+	}
+	if len(e.AGUI) > 0 {
+		// As encoding/json writes a json.RawMessage: checked and compacted.
+		b := bytes.NewBuffer(append(dst, `,"agui":`...))
+		if err := json.Compact(b, e.AGUI); err != nil {
+			return nil, fmt.Errorf("agui: %w", err)
+		}
+		dst = b.Bytes()
+	}
+	return append(dst, '}'), nil
+}
+
+// entrySize is about the size of e's row: its text and what surrounds it,
+// so that a long message's row is written into a buffer of its size, not
+// one grown and copied on the way.
+func entrySize(e Entry) int {
+	n := 64 + len(e.AGUIID) + len(e.AGUI)
+	var c aap.Content
+	switch m := e.Message.(type) {
+	case *aap.AssistantMessage:
+		c = m.Content
+	case *aap.UserMessage:
+		c = m.Content
+	case *aap.ToolMessage:
+		c = m.Content
+	}
+	n += len(c.Text)
+	for _, b := range c.Blocks {
+		if t, ok := b.(*aap.TextBlock); ok {
+			n += len(t.Text) + 32
+		}
+	}
+	return n + n/64 // a few escapes
 }
 
 // DecodeEntries reads entries from their stored form, one row each.

@@ -5,7 +5,10 @@ import (
 	"reflect"
 	"testing"
 
+	"github.com/stretchr/testify/require"
+
 	"github.com/aapagui/aapagui/aap"
+	"github.com/aapagui/aapagui/internal/jsonenc"
 )
 
 // decodeEntryGeneral is DecodeEntries' general decoder of one row.
@@ -101,4 +104,35 @@ func BenchmarkDecodeEntries2MB(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// An entry's row is written byte for byte as encoding/json (without HTML
+// escaping) writes its entryJSON, whatever the message and its AG-UI
+// part hold.
+func FuzzEncodeEntry(f *testing.F) {
+	f.Add([]byte(`{"id":"m1","message":{"role":"user","content":"hello <there> & \u2028 ü"}}`))
+	f.Add([]byte(`{"id":"a","message":{"role":"assistant","content":[{"type":"text","text":"x"},{"type":"tool_use","toolCallId":"c1","name":"f","input":{ "a" : [1, 2] }}]},"agui":{ "encryptedValue" : "e" }}`))
+	f.Add([]byte(`{"id":"t","message":{"role":"tool","toolCallId":"c1","content":[{"type":"text","text":"ok"}]}}`))
+	f.Add([]byte(`{"id":"p","message":{"role":"tool_permission","toolCallId":"c1","granted":false,"reason":"no"}}`))
+	f.Add([]byte(`{"id":"s","message":{"role":"system","content":"be brief"},"agui":[1,2 ,3]}`))
+	f.Fuzz(func(t *testing.T, row []byte) {
+		e, err := decodeEntryGeneral(row)
+		if err != nil {
+			return
+		}
+		msg, err := jsonenc.Marshal(e.Message)
+		if err != nil {
+			_, got := appendEntry(nil, e)
+			require.Error(t, got, "a message encoding/json cannot write")
+			return
+		}
+		want, wantErr := jsonenc.Marshal(entryJSON{ID: e.AGUIID, Message: msg, AGUI: e.AGUI})
+		got, err := appendEntry(nil, e)
+		if wantErr != nil {
+			require.Error(t, err)
+			return
+		}
+		require.NoError(t, err)
+		require.Equal(t, string(want), string(got))
+	})
 }
