@@ -27,7 +27,6 @@ func BenchmarkRecordDeltas(b *testing.B) {
 			buf = append(buf, ` "}`+"\n\n"...)
 			r.Add(buf[body:])
 		}
-		r.Commit()
 		r.Flush()
 	}
 	r.Finish()

@@ -62,9 +62,9 @@ type Recorder struct {
 	log    *zerolog.Logger
 	rl     store.RunLog
 	idLine []byte // the id line of the next frame: "id: <log>:<next>\n"
-	stage  []byte // the events added since the last Commit (appendEvent)
+	stage  []byte // the events added since the last Flush (appendEvent)
 	staged int    // how many
-	last   []byte // the frame added last, until Commit
+	last   []byte // the frame added last, until Flush
 
 	mu       sync.Mutex
 	pending  []byte // events not handed to the store yet
@@ -117,7 +117,7 @@ func (r *Recorder) AppendID(buf []byte) []byte { return append(buf, r.idLine...)
 // Add records the event whose frame was just written after AppendID's
 // line (frame: without that line), kept as what it shares with the frame
 // added before it and the rest (see appendEvent); frame must stay as it
-// is until Commit. The events added go to the store with Commit.
+// is until the stream's next Flush, which takes the events added.
 func (r *Recorder) Add(frame []byte) {
 	r.stage = appendEvent(r.stage, r.last, frame)
 	r.last = frame
@@ -143,56 +143,42 @@ func (r *Recorder) advance() {
 // maxStage is the largest buffer of added events kept for the next ones.
 const maxStage = 1 << 20
 
-// Commit takes the events added since the last Commit (one write of the
-// stream) to be stored. It waits while the run is maxPending ahead of the
-// store.
-func (r *Recorder) Commit() {
-	if r.staged == 0 {
-		return
-	}
+// Flush takes the events added since the last Flush to be stored: the
+// stream calls it as it flushes its client (before it lets go of the
+// frames), so that a follower is about as close to the run as its client
+// is. What came is written within linger, with what comes meanwhile, or
+// at once past batchSize: a burst is a few large writes, not one per
+// flush. It waits while the run is maxPending ahead of its store.
+func (r *Recorder) Flush() {
 	stage, n := r.stage, r.staged
 	r.staged, r.last = 0, nil
 	if r.stage = stage[:0]; cap(stage) > maxStage {
 		r.stage = nil
 	}
 	r.mu.Lock()
-	for len(r.pending) >= maxPending && !r.failed {
+	for n > 0 && len(r.pending) >= maxPending && !r.failed {
 		r.room.Wait()
 	}
-	if r.failed {
-		r.mu.Unlock()
-		return
+	if n > 0 && !r.failed {
+		if need := len(r.pending) + len(stage); need > cap(r.pending) {
+			// Twice the room, not append's quarter more: the buffer is
+			// used again (drain), and grows to what the run gets ahead of
+			// its store in a few steps.
+			r.pending = slices.Grow(r.pending, max(need, min(2*cap(r.pending), maxPending+batchSize))-len(r.pending))
+		}
+		r.pending = append(r.pending, stage...)
+		r.count += n
 	}
-	if need := len(r.pending) + len(stage); need > cap(r.pending) {
-		// Twice the room, not append's quarter more: the buffer is used
-		// again (drain), and grows to what the run gets ahead of its
-		// store in a few steps.
-		r.pending = slices.Grow(r.pending, max(need, min(2*cap(r.pending), maxPending+batchSize))-len(r.pending))
-	}
-	r.pending = append(r.pending, stage...)
-	r.count += n
 	full := len(r.pending) >= batchSize
-	r.mu.Unlock()
-	if full {
-		r.kick()
-	}
-}
-
-// Flush hands what was recorded to the store: the stream calls it as it
-// flushes its client, so that a follower is about as close to the run as
-// its client is. What came is written within linger, with what comes
-// meanwhile: a burst is a few large writes, not one per flush.
-func (r *Recorder) Flush() {
-	r.mu.Lock()
-	arm := !r.armed && !r.writing && !r.failed && !r.finalled && r.count > 0
+	arm := !full && !r.armed && !r.writing && !r.failed && !r.finalled && r.count > 0
 	r.armed = r.armed || arm
 	r.mu.Unlock()
-	if !arm {
-		return
-	}
-	if r.timer == nil {
+	switch {
+	case full:
+		r.kick()
+	case arm && r.timer == nil:
 		r.timer = time.AfterFunc(linger, r.kick)
-	} else {
+	case arm:
 		r.timer.Reset(linger)
 	}
 }
@@ -228,6 +214,7 @@ func (r *Recorder) Shown() {
 // Finish records that the run ended and waits, a bounded time, for its
 // last batch to be stored.
 func (r *Recorder) Finish() {
+	r.Flush()
 	r.mu.Lock()
 	r.finished = true
 	r.mu.Unlock()

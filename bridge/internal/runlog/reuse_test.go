@@ -30,7 +30,7 @@ func TestRecorderReusesItsBuffers(t *testing.T) {
 	runtime.ReadMemStats(&m0)
 	for range size / frame {
 		r.Add(buf)
-		r.Commit()
+		r.Flush()
 	}
 	r.Finish()
 	runtime.ReadMemStats(&m1)

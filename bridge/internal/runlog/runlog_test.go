@@ -28,15 +28,11 @@ func record(r *runlog.Recorder, from, n int) []string {
 		body := len(buf)
 		buf = append(buf, fmt.Sprintf("event: text_delta\ndata: {\"delta\":\"w%d \"}\n\n", i)...)
 		r.Add(buf[body:])
-		if i%3 == 0 {
-			r.Commit()
-		}
 		frames = append(frames, string(buf))
 		if i%7 == 0 {
 			r.Flush()
 		}
 	}
-	r.Commit()
 	r.Flush()
 	return frames
 }
@@ -173,7 +169,7 @@ func TestRecorderBounds(t *testing.T) {
 	go func() {
 		for i := range 12 {
 			r.Add(big)
-			r.Commit()
+			r.Flush()
 			wrote <- i
 		}
 		close(wrote)
@@ -217,5 +213,5 @@ func TestEventIDs(t *testing.T) {
 		require.Equal(t, int64(n), got)
 		r.Add([]byte("event: text_delta\ndata: {}\n\n"))
 	}
-	r.Commit()
+	r.Flush()
 }

@@ -89,8 +89,5 @@ func (w *Writer[E]) appendFrames(buf []byte, evs []E, log *zerolog.Logger, met *
 			met.Out(w.Name(ev))
 		}
 	}
-	if rec != nil {
-		rec.Commit()
-	}
 	return buf
 }
