@@ -35,6 +35,9 @@ func FuzzDecoderMatchesDecodeEvent(f *testing.F) {
 				got, err := d.Decode(data)
 				require.Equal(t, wantErr, err)
 				require.Equal(t, want, got)
+				if d.Plain() {
+					require.Empty(t, agui.SubagentRunID(data), "a plain event holds no subagent's run id")
+				}
 				kept = append(kept, got)
 			}
 		}
@@ -44,4 +47,22 @@ func FuzzDecoderMatchesDecodeEvent(f *testing.F) {
 			require.Equal(t, want, got, "event %d", i)
 		}
 	})
+}
+
+// Plain says which events hold nothing beyond their struct's fields.
+func TestDecoderPlain(t *testing.T) {
+	for data, want := range map[string]bool{
+		`{"type":"TEXT_MESSAGE_CONTENT","messageId":"m1","delta":"Hel"}`:                    true,
+		`{"type":"TOOL_CALL_ARGS","toolCallId":"c","delta":"{","timestamp":5}`:              true,
+		`{"type":"TEXT_MESSAGE_CONTENT","messageId":"m1","delta":"a","subagentRunId":"s1"}`: false,
+		`{"type":"TEXT_MESSAGE_CONTENT","messageId":"m1","delta":"a","rawEvent":{"x":1}}`:   false,
+		`{"type":"RUN_STARTED","threadId":"t","runId":"r"}`:                                 false,
+		`{"type":"TEXT_MESSAGE_CONTENT","messageId":"m\u0031","delta":"a"}`:                 true,
+		`{"type":"TEXT_MESSAGE_CONTENT","message\u0049d":"m1","delta":"a"}`:                 false,
+	} {
+		var d agui.Decoder
+		_, err := d.Decode([]byte(data))
+		require.NoError(t, err)
+		require.Equal(t, want, d.Plain(), data)
+	}
 }

@@ -84,17 +84,30 @@ type Decoder struct {
 	args      []fastBox[events.ToolCallArgsEvent]
 	texts     slab.Text // the deltas with nothing to unescape
 	lastID    string
+	plain     bool // the last event was read by the fast path
 }
 
 // Decode decodes one event; see [DecodeEvent].
 func (d *Decoder) Decode(data []byte) (events.Event, error) { return decodeEvent(d, data) }
 
+// Plain reports whether the JSON of the event Decode returned last held
+// only members of its struct, spelt exactly (a per-token event's type,
+// timestamp, id and delta): nothing more is to be found in it, a
+// subagent's run id or a usage report included.
+func (d *Decoder) Plain() bool { return d.plain }
+
 func decodeEvent(d *Decoder, data []byte) (events.Event, error) {
 	s := eventScan{data: data, dec: d}
+	if d != nil {
+		d.plain = false
+	}
 	if !s.scan() {
 		return nil, malformedEvent(s.typeSoFar(), data)
 	}
 	if ev := s.fastEvent(); ev != nil {
+		if d != nil {
+			d.plain = true
+		}
 		return ev, nil
 	}
 	typ, err := s.eventType()

@@ -251,13 +251,17 @@ func (t *AGUIToAAP) resultEvent(typ events.EventType, toolCallID, messageID stri
 // InterruptToolName have the interrupt's JSON as input, keys in the agent's
 // order, numbers as spelt, fields the AG-UI SDK does not know included (only
 // insignificant whitespace is removed), as tool arguments do. data is not
-// retained.
+// retained. data may be nil for an event whose JSON holds nothing beyond
+// ev's own fields (agui.Decoder.Plain): nothing is looked for in it then.
 func (t *AGUIToAAP) FeedJSON(ev events.Event, data []byte) ([]aap.Event, error) {
 	switch ev.(type) {
 	case *events.RunFinishedEvent, *events.RunErrorEvent:
 		t.usage = agui.Usage(data)
 	}
-	sa := agui.SubagentRunID(data)
+	var sa string
+	if data != nil {
+		sa = agui.SubagentRunID(data)
+	}
 	if sa != "" && !t.done {
 		t.out = t.out[:0]
 		t.begin()

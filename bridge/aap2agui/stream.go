@@ -128,7 +128,11 @@ func (r *turnRun) readRun(ctx context.Context, body *web.IdleBody) (failure, uns
 		if r.follow != nil && !r.follow.pass(ev, frame.Data) {
 			continue
 		}
-		done, err := r.handle(ctx, ev, frame.Data)
+		data := frame.Data
+		if dec.Plain() {
+			data = nil // nothing beyond ev in it: nobody need look
+		}
+		done, err := r.handle(ctx, ev, data)
 		if err != nil {
 			return err, nil
 		}
@@ -155,7 +159,8 @@ func (r *turnRun) source(ctx context.Context, body *web.IdleBody) io.Reader {
 	}}
 }
 
-// handle takes one event of the agent's (data: its JSON): it is counted,
+// handle takes one event of the agent's (data: its JSON, or nil when it
+// holds nothing beyond ev's fields, agui.Decoder.Plain): it is counted,
 // observed, translated and written; done reports that the run ended, and
 // an error what cut the stream short.
 func (r *turnRun) handle(ctx context.Context, ev events.Event, data []byte) (done bool, failure error) {
