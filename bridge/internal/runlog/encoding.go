@@ -1,6 +1,7 @@
 package runlog
 
 import (
+	"bytes"
 	"encoding/binary"
 	"errors"
 	"math/bits"
@@ -23,16 +24,32 @@ import (
 // it, in the run's memory, the store's writes and the store's size.
 
 // appendEvent appends frame, the frame after prev in its batch (nil: the
-// batch's first), to a batch.
-func appendEvent(batch, prev, frame []byte) []byte {
-	shared := commonPrefix(prev, frame)
+// batch's first), to a batch. hint is how much the frame before shared
+// with its own predecessor (what appendEvent returned for it): frames of
+// one kind share as much as each other, so that is checked first, in one
+// comparison.
+func appendEvent(batch, prev, frame []byte, hint int) ([]byte, int) {
+	shared := sharedPrefix(prev, frame, hint)
 	if rest := len(frame) - shared; shared < 0x80 && rest < 0x80 {
 		batch = append(batch, byte(shared), byte(rest)) // uvarints of one byte
 	} else {
 		batch = binary.AppendUvarint(batch, uint64(shared))
 		batch = binary.AppendUvarint(batch, uint64(rest))
 	}
-	return append(batch, frame[shared:]...)
+	return append(batch, frame[shared:]...), shared
+}
+
+// sharedPrefix is commonPrefix(a, b), found from hint on when a and b
+// share hint bytes.
+func sharedPrefix(a, b []byte, hint int) int {
+	if hint <= 0 || hint > len(a) || hint > len(b) || !bytes.Equal(a[:hint], b[:hint]) {
+		return commonPrefix(a, b)
+	}
+	n := min(len(a), len(b))
+	for hint < n && a[hint] == b[hint] {
+		hint++
+	}
+	return hint
 }
 
 // commonPrefix is the length of the longest prefix a and b share,

@@ -28,8 +28,9 @@ func FuzzBatchReader(f *testing.F) {
 		}
 		frames := bytes.Split(data, []byte("|"))
 		var batch, prev []byte
+		hint := 0
 		for _, fr := range frames {
-			batch = appendEvent(batch, prev, fr)
+			batch, hint = appendEvent(batch, prev, fr, hint)
 			prev = fr
 		}
 		r := batchReader{batch: batch}
@@ -58,5 +59,8 @@ func TestCommonPrefix(t *testing.T) {
 		{"event: text_delta\ndata: {\"delta\":\"a", "event: text_delta\ndata: {\"delta\":\"b", 34},
 	} {
 		require.Equal(t, c.want, commonPrefix([]byte(c.a), []byte(c.b)), "%q %q", c.a, c.b)
+		for hint := range len(c.a) + 2 {
+			require.Equal(t, c.want, sharedPrefix([]byte(c.a), []byte(c.b), hint), "%q %q from %d", c.a, c.b, hint)
+		}
 	}
 }

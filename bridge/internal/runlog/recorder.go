@@ -65,6 +65,7 @@ type Recorder struct {
 	stage  []byte // the events added since the last Flush (appendEvent)
 	staged int    // how many
 	last   []byte // the frame added last, until Flush
+	hint   int    // how much it shared with the one before it
 
 	mu       sync.Mutex
 	pending  []byte // events not handed to the store yet
@@ -119,7 +120,7 @@ func (r *Recorder) AppendID(buf []byte) []byte { return append(buf, r.idLine...)
 // added before it and the rest (see appendEvent); frame must stay as it
 // is until the stream's next Flush, which takes the events added.
 func (r *Recorder) Add(frame []byte) {
-	r.stage = appendEvent(r.stage, r.last, frame)
+	r.stage, r.hint = appendEvent(r.stage, r.last, frame, r.hint)
 	r.last = frame
 	r.staged++
 	r.advance()
@@ -151,7 +152,7 @@ const maxStage = 1 << 20
 // flush. It waits while the run is maxPending ahead of its store.
 func (r *Recorder) Flush() {
 	stage, n := r.stage, r.staged
-	r.staged, r.last = 0, nil
+	r.staged, r.last, r.hint = 0, nil, 0
 	if r.stage = stage[:0]; cap(stage) > maxStage {
 		r.stage = nil
 	}
