@@ -1,12 +1,10 @@
 package aap2agui_test
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
-	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -17,11 +15,9 @@ import (
 
 	"github.com/aapagui/aapagui/aap"
 	"github.com/aapagui/aapagui/bridge/aap2agui"
-	"github.com/aapagui/aapagui/internal/testkit/pgtest"
+	"github.com/aapagui/aapagui/bridge/internal/bridgetest"
 	"github.com/aapagui/aapagui/internal/testkit/streamtest"
 	"github.com/aapagui/aapagui/store"
-	"github.com/aapagui/aapagui/store/postgres"
-	"github.com/aapagui/aapagui/store/sqlite"
 )
 
 // hangingRun is an AG-UI agent whose first run streams words deltas and
@@ -84,34 +80,9 @@ func stopTurn(t *testing.T, base, id, key string) (int, string) {
 // the next turn. Another key's DELETE, and one with no turn running, are
 // 404 no_run_in_flight, and stop nothing.
 func TestStopTurn(t *testing.T) {
-	for _, setup := range []struct {
-		name string
-		open func(t *testing.T) (store.Store, store.Store)
-	}{
-		{"one process", func(*testing.T) (store.Store, store.Store) { st := store.NewMemory(); return st, st }},
-		{"two processes on one SQLite file", func(t *testing.T) (store.Store, store.Store) {
-			path := filepath.Join(t.TempDir(), "s.db")
-			open := func() store.Store {
-				st, err := sqlite.Open(path)
-				require.NoError(t, err)
-				t.Cleanup(func() { _ = st.Close() })
-				return st
-			}
-			return open(), open()
-		}},
-		{"two processes on PostgreSQL", func(t *testing.T) (store.Store, store.Store) {
-			dsn := pgtest.Schema(t)
-			open := func() store.Store {
-				st, err := postgres.Open(context.Background(), dsn)
-				require.NoError(t, err)
-				t.Cleanup(func() { _ = st.Close() })
-				return st
-			}
-			return open(), open()
-		}},
-	} {
-		t.Run(setup.name, func(t *testing.T) {
-			stA, stB := setup.open(t)
+	for _, setup := range bridgetest.ReplicaSetups() {
+		t.Run(setup.Name, func(t *testing.T) {
+			stA, stB := setup.Open(t)
 			testStopTurn(t, stA, stB)
 		})
 	}

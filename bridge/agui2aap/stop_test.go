@@ -1,12 +1,10 @@
 package agui2aap_test
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -18,11 +16,9 @@ import (
 
 	"github.com/aapagui/aapagui/aap"
 	"github.com/aapagui/aapagui/bridge/agui2aap"
-	"github.com/aapagui/aapagui/internal/testkit/pgtest"
+	"github.com/aapagui/aapagui/bridge/internal/bridgetest"
 	"github.com/aapagui/aapagui/internal/testkit/streamtest"
 	"github.com/aapagui/aapagui/store"
-	"github.com/aapagui/aapagui/store/postgres"
-	"github.com/aapagui/aapagui/store/sqlite"
 )
 
 // hangingAnswer is an AAP server whose first turn streams words deltas
@@ -72,40 +68,6 @@ func stopRun(t *testing.T, base, threadID, user string) (int, string) {
 	return resp.StatusCode, string(body)
 }
 
-// The processes a stop test runs on: one, or two sharing a store (the
-// DELETE goes to the other one).
-func stopSetups() []struct {
-	name string
-	open func(t *testing.T) (store.Store, store.Store)
-} {
-	return []struct {
-		name string
-		open func(t *testing.T) (store.Store, store.Store)
-	}{
-		{"one process", func(*testing.T) (store.Store, store.Store) { st := store.NewMemory(); return st, st }},
-		{"two processes on one SQLite file", func(t *testing.T) (store.Store, store.Store) {
-			path := filepath.Join(t.TempDir(), "s.db")
-			open := func() store.Store {
-				st, err := sqlite.Open(path)
-				require.NoError(t, err)
-				t.Cleanup(func() { _ = st.Close() })
-				return st
-			}
-			return open(), open()
-		}},
-		{"two processes on PostgreSQL", func(t *testing.T) (store.Store, store.Store) {
-			dsn := pgtest.Schema(t)
-			open := func() store.Store {
-				st, err := postgres.Open(context.Background(), dsn)
-				require.NoError(t, err)
-				t.Cleanup(func() { _ = st.Close() })
-				return st
-			}
-			return open(), open()
-		}},
-	}
-}
-
 // A run of agui2aap under --on-client-gone finish, whose client left, is
 // stopped with DELETE …/threads/:threadId/run, sent to the process that
 // runs it or to another sharing its store: 202 naming the run; the AAP
@@ -114,9 +76,9 @@ func stopSetups() []struct {
 // the next run. Another user's DELETE, and one with no run in flight, are
 // 404 no_run_in_flight, and stop nothing.
 func TestStopRun(t *testing.T) {
-	for _, setup := range stopSetups() {
-		t.Run(setup.name, func(t *testing.T) {
-			stA, stB := setup.open(t)
+	for _, setup := range bridgetest.ReplicaSetups() {
+		t.Run(setup.Name, func(t *testing.T) {
+			stA, stB := setup.Open(t)
 			testStopRun(t, stA, stB)
 		})
 	}

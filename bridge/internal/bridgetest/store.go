@@ -46,6 +46,43 @@ func Stores() []Store {
 	}
 }
 
+// Replicas are the processes a test of several replicas runs on: Open
+// returns the stores of two processes, one (memory: both are the one
+// store) or two sharing a database (a SQLite file, PostgreSQL: each
+// process's own connections).
+type Replicas struct {
+	Name string
+	Open func(t *testing.T) (a, b store.Store)
+}
+
+// ReplicaSetups are one process, two processes on one SQLite file and two
+// on PostgreSQL (skipped without a database, see pgtest).
+func ReplicaSetups() []Replicas {
+	return []Replicas{
+		{"one process", func(*testing.T) (store.Store, store.Store) { st := store.NewMemory(); return st, st }},
+		{"two processes on one SQLite file", func(t *testing.T) (store.Store, store.Store) {
+			path := filepath.Join(t.TempDir(), "s.db")
+			open := func() store.Store {
+				st, err := sqlite.Open(path)
+				require.NoError(t, err)
+				t.Cleanup(func() { _ = st.Close() })
+				return st
+			}
+			return open(), open()
+		}},
+		{"two processes on PostgreSQL", func(t *testing.T) (store.Store, store.Store) {
+			dsn := pgtest.Schema(t)
+			open := func() store.Store {
+				st, err := postgres.Open(context.Background(), dsn)
+				require.NoError(t, err)
+				t.Cleanup(func() { _ = st.Close() })
+				return st
+			}
+			return open(), open()
+		}},
+	}
+}
+
 // FailingUnlocks fails the next N releases of a lock (of a session or a
 // thread), as the SQLite store did under load ("unlock: context deadline
 // exceeded").
