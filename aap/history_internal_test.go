@@ -30,12 +30,12 @@ func generalHistory(data []byte) (GetSessionHistoryResponse, error) {
 	}
 	var err error
 	if h.Compacted != nil {
-		if out.History.Compacted, err = DecodeHistory(h.Compacted); err != nil {
+		if out.History.Compacted, err = decodeHistoryGeneral(h.Compacted); err != nil {
 			return out, err
 		}
 	}
 	if h.Full != nil {
-		out.History.Full, err = DecodeHistory(h.Full)
+		out.History.Full, err = decodeHistoryGeneral(h.Full)
 	}
 	return out, err
 }
@@ -94,6 +94,30 @@ func FuzzAppendHistoryResponse(f *testing.F) {
 		got, err := AppendHistoryResponse(nil, &h)
 		if err != nil || string(got) != string(jsonenc.UnescapeReplacement(want)) {
 			t.Fatalf("AppendHistoryResponse: %v\n got %s\nwant %s", err, got, want)
+		}
+	})
+}
+
+// FuzzDecodeHistory holds DecodeHistory's one-pass split to encoding/json:
+// the same messages, or the same error.
+func FuzzDecodeHistory(f *testing.F) {
+	for _, s := range []string{
+		`[{"role":"user","content":"hi"},{"role":"assistant","content":[{"type":"text","text":"a \"b\" \\"},{"type":"tool_use","toolCallId":"c","name":"f","input":{"x":[1,{"y":"]"}]}}]}]`,
+		` [ {"role":"tool","toolCallId":"c","content":"x"} , {"role":"system","content":"s"} ] `,
+		`[]`, `[1]`, `[{"role":"user","content":"a"}]]`, `[{"role":"user","content":"a"},]`,
+		`[{"role":"user","content":"a"]}`, `[{"role":"tool_permission","toolCallId":"c","granted":true}]`,
+		`[{"role":"user","content":"\ud800"}]`, "[{\"role\":\"user\",\"content\":\"\xff\"}]",
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		got, err := DecodeHistory(data)
+		want, wantErr := decodeHistoryGeneral(data)
+		if (err == nil) != (wantErr == nil) || err != nil && err.Error() != wantErr.Error() {
+			t.Fatalf("%q: one pass: %v, general: %v", data, err, wantErr)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("%q: one pass %#v, general %#v", data, got, want)
 		}
 	})
 }

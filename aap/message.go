@@ -248,7 +248,21 @@ func historyOnly(m Message) error {
 
 // DecodeHistory decodes a JSON array of history messages (system, user,
 // assistant, tool).
+//
+// The array is split into its messages in one pass (jsonenc.SplitArray)
+// and each message decoded strictly; a history that does not decode so is
+// read again by encoding/json, which says what is wrong with it.
 func DecodeHistory(data []byte) ([]Message, error) {
+	if raws, ok := jsonenc.SplitArray(data); ok {
+		if msgs, err := decodeMessages(raws, historyOnly); err == nil {
+			return msgs, nil
+		}
+	}
+	return decodeHistoryGeneral(data)
+}
+
+// decodeHistoryGeneral is DecodeHistory by encoding/json alone.
+func decodeHistoryGeneral(data []byte) ([]Message, error) {
 	var raws []json.RawMessage
 	if firstByte(data) != '[' {
 		return nil, &DecodeError{Reason: "must be an array of messages"}

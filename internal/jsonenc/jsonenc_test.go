@@ -3,6 +3,7 @@ package jsonenc_test
 import (
 	"bytes"
 	"encoding/json"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -91,4 +92,33 @@ func BenchmarkAppendString2KB(b *testing.B) {
 	for b.Loop() {
 		buf = jsonenc.AppendString(buf[:0], s)
 	}
+}
+
+// SplitArray finds the elements encoding/json finds in every array it
+// reads, and an array it splits whose elements are each valid JSON is one
+// encoding/json reads the same.
+func FuzzSplitArray(f *testing.F) {
+	for _, s := range []string{`[]`, ` [ 1 , "a\"]" , {"b":[2,{}]} , null ] `, `[1,]`, `[{]`, `[1 2]`, `["\\"]`, `[{"a":"\\\""}]`, `[]x`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var want []json.RawMessage
+		wantErr := json.Unmarshal(data, &want)
+		got, ok := jsonenc.SplitArray(data)
+		if wantErr == nil && want != nil {
+			if !ok || !reflect.DeepEqual(got, want) {
+				t.Fatalf("%q: split %q (%v), encoding/json %q", data, got, ok, want)
+			}
+			return
+		}
+		if !ok {
+			return
+		}
+		for _, e := range got {
+			if !json.Valid(e) {
+				return // the caller's decoder refuses it
+			}
+		}
+		t.Fatalf("%q: split into valid elements %q, but encoding/json: %v", data, got, wantErr)
+	})
 }
