@@ -139,7 +139,7 @@ func TestTurnNotStoredIsNotAcknowledged(t *testing.T) {
 			} else {
 				require.Equal(t, http.StatusOK, r.Status)
 				frames := strings.Split(strings.TrimSpace(r.Body), "\n\n")
-				assert.Regexp(t, "^id: [0-9a-f]{16}:[0-9]+\nevent: turn_stop\ndata: {\"stopReason\":\"error\"}$", frames[len(frames)-1])
+				assert.Regexp(t, "^id: [A-Za-z0-9_-]{11}:[0-9]+\nevent: turn_stop\ndata: {\"stopReason\":\"error\"}$", frames[len(frames)-1])
 			}
 			assert.Greater(t, st.calls.Load(), int32(2), "tried again while the lease held")
 			assert.Less(t, took, store.LeaseTTL, "the tries end before the lease could")

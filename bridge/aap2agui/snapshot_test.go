@@ -92,7 +92,7 @@ var randomID = regexp.MustCompile(`msg-[0-9a-f]{32}`)
 
 // runLogID is the run log of a streamed turn's SSE ids ("id: <log>:<n>"):
 // random, written as <log> by namedLogs.
-var runLogID = regexp.MustCompile(`(?m)^id: [0-9a-f]{16}:`)
+var runLogID = regexp.MustCompile(`(?m)^id: [A-Za-z0-9_-]{11}:`)
 
 // namedLogs is s with its SSE ids' run logs written as <log>.
 func namedLogs(s string) string { return runLogID.ReplaceAllString(s, "id: <log>:") }

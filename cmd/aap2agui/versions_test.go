@@ -73,7 +73,7 @@ func TestREADMEOldVersions(t *testing.T) {
 	require.Len(t, blocks, 1)
 	out := doctest.Shell(t, strings.ReplaceAll(blocks[0], "localhost:8080", p.Addr))
 	assert.NotContains(t, out, `"error":`, "no step failed")
-	assert.Regexp(t, `^id: [0-9a-f]{16}:1\nevent: session_start\ndata: \{"sessionId":"sess_[0-9a-f]+"\}\n\nid: [0-9a-f]{16}:2\nevent: turn_start\n`, out)
+	assert.Regexp(t, `^id: [A-Za-z0-9_-]{11}:1\nevent: session_start\ndata: \{"sessionId":"sess_[0-9a-f]+"\}\n\nid: [A-Za-z0-9_-]{11}:2\nevent: turn_start\n`, out)
 	assert.Contains(t, out, "event: text_delta")
 	assert.Contains(t, out, "event: thinking\n")
 	assert.Contains(t, out, `"history":{"full":[{"role":"system","content":"Be brief."}`)

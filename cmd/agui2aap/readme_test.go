@@ -34,9 +34,9 @@ func TestREADMECurl(t *testing.T) {
 	require.NotNil(t, answer, "the answer's message id")
 
 	// The rejoin, with the second id of the run: exactly the rest of it.
-	second := regexp.MustCompile(`(?m)^id: ([0-9a-f]{16}:2)$`).FindStringSubmatch(out)
+	second := regexp.MustCompile(`(?m)^id: ([A-Za-z0-9_-]{11}:2)$`).FindStringSubmatch(out)
 	require.NotNil(t, second, "the run's events carry ids: %s", out)
-	rest := doctest.Shell(t, strings.ReplaceAll(strings.ReplaceAll(rejoin, "localhost:8081", p.Addr), "3f9c0a7be12d4456:2", second[1]))
+	rest := doctest.Shell(t, strings.ReplaceAll(strings.ReplaceAll(rejoin, "localhost:8081", p.Addr), "P5wKe-EtRFY:2", second[1]))
 	_, want, _ := strings.Cut(out, "id: "+second[1]+"\n")
 	_, want, _ = strings.Cut(want, "\n\n")
 	assert.Equal(t, want, rest, "the events after the second")

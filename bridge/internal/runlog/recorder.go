@@ -17,7 +17,7 @@ package runlog
 import (
 	"context"
 	"crypto/rand"
-	"encoding/hex"
+	"encoding/base64"
 	"errors"
 	"slices"
 	"strconv"
@@ -94,7 +94,7 @@ type Recorder struct {
 func (h *Hub) Start(st store.RunLogStore, log *zerolog.Logger, rl store.RunLog) *Recorder {
 	var b [8]byte
 	_, _ = rand.Read(b[:])
-	rl.ID, rl.Started = hex.EncodeToString(b[:]), time.Now().UTC()
+	rl.ID, rl.Started = base64.RawURLEncoding.EncodeToString(b[:]), time.Now().UTC()
 	r := &Recorder{
 		st: st, hub: h, log: log, rl: rl,
 		first: 1,

@@ -91,7 +91,7 @@ var (
 	hexID     = regexp.MustCompile(`[0-9a-f]{32}`)
 	uuidID    = regexp.MustCompile(`[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}`)
 	timestamp = regexp.MustCompile(`"timestamp":\d+`)
-	runLog    = regexp.MustCompile(`(?m)^id: [0-9a-f]{16}:`)
+	runLog    = regexp.MustCompile(`(?m)^id: [A-Za-z0-9_-]{11}:`)
 )
 
 // Text is s with its generated values named.
