@@ -62,6 +62,23 @@ func (h *Hub) stopped(id string) {
 	h.mu.Unlock()
 }
 
+// maxLingerWrites is about how many lingering writes a second the runs of
+// a process make in all: with many runs trickling at once, each one's
+// linger grows (runs ÷ this) rather than the store's load, as the
+// checkpoints of aap2agui's turns share a budget. A run that fills a
+// batch writes it at once whatever its linger.
+const maxLingerWrites = 500
+
+// linger is how long a run's recorded events may wait to be written: the
+// recorder's linger, or longer when the process runs more runs than
+// maxLingerWrites a second allow at it.
+func (h *Hub) linger() time.Duration {
+	h.mu.Lock()
+	n := len(h.runs)
+	h.mu.Unlock()
+	return max(linger, time.Duration(n)*time.Second/maxLingerWrites)
+}
+
 // changed is closed when the next batch of log id is stored; nil when
 // the run is not this process's (or is over).
 func (h *Hub) changed(id string) <-chan struct{} {

@@ -41,7 +41,8 @@ const (
 	maxPending = 4 << 20
 	// linger is how long what a run recorded may wait to be written,
 	// gathering more (a follower is at most this much further behind
-	// than the run's own client, plus the write).
+	// than the run's own client, plus the write), while the process runs
+	// few runs (Hub.linger).
 	linger = 25 * time.Millisecond
 	// maxSpare is the largest batch buffer kept for the next batch: a
 	// batch holds maxPending and a frame at most, unless a frame is
@@ -178,9 +179,9 @@ func (r *Recorder) Flush() {
 	case full:
 		r.kick()
 	case arm && r.timer == nil:
-		r.timer = time.AfterFunc(linger, r.kick)
+		r.timer = time.AfterFunc(r.hub.linger(), r.kick)
 	case arm:
-		r.timer.Reset(linger)
+		r.timer.Reset(r.hub.linger())
 	}
 }
 
