@@ -61,15 +61,7 @@ func bearer(key string) http.Header { return http.Header{"Authorization": {"Bear
 // status and the body.
 func stopTurn(t *testing.T, base, id, key string) (int, string) {
 	t.Helper()
-	req, err := http.NewRequestWithContext(testContext(t), http.MethodDelete, base+"/sessions/"+id+"/turn", nil)
-	require.NoError(t, err)
-	req.Header = bearer(key)
-	resp, err := http.DefaultClient.Do(req)
-	require.NoError(t, err)
-	defer resp.Body.Close()
-	body, err := io.ReadAll(resp.Body)
-	require.NoError(t, err)
-	return resp.StatusCode, string(body)
+	return bridgetest.Delete(t, testContext(t), base+"/sessions/"+id+"/turn", bearer(key))
 }
 
 // A turn under --on-client-gone finish, whose client left, is stopped
@@ -79,14 +71,7 @@ func stopTurn(t *testing.T, base, id, key string) (int, string) {
 // turn_stop end_turn; history holds what came and the session is free for
 // the next turn. Another key's DELETE, and one with no turn running, are
 // 404 no_run_in_flight, and stop nothing.
-func TestStopTurn(t *testing.T) {
-	for _, setup := range bridgetest.ReplicaSetups() {
-		t.Run(setup.Name, func(t *testing.T) {
-			stA, stB := setup.Open(t)
-			testStopTurn(t, stA, stB)
-		})
-	}
-}
+func TestStopTurn(t *testing.T) { bridgetest.ForReplicas(t, testStopTurn) }
 
 func testStopTurn(t *testing.T, stA, stB store.Store) {
 	ended := make(chan struct{})

@@ -3,7 +3,6 @@ package agui2aap_test
 import (
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"strings"
 	"testing"
@@ -57,15 +56,7 @@ func as(user string) http.Header {
 // the status and the body.
 func stopRun(t *testing.T, base, threadID, user string) (int, string) {
 	t.Helper()
-	req, err := http.NewRequestWithContext(testContext(t), http.MethodDelete, base+"/agents/demo/threads/"+threadID+"/run", nil)
-	require.NoError(t, err)
-	req.Header = as(user)
-	resp, err := http.DefaultClient.Do(req)
-	require.NoError(t, err)
-	defer resp.Body.Close()
-	body, err := io.ReadAll(resp.Body)
-	require.NoError(t, err)
-	return resp.StatusCode, string(body)
+	return bridgetest.Delete(t, testContext(t), base+"/agents/demo/threads/"+threadID+"/run", as(user))
 }
 
 // A run of agui2aap under --on-client-gone finish, whose client left, is
@@ -75,14 +66,7 @@ func stopRun(t *testing.T, base, threadID, user string) (int, string) {
 // RUN_FINISHED, not an error; the thread keeps what came and is free for
 // the next run. Another user's DELETE, and one with no run in flight, are
 // 404 no_run_in_flight, and stop nothing.
-func TestStopRun(t *testing.T) {
-	for _, setup := range bridgetest.ReplicaSetups() {
-		t.Run(setup.Name, func(t *testing.T) {
-			stA, stB := setup.Open(t)
-			testStopRun(t, stA, stB)
-		})
-	}
-}
+func TestStopRun(t *testing.T) { bridgetest.ForReplicas(t, testStopRun) }
 
 func testStopRun(t *testing.T, stA, stB store.Store) {
 	ended := make(chan struct{})

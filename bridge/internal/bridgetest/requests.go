@@ -3,6 +3,7 @@ package bridgetest
 import (
 	"bufio"
 	"context"
+	"io"
 	"net/http"
 	"strings"
 	"testing"
@@ -12,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/aapagui/aapagui/internal/testkit/metricstest"
+	"github.com/aapagui/aapagui/store"
 )
 
 // Leave posts the JSON body to url and goes away (cancels the request)
@@ -125,4 +127,29 @@ func Settled(t *testing.T, url, key, inFlight, duration string, n float64) metri
 		return m.Value(inFlight) == 0 && m.Value(duration) == n
 	}, Timeout, 10*time.Millisecond, "the cancelled turn ends")
 	return metricstest.Scrape(t, url, key)
+}
+
+// Delete sends DELETE url with h and returns the status and the body.
+func Delete(t *testing.T, ctx context.Context, url string, h http.Header) (int, string) {
+	t.Helper()
+	req, err := http.NewRequestWithContext(ctx, http.MethodDelete, url, nil)
+	require.NoError(t, err)
+	req.Header = h
+	resp, err := http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	require.NoError(t, err)
+	return resp.StatusCode, string(body)
+}
+
+// ForReplicas runs test on each of ReplicaSetups, as a subtest, with the
+// stores of its two processes.
+func ForReplicas(t *testing.T, test func(t *testing.T, a, b store.Store)) {
+	for _, setup := range ReplicaSetups() {
+		t.Run(setup.Name, func(t *testing.T) {
+			a, b := setup.Open(t)
+			test(t, a, b)
+		})
+	}
 }
