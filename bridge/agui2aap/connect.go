@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
-	"strings"
 
 	"github.com/ag-ui-protocol/ag-ui/sdks/community/go/pkg/core/events"
 	"github.com/ag-ui-protocol/ag-ui/sdks/community/go/pkg/core/types"
@@ -58,19 +57,19 @@ func (r *runner) record() {
 	r.life.Record(st, store.RunLog{Owner: r.th.Owner, Key: runKey(r.in.ThreadID), RunID: r.in.RunID, Form: "agui", Input: data})
 }
 
-// joining is what a client joining run l from its start gets right after
-// its RUN_STARTED: a MESSAGES_SNAPSHOT of the conversation the run
-// continues (the thread's record, then what the run was asked), so that
-// a page that holds nothing shows the conversation and the answer going
-// on. Nothing when the run kept no input or the record cannot be read.
-func (s *Server) joining(ctx context.Context, st store.RunLogStore, l *store.RunLog, log *zerolog.Logger) []byte {
+// joining is what a client joining run l of thread threadID from its
+// start gets right after its RUN_STARTED: a MESSAGES_SNAPSHOT of the
+// conversation the run continues (the thread's record, then what the run
+// was asked), so that a page that holds nothing shows the conversation
+// and the answer going on. Nothing when the run kept no input or the record cannot be read.
+func (s *Server) joining(ctx context.Context, l *store.RunLog, threadID string, log *zerolog.Logger) []byte {
 	var in runInput
 	if len(l.Input) == 0 || json.Unmarshal(l.Input, &in) != nil {
 		return nil
 	}
 	msgs := []types.Message{}
 	if in.From > 0 {
-		rec, ok := s.recorded(ctx, &store.Thread{Owner: l.Owner, ID: strings.TrimPrefix(l.Key, "thread/"), RecordLen: in.From}, log)
+		rec, ok := s.recorded(ctx, &store.Thread{Owner: l.Owner, ID: threadID, RecordLen: in.From}, log)
 		if !ok {
 			return nil
 		}
@@ -110,7 +109,7 @@ func (s *Server) serveConnect(c *gin.Context) error {
 		case err == nil && (lastID != "" || !l.Finished):
 			var prologue []byte
 			if lastID == "" {
-				prologue = s.joining(c.Request.Context(), st, l, web.Logger(c))
+				prologue = s.joining(c.Request.Context(), l, in.ThreadID, web.Logger(c))
 			}
 			s.cfg.Rejoin(c, st, l, after, prologue)
 			return nil
