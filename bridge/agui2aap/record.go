@@ -4,11 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/ag-ui-protocol/ag-ui/sdks/community/go/pkg/core/types"
 	"github.com/rs/zerolog"
 
+	"github.com/aapagui/aapagui/internal/jsonenc"
 	"github.com/aapagui/aapagui/store"
 )
 
@@ -125,28 +125,9 @@ func recordJSON(m *types.Message) ([]byte, error) {
 }
 
 // verbatim reports whether json.Marshal writes s inside its quotes as it
-// is: valid UTF-8 without '"', '\\', control characters, the HTML
-// characters it escapes ('<', '>', '&') or U+2028 and U+2029.
-func verbatim(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if escaped[s[i]] {
-			return false
-		}
-	}
-	return utf8.ValidString(s) && !strings.Contains(s, "\u2028") && !strings.Contains(s, "\u2029")
-}
-
-// escaped are the bytes json.Marshal escapes in a string (of those
-// below utf8.RuneSelf; the others are checked as UTF-8).
-var escaped = func() (t [256]bool) {
-	for c := range byte(0x20) {
-		t[c] = true
-	}
-	for _, c := range []byte(`"\<>&`) {
-		t[c] = true
-	}
-	return t
-}()
+// is: a plain JSON string (jsonenc.Plain) without the HTML characters it
+// escapes ('<', '>', '&').
+func verbatim(s string) bool { return !strings.ContainsAny(s, "<>&") && jsonenc.PlainString(s) }
 
 // recorded is the thread's conversation from agui2aap's own record; false
 // when it has none.

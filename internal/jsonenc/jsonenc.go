@@ -25,7 +25,7 @@ var safe = func() (t [utf8.RuneSelf]bool) {
 // invalid UTF-8 becomes U+FFFD, written as is (Go 1.26 wrote the escape
 // \ufffd: the same JSON string), and U+2028 and U+2029 are escaped.
 func AppendString(dst []byte, s string) []byte {
-	if len(s) >= plainMin && Plain(unsafe.Slice(unsafe.StringData(s), len(s))) {
+	if len(s) >= plainMin && PlainString(s) {
 		dst = append(dst, '"')
 		dst = append(dst, s...)
 		return append(dst, '"')
@@ -92,6 +92,9 @@ func Plain(b []byte) bool {
 	return bytes.IndexByte(b, '"') < 0 && bytes.IndexByte(b, '\\') < 0 && !hasControl(b) && utf8.Valid(b) &&
 		!bytes.Contains(b, []byte("\u2028")) && !bytes.Contains(b, []byte("\u2029"))
 }
+
+// PlainString is Plain of s's bytes, without copying them.
+func PlainString(s string) bool { return Plain(unsafe.Slice(unsafe.StringData(s), len(s))) }
 
 // CutPlain reads the rest of a JSON string whose opening quote is read:
 // its text, and what follows its closing quote. ok is false for a string
