@@ -24,11 +24,10 @@ type memRunLogs struct {
 	// stopping holds the running logs asked to stop (StopRunLog), so that
 	// StoppingRunLogs reads them alone.
 	stopping map[string]struct{}
-	// finished holds the finished logs in the order they finished, those
-	// dropped since among them (gone); finishedBytes counts the frames of
-	// those kept, which budget bounds (0: memoryRunLogBytes).
+	// finished holds the finished logs kept, in the order they finished;
+	// finishedBytes counts their frames, which budget bounds (0:
+	// memoryRunLogBytes).
 	finished      []*memRunLog
-	kept          int // how many of finished are not gone
 	finishedBytes int
 	budget        int
 }
@@ -36,18 +35,16 @@ type memRunLogs struct {
 type memRunLog struct {
 	l       RunLog
 	batches []RunLogBatch
-	size    int  // the bytes of the batches' frames
-	gone    bool // dropped
+	size    int // the bytes of the batches' frames
 }
 
 // drop forgets log id.
 func (rl *memRunLogs) drop(id string) {
-	if ml, ok := rl.byID[id]; ok {
-		if ml.l.Finished {
-			rl.finishedBytes -= ml.size
-			rl.kept--
+	if ml, ok := rl.byID[id]; ok && ml.l.Finished {
+		rl.finishedBytes -= ml.size
+		if i := slices.Index(rl.finished, ml); i >= 0 {
+			rl.finished = slices.Delete(rl.finished, i, i+1)
 		}
-		ml.gone, ml.batches = true, nil
 	}
 	delete(rl.byID, id)
 	delete(rl.stopping, id)
@@ -57,19 +54,13 @@ func (rl *memRunLogs) drop(id string) {
 // while their frames come to more than the budget.
 func (rl *memRunLogs) finish(ml *memRunLog) {
 	rl.finished = append(rl.finished, ml)
-	rl.kept++
 	rl.finishedBytes += ml.size
 	budget := rl.budget
 	if budget == 0 {
 		budget = memoryRunLogBytes
 	}
-	for rl.finishedBytes > budget && len(rl.finished) > 0 {
+	for rl.finishedBytes > budget {
 		old := rl.finished[0]
-		rl.finished[0] = nil
-		rl.finished = rl.finished[1:]
-		if old.gone {
-			continue
-		}
 		k := [2]string{old.l.Owner, old.l.Key}
 		logs := slices.DeleteFunc(rl.byKey[k], func(l *memRunLog) bool { return l == old })
 		if len(logs) == 0 {
@@ -78,11 +69,6 @@ func (rl *memRunLogs) finish(ml *memRunLog) {
 			rl.byKey[k] = logs
 		}
 		rl.drop(old.l.ID)
-	}
-	if len(rl.finished) > 2*rl.kept+16 {
-		// Logs dropped otherwise (a key's older run, a deleted session)
-		// leave the list here, so that it follows what is kept.
-		rl.finished = slices.DeleteFunc(rl.finished, func(l *memRunLog) bool { return l.gone })
 	}
 }
 
