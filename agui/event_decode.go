@@ -12,6 +12,7 @@ import (
 
 	"github.com/ag-ui-protocol/ag-ui/sdks/community/go/pkg/core/events"
 
+	"github.com/aapagui/aapagui/internal/jsonenc"
 	"github.com/aapagui/aapagui/internal/slab"
 )
 
@@ -226,7 +227,7 @@ func malformedEvent(typ events.EventType, data []byte) *EventDecodeError {
 	if err := syntaxError(typ, data); err != nil {
 		return err
 	}
-	i := skipSpace(data, 0)
+	i := jsonenc.SkipSpace(data, 0)
 	if data[i] == '{' {
 		// Unreachable: eventScan accepts every valid JSON object.
 		return &EventDecodeError{Reason: "unsupported JSON object"}

@@ -1,13 +1,13 @@
 package agui
 
 import (
-	"bytes"
 	"encoding/binary"
 	"strings"
 	"unicode"
 	"unicode/utf16"
 	"unicode/utf8"
 
+	"github.com/aapagui/aapagui/internal/jsonenc"
 	"github.com/ag-ui-protocol/ag-ui/sdks/community/go/pkg/core/events"
 )
 
@@ -66,8 +66,8 @@ type eventScan struct {
 // object or is malformed at the top level.
 func (s *eventScan) scan() bool {
 	s.fast = true
-	end, ok := walkObject(s.data, skipSpace(s.data, 0), s.member)
-	return ok && skipSpace(s.data, end) == len(s.data)
+	end, ok := walkObject(s.data, jsonenc.SkipSpace(s.data, 0), s.member)
+	return ok && jsonenc.SkipSpace(s.data, end) == len(s.data)
 }
 
 // walkObject walks the object that starts at d[i], calling member for each
@@ -78,7 +78,7 @@ func walkObject(d []byte, i int, member func(key []byte, keyFlags uint8, valueAt
 	if i >= len(d) || d[i] != '{' {
 		return 0, false
 	}
-	i = skipSpace(d, i+1)
+	i = jsonenc.SkipSpace(d, i+1)
 	if i < len(d) && d[i] == '}' {
 		return i + 1, true
 	}
@@ -91,18 +91,18 @@ func walkObject(d []byte, i int, member func(key []byte, keyFlags uint8, valueAt
 			return 0, false
 		}
 		key := d[i+1 : close]
-		i = skipSpace(d, close+1)
+		i = jsonenc.SkipSpace(d, close+1)
 		if i >= len(d) || d[i] != ':' {
 			return 0, false
 		}
-		i = skipSpace(d, i+1)
+		i = jsonenc.SkipSpace(d, i+1)
 		if i >= len(d) {
 			return 0, false
 		}
 		if i, ok = member(key, flags, i); !ok {
 			return 0, false
 		}
-		i = skipSpace(d, i)
+		i = jsonenc.SkipSpace(d, i)
 		if i >= len(d) {
 			return 0, false
 		}
@@ -110,7 +110,7 @@ func walkObject(d []byte, i int, member func(key []byte, keyFlags uint8, valueAt
 		case '}':
 			return i + 1, true
 		case ',':
-			i = skipSpace(d, i+1)
+			i = jsonenc.SkipSpace(d, i+1)
 		default:
 			return 0, false
 		}
@@ -173,7 +173,7 @@ func (s *eventScan) member(key []byte, keyFlags uint8, i int) (int, bool) {
 		}
 	}
 	s.fast = false
-	return skipValue(d, i)
+	return jsonenc.SkipValue(d, i)
 }
 
 // classifyKey maps a raw key (the bytes between the quotes) to its key* bit.
@@ -417,65 +417,6 @@ func plainWord(w uint64) bool {
 		!hasZero(w^('"'*ones)) && !hasZero(w^('\\'*ones))
 }
 
-// skipString returns the index of the quote that closes the string whose
-// content starts at d[i], or -1. It does not validate the content.
-func skipString(d []byte, i int) int {
-	start := i
-	for {
-		j := bytes.IndexByte(d[i:], '"')
-		if j < 0 {
-			return -1
-		}
-		j += i
-		k := j
-		for k > start && d[k-1] == '\\' {
-			k--
-		}
-		if (j-k)%2 == 0 {
-			return j
-		}
-		i = j + 1
-	}
-}
-
-// skipValue returns the index just past the value that starts at d[i]. It
-// only finds the value's end; validation is left to encoding/json.
-func skipValue(d []byte, i int) (int, bool) {
-	switch d[i] {
-	case '"':
-		end := skipString(d, i+1)
-		return end + 1, end >= 0
-	case '{', '[':
-		depth := 0
-		for ; i < len(d); i++ {
-			switch d[i] {
-			case '{', '[':
-				depth++
-			case '}', ']':
-				depth--
-				if depth == 0 {
-					return i + 1, true
-				}
-			case '"':
-				end := skipString(d, i+1)
-				if end < 0 {
-					return 0, false
-				}
-				i = end
-			}
-		}
-		return 0, false
-	}
-	j := i
-	for j < len(d) && !valueEnd[d[j]] {
-		j++
-	}
-	return j, j > i
-}
-
-// valueEnd marks the bytes that end a number or literal.
-var valueEnd = [256]bool{' ': true, '\t': true, '\n': true, '\r': true, ',': true, '}': true, ']': true, ':': true, '"': true, '{': true, '[': true}
-
 // literal checks that d[i:] starts with lit and returns the index after it.
 func literal(d []byte, i int, lit string) (int, bool) {
 	if len(d)-i < len(lit) || string(d[i:i+len(lit)]) != lit {
@@ -514,16 +455,4 @@ func parseInt64(d []byte, i int) (v int64, end int, ok bool) {
 		return -int64(u), i, true
 	}
 	return int64(u), i, true
-}
-
-func skipSpace(d []byte, i int) int {
-	for i < len(d) {
-		switch d[i] {
-		case ' ', '\t', '\n', '\r':
-			i++
-		default:
-			return i
-		}
-	}
-	return i
 }

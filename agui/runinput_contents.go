@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 
+	"github.com/aapagui/aapagui/internal/jsonenc"
 	"github.com/ag-ui-protocol/ag-ui/sdks/community/go/pkg/core/types"
 )
 
@@ -61,12 +62,12 @@ func decodeSkippingContents(data []byte) (*types.RunAgentInput, bool) {
 // their case), or any name written with escapes.
 func contentSpans(d []byte) (spans []contentSpan, n int, ok bool) {
 	seen := false
-	_, ok = walkObject(d, skipSpace(d, 0), func(key []byte, keyFlags uint8, i int) (int, bool) {
+	_, ok = walkObject(d, jsonenc.SkipSpace(d, 0), func(key []byte, keyFlags uint8, i int) (int, bool) {
 		if keyFlags != 0 {
 			return 0, false // a name written with escapes
 		}
 		if !bytes.EqualFold(key, []byte("messages")) {
-			return skipValue(d, i)
+			return jsonenc.SkipValue(d, i)
 		}
 		if seen || string(key) != "messages" || d[i] != '[' {
 			return 0, false
@@ -83,7 +84,7 @@ func contentSpans(d []byte) (spans []contentSpan, n int, ok bool) {
 // an object) and returns the index past it with the messages' content
 // spans and their number.
 func messageSpans(d []byte, i int) (end int, spans []contentSpan, n int, ok bool) {
-	i = skipSpace(d, i+1)
+	i = jsonenc.SkipSpace(d, i+1)
 	if i < len(d) && d[i] == ']' {
 		return i + 1, nil, 0, true
 	}
@@ -97,14 +98,14 @@ func messageSpans(d []byte, i int) (end int, spans []contentSpan, n int, ok bool
 				return 0, false
 			}
 			if !bytes.EqualFold(key, []byte("content")) {
-				return skipValue(d, j)
+				return jsonenc.SkipValue(d, j)
 			}
 			if found || string(key) != "content" {
 				return 0, false
 			}
 			found = true
 			if d[j] != '"' {
-				return skipValue(d, j)
+				return jsonenc.SkipValue(d, j)
 			}
 			close, _, ok := scanString(d, j+1)
 			if ok {
@@ -116,7 +117,7 @@ func messageSpans(d []byte, i int) (end int, spans []contentSpan, n int, ok bool
 			return 0, nil, 0, false
 		}
 		n++
-		i = skipSpace(d, i)
+		i = jsonenc.SkipSpace(d, i)
 		if i >= len(d) {
 			return 0, nil, 0, false
 		}
@@ -124,7 +125,7 @@ func messageSpans(d []byte, i int) (end int, spans []contentSpan, n int, ok bool
 		case ']':
 			return i + 1, spans, n, true
 		case ',':
-			i = skipSpace(d, i+1)
+			i = jsonenc.SkipSpace(d, i+1)
 		default:
 			return 0, nil, 0, false
 		}

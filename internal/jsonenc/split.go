@@ -13,105 +13,103 @@ import (
 // as encoding/json does (an element whose brackets do not match is not
 // valid JSON). ok is false for anything that is not such an array.
 func SplitArray(b []byte) (elems []json.RawMessage, ok bool) {
-	i := skipSpace(b, 0)
+	i := SkipSpace(b, 0)
 	if i >= len(b) || b[i] != '[' {
 		return nil, false
 	}
 	elems = []json.RawMessage{}
-	if i = skipSpace(b, i+1); i < len(b) && b[i] == ']' {
-		return elems, skipSpace(b, i+1) == len(b)
+	if i = SkipSpace(b, i+1); i < len(b) && b[i] == ']' {
+		return elems, SkipSpace(b, i+1) == len(b)
 	}
-	for {
-		end, ok := valueEnd(b, i)
+	for i < len(b) {
+		end, ok := SkipValue(b, i)
 		if !ok {
 			return nil, false
 		}
 		elems = append(elems, b[i:end:end])
-		if i = skipSpace(b, end); i >= len(b) {
+		if i = SkipSpace(b, end); i >= len(b) {
 			return nil, false
 		}
 		switch b[i] {
 		case ',':
-			i = skipSpace(b, i+1)
+			i = SkipSpace(b, i+1)
 		case ']':
-			return elems, skipSpace(b, i+1) == len(b)
+			return elems, SkipSpace(b, i+1) == len(b)
 		default:
 			return nil, false
 		}
 	}
+	return nil, false
 }
 
-// valueEnd is the index just past the value that starts at b[i]: a string,
-// an object or an array by its closing quote or bracket, anything else up
-// to the next delimiter.
-func valueEnd(b []byte, i int) (int, bool) {
-	depth := 0
-	for i < len(b) {
-		switch b[i] {
-		case '"':
-			end, ok := stringEnd(b, i+1)
-			if !ok {
-				return 0, false
-			}
-			if i = end + 1; depth == 0 {
-				return i, true
-			}
-			continue
-		case '{', '[':
-			depth++
-		case '}', ']':
-			if depth--; depth <= 0 {
-				return i + 1, depth == 0
-			}
-		case ',', ' ', '\t', '\n', '\r':
-			if depth == 0 {
-				return i, false // nothing before it
-			}
-		default:
-			if depth == 0 {
-				j := i
-				for j < len(b) && !delimiter(b[j]) {
-					j++
+// SkipValue returns the index just past the JSON value that starts at
+// d[i] (i < len(d)): a string by its closing quote, an object or an array
+// by the bracket that closes it (strings skipped, brackets counted alike),
+// anything else up to the next delimiter. It only finds the value's end;
+// what the value holds is left to a decoder.
+func SkipValue(d []byte, i int) (int, bool) {
+	switch d[i] {
+	case '"':
+		end := SkipString(d, i+1)
+		return end + 1, end >= 0
+	case '{', '[':
+		depth := 0
+		for ; i < len(d); i++ {
+			switch d[i] {
+			case '{', '[':
+				depth++
+			case '}', ']':
+				depth--
+				if depth == 0 {
+					return i + 1, true
 				}
-				return j, true
+			case '"':
+				end := SkipString(d, i+1)
+				if end < 0 {
+					return 0, false
+				}
+				i = end
 			}
 		}
-		i++
+		return 0, false
 	}
-	return 0, false
+	j := i
+	for j < len(d) && !delimiter[d[j]] {
+		j++
+	}
+	return j, j > i
 }
 
-// stringEnd is the index of the quote that closes the string whose content
-// starts at b[i]: the next quote after an even run of backslashes.
-func stringEnd(b []byte, i int) (int, bool) {
+// delimiter are the bytes that end a number or a literal.
+var delimiter = [256]bool{' ': true, '\t': true, '\n': true, '\r': true, ',': true, '}': true, ']': true, ':': true, '"': true, '{': true, '[': true}
+
+// SkipString returns the index of the quote that closes the string whose
+// content starts at d[i] (the next quote after an even run of
+// backslashes), or -1. It does not validate the content.
+func SkipString(d []byte, i int) int {
+	start := i
 	for {
-		j := bytes.IndexByte(b[i:], '"')
+		j := bytes.IndexByte(d[i:], '"')
 		if j < 0 {
-			return 0, false
+			return -1
 		}
 		j += i
 		k := j
-		for k > i && b[k-1] == '\\' {
+		for k > start && d[k-1] == '\\' {
 			k--
 		}
 		if (j-k)%2 == 0 {
-			return j, true
+			return j
 		}
 		i = j + 1
 	}
 }
 
-func delimiter(c byte) bool {
-	switch c {
-	case ',', ']', '}', ' ', '\t', '\n', '\r', '"', '[', '{':
-		return true
-	}
-	return false
-}
-
-func skipSpace(b []byte, i int) int {
-	for i < len(b) {
-		switch b[i] {
+// SkipSpace returns the index of the first byte of d from i on that is
+// not JSON whitespace.
+func SkipSpace(d []byte, i int) int {
+	for i < len(d) {
+		switch d[i] {
 		case ' ', '\t', '\n', '\r':
 			i++
 		default:
