@@ -1,12 +1,8 @@
 package aap2agui_test
 
 import (
-	"context"
-	"io"
 	"net/http"
-	"runtime"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -14,44 +10,9 @@ import (
 
 	"github.com/aapagui/aapagui/aap"
 	"github.com/aapagui/aapagui/bridge/aap2agui"
+	"github.com/aapagui/aapagui/bridge/internal/bridgetest"
 	"github.com/aapagui/aapagui/store"
 )
-
-// allocStore counts what the store itself allocates in a turn's writes of
-// its history (encoding the entries, copying them), so that a test can
-// tell it from what the bridge allocates; a run log's batches are stored
-// without their frames (the recorder has its own test).
-type allocStore struct {
-	store.Store
-	mu    sync.Mutex
-	bytes uint64
-}
-
-// count runs a write, adding what it allocated (the process's, while it
-// ran: the turn waits for it) to s.bytes.
-func (s *allocStore) count(write func() error) error {
-	var m0, m1 runtime.MemStats
-	runtime.ReadMemStats(&m0)
-	err := write()
-	runtime.ReadMemStats(&m1)
-	s.mu.Lock()
-	s.bytes += m1.TotalAlloc - m0.TotalAlloc
-	s.mu.Unlock()
-	return err
-}
-
-func (s *allocStore) SaveSessionUnlock(ctx context.Context, sess *store.Session, appended []store.Entry, holder string) error {
-	return s.count(func() error { return s.Store.SaveSessionUnlock(ctx, sess, appended, holder) })
-}
-
-func (s *allocStore) ReplaceTail(ctx context.Context, id string, from int, entries []store.Entry) error {
-	return s.count(func() error { return s.Store.ReplaceTail(ctx, id, from, entries) })
-}
-
-func (s *allocStore) AppendRunLog(ctx context.Context, id string, b store.RunLogBatch, finished bool) error {
-	b.Frames = nil
-	return s.Store.AppendRunLog(ctx, id, b, finished)
-}
 
 // hugeChunk is the text of each delta of a huge message.
 var hugeChunk = strings.Repeat("a huge answer ", 64<<10/14+1)[:64<<10]
@@ -76,25 +37,16 @@ func TestHugeMessageAllocations(t *testing.T) {
 		}
 		sseEvents(w, `{"type":"TEXT_MESSAGE_END","messageId":"m"}`, runFinished(in))
 	})
-	st := &allocStore{Store: store.NewMemory()}
+	st := &bridgetest.AllocStore{Store: store.NewMemory()}
 	e := newEnv(t, up.URL, func(c *aap2agui.Config) {
 		c.Store = st
 		c.MaxMessageSize = 2 * size
 		c.CheckpointInterval = -1 // the store's writes alone
 	})
 	id := e.createSession(t, aap.PostSessionsRequest{})
-	var m0, m1 runtime.MemStats
-	runtime.GC()
-	runtime.ReadMemStats(&m0)
-	resp, err := http.Post(e.URL+"/sessions/"+id+"/turns", "application/json",
-		strings.NewReader(`{"stream":"delta","messages":[{"role":"user","content":"a long answer"}]}`))
-	require.NoError(t, err)
-	n, err := io.Copy(io.Discard, resp.Body)
-	resp.Body.Close()
-	require.NoError(t, err)
-	runtime.ReadMemStats(&m1)
-
-	turn, stored := m1.TotalAlloc-m0.TotalAlloc, st.bytes
+	n, turn := bridgetest.PostAllocating(t, e.URL+"/sessions/"+id+"/turns",
+		`{"stream":"delta","messages":[{"role":"user","content":"a long answer"}]}`)
+	stored := st.Bytes
 	t.Logf("a message of %d MiB: the turn allocated %.1f MiB, the store's writes %.1f of them", size>>20,
 		float64(turn)/(1<<20), float64(stored)/(1<<20))
 	assert.Greater(t, n, int64(size), "the client got the message")

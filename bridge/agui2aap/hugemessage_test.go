@@ -1,12 +1,8 @@
 package agui2aap_test
 
 import (
-	"context"
-	"io"
 	"net/http"
-	"runtime"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/ag-ui-protocol/ag-ui/sdks/community/go/pkg/core/types"
@@ -15,34 +11,9 @@ import (
 
 	"github.com/aapagui/aapagui/aap"
 	"github.com/aapagui/aapagui/bridge/agui2aap"
+	"github.com/aapagui/aapagui/bridge/internal/bridgetest"
 	"github.com/aapagui/aapagui/store"
 )
-
-// allocStore counts what the store itself allocates in a run's save of
-// its thread (encoding it, copying its record), so that a test can tell
-// it from what the bridge allocates; a run log's batches are stored
-// without their frames (the recorder has its own test).
-type allocStore struct {
-	store.Store
-	mu    sync.Mutex
-	bytes uint64
-}
-
-func (s *allocStore) SaveThreadUnlock(ctx context.Context, th *store.Thread, holder string) error {
-	var m0, m1 runtime.MemStats
-	runtime.ReadMemStats(&m0)
-	err := s.Store.SaveThreadUnlock(ctx, th, holder)
-	runtime.ReadMemStats(&m1)
-	s.mu.Lock()
-	s.bytes += m1.TotalAlloc - m0.TotalAlloc
-	s.mu.Unlock()
-	return err
-}
-
-func (s *allocStore) AppendRunLog(ctx context.Context, id string, b store.RunLogBatch, finished bool) error {
-	b.Frames = nil
-	return s.Store.AppendRunLog(ctx, id, b, finished)
-}
 
 // One huge message costs the bridge about its size, not several times
 // it: what the run allocates, but for the store's own writes, stays under
@@ -67,23 +38,14 @@ func TestHugeMessageAllocations(t *testing.T) {
 		}
 		writeEvents(w, &aap.TurnStop{StopReason: aap.StopEndTurn})
 	})
-	st := &allocStore{Store: store.NewMemory()}
+	st := &bridgetest.AllocStore{Store: store.NewMemory()}
 	e := newBridge(t, up.URL, func(c *agui2aap.Config) {
 		c.Store = st
 		c.MaxMessageSize = 2 * size
 	})
-	var m0, m1 runtime.MemStats
-	runtime.GC()
-	runtime.ReadMemStats(&m0)
-	resp, err := http.Post(e.URL+"/agents/demo", "application/json", strings.NewReader(
-		`{"threadId":"t1","runId":"r1","messages":[{"id":"u1","role":"user","content":"a long answer"}],"tools":[],"context":[],"state":{},"forwardedProps":{}}`))
-	require.NoError(t, err)
-	n, err := io.Copy(io.Discard, resp.Body)
-	resp.Body.Close()
-	require.NoError(t, err)
-	runtime.ReadMemStats(&m1)
-
-	run, stored := m1.TotalAlloc-m0.TotalAlloc, st.bytes
+	n, run := bridgetest.PostAllocating(t, e.URL+"/agents/demo",
+		`{"threadId":"t1","runId":"r1","messages":[{"id":"u1","role":"user","content":"a long answer"}],"tools":[],"context":[],"state":{},"forwardedProps":{}}`)
+	stored := st.Bytes
 	t.Logf("a message of %d MiB: the run allocated %.1f MiB, the store's writes %.1f of them", size>>20,
 		float64(run)/(1<<20), float64(stored)/(1<<20))
 	assert.Greater(t, n, int64(size), "the client got the message")
