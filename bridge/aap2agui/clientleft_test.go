@@ -61,23 +61,18 @@ func TestClientLeftFinish(t *testing.T) {
 	cancelled := make(chan bool, 1)
 	upstream := serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		_, _ = io.Copy(io.Discard, r.Body)
-		w.Header().Set("Content-Type", "text/event-stream")
-		frame := func(s string) {
-			_, _ = io.WriteString(w, "data: "+s+"\n\n")
-			w.(http.Flusher).Flush()
-		}
-		frame(`{"type":"RUN_STARTED","threadId":"t","runId":"r"}`)
-		frame(`{"type":"TEXT_MESSAGE_START","messageId":"m1","role":"assistant"}`)
-		frame(`{"type":"TEXT_MESSAGE_CONTENT","messageId":"m1","delta":"the first half, "}`)
+		sseEvents(w, `{"type":"RUN_STARTED","threadId":"t","runId":"r"}`)
+		sseEvents(w, `{"type":"TEXT_MESSAGE_START","messageId":"m1","role":"assistant"}`)
+		sseEvents(w, `{"type":"TEXT_MESSAGE_CONTENT","messageId":"m1","delta":"the first half, "}`)
 		select {
 		case <-release:
 		case <-r.Context().Done():
 			cancelled <- true
 			return
 		}
-		frame(`{"type":"TEXT_MESSAGE_CONTENT","messageId":"m1","delta":"and the second."}`)
-		frame(`{"type":"TEXT_MESSAGE_END","messageId":"m1"}`)
-		frame(`{"type":"RUN_FINISHED","threadId":"t","runId":"r"}`)
+		sseEvents(w, `{"type":"TEXT_MESSAGE_CONTENT","messageId":"m1","delta":"and the second."}`)
+		sseEvents(w, `{"type":"TEXT_MESSAGE_END","messageId":"m1"}`)
+		sseEvents(w, `{"type":"RUN_FINISHED","threadId":"t","runId":"r"}`)
 		cancelled <- false
 	}))
 	e := newEnv(t, upstream, func(c *aap2agui.Config) { c.OnClientGone = aap2agui.ClientGoneFinish })

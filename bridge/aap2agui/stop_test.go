@@ -27,21 +27,16 @@ func hangingRun(t *testing.T, words int, ended chan<- struct{}) string {
 	var runs atomic.Int32
 	return serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		_, _ = io.Copy(io.Discard, r.Body)
-		w.Header().Set("Content-Type", "text/event-stream")
-		frame := func(s string) {
-			_, _ = io.WriteString(w, "data: "+s+"\n\n")
-			w.(http.Flusher).Flush()
-		}
-		frame(`{"type":"RUN_STARTED","threadId":"t","runId":"r"}`)
-		frame(`{"type":"TEXT_MESSAGE_START","messageId":"m1","role":"assistant"}`)
+		sseEvents(w, `{"type":"RUN_STARTED","threadId":"t","runId":"r"}`)
+		sseEvents(w, `{"type":"TEXT_MESSAGE_START","messageId":"m1","role":"assistant"}`)
 		if runs.Add(1) > 1 {
-			frame(`{"type":"TEXT_MESSAGE_CONTENT","messageId":"m1","delta":"done"}`)
-			frame(`{"type":"TEXT_MESSAGE_END","messageId":"m1"}`)
-			frame(`{"type":"RUN_FINISHED","threadId":"t","runId":"r"}`)
+			sseEvents(w, `{"type":"TEXT_MESSAGE_CONTENT","messageId":"m1","delta":"done"}`)
+			sseEvents(w, `{"type":"TEXT_MESSAGE_END","messageId":"m1"}`)
+			sseEvents(w, `{"type":"RUN_FINISHED","threadId":"t","runId":"r"}`)
 			return
 		}
 		for i := range words {
-			frame(fmt.Sprintf(`{"type":"TEXT_MESSAGE_CONTENT","messageId":"m1","delta":"w%d "}`, i))
+			sseEvents(w, fmt.Sprintf(`{"type":"TEXT_MESSAGE_CONTENT","messageId":"m1","delta":"w%d "}`, i))
 		}
 		<-r.Context().Done()
 		close(ended)
