@@ -98,6 +98,41 @@ func (m *ToolMessage) MarshalJSON() ([]byte, error) { return AppendMessage(nil, 
 // MarshalJSON encodes the message with its role; an empty Reason is omitted.
 func (m *ToolPermissionMessage) MarshalJSON() ([]byte, error) { return AppendMessage(nil, m) }
 
+// MessageSize is about what m holds: the bytes of its strings (its text,
+// ids, reasons, tool inputs, image URLs), and how many content blocks it
+// has, for a caller to add its own cost per block (what a copy of the
+// message takes in memory, or in its JSON).
+func MessageSize(m Message) (size, blocks int) {
+	var c Content
+	switch m := m.(type) {
+	case *SystemMessage:
+		size += len(m.Content)
+	case *UserMessage:
+		c = m.Content
+	case *AssistantMessage:
+		c = m.Content
+	case *ToolMessage:
+		c = m.Content
+		size += len(m.ToolCallID)
+	case *ToolPermissionMessage:
+		size += len(m.ToolCallID) + len(m.Reason)
+	}
+	size += len(c.Text)
+	for _, b := range c.Blocks {
+		switch b := b.(type) {
+		case *TextBlock:
+			size += len(b.Text)
+		case *ThinkingBlock:
+			size += len(b.Thinking)
+		case *ToolUseBlock:
+			size += len(b.ToolCallID) + len(b.Name) + len(b.Input)
+		case *ImageBlock:
+			size += len(b.URL)
+		}
+	}
+	return size, len(c.Blocks)
+}
+
 // AppendMessage appends m's JSON to dst, with its role: compact, as
 // encoding/json writes it without HTML escaping (jsonenc.Marshal), and
 // without encoding/json's second pass over what a message's MarshalJSON

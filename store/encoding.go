@@ -121,22 +121,8 @@ func appendEntry(dst []byte, e Entry) ([]byte, error) {
 // so that a long message's row is written into a buffer of its size, not
 // one grown and copied on the way.
 func entrySize(e Entry) int {
-	n := 64 + len(e.AGUIID) + len(e.AGUI)
-	var c aap.Content
-	switch m := e.Message.(type) {
-	case *aap.AssistantMessage:
-		c = m.Content
-	case *aap.UserMessage:
-		c = m.Content
-	case *aap.ToolMessage:
-		c = m.Content
-	}
-	n += len(c.Text)
-	for _, b := range c.Blocks {
-		if t, ok := b.(*aap.TextBlock); ok {
-			n += len(t.Text) + 32
-		}
-	}
+	size, blocks := aap.MessageSize(e.Message)
+	n := 64 + len(e.AGUIID) + len(e.AGUI) + size + 32*blocks
 	return n + n/64 // a few escapes
 }
 

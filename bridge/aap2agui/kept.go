@@ -133,35 +133,8 @@ func historyBytes(entries []store.Entry) int64 {
 	const perEntry, perBlock = 128, 48
 	n := int64(0)
 	for _, e := range entries {
-		n += perEntry + int64(len(e.AGUIID)+len(e.AGUI))
-		var c aap.Content
-		switch m := e.Message.(type) {
-		case *aap.SystemMessage:
-			n += int64(len(m.Content))
-		case *aap.UserMessage:
-			c = m.Content
-		case *aap.AssistantMessage:
-			c = m.Content
-		case *aap.ToolMessage:
-			c = m.Content
-			n += int64(len(m.ToolCallID))
-		case *aap.ToolPermissionMessage:
-			n += int64(len(m.ToolCallID) + len(m.Reason))
-		}
-		n += int64(len(c.Text))
-		for _, b := range c.Blocks {
-			n += perBlock
-			switch b := b.(type) {
-			case *aap.TextBlock:
-				n += int64(len(b.Text))
-			case *aap.ThinkingBlock:
-				n += int64(len(b.Thinking))
-			case *aap.ToolUseBlock:
-				n += int64(len(b.ToolCallID) + len(b.Name) + len(b.Input))
-			case *aap.ImageBlock:
-				n += int64(len(b.URL))
-			}
-		}
+		size, blocks := aap.MessageSize(e.Message)
+		n += int64(perEntry + len(e.AGUIID) + len(e.AGUI) + size + perBlock*blocks)
 	}
 	return n
 }
