@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/aapagui/aapagui/aap"
+	"github.com/aapagui/aapagui/internal/jsonenc"
 )
 
 // FuzzDecodeDeltaFast holds the decoding of text_delta and thinking_delta,
@@ -119,6 +120,26 @@ func FuzzAppendDelta(f *testing.F) {
 			if _, err := aap.DecodeEvent(string(ev.EventName()), got); err != nil {
 				t.Fatalf("%T %q: %s does not decode: %v", ev, delta, got, err)
 			}
+		}
+	})
+}
+
+// FuzzAppendTextDeltaFrame holds the frame written from a plain delta's
+// bytes, without an event, to AppendFrame's of its TextDelta.
+func FuzzAppendTextDeltaFrame(f *testing.F) {
+	for _, s := range []string{"Hello", "é😀 <&>", " ", "a\"b", "\u2028"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, delta string) {
+		if !jsonenc.PlainString(delta) {
+			return
+		}
+		want, err := aap.AppendFrame([]byte("id: x\n"), &aap.TextDelta{Delta: delta})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := aap.AppendTextDeltaFrame([]byte("id: x\n"), []byte(delta)); string(got) != string(want) {
+			t.Fatalf("%q: %q, AppendFrame %q", delta, got, want)
 		}
 	})
 }

@@ -29,6 +29,16 @@ func AppendFrame(dst []byte, ev Event) ([]byte, error) {
 	return append(dst, '\n', '\n'), nil
 }
 
+// AppendTextDeltaFrame appends the frame AppendFrame appends for a
+// TextDelta of text, byte for byte, from text's bytes without an event:
+// text must be plain (jsonenc.Plain: no byte that a JSON string escapes),
+// as agui.Decoder.TextContent gives a delta.
+func AppendTextDeltaFrame(dst, text []byte) []byte {
+	dst = append(dst, "event: "+EventTextDelta+"\ndata: {\"delta\":\""...)
+	dst = append(dst, text...)
+	return append(dst, "\"}\n\n"...)
+}
+
 // ErrIncompleteEvent reports a stream that ended in the middle of an SSE
 // event (the connection was cut).
 var ErrIncompleteEvent = sse.ErrIncompleteEvent

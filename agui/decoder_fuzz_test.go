@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/aapagui/aapagui/agui"
+	"github.com/aapagui/aapagui/internal/jsonenc"
 )
 
 // FuzzDecoderMatchesDecodeEvent checks that a Decoder, which shares ids
@@ -64,5 +65,58 @@ func TestDecoderPlain(t *testing.T) {
 		_, err := d.Decode([]byte(data))
 		require.NoError(t, err)
 		require.Equal(t, want, d.Plain(), data)
+	}
+}
+
+// FuzzTextContent checks that what TextContent reads of an event is what
+// Decode reads of it: a TEXT_MESSAGE_CONTENT of that message id and
+// delta, whose delta bytes can be written into a JSON string as they are.
+func FuzzTextContent(f *testing.F) {
+	for data := range textContentCases {
+		f.Add([]byte(data))
+	}
+	for _, ev := range goldenEvents(f) {
+		f.Add(ev)
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var d agui.Decoder
+		id, delta, ok := d.TextContent(data)
+		if !ok {
+			return
+		}
+		require.True(t, jsonenc.Plain(delta), "%q", delta)
+		want, err := agui.DecodeEvent(data)
+		require.NoError(t, err)
+		e, isText := want.(*events.TextMessageContentEvent)
+		require.True(t, isText, "%T", want)
+		require.Equal(t, e.MessageID, id)
+		require.Equal(t, e.Delta, string(delta))
+		require.True(t, d.Plain())
+	})
+}
+
+// textContentCases are events and whether TextContent reads them: a
+// compact TEXT_MESSAGE_CONTENT, as the SDKs write it, whose id and delta
+// need no escape; anything else is decoded.
+var textContentCases = map[string]bool{
+	`{"type":"TEXT_MESSAGE_CONTENT","messageId":"m1","delta":"Hel"}`:               true,
+	`{"type":"TEXT_MESSAGE_CONTENT","messageId":"m1","delta":"é","timestamp":5}`:   true,
+	`{"type":"TEXT_MESSAGE_CONTENT","delta":"lo","messageId":"m1"}`:                true,
+	`{"type":"TEXT_MESSAGE_CONTENT","messageId":"m1","delta":"a\nb"}`:              false,
+	`{"type":"TEXT_MESSAGE_CONTENT","messageId":"m1","delta":"a` + "\u2028" + `"}`: false,
+	`{"type":"TEXT_MESSAGE_CONTENT","messageId":"m1","delta":""}`:                  true,
+	`{"type":"TEXT_MESSAGE_CONTENT","messageId":"m\u0031","delta":"a"}`:            false,
+	`{"type":"TEXT_MESSAGE_CONTENT","delta":"a"}`:                                  false,
+	`{"type": "TEXT_MESSAGE_CONTENT", "messageId": "m1", "delta": "a"}`:            false,
+	`{"type":"TEXT_MESSAGE_CONTENT","messageId":"m1","delta":"a","extra":1}`:       false,
+	`{"type":"TEXT_MESSAGE_CONTENT","messageId":"m1","delta":"a"`:                  false,
+	`{"type":"TOOL_CALL_ARGS","toolCallId":"c","delta":"{"}`:                       false,
+}
+
+func TestTextContent(t *testing.T) {
+	for data, want := range textContentCases {
+		var d agui.Decoder
+		_, _, ok := d.TextContent([]byte(data))
+		require.Equal(t, want, ok, data)
 	}
 }

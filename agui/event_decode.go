@@ -97,6 +97,41 @@ func (d *Decoder) Decode(data []byte) (events.Event, error) { return decodeEvent
 // subagent's run id or a usage report included.
 func (d *Decoder) Plain() bool { return d.plain }
 
+// textContentPrefix is how the AG-UI SDKs begin a TEXT_MESSAGE_CONTENT
+// (type first, compact): TextContent looks no further into an event that
+// begins otherwise.
+var textContentPrefix = []byte(`{"type":"` + events.EventTypeTextMessageContent + `",`)
+
+// TextContent reads data, when it is a TEXT_MESSAGE_CONTENT that Decode
+// would read by its fast path (Plain) and whose message id and delta are
+// plain (no escape, valid UTF-8, neither U+2028 nor U+2029: bytes written
+// into a JSON string as they are), as that event's message id and delta,
+// a part of data, not copied; ok is false for any other event, which the
+// caller then decodes. A stream's deltas are most of it: the caller passes
+// them on without an event made of each (aap2agui, AGUIToAAP.AddTextDelta).
+func (d *Decoder) TextContent(data []byte) (id string, delta []byte, ok bool) {
+	if !bytes.HasPrefix(data, textContentPrefix) {
+		return "", nil, false
+	}
+	s := eventScan{data: data, dec: d}
+	if !s.scan() || s.fastType() != events.EventTypeTextMessageContent {
+		return "", nil, false
+	}
+	a, b := s.str[slotMessageID], s.str[slotDelta]
+	if !a.set || a.flags != 0 || !b.set || b.flags != 0 {
+		return "", nil, false
+	}
+	delta = data[b.start:b.end]
+	if bytes.IndexByte(delta, 0xE2) >= 0 && !jsonenc.Plain(delta) { // U+2028 and U+2029 begin with 0xE2
+		return "", nil, false
+	}
+	if raw := data[a.start:a.end]; string(raw) != d.lastID {
+		d.lastID = string(raw)
+	}
+	d.plain = true
+	return d.lastID, delta, true
+}
+
 func decodeEvent(d *Decoder, data []byte) (events.Event, error) {
 	s := eventScan{data: data, dec: d}
 	if d != nil {
@@ -327,36 +362,47 @@ type fastBox[E any] struct {
 // that an id kept for the rest of a run does not pin a large delta.
 const sharedStringMax = 1 << 10
 
-// fastEvent builds the event without encoding/json when the object holds
-// nothing but "type" (one of the per-token events), "timestamp" (an integer
-// or null) and that event's string fields, all spelled exactly. It returns
-// nil otherwise.
-func (s *eventScan) fastEvent() events.Event {
+// fastType is the type of the event when fastEvent builds it: the object
+// holds nothing but "type" (one of the per-token events), "timestamp" (an
+// integer or null) and that event's string fields, all spelled exactly.
+// It is "" otherwise.
+func (s *eventScan) fastType() events.EventType {
 	if !s.fast || !s.typ.set || s.typ.flags != 0 || s.typeBad != "" {
-		return nil
+		return ""
 	}
 	const common = keyType | keyTimestamp | keyDelta
 	switch string(s.data[s.typ.start:s.typ.end]) {
 	case string(events.EventTypeTextMessageContent):
-		if s.keys&^(common|keyMessageID) != 0 {
-			return nil
+		if s.keys&^(common|keyMessageID) == 0 {
+			return events.EventTypeTextMessageContent
 		}
+	case string(events.EventTypeReasoningMessageContent):
+		if s.keys&^(common|keyMessageID) == 0 {
+			return events.EventTypeReasoningMessageContent
+		}
+	case string(events.EventTypeToolCallArgs):
+		if s.keys&^(common|keyToolCallID) == 0 {
+			return events.EventTypeToolCallArgs
+		}
+	}
+	return ""
+}
+
+// fastEvent builds the event of fastType without encoding/json; nil for
+// any other.
+func (s *eventScan) fastEvent() events.Event {
+	switch s.fastType() {
+	case events.EventTypeTextMessageContent:
 		b := s.box(events.EventTypeTextMessageContent).(*fastBox[events.TextMessageContentEvent])
 		b.ev.BaseEvent = s.fillBase(&b.base, &b.ts, events.EventTypeTextMessageContent)
 		b.ev.MessageID, b.ev.Delta = s.idAndDelta(slotMessageID)
 		return &b.ev
-	case string(events.EventTypeReasoningMessageContent):
-		if s.keys&^(common|keyMessageID) != 0 {
-			return nil
-		}
+	case events.EventTypeReasoningMessageContent:
 		b := s.box(events.EventTypeReasoningMessageContent).(*fastBox[events.ReasoningMessageContentEvent])
 		b.ev.BaseEvent = s.fillBase(&b.base, &b.ts, events.EventTypeReasoningMessageContent)
 		b.ev.MessageID, b.ev.Delta = s.idAndDelta(slotMessageID)
 		return &b.ev
-	case string(events.EventTypeToolCallArgs):
-		if s.keys&^(common|keyToolCallID) != 0 {
-			return nil
-		}
+	case events.EventTypeToolCallArgs:
 		b := s.box(events.EventTypeToolCallArgs).(*fastBox[events.ToolCallArgsEvent])
 		b.ev.BaseEvent = s.fillBase(&b.base, &b.ts, events.EventTypeToolCallArgs)
 		b.ev.ToolCallID, b.ev.Delta = s.idAndDelta(slotToolCallID)

@@ -455,6 +455,32 @@ func (t *AGUIToAAP) textDelta(id, delta string) {
 	}
 }
 
+// AddTextDelta is Feed of a TEXT_MESSAGE_CONTENT of message id with a
+// non-empty delta, given as bytes (copied), in the case that makes it one
+// text_delta of the same text, the stream's usual event: a delta mode
+// stream's text message that has text already, with nothing of the
+// event's own to settle first (chunked messages or calls, another role's
+// message, the run's start or end). It then adds the delta to the message
+// and reports true: the caller writes the text_delta itself
+// (aap.AppendTextDeltaFrame), without an event made of either. false:
+// nothing was done, and the caller feeds the event.
+func (t *AGUIToAAP) AddTextDelta(id string, delta []byte) bool {
+	if !t.started || t.done || t.mode != aap.StreamDelta || len(delta) == 0 ||
+		t.chunkText != "" || t.chunkRsn != "" || t.chunking || t.foreign[id] {
+		return false
+	}
+	for i := range t.texts {
+		if o := &t.texts[i]; o.id == id {
+			if o.text.Len() == 0 {
+				return false // the first text: it may follow another (textDelta)
+			}
+			o.text.AddBytes(delta)
+			return true
+		}
+	}
+	return false
+}
+
 func (t *AGUIToAAP) thinkingDelta(id, delta string) {
 	o := t.openText(&t.thoughts, id)
 	if delta == "" {

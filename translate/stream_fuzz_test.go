@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/require"
+
 	"github.com/ag-ui-protocol/ag-ui/sdks/community/go/pkg/core/events"
 	"github.com/ag-ui-protocol/ag-ui/sdks/community/go/pkg/core/types"
 	"golang.org/x/tools/txtar"
@@ -158,6 +160,62 @@ func FuzzAGUIToAAPOps(f *testing.F) {
 			checkAAPStream(t, mode, out)
 		}
 	})
+}
+
+// FuzzAddTextDelta checks that AddTextDelta, which takes a stream's
+// usual text delta without its event, is Feed of that event: a translator
+// given each TEXT_MESSAGE_CONTENT by AddTextDelta where it takes it (the
+// caller then writes the text_delta) makes the same stream, messages and
+// response as one fed every event.
+func FuzzAddTextDelta(f *testing.F) {
+	f.Add([]byte{0, 1, 2, 2, 2, 3, 13})
+	f.Add([]byte{0, 1, 2, 2, 3, 1, 2, 2, 13})
+	f.Add([]byte{0, 1, 2, 34, 2, 5, 2, 3, 13})
+	f.Fuzz(func(t *testing.T, ops []byte) {
+		evs := opsToAGUI(ops)
+		fed := translate.NewAGUIToAAP(translate.AGUIToAAPOptions{Mode: aap.StreamDelta})
+		added := translate.NewAGUIToAAP(translate.AGUIToAAPOptions{Mode: aap.StreamDelta})
+		var want, got []aap.Event
+		for _, ev := range evs {
+			if ev == nil {
+				want = append(want, fed.EndMessage()...)
+				got = append(got, added.EndMessage()...)
+				continue
+			}
+			o, wantErr := fed.Feed(ev)
+			want = append(want, o...)
+			if e, ok := ev.(*events.TextMessageContentEvent); ok && added.AddTextDelta(e.MessageID, []byte(e.Delta)) {
+				require.NoError(t, wantErr)
+				got = append(got, &aap.TextDelta{Delta: e.Delta})
+				continue
+			}
+			o, err := added.Feed(ev)
+			require.Equal(t, wantErr, err)
+			got = append(got, o...)
+		}
+		want = append(want, fed.Finish()...)
+		got = append(got, added.Finish()...)
+		require.Equal(t, want, got)
+		require.Equal(t, fed.Messages(), added.Messages())
+		require.Equal(t, fed.MessageIDs(), added.MessageIDs())
+		require.Equal(t, fed.Response(), added.Response())
+	})
+}
+
+// AddTextDelta takes the deltas after a text message's first, in delta
+// mode only.
+func TestAddTextDelta(t *testing.T) {
+	base := func(typ events.EventType) *events.BaseEvent { return &events.BaseEvent{EventType: typ} }
+	for _, mode := range []aap.StreamMode{aap.StreamDelta, aap.StreamMessage} {
+		tr := translate.NewAGUIToAAP(translate.AGUIToAAPOptions{Mode: mode})
+		_, _ = tr.Feed(&events.RunStartedEvent{BaseEvent: base(events.EventTypeRunStarted), ThreadIDValue: "t", RunIDValue: "r"})
+		_, _ = tr.Feed(&events.TextMessageStartEvent{BaseEvent: base(events.EventTypeTextMessageStart), MessageID: "m"})
+		require.False(t, tr.AddTextDelta("m", []byte("Hel")), "the message's first delta")
+		_, _ = tr.Feed(&events.TextMessageContentEvent{BaseEvent: base(events.EventTypeTextMessageContent), MessageID: "m", Delta: "Hel"})
+		require.Equal(t, mode == aap.StreamDelta, tr.AddTextDelta("m", []byte("lo")), mode)
+		require.False(t, tr.AddTextDelta("other", []byte("x")), "a message not started")
+		require.False(t, tr.AddTextDelta("m", nil), "an empty delta")
+	}
 }
 
 func opsToAGUI(ops []byte) []events.Event {

@@ -50,14 +50,30 @@ func (t *streamedText) Add(delta string) {
 		t.seal()
 		t.parts = append(t.parts, textPart{s: delta})
 	default:
-		if cap(t.chunk)-len(t.chunk) < n {
-			t.seal()
-			t.size = min(max(2*t.size, textChunkFirst), textChunkMax)
-			t.chunk = make([]byte, 0, max(t.size, n))
-		}
-		t.chunk = append(t.chunk, delta...)
+		t.chunk = append(t.room(n), delta...)
 	}
 	t.n += n
+}
+
+// AddBytes appends a delta given as bytes, which it copies.
+func (t *streamedText) AddBytes(delta []byte) {
+	if n := len(delta); n >= textAlone {
+		t.Add(string(delta))
+	} else if n > 0 {
+		t.chunk = append(t.room(n), delta...)
+		t.n += n
+	}
+}
+
+// room is the chunk being filled, with room for n more bytes: a new one
+// when it had not (twice the last one's size, within bounds).
+func (t *streamedText) room(n int) []byte {
+	if cap(t.chunk)-len(t.chunk) < n {
+		t.seal()
+		t.size = min(max(2*t.size, textChunkFirst), textChunkMax)
+		t.chunk = make([]byte, 0, max(t.size, n))
+	}
+	return t.chunk
 }
 
 // seal ends the chunk being filled where it is: what it holds becomes a

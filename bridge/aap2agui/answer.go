@@ -63,6 +63,12 @@ func (a *answer) write(evs []aap.Event, beforeFull func()) {
 	a.w.Write(a.life, evs, beforeFull)
 }
 
+// writeTextDelta sends a text_delta of text (plain: agui.Decoder.TextContent's
+// delta), as write sends the event.
+func (a *answer) writeTextDelta(text []byte, beforeFull func()) {
+	a.w.WriteFrame(a.life, string(aap.EventTextDelta), func(b []byte) []byte { return aap.AppendTextDeltaFrame(b, text) }, beforeFull)
+}
+
 // stop writes the turn's stop with the reason given (the translator's own,
 // or error when the turn could not be stored) and flushes the stream.
 func (a *answer) stop(reason aap.StopReason) {

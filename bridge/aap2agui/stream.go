@@ -121,6 +121,9 @@ func (r *turnRun) readRun(ctx context.Context, body *web.IdleBody) (failure, uns
 		if r.follow.holding() {
 			continue // the rest of a run that did not read the message
 		}
+		if id, delta, ok := dec.TextContent(frame.Data); ok && r.follow == nil && r.textDelta(ctx, id, delta) {
+			continue
+		}
 		ev, err := dec.Decode(frame.Data)
 		if err != nil {
 			return fmt.Errorf("%w: %w", web.ErrBadEvent, err), nil
@@ -181,6 +184,23 @@ func (r *turnRun) handle(ctx context.Context, ev events.Event, data []byte) (don
 	}
 	r.write(ctx, evs)
 	return r.tr.Done(), nil
+}
+
+// textDelta takes a TEXT_MESSAGE_CONTENT that the decoder read as its
+// message's id and plain delta (agui.Decoder.TextContent) when the
+// translator adds it to the message as one text_delta
+// (AGUIToAAP.AddTextDelta): it is counted, sized and written as handle
+// would, without an event made of it. false: nothing was done (the
+// delta is not the usual case, or it does not fit the message, which
+// handle then says), and the caller decodes the event for handle.
+func (r *turnRun) textDelta(ctx context.Context, id string, delta []byte) bool {
+	if !r.fits(len(delta)) || !r.tr.AddTextDelta(id, delta) {
+		return false
+	}
+	r.msgBytes += len(delta)
+	r.life.Met.In(string(events.EventTypeTextMessageContent))
+	r.ans.writeTextDelta(delta, func() { r.rec.saveSettled(ctx) })
+	return true
 }
 
 // write sends AAP events to the client (coalesced by the stream), counting
@@ -288,14 +308,21 @@ func (r *turnRun) grow(ev events.Event) error {
 	if n == 0 {
 		return nil
 	}
-	if s := len(r.tr.Settled()); s != r.settled {
-		r.settled, r.msgBytes = s, 0
-	}
-	if max := r.s.cfg.MaxMessageSize; max > 0 && r.msgBytes+n > max {
-		return &web.MessageTooLargeError{Limit: max}
+	if !r.fits(n) {
+		return &web.MessageTooLargeError{Limit: r.s.cfg.MaxMessageSize}
 	}
 	r.msgBytes += n
 	return nil
+}
+
+// fits reports whether n more bytes fit the message being built
+// (--max-message-size); a message settled since starts the count again.
+func (r *turnRun) fits(n int) bool {
+	if s := len(r.tr.Settled()); s != r.settled {
+		r.settled, r.msgBytes = s, 0
+	}
+	max := r.s.cfg.MaxMessageSize
+	return max <= 0 || r.msgBytes+n <= max
 }
 
 // deltaSize is what ev adds to the message being built: the bytes of its

@@ -40,6 +40,29 @@ func (w *Writer[E]) Write(t *Turn, evs []E, beforeFull func()) {
 	t.Out.Commit(buf)
 }
 
+// WriteFrame writes one frame that appendFrame appends, of an event the
+// bridge encodes without making it (aap2agui's plain text delta: see
+// aap.AppendTextDeltaFrame), counted under name: as Write writes an event
+// that is not final.
+func (w *Writer[E]) WriteFrame(t *Turn, name string, appendFrame func([]byte) []byte, beforeFull func()) {
+	buf := t.Out.Buffer()
+	if t.Rec != nil {
+		buf = t.Rec.AppendID(buf)
+	}
+	body := len(buf)
+	buf = appendFrame(buf)
+	if t.Rec != nil {
+		t.Rec.Add(buf[body:])
+	}
+	if t.Met != nil {
+		t.Met.Out(name)
+	}
+	if beforeFull != nil && t.Out.Full(buf) {
+		beforeFull()
+	}
+	t.Out.Commit(buf)
+}
+
 // Held takes the final event held back, if any: the bridge sends it
 // (Send) once the turn is stored, or an error instead.
 func (w *Writer[E]) Held() (ev E, ok bool) {
