@@ -33,6 +33,16 @@ func AppendFrame(dst []byte, ev events.Event) ([]byte, error) {
 	return append(dst, '\n', '\n'), nil
 }
 
+// AppendTextContentFrame appends the frame AppendFrame appends for a
+// TEXT_MESSAGE_CONTENT of messageID and delta without a timestamp, byte
+// for byte, without an event: a stream's usual event, which agui2aap
+// writes so (translate.AAPToAGUI.AddTextDelta).
+func AppendTextContentFrame(dst []byte, messageID, delta string) []byte {
+	dst = appendStringMember(dst, `data: {"type":"`+string(events.EventTypeTextMessageContent)+`","messageId":`, messageID)
+	dst = appendStringMember(dst, `,"delta":`, delta)
+	return append(dst, "}\n\n"...)
+}
+
 // AppendEvent appends the JSON encoding of ev to dst, without a trailing
 // newline. The bytes are exactly those json.Encoder with SetEscapeHTML(false)
 // writes for the struct (the SDK's field order and omitempty rules), minus

@@ -314,3 +314,21 @@ func FuzzAppendEventMatchesEncoder(f *testing.F) {
 		}
 	})
 }
+
+// FuzzAppendTextContentFrame holds the frame written without an event
+// to AppendFrame's of its TEXT_MESSAGE_CONTENT.
+func FuzzAppendTextContentFrame(f *testing.F) {
+	f.Add("m1", "Hello")
+	f.Add("m\"1", "a\nb\u2028<&>\xff")
+	f.Fuzz(func(t *testing.T, id, delta string) {
+		want, err := agui.AppendFrame([]byte("id: x\n"), &events.TextMessageContentEvent{
+			BaseEvent: &events.BaseEvent{EventType: events.EventTypeTextMessageContent}, MessageID: id, Delta: delta,
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := agui.AppendTextContentFrame([]byte("id: x\n"), id, delta); string(got) != string(want) {
+			t.Fatalf("%q %q: %q, AppendFrame %q", id, delta, got, want)
+		}
+	})
+}

@@ -195,6 +195,21 @@ func (t *AAPToAGUI) text(delta string) {
 	t.msgs[t.assistantIdx].text.Add(delta)
 }
 
+// AddTextDelta is Feed of a text_delta with a non-empty delta in the case
+// that makes it one TEXT_MESSAGE_CONTENT of the same text, the stream's
+// usual event: a text message is open, no reasoning is, and events carry
+// no timestamp (AAPToAGUIOptions.Now is nil). It then adds the delta to
+// the message and returns the message's id: the caller writes the event
+// itself (agui.AppendTextContentFrame), without one made of it. ok is
+// false when nothing was done: the caller feeds the event.
+func (t *AAPToAGUI) AddTextDelta(delta string) (messageID string, ok bool) {
+	if t.done || t.textID == "" || t.reasoningID != "" || t.opts.Now != nil || delta == "" {
+		return "", false
+	}
+	t.msgs[t.assistantIdx].text.Add(delta)
+	return t.textID, true
+}
+
 var roleAssistant = string(types.RoleAssistant)
 
 func (t *AAPToAGUI) closeText() {

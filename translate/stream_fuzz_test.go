@@ -300,30 +300,7 @@ func FuzzAAPToAGUI(f *testing.F) {
 			IsClientTool: func(name string) bool { return name == "client" },
 		})
 		var out []events.Event
-		for i, op := range ops {
-			delta := []string{"", "x", "y\n", "é"}[i%4]
-			var ev aap.Event
-			switch op % 9 {
-			case 0:
-				ev = &aap.TurnStart{}
-			case 1:
-				ev = &aap.TextDelta{Delta: delta}
-			case 2:
-				ev = &aap.ThinkingDelta{Delta: delta}
-			case 3:
-				ev = &aap.Text{Text: delta}
-			case 4:
-				ev = &aap.Thinking{Thinking: delta}
-			case 5:
-				name := []string{"client", "server"}[int(op>>4)%2]
-				ev = &aap.ToolCall{ToolCallID: fmt.Sprintf("c%d", op>>5), Name: name, Input: json.RawMessage([]string{`{}`, ``, `{"a":1}`}[i%3])}
-			case 6:
-				ev = &aap.ToolResult{ToolCallID: fmt.Sprintf("c%d", op>>5), Content: aap.TextContent(delta)}
-			case 7:
-				ev = &aap.TurnStop{StopReason: []aap.StopReason{aap.StopEndTurn, aap.StopToolUse, aap.StopMaxTokens, aap.StopRefusal, aap.StopError}[int(op>>4)%5]}
-			default:
-				ev = &aap.UnknownEvent{Name: "future", Data: json.RawMessage(`{}`)}
-			}
+		for _, ev := range opsToAAP(ops) {
 			o, _ := tr.Feed(ev)
 			out = append(out, o...)
 		}
@@ -339,6 +316,84 @@ func FuzzAAPToAGUI(f *testing.F) {
 	})
 }
 
+// opsToAAP makes an AAP event sequence of fuzz bytes, of any order.
+func opsToAAP(ops []byte) []aap.Event {
+	out := make([]aap.Event, 0, len(ops))
+	for i, op := range ops {
+		delta := []string{"", "x", "y\n", "é"}[i%4]
+		var ev aap.Event
+		switch op % 9 {
+		case 0:
+			ev = &aap.TurnStart{}
+		case 1:
+			ev = &aap.TextDelta{Delta: delta}
+		case 2:
+			ev = &aap.ThinkingDelta{Delta: delta}
+		case 3:
+			ev = &aap.Text{Text: delta}
+		case 4:
+			ev = &aap.Thinking{Thinking: delta}
+		case 5:
+			name := []string{"client", "server"}[int(op>>4)%2]
+			ev = &aap.ToolCall{ToolCallID: fmt.Sprintf("c%d", op>>5), Name: name, Input: json.RawMessage([]string{`{}`, ``, `{"a":1}`}[i%3])}
+		case 6:
+			ev = &aap.ToolResult{ToolCallID: fmt.Sprintf("c%d", op>>5), Content: aap.TextContent(delta)}
+		case 7:
+			ev = &aap.TurnStop{StopReason: []aap.StopReason{aap.StopEndTurn, aap.StopToolUse, aap.StopMaxTokens, aap.StopRefusal, aap.StopError}[int(op>>4)%5]}
+		default:
+			ev = &aap.UnknownEvent{Name: "future", Data: json.RawMessage(`{}`)}
+		}
+		out = append(out, ev)
+	}
+	return out
+}
+
+// FuzzAAPToAGUIAddTextDelta checks that AAPToAGUI.AddTextDelta, which
+// takes a stream's usual text delta without its event, is Feed of that
+// event: a translator given each text_delta by AddTextDelta where it
+// takes it (the caller then writes the TEXT_MESSAGE_CONTENT) makes the
+// same events and messages as one fed every event.
+func FuzzAAPToAGUIAddTextDelta(f *testing.F) {
+	f.Add([]byte{0, 1, 1, 1, 7})
+	f.Add([]byte{0, 1, 1, 2, 1, 1, 5, 6, 1, 1, 7})
+	f.Fuzz(func(t *testing.T, ops []byte) {
+		opts := translate.AAPToAGUIOptions{ThreadID: "t", RunID: "r", IsClientTool: func(name string) bool { return name == "client" }}
+		opts.NewID = translate.SequentialIDs("m")
+		fed := translate.NewAAPToAGUI(opts)
+		opts.NewID = translate.SequentialIDs("m")
+		added := translate.NewAAPToAGUI(opts)
+		var want, got []byte
+		for _, ev := range opsToAAP(ops) {
+			o, wantErr := fed.Feed(ev)
+			want = appendFrames(t, want, o)
+			if d, ok := ev.(*aap.TextDelta); ok {
+				if id, ok := added.AddTextDelta(d.Delta); ok {
+					got = agui.AppendTextContentFrame(got, id, d.Delta)
+					continue
+				}
+			}
+			o, err := added.Feed(ev)
+			require.Equal(t, wantErr, err)
+			got = appendFrames(t, got, o)
+		}
+		want = appendFrames(t, want, fed.Finish())
+		got = appendFrames(t, got, added.Finish())
+		require.Equal(t, string(want), string(got))
+		require.Equal(t, fed.Messages(), added.Messages())
+	})
+}
+
+// appendFrames appends the frames of evs.
+func appendFrames(t *testing.T, dst []byte, evs []events.Event) []byte {
+	for _, ev := range evs {
+		var err error
+		if dst, err = agui.AppendFrame(dst, ev); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dst
+}
+
 func dumpAGUI(evs []events.Event) string {
 	var sb strings.Builder
 	for _, ev := range evs {
@@ -347,4 +402,19 @@ func dumpAGUI(evs []events.Event) string {
 		sb.WriteByte('\n')
 	}
 	return sb.String()
+}
+
+// AAPToAGUI.AddTextDelta takes the deltas after a text message's first,
+// until something else begins.
+func TestAAPToAGUIAddTextDelta(t *testing.T) {
+	tr := translate.NewAAPToAGUI(translate.AAPToAGUIOptions{ThreadID: "t", RunID: "r", NewID: translate.SequentialIDs("m")})
+	_, ok := tr.AddTextDelta("Hel")
+	require.False(t, ok, "no text message yet")
+	_, _ = tr.Feed(&aap.TextDelta{Delta: "Hel"})
+	id, ok := tr.AddTextDelta("lo")
+	require.True(t, ok)
+	require.Equal(t, "m1", id)
+	_, _ = tr.Feed(&aap.ThinkingDelta{Delta: "hmm"})
+	_, ok = tr.AddTextDelta("again")
+	require.False(t, ok, "reasoning open")
 }

@@ -192,6 +192,9 @@ func (r *runner) stream(ctx context.Context, evs iter.Seq2[aap.Event, error]) []
 			result = r.failed(ctx, err)
 			return nil
 		}
+		if d, ok := ev.(*aap.TextDelta); ok && !h.holding && len(h.missing) == 0 && r.textDelta(d.Delta) {
+			continue
+		}
 		r.countIn(ev)
 		if err := r.grow(ev); err != nil {
 			if h.holding {
@@ -255,11 +258,36 @@ func (r *runner) grow(ev aap.Event) error {
 	case *aap.ToolCall:
 		n = len(e.Input)
 	}
-	if max := r.s.cfg.MaxMessageSize; max > 0 && r.msgBytes+n > max {
-		return &web.MessageTooLargeError{Limit: max}
+	if !r.fits(n) {
+		return &web.MessageTooLargeError{Limit: r.s.cfg.MaxMessageSize}
 	}
 	r.msgBytes += n
 	return nil
+}
+
+// fits reports whether n more bytes fit the message being built.
+func (r *runner) fits(n int) bool {
+	max := r.s.cfg.MaxMessageSize
+	return max <= 0 || r.msgBytes+n <= max
+}
+
+// textDelta takes a text_delta that the translator adds to its text
+// message as one TEXT_MESSAGE_CONTENT (AAPToAGUI.AddTextDelta): it is
+// counted, sized and written as stream would, without an event made of
+// it. false: nothing was done (the delta is not the usual case, or does
+// not fit the message, which grow then says), and stream takes the event.
+func (r *runner) textDelta(delta string) bool {
+	if !r.fits(len(delta)) {
+		return false
+	}
+	id, ok := r.a2g.AddTextDelta(delta)
+	if !ok {
+		return false
+	}
+	r.msgBytes += len(delta)
+	r.life.Met.In(string(aap.EventTextDelta))
+	r.w.WriteFrame(r.life, string(events.EventTypeTextMessageContent), func(b []byte) []byte { return agui.AppendTextContentFrame(b, id, delta) }, nil)
+	return true
 }
 
 // countIn counts an event from the upstream, by name (bounded: an unknown
