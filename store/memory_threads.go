@@ -96,6 +96,7 @@ func (m *Memory) SaveThreadUnlock(_ context.Context, t *Thread, holder string) e
 	if l, ok := m.th.locks[k]; ok && holder != "" && l.holder == holder {
 		delete(m.th.locks, k)
 	}
+	t.DeliveredFrom = 0 // the ids are written whole (EncodeThread)
 	return nil
 }
 

@@ -23,6 +23,15 @@ type Thread struct {
 	// Delivered are the AG-UI ids of the messages the session has seen, in
 	// the order they were delivered or produced.
 	Delivered []string
+	// DeliveredFrom is how many of Delivered the next save leaves as
+	// stored: it writes the ids from there on and drops the stored ones
+	// past Delivered's end, so that a run's save writes the ids the run
+	// added, not every id of the thread. It must not be past the ids
+	// stored and unchanged since: a run sets it to how many it read, under
+	// the thread's run lock, right before it saves. 0 (the zero value,
+	// and what a save leaves it at) writes them all; a store that finds it
+	// past the ids stored writes them all too. Not stored.
+	DeliveredFrom int
 	// ToolsDigest identifies the client tools last sent to the session.
 	ToolsDigest string
 	// ContextDigest identifies the AG-UI context last rendered into a turn.

@@ -9,6 +9,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -21,6 +22,7 @@ import (
 	"github.com/aapagui/aapagui/bridge/agui2aap"
 	"github.com/aapagui/aapagui/bridge/internal/bridgetest"
 	"github.com/aapagui/aapagui/store"
+	"github.com/aapagui/aapagui/store/sqlite"
 )
 
 // threadSaveFaults fails the next fail saves at a run's end, as a
@@ -169,4 +171,42 @@ func TestRunClientStopsReading(t *testing.T) {
 	}, testTimeout, 50*time.Millisecond, "the thread takes a new run")
 	assert.Less(t, time.Since(start), stall+store.LeaseTTL)
 	assert.EqualValues(t, 1, ended.Load(), "the AAP turn was cancelled")
+}
+
+// deliveredSaves notes, of each thread save, the delivered ids it leaves
+// as stored (DeliveredFrom) and how many the thread has.
+type deliveredSaves struct {
+	store.Store
+	from, n []int
+}
+
+func (s *deliveredSaves) SaveThreadUnlock(ctx context.Context, th *store.Thread, holder string) error {
+	s.from, s.n = append(s.from, th.DeliveredFrom), append(s.n, len(th.Delivered))
+	return s.Store.SaveThreadUnlock(ctx, th, holder)
+}
+
+// A run's save writes the ids the run delivered and produced, not the
+// thread's every id again: it leaves those stored before it as they are
+// (the store's side: storetest's "delivered ids from DeliveredFrom"), on
+// SQLite, and the thread reads back with them all.
+func TestRunSavesOnlyItsDeliveredIDs(t *testing.T) {
+	sq, err := sqlite.Open(filepath.Join(t.TempDir(), "threads.db"))
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = sq.Close() })
+	st := &deliveredSaves{Store: sq}
+	e := newEnv(t, func(c *agui2aap.Config) { c.Store = st })
+	c := e.conv("t1")
+	for _, text := range []string{"hello", "hello again", "and again"} {
+		c.say(text)
+		require.NotNil(t, c.run(t).Finished)
+	}
+	require.Equal(t, []int{0, 2, 4}, st.from, "each run's save leaves the ids before it as stored")
+	require.Equal(t, []int{2, 4, 6}, st.n)
+	th, err := sq.GetThread(context.Background(), "", "t1")
+	require.NoError(t, err)
+	ids := make([]string, len(c.Messages))
+	for i, m := range c.Messages {
+		ids[i] = m.ID
+	}
+	assert.Equal(t, ids, th.Delivered)
 }

@@ -68,6 +68,7 @@ func (r *runner) threadMessages() []types.Message {
 func (r *runner) save(ctx context.Context) error {
 	th := r.th
 	before := len(th.Delivered)
+	th.DeliveredFrom = before // the ids as read: the save writes the run's
 	th.Delivered = append(th.Delivered, r.p.Delivered...)
 	produced := r.a2g.Messages()
 	for _, m := range produced {

@@ -55,10 +55,20 @@ func (c copyTx) ContinueSeq(ctx context.Context) error {
 // InsertThread implements rowcopy.Tx: the thread, counting its record,
 // then the record's messages.
 func (c copyTx) InsertThread(ctx context.Context, t rowcopy.Thread, record [][]byte) (bool, error) {
-	tag, err := c.tx.Exec(ctx, `INSERT INTO threads (owner, id, updated_at, data, record_len) VALUES ($1, $2, $3, $4, $5)
-		ON CONFLICT (owner, id) DO NOTHING`, t.Owner, t.ID, t.UpdatedAt, t.Data, len(record))
+	tag, err := c.tx.Exec(ctx, `INSERT INTO threads (owner, id, updated_at, data, record_len, delivered_len) VALUES ($1, $2, $3, $4, $5, $6)
+		ON CONFLICT (owner, id) DO NOTHING`, t.Owner, t.ID, t.UpdatedAt, t.Data, len(record), len(t.Delivered))
 	if err != nil || tag.RowsAffected() == 0 {
 		return false, err
+	}
+	if len(t.Delivered) > 0 {
+		ids := make([][]byte, len(t.Delivered))
+		for i, id := range t.Delivered {
+			ids[i] = []byte(id)
+		}
+		if _, err := c.tx.Exec(ctx, `INSERT INTO thread_delivered (owner, id, position, message_id)
+			SELECT $1, $2, m.ord - 1, m.id FROM unnest($3::bytea[]) WITH ORDINALITY AS m (id, ord)`, t.Owner, t.ID, ids); err != nil {
+			return false, err
+		}
 	}
 	if len(record) > 0 {
 		if _, err := c.tx.Exec(ctx, `INSERT INTO thread_records (owner, id, position, data)

@@ -2,6 +2,7 @@ package postgres_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"strings"
 	"sync"
@@ -68,7 +69,7 @@ func TestPostgresConcurrentMigrations(t *testing.T) {
 	var version, rows int
 	conn := rawPG(t, dsn)
 	require.NoError(t, conn.QueryRow(context.Background(), `SELECT max(version), count(*) FROM aapagui_schema`).Scan(&version, &rows))
-	assert.Equal(t, 6, version)
+	assert.Equal(t, 7, version)
 	assert.Equal(t, 1, rows)
 }
 
@@ -141,9 +142,54 @@ func TestPostgresRunLogBatchesGoWithTheirLog(t *testing.T) {
 	assert.Equal(t, []int{0, 0}, []int{logs, batches})
 }
 
+// pgBeforeDelivered takes a database back to the schema before the
+// delivered ids' rows (6), the ids back in their threads' rows.
+const pgBeforeDelivered = `DROP TRIGGER threads_delivered ON threads; DROP FUNCTION aapagui_thread_written(); DROP FUNCTION aapagui_thread_delivered(text, text);
+	UPDATE threads SET data = jsonb_set(data::jsonb, '{delivered}', (SELECT coalesce(jsonb_agg(convert_from(message_id, 'UTF8') ORDER BY position), '[]')
+		FROM thread_delivered d WHERE d.owner = threads.owner AND d.id = threads.id))::text;
+	DROP TABLE thread_delivered; ALTER TABLE threads DROP COLUMN delivered_len; UPDATE aapagui_schema SET version = 6;`
+
+// A database of the schema before the delivered ids' rows (6) opens
+// migrated: its threads have their ids, and a save adds to them. A
+// replica of the earlier build, running all along, that saves a thread
+// with its ids in its row has them moved to the rows; and it cannot read
+// a thread this build saved, rather than read it without ids.
+func TestPostgresMigratesDelivered(t *testing.T) {
+	ctx := context.Background()
+	dsn := pgtest.Schema(t)
+	s, err := postgres.Open(ctx, dsn)
+	require.NoError(t, err)
+	require.NoError(t, s.SaveThread(ctx, &store.Thread{Owner: "k", ID: "t", SessionID: "sess", Delivered: []string{"m1", "m2"}}))
+	require.NoError(t, s.Close())
+	conn := rawPG(t, dsn)
+	_, err = conn.Exec(ctx, pgBeforeDelivered)
+	require.NoError(t, err)
+
+	s = openPostgresDSN(t, dsn)
+	th, err := s.GetThread(ctx, "k", "t")
+	require.NoError(t, err)
+	assert.Equal(t, []string{"m1", "m2"}, th.Delivered)
+	th.Delivered, th.DeliveredFrom = append(th.Delivered, "m3"), 2
+	require.NoError(t, s.SaveThread(ctx, th))
+	th, err = s.GetThread(ctx, "k", "t")
+	require.NoError(t, err)
+	assert.Equal(t, []string{"m1", "m2", "m3"}, th.Delivered)
+
+	var data string
+	require.NoError(t, conn.QueryRow(ctx, `SELECT data FROM threads WHERE id = 't'`).Scan(&data))
+	var earlier struct{ Delivered []string }
+	require.Error(t, json.Unmarshal([]byte(data), &earlier), "an earlier build's reading of %s", data)
+
+	_, err = conn.Exec(ctx, `UPDATE threads SET data = jsonb_set(data::jsonb, '{delivered}', '["o1","o2"]')::text WHERE id = 't'`)
+	require.NoError(t, err)
+	th, err = s.GetThread(ctx, "k", "t")
+	require.NoError(t, err)
+	assert.Equal(t, []string{"o1", "o2"}, th.Delivered, "an earlier build's save")
+}
+
 // pgBeforeStopping takes a database back to the schema before run logs'
 // stop marks (5).
-const pgBeforeStopping = `DROP INDEX run_logs_stopping; ALTER TABLE run_logs DROP COLUMN stopping; UPDATE aapagui_schema SET version = 5;`
+const pgBeforeStopping = pgBeforeDelivered + `DROP INDEX run_logs_stopping; ALTER TABLE run_logs DROP COLUMN stopping; UPDATE aapagui_schema SET version = 5;`
 
 // A database of the schema before run logs' stop marks (5) opens migrated:
 // its running log can be asked to stop, and its finished one cannot.

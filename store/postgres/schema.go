@@ -10,7 +10,7 @@ import (
 
 // pgSchemaVersion is the version of the current schema; pgMigrations[v]
 // brings version v to v+1.
-const pgSchemaVersion = 6
+const pgSchemaVersion = 7
 
 var pgMigrations = [pgSchemaVersion][]string{
 	{
@@ -121,6 +121,51 @@ var pgMigrations = [pgSchemaVersion][]string{
 		// (StoppingRunLogs) reads a handful of rows, not the table.
 		`ALTER TABLE run_logs ADD COLUMN stopping boolean NOT NULL DEFAULT false`,
 		`CREATE INDEX run_logs_stopping ON run_logs (id) WHERE stopping AND NOT finished`,
+	},
+	{
+		// The ids a thread's session has seen (store.Thread.Delivered,
+		// DeliveredFrom), by position, in rows of their own: a run's save
+		// writes those it added, not the thread's every id again as part
+		// of its row. delivered_len counts them, as record_len counts the
+		// record. The ids are bytea, as the record's messages are: an id
+		// may hold what text cannot (a NUL). The ids the threads' rows held move here, and the rows
+		// say "apart" instead (store.EncodeThreadApart), which a replica
+		// of an earlier build refuses to read rather than take the thread
+		// for one without ids. A thread such a replica writes, its ids in
+		// its row, has them moved here by the trigger.
+		`ALTER TABLE threads ADD COLUMN delivered_len integer NOT NULL DEFAULT 0`,
+		`CREATE TABLE thread_delivered (
+			owner      text    NOT NULL,
+			id         text    NOT NULL,
+			position   integer NOT NULL,
+			message_id bytea   NOT NULL,
+			PRIMARY KEY (owner, id, position),
+			FOREIGN KEY (owner, id) REFERENCES threads (owner, id) ON DELETE CASCADE
+		)`,
+		`CREATE FUNCTION aapagui_thread_delivered(o text, i text) RETURNS void LANGUAGE plpgsql AS $$
+		BEGIN
+			DELETE FROM thread_delivered WHERE owner = o AND id = i;
+			BEGIN
+				INSERT INTO thread_delivered (owner, id, position, message_id)
+					SELECT o, i, e.ord - 1, convert_to(e.value, 'UTF8')
+					FROM threads t, json_array_elements_text(t.data::json -> 'delivered') WITH ORDINALITY AS e (value, ord)
+					WHERE t.owner = o AND t.id = i;
+				UPDATE threads SET delivered_len = json_array_length(data::json -> 'delivered'),
+					data = jsonb_set(data::jsonb, '{delivered}', '"apart"')::text
+					WHERE owner = o AND id = i;
+			EXCEPTION WHEN others THEN
+				-- A row jsonb cannot hold (a \u0000 in it): its ids stay
+				-- in it, where this build reads them when it has no rows.
+			END;
+		END $$`,
+		`SELECT aapagui_thread_delivered(owner, id) FROM threads WHERE json_typeof(data::json -> 'delivered') = 'array'`,
+		`CREATE FUNCTION aapagui_thread_written() RETURNS trigger LANGUAGE plpgsql AS $$
+		BEGIN
+			PERFORM aapagui_thread_delivered(NEW.owner, NEW.id);
+			RETURN NULL;
+		END $$`,
+		`CREATE TRIGGER threads_delivered AFTER INSERT OR UPDATE OF data ON threads FOR EACH ROW
+			WHEN (json_typeof(NEW.data::json -> 'delivered') = 'array') EXECUTE FUNCTION aapagui_thread_written()`,
 	},
 }
 

@@ -14,6 +14,28 @@ import (
 	"github.com/aapagui/aapagui/store/internal/rowscan"
 )
 
+// pgThreadColumns are what a thread is read from (threads t): its row,
+// and its delivered ids in order, read by the same statement, so that a
+// save meanwhile is seen whole or not at all.
+const pgThreadColumns = `t.updated_at, t.data, t.record_len,
+	ARRAY(SELECT d.message_id FROM thread_delivered d WHERE d.owner = t.owner AND d.id = t.id ORDER BY d.position)`
+
+// decodeThread makes owner's thread id of pgThreadColumns' values.
+func decodeThread(owner, id string, updated time.Time, data string, recordLen int, delivered [][]byte) (*store.Thread, error) {
+	t, err := store.DecodeThread(owner, id, updated.UTC(), []byte(data))
+	if err != nil {
+		return nil, fmt.Errorf("store: postgres: thread %q: %w", id, err)
+	}
+	if len(delivered) > 0 {
+		t.Delivered = make([]string, len(delivered))
+		for i, b := range delivered {
+			t.Delivered[i] = string(b)
+		}
+	}
+	t.RecordLen = recordLen
+	return t, nil
+}
+
 // GetThread implements store.ThreadStore.
 func (s *Store) GetThread(ctx context.Context, owner, id string) (*store.Thread, error) {
 	if !pgStorable(owner, id) {
@@ -22,19 +44,16 @@ func (s *Store) GetThread(ctx context.Context, owner, id string) (*store.Thread,
 	var updated time.Time
 	var data string
 	var recordLen int
-	err := s.pool.QueryRow(ctx, `SELECT updated_at, data, record_len FROM threads WHERE owner = $1 AND id = $2`, owner, id).Scan(&updated, &data, &recordLen)
+	var delivered [][]byte
+	err := s.pool.QueryRow(ctx, `SELECT `+pgThreadColumns+` FROM threads t WHERE t.owner = $1 AND t.id = $2`, owner, id).
+		Scan(&updated, &data, &recordLen, &delivered)
 	switch {
 	case errors.Is(err, pgx.ErrNoRows):
 		return nil, store.ErrNotFound
 	case err != nil:
 		return nil, fmt.Errorf("store: postgres: get thread: %w", err)
 	}
-	t, err := store.DecodeThread(owner, id, updated.UTC(), []byte(data))
-	if err != nil {
-		return nil, fmt.Errorf("store: postgres: thread %q: %w", id, err)
-	}
-	t.RecordLen = recordLen
-	return t, nil
+	return decodeThread(owner, id, updated, data, recordLen, delivered)
 }
 
 // SaveThread implements store.ThreadStore.
@@ -42,51 +61,59 @@ func (s *Store) SaveThread(ctx context.Context, t *store.Thread) error {
 	return s.SaveThreadUnlock(ctx, t, "")
 }
 
-// pgSaveThread creates or replaces thread $2 of owner $1 and frees
-// holder $5's lock on it; the record and its count stay as they are.
-const pgSaveThread = `WITH unlocked AS (DELETE FROM thread_locks WHERE owner = $1 AND id = $2 AND holder = $5)
-	INSERT INTO threads (owner, id, updated_at, data) VALUES ($1, $2, clock_timestamp(), $3)
-	ON CONFLICT (owner, id) DO UPDATE SET updated_at = CASE WHEN $4 THEN threads.updated_at ELSE excluded.updated_at END, data = excluded.data`
-
-// pgSaveThreadRecord is pgSaveThread with the messages $7 as the record
-// from position $6 on, when it is 0: the whole record, of a thread that
-// may be new.
-const pgSaveThreadRecord = `WITH t AS (
-		INSERT INTO threads (owner, id, updated_at, data, record_len) VALUES ($1, $2, clock_timestamp(), $3, $6 + cardinality($7::bytea[]))
+// pgSaveThreadUpsert creates or replaces thread $2 of owner $1: its
+// record counted as $6 + the messages $7 when $10 (a save with a tail,
+// from 0) and as it was otherwise, its delivered ids counted as $8 + the
+// ids $9 (from 0). pgSaveThreadParts go on from it.
+const pgSaveThreadUpsert = `WITH t AS (
+		INSERT INTO threads (owner, id, updated_at, data, record_len, delivered_len)
+		VALUES ($1, $2, clock_timestamp(), $3, $6 + cardinality($7::bytea[]), $8 + cardinality($9::bytea[]))
 		ON CONFLICT (owner, id) DO UPDATE SET updated_at = CASE WHEN $4 THEN threads.updated_at ELSE excluded.updated_at END,
-			data = excluded.data, record_len = excluded.record_len
-		RETURNING 1),` + pgRecordTail
+			data = excluded.data, record_len = CASE WHEN $10 THEN excluded.record_len ELSE threads.record_len END,
+			delivered_len = excluded.delivered_len
+		RETURNING 1),` + pgSaveThreadParts
 
-// pgSaveThreadRecordAfter is pgSaveThreadRecord from a position past 0:
-// only a stored thread whose record holds $6 messages at least is saved
-// (an INSERT would create a thread with a gap in its record). The UPDATE
-// waits for the row's lock, so it checks the count the save before it
-// left.
-const pgSaveThreadRecordAfter = `WITH t AS (
-		UPDATE threads SET updated_at = CASE WHEN $4 THEN updated_at ELSE clock_timestamp() END,
-			data = $3, record_len = $6 + cardinality($7::bytea[])
-		WHERE owner = $1 AND id = $2 AND record_len >= $6
-		RETURNING 1),` + pgRecordTail
+// pgSaveThreadAfter is pgSaveThreadUpsert for a save that goes on from
+// what is stored (a record's tail from $6 past 0, delivered ids from $8
+// past 0): only a stored thread that holds them is saved (an INSERT
+// would leave a gap). The UPDATE waits for the row's lock, so it checks
+// the counts the save before it left.
+const pgSaveThreadAfter = `WITH t AS (
+		UPDATE threads SET updated_at = CASE WHEN $4 THEN updated_at ELSE clock_timestamp() END, data = $3,
+			record_len = CASE WHEN $10 THEN $6 + cardinality($7::bytea[]) ELSE record_len END,
+			delivered_len = $8 + cardinality($9::bytea[])
+		WHERE owner = $1 AND id = $2 AND (NOT $10 OR record_len >= $6) AND delivered_len >= $8
+		RETURNING 1),` + pgSaveThreadParts
 
-// pgRecordTail goes on from a thread's save t: only when t saved it, it
-// frees the lock, deletes the messages past the new end and writes the
-// messages $7 from position $6 on (an upsert: a DELETE and an INSERT of
-// the same key cannot share a statement), and returns a row.
-const pgRecordTail = `
+// pgSaveThreadParts go on from a thread's save t: only when t saved it,
+// they free holder $5's lock, delete the record's messages past its new
+// end and write the messages $7 from position $6 on (when $10), and do
+// the same with the delivered ids $9 from position $8 (upserts: a DELETE
+// and an INSERT of the same key cannot share a statement); one row is
+// returned.
+const pgSaveThreadParts = `
 	unlocked AS (DELETE FROM thread_locks WHERE owner = $1 AND id = $2 AND holder = $5 AND EXISTS (SELECT FROM t)),
 	d AS (
-		DELETE FROM thread_records WHERE owner = $1 AND id = $2 AND position >= $6 + cardinality($7::bytea[]) AND EXISTS (SELECT FROM t)),
+		DELETE FROM thread_records WHERE $10 AND owner = $1 AND id = $2 AND position >= $6 + cardinality($7::bytea[]) AND EXISTS (SELECT FROM t)),
 	i AS (
 		INSERT INTO thread_records (owner, id, position, data)
-		SELECT $1, $2, $6 + m.ord - 1, m.data FROM t, unnest($7::bytea[]) WITH ORDINALITY AS m (data, ord)
-		ON CONFLICT (owner, id, position) DO UPDATE SET data = EXCLUDED.data)
+		SELECT $1, $2, $6 + m.ord - 1, m.data FROM t, unnest($7::bytea[]) WITH ORDINALITY AS m (data, ord) WHERE $10
+		ON CONFLICT (owner, id, position) DO UPDATE SET data = EXCLUDED.data),
+	dd AS (
+		DELETE FROM thread_delivered WHERE owner = $1 AND id = $2 AND position >= $8 + cardinality($9::bytea[]) AND EXISTS (SELECT FROM t)),
+	di AS (
+		INSERT INTO thread_delivered (owner, id, position, message_id)
+		SELECT $1, $2, $8 + m.ord - 1, m.id FROM t, unnest($9::bytea[]) WITH ORDINALITY AS m (id, ord)
+		ON CONFLICT (owner, id, position) DO UPDATE SET message_id = EXCLUDED.message_id)
 	SELECT 1 FROM t`
 
 // SaveThreadUnlock implements store.ThreadStore in one statement, sent in
 // a batch with the writes waiting beside it (writegroup.go): the thread,
-// its record's tail and the lock in one commit. A tail is checked against
-// the stored record by the statement itself: a save that finds a gap
-// saves nothing and returns no row (store.ErrRecordGap).
+// its record's tail, its delivered ids from DeliveredFrom on and the lock
+// in one commit. A tail is checked against the stored record by the
+// statement itself: a save that finds a gap saves nothing and returns no
+// row (store.ErrRecordGap). A DeliveredFrom past the stored ids is one
+// too, and the save is made again with every id.
 func (s *Store) SaveThreadUnlock(ctx context.Context, t *store.Thread, holder string) error {
 	if !pgStorable(t.Owner, t.ID, holder) {
 		return fmt.Errorf("store: postgres: save thread: an owner, thread id or holder PostgreSQL text cannot hold")
@@ -94,38 +121,45 @@ func (s *Store) SaveThreadUnlock(ctx context.Context, t *store.Thread, holder st
 	if err := store.CheckRecordTail(t.RecordTail); err != nil {
 		return err
 	}
-	b, err := store.EncodeThread(t)
+	b, err := store.EncodeThreadApart(t)
 	if err != nil {
 		return err
 	}
-	key := t.Owner + "\x00" + t.ID
 	tail := t.RecordTail
-	if tail == nil {
-		if _, err := s.exec(ctx, key, pgSaveThread, t.Owner, t.ID, string(b), t.KeepUpdatedAt, holder); err != nil {
-			return fmt.Errorf("store: postgres: save thread: %w", err)
+	from, msgs := 0, [][]byte{}
+	if tail != nil {
+		if tail.From > math.MaxInt32 {
+			return store.ErrRecordGap // past any record: its count is an integer
 		}
+		from = tail.From
+		for _, m := range tail.Messages {
+			msgs = append(msgs, m)
+		}
+	}
+	for delivered := min(max(t.DeliveredFrom, 0), len(t.Delivered), math.MaxInt32); ; delivered = 0 {
+		q := pgSaveThreadUpsert
+		if from > 0 || delivered > 0 {
+			q = pgSaveThreadAfter
+		}
+		ids := make([][]byte, 0, len(t.Delivered)-delivered)
+		for _, id := range t.Delivered[delivered:] {
+			ids = append(ids, []byte(id))
+		}
+		tag, err := s.exec(ctx, t.Owner+"\x00"+t.ID, q, t.Owner, t.ID, string(b), t.KeepUpdatedAt, holder, from, msgs, delivered, ids, tail != nil)
+		switch {
+		case err != nil:
+			return fmt.Errorf("store: postgres: save thread: %w", err)
+		case tag.RowsAffected() == 0 && delivered > 0:
+			continue // DeliveredFrom past the stored ids, or a gap in the record: once more with every id
+		case tag.RowsAffected() == 0:
+			return store.ErrRecordGap
+		}
+		if tail != nil {
+			t.RecordLen = from + len(msgs)
+		}
+		t.DeliveredFrom = 0
 		return nil
 	}
-	q := pgSaveThreadRecord
-	switch {
-	case tail.From > math.MaxInt32:
-		return store.ErrRecordGap // past any record: its count is an integer
-	case tail.From > 0:
-		q = pgSaveThreadRecordAfter
-	}
-	msgs := make([][]byte, len(tail.Messages))
-	for i, m := range tail.Messages {
-		msgs[i] = m
-	}
-	tag, err := s.exec(ctx, key, q, t.Owner, t.ID, string(b), t.KeepUpdatedAt, holder, tail.From, msgs)
-	switch {
-	case err != nil:
-		return fmt.Errorf("store: postgres: save thread: %w", err)
-	case tag.RowsAffected() == 0:
-		return store.ErrRecordGap
-	}
-	t.RecordLen = tail.From + len(msgs)
-	return nil
 }
 
 // LockThread implements store.ThreadStore: one statement on the database's
@@ -172,13 +206,13 @@ func (s *Store) ListThreads(ctx context.Context, owner string, after store.Threa
 	if limit <= 0 {
 		return nil, nil
 	}
-	q, args := `SELECT id, updated_at, data, record_len FROM threads WHERE owner = $1`, []any{owner}
+	q, args := `SELECT t.id, `+pgThreadColumns+` FROM threads t WHERE t.owner = $1`, []any{owner}
 	if !after.UpdatedAt.IsZero() || after.ID != "" {
-		q += ` AND (updated_at, id) < ($2, $3)`
+		q += ` AND (t.updated_at, t.id) < ($2, $3)`
 		args = append(args, after.UpdatedAt, after.ID)
 	}
 	args = append(args, limit)
-	rows, err := s.pool.Query(ctx, q+fmt.Sprintf(` ORDER BY updated_at DESC, id DESC LIMIT $%d`, len(args)), args...)
+	rows, err := s.pool.Query(ctx, q+fmt.Sprintf(` ORDER BY t.updated_at DESC, t.id DESC LIMIT $%d`, len(args)), args...)
 	if err != nil {
 		return nil, fmt.Errorf("store: postgres: list threads: %w", err)
 	}
@@ -187,15 +221,11 @@ func (s *Store) ListThreads(ctx context.Context, owner string, after store.Threa
 		var id, data string
 		var updated time.Time
 		var recordLen int
-		if err := scan(&id, &updated, &data, &recordLen); err != nil {
+		var delivered [][]byte
+		if err := scan(&id, &updated, &data, &recordLen, &delivered); err != nil {
 			return nil, err
 		}
-		t, err := store.DecodeThread(owner, id, updated.UTC(), []byte(data))
-		if err != nil {
-			return nil, fmt.Errorf("store: postgres: thread %q: %w", id, err)
-		}
-		t.RecordLen = recordLen
-		return t, nil
+		return decodeThread(owner, id, updated, data, recordLen, delivered)
 	})
 }
 

@@ -2,6 +2,7 @@ package sqlite
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 
 	"github.com/aapagui/aapagui/store/internal/rowcopy"
@@ -49,16 +50,20 @@ func (c copySource) History(ctx context.Context, id string) ([][]byte, error) {
 
 // Threads implements rowcopy.Source.
 func (c copySource) Threads(ctx context.Context) ([]rowcopy.Thread, error) {
-	rows, err := c.s.r.QueryContext(ctx, `SELECT owner, id, updated_at, data FROM threads ORDER BY owner, id`)
+	rows, err := c.s.r.QueryContext(ctx, `SELECT t.owner, t.id, `+sqliteThreadColumns+` FROM threads t ORDER BY t.owner, t.id`)
 	if err != nil {
 		return nil, fmt.Errorf("reading threads: %w", err)
 	}
 	out, err := rowscan.Collect(rows, "reading threads", func(scan rowscan.Scan) (rowcopy.Thread, error) {
 		var t rowcopy.Thread
 		var updated int64
-		err := scan(&t.Owner, &t.ID, &updated, &t.Data)
+		var recordLen int
+		var delivered string
+		if err := scan(&t.Owner, &t.ID, &updated, &t.Data, &recordLen, &delivered); err != nil {
+			return t, err
+		}
 		t.UpdatedAt = fromMillis(updated)
-		return t, err
+		return t, json.Unmarshal([]byte(delivered), &t.Delivered)
 	})
 	if cerr := rows.Close(); err == nil && cerr != nil {
 		err = fmt.Errorf("reading threads: %w", cerr)

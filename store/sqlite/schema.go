@@ -7,7 +7,7 @@ import (
 
 // schemaVersion is the user_version of a database with the current
 // schema; migrations[v] brings version v to v+1.
-const schemaVersion = 7
+const schemaVersion = 8
 
 var migrations = [schemaVersion][]string{
 	{
@@ -114,18 +114,60 @@ var migrations = [schemaVersion][]string{
 		`ALTER TABLE run_logs ADD COLUMN stopping INTEGER NOT NULL DEFAULT 0`,
 		`CREATE INDEX IF NOT EXISTS run_logs_stopping ON run_logs (id) WHERE stopping AND NOT finished`,
 	},
+	{
+		// The ids a thread's session has seen (store.Thread.Delivered,
+		// DeliveredFrom), by position, in rows of their own: a run's save
+		// writes those it added, not the thread's every id again as part
+		// of its row. delivered_len counts them, as record_len counts the
+		// record. The ids the threads' rows held move here, and the rows
+		// say "apart" instead (store.EncodeThreadApart), which a process
+		// of an earlier build refuses to read rather than take the thread
+		// for one without ids. A thread such a process (open before the
+		// file's schema changed) writes, its ids in its row, has them
+		// moved here by the triggers.
+		`ALTER TABLE threads ADD COLUMN delivered_len INTEGER NOT NULL DEFAULT 0`,
+		`CREATE TABLE IF NOT EXISTS thread_delivered (
+			owner      TEXT    NOT NULL,
+			id         TEXT    NOT NULL,
+			position   INTEGER NOT NULL,
+			message_id TEXT    NOT NULL,
+			PRIMARY KEY (owner, id, position),
+			FOREIGN KEY (owner, id) REFERENCES threads (owner, id) ON DELETE CASCADE
+		) WITHOUT ROWID`,
+		`INSERT INTO thread_delivered (owner, id, position, message_id)
+			SELECT t.owner, t.id, CAST(j.key AS INTEGER), j.value FROM threads t, json_each(t.data, '$.delivered') j
+			WHERE json_type(t.data, '$.delivered') = 'array'`,
+		`UPDATE threads SET delivered_len = json_array_length(data, '$.delivered'), data = json_set(data, '$.delivered', 'apart')
+			WHERE json_type(data, '$.delivered') = 'array'`,
+		`CREATE TRIGGER IF NOT EXISTS threads_delivered_inserted AFTER INSERT ON threads
+			WHEN json_type(NEW.data, '$.delivered') = 'array'` + sqliteMoveDelivered,
+		`CREATE TRIGGER IF NOT EXISTS threads_delivered_updated AFTER UPDATE OF data ON threads
+			WHEN json_type(NEW.data, '$.delivered') = 'array'` + sqliteMoveDelivered,
+	},
 }
+
+// sqliteMoveDelivered is the body of the triggers that move the ids a
+// thread's row holds (written by an earlier build) to thread_delivered.
+const sqliteMoveDelivered = `
+	BEGIN
+		DELETE FROM thread_delivered WHERE owner = NEW.owner AND id = NEW.id;
+		INSERT INTO thread_delivered (owner, id, position, message_id)
+			SELECT NEW.owner, NEW.id, CAST(j.key AS INTEGER), j.value FROM json_each(NEW.data, '$.delivered') j;
+		UPDATE threads SET delivered_len = json_array_length(NEW.data, '$.delivered'), data = json_set(NEW.data, '$.delivered', 'apart')
+			WHERE owner = NEW.owner AND id = NEW.id;
+	END`
 
 // schemaProbes prepare against every column the store uses, so that a file
 // holding other tables of the same names is refused on open.
 var schemaProbes = []string{
 	`SELECT seq, id, owner, created_at, data, lock_holder, lock_until, history_version FROM sessions LIMIT 0`,
 	`SELECT session_id, position, data FROM history LIMIT 0`,
-	`SELECT owner, id, updated_at, data, record_len FROM threads LIMIT 0`,
+	`SELECT owner, id, updated_at, data, record_len, delivered_len FROM threads LIMIT 0`,
 	`SELECT owner, id, holder, until FROM thread_locks LIMIT 0`,
 	`SELECT seq, id, owner, key, run_id, form, started_at, updated_at, events, finished, input, stopping FROM run_logs LIMIT 0`,
 	`SELECT log_id, first, count, frames FROM run_log_batches LIMIT 0`,
 	`SELECT owner, id, position, data FROM thread_records LIMIT 0`,
+	`SELECT owner, id, position, message_id FROM thread_delivered LIMIT 0`,
 }
 
 // migrate creates or upgrades the schema in one IMMEDIATE transaction, so

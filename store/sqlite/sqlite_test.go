@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -127,12 +128,59 @@ func TestSQLiteFileSettings(t *testing.T) {
 	assert.Equal(t, "wal", mode)
 	var version int
 	require.NoError(t, db.QueryRow(`PRAGMA user_version`).Scan(&version))
-	assert.Equal(t, 7, version)
+	assert.Equal(t, 8, version)
+}
+
+// beforeDelivered takes a file back to the schema before the delivered
+// ids' rows (7), the ids back in their threads' rows.
+const beforeDelivered = `DROP TRIGGER threads_delivered_inserted; DROP TRIGGER threads_delivered_updated;
+	UPDATE threads SET data = json_set(data, '$.delivered',
+		json((SELECT json_group_array(message_id ORDER BY position) FROM thread_delivered d WHERE d.owner = threads.owner AND d.id = threads.id)));
+	DROP TABLE thread_delivered; ALTER TABLE threads DROP COLUMN delivered_len; PRAGMA user_version = 7;`
+
+// A file of the schema before the delivered ids' rows (7) opens migrated:
+// its threads have their ids, and a save adds to them. A process of the
+// earlier build, open on the file all along, that saves a thread with its
+// ids in its row has them moved to the rows; and it cannot read a thread
+// this build saved, rather than read it without ids.
+func TestSQLiteMigratesDelivered(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "store.db")
+	s, err := sqlite.Open(path)
+	require.NoError(t, err)
+	require.NoError(t, s.SaveThread(ctx, &store.Thread{Owner: "k", ID: "t", SessionID: "sess", Delivered: []string{"m1", "m2"}}))
+	require.NoError(t, s.Close())
+	db := rawDB(t, path)
+	_, err = db.Exec(beforeDelivered)
+	require.NoError(t, err)
+
+	s = openFile(t, path)
+	th, err := s.GetThread(ctx, "k", "t")
+	require.NoError(t, err)
+	assert.Equal(t, []string{"m1", "m2"}, th.Delivered)
+	th.Delivered, th.DeliveredFrom = append(th.Delivered, "m3"), 2
+	require.NoError(t, s.SaveThread(ctx, th))
+	th, err = s.GetThread(ctx, "k", "t")
+	require.NoError(t, err)
+	assert.Equal(t, []string{"m1", "m2", "m3"}, th.Delivered)
+
+	var data string
+	require.NoError(t, db.QueryRow(`SELECT data FROM threads WHERE id = 't'`).Scan(&data))
+	_, err = store.DecodeThread("k", "t", time.Time{}, []byte(strings.Replace(data, `"apart"`, `["x"]`, 1)))
+	require.NoError(t, err, "this build's reading")
+	var earlier struct{ Delivered []string }
+	require.Error(t, json.Unmarshal([]byte(data), &earlier), "an earlier build's reading of %s", data)
+
+	_, err = db.Exec(`UPDATE threads SET data = json_set(data, '$.delivered', json('["o1","o2"]')) WHERE id = 't'`)
+	require.NoError(t, err)
+	th, err = s.GetThread(ctx, "k", "t")
+	require.NoError(t, err)
+	assert.Equal(t, []string{"o1", "o2"}, th.Delivered, "an earlier build's save")
 }
 
 // beforeStopping takes a file back to the schema before run logs' stop
 // marks (6).
-const beforeStopping = `DROP INDEX run_logs_stopping; ALTER TABLE run_logs DROP COLUMN stopping; PRAGMA user_version = 6;`
+const beforeStopping = beforeDelivered + `DROP INDEX run_logs_stopping; ALTER TABLE run_logs DROP COLUMN stopping; PRAGMA user_version = 6;`
 
 // A file of the schema before run logs' stop marks (6) opens migrated: its
 // running log can be asked to stop, and its finished one cannot.

@@ -12,24 +12,39 @@ import (
 	"github.com/aapagui/aapagui/store/internal/rowscan"
 )
 
+// sqliteThreadColumns are what a thread is read from (threads t): its
+// row, and its delivered ids in order as a JSON array, read by the same
+// statement, so that a save meanwhile is seen whole or not at all.
+const sqliteThreadColumns = `t.updated_at, t.data, t.record_len,
+	(SELECT json_group_array(d.message_id ORDER BY d.position) FROM thread_delivered d WHERE d.owner = t.owner AND d.id = t.id)`
+
+// decodeThread makes owner's thread id of sqliteThreadColumns' values.
+func decodeThread(owner, id string, updated int64, data string, recordLen int, delivered string) (*store.Thread, error) {
+	t, err := store.DecodeThread(owner, id, fromMillis(updated), []byte(data))
+	if err == nil && delivered != "[]" {
+		err = json.Unmarshal([]byte(delivered), &t.Delivered)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("store: sqlite: thread %q: %w", id, err)
+	}
+	t.RecordLen = recordLen
+	return t, nil
+}
+
 // GetThread implements store.ThreadStore.
 func (s *Store) GetThread(ctx context.Context, owner, id string) (*store.Thread, error) {
 	var updated int64
-	var data string
+	var data, delivered string
 	var recordLen int
-	err := s.readRow(ctx, `SELECT updated_at, data, record_len FROM threads WHERE owner = ? AND id = ?`, owner, id).Scan(&updated, &data, &recordLen)
+	err := s.readRow(ctx, `SELECT `+sqliteThreadColumns+` FROM threads t WHERE t.owner = ? AND t.id = ?`, owner, id).
+		Scan(&updated, &data, &recordLen, &delivered)
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
 		return nil, store.ErrNotFound
 	case err != nil:
 		return nil, fmt.Errorf("store: sqlite: get thread: %w", err)
 	}
-	t, err := store.DecodeThread(owner, id, fromMillis(updated), []byte(data))
-	if err != nil {
-		return nil, fmt.Errorf("store: sqlite: thread %q: %w", id, err)
-	}
-	t.RecordLen = recordLen
-	return t, nil
+	return decodeThread(owner, id, updated, data, recordLen, delivered)
 }
 
 // SaveThread implements store.ThreadStore.
@@ -40,20 +55,22 @@ func (s *Store) SaveThread(ctx context.Context, t *store.Thread) error {
 // sqliteSaveThread creates or replaces thread ?2 of owner ?1, its record
 // counted as ?6 messages if ?7 (a save with a tail) and as it was
 // otherwise: a thread read before another save does not bring back the
-// count it had then.
-const sqliteSaveThread = `INSERT INTO threads (owner, id, updated_at, data, record_len) VALUES (?1, ?2, ?3, ?4, ?6)
+// count it had then. Its delivered ids are counted as ?8.
+const sqliteSaveThread = `INSERT INTO threads (owner, id, updated_at, data, record_len, delivered_len) VALUES (?1, ?2, ?3, ?4, ?6, ?8)
 	ON CONFLICT (owner, id) DO UPDATE SET updated_at = CASE WHEN ?5 THEN threads.updated_at ELSE excluded.updated_at END,
-		data = excluded.data, record_len = CASE WHEN ?7 THEN excluded.record_len ELSE threads.record_len END`
+		data = excluded.data, record_len = CASE WHEN ?7 THEN excluded.record_len ELSE threads.record_len END,
+		delivered_len = excluded.delivered_len`
 
 // SaveThreadUnlock implements store.ThreadStore in one transaction: the
 // tail is checked against the stored record first, so that a gap is a
 // refusal that changes nothing (and leaves the rest of its group alone),
-// then the thread, its record and the lock are written.
+// then the thread, its record, its delivered ids from DeliveredFrom on
+// and the lock are written.
 func (s *Store) SaveThreadUnlock(ctx context.Context, t *store.Thread, holder string) error {
 	if err := store.CheckRecordTail(t.RecordTail); err != nil {
 		return err
 	}
-	b, err := store.EncodeThread(t)
+	b, err := store.EncodeThreadApart(t)
 	if err != nil {
 		return err
 	}
@@ -62,15 +79,21 @@ func (s *Store) SaveThreadUnlock(ctx context.Context, t *store.Thread, holder st
 		recordLen = tail.From + len(tail.Messages)
 	}
 	err = s.write(ctx, func(ctx context.Context, tx *sql.Tx) error {
-		stored, err := s.checkRecordTail(ctx, tx, t.Owner, t.ID, tail)
+		stored, err := s.storedThread(ctx, tx, t.Owner, t.ID)
 		if err != nil {
 			return err
 		}
+		if tail != nil && tail.From > stored.record {
+			return store.ErrRecordGap
+		}
 		if _, err := s.txExec(ctx, tx, sqliteSaveThread,
-			t.Owner, t.ID, toMillis(time.Now()), string(b), t.KeepUpdatedAt, recordLen, tail != nil); err != nil {
+			t.Owner, t.ID, toMillis(time.Now()), string(b), t.KeepUpdatedAt, recordLen, tail != nil, len(t.Delivered)); err != nil {
 			return err
 		}
-		if err := s.writeRecordTail(ctx, tx, t.Owner, t.ID, tail, stored); err != nil {
+		if err := s.writeRecordTail(ctx, tx, t.Owner, t.ID, tail, stored.record); err != nil {
+			return err
+		}
+		if err := s.writeDelivered(ctx, tx, t, stored.delivered); err != nil {
 			return err
 		}
 		if holder == "" {
@@ -88,25 +111,46 @@ func (s *Store) SaveThreadUnlock(ctx context.Context, t *store.Thread, holder st
 	if tail != nil {
 		t.RecordLen = recordLen
 	}
+	t.DeliveredFrom = 0
 	return nil
 }
 
-// checkRecordTail returns how many messages the thread's record holds (0
-// for a thread not stored), or store.ErrRecordGap when tail begins past
-// them. Without a tail there is nothing to check or read.
-func (s *Store) checkRecordTail(ctx context.Context, tx *sql.Tx, owner, id string, tail *store.RecordTail) (int, error) {
-	if tail == nil {
-		return 0, nil
-	}
-	var n int
-	err := s.txRow(ctx, tx, `SELECT record_len FROM threads WHERE owner = ? AND id = ?`, owner, id).Scan(&n)
+// storedCounts are how many messages a thread's record holds and how many
+// delivered ids it has, as stored (0 and 0 for a thread not stored).
+type storedCounts struct{ record, delivered int }
+
+func (s *Store) storedThread(ctx context.Context, tx *sql.Tx, owner, id string) (storedCounts, error) {
+	var n storedCounts
+	err := s.txRow(ctx, tx, `SELECT record_len, delivered_len FROM threads WHERE owner = ? AND id = ?`, owner, id).Scan(&n.record, &n.delivered)
 	if err != nil && !errors.Is(err, sql.ErrNoRows) {
-		return 0, err
-	}
-	if tail.From > n {
-		return 0, store.ErrRecordGap
+		return n, err
 	}
 	return n, nil
+}
+
+// writeDelivered makes t's delivered ids from t.DeliveredFrom on the
+// thread's, stored holding stored ids: those past the first
+// DeliveredFrom are deleted, unless there are none (a run's append), and
+// the ids from there written. A DeliveredFrom past the stored ids writes
+// them all.
+func (s *Store) writeDelivered(ctx context.Context, tx *sql.Tx, t *store.Thread, stored int) error {
+	from := min(t.DeliveredFrom, len(t.Delivered))
+	if from > stored || from < 0 {
+		from = 0
+	}
+	if from < stored {
+		if _, err := s.txExec(ctx, tx, `DELETE FROM thread_delivered WHERE owner = ? AND id = ? AND position >= ?`,
+			t.Owner, t.ID, from); err != nil {
+			return err
+		}
+	}
+	for i := from; i < len(t.Delivered); i++ {
+		if _, err := s.txExec(ctx, tx, `INSERT INTO thread_delivered (owner, id, position, message_id) VALUES (?, ?, ?, ?)`,
+			t.Owner, t.ID, i, t.Delivered[i]); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // writeRecordTail makes tail's messages the thread's record from
@@ -174,30 +218,25 @@ func (s *Store) ListThreads(ctx context.Context, owner string, after store.Threa
 	if limit <= 0 {
 		return nil, nil
 	}
-	q, args := `SELECT id, updated_at, data, record_len FROM threads WHERE owner = ?`, []any{owner}
+	q, args := `SELECT t.id, `+sqliteThreadColumns+` FROM threads t WHERE t.owner = ?`, []any{owner}
 	if !after.UpdatedAt.IsZero() || after.ID != "" {
 		ms := toMillis(after.UpdatedAt)
-		q += ` AND (updated_at < ? OR (updated_at = ? AND id < ?))`
+		q += ` AND (t.updated_at < ? OR (t.updated_at = ? AND t.id < ?))`
 		args = append(args, ms, ms, after.ID)
 	}
-	rows, err := s.readRows(ctx, q+` ORDER BY updated_at DESC, id DESC LIMIT ?`, append(args, limit)...)
+	rows, err := s.readRows(ctx, q+` ORDER BY t.updated_at DESC, t.id DESC LIMIT ?`, append(args, limit)...)
 	if err != nil {
 		return nil, fmt.Errorf("store: sqlite: list threads: %w", err)
 	}
 	defer rows.Close()
 	return rowscan.Collect(rows, "store: sqlite: list threads", func(scan rowscan.Scan) (*store.Thread, error) {
-		var id, data string
+		var id, data, delivered string
 		var updated int64
 		var recordLen int
-		if err := scan(&id, &updated, &data, &recordLen); err != nil {
+		if err := scan(&id, &updated, &data, &recordLen, &delivered); err != nil {
 			return nil, err
 		}
-		t, err := store.DecodeThread(owner, id, fromMillis(updated), []byte(data))
-		if err != nil {
-			return nil, fmt.Errorf("store: sqlite: thread %q: %w", id, err)
-		}
-		t.RecordLen = recordLen
-		return t, nil
+		return decodeThread(owner, id, updated, data, recordLen, delivered)
 	})
 }
 

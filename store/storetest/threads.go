@@ -21,7 +21,47 @@ func testThreads(t *testing.T, open func(t *testing.T) store.Store) {
 		{"owners are isolated", testThreadOwners},
 		{"locks", testThreadLocks},
 		{"save and unlock", testThreadSaveUnlock},
+		{"delivered ids from DeliveredFrom", testThreadDeliveredFrom},
 	})
+}
+
+// testThreadDeliveredFrom checks that a save with DeliveredFrom keeps the
+// ids before it as stored and makes the rest Delivered's: a run's ids
+// added, a thread shortened, a DeliveredFrom past the stored ids (which
+// writes them all), in a listing as in GetThread; a save leaves it at 0.
+func testThreadDeliveredFrom(t *testing.T, open func(t *testing.T) store.Store) {
+	ctx := context.Background()
+	s := open(t)
+	read := func() []string {
+		t.Helper()
+		th, err := s.GetThread(ctx, "k1", "t1")
+		require.NoError(t, err)
+		listed, err := s.ListThreads(ctx, "k1", store.ThreadPage{}, 10)
+		require.NoError(t, err)
+		require.Len(t, listed, 1)
+		assert.Equal(t, th.Delivered, listed[0].Delivered, "listed")
+		return th.Delivered
+	}
+	th := &store.Thread{Owner: "k1", ID: "t1", SessionID: "s", Delivered: []string{"m1", "m2", "m3"}}
+	require.NoError(t, s.SaveThread(ctx, th))
+	assert.Equal(t, []string{"m1", "m2", "m3"}, read())
+	assert.Zero(t, th.DeliveredFrom, "a save leaves DeliveredFrom at 0")
+
+	th.Delivered, th.DeliveredFrom = append(th.Delivered, "m4", "m5"), 3
+	require.NoError(t, s.SaveThread(ctx, th))
+	assert.Equal(t, []string{"m1", "m2", "m3", "m4", "m5"}, read(), "a run's ids added")
+
+	th.Delivered, th.DeliveredFrom = []string{"m1", "x2"}, 1
+	require.NoError(t, s.SaveThread(ctx, th))
+	assert.Equal(t, []string{"m1", "x2"}, read(), "changed from DeliveredFrom on, and shortened")
+
+	th.Delivered, th.DeliveredFrom = []string{"n1", "n2", "n3", "n4"}, 3
+	require.NoError(t, s.SaveThread(ctx, th))
+	assert.Equal(t, []string{"n1", "n2", "n3", "n4"}, read(), "past the stored ids: all written")
+
+	th.Delivered = nil
+	require.NoError(t, s.SaveThread(ctx, th))
+	assert.Empty(t, read(), "a thread moved to a new session")
 }
 
 // testThreadMissing checks that GetThread of a missing thread is ErrNotFound.

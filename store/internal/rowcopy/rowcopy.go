@@ -20,6 +20,9 @@ type Thread struct {
 	Owner, ID string
 	UpdatedAt time.Time
 	Data      string
+	// Delivered are the thread's delivered ids, which the stores keep in
+	// rows of their own (store.EncodeThreadApart).
+	Delivered []string
 }
 
 // Source reads a store's rows as stored.
