@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -1090,4 +1091,35 @@ func TestClientOpenTurnLetsTheRequestGo(t *testing.T) {
 	assert.Greater(t, req.ContentLength, int64(13000), "sent with its length")
 	_, err = req.GetBody()
 	assert.Error(t, err, "the request's bytes are let go")
+}
+
+// A response body is read whole whether the server says its length or
+// streams it in chunks, and one shorter than the length it claimed is an
+// error, not a history cut short.
+func TestClientReadsBodyByItsLength(t *testing.T) {
+	hist := `{"history":{"full":[{"role":"user","content":"` + strings.Repeat("a long message ", 20000) + `"}]}}`
+	for name, handle := range map[string]http.HandlerFunc{
+		"length": func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Length", strconv.Itoa(len(hist)))
+			_, _ = io.WriteString(w, hist)
+		},
+		"chunked": func(w http.ResponseWriter, r *http.Request) {
+			_, _ = io.WriteString(w, hist[:1000])
+			w.(http.Flusher).Flush()
+			_, _ = io.WriteString(w, hist[1000:])
+		},
+	} {
+		srv, _ := newServer(t, handle)
+		got, err := aap.NewClient(srv.URL, aap.ClientOptions{Version: aap.Version3}).History(context.Background(), "s1", aap.HistoryFull)
+		require.NoError(t, err, name)
+		require.Len(t, got, 1, name)
+		assert.Equal(t, strings.Repeat("a long message ", 20000), got[0].(*aap.UserMessage).Content.Text, name)
+	}
+	srv, _ := newServer(t, func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Length", strconv.Itoa(len(hist)))
+		_, _ = io.WriteString(w, hist[:len(hist)/2])
+		panic(http.ErrAbortHandler) // the connection is cut short of the length
+	})
+	_, err := aap.NewClient(srv.URL, aap.ClientOptions{Version: aap.Version3}).History(context.Background(), "s1", aap.HistoryFull)
+	require.Error(t, err)
 }

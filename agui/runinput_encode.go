@@ -1,6 +1,8 @@
 package agui
 
 import (
+	"slices"
+
 	"github.com/ag-ui-protocol/ag-ui/sdks/community/go/pkg/core/types"
 
 	"github.com/aapagui/aapagui/internal/jsonenc"
@@ -65,7 +67,7 @@ func appendMessages(b []byte, msgs []types.Message) ([]byte, error) {
 	if msgs == nil {
 		return append(b, "null"...), nil
 	}
-	b = append(b, '[')
+	b = append(slices.Grow(b, messagesSize(msgs)), '[')
 	for i := range msgs {
 		if i > 0 {
 			b = append(b, ',')
@@ -83,6 +85,23 @@ func appendMessages(b []byte, msgs []types.Message) ([]byte, error) {
 		b = appendTextMessage(b, m, text, isText)
 	}
 	return append(b, ']'), nil
+}
+
+// messagesSize is about the bytes appendMessages writes of msgs: each
+// message's id and text and its JSON's frame (escapes, calls and parts
+// take more, which append grows into), so that a long conversation is
+// written into one allocation of its size, not append's sequence of
+// copies each a quarter larger (five times the conversation in all).
+func messagesSize(msgs []types.Message) int {
+	n := 2
+	for i := range msgs {
+		m := &msgs[i]
+		n += len(m.ID) + len(m.ToolCallID) + len(`{"id":"","role":"assistant","content":""},`)
+		if text, ok := m.Content.(string); ok {
+			n += len(text)
+		}
+	}
+	return n
 }
 
 // appendTextMessage writes m, whose content is text (or none) and which

@@ -237,9 +237,12 @@ func (a *AAPAgent) meta(w http.ResponseWriter, _ *http.Request) {
 // writeJSON writes v without HTML escaping, which would rewrite raw JSON
 // such as tool input and schemas.
 func writeJSON(w http.ResponseWriter, status int, v any) {
+	var b bytes.Buffer
+	_ = jsonenc.Encode(&b, v)
 	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Content-Length", strconv.Itoa(b.Len())) // with its length, as JSON frameworks (Express, FastAPI) answer
 	w.WriteHeader(status)
-	_ = jsonenc.Encode(w, v)
+	_, _ = w.Write(b.Bytes())
 }
 
 // readBody reads the body and decodes it with v's strict decoder, answering

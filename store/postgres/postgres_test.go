@@ -2,7 +2,6 @@ package postgres_test
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"strings"
 	"sync"
@@ -165,26 +164,14 @@ func TestPostgresMigratesDelivered(t *testing.T) {
 	_, err = conn.Exec(ctx, pgBeforeDelivered)
 	require.NoError(t, err)
 
-	s = openPostgresDSN(t, dsn)
-	th, err := s.GetThread(ctx, "k", "t")
-	require.NoError(t, err)
-	assert.Equal(t, []string{"m1", "m2"}, th.Delivered)
-	th.Delivered, th.DeliveredFrom = append(th.Delivered, "m3"), 2
-	require.NoError(t, s.SaveThread(ctx, th))
-	th, err = s.GetThread(ctx, "k", "t")
-	require.NoError(t, err)
-	assert.Equal(t, []string{"m1", "m2", "m3"}, th.Delivered)
-
-	var data string
-	require.NoError(t, conn.QueryRow(ctx, `SELECT data FROM threads WHERE id = 't'`).Scan(&data))
-	var earlier struct{ Delivered []string }
-	require.Error(t, json.Unmarshal([]byte(data), &earlier), "an earlier build's reading of %s", data)
-
-	_, err = conn.Exec(ctx, `UPDATE threads SET data = jsonb_set(data::jsonb, '{delivered}', '["o1","o2"]')::text WHERE id = 't'`)
-	require.NoError(t, err)
-	th, err = s.GetThread(ctx, "k", "t")
-	require.NoError(t, err)
-	assert.Equal(t, []string{"o1", "o2"}, th.Delivered, "an earlier build's save")
+	storetest.DeliveredMigrated(t, openPostgresDSN(t, dsn), func() string {
+		var data string
+		require.NoError(t, conn.QueryRow(ctx, `SELECT data FROM threads WHERE id = 't'`).Scan(&data))
+		return data
+	}, func() {
+		_, err := conn.Exec(ctx, `UPDATE threads SET data = jsonb_set(data::jsonb, '{delivered}', '["o1","o2"]')::text WHERE id = 't'`)
+		require.NoError(t, err)
+	})
 }
 
 // pgBeforeStopping takes a database back to the schema before run logs'

@@ -20,19 +20,30 @@ import (
 const pgThreadColumns = `t.updated_at, t.data, t.record_len,
 	ARRAY(SELECT d.message_id FROM thread_delivered d WHERE d.owner = t.owner AND d.id = t.id ORDER BY d.position)`
 
-// decodeThread makes owner's thread id of pgThreadColumns' values.
-func decodeThread(owner, id string, updated time.Time, data string, recordLen int, delivered [][]byte) (*store.Thread, error) {
-	t, err := store.DecodeThread(owner, id, updated.UTC(), []byte(data))
+// threadRow is a thread as pgThreadColumns read it.
+type threadRow struct {
+	updated   time.Time
+	data      string
+	recordLen int
+	delivered [][]byte
+}
+
+// dest is where a scan puts pgThreadColumns.
+func (r *threadRow) dest() []any { return []any{&r.updated, &r.data, &r.recordLen, &r.delivered} }
+
+// thread is owner's thread id of the row.
+func (r *threadRow) thread(owner, id string) (*store.Thread, error) {
+	t, err := store.DecodeThread(owner, id, r.updated.UTC(), []byte(r.data))
 	if err != nil {
 		return nil, fmt.Errorf("store: postgres: thread %q: %w", id, err)
 	}
-	if len(delivered) > 0 {
-		t.Delivered = make([]string, len(delivered))
-		for i, b := range delivered {
+	if len(r.delivered) > 0 {
+		t.Delivered = make([]string, len(r.delivered))
+		for i, b := range r.delivered {
 			t.Delivered[i] = string(b)
 		}
 	}
-	t.RecordLen = recordLen
+	t.RecordLen = r.recordLen
 	return t, nil
 }
 
@@ -41,19 +52,15 @@ func (s *Store) GetThread(ctx context.Context, owner, id string) (*store.Thread,
 	if !pgStorable(owner, id) {
 		return nil, store.ErrNotFound
 	}
-	var updated time.Time
-	var data string
-	var recordLen int
-	var delivered [][]byte
-	err := s.pool.QueryRow(ctx, `SELECT `+pgThreadColumns+` FROM threads t WHERE t.owner = $1 AND t.id = $2`, owner, id).
-		Scan(&updated, &data, &recordLen, &delivered)
+	var row threadRow
+	err := s.pool.QueryRow(ctx, `SELECT `+pgThreadColumns+` FROM threads t WHERE t.owner = $1 AND t.id = $2`, owner, id).Scan(row.dest()...)
 	switch {
 	case errors.Is(err, pgx.ErrNoRows):
 		return nil, store.ErrNotFound
 	case err != nil:
 		return nil, fmt.Errorf("store: postgres: get thread: %w", err)
 	}
-	return decodeThread(owner, id, updated, data, recordLen, delivered)
+	return row.thread(owner, id)
 }
 
 // SaveThread implements store.ThreadStore.
@@ -218,14 +225,12 @@ func (s *Store) ListThreads(ctx context.Context, owner string, after store.Threa
 	}
 	defer rows.Close()
 	return rowscan.Collect(rows, "store: postgres: list threads", func(scan rowscan.Scan) (*store.Thread, error) {
-		var id, data string
-		var updated time.Time
-		var recordLen int
-		var delivered [][]byte
-		if err := scan(&id, &updated, &data, &recordLen, &delivered); err != nil {
+		var id string
+		var row threadRow
+		if err := scan(append([]any{&id}, row.dest()...)...); err != nil {
 			return nil, err
 		}
-		return decodeThread(owner, id, updated, data, recordLen, delivered)
+		return row.thread(owner, id)
 	})
 }
 

@@ -56,14 +56,12 @@ func (c copySource) Threads(ctx context.Context) ([]rowcopy.Thread, error) {
 	}
 	out, err := rowscan.Collect(rows, "reading threads", func(scan rowscan.Scan) (rowcopy.Thread, error) {
 		var t rowcopy.Thread
-		var updated int64
-		var recordLen int
-		var delivered string
-		if err := scan(&t.Owner, &t.ID, &updated, &t.Data, &recordLen, &delivered); err != nil {
+		var row threadRow
+		if err := scan(append([]any{&t.Owner, &t.ID}, row.dest()...)...); err != nil {
 			return t, err
 		}
-		t.UpdatedAt = fromMillis(updated)
-		return t, json.Unmarshal([]byte(delivered), &t.Delivered)
+		t.UpdatedAt, t.Data = fromMillis(row.updated), row.data
+		return t, json.Unmarshal([]byte(row.delivered), &t.Delivered)
 	})
 	if cerr := rows.Close(); err == nil && cerr != nil {
 		err = fmt.Errorf("reading threads: %w", cerr)

@@ -8,7 +8,6 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
-	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -154,28 +153,14 @@ func TestSQLiteMigratesDelivered(t *testing.T) {
 	_, err = db.Exec(beforeDelivered)
 	require.NoError(t, err)
 
-	s = openFile(t, path)
-	th, err := s.GetThread(ctx, "k", "t")
-	require.NoError(t, err)
-	assert.Equal(t, []string{"m1", "m2"}, th.Delivered)
-	th.Delivered, th.DeliveredFrom = append(th.Delivered, "m3"), 2
-	require.NoError(t, s.SaveThread(ctx, th))
-	th, err = s.GetThread(ctx, "k", "t")
-	require.NoError(t, err)
-	assert.Equal(t, []string{"m1", "m2", "m3"}, th.Delivered)
-
-	var data string
-	require.NoError(t, db.QueryRow(`SELECT data FROM threads WHERE id = 't'`).Scan(&data))
-	_, err = store.DecodeThread("k", "t", time.Time{}, []byte(strings.Replace(data, `"apart"`, `["x"]`, 1)))
-	require.NoError(t, err, "this build's reading")
-	var earlier struct{ Delivered []string }
-	require.Error(t, json.Unmarshal([]byte(data), &earlier), "an earlier build's reading of %s", data)
-
-	_, err = db.Exec(`UPDATE threads SET data = json_set(data, '$.delivered', json('["o1","o2"]')) WHERE id = 't'`)
-	require.NoError(t, err)
-	th, err = s.GetThread(ctx, "k", "t")
-	require.NoError(t, err)
-	assert.Equal(t, []string{"o1", "o2"}, th.Delivered, "an earlier build's save")
+	storetest.DeliveredMigrated(t, openFile(t, path), func() string {
+		var data string
+		require.NoError(t, db.QueryRow(`SELECT data FROM threads WHERE id = 't'`).Scan(&data))
+		return data
+	}, func() {
+		_, err := db.Exec(`UPDATE threads SET data = json_set(data, '$.delivered', json('["o1","o2"]')) WHERE id = 't'`)
+		require.NoError(t, err)
+	})
 }
 
 // beforeStopping takes a file back to the schema before run logs' stop

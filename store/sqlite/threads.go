@@ -18,33 +18,41 @@ import (
 const sqliteThreadColumns = `t.updated_at, t.data, t.record_len,
 	(SELECT json_group_array(d.message_id ORDER BY d.position) FROM thread_delivered d WHERE d.owner = t.owner AND d.id = t.id)`
 
-// decodeThread makes owner's thread id of sqliteThreadColumns' values.
-func decodeThread(owner, id string, updated int64, data string, recordLen int, delivered string) (*store.Thread, error) {
-	t, err := store.DecodeThread(owner, id, fromMillis(updated), []byte(data))
-	if err == nil && delivered != "[]" {
-		err = json.Unmarshal([]byte(delivered), &t.Delivered)
+// threadRow is a thread as sqliteThreadColumns read it.
+type threadRow struct {
+	updated   int64
+	data      string
+	recordLen int
+	delivered string // a JSON array
+}
+
+// dest is where a scan puts sqliteThreadColumns.
+func (r *threadRow) dest() []any { return []any{&r.updated, &r.data, &r.recordLen, &r.delivered} }
+
+// thread is owner's thread id of the row.
+func (r *threadRow) thread(owner, id string) (*store.Thread, error) {
+	t, err := store.DecodeThread(owner, id, fromMillis(r.updated), []byte(r.data))
+	if err == nil && r.delivered != "[]" {
+		err = json.Unmarshal([]byte(r.delivered), &t.Delivered)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("store: sqlite: thread %q: %w", id, err)
 	}
-	t.RecordLen = recordLen
+	t.RecordLen = r.recordLen
 	return t, nil
 }
 
 // GetThread implements store.ThreadStore.
 func (s *Store) GetThread(ctx context.Context, owner, id string) (*store.Thread, error) {
-	var updated int64
-	var data, delivered string
-	var recordLen int
-	err := s.readRow(ctx, `SELECT `+sqliteThreadColumns+` FROM threads t WHERE t.owner = ? AND t.id = ?`, owner, id).
-		Scan(&updated, &data, &recordLen, &delivered)
+	var row threadRow
+	err := s.readRow(ctx, `SELECT `+sqliteThreadColumns+` FROM threads t WHERE t.owner = ? AND t.id = ?`, owner, id).Scan(row.dest()...)
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
 		return nil, store.ErrNotFound
 	case err != nil:
 		return nil, fmt.Errorf("store: sqlite: get thread: %w", err)
 	}
-	return decodeThread(owner, id, updated, data, recordLen, delivered)
+	return row.thread(owner, id)
 }
 
 // SaveThread implements store.ThreadStore.
@@ -230,13 +238,12 @@ func (s *Store) ListThreads(ctx context.Context, owner string, after store.Threa
 	}
 	defer rows.Close()
 	return rowscan.Collect(rows, "store: sqlite: list threads", func(scan rowscan.Scan) (*store.Thread, error) {
-		var id, data, delivered string
-		var updated int64
-		var recordLen int
-		if err := scan(&id, &updated, &data, &recordLen, &delivered); err != nil {
+		var id string
+		var row threadRow
+		if err := scan(append([]any{&id}, row.dest()...)...); err != nil {
 			return nil, err
 		}
-		return decodeThread(owner, id, updated, data, recordLen, delivered)
+		return row.thread(owner, id)
 	})
 }
 
