@@ -121,8 +121,10 @@ func (r *turnRun) readRun(ctx context.Context, body *web.IdleBody) (failure, uns
 		if r.follow.holding() {
 			continue // the rest of a run that did not read the message
 		}
-		if id, delta, ok := dec.TextContent(frame.Data); ok && r.follow == nil && r.textDelta(ctx, id, delta) {
-			continue
+		if r.follow == nil { // (a run followed by another is read event by event)
+			if id, delta, ok := dec.TextContent(frame.Data); ok && r.textDelta(ctx, id, delta) {
+				continue
+			}
 		}
 		ev, err := dec.Decode(frame.Data)
 		if err != nil {
