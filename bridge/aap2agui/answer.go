@@ -66,7 +66,7 @@ func (a *answer) write(evs []aap.Event, beforeFull func()) {
 // writeTextDelta sends a text_delta of text (plain: agui.Decoder.TextContent's
 // delta), as write sends the event.
 func (a *answer) writeTextDelta(text []byte, beforeFull func()) {
-	a.w.WriteFrame(a.life, string(aap.EventTextDelta), func(b []byte) []byte { return aap.AppendTextDeltaFrame(b, text) }, beforeFull)
+	a.w.WriteFrame(a.life, string(aap.EventTextDelta), func(b []byte) ([]byte, error) { return aap.AppendTextDeltaFrame(b, text), nil }, beforeFull)
 }
 
 // stop writes the turn's stop with the reason given (the translator's own,

@@ -286,7 +286,7 @@ func (r *runner) textDelta(delta string) bool {
 	}
 	r.msgBytes += len(delta)
 	r.life.Met.In(string(aap.EventTextDelta))
-	r.w.WriteFrame(r.life, string(events.EventTypeTextMessageContent), func(b []byte) []byte { return agui.AppendTextContentFrame(b, id, delta) }, nil)
+	r.w.WriteFrame(r.life, string(events.EventTypeTextMessageContent), func(b []byte) ([]byte, error) { return agui.AppendTextContentFrame(b, id, delta), nil }, nil)
 	return true
 }
 

@@ -33,34 +33,51 @@ func (w *Writer[E]) Write(t *Turn, evs []E, beforeFull func()) {
 	if n := len(evs); n > 0 && w.Final(evs[n-1]) {
 		w.held, w.isHeld, evs = evs[n-1], true, evs[:n-1]
 	}
-	buf := w.appendTo(t, t.Out.Buffer(), evs)
+	commit(t, w.appendTo(t, t.Out.Buffer(), evs), beforeFull)
+}
+
+// WriteFrame writes one frame that appendFrame appends, of an event the
+// bridge encodes without making it (aap2agui's plain text delta: see
+// aap.AppendTextDeltaFrame), counted under name: as Write writes an event
+// that is not final. A frame that cannot be written is logged and left
+// out, as Write leaves out an event.
+func (w *Writer[E]) WriteFrame(t *Turn, name string, appendFrame func([]byte) ([]byte, error), beforeFull func()) {
+	buf, err := appendRecorded(t.Out.Buffer(), t.Rec, appendFrame)
+	switch {
+	case err != nil:
+		t.Log.Error().Err(err).Str("event", name).Msg("encoding an event for the client")
+	case t.Met != nil:
+		t.Met.Out(name)
+	}
+	commit(t, buf, beforeFull)
+}
+
+// commit hands buf to the turn's stream; beforeFull, when not nil, is
+// called first when buf filled it.
+func commit(t *Turn, buf []byte, beforeFull func()) {
 	if beforeFull != nil && t.Out.Full(buf) {
 		beforeFull()
 	}
 	t.Out.Commit(buf)
 }
 
-// WriteFrame writes one frame that appendFrame appends, of an event the
-// bridge encodes without making it (aap2agui's plain text delta: see
-// aap.AppendTextDeltaFrame), counted under name: as Write writes an event
-// that is not final.
-func (w *Writer[E]) WriteFrame(t *Turn, name string, appendFrame func([]byte) []byte, beforeFull func()) {
-	buf := t.Out.Buffer()
-	if t.Rec != nil {
-		buf = t.Rec.AppendID(buf)
+// appendRecorded appends the frame that appendFrame appends, after its
+// SSE id line and recorded when rec is not nil; buf is as it was when
+// appendFrame fails.
+func appendRecorded(buf []byte, rec *runlog.Recorder, appendFrame func([]byte) ([]byte, error)) ([]byte, error) {
+	at := len(buf)
+	if rec != nil {
+		buf = rec.AppendID(buf)
 	}
 	body := len(buf)
-	buf = appendFrame(buf)
-	if t.Rec != nil {
-		t.Rec.Add(buf[body:])
+	buf, err := appendFrame(buf)
+	if err != nil {
+		return buf[:at], err
 	}
-	if t.Met != nil {
-		t.Met.Out(name)
+	if rec != nil {
+		rec.Add(buf[body:])
 	}
-	if beforeFull != nil && t.Out.Full(buf) {
-		beforeFull()
-	}
-	t.Out.Commit(buf)
+	return buf, nil
 }
 
 // Held takes the final event held back, if any: the bridge sends it
@@ -94,19 +111,10 @@ func (w *Writer[E]) Append(buf []byte, evs []E, log *zerolog.Logger, met *metric
 // when rec is not nil.
 func (w *Writer[E]) appendFrames(buf []byte, evs []E, log *zerolog.Logger, met *metrics.Turn, rec *runlog.Recorder) []byte {
 	for _, ev := range evs {
-		at := len(buf)
-		if rec != nil {
-			buf = rec.AppendID(buf)
-		}
-		body := len(buf)
 		var err error
-		if buf, err = w.Frame(buf, ev); err != nil {
-			buf = buf[:at]
+		if buf, err = appendRecorded(buf, rec, func(b []byte) ([]byte, error) { return w.Frame(b, ev) }); err != nil {
 			log.Error().Err(err).Str("event", w.Name(ev)).Msg("encoding an event for the client")
 			continue
-		}
-		if rec != nil {
-			rec.Add(buf[body:])
 		}
 		if met != nil {
 			met.Out(w.Name(ev))
