@@ -32,7 +32,7 @@ func AppendFrame(dst []byte, ev Event) ([]byte, error) {
 // AppendTextDeltaFrame appends the frame AppendFrame appends for a
 // TextDelta of text, byte for byte, from text's bytes without an event:
 // text must be plain (jsonenc.Plain: no byte that a JSON string escapes),
-// as agui.Decoder.TextContent gives a delta.
+// as agui.Decoder.DecodeText gives a delta.
 func AppendTextDeltaFrame(dst, text []byte) []byte {
 	dst = append(dst, "event: "+EventTextDelta+"\ndata: {\"delta\":\""...)
 	dst = append(dst, text...)

@@ -68,10 +68,11 @@ func TestDecoderPlain(t *testing.T) {
 	}
 }
 
-// FuzzTextContent checks that what TextContent reads of an event is what
-// Decode reads of it: a TEXT_MESSAGE_CONTENT of that message id and
-// delta, whose delta bytes can be written into a JSON string as they are.
-func FuzzTextContent(f *testing.F) {
+// FuzzDecodeText checks that DecodeText reads every event as Decode does,
+// in one pass: a TEXT_MESSAGE_CONTENT it leaves unmade is one of that
+// message id and delta, whose delta bytes can be written into a JSON
+// string as they are; any other event, or error, is Decode's.
+func FuzzDecodeText(f *testing.F) {
 	for data := range textContentCases {
 		f.Add([]byte(data))
 	}
@@ -80,12 +81,14 @@ func FuzzTextContent(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		var d agui.Decoder
-		id, delta, ok := d.TextContent(data)
-		if !ok {
+		got, id, delta, gotErr := d.DecodeText(data)
+		want, err := agui.DecodeEvent(data)
+		if got != nil || gotErr != nil {
+			require.Equal(t, err, gotErr)
+			require.Equal(t, want, got)
 			return
 		}
 		require.True(t, jsonenc.Plain(delta), "%q", delta)
-		want, err := agui.DecodeEvent(data)
 		require.NoError(t, err)
 		e, isText := want.(*events.TextMessageContentEvent)
 		require.True(t, isText, "%T", want)
@@ -95,9 +98,9 @@ func FuzzTextContent(f *testing.F) {
 	})
 }
 
-// textContentCases are events and whether TextContent reads them: a
-// compact TEXT_MESSAGE_CONTENT, as the SDKs write it, whose id and delta
-// need no escape; anything else is decoded.
+// textContentCases are events and whether DecodeText leaves them unmade:
+// a TEXT_MESSAGE_CONTENT of the fast path whose id and delta need no
+// escape; anything else is made an event.
 var textContentCases = map[string]bool{
 	`{"type":"TEXT_MESSAGE_CONTENT","messageId":"m1","delta":"Hel"}`:               true,
 	`{"type":"TEXT_MESSAGE_CONTENT","messageId":"m1","delta":"é","timestamp":5}`:   true,
@@ -107,16 +110,19 @@ var textContentCases = map[string]bool{
 	`{"type":"TEXT_MESSAGE_CONTENT","messageId":"m1","delta":""}`:                  true,
 	`{"type":"TEXT_MESSAGE_CONTENT","messageId":"m\u0031","delta":"a"}`:            false,
 	`{"type":"TEXT_MESSAGE_CONTENT","delta":"a"}`:                                  false,
-	`{"type": "TEXT_MESSAGE_CONTENT", "messageId": "m1", "delta": "a"}`:            false,
+	`{"type": "TEXT_MESSAGE_CONTENT", "messageId": "m1", "delta": "a"}`:            true,
 	`{"type":"TEXT_MESSAGE_CONTENT","messageId":"m1","delta":"a","extra":1}`:       false,
-	`{"type":"TEXT_MESSAGE_CONTENT","messageId":"m1","delta":"a"`:                  false,
 	`{"type":"TOOL_CALL_ARGS","toolCallId":"c","delta":"{"}`:                       false,
 }
 
-func TestTextContent(t *testing.T) {
+func TestDecodeText(t *testing.T) {
 	for data, want := range textContentCases {
 		var d agui.Decoder
-		_, _, ok := d.TextContent([]byte(data))
-		require.Equal(t, want, ok, data)
+		ev, _, _, err := d.DecodeText([]byte(data))
+		require.NoError(t, err, data)
+		require.Equal(t, want, ev == nil, data)
 	}
+	var d agui.Decoder
+	_, _, _, err := d.DecodeText([]byte(`{"type":"TEXT_MESSAGE_CONTENT","messageId":"m1","delta":"a"`))
+	require.Error(t, err, "a cut object is malformed, as Decode says")
 }

@@ -97,38 +97,47 @@ func (d *Decoder) Decode(data []byte) (events.Event, error) { return decodeEvent
 // subagent's run id or a usage report included.
 func (d *Decoder) Plain() bool { return d.plain }
 
-// textContentPrefix is how the AG-UI SDKs begin a TEXT_MESSAGE_CONTENT
-// (type first, compact): TextContent looks no further into an event that
-// begins otherwise.
-var textContentPrefix = []byte(`{"type":"` + events.EventTypeTextMessageContent + `",`)
-
-// TextContent reads data, when it is a TEXT_MESSAGE_CONTENT that Decode
-// would read by its fast path (Plain) and whose message id and delta are
-// plain (no escape, valid UTF-8, neither U+2028 nor U+2029: bytes written
-// into a JSON string as they are), as that event's message id and delta,
-// a part of data, not copied; ok is false for any other event, which the
-// caller then decodes. A stream's deltas are most of it: the caller passes
-// them on without an event made of each (aap2agui, AGUIToAAP.AddTextDelta).
-func (d *Decoder) TextContent(data []byte) (id string, delta []byte, ok bool) {
-	if !bytes.HasPrefix(data, textContentPrefix) {
-		return "", nil, false
-	}
+// DecodeText is Decode, in the same one pass over data, except for a
+// TEXT_MESSAGE_CONTENT that Decode reads by its fast path (Plain) with a
+// plain message id and delta (no escape, valid UTF-8, neither U+2028 nor
+// U+2029: bytes written into a JSON string as they are): ev is then nil,
+// and id and delta are the event's, delta a part of data, not copied. A
+// stream's deltas are most of it: the caller passes them on without an
+// event made of each (aap2agui, AGUIToAAP.AddTextDelta), and decodes one
+// it does not take with Decode.
+func (d *Decoder) DecodeText(data []byte) (ev events.Event, id string, delta []byte, err error) {
 	s := eventScan{data: data, dec: d}
-	if !s.scan() || s.fastType() != events.EventTypeTextMessageContent {
+	d.plain = false
+	if !s.scan() {
+		return nil, "", nil, malformedEvent(s.typeSoFar(), data)
+	}
+	if id, delta, ok := s.plainText(); ok {
+		d.plain = true
+		return nil, id, delta, nil
+	}
+	ev, err = s.decode()
+	return ev, "", nil, err
+}
+
+// plainText is the message id and delta of a TEXT_MESSAGE_CONTENT of the
+// fast path whose id and delta are plain (DecodeText); the id is the
+// decoder's last one when it is the same.
+func (s *eventScan) plainText() (id string, delta []byte, ok bool) {
+	if s.fastType() != events.EventTypeTextMessageContent {
 		return "", nil, false
 	}
 	a, b := s.str[slotMessageID], s.str[slotDelta]
 	if !a.set || a.flags != 0 || !b.set || b.flags != 0 {
 		return "", nil, false
 	}
-	delta = data[b.start:b.end]
+	delta = s.data[b.start:b.end]
 	if bytes.IndexByte(delta, 0xE2) >= 0 && !jsonenc.Plain(delta) { // U+2028 and U+2029 begin with 0xE2
 		return "", nil, false
 	}
-	if raw := data[a.start:a.end]; string(raw) != d.lastID {
+	d := s.dec
+	if raw := s.data[a.start:a.end]; string(raw) != d.lastID {
 		d.lastID = string(raw)
 	}
-	d.plain = true
 	return d.lastID, delta, true
 }
 
@@ -140,9 +149,16 @@ func decodeEvent(d *Decoder, data []byte) (events.Event, error) {
 	if !s.scan() {
 		return nil, malformedEvent(s.typeSoFar(), data)
 	}
+	return s.decode()
+}
+
+// decode makes the event of a scanned object: by the fast path, else
+// through encoding/json.
+func (s *eventScan) decode() (events.Event, error) {
+	data := s.data
 	if ev := s.fastEvent(); ev != nil {
-		if d != nil {
-			d.plain = true
+		if s.dec != nil {
+			s.dec.plain = true
 		}
 		return ev, nil
 	}

@@ -63,7 +63,7 @@ func (a *answer) write(evs []aap.Event, beforeFull func()) {
 	a.w.Write(a.life, evs, beforeFull)
 }
 
-// writeTextDelta sends a text_delta of text (plain: agui.Decoder.TextContent's
+// writeTextDelta sends a text_delta of text (plain: agui.Decoder.DecodeText's
 // delta), as write sends the event.
 func (a *answer) writeTextDelta(text []byte, beforeFull func()) {
 	a.w.WriteFrame(a.life, string(aap.EventTextDelta), func(b []byte) ([]byte, error) { return aap.AppendTextDeltaFrame(b, text), nil }, beforeFull)

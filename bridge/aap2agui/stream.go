@@ -121,14 +121,12 @@ func (r *turnRun) readRun(ctx context.Context, body *web.IdleBody) (failure, uns
 		if r.follow.holding() {
 			continue // the rest of a run that did not read the message
 		}
-		if r.follow == nil { // (a run followed by another is read event by event)
-			if id, delta, ok := dec.TextContent(frame.Data); ok && r.textDelta(ctx, id, delta) {
-				continue
-			}
-		}
-		ev, err := dec.Decode(frame.Data)
+		ev, err := r.decode(ctx, &dec, frame.Data)
 		if err != nil {
 			return fmt.Errorf("%w: %w", web.ErrBadEvent, err), nil
+		}
+		if ev == nil {
+			continue // a plain text delta, written
 		}
 		if r.follow != nil && !r.follow.pass(ev, frame.Data) {
 			continue
@@ -188,8 +186,23 @@ func (r *turnRun) handle(ctx context.Context, ev events.Event, data []byte) (don
 	return r.tr.Done(), nil
 }
 
+// decode reads one event of the agent's, data: a plain text delta the
+// translator takes is written at once (textDelta), and ev is nil; any
+// other event is returned for handle. A run that may be followed by
+// another is read event by event.
+func (r *turnRun) decode(ctx context.Context, dec *agui.Decoder, data []byte) (events.Event, error) {
+	if r.follow != nil {
+		return dec.Decode(data)
+	}
+	ev, id, delta, err := dec.DecodeText(data)
+	if err != nil || ev != nil || r.textDelta(ctx, id, delta) {
+		return ev, err
+	}
+	return dec.Decode(data) // a delta the translator's general path takes (a message's first): decoded again
+}
+
 // textDelta takes a TEXT_MESSAGE_CONTENT that the decoder read as its
-// message's id and plain delta (agui.Decoder.TextContent) when the
+// message's id and plain delta (agui.Decoder.DecodeText) when the
 // translator adds it to the message as one text_delta
 // (AGUIToAAP.AddTextDelta): it is counted, sized and written as handle
 // would, without an event made of it. false: nothing was done (the
