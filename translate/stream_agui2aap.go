@@ -429,13 +429,21 @@ func (t *AGUIToAAP) emit(ev aap.Event) {
 }
 
 func (t *AGUIToAAP) openText(list *[]openText, id string) *openText {
-	for i := range *list {
-		if (*list)[i].id == id {
-			return &(*list)[i]
-		}
+	if o := findText(*list, id); o != nil {
+		return o
 	}
 	*list = append(*list, openText{id: id})
 	return &(*list)[len(*list)-1]
+}
+
+// findText is the open message of list with the given id; nil if none.
+func findText(list []openText, id string) *openText {
+	for i := range list {
+		if list[i].id == id {
+			return &list[i]
+		}
+	}
+	return nil
 }
 
 func (t *AGUIToAAP) textDelta(id, delta string) {
@@ -469,16 +477,12 @@ func (t *AGUIToAAP) AddTextDelta(id string, delta []byte) bool {
 		t.chunkText != "" || t.chunkRsn != "" || t.chunking || t.foreign[id] {
 		return false
 	}
-	for i := range t.texts {
-		if o := &t.texts[i]; o.id == id {
-			if o.text.Len() == 0 {
-				return false // the first text: it may follow another (textDelta)
-			}
-			o.text.AddBytes(delta)
-			return true
-		}
+	o := findText(t.texts, id)
+	if o == nil || o.text.Len() == 0 {
+		return false // not open, or its first text, which may follow another (textDelta)
 	}
-	return false
+	o.text.AddBytes(delta)
+	return true
 }
 
 func (t *AGUIToAAP) thinkingDelta(id, delta string) {
