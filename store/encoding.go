@@ -191,7 +191,7 @@ func decodeTextEntry(row []byte) (e Entry, ok bool) {
 type threadJSON struct {
 	Agent         string            `json:"agent"`
 	SessionID     string            `json:"sessionId"`
-	Delivered     deliveredIDs      `json:"delivered,omitempty"`
+	Delivered     json.RawMessage   `json:"delivered,omitempty"` // an array of the ids, or deliveredApart
 	ToolsDigest   string            `json:"toolsDigest,omitempty"`
 	ContextDigest string            `json:"contextDigest,omitempty"`
 	ClientCalls   []string          `json:"clientCalls,omitempty"`
@@ -203,41 +203,29 @@ type threadJSON struct {
 
 // EncodeThread is the stored form of t (all but Owner, ID and UpdatedAt,
 // which are columns of their own). A zero CreatedAt is set to now.
-func EncodeThread(t *Thread) ([]byte, error) { return encodeThread(t, t.Delivered) }
+func EncodeThread(t *Thread) ([]byte, error) {
+	var ids json.RawMessage
+	if len(t.Delivered) > 0 {
+		var err error
+		if ids, err = jsonenc.Marshal(t.Delivered); err != nil {
+			return nil, err
+		}
+	}
+	return encodeThread(t, ids)
+}
 
 // EncodeThreadApart is EncodeThread without the delivered ids, for a
 // store that keeps them in rows of their own, written a run's at a time
 // (Thread.DeliveredFrom); DecodeThread reads it as a thread without ids.
 func EncodeThreadApart(t *Thread) ([]byte, error) { return encodeThread(t, deliveredApart) }
 
-// deliveredIDs are a stored thread's delivered ids: a JSON array of them,
-// or the string "apart" (deliveredApart) for ids the store keeps in rows
-// of their own. An earlier build, which knows only the array, refuses the
-// string rather than take the thread for one without ids.
-type deliveredIDs []string
+// deliveredApart stands for the ids of a thread whose store keeps them in
+// rows of their own (EncodeThreadApart): a string where an earlier build,
+// which knows only the array, refuses the thread rather than take it for
+// one without ids.
+var deliveredApart = json.RawMessage(`"apart"`)
 
-// deliveredApart is the deliveredIDs of EncodeThreadApart: one id no
-// AG-UI message has (omitempty would leave out an empty list).
-var deliveredApart = deliveredIDs{"\x00apart"}
-
-// MarshalJSON implements json.Marshaler.
-func (d deliveredIDs) MarshalJSON() ([]byte, error) {
-	if len(d) == 1 && d[0] == deliveredApart[0] {
-		return []byte(`"apart"`), nil
-	}
-	return json.Marshal([]string(d))
-}
-
-// UnmarshalJSON implements json.Unmarshaler: "apart" reads as no ids.
-func (d *deliveredIDs) UnmarshalJSON(b []byte) error {
-	if string(b) == `"apart"` {
-		*d = nil
-		return nil
-	}
-	return json.Unmarshal(b, (*[]string)(d))
-}
-
-func encodeThread(t *Thread, delivered deliveredIDs) ([]byte, error) {
+func encodeThread(t *Thread, delivered json.RawMessage) ([]byte, error) {
 	j := threadJSON{Agent: t.Agent, SessionID: t.SessionID, Delivered: delivered, ToolsDigest: t.ToolsDigest,
 		ContextDigest: t.ContextDigest, ClientCalls: t.ClientCalls, Interrupts: t.Interrupts, RunID: t.RunID, Title: t.Title}
 	if t.CreatedAt.IsZero() {
@@ -255,9 +243,14 @@ func DecodeThread(owner, id string, updated time.Time, b []byte) (*Thread, error
 	if err := json.Unmarshal(b, &j); err != nil {
 		return nil, err
 	}
-	t := &Thread{Owner: owner, ID: id, Agent: j.Agent, SessionID: j.SessionID, Delivered: []string(j.Delivered),
+	t := &Thread{Owner: owner, ID: id, Agent: j.Agent, SessionID: j.SessionID,
 		ToolsDigest: j.ToolsDigest, ContextDigest: j.ContextDigest, ClientCalls: j.ClientCalls,
 		Interrupts: j.Interrupts, RunID: j.RunID, Title: j.Title, UpdatedAt: updated, CreatedAt: updated}
+	if len(j.Delivered) > 0 && !bytes.Equal(j.Delivered, deliveredApart) {
+		if err := json.Unmarshal(j.Delivered, &t.Delivered); err != nil {
+			return nil, err
+		}
+	}
 	if j.CreatedAt != nil {
 		t.CreatedAt = j.CreatedAt.UTC()
 	}
