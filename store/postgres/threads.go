@@ -143,7 +143,9 @@ func (s *Store) SaveThreadUnlock(ctx context.Context, t *store.Thread, holder st
 			msgs = append(msgs, m)
 		}
 	}
-	for delivered := min(max(t.DeliveredFrom, 0), len(t.Delivered), math.MaxInt32); ; delivered = 0 {
+	// save writes the thread with its ids from delivered on; false: the
+	// statement found a gap and saved nothing.
+	save := func(delivered int) (bool, error) {
 		q := pgSaveThreadUpsert
 		if from > 0 || delivered > 0 {
 			q = pgSaveThreadAfter
@@ -153,20 +155,24 @@ func (s *Store) SaveThreadUnlock(ctx context.Context, t *store.Thread, holder st
 			ids = append(ids, []byte(id))
 		}
 		tag, err := s.exec(ctx, t.Owner+"\x00"+t.ID, q, t.Owner, t.ID, string(b), t.KeepUpdatedAt, holder, from, msgs, delivered, ids, tail != nil)
-		switch {
-		case err != nil:
-			return fmt.Errorf("store: postgres: save thread: %w", err)
-		case tag.RowsAffected() == 0 && delivered > 0:
-			continue // DeliveredFrom past the stored ids, or a gap in the record: once more with every id
-		case tag.RowsAffected() == 0:
-			return store.ErrRecordGap
-		}
-		if tail != nil {
-			t.RecordLen = from + len(msgs)
-		}
-		t.DeliveredFrom = 0
-		return nil
+		return tag.RowsAffected() > 0, err
 	}
+	delivered := min(max(t.DeliveredFrom, 0), len(t.Delivered), math.MaxInt32)
+	saved, err := save(delivered)
+	if err == nil && !saved && delivered > 0 {
+		saved, err = save(0) // DeliveredFrom past the stored ids, or a gap in the record: once more with every id
+	}
+	switch {
+	case err != nil:
+		return fmt.Errorf("store: postgres: save thread: %w", err)
+	case !saved:
+		return store.ErrRecordGap
+	}
+	if tail != nil {
+		t.RecordLen = from + len(msgs)
+	}
+	t.DeliveredFrom = 0
+	return nil
 }
 
 // LockThread implements store.ThreadStore: one statement on the database's
