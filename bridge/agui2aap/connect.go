@@ -61,7 +61,8 @@ func (r *runner) record() {
 // start gets right after its RUN_STARTED: a MESSAGES_SNAPSHOT of the
 // conversation the run continues (the thread's record, then what the run
 // was asked), so that a page that holds nothing shows the conversation
-// and the answer going on. Nothing when the run kept no input or the record cannot be read.
+// and the answer going on. Nothing when the run kept no input or the
+// record cannot be read.
 func (s *Server) joining(ctx context.Context, l *store.RunLog, threadID string, log *zerolog.Logger) []byte {
 	var in runInput
 	if len(l.Input) == 0 || json.Unmarshal(l.Input, &in) != nil {

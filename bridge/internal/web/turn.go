@@ -121,14 +121,15 @@ func (t *Turn) End() {
 }
 
 // Ended names what ended the turn's upstream stream early, once its
-// answer began (failure: the read's error, not nil), and logs it. It returns the upstream's result for the metrics
-// and the log line, and the error to tell the client in-band: nil when
-// the client stopped reading or left, since nobody reads it any more.
+// answer began (failure: the read's error, not nil), and logs it. It
+// returns the upstream's result for the metrics and the log line, and
+// the error to tell the client in-band: nil when the client stopped
+// reading or left, since nobody reads it any more.
 //
 // The turn's own context says why it ended, before the failure does: a
 // lock that could not be kept, a stop on request (OutcomeStopped), a
-// client that stopped reading or left, a turn past MaxTurnDuration; otherwise the failure is the upstream's,
-// named by StreamFailure.
+// client that stopped reading or left, a turn past MaxTurnDuration;
+// otherwise the failure is the upstream's, named by StreamFailure.
 func (t *Turn) Ended(ctx context.Context, failure error) (result string, inBand error) {
 	log, cause := t.Log, context.Cause(ctx)
 	switch {
