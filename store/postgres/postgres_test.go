@@ -76,17 +76,11 @@ func TestPostgresConcurrentMigrations(t *testing.T) {
 // its sessions at version 0, the next write counted.
 func TestPostgresMigratesHistoryVersion(t *testing.T) {
 	ctx := context.Background()
-	dsn := pgtest.Schema(t)
-	s, err := postgres.Open(ctx, dsn)
-	require.NoError(t, err)
-	require.NoError(t, s.CreateSession(ctx, &store.Session{ID: "s1", Owner: "alice"}, storetest.Users("u1")))
-	require.NoError(t, s.Close())
-	_, err = rawPG(t, dsn).Exec(ctx, pgBeforeRecords+`DROP TABLE run_log_batches, run_logs;
+	s, _ := pgMigrated(t, pgBeforeRecords+`DROP TABLE run_log_batches, run_logs;
 		DROP TRIGGER sessions_history_written ON sessions; DROP FUNCTION aapagui_history_written();
-		ALTER TABLE sessions DROP COLUMN history_version; UPDATE aapagui_schema SET version = 1`)
-	require.NoError(t, err)
-
-	s = openPostgresDSN(t, dsn)
+		ALTER TABLE sessions DROP COLUMN history_version; UPDATE aapagui_schema SET version = 1`, func(t *testing.T, s store.Store) {
+		require.NoError(t, s.CreateSession(ctx, &store.Session{ID: "s1", Owner: "alice"}, storetest.Users("u1")))
+	})
 	got, err := s.GetSession(ctx, "alice", "s1")
 	require.NoError(t, err)
 	assert.Zero(t, got.HistoryVersion)
@@ -101,15 +95,9 @@ func TestPostgresMigratesHistoryVersion(t *testing.T) {
 // sessions are there, and it keeps run logs.
 func TestPostgresMigratesRunLogs(t *testing.T) {
 	ctx := context.Background()
-	dsn := pgtest.Schema(t)
-	s, err := postgres.Open(ctx, dsn)
-	require.NoError(t, err)
-	require.NoError(t, s.CreateSession(ctx, &store.Session{ID: "s1", Owner: "alice"}, storetest.Users("u1")))
-	require.NoError(t, s.Close())
-	_, err = rawPG(t, dsn).Exec(ctx, pgBeforeRecords+`DROP TABLE run_log_batches, run_logs; UPDATE aapagui_schema SET version = 2`)
-	require.NoError(t, err)
-
-	s = openPostgresDSN(t, dsn)
+	s, _ := pgMigrated(t, pgBeforeRecords+`DROP TABLE run_log_batches, run_logs; UPDATE aapagui_schema SET version = 2`, func(t *testing.T, s store.Store) {
+		require.NoError(t, s.CreateSession(ctx, &store.Session{ID: "s1", Owner: "alice"}, storetest.Users("u1")))
+	})
 	assert.Equal(t, storetest.Users("u1"), storetest.History(t, s, "s1"))
 	storetest.StartLog(t, s, "L1", "alice", "session/s1", time.Time{})
 	require.NoError(t, s.AppendRunLog(ctx, "L1", storetest.Batch(1, 2), true))
@@ -155,16 +143,8 @@ const pgBeforeDelivered = `DROP TRIGGER threads_delivered ON threads; DROP FUNCT
 // a thread this build saved, rather than read it without ids.
 func TestPostgresMigratesDelivered(t *testing.T) {
 	ctx := context.Background()
-	dsn := pgtest.Schema(t)
-	s, err := postgres.Open(ctx, dsn)
-	require.NoError(t, err)
-	require.NoError(t, s.SaveThread(ctx, &store.Thread{Owner: "k", ID: "t", SessionID: "sess", Delivered: []string{"m1", "m2"}}))
-	require.NoError(t, s.Close())
-	conn := rawPG(t, dsn)
-	_, err = conn.Exec(ctx, pgBeforeDelivered)
-	require.NoError(t, err)
-
-	storetest.DeliveredMigrated(t, openPostgresDSN(t, dsn), func() string {
+	s, conn := pgMigrated(t, pgBeforeDelivered, storetest.FillDelivered)
+	storetest.DeliveredMigrated(t, s, func() string {
 		var data string
 		require.NoError(t, conn.QueryRow(ctx, `SELECT data FROM threads WHERE id = 't'`).Scan(&data))
 		return data
@@ -181,26 +161,8 @@ const pgBeforeStopping = pgBeforeDelivered + `DROP INDEX run_logs_stopping; ALTE
 // A database of the schema before run logs' stop marks (5) opens migrated:
 // its running log can be asked to stop, and its finished one cannot.
 func TestPostgresMigratesRunLogStopping(t *testing.T) {
-	ctx := context.Background()
-	dsn := pgtest.Schema(t)
-	s, err := postgres.Open(ctx, dsn)
-	require.NoError(t, err)
-	storetest.StartLog(t, s, "L1", "alice", "thread/t1", time.Time{})
-	require.NoError(t, s.AppendRunLog(ctx, "L1", storetest.Batch(1, 2), true))
-	storetest.StartLog(t, s, "L2", "alice", "thread/t1", time.Time{})
-	require.NoError(t, s.Close())
-	_, err = rawPG(t, dsn).Exec(ctx, pgBeforeStopping)
-	require.NoError(t, err)
-
-	s = openPostgresDSN(t, dsn)
-	ids, err := s.StoppingRunLogs(ctx)
-	require.NoError(t, err)
-	assert.Empty(t, ids, "no log was asked to stop")
-	require.ErrorIs(t, s.StopRunLog(ctx, "alice", "L1"), store.ErrNotFound, "a finished log")
-	require.NoError(t, s.StopRunLog(ctx, "alice", "L2"))
-	ids, err = s.StoppingRunLogs(ctx)
-	require.NoError(t, err)
-	assert.Equal(t, []string{"L2"}, ids)
+	s, _ := pgMigrated(t, pgBeforeStopping, storetest.StopMarksMigration.Fill)
+	storetest.StopMarksMigration.Check(t, s)
 }
 
 // pgBeforeRunLogInput takes a database back to the schema before run
@@ -210,33 +172,8 @@ const pgBeforeRunLogInput = pgBeforeStopping + `ALTER TABLE run_logs DROP COLUMN
 // A database of the schema before run logs' input (4) opens migrated: its
 // logs are there without an Input, and new logs keep theirs.
 func TestPostgresMigratesRunLogInput(t *testing.T) {
-	ctx := context.Background()
-	dsn := pgtest.Schema(t)
-	s, err := postgres.Open(ctx, dsn)
-	require.NoError(t, err)
-	storetest.StartLog(t, s, "L1", "alice", "thread/t1", time.Time{})
-	require.NoError(t, s.AppendRunLog(ctx, "L1", storetest.Batch(1, 2), true))
-	require.NoError(t, s.Close())
-	_, err = rawPG(t, dsn).Exec(ctx, pgBeforeRunLogInput)
-	require.NoError(t, err)
-
-	s = openPostgresDSN(t, dsn)
-	got, err := s.GetRunLog(ctx, "alice", "L1")
-	require.NoError(t, err)
-	assert.Nil(t, got.Input, "a log stored before the column")
-	assert.Equal(t, int64(2), got.Events)
-	assert.True(t, got.Finished)
-	batches, err := s.ReadRunLog(ctx, "L1", 0, 1<<20)
-	require.NoError(t, err)
-	assert.Equal(t, []store.RunLogBatch{storetest.Batch(1, 2)}, batches)
-
-	input := []byte("[{\"id\":\"m1\",\"role\":\"user\",\"content\":\"\xff\xfe\x00\"}]")
-	l := &store.RunLog{ID: "L2", Owner: "alice", Key: "thread/t1", RunID: "run-L2", Form: "agui", Input: input}
-	require.NoError(t, s.StartRunLog(ctx, l))
-	got, err = s.LatestRunLog(ctx, "alice", "thread/t1")
-	require.NoError(t, err)
-	assert.Equal(t, "L2", got.ID)
-	assert.Equal(t, input, got.Input)
+	s, _ := pgMigrated(t, pgBeforeRunLogInput, storetest.RunLogInputMigration.Fill)
+	storetest.RunLogInputMigration.Check(t, s)
 }
 
 // pgBeforeRecords takes a database back to the schema before thread
@@ -246,25 +183,8 @@ const pgBeforeRecords = pgBeforeRunLogInput + `DROP TABLE thread_records; ALTER 
 // A database of the schema before thread records (3) opens migrated: its
 // threads are there with empty records, which saves then write.
 func TestPostgresMigratesThreadRecords(t *testing.T) {
-	ctx := context.Background()
-	dsn := pgtest.Schema(t)
-	s, err := postgres.Open(ctx, dsn)
-	require.NoError(t, err)
-	require.NoError(t, s.SaveThread(ctx, &store.Thread{Owner: "k", ID: "t", SessionID: "sess"}))
-	require.NoError(t, s.Close())
-	_, err = rawPG(t, dsn).Exec(ctx, pgBeforeRecords)
-	require.NoError(t, err)
-
-	s = openPostgresDSN(t, dsn)
-	th, err := s.GetThread(ctx, "k", "t")
-	require.NoError(t, err)
-	assert.Equal(t, "sess", th.SessionID)
-	assert.Zero(t, th.RecordLen)
-	th.RecordTail = &store.RecordTail{Messages: storetest.RecordMessages("m1", "m2")}
-	require.NoError(t, s.SaveThread(ctx, th))
-	got, err := s.ThreadRecord(ctx, "k", "t")
-	require.NoError(t, err)
-	assert.Equal(t, storetest.RecordMessages("m1", "m2"), got)
+	s, _ := pgMigrated(t, pgBeforeRecords, storetest.ThreadRecordsMigration.Fill)
+	storetest.ThreadRecordsMigration.Check(t, s)
 }
 
 // A thread's record and its row go together: DeleteThread leaves no
@@ -353,6 +273,22 @@ func TestPostgresOpenErrors(t *testing.T) {
 		s := openPostgresDSN(t, pgtest.Schema(t))
 		require.NoError(t, s.Ping(context.Background()))
 	})
+}
+
+// pgMigrated is the store of a database that held what fill stored,
+// taken back to an earlier schema by before (SQL), then opened again (and
+// so migrated); conn is the database connected directly.
+func pgMigrated(t *testing.T, before string, fill func(t *testing.T, s store.Store)) (*postgres.Store, *pgx.Conn) {
+	t.Helper()
+	dsn := pgtest.Schema(t)
+	s, err := postgres.Open(context.Background(), dsn)
+	require.NoError(t, err)
+	fill(t, s)
+	require.NoError(t, s.Close())
+	conn := rawPG(t, dsn)
+	_, err = conn.Exec(context.Background(), before)
+	require.NoError(t, err)
+	return openPostgresDSN(t, dsn), conn
 }
 
 // rawPG connects to the test database directly, bypassing the store.

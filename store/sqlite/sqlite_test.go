@@ -59,6 +59,22 @@ func openFile(t *testing.T, path string) *sqlite.Store {
 	return s
 }
 
+// migrated is the store of a file that held what fill stored, taken back
+// to an earlier schema by before (SQL), then opened again (and so
+// migrated); db is the file opened directly.
+func migrated(t *testing.T, before string, fill func(t *testing.T, s store.Store)) (*sqlite.Store, *sql.DB) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "store.db")
+	s, err := sqlite.Open(path)
+	require.NoError(t, err)
+	fill(t, s)
+	require.NoError(t, s.Close())
+	db := rawDB(t, path)
+	_, err = db.Exec(before)
+	require.NoError(t, err)
+	return openFile(t, path), db
+}
+
 // rawDB opens the file directly, bypassing the store.
 func rawDB(t *testing.T, path string) *sql.DB {
 	t.Helper()
@@ -143,17 +159,8 @@ const beforeDelivered = `DROP TRIGGER threads_delivered_inserted; DROP TRIGGER t
 // ids in its row has them moved to the rows; and it cannot read a thread
 // this build saved, rather than read it without ids.
 func TestSQLiteMigratesDelivered(t *testing.T) {
-	ctx := context.Background()
-	path := filepath.Join(t.TempDir(), "store.db")
-	s, err := sqlite.Open(path)
-	require.NoError(t, err)
-	require.NoError(t, s.SaveThread(ctx, &store.Thread{Owner: "k", ID: "t", SessionID: "sess", Delivered: []string{"m1", "m2"}}))
-	require.NoError(t, s.Close())
-	db := rawDB(t, path)
-	_, err = db.Exec(beforeDelivered)
-	require.NoError(t, err)
-
-	storetest.DeliveredMigrated(t, openFile(t, path), func() string {
+	s, db := migrated(t, beforeDelivered, storetest.FillDelivered)
+	storetest.DeliveredMigrated(t, s, func() string {
 		var data string
 		require.NoError(t, db.QueryRow(`SELECT data FROM threads WHERE id = 't'`).Scan(&data))
 		return data
@@ -170,26 +177,8 @@ const beforeStopping = beforeDelivered + `DROP INDEX run_logs_stopping; ALTER TA
 // A file of the schema before run logs' stop marks (6) opens migrated: its
 // running log can be asked to stop, and its finished one cannot.
 func TestSQLiteMigratesRunLogStopping(t *testing.T) {
-	ctx := context.Background()
-	path := filepath.Join(t.TempDir(), "store.db")
-	s, err := sqlite.Open(path)
-	require.NoError(t, err)
-	storetest.StartLog(t, s, "L1", "alice", "thread/t1", time.Time{})
-	require.NoError(t, s.AppendRunLog(ctx, "L1", storetest.Batch(1, 2), true))
-	storetest.StartLog(t, s, "L2", "alice", "thread/t1", time.Time{})
-	require.NoError(t, s.Close())
-	_, err = rawDB(t, path).Exec(beforeStopping)
-	require.NoError(t, err)
-
-	s = openFile(t, path)
-	ids, err := s.StoppingRunLogs(ctx)
-	require.NoError(t, err)
-	assert.Empty(t, ids, "no log was asked to stop")
-	require.ErrorIs(t, s.StopRunLog(ctx, "alice", "L1"), store.ErrNotFound, "a finished log")
-	require.NoError(t, s.StopRunLog(ctx, "alice", "L2"))
-	ids, err = s.StoppingRunLogs(ctx)
-	require.NoError(t, err)
-	assert.Equal(t, []string{"L2"}, ids)
+	s, _ := migrated(t, beforeStopping, storetest.StopMarksMigration.Fill)
+	storetest.StopMarksMigration.Check(t, s)
 }
 
 // beforeRunLogInput takes a file back to the schema before run logs' input
@@ -199,33 +188,8 @@ const beforeRunLogInput = beforeStopping + `ALTER TABLE run_logs DROP COLUMN inp
 // A file of the schema before run logs' input (5) opens migrated: its logs
 // are there without an Input, and new logs keep theirs.
 func TestSQLiteMigratesRunLogInput(t *testing.T) {
-	ctx := context.Background()
-	path := filepath.Join(t.TempDir(), "store.db")
-	s, err := sqlite.Open(path)
-	require.NoError(t, err)
-	storetest.StartLog(t, s, "L1", "alice", "thread/t1", time.Time{})
-	require.NoError(t, s.AppendRunLog(ctx, "L1", storetest.Batch(1, 2), true))
-	require.NoError(t, s.Close())
-	_, err = rawDB(t, path).Exec(beforeRunLogInput)
-	require.NoError(t, err)
-
-	s = openFile(t, path)
-	got, err := s.GetRunLog(ctx, "alice", "L1")
-	require.NoError(t, err)
-	assert.Nil(t, got.Input, "a log stored before the column")
-	assert.Equal(t, int64(2), got.Events)
-	assert.True(t, got.Finished)
-	batches, err := s.ReadRunLog(ctx, "L1", 0, 1<<20)
-	require.NoError(t, err)
-	assert.Equal(t, []store.RunLogBatch{storetest.Batch(1, 2)}, batches)
-
-	input := []byte("[{\"id\":\"m1\",\"role\":\"user\",\"content\":\"\xff\xfe\x00\"}]")
-	l := &store.RunLog{ID: "L2", Owner: "alice", Key: "thread/t1", RunID: "run-L2", Form: "agui", Input: input}
-	require.NoError(t, s.StartRunLog(ctx, l))
-	got, err = s.LatestRunLog(ctx, "alice", "thread/t1")
-	require.NoError(t, err)
-	assert.Equal(t, "L2", got.ID)
-	assert.Equal(t, input, got.Input)
+	s, _ := migrated(t, beforeRunLogInput, storetest.RunLogInputMigration.Fill)
+	storetest.RunLogInputMigration.Check(t, s)
 }
 
 // beforeRecords takes a file back to the schema before thread records (4).
@@ -234,25 +198,8 @@ const beforeRecords = beforeRunLogInput + `DROP TABLE thread_records; ALTER TABL
 // A file of the schema before thread records (4) opens migrated: its
 // threads are there with empty records, which saves then write.
 func TestSQLiteMigratesThreadRecords(t *testing.T) {
-	ctx := context.Background()
-	path := filepath.Join(t.TempDir(), "store.db")
-	s, err := sqlite.Open(path)
-	require.NoError(t, err)
-	require.NoError(t, s.SaveThread(ctx, &store.Thread{Owner: "k", ID: "t", SessionID: "sess"}))
-	require.NoError(t, s.Close())
-	_, err = rawDB(t, path).Exec(beforeRecords)
-	require.NoError(t, err)
-
-	s = openFile(t, path)
-	th, err := s.GetThread(ctx, "k", "t")
-	require.NoError(t, err)
-	assert.Equal(t, "sess", th.SessionID)
-	assert.Zero(t, th.RecordLen)
-	th.RecordTail = &store.RecordTail{Messages: storetest.RecordMessages("m1", "m2")}
-	require.NoError(t, s.SaveThread(ctx, th))
-	got, err := s.ThreadRecord(ctx, "k", "t")
-	require.NoError(t, err)
-	assert.Equal(t, storetest.RecordMessages("m1", "m2"), got)
+	s, _ := migrated(t, beforeRecords, storetest.ThreadRecordsMigration.Fill)
+	storetest.ThreadRecordsMigration.Check(t, s)
 }
 
 // A thread's record and its row go together: DeleteThread leaves no
@@ -284,15 +231,9 @@ func TestSQLiteThreadRecordGoesWithItsThread(t *testing.T) {
 // are there, and it keeps run logs.
 func TestSQLiteMigratesRunLogs(t *testing.T) {
 	ctx := context.Background()
-	path := filepath.Join(t.TempDir(), "store.db")
-	s, err := sqlite.Open(path)
-	require.NoError(t, err)
-	require.NoError(t, s.CreateSession(ctx, storetest.Session("s1", "alice"), storetest.Users("1")))
-	require.NoError(t, s.Close())
-	_, err = rawDB(t, path).Exec(beforeRecords + `DROP TABLE run_log_batches; DROP TABLE run_logs; PRAGMA user_version = 3`)
-	require.NoError(t, err)
-
-	s = openFile(t, path)
+	s, _ := migrated(t, beforeRecords+`DROP TABLE run_log_batches; DROP TABLE run_logs; PRAGMA user_version = 3`, func(t *testing.T, s store.Store) {
+		require.NoError(t, s.CreateSession(ctx, storetest.Session("s1", "alice"), storetest.Users("1")))
+	})
 	assert.Equal(t, storetest.Users("1"), storetest.History(t, s, "s1"))
 	storetest.StartLog(t, s, "L1", "alice", "session/s1", time.Time{})
 	require.NoError(t, s.AppendRunLog(ctx, "L1", storetest.Batch(1, 2), true))
@@ -329,15 +270,9 @@ func TestSQLiteRunLogBatchesGoWithTheirLog(t *testing.T) {
 // counts.
 func TestSQLiteMigratesHistoryVersion(t *testing.T) {
 	ctx := context.Background()
-	path := filepath.Join(t.TempDir(), "store.db")
-	s, err := sqlite.Open(path)
-	require.NoError(t, err)
-	require.NoError(t, s.CreateSession(ctx, storetest.Session("s1", "alice"), storetest.Users("1", "2")))
-	require.NoError(t, s.Close())
-	_, err = rawDB(t, path).Exec(beforeRecords + `ALTER TABLE sessions DROP COLUMN history_version; PRAGMA user_version = 2`)
-	require.NoError(t, err)
-
-	s = openFile(t, path)
+	s, _ := migrated(t, beforeRecords+`ALTER TABLE sessions DROP COLUMN history_version; PRAGMA user_version = 2`, func(t *testing.T, s store.Store) {
+		require.NoError(t, s.CreateSession(ctx, storetest.Session("s1", "alice"), storetest.Users("1", "2")))
+	})
 	got, err := s.GetSession(ctx, "alice", "s1")
 	require.NoError(t, err)
 	assert.Zero(t, got.HistoryVersion)

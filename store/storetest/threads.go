@@ -2,7 +2,6 @@ package storetest
 
 import (
 	"context"
-	"encoding/json"
 	"testing"
 	"time"
 
@@ -248,32 +247,4 @@ func testThreadSaveUnlock(t *testing.T, open func(t *testing.T) store.Store) {
 	require.NoError(t, err)
 	assert.Equal(t, "s2", got.SessionID, "saved whoever holds the lock")
 	assert.False(t, lock("k1", "h4"), "another holder's lock is left alone")
-}
-
-// DeliveredMigrated checks a store whose thread "t" of owner "k" was saved
-// with the ids m1 and m2 in its row, by the build before the ids had rows
-// of their own, and which then migrated: the thread has them, and a run's
-// save adds to them. row reads the thread's row as stored, which the
-// earlier build cannot read; earlierSave writes the ids o1 and o2 into the
-// row, as a replica of the earlier build still running saves it: the
-// thread then has those.
-func DeliveredMigrated(t *testing.T, s store.Store, row func() string, earlierSave func()) {
-	t.Helper()
-	ctx := context.Background()
-	th, err := s.GetThread(ctx, "k", "t")
-	require.NoError(t, err)
-	assert.Equal(t, []string{"m1", "m2"}, th.Delivered)
-	th.Delivered, th.DeliveredFrom = append(th.Delivered, "m3"), 2
-	require.NoError(t, s.SaveThread(ctx, th))
-	th, err = s.GetThread(ctx, "k", "t")
-	require.NoError(t, err)
-	assert.Equal(t, []string{"m1", "m2", "m3"}, th.Delivered)
-
-	data := row()
-	var earlier struct{ Delivered []string }
-	require.Error(t, json.Unmarshal([]byte(data), &earlier), "an earlier build's reading of %s", data)
-	earlierSave()
-	th, err = s.GetThread(ctx, "k", "t")
-	require.NoError(t, err)
-	assert.Equal(t, []string{"o1", "o2"}, th.Delivered, "an earlier build's save")
 }
