@@ -25,6 +25,7 @@ type memSession struct {
 	holder  string
 	until   time.Time
 	version int64 // the session's HistoryVersion
+	parts   memParts
 }
 
 // NewMemory returns an empty in-memory store.
@@ -233,12 +234,16 @@ func (m *Memory) History(_ context.Context, id string) ([]Entry, error) {
 	m.mu.Lock()
 	ms, ok := m.sessions[id]
 	var hist [][]byte
+	var err error
 	if ok {
-		hist = ms.history[:len(ms.history):len(ms.history)]
+		hist, err = ExpandRows(ms.history[:len(ms.history):len(ms.history)], ms.parts.reader())
 	}
 	m.mu.Unlock()
 	if !ok {
 		return nil, ErrNotFound
+	}
+	if err != nil {
+		return nil, err
 	}
 	return DecodeEntries(hist)
 }
@@ -261,8 +266,11 @@ func (m *Memory) LockLoadSession(_ context.Context, owner, id, holder string, kn
 		return nil, nil, false, left, nil
 	}
 	sess, err := ms.session()
-	hist := ms.history[:len(ms.history):len(ms.history)]
+	hist, xerr := ExpandRows(ms.history[:len(ms.history):len(ms.history)], ms.parts.reader())
 	m.mu.Unlock()
+	if err == nil {
+		err = xerr
+	}
 	var entries []Entry
 	if err == nil && !sess.KnownHistory(known) {
 		entries, err = DecodeEntries(hist)

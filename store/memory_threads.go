@@ -30,6 +30,9 @@ type memThreads struct {
 	// records are the threads' records, each message a copy of the
 	// caller's bytes; a thread without one has none here.
 	records map[string][][]byte
+	// parts are the parts of the records' long texts (PartStore), by
+	// thread.
+	parts map[string]memParts
 }
 
 type memLock struct {
@@ -179,6 +182,7 @@ func (m *Memory) DeleteThread(_ context.Context, owner, id string) error {
 	delete(m.th.threads, k)
 	delete(m.th.updated, k)
 	delete(m.th.records, k)
+	delete(m.th.parts, k)
 	return nil
 }
 
@@ -189,10 +193,13 @@ func (m *Memory) ThreadRecord(_ context.Context, owner, id string) ([]json.RawMe
 	m.mu.Lock()
 	k := threadKey(owner, id)
 	_, ok := m.th.threads[k]
-	rec := m.th.records[k]
+	rec, err := ExpandRows(m.th.records[k], m.th.parts[k].reader())
 	m.mu.Unlock()
 	if !ok {
 		return nil, ErrNotFound
+	}
+	if err != nil {
+		return nil, err
 	}
 	out := make([]json.RawMessage, len(rec))
 	for i, msg := range rec {

@@ -332,3 +332,17 @@ func (s *observedThreads) ThreadRecord(ctx context.Context, owner, id string) ([
 	done(err)
 	return rec, err
 }
+
+func (s *observed) AddHistoryPart(ctx context.Context, sessionID, ref string, i int, part []byte) error {
+	ctx, done := s.o(ctx, "AddHistoryPart")
+	err := s.st.AddHistoryPart(ctx, sessionID, ref, i, part)
+	done(err)
+	return err
+}
+
+func (s *observed) AddRecordPart(ctx context.Context, owner, threadID, ref string, i int, part []byte) error {
+	ctx, done := s.o(ctx, "AddRecordPart")
+	err := s.st.AddRecordPart(ctx, owner, threadID, ref, i, part)
+	done(err)
+	return err
+}

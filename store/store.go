@@ -168,6 +168,7 @@ type Store interface {
 	SessionLocker
 	ThreadStore
 	RunLogStore
+	PartStore
 	// Ping checks that the store is usable.
 	Ping(ctx context.Context) error
 	Close() error

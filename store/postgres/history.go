@@ -6,6 +6,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/aapagui/aapagui/internal/textparts"
 	"github.com/aapagui/aapagui/store"
 	"github.com/aapagui/aapagui/store/internal/rowscan"
 )
@@ -133,5 +134,56 @@ func (s *Store) History(ctx context.Context, id string) ([]store.Entry, error) {
 	if err != nil {
 		return nil, err
 	}
-	return rowscan.History(raw)
+	return rowscan.History(raw, s.historyParts(ctx, id))
+}
+
+// AddHistoryPart implements store.PartStore.
+func (s *Store) AddHistoryPart(ctx context.Context, sessionID, ref string, i int, part []byte) error {
+	if !pgStorable(sessionID) {
+		return store.ErrNotFound
+	}
+	_, err := s.exec(ctx, sessionID, `INSERT INTO history_parts (session_id, ref, part, data) VALUES ($1, $2, $3, $4)
+		ON CONFLICT (session_id, ref, part) DO UPDATE SET data = EXCLUDED.data`, sessionID, ref, i, part)
+	if err != nil {
+		return fmt.Errorf("store: postgres: history part: %w", err)
+	}
+	return nil
+}
+
+// AddRecordPart implements store.PartStore.
+func (s *Store) AddRecordPart(ctx context.Context, owner, threadID, ref string, i int, part []byte) error {
+	if !pgStorable(owner, threadID) {
+		return fmt.Errorf("store: postgres: record part: a thread's owner or id holds a NUL")
+	}
+	_, err := s.exec(ctx, owner+"\x00"+threadID, `INSERT INTO record_parts (owner, id, ref, part, data) VALUES ($1, $2, $3, $4, $5)
+		ON CONFLICT (owner, id, ref, part) DO UPDATE SET data = EXCLUDED.data`, owner, threadID, ref, i, part)
+	if err != nil {
+		return fmt.Errorf("store: postgres: record part: %w", err)
+	}
+	return nil
+}
+
+// historyParts reads the parts of session id's long texts.
+func (s *Store) historyParts(ctx context.Context, id string) textparts.Reader {
+	return func(ref string, n int) ([][]byte, error) {
+		return s.parts(ctx, `SELECT part, data FROM history_parts WHERE session_id = $1 AND ref = $2 AND part < $3 ORDER BY part`, id, ref, n)
+	}
+}
+
+// recordParts reads the parts of a thread's record's long texts.
+func (s *Store) recordParts(ctx context.Context, owner, id string) textparts.Reader {
+	return func(ref string, n int) ([][]byte, error) {
+		return s.parts(ctx, `SELECT part, data FROM record_parts WHERE owner = $1 AND id = $2 AND ref = $3 AND part < $4 ORDER BY part`, owner, id, ref, n)
+	}
+}
+
+// parts reads the parts query selects (part, data), up to the first
+// missing one.
+func (s *Store) parts(ctx context.Context, query string, args ...any) ([][]byte, error) {
+	rows, err := s.pool.Query(ctx, query, args...)
+	if err != nil {
+		return nil, fmt.Errorf("store: postgres: text parts: %w", err)
+	}
+	defer rows.Close()
+	return rowscan.Parts(rows, "store: postgres: text parts")
 }

@@ -142,7 +142,7 @@ func (s *Store) lockedSession(ctx context.Context, c *pgLockCall, out *store.Ses
 	case len(snap.hist) != n || snap.version == nil || *snap.version != out.HistoryVersion:
 		sess, entries, err = s.LoadSession(ctx, out.Owner, out.ID)
 	default:
-		entries, err = pgDecodeSessionRow(out, data, snap.hist)
+		entries, err = s.decodeSessionRow(ctx, out, data, snap.hist)
 	}
 	if err != nil {
 		_ = s.Unlock(context.WithoutCancel(ctx), out.ID, c.holder)

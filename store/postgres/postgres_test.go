@@ -68,7 +68,7 @@ func TestPostgresConcurrentMigrations(t *testing.T) {
 	var version, rows int
 	conn := rawPG(t, dsn)
 	require.NoError(t, conn.QueryRow(context.Background(), `SELECT max(version), count(*) FROM aapagui_schema`).Scan(&version, &rows))
-	assert.Equal(t, 7, version)
+	assert.Equal(t, 8, version)
 	assert.Equal(t, 1, rows)
 }
 
@@ -129,9 +129,14 @@ func TestPostgresRunLogBatchesGoWithTheirLog(t *testing.T) {
 	assert.Equal(t, []int{0, 0}, []int{logs, batches})
 }
 
+// pgBeforeParts takes a database back to schema 7, before the long texts'
+// parts.
+const pgBeforeParts = `DROP TRIGGER threads_parts_deleted ON threads; DROP FUNCTION aapagui_thread_deleted();
+	DROP TABLE history_parts, record_parts; UPDATE aapagui_schema SET version = 7;`
+
 // pgBeforeDelivered takes a database back to the schema before the
 // delivered ids' rows (6), the ids back in their threads' rows.
-const pgBeforeDelivered = `DROP TRIGGER threads_delivered ON threads; DROP FUNCTION aapagui_thread_written(); DROP FUNCTION aapagui_thread_delivered(text, text);
+const pgBeforeDelivered = pgBeforeParts + `DROP TRIGGER threads_delivered ON threads; DROP FUNCTION aapagui_thread_written(); DROP FUNCTION aapagui_thread_delivered(text, text);
 	UPDATE threads SET data = jsonb_set(data::jsonb, '{delivered}', (SELECT coalesce(jsonb_agg(convert_from(message_id, 'UTF8') ORDER BY position), '[]')
 		FROM thread_delivered d WHERE d.owner = threads.owner AND d.id = threads.id))::text;
 	DROP TABLE thread_delivered; ALTER TABLE threads DROP COLUMN delivered_len; UPDATE aapagui_schema SET version = 6;`

@@ -10,7 +10,7 @@ import (
 
 // pgSchemaVersion is the version of the current schema; pgMigrations[v]
 // brings version v to v+1.
-const pgSchemaVersion = 7
+const pgSchemaVersion = 8
 
 var pgMigrations = [pgSchemaVersion][]string{
 	{
@@ -166,6 +166,33 @@ var pgMigrations = [pgSchemaVersion][]string{
 		END $$`,
 		`CREATE TRIGGER threads_delivered AFTER INSERT OR UPDATE OF data ON threads FOR EACH ROW
 			WHEN (json_typeof(NEW.data::json -> 'delivered') = 'array') EXECUTE FUNCTION aapagui_thread_written()`,
+	},
+	{
+		// The parts of the long texts a stream holds apart as they come
+		// (store.PartStore): a history entry's by its session, a thread
+		// record's message's by its thread, which need not be saved yet
+		// when its first run's parts come (a trigger drops them with it).
+		`CREATE TABLE history_parts (
+			session_id text    NOT NULL REFERENCES sessions (id) ON DELETE CASCADE,
+			ref        text    NOT NULL,
+			part       integer NOT NULL,
+			data       bytea   NOT NULL,
+			PRIMARY KEY (session_id, ref, part)
+		)`,
+		`CREATE TABLE record_parts (
+			owner text    NOT NULL,
+			id    text    NOT NULL,
+			ref   text    NOT NULL,
+			part  integer NOT NULL,
+			data  bytea   NOT NULL,
+			PRIMARY KEY (owner, id, ref, part)
+		)`,
+		`CREATE FUNCTION aapagui_thread_deleted() RETURNS trigger LANGUAGE plpgsql AS $$
+		BEGIN
+			DELETE FROM record_parts WHERE owner = OLD.owner AND id = OLD.id;
+			RETURN NULL;
+		END $$`,
+		`CREATE TRIGGER threads_parts_deleted AFTER DELETE ON threads FOR EACH ROW EXECUTE FUNCTION aapagui_thread_deleted()`,
 	},
 }
 

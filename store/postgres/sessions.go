@@ -140,16 +140,17 @@ func (s *Store) LoadSession(ctx context.Context, owner, id string) (*store.Sessi
 	if err != nil {
 		return nil, nil, fmt.Errorf("store: postgres: load session: %w", err)
 	}
-	entries, err := pgDecodeSessionRow(out, data, hist)
+	entries, err := s.decodeSessionRow(ctx, out, data, hist)
 	if err != nil {
 		return nil, nil, err
 	}
 	return out, entries, nil
 }
 
-// pgDecodeSessionRow fills out from a session row's data and returns its
-// history entries, as read by one statement.
-func pgDecodeSessionRow(out *store.Session, data string, hist []string) ([]store.Entry, error) {
+// decodeSessionRow fills out from a session row's data and returns its
+// history entries, as read by one statement (their long texts read from
+// their parts).
+func (s *Store) decodeSessionRow(ctx context.Context, out *store.Session, data string, hist []string) ([]store.Entry, error) {
 	out.CreatedAt = out.CreatedAt.UTC()
 	if err := store.DecodeSession(out, []byte(data)); err != nil {
 		return nil, err
@@ -157,6 +158,10 @@ func pgDecodeSessionRow(out *store.Session, data string, hist []string) ([]store
 	raw := make([][]byte, len(hist))
 	for i, h := range hist {
 		raw[i] = []byte(h)
+	}
+	raw, err := store.ExpandRows(raw, s.historyParts(ctx, out.ID))
+	if err != nil {
+		return nil, err
 	}
 	return store.DecodeEntries(raw)
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"github.com/aapagui/aapagui/store"
 	"github.com/aapagui/aapagui/store/internal/rowcopy"
 	"github.com/aapagui/aapagui/store/internal/rowscan"
 )
@@ -33,7 +34,8 @@ func (c copySource) Sessions(ctx context.Context) ([]rowcopy.Session, error) {
 	return out, err
 }
 
-// History implements rowcopy.Source.
+// History implements rowcopy.Source: a long text held in parts is
+// copied whole, into its entry.
 func (c copySource) History(ctx context.Context, id string) ([][]byte, error) {
 	what := "reading history of " + id
 	rows, err := c.s.r.QueryContext(ctx, `SELECT data FROM history WHERE session_id = ? ORDER BY position`, id)
@@ -41,11 +43,15 @@ func (c copySource) History(ctx context.Context, id string) ([][]byte, error) {
 		return nil, fmt.Errorf("%s: %w", what, err)
 	}
 	defer func() { _ = rows.Close() }()
-	return rowscan.Collect(rows, what, func(scan rowscan.Scan) ([]byte, error) {
+	hist, err := rowscan.Collect(rows, what, func(scan rowscan.Scan) ([]byte, error) {
 		var b []byte
 		err := scan(&b)
 		return b, err
 	})
+	if err != nil {
+		return nil, err
+	}
+	return store.ExpandRows(hist, c.s.historyParts(ctx, id))
 }
 
 // Threads implements rowcopy.Source.
@@ -69,7 +75,8 @@ func (c copySource) Threads(ctx context.Context) ([]rowcopy.Thread, error) {
 	return out, err
 }
 
-// ThreadRecord implements rowcopy.Source.
+// ThreadRecord implements rowcopy.Source: a long text held in parts is
+// copied whole, into its message.
 func (c copySource) ThreadRecord(ctx context.Context, owner, id string) ([][]byte, error) {
 	what := "reading the record of thread " + id
 	rows, err := c.s.r.QueryContext(ctx, `SELECT data FROM thread_records WHERE owner = ? AND id = ? ORDER BY position`, owner, id)
@@ -77,9 +84,13 @@ func (c copySource) ThreadRecord(ctx context.Context, owner, id string) ([][]byt
 		return nil, fmt.Errorf("%s: %w", what, err)
 	}
 	defer func() { _ = rows.Close() }()
-	return rowscan.Collect(rows, what, func(scan rowscan.Scan) ([]byte, error) {
+	rec, err := rowscan.Collect(rows, what, func(scan rowscan.Scan) ([]byte, error) {
 		var b []byte
 		err := scan(&b)
 		return b, err
 	})
+	if err != nil {
+		return nil, err
+	}
+	return store.ExpandRows(rec, c.s.recordParts(ctx, owner, id))
 }

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"fmt"
 
+	"github.com/aapagui/aapagui/internal/textparts"
 	"github.com/aapagui/aapagui/store"
 	"github.com/aapagui/aapagui/store/internal/rowscan"
 )
@@ -100,5 +101,48 @@ func (s *Store) History(ctx context.Context, id string) ([]store.Entry, error) {
 	if err != nil {
 		return nil, err
 	}
-	return rowscan.History(raw)
+	return rowscan.History(raw, s.historyParts(ctx, id))
+}
+
+// AddHistoryPart implements store.PartStore.
+func (s *Store) AddHistoryPart(ctx context.Context, sessionID, ref string, i int, part []byte) error {
+	_, err := s.exec(ctx, `INSERT OR REPLACE INTO history_parts (session_id, ref, part, data) VALUES (?, ?, ?, ?)`, sessionID, ref, i, part)
+	if err != nil {
+		return fmt.Errorf("store: sqlite: history part: %w", err)
+	}
+	return nil
+}
+
+// AddRecordPart implements store.PartStore.
+func (s *Store) AddRecordPart(ctx context.Context, owner, threadID, ref string, i int, part []byte) error {
+	_, err := s.exec(ctx, `INSERT OR REPLACE INTO record_parts (owner, id, ref, part, data) VALUES (?, ?, ?, ?, ?)`, owner, threadID, ref, i, part)
+	if err != nil {
+		return fmt.Errorf("store: sqlite: record part: %w", err)
+	}
+	return nil
+}
+
+// historyParts reads the parts of session id's long texts.
+func (s *Store) historyParts(ctx context.Context, id string) textparts.Reader {
+	return func(ref string, n int) ([][]byte, error) {
+		return s.parts(ctx, `SELECT part, data FROM history_parts WHERE session_id = ? AND ref = ? AND part < ? ORDER BY part`, id, ref, n)
+	}
+}
+
+// recordParts reads the parts of a thread's record's long texts.
+func (s *Store) recordParts(ctx context.Context, owner, id string) textparts.Reader {
+	return func(ref string, n int) ([][]byte, error) {
+		return s.parts(ctx, `SELECT part, data FROM record_parts WHERE owner = ? AND id = ? AND ref = ? AND part < ? ORDER BY part`, owner, id, ref, n)
+	}
+}
+
+// parts reads the parts query selects (part, data), up to the first
+// missing one.
+func (s *Store) parts(ctx context.Context, query string, args ...any) ([][]byte, error) {
+	rows, err := s.readRows(ctx, query, args...)
+	if err != nil {
+		return nil, fmt.Errorf("store: sqlite: text parts: %w", err)
+	}
+	defer func() { _ = rows.Close() }()
+	return rowscan.Parts(rows, "store: sqlite: text parts")
 }

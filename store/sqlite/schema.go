@@ -7,7 +7,7 @@ import (
 
 // schemaVersion is the user_version of a database with the current
 // schema; migrations[v] brings version v to v+1.
-const schemaVersion = 8
+const schemaVersion = 9
 
 var migrations = [schemaVersion][]string{
 	{
@@ -144,6 +144,31 @@ var migrations = [schemaVersion][]string{
 		`CREATE TRIGGER IF NOT EXISTS threads_delivered_updated AFTER UPDATE OF data ON threads
 			WHEN json_type(NEW.data, '$.delivered') = 'array'` + sqliteMoveDelivered,
 	},
+	{
+		// The parts of the long texts a stream holds apart as they come
+		// (store.PartStore): a history entry's by its session, a thread
+		// record's message's by its thread, which need not be saved yet
+		// when its first run's parts come (a trigger drops them with it).
+		`CREATE TABLE IF NOT EXISTS history_parts (
+			session_id TEXT    NOT NULL REFERENCES sessions (id) ON DELETE CASCADE,
+			ref        TEXT    NOT NULL,
+			part       INTEGER NOT NULL,
+			data       BLOB    NOT NULL,
+			PRIMARY KEY (session_id, ref, part)
+		)`,
+		`CREATE TABLE IF NOT EXISTS record_parts (
+			owner TEXT    NOT NULL,
+			id    TEXT    NOT NULL,
+			ref   TEXT    NOT NULL,
+			part  INTEGER NOT NULL,
+			data  BLOB    NOT NULL,
+			PRIMARY KEY (owner, id, ref, part)
+		)`,
+		`CREATE TRIGGER IF NOT EXISTS threads_parts_deleted AFTER DELETE ON threads
+			BEGIN
+				DELETE FROM record_parts WHERE owner = OLD.owner AND id = OLD.id;
+			END`,
+	},
 }
 
 // sqliteMoveDelivered is the body of the triggers that move the ids a
@@ -168,6 +193,8 @@ var schemaProbes = []string{
 	`SELECT log_id, first, count, frames FROM run_log_batches LIMIT 0`,
 	`SELECT owner, id, position, data FROM thread_records LIMIT 0`,
 	`SELECT owner, id, position, message_id FROM thread_delivered LIMIT 0`,
+	`SELECT session_id, ref, part, data FROM history_parts LIMIT 0`,
+	`SELECT owner, id, ref, part, data FROM record_parts LIMIT 0`,
 }
 
 // migrate creates or upgrades the schema in one IMMEDIATE transaction, so

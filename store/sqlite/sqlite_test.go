@@ -143,7 +143,7 @@ func TestSQLiteFileSettings(t *testing.T) {
 	assert.Equal(t, "wal", mode)
 	var version int
 	require.NoError(t, db.QueryRow(`PRAGMA user_version`).Scan(&version))
-	assert.Equal(t, 8, version)
+	assert.Equal(t, 9, version)
 }
 
 // beforeDelivered takes a file back to the schema before the delivered

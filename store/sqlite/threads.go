@@ -281,5 +281,5 @@ func (s *Store) ThreadRecord(ctx context.Context, owner, id string) ([]json.RawM
 	if err != nil {
 		return nil, err
 	}
-	return rowscan.Record(raw)
+	return rowscan.Record(raw, s.recordParts(ctx, owner, id))
 }

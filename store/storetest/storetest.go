@@ -21,6 +21,7 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 	runSteps(t, open, []step{
 		{"threads", testThreads},
 		{"thread records", testThreadRecords},
+		{"long texts in parts", testTextParts},
 		{"leases", testLeases},
 		{"limits", testLimits},
 		{"AG-UI extras", testEntryAGUI},

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"github.com/aapagui/aapagui/internal/textparts"
 	"github.com/aapagui/aapagui/store"
 )
 
@@ -46,9 +47,10 @@ func Collect[T any](rows Rows, what string, read func(Scan) (T, error)) ([]T, er
 }
 
 // History decodes the rows of a session LEFT JOIN its history, one entry
-// per row (nil: the NULL of a session without entries). No rows at all is
-// a session that does not exist: store.ErrNotFound.
-func History(raw [][]byte) ([]store.Entry, error) {
+// per row (nil: the NULL of a session without entries), the long texts
+// held in parts read with read. No rows at all is a session that does not
+// exist: store.ErrNotFound.
+func History(raw [][]byte, read textparts.Reader) ([]store.Entry, error) {
 	if len(raw) == 0 {
 		return nil, store.ErrNotFound
 	}
@@ -58,22 +60,55 @@ func History(raw [][]byte) ([]store.Entry, error) {
 			entries = append(entries, r)
 		}
 	}
+	entries, err := store.ExpandRows(entries, read)
+	if err != nil {
+		return nil, err
+	}
 	return store.DecodeEntries(entries)
 }
 
 // Record is the record of the rows of a thread LEFT JOIN its record, one
 // message per row (nil: the NULL of a thread without messages), never nil
-// itself. No rows at all is a thread that does not exist:
-// store.ErrNotFound.
-func Record(raw [][]byte) ([]json.RawMessage, error) {
+// itself, the long texts held in parts read with read. No rows at all is
+// a thread that does not exist: store.ErrNotFound.
+func Record(raw [][]byte, read textparts.Reader) ([]json.RawMessage, error) {
 	if len(raw) == 0 {
 		return nil, store.ErrNotFound
 	}
-	out := make([]json.RawMessage, 0, len(raw))
+	rows := make([][]byte, 0, len(raw))
 	for _, r := range raw {
 		if r != nil {
-			out = append(out, r)
+			rows = append(rows, r)
 		}
+	}
+	rows, err := store.ExpandRows(rows, read)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]json.RawMessage, len(rows))
+	for i, r := range rows {
+		out[i] = r
+	}
+	return out, nil
+}
+
+// Parts reads the rows of a query of text parts (part, data), in order,
+// up to the first part missing (textparts.Reader).
+func Parts(rows Rows, what string) ([][]byte, error) {
+	var out [][]byte
+	for rows.Next() {
+		var i int
+		var data []byte
+		if err := rows.Scan(&i, &data); err != nil {
+			return nil, fmt.Errorf("%s: %w", what, err)
+		}
+		if i != len(out) {
+			break
+		}
+		out = append(out, data)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("%s: %w", what, err)
 	}
 	return out, nil
 }

@@ -1,0 +1,105 @@
+package store
+
+import (
+	"context"
+
+	"github.com/aapagui/aapagui/internal/textparts"
+)
+
+// PartStore holds the parts of the long texts that the bridges hold apart
+// as they stream (internal/textparts): a history entry's, by its
+// session, and a thread record's message's, by its thread. A stored
+// message holds a marker in the text's place, which every read of the
+// history or the record replaces with the parts; the parts go when their
+// session or thread does. Writing part i of ref again replaces it.
+// Every Store is one.
+type PartStore interface {
+	AddHistoryPart(ctx context.Context, sessionID, ref string, i int, part []byte) error
+	AddRecordPart(ctx context.Context, owner, threadID, ref string, i int, part []byte) error
+}
+
+// ExpandRows returns rows (history entries or record messages, as
+// stored) with the text of each marker read back from its parts (read);
+// rows itself is not changed, and is what is returned when no row holds a
+// marker.
+func ExpandRows(rows [][]byte, read textparts.Reader) ([][]byte, error) {
+	var out [][]byte
+	for i, row := range rows {
+		if !textparts.Has(row) {
+			continue
+		}
+		x, err := textparts.Expand(row, read)
+		if err != nil {
+			return nil, err
+		}
+		if out == nil {
+			out = append([][]byte(nil), rows...)
+		}
+		out[i] = x
+	}
+	if out == nil {
+		return rows, nil
+	}
+	return out, nil
+}
+
+
+// memParts are the parts of one session's or thread's texts, by name.
+type memParts map[string][][]byte
+
+// add stores part i of ref (a copy).
+func (p *memParts) add(ref string, i int, part []byte) {
+	if *p == nil {
+		*p = memParts{}
+	}
+	list := (*p)[ref]
+	for len(list) <= i {
+		list = append(list, nil)
+	}
+	list[i] = append([]byte(nil), part...)
+	(*p)[ref] = list
+}
+
+// reader reads p's parts (the caller holds the store's lock while it
+// does).
+func (p memParts) reader() textparts.Reader {
+	return func(ref string, n int) ([][]byte, error) {
+		list := p[ref]
+		if len(list) > n {
+			list = list[:n]
+		}
+		for i, part := range list {
+			if part == nil {
+				return list[:i], nil
+			}
+		}
+		return list, nil
+	}
+}
+
+// AddHistoryPart implements PartStore.
+func (m *Memory) AddHistoryPart(_ context.Context, sessionID, ref string, i int, part []byte) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	ms, ok := m.sessions[sessionID]
+	if !ok {
+		return ErrNotFound
+	}
+	ms.parts.add(ref, i, part)
+	return nil
+}
+
+// AddRecordPart implements PartStore. The thread need not be saved yet
+// (its first run's parts come before its first save).
+func (m *Memory) AddRecordPart(_ context.Context, owner, threadID, ref string, i int, part []byte) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.th.parts == nil {
+		m.th.parts = map[string]memParts{}
+	}
+	k := threadKey(owner, threadID)
+	p := m.th.parts[k]
+	p.add(ref, i, part)
+	m.th.parts[k] = p
+	return nil
+}
