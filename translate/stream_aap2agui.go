@@ -26,6 +26,10 @@ type AAPToAGUIOptions struct {
 	// an interrupt outcome, one interrupt per call. nil means every tool is a
 	// client tool.
 	IsClientTool func(name string) bool
+	// Spill holds the messages' texts apart as they stream (TextSpill):
+	// the content of Messages then holds the marker of their parts. A
+	// caller that sends Messages whole (a MESSAGES_SNAPSHOT) gives none.
+	Spill TextSpill
 }
 
 // Error codes of the RUN_ERROR events this translator emits.
@@ -173,7 +177,7 @@ func (t *AAPToAGUI) begin() {
 
 // addMessage records a new AG-UI message and returns its index.
 func (t *AAPToAGUI) addMessage(m types.Message) int {
-	t.msgs = append(t.msgs, aguiItem{msg: m})
+	t.msgs = append(t.msgs, aguiItem{msg: m, text: streamedText{spill: t.opts.Spill}})
 	return len(t.msgs) - 1
 }
 

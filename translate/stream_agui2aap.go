@@ -30,6 +30,11 @@ type AGUIToAAPOptions struct {
 	// does on resume), is neither streamed nor added to history again.
 	// nil: only the run's own calls are known, and every result is kept.
 	Prior *PriorCalls
+	// Spill, in StreamDelta mode, holds the texts apart as they stream
+	// (TextSpill): the text and thinking of Messages and Draft then hold
+	// the marker of their parts. The other modes send the texts whole,
+	// and hold them.
+	Spill TextSpill
 }
 
 // AGUIToAAP translates the AG-UI events of one run into the AAP events of
@@ -78,6 +83,7 @@ type AGUIToAAP struct {
 	rawInterrupts []json.RawMessage
 	runError      *events.RunErrorEvent
 	incomplete    bool
+	spill         TextSpill // Spill, in StreamDelta mode
 	agui10
 }
 
@@ -96,7 +102,11 @@ func NewAGUIToAAP(opts AGUIToAAPOptions) *AGUIToAAP {
 	if mode == "" {
 		mode = aap.StreamDelta
 	}
-	return &AGUIToAAP{mode: mode, prior: opts.Prior}
+	t := &AGUIToAAP{mode: mode, prior: opts.Prior}
+	if mode == aap.StreamDelta {
+		t.spill = opts.Spill
+	}
+	return t
 }
 
 // Feed translates one AG-UI event. The returned slice is reused by the next
@@ -432,7 +442,7 @@ func (t *AGUIToAAP) openText(list *[]openText, id string) *openText {
 	if o := findText(*list, id); o != nil {
 		return o
 	}
-	*list = append(*list, openText{id: id})
+	*list = append(*list, openText{id: id, text: streamedText{spill: t.spill}})
 	return &(*list)[len(*list)-1]
 }
 

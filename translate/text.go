@@ -1,6 +1,23 @@
 package translate
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/aapagui/aapagui/internal/ident"
+	"github.com/aapagui/aapagui/internal/textparts"
+)
+
+// A TextSpill holds the start of a long text apart as it streams: part i
+// of the text named ref (internal/textparts), written before the call
+// returns. The bridges give their store's (store.PartStore), for the
+// session or the thread the message will be stored in, so that a message
+// never costs more memory than a part, however long it grows. A text
+// whose parts are held apart gives, in the messages the translator
+// returns, the marker of its parts and the rest, which the store gives
+// back whole on reading; an error leaves the rest of the text in memory.
+// A caller that needs the text itself (a mode that sends messages whole,
+// a snapshot of the conversation) gives none.
+type TextSpill func(ref string, i int, part []byte) error
 
 // Bounds of a streamedText's chunks.
 const (
@@ -28,6 +45,12 @@ type streamedText struct {
 	chunk []byte     // the chunk being filled; its spare room takes the next short delta
 	size  int        // the size of the last chunk made
 	n     int        // the text's length
+	// What is held apart (TextSpill): held is the length of what parts
+	// and chunk hold, the rest (n-held) the first spilled parts of ref.
+	spill   TextSpill
+	ref     string
+	spilled int
+	held    int
 }
 
 // textPart is a string (a long delta, or the text as String joined it)
@@ -52,7 +75,55 @@ func (t *streamedText) Add(delta string) {
 	default:
 		t.chunk = append(t.room(n), delta...)
 	}
+	t.grew(n)
+}
+
+// grew counts n bytes added to the text, and holds what it holds apart
+// once that is a part.
+func (t *streamedText) grew(n int) {
 	t.n += n
+	t.held += n
+	if t.spill != nil && t.held >= textparts.PartSize {
+		t.spillParts()
+	}
+}
+
+// spillParts writes what the text holds as parts (TextSpill), but for a
+// rest shorter than a part, which it goes on holding.
+func (t *streamedText) spillParts() {
+	b := t.joined()
+	for len(b) >= textparts.PartSize {
+		k := textparts.Cut(b, textparts.PartSize)
+		if t.ref == "" {
+			t.ref = ident.Random("text-")
+		}
+		if t.spill(t.ref, t.spilled, b[:k]) != nil {
+			t.spill = nil // the store failed: the rest is held
+			break
+		}
+		t.spilled++
+		t.held -= k
+		b = b[k:]
+	}
+	clear(t.parts)
+	t.parts, t.chunk, t.size = t.parts[:0], nil, 0
+	if len(b) > 0 {
+		t.parts = append(t.parts, textPart{b: append([]byte(nil), b...)})
+	}
+}
+
+// joined is what the text holds, in one buffer.
+func (t *streamedText) joined() []byte {
+	t.seal()
+	b := make([]byte, 0, t.held)
+	for _, p := range t.parts {
+		if p.b != nil {
+			b = append(b, p.b...)
+		} else {
+			b = append(b, p.s...)
+		}
+	}
+	return b
 }
 
 // AddBytes appends a delta given as bytes, which it copies.
@@ -61,7 +132,7 @@ func (t *streamedText) AddBytes(delta []byte) {
 		t.Add(string(delta))
 	} else if n > 0 {
 		t.chunk = append(t.room(n), delta...)
-		t.n += n
+		t.grew(n)
 	}
 }
 
@@ -90,9 +161,18 @@ func (t *streamedText) seal() {
 
 // String returns the text. The first call after an Add joins what came
 // into one string, which the text then holds instead of its parts; a
-// text that is one long delta is that delta.
+// text that is one long delta is that delta. A text held apart in parts
+// is their marker and what the text holds.
 func (t *streamedText) String() string {
-	if t.n == 0 {
+	if t.spilled > 0 {
+		return textparts.Marker(t.ref, t.spilled) + t.heldString()
+	}
+	return t.heldString()
+}
+
+// heldString is what the text holds, as String gives it.
+func (t *streamedText) heldString() string {
+	if t.held == 0 {
 		return ""
 	}
 	t.seal()
@@ -100,7 +180,7 @@ func (t *streamedText) String() string {
 		return t.parts[0].s
 	}
 	var b strings.Builder
-	b.Grow(t.n)
+	b.Grow(t.held)
 	for _, p := range t.parts {
 		if p.b != nil {
 			b.Write(p.b)
