@@ -30,7 +30,7 @@ type memThreads struct {
 	// records are the threads' records, each message a copy of the
 	// caller's bytes; a thread without one has none here.
 	records map[string][][]byte
-	// parts are the parts of the records' long texts (PartStore), by
+	// parts are the parts of the records' long texts (AddRecordPart), by
 	// thread.
 	parts map[string]memParts
 }

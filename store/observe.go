@@ -340,9 +340,9 @@ func (s *observed) AddHistoryPart(ctx context.Context, sessionID, ref string, i 
 	return err
 }
 
-func (s *observed) AddRecordPart(ctx context.Context, owner, threadID, ref string, i int, part []byte) error {
+func (s *observedThreads) AddRecordPart(ctx context.Context, owner, threadID, ref string, i int, part []byte) error {
 	ctx, done := s.o(ctx, "AddRecordPart")
-	err := s.st.AddRecordPart(ctx, owner, threadID, ref, i, part)
+	err := s.ts.AddRecordPart(ctx, owner, threadID, ref, i, part)
 	done(err)
 	return err
 }

@@ -6,18 +6,6 @@ import (
 	"github.com/aapagui/aapagui/internal/textparts"
 )
 
-// PartStore holds the parts of the long texts that the bridges hold apart
-// as they stream (internal/textparts): a history entry's, by its
-// session, and a thread record's message's, by its thread. A stored
-// message holds a marker in the text's place, which every read of the
-// history or the record replaces with the parts; the parts go when their
-// session or thread does. Writing part i of ref again replaces it.
-// Every Store is one.
-type PartStore interface {
-	AddHistoryPart(ctx context.Context, sessionID, ref string, i int, part []byte) error
-	AddRecordPart(ctx context.Context, owner, threadID, ref string, i int, part []byte) error
-}
-
 // ExpandRows returns rows (history entries or record messages, as
 // stored) with the text of each marker read back from its parts (read);
 // rows itself is not changed, and is what is returned when no row holds a
@@ -42,7 +30,6 @@ func ExpandRows(rows [][]byte, read textparts.Reader) ([][]byte, error) {
 	}
 	return out, nil
 }
-
 
 // memParts are the parts of one session's or thread's texts, by name.
 type memParts map[string][][]byte
@@ -77,7 +64,7 @@ func (p memParts) reader() textparts.Reader {
 	}
 }
 
-// AddHistoryPart implements PartStore.
+// AddHistoryPart implements HistoryStore.
 func (m *Memory) AddHistoryPart(_ context.Context, sessionID, ref string, i int, part []byte) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -89,7 +76,7 @@ func (m *Memory) AddHistoryPart(_ context.Context, sessionID, ref string, i int,
 	return nil
 }
 
-// AddRecordPart implements PartStore. The thread need not be saved yet
+// AddRecordPart implements ThreadStore. The thread need not be saved yet
 // (its first run's parts come before its first save).
 func (m *Memory) AddRecordPart(_ context.Context, owner, threadID, ref string, i int, part []byte) error {
 	m.mu.Lock()

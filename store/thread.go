@@ -137,6 +137,11 @@ type ThreadStore interface {
 	// another owner. agui2aap gives it back as the conversation when the
 	// AAP session behind the thread is gone.
 	ThreadRecord(ctx context.Context, owner, id string) ([]json.RawMessage, error)
+	// AddRecordPart is HistoryStore.AddHistoryPart for the record of
+	// owner's thread id, which need not be saved yet (its first run's
+	// parts come before its first save): ThreadRecord gives the texts
+	// whole, and the parts go with the thread.
+	AddRecordPart(ctx context.Context, owner, id, ref string, i int, part []byte) error
 }
 
 // Next is the page after t in a listing.

@@ -9,7 +9,7 @@ import (
 
 // A TextSpill holds the start of a long text apart as it streams: part i
 // of the text named ref (internal/textparts), written before the call
-// returns. The bridges give their store's (store.PartStore), for the
+// returns. The bridges give their store's (store.HistoryStore.AddHistoryPart, store.ThreadStore.AddRecordPart), for the
 // session or the thread the message will be stored in, so that a message
 // never costs more memory than a part, however long it grows. A text
 // whose parts are held apart gives, in the messages the translator

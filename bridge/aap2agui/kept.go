@@ -154,6 +154,10 @@ type tally struct {
 	hist    []store.Entry
 	version int64
 	unknown bool
+	// parts: a text of the turn's is held apart in parts, and the copy
+	// holds its marker (AddHistoryPart): the history is not kept for the
+	// next turn, which must send the text itself.
+	parts bool
 }
 
 // newTally starts the tally of session id's turn from its history hist at
@@ -188,7 +192,15 @@ func (t *tally) wrote(id string, err error, change func(hist []store.Entry) (_ [
 func (t *tally) kept() (hist []store.Entry, version int64, ok bool) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	return t.hist, t.version, !t.unknown
+	return t.hist, t.version, !t.unknown && !t.parts
+}
+
+// AddHistoryPart is the store's; the history it leaves is not kept.
+func (t *tally) AddHistoryPart(ctx context.Context, id, ref string, i int, part []byte) error {
+	t.mu.Lock()
+	t.parts = true
+	t.mu.Unlock()
+	return t.Store.AddHistoryPart(ctx, id, ref, i, part)
 }
 
 // appendEntries is a change of the copy: entries appended.

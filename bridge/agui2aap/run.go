@@ -82,7 +82,7 @@ func (r *runner) execute(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	r.prepareStream()
+	r.prepareStream(ctx)
 	defer r.life.Out.Done()
 	evs, err := r.openFirst(ctx, req)
 	if err != nil {
@@ -99,7 +99,7 @@ func (r *runner) execute(ctx context.Context) error {
 }
 
 // prepareStream sets up the translator and the client's stream.
-func (r *runner) prepareStream() {
+func (r *runner) prepareStream(ctx context.Context) {
 	r.clients = map[string]bool{}
 	for _, t := range r.in.Tools {
 		r.clients[t.Name] = true
@@ -109,6 +109,7 @@ func (r *runner) prepareStream() {
 		ThreadID: r.in.ThreadID, RunID: r.in.RunID,
 		// Under a grant or deny policy nothing is ever interrupted.
 		IsClientTool: func(name string) bool { return r.clients[name] || !interrupting },
+		Spill:        r.spill(ctx),
 	})
 	r.results = map[string]bool{}
 	r.keepForRecord()

@@ -137,7 +137,7 @@ func (s *Store) History(ctx context.Context, id string) ([]store.Entry, error) {
 	return rowscan.History(raw, s.historyParts(ctx, id))
 }
 
-// AddHistoryPart implements store.PartStore.
+// AddHistoryPart implements store.HistoryStore.
 func (s *Store) AddHistoryPart(ctx context.Context, sessionID, ref string, i int, part []byte) error {
 	if !pgStorable(sessionID) {
 		return store.ErrNotFound
@@ -150,7 +150,7 @@ func (s *Store) AddHistoryPart(ctx context.Context, sessionID, ref string, i int
 	return nil
 }
 
-// AddRecordPart implements store.PartStore.
+// AddRecordPart implements store.ThreadStore.
 func (s *Store) AddRecordPart(ctx context.Context, owner, threadID, ref string, i int, part []byte) error {
 	if !pgStorable(owner, threadID) {
 		return fmt.Errorf("store: postgres: record part: a thread's owner or id holds a NUL")

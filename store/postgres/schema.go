@@ -169,7 +169,7 @@ var pgMigrations = [pgSchemaVersion][]string{
 	},
 	{
 		// The parts of the long texts a stream holds apart as they come
-		// (store.PartStore): a history entry's by its session, a thread
+		// (AddHistoryPart, AddRecordPart): a history entry's by its session, a thread
 		// record's message's by its thread, which need not be saved yet
 		// when its first run's parts come (a trigger drops them with it).
 		`CREATE TABLE history_parts (

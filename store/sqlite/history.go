@@ -104,7 +104,7 @@ func (s *Store) History(ctx context.Context, id string) ([]store.Entry, error) {
 	return rowscan.History(raw, s.historyParts(ctx, id))
 }
 
-// AddHistoryPart implements store.PartStore.
+// AddHistoryPart implements store.HistoryStore.
 func (s *Store) AddHistoryPart(ctx context.Context, sessionID, ref string, i int, part []byte) error {
 	_, err := s.exec(ctx, `INSERT OR REPLACE INTO history_parts (session_id, ref, part, data) VALUES (?, ?, ?, ?)`, sessionID, ref, i, part)
 	if err != nil {
@@ -113,7 +113,7 @@ func (s *Store) AddHistoryPart(ctx context.Context, sessionID, ref string, i int
 	return nil
 }
 
-// AddRecordPart implements store.PartStore.
+// AddRecordPart implements store.ThreadStore.
 func (s *Store) AddRecordPart(ctx context.Context, owner, threadID, ref string, i int, part []byte) error {
 	_, err := s.exec(ctx, `INSERT OR REPLACE INTO record_parts (owner, id, ref, part, data) VALUES (?, ?, ?, ?, ?)`, owner, threadID, ref, i, part)
 	if err != nil {

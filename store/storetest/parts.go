@@ -43,7 +43,7 @@ func lastText(t *testing.T, hist []store.Entry) string {
 	return a.Content.Text
 }
 
-// testTextParts checks the long texts held in parts (store.PartStore):
+// testTextParts checks the long texts held in parts (AddHistoryPart, AddRecordPart):
 // every read of a history or a record gives the whole text; the parts are
 // the session's or the thread's only, and go with it.
 func testTextParts(t *testing.T, open func(t *testing.T) store.Store) {
