@@ -32,7 +32,8 @@
 // turn ended (past --max-message-size, 32 MiB by default, with the cap's
 // error), the bridge's RSS before, its peak growth (VmHWM less the RSS
 // before) and its RSS after, in MB, whether that growth is within 64 MB,
-// and for aap2agui the length of the assistant text its history stored.
+// and the length of the assistant text the store holds (aap2agui's
+// history, agui2aap's thread record).
 //
 //	go run ./cmd/aapload -bin /tmp/bin -huge 256
 package main

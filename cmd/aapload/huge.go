@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -15,6 +16,7 @@ import (
 
 	"github.com/aapagui/aapagui/aap"
 	"github.com/aapagui/aapagui/demo"
+	"github.com/aapagui/aapagui/store"
 )
 
 // hugeText is the user message that makes hugeAAP answer with one huge
@@ -116,7 +118,7 @@ type hugeResult struct {
 	before    int    // VmRSS once the bridge was ready, before the message
 	peak      int    // VmHWM after the message
 	after     int    // VmRSS after the message
-	stored    int    // aap2agui: the length of the assistant text the history holds; -1: not measured
+	stored    int    // the length of the assistant text the history (aap2agui) or the record (agui2aap) holds; -1: not measured
 }
 
 // hugeTarget is the peak growth the issue asks of a 256 MiB message, in MB.
@@ -152,7 +154,7 @@ func (r hugeResult) print(w io.Writer, name string, mib int) {
 		name, mib, float64(r.sent)/(1<<20), float64(r.got)/(1<<20), r.ended)
 	stored := ""
 	if r.stored >= 0 {
-		stored = fmt.Sprintf("; history holds %d bytes (%.1f MiB) of the assistant's text", r.stored, float64(r.stored)/(1<<20))
+		stored = fmt.Sprintf("; the store holds %d bytes (%.1f MiB) of the assistant's text", r.stored, float64(r.stored)/(1<<20))
 	}
 	fmt.Fprintf(w, "%s: RSS %.1f MB before, peak growth %.1f MB, RSS %.1f MB after%s; within %d MB: %s\n",
 		name, mb(r.before), mb(r.peak-r.before), mb(r.after), stored, hugeTarget, within)
@@ -251,7 +253,31 @@ func (l hugeLoad) agui2aap() (hugeResult, error) {
 		return res, err
 	}
 	res.peak, res.after, res.sent = p.peakRSS(), p.rss(), sent.Load()
-	return res, nil
+	res.stored, err = recordedText(l.storeFor("agui2aap"), hugeText)
+	return res, err
+}
+
+// recordedText is the length of the text of the last assistant message in
+// the record of thread id (of the owner without a key), read from the
+// store at spec.
+func recordedText(spec, id string) (int, error) {
+	st, err := store.Open(spec)
+	if err != nil {
+		return 0, err
+	}
+	defer st.Close()
+	rec, err := st.(store.ThreadStore).ThreadRecord(context.Background(), "", id)
+	if err != nil {
+		return 0, fmt.Errorf("the thread's record: %w", err)
+	}
+	n := 0
+	for _, raw := range rec {
+		var m struct{ Role, Content string }
+		if json.Unmarshal(raw, &m) == nil && m.Role == "assistant" {
+			n = len(m.Content)
+		}
+	}
+	return n, nil
 }
 
 // storeFor is the store of the named program: -store, else a SQLite file
