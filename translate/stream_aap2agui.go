@@ -26,9 +26,11 @@ type AAPToAGUIOptions struct {
 	// an interrupt outcome, one interrupt per call. nil means every tool is a
 	// client tool.
 	IsClientTool func(name string) bool
-	// Spill holds the messages' texts apart as they stream (TextSpill):
-	// the content of Messages then holds the marker of their parts. A
-	// caller that sends Messages whole (a MESSAGES_SNAPSHOT) gives none.
+	// Spill holds the assistant messages' texts apart as they stream
+	// (TextSpill): the content of Messages then holds the marker of their
+	// parts. A caller that sends Messages whole (a MESSAGES_SNAPSHOT)
+	// gives none. Reasoning is held whole: agui2aap stores none of it, so
+	// its parts would have nothing to read them.
 	Spill TextSpill
 }
 
@@ -177,7 +179,11 @@ func (t *AAPToAGUI) begin() {
 
 // addMessage records a new AG-UI message and returns its index.
 func (t *AAPToAGUI) addMessage(m types.Message) int {
-	t.msgs = append(t.msgs, aguiItem{msg: m, text: streamedText{spill: t.opts.Spill}})
+	item := aguiItem{msg: m}
+	if m.Role == types.RoleAssistant {
+		item.text.spill = t.opts.Spill
+	}
+	t.msgs = append(t.msgs, item)
 	return len(t.msgs) - 1
 }
 

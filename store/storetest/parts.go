@@ -15,15 +15,15 @@ import (
 	"github.com/aapagui/aapagui/store"
 )
 
-// partsText is a long text as a test holds it in parts: escapes, runes of
+// PartsText is a long text as a test holds it in parts: escapes, runes of
 // every length and a NUL, so that a store that joins or escapes its parts
 // wrongly is found out.
-var partsText = strings.Repeat("héllo \"wörld\" 🎉 <a&b>\n\x00 ", 40)
+var PartsText = strings.Repeat("héllo \"wörld\" 🎉 <a&b>\n\x00 ", 40)
 
-// holdInParts writes text's parts of about size bytes with add (part i
+// HoldInParts writes text's parts of about size bytes with add (part i
 // of ref) and returns what a message holds in the text's place: the
 // marker and the rest.
-func holdInParts(t *testing.T, text, ref string, size int, add func(i int, part []byte) error) string {
+func HoldInParts(t *testing.T, text, ref string, size int, add func(i int, part []byte) error) string {
 	t.Helper()
 	b, n := []byte(text), 0
 	for len(b) > size {
@@ -51,7 +51,7 @@ func testTextParts(t *testing.T, open func(t *testing.T) store.Store) {
 	s := open(t)
 	now := time.Now()
 	require.NoError(t, s.CreateSession(ctx, &store.Session{ID: "s1", Owner: "alice", CreatedAt: now}, nil))
-	held := holdInParts(t, partsText, "ref-1", 97, func(i int, part []byte) error {
+	held := HoldInParts(t, PartsText, "ref-1", 97, func(i int, part []byte) error {
 		return s.AddHistoryPart(ctx, "s1", "ref-1", i, part)
 	})
 	entry := store.Entry{Message: &aap.AssistantMessage{Content: aap.TextContent(held)}, AGUIID: "m1"}
@@ -59,15 +59,15 @@ func testTextParts(t *testing.T, open func(t *testing.T) store.Store) {
 
 	hist, err := s.History(ctx, "s1")
 	require.NoError(t, err)
-	assert.True(t, lastText(t, hist) == partsText, "History gives the whole text")
+	assert.True(t, lastText(t, hist) == PartsText, "History gives the whole text")
 	_, hist, err = store.LoadSession(ctx, s, "alice", "s1")
 	require.NoError(t, err)
-	assert.True(t, lastText(t, hist) == partsText, "LoadSession gives the whole text")
+	assert.True(t, lastText(t, hist) == PartsText, "LoadSession gives the whole text")
 	if ll, ok := s.(store.SessionLockLoader); ok {
 		_, hist, taken, _, err := ll.LockLoadSession(ctx, "alice", "s1", "h1", 0, time.Minute)
 		require.NoError(t, err)
 		require.True(t, taken)
-		assert.True(t, lastText(t, hist) == partsText, "LockLoadSession gives the whole text")
+		assert.True(t, lastText(t, hist) == PartsText, "LockLoadSession gives the whole text")
 		require.NoError(t, s.Unlock(ctx, "s1", "h1"))
 	}
 
@@ -100,7 +100,7 @@ func testTextParts(t *testing.T, open func(t *testing.T) store.Store) {
 // before the thread's first save.
 func testRecordParts(t *testing.T, s store.Store) {
 	ctx := context.Background()
-	held := holdInParts(t, partsText, "ref-2", 64, func(i int, part []byte) error {
+	held := HoldInParts(t, PartsText, "ref-2", 64, func(i int, part []byte) error {
 		return s.AddRecordPart(ctx, "alice", "t1", "ref-2", i, part)
 	})
 	msg, err := json.Marshal(map[string]string{"id": "m1", "role": "assistant", "content": held})
@@ -117,7 +117,7 @@ func testRecordParts(t *testing.T, s store.Store) {
 		return m.Content
 	}
 	save("alice")
-	assert.True(t, content("alice") == partsText, "ThreadRecord gives the whole text")
+	assert.True(t, content("alice") == PartsText, "ThreadRecord gives the whole text")
 	save("bob")
 	assert.Equal(t, held, content("bob"), "parts are their thread's only")
 	require.NoError(t, s.DeleteThread(ctx, "alice", "t1"))

@@ -2,6 +2,7 @@ package transfer_test
 
 import (
 	"context"
+	"encoding/json"
 	"path/filepath"
 	"testing"
 	"time"
@@ -10,6 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/aapagui/aapagui/aap"
 	"github.com/aapagui/aapagui/internal/testkit/pgtest"
 	"github.com/aapagui/aapagui/store"
 	"github.com/aapagui/aapagui/store/postgres"
@@ -40,12 +42,24 @@ func TestCopySQLiteToPostgres(t *testing.T) {
 	require.NoError(t, src.SaveThread(ctx, th))
 	th.RecordTail = &store.RecordTail{From: 2, Messages: storetest.RecordMessages("x3", "x4")}
 	require.NoError(t, src.SaveThread(ctx, th))
-	require.NoError(t, src.SaveThread(ctx, &store.Thread{Owner: "k2", ID: "t1", SessionID: "sess_2"}))
+	// A long text held in parts, in a history and in a record: copied
+	// whole.
+	held := storetest.HoldInParts(t, storetest.PartsText, "ref-1", 100, func(i int, part []byte) error {
+		return src.AddHistoryPart(ctx, "s3", "ref-1", i, part)
+	})
+	require.NoError(t, src.AppendHistory(ctx, "s3", []store.Entry{{Message: &aap.AssistantMessage{Content: aap.TextContent(held)}, AGUIID: "long"}}))
+	held = storetest.HoldInParts(t, storetest.PartsText, "ref-2", 100, func(i int, part []byte) error {
+		return src.AddRecordPart(ctx, "k2", "t1", "ref-2", i, part)
+	})
+	long, err := json.Marshal(map[string]string{"id": "long", "role": "assistant", "content": held})
+	require.NoError(t, err)
+	require.NoError(t, src.SaveThread(ctx, &store.Thread{Owner: "k2", ID: "t1", SessionID: "sess_2",
+		RecordTail: &store.RecordTail{Messages: []json.RawMessage{long}}}))
 
 	dst := openPostgresDSN(t, pgtest.Schema(t))
 	rep, err := transfer.Copy(ctx, dst, src)
 	require.NoError(t, err)
-	assert.Equal(t, transfer.Report{Sessions: 3, Messages: len(storetest.AllMessages()) + 2, Threads: 2, RecordMessages: 4}, rep)
+	assert.Equal(t, transfer.Report{Sessions: 3, Messages: len(storetest.AllMessages()) + 3, Threads: 2, RecordMessages: 5}, rep)
 
 	for _, owner := range []string{"alice", "bob", "nobody"} {
 		want, err := src.ListSessions(ctx, owner, 0, 100)
@@ -55,6 +69,11 @@ func TestCopySQLiteToPostgres(t *testing.T) {
 		assert.Equal(t, want, got, "owner %s: sessions, seq and order", owner)
 		for _, s := range want {
 			assert.Equal(t, storetest.History(t, src, s.ID), storetest.History(t, dst, s.ID), "history of %s", s.ID)
+		}
+		if owner == "alice" {
+			hist := storetest.History(t, dst, "s3")
+			require.Len(t, hist, 1)
+			assert.True(t, hist[0].Message.(*aap.AssistantMessage).Content.Text == storetest.PartsText, "the long text, whole")
 		}
 	}
 	for _, key := range [][2]string{{"k1", "t1"}, {"k2", "t1"}} {
