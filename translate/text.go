@@ -9,14 +9,15 @@ import (
 
 // A TextSpill holds the start of a long text apart as it streams: part i
 // of the text named ref (internal/textparts), written before the call
-// returns. The bridges give their store's (store.HistoryStore.AddHistoryPart, store.ThreadStore.AddRecordPart), for the
-// session or the thread the message will be stored in, so that a message
-// never costs more memory than a part, however long it grows. A text
-// whose parts are held apart gives, in the messages the translator
-// returns, the marker of its parts and the rest, which the store gives
-// back whole on reading; an error leaves the rest of the text in memory.
-// A caller that needs the text itself (a mode that sends messages whole,
-// a snapshot of the conversation) gives none.
+// returns. The bridges give their store's (HistoryStore.AddHistoryPart,
+// ThreadStore.AddRecordPart), for the session or the thread the message
+// will be stored in, so that a message never costs more memory than a
+// part or two, however long it grows. A text whose parts are held apart
+// gives, in the messages the translator returns, the marker of its parts
+// and the rest, which the store gives back whole on reading; an error
+// leaves the rest of the text in memory. A caller that needs the text
+// itself (a mode that sends messages whole, a snapshot of the
+// conversation) gives none.
 type TextSpill func(ref string, i int, part []byte) error
 
 // Bounds of a streamedText's chunks.

@@ -1,12 +1,9 @@
 package aap2agui_test
 
 import (
-	"context"
 	"fmt"
 	"net/http"
-	"path/filepath"
 	"strings"
-	"sync/atomic"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -16,7 +13,6 @@ import (
 	"github.com/aapagui/aapagui/bridge/aap2agui"
 	"github.com/aapagui/aapagui/bridge/internal/bridgetest"
 	"github.com/aapagui/aapagui/store"
-	"github.com/aapagui/aapagui/store/sqlite"
 )
 
 // hugeChunk is the text of each delta of a huge message.
@@ -64,60 +60,48 @@ func TestHugeMessageAllocations(t *testing.T) {
 	assert.Len(t, am.Content.Text, size, "the history holds the message")
 }
 
-// partsCount counts the parts of long texts a store is given.
-type partsCount struct {
-	store.Store
-	parts atomic.Int64
-}
-
-func (s *partsCount) AddHistoryPart(ctx context.Context, id, ref string, i int, part []byte) error {
-	s.parts.Add(1)
-	return s.Store.AddHistoryPart(ctx, id, ref, i, part)
-}
-
 // A long answer streamed in delta mode goes to the store in parts as it
 // comes (the bridge holds a part of it at most), and everything that
 // reads it back gets it whole: the history, and the next turn's agent,
-// although this process kept the session's history from the turn.
+// although this process kept the session's history from the turn. On
+// every store.
 func TestLongAnswerHeldInParts(t *testing.T) {
-	sq, err := sqlite.Open(filepath.Join(t.TempDir(), "s.db"))
-	require.NoError(t, err)
-	t.Cleanup(func() { _ = sq.Close() })
-	st := &partsCount{Store: sq}
-	var deltas []string
-	for n := 0; n < 5<<19; n += 60_003 {
-		deltas = append(deltas, strings.Repeat("wörd 🎉 ", 5000), "\"é\"\n")
-	}
+	deltas := bridgetest.LongDeltas()
 	long := strings.Join(deltas, "")
 	up := newFakeUpstream(t, func(w http.ResponseWriter, _ *http.Request, in *runInput, n int) {
-		if n == 0 {
-			sseEvents(w, textRun(in, "long", deltas...)...)
+		if n%2 == 0 {
+			sseEvents(w, textRun(in, fmt.Sprintf("long-%d", n), deltas...)...)
 			return
 		}
 		sseEvents(w, textRun(in, fmt.Sprintf("answer-%d", n), "ok")...)
 	})
-	e := newEnv(t, up.URL, func(c *aap2agui.Config) { c.Store = st })
-	id := e.createSession(t, aap.PostSessionsRequest{})
-	evs, err := e.stream(t, id, userTurn(aap.StreamDelta, "a long answer"))
-	require.NoError(t, err)
-	var streamed strings.Builder
-	for _, ev := range evs {
-		if d, ok := ev.(*aap.TextDelta); ok {
-			streamed.WriteString(d.Delta)
-		}
+	for i, bs := range bridgetest.Stores() {
+		t.Run(bs.Name, func(t *testing.T) {
+			st := &bridgetest.PartsStore{Store: bs.Open(t)}
+			e := newEnv(t, up.URL, func(c *aap2agui.Config) { c.Store = st })
+			id := e.createSession(t, aap.PostSessionsRequest{})
+			evs, err := e.stream(t, id, userTurn(aap.StreamDelta, "a long answer"))
+			require.NoError(t, err)
+			var streamed strings.Builder
+			for _, ev := range evs {
+				if d, ok := ev.(*aap.TextDelta); ok {
+					streamed.WriteString(d.Delta)
+				}
+			}
+			assert.True(t, streamed.String() == long, "the client got the answer")
+			assert.Equal(t, int64(2), st.Parts.Load(), "2.5 MiB: two parts of a MiB, the rest in the entry")
+
+			msgs, err := e.Client.History(testContext(t), id, aap.HistoryFull)
+			require.NoError(t, err)
+			require.Len(t, msgs, 2)
+			assert.True(t, msgs[1].(*aap.AssistantMessage).Content.Text == long, "the history holds the whole answer")
+
+			_, err = e.stream(t, id, userTurn(aap.StreamDelta, "and now?"))
+			require.NoError(t, err)
+			in := up.input(t, 2*i+1)
+			require.Len(t, in.Messages, 3)
+			text, _ := in.Messages[1].Content.(string)
+			assert.True(t, text == long, "the next turn's agent gets the whole answer (%d bytes of %d)", len(text), len(long))
+		})
 	}
-	assert.True(t, streamed.String() == long, "the client got the answer")
-	assert.Equal(t, int64(2), st.parts.Load(), "2.5 MiB: two parts of a MiB, the rest in the entry")
-
-	msgs, err := e.Client.History(testContext(t), id, aap.HistoryFull)
-	require.NoError(t, err)
-	require.Len(t, msgs, 2)
-	assert.True(t, msgs[1].(*aap.AssistantMessage).Content.Text == long, "the history holds the whole answer")
-
-	_, err = e.stream(t, id, userTurn(aap.StreamDelta, "and now?"))
-	require.NoError(t, err)
-	in := up.input(t, 1)
-	require.Len(t, in.Messages, 3)
-	text, _ := in.Messages[1].Content.(string)
-	assert.True(t, text == long, "the next turn's agent gets the whole answer (%d bytes of %d)", len(text), len(long))
 }

@@ -1,11 +1,8 @@
 package agui2aap_test
 
 import (
-	"context"
 	"net/http"
-	"path/filepath"
 	"strings"
-	"sync/atomic"
 	"testing"
 
 	"github.com/ag-ui-protocol/ag-ui/sdks/community/go/pkg/core/events"
@@ -17,7 +14,6 @@ import (
 	"github.com/aapagui/aapagui/bridge/agui2aap"
 	"github.com/aapagui/aapagui/bridge/internal/bridgetest"
 	"github.com/aapagui/aapagui/store"
-	"github.com/aapagui/aapagui/store/sqlite"
 )
 
 // One huge message costs the bridge about its size, not several times
@@ -64,28 +60,11 @@ func TestHugeMessageAllocations(t *testing.T) {
 	assert.Len(t, m.Content, size, "the thread's record holds the message")
 }
 
-// partsCount counts the parts of long texts a store is given.
-type partsCount struct {
-	store.Store
-	parts atomic.Int64
-}
-
-func (s *partsCount) AddRecordPart(ctx context.Context, owner, id, ref string, i int, part []byte) error {
-	s.parts.Add(1)
-	return s.Store.AddRecordPart(ctx, owner, id, ref, i, part)
-}
-
 // A long answer goes to the thread's record in parts as it comes (the
 // bridge holds a part of it at most), and the record gives it back whole.
+// On every store.
 func TestLongAnswerHeldInParts(t *testing.T) {
-	sq, err := sqlite.Open(filepath.Join(t.TempDir(), "s.db"))
-	require.NoError(t, err)
-	t.Cleanup(func() { _ = sq.Close() })
-	st := &partsCount{Store: sq}
-	var deltas []string
-	for n := 0; n < 5<<19; n += 60_003 {
-		deltas = append(deltas, strings.Repeat("wörd 🎉 ", 5000), "\"é\"\n")
-	}
+	deltas := bridgetest.LongDeltas()
 	long := strings.Join(deltas, "")
 	up := newFakeAAP(t, func(w http.ResponseWriter, _ *http.Request, _ int, _ *aap.PostSessionTurnRequest) {
 		writeEvents(w, &aap.TurnStart{})
@@ -94,25 +73,30 @@ func TestLongAnswerHeldInParts(t *testing.T) {
 		}
 		writeEvents(w, &aap.TurnStop{StopReason: aap.StopEndTurn})
 	})
-	e := newBridge(t, up.URL, func(c *agui2aap.Config) { c.Store = st })
-	r := e.post(t, "/agents/demo", map[string]any{"threadId": "t1", "runId": "r1",
-		"messages": []map[string]any{{"id": "u1", "role": "user", "content": "a long answer"}},
-		"tools":    []any{}, "context": []any{}, "state": map[string]any{}, "forwardedProps": map[string]any{}})
-	var streamed strings.Builder
-	for _, ev := range r.Events {
-		if c, ok := ev.(*events.TextMessageContentEvent); ok {
-			streamed.WriteString(c.Delta)
-		}
-	}
-	assert.True(t, streamed.String() == long, "the client got the answer")
-	assert.Equal(t, "RUN_FINISHED", r.types()[len(r.Events)-1])
-	assert.Equal(t, int64(2), st.parts.Load(), "2.5 MiB: two parts of a MiB, the rest in the record")
+	for _, bs := range bridgetest.Stores() {
+		t.Run(bs.Name, func(t *testing.T) {
+			st := &bridgetest.PartsStore{Store: bs.Open(t)}
+			e := newBridge(t, up.URL, func(c *agui2aap.Config) { c.Store = st })
+			r := e.post(t, "/agents/demo", map[string]any{"threadId": "t1", "runId": "r1",
+				"messages": []map[string]any{{"id": "u1", "role": "user", "content": "a long answer"}},
+				"tools":    []any{}, "context": []any{}, "state": map[string]any{}, "forwardedProps": map[string]any{}})
+			var streamed strings.Builder
+			for _, ev := range r.Events {
+				if c, ok := ev.(*events.TextMessageContentEvent); ok {
+					streamed.WriteString(c.Delta)
+				}
+			}
+			assert.True(t, streamed.String() == long, "the client got the answer")
+			assert.Equal(t, "RUN_FINISHED", r.types()[len(r.Events)-1])
+			assert.Equal(t, int64(2), st.Parts.Load(), "2.5 MiB: two parts of a MiB, the rest in the record")
 
-	raw, err := st.ThreadRecord(testContext(t), "", "t1")
-	require.NoError(t, err)
-	require.Len(t, raw, 2)
-	var m types.Message
-	require.NoError(t, m.UnmarshalJSON(raw[1]))
-	text, _ := m.Content.(string)
-	assert.True(t, text == long, "the thread's record holds the whole answer (%d bytes of %d)", len(text), len(long))
+			raw, err := st.ThreadRecord(testContext(t), "", "t1")
+			require.NoError(t, err)
+			require.Len(t, raw, 2)
+			var m types.Message
+			require.NoError(t, m.UnmarshalJSON(raw[1]))
+			text, _ := m.Content.(string)
+			assert.True(t, text == long, "the thread's record holds the whole answer (%d bytes of %d)", len(text), len(long))
+		})
+	}
 }

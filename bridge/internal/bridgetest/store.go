@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"sync/atomic"
 	"testing"
 
@@ -136,4 +137,34 @@ func OnEachStore(t *testing.T, test func(t *testing.T, st store.Store)) {
 	for _, st := range Stores() {
 		t.Run(st.Name, func(t *testing.T) { test(t, st.Open(t)) })
 	}
+}
+
+// PartsStore is a store that counts the parts of long texts it is given
+// (AddHistoryPart, AddRecordPart).
+type PartsStore struct {
+	store.Store
+	Parts atomic.Int64
+}
+
+// AddHistoryPart is the store's, counted.
+func (s *PartsStore) AddHistoryPart(ctx context.Context, id, ref string, i int, part []byte) error {
+	s.Parts.Add(1)
+	return s.Store.AddHistoryPart(ctx, id, ref, i, part)
+}
+
+// AddRecordPart is the store's, counted.
+func (s *PartsStore) AddRecordPart(ctx context.Context, owner, id, ref string, i int, part []byte) error {
+	s.Parts.Add(1)
+	return s.Store.AddRecordPart(ctx, owner, id, ref, i, part)
+}
+
+// LongDeltas are the deltas of an answer of 2.5 MiB (two parts of a MiB
+// and a rest, internal/textparts), with runes of two and four bytes and
+// characters JSON escapes among them.
+func LongDeltas() []string {
+	var deltas []string
+	for n := 0; n < 5<<19; n += 60_003 {
+		deltas = append(deltas, strings.Repeat("wörd 🎉 ", 5000), "\"é\"\n")
+	}
+	return deltas
 }
