@@ -333,16 +333,16 @@ func (s *observedThreads) ThreadRecord(ctx context.Context, owner, id string) ([
 	return rec, err
 }
 
-func (s *observed) AddHistoryPart(ctx context.Context, sessionID, ref string, i int, part []byte) error {
+func (s *observed) AddHistoryPart(ctx context.Context, sessionID string, part TextPart) error {
 	ctx, done := s.o(ctx, "AddHistoryPart")
-	err := s.st.AddHistoryPart(ctx, sessionID, ref, i, part)
+	err := s.st.AddHistoryPart(ctx, sessionID, part)
 	done(err)
 	return err
 }
 
-func (s *observedThreads) AddRecordPart(ctx context.Context, owner, threadID, ref string, i int, part []byte) error {
+func (s *observedThreads) AddRecordPart(ctx context.Context, owner, threadID string, part TextPart) error {
 	ctx, done := s.o(ctx, "AddRecordPart")
-	err := s.ts.AddRecordPart(ctx, owner, threadID, ref, i, part)
+	err := s.ts.AddRecordPart(ctx, owner, threadID, part)
 	done(err)
 	return err
 }

@@ -6,6 +6,15 @@ import (
 	"github.com/aapagui/aapagui/internal/textparts"
 )
 
+// TextPart is one part of a long text held apart in parts
+// (HistoryStore.AddHistoryPart, ThreadStore.AddRecordPart): the Index-th
+// part of the text named Ref.
+type TextPart struct {
+	Ref   string
+	Index int
+	Data  []byte
+}
+
 // ExpandRows returns rows (history entries or record messages, as
 // stored) with the text of each marker read back from its parts (read);
 // rows itself is not changed, and is what is returned when no row holds a
@@ -34,17 +43,17 @@ func ExpandRows(rows [][]byte, read textparts.Reader) ([][]byte, error) {
 // memParts are the parts of one session's or thread's texts, by name.
 type memParts map[string][][]byte
 
-// add stores part i of ref (a copy).
-func (p *memParts) add(ref string, i int, part []byte) {
+// add stores part (a copy).
+func (p *memParts) add(part TextPart) {
 	if *p == nil {
 		*p = memParts{}
 	}
-	list := (*p)[ref]
-	for len(list) <= i {
+	list := (*p)[part.Ref]
+	for len(list) <= part.Index {
 		list = append(list, nil)
 	}
-	list[i] = append([]byte(nil), part...)
-	(*p)[ref] = list
+	list[part.Index] = append([]byte(nil), part.Data...)
+	(*p)[part.Ref] = list
 }
 
 // reader reads p's parts (the caller holds the store's lock while it
@@ -65,28 +74,28 @@ func (p memParts) reader() textparts.Reader {
 }
 
 // AddHistoryPart implements HistoryStore.
-func (m *Memory) AddHistoryPart(_ context.Context, sessionID, ref string, i int, part []byte) error {
+func (m *Memory) AddHistoryPart(_ context.Context, sessionID string, p TextPart) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	ms, ok := m.sessions[sessionID]
 	if !ok {
 		return ErrNotFound
 	}
-	ms.parts.add(ref, i, part)
+	ms.parts.add(p)
 	return nil
 }
 
 // AddRecordPart implements ThreadStore. The thread need not be saved yet
 // (its first run's parts come before its first save).
-func (m *Memory) AddRecordPart(_ context.Context, owner, threadID, ref string, i int, part []byte) error {
+func (m *Memory) AddRecordPart(_ context.Context, owner, threadID string, p TextPart) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.th.parts == nil {
 		m.th.parts = map[string]memParts{}
 	}
 	k := threadKey(owner, threadID)
-	p := m.th.parts[k]
-	p.add(ref, i, part)
-	m.th.parts[k] = p
+	parts := m.th.parts[k]
+	parts.add(p)
+	m.th.parts[k] = parts
 	return nil
 }

@@ -146,14 +146,14 @@ type HistoryStore interface {
 	// is ErrShortHistory.
 	ReplaceTail(ctx context.Context, id string, from int, entries []Entry) error
 	History(ctx context.Context, id string) ([]Entry, error)
-	// AddHistoryPart stores part i of the long text named ref, which
-	// session id's history is to hold: a text the bridge holds apart in
-	// parts as it streams (internal/textparts), so that it never has to
-	// hold it whole. The entry holds the parts' marker in the text's
+	// AddHistoryPart stores a part of a long text that session id's
+	// history is to hold: a text the bridge holds apart in parts as it
+	// streams (internal/textparts), so that it never has to hold it
+	// whole. The entry holds the parts' marker in the text's
 	// place, which every read of the history (History, LoadSession, …)
 	// replaces with the parts. The parts go with their session. Writing a
 	// part again replaces it.
-	AddHistoryPart(ctx context.Context, id, ref string, i int, part []byte) error
+	AddHistoryPart(ctx context.Context, id string, part TextPart) error
 }
 
 // SessionLocker holds the sessions' turn locks; callers take them with a

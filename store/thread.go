@@ -141,7 +141,7 @@ type ThreadStore interface {
 	// owner's thread id, which need not be saved yet (its first run's
 	// parts come before its first save): ThreadRecord gives the texts
 	// whole, and the parts go with the thread.
-	AddRecordPart(ctx context.Context, owner, id, ref string, i int, part []byte) error
+	AddRecordPart(ctx context.Context, owner, id string, part TextPart) error
 }
 
 // Next is the page after t in a listing.

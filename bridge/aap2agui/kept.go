@@ -196,11 +196,11 @@ func (t *tally) kept() (hist []store.Entry, version int64, ok bool) {
 }
 
 // AddHistoryPart is the store's; the history it leaves is not kept.
-func (t *tally) AddHistoryPart(ctx context.Context, id, ref string, i int, part []byte) error {
+func (t *tally) AddHistoryPart(ctx context.Context, id string, part store.TextPart) error {
 	t.mu.Lock()
 	t.parts = true
 	t.mu.Unlock()
-	return t.Store.AddHistoryPart(ctx, id, ref, i, part)
+	return t.Store.AddHistoryPart(ctx, id, part)
 }
 
 // appendEntries is a change of the copy: entries appended.

@@ -231,7 +231,7 @@ func spillTo(ctx context.Context, st store.HistoryStore, id string, log *zerolog
 	return func(ref string, i int, part []byte) error {
 		wctx, cancel := context.WithTimeout(ctx, writeTimeout)
 		defer cancel()
-		err := st.AddHistoryPart(wctx, id, ref, i, part)
+		err := st.AddHistoryPart(wctx, id, store.TextPart{Ref: ref, Index: i, Data: part})
 		if err != nil {
 			log.Error().Err(err).Str("session", id).Msg("store: a part of a long text could not be stored; the rest of it is held in memory")
 		}

@@ -168,7 +168,7 @@ func (r *runner) spill(ctx context.Context) translate.TextSpill {
 	return func(ref string, i int, part []byte) error {
 		wctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 		defer cancel()
-		err := r.s.cfg.Store.AddRecordPart(wctx, owner, id, ref, i, part)
+		err := r.s.cfg.Store.AddRecordPart(wctx, owner, id, store.TextPart{Ref: ref, Index: i, Data: part})
 		if err != nil {
 			r.log.Error().Err(err).Str("thread", id).Msg("store: a part of a long text could not be stored; the rest of it is held in memory")
 		}

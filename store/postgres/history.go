@@ -138,12 +138,12 @@ func (s *Store) History(ctx context.Context, id string) ([]store.Entry, error) {
 }
 
 // AddHistoryPart implements store.HistoryStore.
-func (s *Store) AddHistoryPart(ctx context.Context, sessionID, ref string, i int, part []byte) error {
+func (s *Store) AddHistoryPart(ctx context.Context, sessionID string, p store.TextPart) error {
 	if !pgStorable(sessionID) {
 		return store.ErrNotFound
 	}
 	_, err := s.exec(ctx, sessionID, `INSERT INTO history_parts (session_id, ref, part, data) VALUES ($1, $2, $3, $4)
-		ON CONFLICT (session_id, ref, part) DO UPDATE SET data = EXCLUDED.data`, sessionID, ref, i, part)
+		ON CONFLICT (session_id, ref, part) DO UPDATE SET data = EXCLUDED.data`, sessionID, p.Ref, p.Index, p.Data)
 	if err != nil {
 		return fmt.Errorf("store: postgres: history part: %w", err)
 	}
@@ -151,12 +151,12 @@ func (s *Store) AddHistoryPart(ctx context.Context, sessionID, ref string, i int
 }
 
 // AddRecordPart implements store.ThreadStore.
-func (s *Store) AddRecordPart(ctx context.Context, owner, threadID, ref string, i int, part []byte) error {
+func (s *Store) AddRecordPart(ctx context.Context, owner, threadID string, p store.TextPart) error {
 	if !pgStorable(owner, threadID) {
 		return fmt.Errorf("store: postgres: record part: a thread's owner or id holds a NUL")
 	}
 	_, err := s.exec(ctx, owner+"\x00"+threadID, `INSERT INTO record_parts (owner, id, ref, part, data) VALUES ($1, $2, $3, $4, $5)
-		ON CONFLICT (owner, id, ref, part) DO UPDATE SET data = EXCLUDED.data`, owner, threadID, ref, i, part)
+		ON CONFLICT (owner, id, ref, part) DO UPDATE SET data = EXCLUDED.data`, owner, threadID, p.Ref, p.Index, p.Data)
 	if err != nil {
 		return fmt.Errorf("store: postgres: record part: %w", err)
 	}

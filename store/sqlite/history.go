@@ -105,8 +105,8 @@ func (s *Store) History(ctx context.Context, id string) ([]store.Entry, error) {
 }
 
 // AddHistoryPart implements store.HistoryStore.
-func (s *Store) AddHistoryPart(ctx context.Context, sessionID, ref string, i int, part []byte) error {
-	_, err := s.exec(ctx, `INSERT OR REPLACE INTO history_parts (session_id, ref, part, data) VALUES (?, ?, ?, ?)`, sessionID, ref, i, part)
+func (s *Store) AddHistoryPart(ctx context.Context, sessionID string, p store.TextPart) error {
+	_, err := s.exec(ctx, `INSERT OR REPLACE INTO history_parts (session_id, ref, part, data) VALUES (?, ?, ?, ?)`, sessionID, p.Ref, p.Index, p.Data)
 	if err != nil {
 		return fmt.Errorf("store: sqlite: history part: %w", err)
 	}
@@ -114,8 +114,8 @@ func (s *Store) AddHistoryPart(ctx context.Context, sessionID, ref string, i int
 }
 
 // AddRecordPart implements store.ThreadStore.
-func (s *Store) AddRecordPart(ctx context.Context, owner, threadID, ref string, i int, part []byte) error {
-	_, err := s.exec(ctx, `INSERT OR REPLACE INTO record_parts (owner, id, ref, part, data) VALUES (?, ?, ?, ?, ?)`, owner, threadID, ref, i, part)
+func (s *Store) AddRecordPart(ctx context.Context, owner, threadID string, p store.TextPart) error {
+	_, err := s.exec(ctx, `INSERT OR REPLACE INTO record_parts (owner, id, ref, part, data) VALUES (?, ?, ?, ?, ?)`, owner, threadID, p.Ref, p.Index, p.Data)
 	if err != nil {
 		return fmt.Errorf("store: sqlite: record part: %w", err)
 	}

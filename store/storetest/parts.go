@@ -20,15 +20,15 @@ import (
 // wrongly is found out.
 var PartsText = strings.Repeat("héllo \"wörld\" 🎉 <a&b>\n\x00 ", 40)
 
-// HoldInParts writes text's parts of about size bytes with add (part i
-// of ref) and returns what a message holds in the text's place: the
-// marker and the rest.
-func HoldInParts(t *testing.T, text, ref string, size int, add func(i int, part []byte) error) string {
+// HoldInParts writes text's parts of about size bytes, named ref, with
+// add and returns what a message holds in the text's place: the marker
+// and the rest.
+func HoldInParts(t *testing.T, text, ref string, size int, add func(store.TextPart) error) string {
 	t.Helper()
 	b, n := []byte(text), 0
 	for len(b) > size {
 		k := textparts.Cut(b, size)
-		require.NoError(t, add(n, b[:k]), "part %d", n)
+		require.NoError(t, add(store.TextPart{Ref: ref, Index: n, Data: b[:k]}), "part %d", n)
 		b, n = b[k:], n+1
 	}
 	return textparts.Marker(ref, n) + string(b)
@@ -51,8 +51,8 @@ func testTextParts(t *testing.T, open func(t *testing.T) store.Store) {
 	s := open(t)
 	now := time.Now()
 	require.NoError(t, s.CreateSession(ctx, &store.Session{ID: "s1", Owner: "alice", CreatedAt: now}, nil))
-	held := HoldInParts(t, PartsText, "ref-1", 97, func(i int, part []byte) error {
-		return s.AddHistoryPart(ctx, "s1", "ref-1", i, part)
+	held := HoldInParts(t, PartsText, "ref-1", 97, func(p store.TextPart) error {
+		return s.AddHistoryPart(ctx, "s1", p)
 	})
 	entry := store.Entry{Message: &aap.AssistantMessage{Content: aap.TextContent(held)}, AGUIID: "m1"}
 	require.NoError(t, s.AppendHistory(ctx, "s1", []store.Entry{entry}))
@@ -100,8 +100,8 @@ func testTextParts(t *testing.T, open func(t *testing.T) store.Store) {
 // before the thread's first save.
 func testRecordParts(t *testing.T, s store.Store) {
 	ctx := context.Background()
-	held := HoldInParts(t, PartsText, "ref-2", 64, func(i int, part []byte) error {
-		return s.AddRecordPart(ctx, "alice", "t1", "ref-2", i, part)
+	held := HoldInParts(t, PartsText, "ref-2", 64, func(p store.TextPart) error {
+		return s.AddRecordPart(ctx, "alice", "t1", p)
 	})
 	msg, err := json.Marshal(map[string]string{"id": "m1", "role": "assistant", "content": held})
 	require.NoError(t, err)

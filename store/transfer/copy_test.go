@@ -44,12 +44,12 @@ func TestCopySQLiteToPostgres(t *testing.T) {
 	require.NoError(t, src.SaveThread(ctx, th))
 	// A long text held in parts, in a history and in a record: copied
 	// whole.
-	held := storetest.HoldInParts(t, storetest.PartsText, "ref-1", 100, func(i int, part []byte) error {
-		return src.AddHistoryPart(ctx, "s3", "ref-1", i, part)
+	held := storetest.HoldInParts(t, storetest.PartsText, "ref-1", 100, func(p store.TextPart) error {
+		return src.AddHistoryPart(ctx, "s3", p)
 	})
 	require.NoError(t, src.AppendHistory(ctx, "s3", []store.Entry{{Message: &aap.AssistantMessage{Content: aap.TextContent(held)}, AGUIID: "long"}}))
-	held = storetest.HoldInParts(t, storetest.PartsText, "ref-2", 100, func(i int, part []byte) error {
-		return src.AddRecordPart(ctx, "k2", "t1", "ref-2", i, part)
+	held = storetest.HoldInParts(t, storetest.PartsText, "ref-2", 100, func(p store.TextPart) error {
+		return src.AddRecordPart(ctx, "k2", "t1", p)
 	})
 	long, err := json.Marshal(map[string]string{"id": "long", "role": "assistant", "content": held})
 	require.NoError(t, err)

@@ -147,15 +147,15 @@ type PartsStore struct {
 }
 
 // AddHistoryPart is the store's, counted.
-func (s *PartsStore) AddHistoryPart(ctx context.Context, id, ref string, i int, part []byte) error {
+func (s *PartsStore) AddHistoryPart(ctx context.Context, id string, part store.TextPart) error {
 	s.Parts.Add(1)
-	return s.Store.AddHistoryPart(ctx, id, ref, i, part)
+	return s.Store.AddHistoryPart(ctx, id, part)
 }
 
 // AddRecordPart is the store's, counted.
-func (s *PartsStore) AddRecordPart(ctx context.Context, owner, id, ref string, i int, part []byte) error {
+func (s *PartsStore) AddRecordPart(ctx context.Context, owner, id string, part store.TextPart) error {
 	s.Parts.Add(1)
-	return s.Store.AddRecordPart(ctx, owner, id, ref, i, part)
+	return s.Store.AddRecordPart(ctx, owner, id, part)
 }
 
 // LongDeltas are the deltas of an answer of 2.5 MiB (two parts of a MiB
