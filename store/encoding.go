@@ -89,7 +89,7 @@ func EncodeEntries(entries []Entry) ([][]byte, error) {
 		if err != nil {
 			return nil, fmt.Errorf("store: history entry %d: %w", i, err)
 		}
-		out[i] = row
+		out[i] = MarkRow(row)
 	}
 	return out, nil
 }

@@ -15,17 +15,41 @@ type TextPart struct {
 	Data  []byte
 }
 
+// partsMark starts the stored form of a row (a history entry, a record
+// message) that holds the marker of a text held in parts: the rows to
+// expand are found by their first byte, and a process of an earlier
+// build, which would give the marker as text, refuses the row instead
+// (it is no JSON).
+const partsMark = '~'
+
+// MarkRow is row (JSON) as stored: with partsMark first when it may hold
+// a marker, else as it is. A marked row is returned as it is.
+func MarkRow(row []byte) []byte {
+	if len(row) == 0 || row[0] == partsMark || !textparts.Has(row) {
+		return row
+	}
+	return append([]byte{partsMark}, row...)
+}
+
+// unmarked is row without its partsMark.
+func unmarked(row []byte) []byte {
+	if len(row) > 0 && row[0] == partsMark {
+		return row[1:]
+	}
+	return row
+}
+
 // ExpandRows returns rows (history entries or record messages, as
-// stored) with the text of each marker read back from its parts (read);
-// rows itself is not changed, and is what is returned when no row holds a
-// marker.
+// stored) with the text of each marker read back from its parts (read),
+// and without their partsMark; rows itself is not changed, and is what is
+// returned when no row is marked.
 func ExpandRows(rows [][]byte, read textparts.Reader) ([][]byte, error) {
 	var out [][]byte
 	for i, row := range rows {
-		if !textparts.Has(row) {
+		if len(row) == 0 || row[0] != partsMark {
 			continue
 		}
-		x, err := textparts.Expand(row, read)
+		x, err := textparts.Expand(row[1:], read)
 		if err != nil {
 			return nil, err
 		}

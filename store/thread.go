@@ -149,7 +149,9 @@ func (t *Thread) Next() ThreadPage { return ThreadPage{UpdatedAt: t.UpdatedAt, I
 
 // CheckRecordTail is what every store checks of a save's tail before it
 // writes anything: From not negative (else ErrRecordGap), and each message
-// valid JSON, as the record is given back as JSON. nil is no tail.
+// valid JSON, as the record is given back as JSON. nil is no tail. It
+// gives each message that holds the marker of a text held in parts the
+// stored form of one (MarkRow), in place, which the store then writes.
 func CheckRecordTail(tail *RecordTail) error {
 	if tail == nil {
 		return nil
@@ -158,9 +160,10 @@ func CheckRecordTail(tail *RecordTail) error {
 		return ErrRecordGap
 	}
 	for i, m := range tail.Messages {
-		if !json.Valid(m) {
+		if !json.Valid(unmarked(m)) {
 			return fmt.Errorf("store: message %d of the thread's record is not JSON", tail.From+i)
 		}
+		tail.Messages[i] = MarkRow(m)
 	}
 	return nil
 }
