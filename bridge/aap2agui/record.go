@@ -132,9 +132,6 @@ func (r *record) storeRun(ctx context.Context, run []store.Entry, refused bool) 
 	return r.st.ReplaceHistory(ctx, r.sessID, hist)
 }
 
-// writeTimeout bounds one try of a turn's last write.
-const writeTimeout = 5 * time.Second
-
 // stored reports whether entries (the run's last, each with an AG-UI id
 // of its own) are in the session's history: a write whose outcome was
 // unknown went through.
@@ -220,23 +217,6 @@ func (r *record) replaceDraft(ctx context.Context) error {
 	}
 	r.draft = false
 	return nil
-}
-
-// spillTo is the translator's TextSpill of a turn of session id: the
-// parts of its long texts written to the session's (AddHistoryPart),
-// each write bounded as the turn's last one is, and not cancelled with
-// the request (what came is stored when the client leaves).
-func spillTo(ctx context.Context, st store.HistoryStore, id string, log *zerolog.Logger) translate.TextSpill {
-	ctx = context.WithoutCancel(ctx)
-	return func(ref string, i int, part []byte) error {
-		wctx, cancel := context.WithTimeout(ctx, writeTimeout)
-		defer cancel()
-		err := st.AddHistoryPart(wctx, id, store.TextPart{Ref: ref, Index: i, Data: part})
-		if err != nil {
-			log.Error().Err(err).Str("session", id).Msg("store: a part of a long text could not be stored; the rest of it is held in memory")
-		}
-		return err
-	}
 }
 
 func newDraftID(now time.Time) string { return "msg-draft-" + now.UTC().Format("150405.000000000") }

@@ -452,7 +452,7 @@ func (r *turnRun) finish(ctx context.Context) error {
 		entries := r.rec.unsaved(msgs, ids)
 		tries := 0
 		err := r.life.Lease.ReleaseWith(func(holder string) error {
-			wctx, cancel := context.WithTimeout(ctx, writeTimeout)
+			wctx, cancel := context.WithTimeout(ctx, web.WriteTimeout)
 			defer cancel()
 			if tries++; tries > 1 {
 				if done, err := r.rec.stored(wctx, entries); err != nil || done {
@@ -472,7 +472,7 @@ func (r *turnRun) finish(ctx context.Context) error {
 	// whole history when answered permissions go before later messages),
 	// then the session, both safe to repeat.
 	return r.life.Lease.ReleaseWith(func(holder string) error {
-		wctx, cancel := context.WithTimeout(ctx, writeTimeout)
+		wctx, cancel := context.WithTimeout(ctx, web.WriteTimeout)
 		defer cancel()
 		run := append(r.rec.entries[:len(r.rec.entries):len(r.rec.entries)], r.rec.unsaved(msgs, ids)...)
 		if err := r.rec.storeRun(wctx, run, refused); err != nil {

@@ -252,7 +252,9 @@ func (t *turn) stream(ctx context.Context, rw gin.ResponseWriter, body *web.Idle
 	hist, added := t.adm.hist, t.adm.added
 	t.record()
 	tr := translate.NewAGUIToAAP(translate.AGUIToAAPOptions{Mode: t.req.Mode(), Prior: translate.PriorCallsOf(historyMessages(hist, added)),
-		Spill: spillTo(ctx, t.st, t.sess.ID, t.log)})
+		Spill: web.SpillTo(ctx, t.log, "session", t.sess.ID, func(ctx context.Context, p store.TextPart) error {
+			return t.st.AddHistoryPart(ctx, t.sess.ID, p)
+		})})
 	r := &turnRun{s: t.s, log: t.log, sess: t.sess, agent: t.agent, life: t.life, prevInterrupts: t.prevInterrupts,
 		tr: tr, follow: newFollowUp(t.agent.cfg.CancelRun, t.adm.run, t.adm.calls), saving: saving,
 		ans: answer{life: t.life, rw: rw, mode: t.req.Mode(), form: t.form, w: aapWriter}}

@@ -4,11 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"strings"
-	"time"
 
 	"github.com/ag-ui-protocol/ag-ui/sdks/community/go/pkg/core/types"
 	"github.com/rs/zerolog"
 
+	"github.com/aapagui/aapagui/bridge/internal/web"
 	"github.com/aapagui/aapagui/internal/jsonenc"
 	"github.com/aapagui/aapagui/store"
 	"github.com/aapagui/aapagui/translate"
@@ -155,23 +155,14 @@ func (s *Server) recorded(ctx context.Context, th *store.Thread, log *zerolog.Lo
 }
 
 // spill is the translator's TextSpill of the run: the parts of its long
-// texts written to its thread's record (AddRecordPart), each write
-// bounded as the run's save is, and not cancelled with the request (what
-// came is stored when the client leaves). None with SnapshotAfterRuns,
-// whose MESSAGES_SNAPSHOT sends the texts whole.
+// texts written to its thread's record (AddRecordPart). None with
+// SnapshotAfterRuns, whose MESSAGES_SNAPSHOT sends the texts whole.
 func (r *runner) spill(ctx context.Context) translate.TextSpill {
 	if r.s.cfg.SnapshotAfterRuns {
 		return nil
 	}
-	ctx = context.WithoutCancel(ctx)
 	owner, id := r.th.Owner, r.th.ID
-	return func(ref string, i int, part []byte) error {
-		wctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-		defer cancel()
-		err := r.s.cfg.Store.AddRecordPart(wctx, owner, id, store.TextPart{Ref: ref, Index: i, Data: part})
-		if err != nil {
-			r.log.Error().Err(err).Str("thread", id).Msg("store: a part of a long text could not be stored; the rest of it is held in memory")
-		}
-		return err
-	}
+	return web.SpillTo(ctx, r.log, "thread", id, func(ctx context.Context, p store.TextPart) error {
+		return r.s.cfg.Store.AddRecordPart(ctx, owner, id, p)
+	})
 }

@@ -2,8 +2,8 @@ package agui2aap
 
 import (
 	"context"
-	"time"
 
+	"github.com/aapagui/aapagui/bridge/internal/web"
 	"github.com/aapagui/aapagui/translate"
 	"github.com/ag-ui-protocol/ag-ui/sdks/community/go/pkg/core/events"
 	"github.com/ag-ui-protocol/ag-ui/sdks/community/go/pkg/core/types"
@@ -93,7 +93,7 @@ func (r *runner) save(ctx context.Context) error {
 	// the request's, which lends it only its values (the trace).
 	ctx = context.WithoutCancel(ctx)
 	err := r.life.Lease.ReleaseWith(func(holder string) error {
-		ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+		ctx, cancel := context.WithTimeout(ctx, web.WriteTimeout)
 		defer cancel()
 		return r.s.cfg.Store.SaveThreadUnlock(ctx, th, holder)
 	})
