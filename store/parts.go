@@ -43,8 +43,8 @@ func unmarked(row []byte) []byte {
 // stored) with the text of each marker read back from its parts (read),
 // and without their partsMark; rows itself is not changed, and is what is
 // returned when no row is marked.
-func ExpandRows(rows [][]byte, read textparts.Reader) ([][]byte, error) {
-	var out [][]byte
+func ExpandRows[R ~[]byte](rows []R, read textparts.Reader) ([]R, error) {
+	var out []R
 	for i, row := range rows {
 		if len(row) == 0 || row[0] != partsMark {
 			continue
@@ -54,7 +54,7 @@ func ExpandRows(rows [][]byte, read textparts.Reader) ([][]byte, error) {
 			return nil, err
 		}
 		if out == nil {
-			out = append([][]byte(nil), rows...)
+			out = append([]R(nil), rows...)
 		}
 		out[i] = x
 	}

@@ -71,9 +71,6 @@ type Reader func(ref string, n int) ([][]byte, error)
 // JSON string they are in; a marker with fewer parts than it names is
 // left as it is. A row without a marker is returned as it is.
 func Expand(row []byte, read Reader) ([]byte, error) {
-	if !Has(row) {
-		return row, nil
-	}
 	var out []byte
 	rest := row
 	for {

@@ -75,21 +75,13 @@ func Record(raw [][]byte, read textparts.Reader) ([]json.RawMessage, error) {
 	if len(raw) == 0 {
 		return nil, store.ErrNotFound
 	}
-	rows := make([][]byte, 0, len(raw))
+	out := make([]json.RawMessage, 0, len(raw))
 	for _, r := range raw {
 		if r != nil {
-			rows = append(rows, r)
+			out = append(out, r)
 		}
 	}
-	rows, err := store.ExpandRows(rows, read)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]json.RawMessage, len(rows))
-	for i, r := range rows {
-		out[i] = r
-	}
-	return out, nil
+	return store.ExpandRows(out, read)
 }
 
 // Parts reads the rows of a query of text parts (part, data), in order,
