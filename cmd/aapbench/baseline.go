@@ -116,3 +116,39 @@ func conversationRun(o bench.ConversationOptions, copilotKit string) int {
 	}
 	return 0
 }
+
+// memoryRun runs bench.Memory, against baseline too when it is set (a
+// binary, or a git revision to build one from), and returns the exit
+// code: 3 when a row is past the bound.
+func memoryRun(o bench.MemoryOptions, baseline string) int {
+	fail := func(err error) int {
+		fmt.Fprintln(os.Stderr, "aapbench:", err)
+		return 1
+	}
+	self, err := os.Executable()
+	if err != nil {
+		return fail(err)
+	}
+	o.Command = []string{self}
+	if baseline != "" {
+		bin, cleanup, err := baselineBinary(baseline)
+		if err != nil {
+			return fail(err)
+		}
+		defer cleanup()
+		o.Baseline = []string{bin}
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	rows, err := bench.Memory(ctx, o)
+	if err != nil {
+		return fail(err)
+	}
+	for _, r := range rows {
+		if r.Build == "this" && r.Over(o.Bound) {
+			fmt.Fprintf(os.Stderr, "aapbench: %s on %s holds %.1f KB per stream, %.2f× the relay's, past %.2f×\n", r.Path, r.Store, r.KB, r.Ratio, o.Bound)
+			return 3
+		}
+	}
+	return 0
+}

@@ -49,6 +49,12 @@ func main() {
 	window := flag.Int("window", 50, "turns a row of -conversation sums")
 	bridges := flag.String("bridges", "", "with -conversation: the aapbench binary whose bridges to measure (a baseline build's); empty: this one's")
 	copilotKit := flag.String("copilotkit", "", "with -history, also measure the CopilotKit runtime relaying the same run to the agent: the path of interop/copilotkit-agent/relay.mjs (its npm packages installed), run with node")
+	memory := flag.Bool("memory", false, "measure what an open stream costs instead: each bridge on each of -stores, with -idle streams (comma-separated counts allowed with -memory-streams) and -stalled streams whose clients stop reading, each beside a net/http relay of the same streams in the same run, in processes of their own; with -baseline, the baseline build's bridges interleaved")
+	memoryStreams := flag.String("memory-streams", "", "with -memory: idle streams per process, comma-separated (default: -idle)")
+	stores := flag.String("stores", "memory,sqlite", "with -memory: the stores, comma-separated (memory, sqlite, postgres)")
+	postgres := flag.String("postgres", os.Getenv("AAPAGUI_TEST_POSTGRES"), "with -memory and -stores postgres: the DSN of a PostgreSQL database")
+	stalled := flag.Int("stalled", 200, "with -memory: streams whose clients stop reading after their first delta (-1 skips them)")
+	bound := flag.Float64("bound", 1.2, "with -memory: the ratio to the relay's bytes per stream past which a row is marked OVER and the exit code is 3")
 	baseline := flag.String("baseline", "", "compare this build's bridges with a baseline build's, interleaved: an aapbench binary, or a git revision to build one from (e.g. 5077368); prints each ratio with its spread, with -n and -reps (at least 5)")
 	flag.Parse()
 	if *serveBridge != "" {
@@ -69,6 +75,19 @@ func main() {
 	}
 	if *history > 0 {
 		os.Exit(historyRun(*history, *historyBytes, *reps, *copilotKit))
+	}
+	if *memory {
+		mo := bench.MemoryOptions{Postgres: *postgres, Stalled: *stalled, Bound: *bound, Reps: *reps, Stores: strings.Split(*stores, ",")}
+		counts := *memoryStreams
+		if counts == "" {
+			counts = strconv.Itoa(o.Idle)
+		}
+		var err error
+		if mo.Streams, err = ints(counts); err != nil {
+			fmt.Fprintln(os.Stderr, "aapbench:", err)
+			os.Exit(2)
+		}
+		os.Exit(memoryRun(mo, *baseline))
 	}
 	if *baseline != "" {
 		n := "100000"

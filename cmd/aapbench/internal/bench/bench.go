@@ -132,7 +132,16 @@ func serve(h http.Handler) (string, func(), error) {
 	}
 	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
 	go srv.Serve(ln)
-	return "http://" + ln.Addr().String(), func() { srv.Close() }, nil
+	// Closing lets the streams still in flight end first (their agents
+	// are released before), for up to 10 s, so that a bridge's store is
+	// not closed under its last writes.
+	return "http://" + ln.Addr().String(), func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		if srv.Shutdown(ctx) != nil {
+			srv.Close()
+		}
+	}, nil
 }
 
 // transport is the HTTP client of the harness's clients: pooled with room
