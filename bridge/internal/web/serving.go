@@ -77,7 +77,9 @@ type Serving struct {
 	Users userid.Options
 	// CORSOrigins are the browser origins allowed to call the API
 	// directly (a web client on another origin); "*" allows any origin,
-	// never with credentials. None: no CORS headers, preflights refused.
+	// never with credentials, and only where callers present a credential
+	// (API keys, a key forwarded upstream, user tokens): on an open server
+	// New refuses it. None: no CORS headers, preflights refused.
 	CORSOrigins []string
 	// AllowedHosts are the Host names (or addresses) served besides the
 	// loopback names when APIKeys is empty, against DNS rebinding; "*"
