@@ -14,6 +14,7 @@ import (
 	"github.com/aapagui/aapagui/aap"
 	"github.com/aapagui/aapagui/bridge/internal/web"
 	"github.com/aapagui/aapagui/internal/header"
+	"github.com/aapagui/aapagui/internal/redirect"
 	"github.com/aapagui/aapagui/store"
 )
 
@@ -311,13 +312,18 @@ func (s *Server) probeUpstreams(ctx context.Context) []upstreamReadiness {
 
 // probe reports whether the agent's upstream answers HTTP at all: a GET of
 // its URL, without the agent's headers (no secret goes out for a probe),
-// where any answer, whatever its status, counts.
+// where any answer, whatever its status, counts; a redirect too, which is
+// not followed.
 func (a *agent) probe(ctx context.Context) error {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, a.cfg.Upstream, nil)
 	if err != nil {
 		return err
 	}
 	resp, err := a.s.cfg.HTTPClient.Do(req)
+	var re *redirect.Error
+	if errors.As(err, &re) {
+		return nil
+	}
 	if err != nil {
 		if ue, ok := err.(*url.Error); ok {
 			return ue.Err // the URL may hold what the operator keeps private
