@@ -114,10 +114,10 @@ func TestReadyzAsksOncePerTTL(t *testing.T) {
 		wg.Go(func() { assert.Equal(t, http.StatusOK, e.get(t, "/readyz").Status) })
 	}
 	wg.Wait()
-	assert.Len(t, up.metaAuth(), 1, "one GET /meta for 20 callers")
+	assert.Equal(t, 1, len(up.metaAuth()), "one GET /meta for 20 callers")
 	mu.Lock()
 	now = now.Add(3 * time.Second)
 	mu.Unlock()
 	assert.Equal(t, http.StatusOK, e.get(t, "/readyz").Status)
-	assert.Len(t, up.metaAuth(), 2, "a stale result is checked again")
+	assert.Equal(t, 2, len(up.metaAuth()), "a stale result is checked again")
 }

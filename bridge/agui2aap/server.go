@@ -31,6 +31,7 @@ type Server struct {
 	metaCalls singleflight.Group
 
 	readiness *web.Ready[readyCheck] // GET /readyz's check, reused for web.ReadyTTL
+	forwarded *forwarded             // the forwarded keys the AAP server refused, and the rate of new ones (verify.go)
 }
 
 // New returns a Server for the configuration.
@@ -45,6 +46,7 @@ func New(cfg Config) (*Server, error) {
 	cfg.Store = store.ObserveThreads(cfg.Store, b.Observe)
 	s := &Server{cfg: cfg, base: b, meta: map[string]metaEntry{}}
 	s.readiness = web.NewReady(cfg.Clock, s.checkReady)
+	s.forwarded = newForwarded(cfg.Limits)
 	e, m := b.Engine, b.Metrics
 	// Thread ids are the client's, "/" included: routes match the escaped
 	// path, so that DELETE …/threads/a%2Fb names the thread "a/b", and
@@ -103,6 +105,11 @@ func (s *Server) authAs(c *gin.Context, user bool) {
 	owner, err := s.owner(c.Request)
 	if err == nil && user {
 		owner, err = web.Scope(s.base.Users, owner, c.Request)
+	}
+	if err == nil && s.forwardOnly() {
+		// Before the key's own limits: a key the AAP server has not
+		// accepted gets none (verify.go).
+		err = s.verify(c.Request)
 	}
 	if err == nil {
 		err = web.Allow(s.base.Limits, owner)

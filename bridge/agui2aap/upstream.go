@@ -57,13 +57,15 @@ func (s *Server) upstream(ctx context.Context, cl *aap.Client, key string) (*aap
 const maxMetaEntries = 1024
 
 // upstreamMeta returns the upstream's /meta, cached for MetaTTL per
-// credential (keyed by a hash, never the key itself).
+// credential (keyed by a hash, never the key itself). When the cache is
+// full of fresh entries a new credential's is not kept (dropMetaStale);
+// a forwarded key the AAP server refuses is remembered (noteRefused).
 func (s *Server) upstreamMeta(ctx context.Context, cl *aap.Client, key string) (*aap.GetMetaResponse, error) {
 	key = credentialKey(key)
 	s.metaMu.Lock()
 	e, ok := s.meta[key]
 	s.metaMu.Unlock()
-	if ok && time.Since(e.at) < s.cfg.MetaTTL {
+	if ok && s.cfg.Clock().Sub(e.at) < s.cfg.MetaTTL {
 		return e.meta, nil
 	}
 	// The call is shared, so no one caller's cancellation ends it; each
@@ -74,13 +76,13 @@ func (s *Server) upstreamMeta(ctx context.Context, cl *aap.Client, key string) (
 		m, err := cl.Meta(ctx)
 		s.upstreamCall(ctx, "meta", "", err)
 		if err != nil {
-			return nil, err
+			return nil, s.noteRefused(key, err)
 		}
+		now := s.cfg.Clock()
 		s.metaMu.Lock()
-		if len(s.meta) >= maxMetaEntries {
-			clear(s.meta) // many distinct forwarded keys: start over rather than grow
+		if _, held := s.meta[key]; held || s.dropMetaStale(now) {
+			s.meta[key] = metaEntry{meta: m, at: now}
 		}
-		s.meta[key] = metaEntry{meta: m, at: time.Now()}
 		s.metaMu.Unlock()
 		return m, nil
 	})
