@@ -104,7 +104,9 @@ func (s *Server) authUser(c *gin.Context) { s.authAs(c, true) }
 func (s *Server) authAs(c *gin.Context, user bool) {
 	owner, err := s.owner(c.Request)
 	if err == nil && user {
-		owner, err = web.Scope(s.base.Users, owner, c.Request)
+		if owner, err = web.Scope(s.base.Users, owner, c.Request); err == nil {
+			c.Request = s.withUser(c.Request, owner)
+		}
 	}
 	if err == nil && s.forwardOnly() {
 		// Before the key's own limits: a key the AAP server has not

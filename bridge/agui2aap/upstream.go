@@ -23,13 +23,31 @@ type metaEntry struct {
 }
 
 // client returns the AAP client for a request: with the caller's key when
-// forwarding, else with the configured one.
+// forwarding, else with the configured one, and the user the request is
+// scoped to in the ForwardUser header (withUser).
 func (s *Server) client(r *http.Request) (*aap.Client, string) {
 	key := s.cfg.UpstreamAPIKey
 	if s.cfg.ForwardAuth {
 		key = bearer(r)
 	}
-	return aap.NewClient(s.cfg.Upstream, aap.ClientOptions{HTTPClient: s.cfg.HTTPClient, APIKey: key, MaxEventSize: s.cfg.MaxEventSize, Version: s.cfg.UpstreamVersion}), key
+	var h http.Header
+	if u, ok := r.Context().Value(forwardUserKey{}).(string); ok {
+		h = http.Header{http.CanonicalHeaderKey(s.cfg.ForwardUser): {u}}
+	}
+	return aap.NewClient(s.cfg.Upstream, aap.ClientOptions{HTTPClient: s.cfg.HTTPClient, APIKey: key, Header: h, MaxEventSize: s.cfg.MaxEventSize, Version: s.cfg.UpstreamVersion}), key
+}
+
+// forwardUserKey keys the user a request is scoped to, for the AAP server
+// (Config.ForwardUser), in its context.
+type forwardUserKey struct{}
+
+// withUser returns r carrying owner, the (key, user) it is scoped to, for
+// client's ForwardUser header; r itself without ForwardUser.
+func (s *Server) withUser(r *http.Request, owner string) *http.Request {
+	if s.cfg.ForwardUser == "" {
+		return r
+	}
+	return r.WithContext(context.WithValue(r.Context(), forwardUserKey{}, owner))
 }
 
 // upstream returns the upstream's /meta (cached, see upstreamMeta) and the
