@@ -18,6 +18,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/aapagui/aapagui/internal/jsonenc"
+	"github.com/aapagui/aapagui/internal/redirect"
 	"github.com/aapagui/aapagui/internal/reqbody"
 )
 
@@ -27,6 +28,12 @@ type ClientOptions struct {
 	// transport keeps up to 64 idle connections per host and which has no
 	// overall timeout, since a streaming turn lasts as long as the agent
 	// runs: bound calls with their context instead.
+	//
+	// Redirects are not followed (the place one points to would get the
+	// request, its body and the API key): a redirect answer fails the
+	// call with a *RedirectError. A client given here without a
+	// CheckRedirect is used as a copy that refuses them; one with a
+	// CheckRedirect of its own keeps it.
 	HTTPClient *http.Client
 	// APIKey is sent as "Authorization: Bearer <APIKey>". Empty sends no
 	// Authorization header (unless Header has one).
@@ -55,6 +62,7 @@ const defaultMaxErrorBody = 64 << 10
 // to one upstream: the standard library keeps only 2 idle connections per
 // host, so a burst of turns would open and close a connection each.
 var defaultHTTPClient = &http.Client{
+	CheckRedirect: redirect.Refuse,
 	Transport: &http.Transport{
 		Proxy: http.ProxyFromEnvironment,
 		DialContext: (&net.Dialer{
@@ -89,7 +97,7 @@ type Client struct {
 func NewClient(baseURL string, opts ClientOptions) *Client {
 	c := &Client{
 		base:         strings.TrimRight(baseURL, "/"),
-		hc:           opts.HTTPClient,
+		hc:           redirect.Client(opts.HTTPClient),
 		apiKey:       opts.APIKey,
 		header:       opts.Header.Clone(),
 		maxEventSize: opts.MaxEventSize,
@@ -162,6 +170,12 @@ func (e *HTTPError) Error() string {
 	}
 	return sb.String()
 }
+
+// RedirectError is a redirect the client did not follow (see
+// ClientOptions.HTTPClient): its status and the URL it pointed to,
+// without that URL's user information, query or fragment. The client's
+// methods return it wrapped with the endpoint: use errors.As.
+type RedirectError = redirect.Error
 
 // IsNotFound reports whether err is (or wraps) an HTTPError with status
 // 404: the session does not exist, or the agent does not serve the
@@ -825,7 +839,8 @@ func (c *Client) do(ctx context.Context, method, endpoint, path string, body any
 	}
 	resp, err := c.hc.Do(req)
 	if err != nil {
-		return nil, &endpointError{endpoint: endpoint, err: err}
+		// A refused redirect without the URL it pointed to in full.
+		return nil, &endpointError{endpoint: endpoint, err: redirect.Strip(err)}
 	}
 	if resp.StatusCode >= 200 && resp.StatusCode < 300 {
 		return resp, nil

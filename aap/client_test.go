@@ -1123,3 +1123,32 @@ func TestClientReadsBodyByItsLength(t *testing.T) {
 	_, err := aap.NewClient(srv.URL, aap.ClientOptions{Version: aap.Version3}).History(context.Background(), "s1", aap.HistoryFull)
 	require.Error(t, err)
 }
+
+// The client follows no redirect: the place one points to gets no request
+// and no API key, and the call fails with a *RedirectError naming the
+// status and the place, without its query. A client of the caller's own
+// without a CheckRedirect is used the same way.
+func TestClientDoesNotFollowRedirects(t *testing.T) {
+	var reached atomic.Int64
+	target := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		reached.Add(1)
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = io.WriteString(w, `{"version":3,"agents":[]}`)
+	}))
+	t.Cleanup(target.Close)
+	from := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, target.URL+"/meta?token=t0ken", http.StatusPermanentRedirect)
+	}))
+	t.Cleanup(from.Close)
+	for name, hc := range map[string]*http.Client{"shared client": nil, "caller's client": {}} {
+		c := aap.NewClient(from.URL, aap.ClientOptions{APIKey: "s3cret", HTTPClient: hc})
+		_, err := c.Meta(context.Background())
+		var re *aap.RedirectError
+		require.True(t, errors.As(err, &re), "%s: %v", name, err)
+		assert.Equal(t, http.StatusPermanentRedirect, re.StatusCode, name)
+		assert.Equal(t, target.URL+"/meta", re.Location, name)
+		assert.Contains(t, err.Error(), "GET /meta", name)
+		assert.NotContains(t, err.Error(), "t0ken", name)
+	}
+	assert.Zero(t, reached.Load(), "the redirect's target got no request")
+}

@@ -14,6 +14,7 @@ import (
 	"github.com/aapagui/aapagui/aap"
 	"github.com/aapagui/aapagui/bridge/internal/web"
 	"github.com/aapagui/aapagui/internal/header"
+	"github.com/aapagui/aapagui/internal/redirect"
 	"github.com/aapagui/aapagui/store"
 )
 
@@ -274,14 +275,31 @@ func (a *agent) threadID(sessionID string) string {
 	return ThreadID(sessionID)
 }
 
-// readiness is the body of GET /readyz: the store, and whether each
-// agent's upstream answers. An upstream that does not answer leaves the
-// server ready (its other agents, sessions and histories are served);
-// the body says which.
+// readiness is the body of GET /readyz: ok, and to a caller that may know
+// (web.Base.MayKnow) the store and whether each agent's upstream answers.
+// An upstream that does not answer leaves the server ready (its other
+// agents, sessions and histories are served); the body says which.
 type readiness struct {
 	Status    string              `json:"status"`
-	Store     string              `json:"store"`
-	Upstreams []upstreamReadiness `json:"upstreams"`
+	Store     string              `json:"store,omitempty"`
+	Upstreams []upstreamReadiness `json:"upstreams,omitempty"`
+}
+
+// readyCheck is what a readiness check found (web.Ready reuses it for
+// web.ReadyTTL): the store's failure, else each agent's upstream.
+type readyCheck struct {
+	store     error
+	upstreams []upstreamReadiness
+}
+
+// checkReady pings the store and, when it answers, probes every agent's
+// upstream.
+func (s *Server) checkReady(ctx context.Context) readyCheck {
+	if err := s.cfg.Store.Ping(ctx); err != nil {
+		s.cfg.Logger.Warn().Err(err).Msg("store not ready")
+		return readyCheck{store: err}
+	}
+	return readyCheck{upstreams: s.probeUpstreams(ctx)}
 }
 
 // upstreamReadiness is one agent's upstream in GET /readyz.
@@ -311,13 +329,18 @@ func (s *Server) probeUpstreams(ctx context.Context) []upstreamReadiness {
 
 // probe reports whether the agent's upstream answers HTTP at all: a GET of
 // its URL, without the agent's headers (no secret goes out for a probe),
-// where any answer, whatever its status, counts.
+// where any answer, whatever its status, counts; a redirect too, which is
+// not followed.
 func (a *agent) probe(ctx context.Context) error {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, a.cfg.Upstream, nil)
 	if err != nil {
 		return err
 	}
 	resp, err := a.s.cfg.HTTPClient.Do(req)
+	var re *redirect.Error
+	if errors.As(err, &re) {
+		return nil
+	}
 	if err != nil {
 		if ue, ok := err.(*url.Error); ok {
 			return ue.Err // the URL may hold what the operator keeps private

@@ -86,8 +86,8 @@ func TestCORS(t *testing.T) {
 	})
 
 	t.Run("any origin, never with credentials", func(t *testing.T) {
-		open := newEnv(t, demoUpstream(t), func(c *aap2agui.Config) { c.CORSOrigins = []string{"*"} })
-		resp := preflight(t, open.URL+"/sessions", "https://anyone.example", "POST")
+		anyOrigin := newEnv(t, demoUpstream(t), func(c *aap2agui.Config) { c.CORSOrigins, c.APIKeys = []string{"*"}, []string{"k1"} })
+		resp := preflight(t, anyOrigin.URL+"/sessions", "https://anyone.example", "POST")
 		assert.Equal(t, http.StatusNoContent, resp.StatusCode)
 		assert.Equal(t, "*", resp.Header.Get("Access-Control-Allow-Origin"))
 		assert.Empty(t, resp.Header.Get("Access-Control-Allow-Credentials"))
@@ -98,6 +98,15 @@ func TestCORS(t *testing.T) {
 		resp := preflight(t, closed.URL+"/meta", app, "GET")
 		assert.Equal(t, http.StatusForbidden, resp.StatusCode)
 		assert.Empty(t, resp.Header.Get("Access-Control-Allow-Origin"))
+	})
+
+	t.Run("any origin on a server without keys is a configuration error", func(t *testing.T) {
+		// Every web site the local user visits could otherwise list, read
+		// and run the sessions of an open bridge from the user's browser.
+		_, err := aap2agui.New(aap2agui.Config{Upstream: demoUpstream(t), Store: e.Store, Serving: aap2agui.Serving{CORSOrigins: []string{"https://app.example", "*"}}})
+		require.Error(t, err)
+		assert.Contains(t, err.Error(), "CORS origin *")
+		assert.Contains(t, err.Error(), "--api-key")
 	})
 
 	t.Run("an origin that is not one is a configuration error", func(t *testing.T) {

@@ -39,9 +39,6 @@ func invalid(code, message string) *web.Failure {
 // errUnauthorized is a request without a valid API key.
 var errUnauthorized = web.Fail(web.KindUnauthorized, "unauthorized", "a valid API key is required: Authorization: Bearer <key>")
 
-// errNotReady answers a readiness probe while the store is not reachable.
-var errNotReady = web.Fail(web.KindUnavailable, "not_ready", "the store is not reachable")
-
 // errStore is what a client is told of a failed store operation.
 var errStore = web.Fail(web.KindInternal, "store_error", "the session store failed")
 

@@ -24,6 +24,8 @@ type Server struct {
 	base   *web.Base              // metrics, keys, users, limits and the engine (web.Serving.NewBase)
 	roster atomic.Pointer[roster] // the agents served (SetAgents replaces them)
 
+	readiness *web.Ready[readyCheck] // GET /readyz's check, reused for web.ReadyTTL
+
 	streaming atomic.Int64 // turns whose answer is streaming: they share MaxCheckpoints
 	kept      *histories   // the histories kept between turns (nil: none)
 }
@@ -43,6 +45,7 @@ func New(cfg Config) (*Server, error) {
 		s.kept = newHistories(cfg.HistoryCache)
 	}
 	s.roster.Store(s.newRoster(cfg.Agents))
+	s.readiness = web.NewReady(cfg.Clock, s.checkReady)
 	e, m := b.Engine, b.Metrics
 	e.GET("/readyz", s.handle(s.ready))
 	if !cfg.SeparateMetrics {
@@ -138,14 +141,22 @@ func (s *Server) authAs(c *gin.Context, user bool) error {
 
 func owner(c *gin.Context) string { return c.GetString(ownerKey) }
 
+// ready answers GET /readyz from the last readiness check (web.Ready):
+// ready or not to anyone, the store and each agent's upstream only to a
+// caller that may know (web.Base.MayKnow).
 func (s *Server) ready(c *gin.Context) error {
-	ctx, cancel := web.ReadyContext(c.Request.Context())
-	defer cancel()
-	if err := s.cfg.Store.Ping(ctx); err != nil {
-		web.Logger(c).Warn().Err(err).Msg("store not ready")
-		return errNotReady
+	mayKnow := s.base.MayKnow(c.Request)
+	r, err := s.readiness.Get(c.Request.Context())
+	switch {
+	case err != nil:
+		return web.NotReady("the readiness check did not finish", mayKnow)
+	case r.store != nil:
+		return web.NotReady("the store is not reachable", mayKnow)
+	case !mayKnow:
+		web.JSON(c, http.StatusOK, readiness{Status: "ok"})
+	default:
+		web.JSON(c, http.StatusOK, readiness{Status: "ok", Store: "ok", Upstreams: r.upstreams})
 	}
-	web.JSON(c, http.StatusOK, readiness{Status: "ok", Store: "ok", Upstreams: s.probeUpstreams(ctx)})
 	return nil
 }
 

@@ -96,6 +96,17 @@ type Config struct {
 	// ForwardAuth sends the caller's own Authorization header upstream
 	// instead of UpstreamAPIKey.
 	ForwardAuth bool
+	// ForwardUser, when set, names the header in which every call of a
+	// thread's run to the AAP server names the user the run is scoped to
+	// (Serving.Users): an AAP server that takes its user from that header
+	// (aap2agui --user-header) then keeps users apart as this bridge does.
+	// The value is the bridge's own id of (key, user), a hash: the AAP
+	// server never sees the user's id, and two keys' users of one name
+	// stay apart. The AAP server trusts whoever calls it with a valid key
+	// to name the user: use it only when the AAP server is reachable by
+	// this bridge alone, or with a key only the bridge holds
+	// (UpstreamAPIKey). Requires a user scope.
+	ForwardUser string
 
 	// Limits are the optional per-key limits (threads, concurrent runs,
 	// requests per second); the zero value limits nothing.
@@ -133,6 +144,9 @@ func (c *Config) setDefaults() error {
 	if err := c.Serving.SetDefaults("agui2aap"); err != nil {
 		return err
 	}
+	if err := c.checkForwardUser(); err != nil {
+		return err
+	}
 	switch c.Policy {
 	case "":
 		c.Policy = PolicyInterrupt
@@ -168,4 +182,25 @@ func (c *Config) serverTools(info *aap.AgentInfo) []aap.ServerToolRef {
 		}
 	}
 	return out
+}
+
+// checkForwardUser checks ForwardUser: a header name other than
+// Authorization, and a user scope to forward.
+func (c *Config) checkForwardUser() error {
+	h := c.ForwardUser
+	if h == "" {
+		return nil
+	}
+	for _, r := range h {
+		if !(r == '-' || r == '_' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z') {
+			return fmt.Errorf("agui2aap: Config.ForwardUser %q is not a header name", h)
+		}
+	}
+	if strings.EqualFold(h, "Authorization") {
+		return errors.New("agui2aap: Config.ForwardUser cannot be Authorization, which carries the key to the AAP server")
+	}
+	if c.Users.Header == "" && c.Users.JWTKeyFile == "" {
+		return errors.New("agui2aap: Config.ForwardUser needs a user scope (Config.Users: a user header or user tokens) to forward")
+	}
+	return nil
 }

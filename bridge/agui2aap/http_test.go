@@ -19,6 +19,7 @@ import (
 	"github.com/aapagui/aapagui/bridge/agui2aap"
 	"github.com/aapagui/aapagui/bridge/internal/bridgetest"
 	"github.com/aapagui/aapagui/demo"
+	"github.com/aapagui/aapagui/store"
 )
 
 // Input the bridge refuses before any stream: a JSON error with a status
@@ -183,6 +184,22 @@ func TestCORS(t *testing.T) {
 		r := e.post(t, "/agents/demo", c.input("", nil), "Origin", "https://app.example")
 		assert.Equal(t, http.StatusOK, r.Status)
 		assert.Equal(t, "https://app.example", r.Header.Get("Access-Control-Allow-Origin"))
+	})
+	t.Run("any origin needs callers to present a key", func(t *testing.T) {
+		// Open, any web site the local user visits could run and read its
+		// threads from the user's browser: refused at start.
+		_, err := agui2aap.New(agui2aap.Config{Upstream: e.AAP, Store: store.NewMemory(), Serving: agui2aap.Serving{CORSOrigins: []string{"*"}}})
+		require.Error(t, err)
+		assert.Contains(t, err.Error(), "CORS origin *")
+		assert.Contains(t, err.Error(), "--api-key")
+		for name, cfg := range map[string]agui2aap.Config{
+			"API keys":     {Serving: agui2aap.Serving{APIKeys: []string{"k1"}}},
+			"forward-auth": {ForwardAuth: true},
+		} {
+			cfg.Upstream, cfg.Store, cfg.CORSOrigins = e.AAP, store.NewMemory(), []string{"*"}
+			_, err := agui2aap.New(cfg)
+			assert.NoError(t, err, name)
+		}
 	})
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"net/http"
 	"net/url"
 	"strings"
@@ -28,6 +29,9 @@ type Server struct {
 	// metaCalls shares one GET /meta among the runs that miss the cache
 	// together (a cold start, an expired entry), by credential.
 	metaCalls singleflight.Group
+
+	readiness *web.Ready[readyCheck] // GET /readyz's check, reused for web.ReadyTTL
+	forwarded *forwarded             // the forwarded keys the AAP server refused, and the rate of new ones (verify.go)
 }
 
 // New returns a Server for the configuration.
@@ -41,6 +45,8 @@ func New(cfg Config) (*Server, error) {
 	}
 	cfg.Store = store.ObserveThreads(cfg.Store, b.Observe)
 	s := &Server{cfg: cfg, base: b, meta: map[string]metaEntry{}}
+	s.readiness = web.NewReady(cfg.Clock, s.checkReady)
+	s.forwarded = newForwarded(cfg.Limits)
 	e, m := b.Engine, b.Metrics
 	// Thread ids are the client's, "/" included: routes match the escaped
 	// path, so that DELETE …/threads/a%2Fb names the thread "a/b", and
@@ -98,7 +104,14 @@ func (s *Server) authUser(c *gin.Context) { s.authAs(c, true) }
 func (s *Server) authAs(c *gin.Context, user bool) {
 	owner, err := s.owner(c.Request)
 	if err == nil && user {
-		owner, err = web.Scope(s.base.Users, owner, c.Request)
+		if owner, err = web.Scope(s.base.Users, owner, c.Request); err == nil {
+			c.Request = s.withUser(c.Request, owner)
+		}
+	}
+	if err == nil && s.forwardOnly() {
+		// Before the key's own limits: a key the AAP server has not
+		// accepted gets none (verify.go).
+		err = s.verify(c.Request)
 	}
 	if err == nil {
 		err = web.Allow(s.base.Limits, owner)
@@ -141,23 +154,61 @@ func bearer(r *http.Request) string {
 	return strings.TrimSpace(key)
 }
 
-func (s *Server) ready(c *gin.Context) {
-	ctx, cancel := web.ReadyContext(c.Request.Context())
-	defer cancel()
+// readiness is the body of GET /readyz: ok, and to a caller that may know
+// (mayKnow) the store and the AAP server.
+type readiness struct {
+	Status   string `json:"status"`
+	Store    string `json:"store,omitempty"`
+	Upstream string `json:"upstream,omitempty"`
+}
+
+// readyCheck is what a readiness check found (web.Ready reuses it for
+// web.ReadyTTL): why the store or the AAP server is not ready, if either.
+type readyCheck struct{ notReady string }
+
+// checkReady pings the store and asks the AAP server for its GET /meta
+// with the bridge's own key (UpstreamAPIKey) or none, never a caller's: a
+// 401 or 403 is an answer, as any other status would not be.
+func (s *Server) checkReady(ctx context.Context) readyCheck {
 	if p, ok := s.cfg.Store.(interface{ Ping(context.Context) error }); ok {
 		if err := p.Ping(ctx); err != nil {
-			web.Logger(c).Warn().Err(err).Msg("store not ready")
-			s.fail(c, web.Fail(web.KindUnavailable, "not_ready", "the thread store is not reachable"))
-			return
+			s.cfg.Logger.Warn().Err(err).Msg("store not ready")
+			return readyCheck{notReady: "the thread store is not reachable"}
 		}
 	}
-	cl, key := s.client(c.Request)
-	if _, err := s.upstreamMeta(ctx, cl, key); err != nil {
-		web.Logger(c).Warn().Err(err).Msg("upstream not ready")
-		s.fail(c, web.Fail(web.KindUnavailable, "not_ready", "the AAP server is not reachable"))
-		return
+	cl := aap.NewClient(s.cfg.Upstream, aap.ClientOptions{HTTPClient: s.cfg.HTTPClient, APIKey: s.cfg.UpstreamAPIKey, Version: s.cfg.UpstreamVersion})
+	_, err := cl.Meta(ctx)
+	var he *aap.HTTPError
+	if err == nil || errors.As(err, &he) && (he.StatusCode == http.StatusUnauthorized || he.StatusCode == http.StatusForbidden) {
+		return readyCheck{}
 	}
-	c.String(http.StatusOK, "ok\n")
+	s.cfg.Logger.Warn().Err(err).Msg("upstream not ready")
+	return readyCheck{notReady: "the AAP server is not ready: " + s.upstreamFailure(err).Message}
+}
+
+// ready answers GET /readyz from the last readiness check (web.Ready):
+// ready or not to anyone, what is not ready only to a caller that may
+// know (mayKnow).
+func (s *Server) ready(c *gin.Context) {
+	mayKnow := s.mayKnow(c.Request)
+	r, err := s.readiness.Get(c.Request.Context())
+	switch {
+	case err != nil:
+		s.fail(c, web.NotReady("the readiness check did not finish", mayKnow))
+	case r.notReady != "":
+		s.fail(c, web.NotReady(r.notReady, mayKnow))
+	case !mayKnow:
+		web.JSON(c, http.StatusOK, readiness{Status: "ok"})
+	default:
+		web.JSON(c, http.StatusOK, readiness{Status: "ok", Store: "ok", Upstream: "ok"})
+	}
+}
+
+// mayKnow is web.Base.MayKnow, but for a key forwarded to the AAP server
+// (ForwardAuth without API keys), which only the AAP server could check:
+// such callers are told ready or not.
+func (s *Server) mayKnow(r *http.Request) bool {
+	return !(s.cfg.ForwardAuth && s.base.Keys.Open()) && s.base.MayKnow(r)
 }
 
 func (s *Server) listAgents(c *gin.Context) {

@@ -23,13 +23,31 @@ type metaEntry struct {
 }
 
 // client returns the AAP client for a request: with the caller's key when
-// forwarding, else with the configured one.
+// forwarding, else with the configured one, and the user the request is
+// scoped to in the ForwardUser header (withUser).
 func (s *Server) client(r *http.Request) (*aap.Client, string) {
 	key := s.cfg.UpstreamAPIKey
 	if s.cfg.ForwardAuth {
 		key = bearer(r)
 	}
-	return aap.NewClient(s.cfg.Upstream, aap.ClientOptions{HTTPClient: s.cfg.HTTPClient, APIKey: key, MaxEventSize: s.cfg.MaxEventSize, Version: s.cfg.UpstreamVersion}), key
+	var h http.Header
+	if u, ok := r.Context().Value(forwardUserKey{}).(string); ok {
+		h = http.Header{http.CanonicalHeaderKey(s.cfg.ForwardUser): {u}}
+	}
+	return aap.NewClient(s.cfg.Upstream, aap.ClientOptions{HTTPClient: s.cfg.HTTPClient, APIKey: key, Header: h, MaxEventSize: s.cfg.MaxEventSize, Version: s.cfg.UpstreamVersion}), key
+}
+
+// forwardUserKey keys the user a request is scoped to, for the AAP server
+// (Config.ForwardUser), in its context.
+type forwardUserKey struct{}
+
+// withUser returns r carrying owner, the (key, user) it is scoped to, for
+// client's ForwardUser header; r itself without ForwardUser.
+func (s *Server) withUser(r *http.Request, owner string) *http.Request {
+	if s.cfg.ForwardUser == "" {
+		return r
+	}
+	return r.WithContext(context.WithValue(r.Context(), forwardUserKey{}, owner))
 }
 
 // upstream returns the upstream's /meta (cached, see upstreamMeta) and the
@@ -57,13 +75,15 @@ func (s *Server) upstream(ctx context.Context, cl *aap.Client, key string) (*aap
 const maxMetaEntries = 1024
 
 // upstreamMeta returns the upstream's /meta, cached for MetaTTL per
-// credential (keyed by a hash, never the key itself).
+// credential (keyed by a hash, never the key itself). When the cache is
+// full of fresh entries a new credential's is not kept (dropMetaStale);
+// a forwarded key the AAP server refuses is remembered (noteRefused).
 func (s *Server) upstreamMeta(ctx context.Context, cl *aap.Client, key string) (*aap.GetMetaResponse, error) {
 	key = credentialKey(key)
 	s.metaMu.Lock()
 	e, ok := s.meta[key]
 	s.metaMu.Unlock()
-	if ok && time.Since(e.at) < s.cfg.MetaTTL {
+	if ok && s.cfg.Clock().Sub(e.at) < s.cfg.MetaTTL {
 		return e.meta, nil
 	}
 	// The call is shared, so no one caller's cancellation ends it; each
@@ -74,13 +94,13 @@ func (s *Server) upstreamMeta(ctx context.Context, cl *aap.Client, key string) (
 		m, err := cl.Meta(ctx)
 		s.upstreamCall(ctx, "meta", "", err)
 		if err != nil {
-			return nil, err
+			return nil, s.noteRefused(key, err)
 		}
+		now := s.cfg.Clock()
 		s.metaMu.Lock()
-		if len(s.meta) >= maxMetaEntries {
-			clear(s.meta) // many distinct forwarded keys: start over rather than grow
+		if _, held := s.meta[key]; held || s.dropMetaStale(now) {
+			s.meta[key] = metaEntry{meta: m, at: now}
 		}
-		s.meta[key] = metaEntry{meta: m, at: time.Now()}
 		s.metaMu.Unlock()
 		return m, nil
 	})

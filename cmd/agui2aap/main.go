@@ -16,12 +16,12 @@ func main() { cli.Main("agui2aap", run) }
 
 // flags are agui2aap's own flags; the shared ones are the program's.
 type flags struct {
-	upstream, upstreamKey, policy, serverTools        *string
-	keys, origins                                     *[]string
-	quietDemo, forwardAuth, snapshots                 *bool
-	upstreamVersion, demoVersion, maxThreads, maxRuns *int64
-	users                                             *cli.UserFlags
-	demoPace                                          *time.Duration
+	upstream, upstreamKey, policy, serverTools, forwardUser *string
+	keys, origins                                           *[]string
+	quietDemo, forwardAuth, snapshots                       *bool
+	upstreamVersion, demoVersion, maxThreads, maxRuns       *int64
+	users                                                   *cli.UserFlags
+	demoPace                                                *time.Duration
 }
 
 // bind defines the program's flags.
@@ -37,6 +37,7 @@ func bind(p *cli.Program) *flags {
 	fl.forwardAuth = f.Bool("forward-auth", false, "send the caller's Authorization header to the AAP server instead of --upstream-api-key")
 	fl.keys = f.List("api-key", ",", "API key accepted from callers; none means open")
 	fl.users = p.BindUsers("threads")
+	fl.forwardUser = f.String("forward-user", "", "header in which to name each run's user (from --user-header or --user-jwt, as an opaque id of key and user) to the AAP server, for one that takes --user-header; only when the AAP server is reachable by this bridge alone or with a key only it holds")
 	p.Store = f.String("store", "sqlite:agui2aap.db", "thread store: sqlite:<file>, postgres://user@host/db (replicas on several machines) or memory:")
 	fl.snapshots = f.Bool("snapshot-after-runs", false, "end every run with a MESSAGES_SNAPSHOT of the whole thread")
 	fl.policy = f.String("permission-policy", "interrupt", "untrusted server tools: interrupt (ask the client), grant or deny")
@@ -98,8 +99,9 @@ func (fl *flags) config(p *cli.Program) (agui2aap.Config, error) {
 	}
 	s := &p.Serving
 	cfg := agui2aap.Config{
-		Upstream: *fl.upstream, UpstreamAPIKey: *fl.upstreamKey, ForwardAuth: *fl.forwardAuth, Serving: p.ServingOptions(*fl.keys, *fl.origins, fl.users.Options()),
-		Policy: agui2aap.Policy(strings.ToLower(*fl.policy)), ServerTools: tools,
+		Upstream: *fl.upstream, UpstreamAPIKey: *fl.upstreamKey, ForwardAuth: *fl.forwardAuth, ForwardUser: *fl.forwardUser,
+		Serving: p.ServingOptions(*fl.keys, *fl.origins, fl.users.Options()),
+		Policy:  agui2aap.Policy(strings.ToLower(*fl.policy)), ServerTools: tools,
 		MaxBody: *s.MaxBody, SnapshotAfterRuns: *fl.snapshots,
 	}
 	if cfg.Limits, err = limits(*fl.maxThreads, *fl.maxRuns, *s.RateLimit, *s.RateBurst); err != nil {

@@ -3,6 +3,9 @@ package main
 import (
 	"testing"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
 	"github.com/aapagui/aapagui/cmd/internal/clitest"
 )
 
@@ -11,4 +14,12 @@ import (
 // start-up.
 func TestUserFlags(t *testing.T) {
 	clitest.UserFlags(t, run, "/agents/demo/threads")
+}
+
+// --forward-user reaches the Config: without a user scope to forward the
+// program refuses to start, naming what is missing.
+func TestForwardUserFlag(t *testing.T) {
+	err := run([]string{"--listen", "127.0.0.1:0", "--store", "memory:", "--forward-user", "X-User-Id"})
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "ForwardUser needs a user scope")
 }

@@ -1,6 +1,9 @@
 package web
 
 import (
+	"errors"
+	"slices"
+
 	"github.com/gin-gonic/gin"
 
 	"github.com/aapagui/aapagui/bridge/internal/metrics"
@@ -47,6 +50,13 @@ func (s *Serving) NewBase(o BaseOptions) (*Base, error) {
 	users, err := userid.New(s.Users, o.Keyed)
 	if err != nil {
 		return nil, err
+	}
+	if slices.Contains(s.CORSOrigins, "*") && !o.Keyed && !users.JWT() {
+		// Any web site the local user visits could then list, read and
+		// run conversations from the user's browser: the Host check does
+		// not stop a page on another origin that CORS lets in.
+		return nil, errors.New(o.Name + ": CORS origin * on a server that asks callers for no key would let every web site call it from a visitor's browser: " +
+			"set API keys (--api-key) or name the origins allowed (--cors-origin https://app.example.com)")
 	}
 	m := metrics.New(metrics.Options{Namespace: o.Name, Unit: o.Unit})
 	observe, hc, outer := Telemetry(o.Name, m, s.TracerProvider, s.HTTPClient)

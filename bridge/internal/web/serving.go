@@ -10,6 +10,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/aapagui/aapagui/bridge/internal/runlog"
+	"github.com/aapagui/aapagui/internal/redirect"
 	"github.com/aapagui/aapagui/internal/userid"
 )
 
@@ -21,6 +22,12 @@ import (
 type Serving struct {
 	// HTTPClient calls the upstream. nil: a client with connection pooling
 	// and no overall timeout (turns stream for as long as they take).
+	// Redirects are never followed (the place one points to would get the
+	// turn and the upstream's headers or key): a redirect fails the call
+	// with 502 upstream_redirect. A client given here without a
+	// CheckRedirect is used as a copy that refuses them; one with a
+	// CheckRedirect of its own keeps it, and with it the redirects it
+	// follows.
 	HTTPClient *http.Client
 	// ConnectTimeout bounds the wait for the upstream's response headers
 	// to a turn; zero means 60 s. Exceeding it is a 504.
@@ -77,7 +84,9 @@ type Serving struct {
 	Users userid.Options
 	// CORSOrigins are the browser origins allowed to call the API
 	// directly (a web client on another origin); "*" allows any origin,
-	// never with credentials. None: no CORS headers, preflights refused.
+	// never with credentials, and only where callers present a credential
+	// (API keys, a key forwarded upstream, user tokens): on an open server
+	// New refuses it. None: no CORS headers, preflights refused.
 	CORSOrigins []string
 	// AllowedHosts are the Host names (or addresses) served besides the
 	// loopback names when APIKeys is empty, against DNS rebinding; "*"
@@ -112,6 +121,7 @@ func (s *Serving) SetDefaults(name string) error {
 	if s.HTTPClient == nil {
 		s.HTTPClient = NewUpstreamClient()
 	}
+	s.HTTPClient = redirect.Client(s.HTTPClient)
 	for _, d := range []struct {
 		v   *time.Duration
 		def time.Duration

@@ -8,6 +8,8 @@ import (
 	"net"
 	"net/http"
 	"time"
+
+	"github.com/aapagui/aapagui/internal/redirect"
 )
 
 // NewUpstreamClient returns the HTTP client a bridge calls its upstream
@@ -15,9 +17,11 @@ import (
 // HTTP/2 settings, a pool sized for a proxy (many concurrent turns to one
 // upstream: the standard library keeps only 2 idle connections per host,
 // so a burst of turns would open and close a connection each), and small
-// connection buffers.
+// connection buffers. It follows no redirect (redirect.Refuse): the
+// place a redirect points to would get the turn and the upstream's
+// headers.
 func NewUpstreamClient() *http.Client {
-	return &http.Client{Transport: &http.Transport{
+	return &http.Client{CheckRedirect: redirect.Refuse, Transport: &http.Transport{
 		Proxy:               http.ProxyFromEnvironment,
 		MaxIdleConns:        256,
 		MaxIdleConnsPerHost: 64,
@@ -87,12 +91,17 @@ func Dial(ctx context.Context, connect, idle time.Duration, call func(context.Co
 // UpstreamFailure names a failed upstream call, before its stream began,
 // for the failures both bridges share: no answer within the connect
 // timeout or another deadline (504 upstream_timeout), or no answer at all
-// (502 upstream_unreachable). who names the upstream in the message ("the
-// agent", "the AAP server"). Each bridge names first what only its wire
-// has (an HTTP status, a content type, a protocol version).
+// (502 upstream_unreachable), or a redirect, which is not followed (502
+// upstream_redirect, naming its status and where it pointed). who names
+// the upstream in the message ("the agent", "the AAP server"). Each bridge
+// names first what only its wire has (an HTTP status, a content type, a
+// protocol version).
 func UpstreamFailure(err error, who string, connect time.Duration) *Failure {
 	var netErr net.Error
+	var re *redirect.Error
 	switch {
+	case errors.As(err, &re):
+		return Fail(KindUpstream, "upstream_redirect", fmt.Sprintf("%s answered HTTP %d, a redirect to %s, which is not followed: configure the URL it points to if it is the upstream's", who, re.StatusCode, re.Location))
 	case errors.Is(err, ErrConnectTimeout):
 		return Fail(KindUpstreamTimeout, "upstream_timeout", who+" did not answer within "+connect.String())
 	case errors.Is(err, context.DeadlineExceeded), errors.As(err, &netErr) && netErr.Timeout():

@@ -1,0 +1,70 @@
+package redirect
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+)
+
+// Error is a redirect a client did not follow: the upstream's status and
+// where it pointed.
+type Error struct {
+	// StatusCode is the redirect's status (301, 302, 303, 307, 308).
+	StatusCode int
+	// Location is the URL the redirect pointed to, resolved against the
+	// request's, without its user information, query or fragment (which
+	// may hold credentials).
+	Location string
+}
+
+// Error describes the redirect.
+func (e *Error) Error() string {
+	return fmt.Sprintf("HTTP %d %s to %s: redirects are not followed", e.StatusCode, http.StatusText(e.StatusCode), e.Location)
+}
+
+// Refuse is an http.Client's CheckRedirect that follows no redirect: the
+// client's Do returns an *Error (wrapped in a *url.Error whose URL is the
+// redirect's whole Location: see Strip), with the redirect's body closed,
+// and the place it points to gets no request.
+func Refuse(req *http.Request, _ []*http.Request) error {
+	e := &Error{Location: Location(req.URL)}
+	if req.Response != nil {
+		e.StatusCode = req.Response.StatusCode
+	}
+	return e
+}
+
+// Client returns c refusing redirects (Refuse): c itself when it has a
+// CheckRedirect of its own, which its owner chose, else a copy of c with
+// Refuse (sharing its Transport). A nil c stays nil.
+func Client(c *http.Client) *http.Client {
+	if c == nil || c.CheckRedirect != nil {
+		return c
+	}
+	out := *c
+	out.CheckRedirect = Refuse
+	return &out
+}
+
+// Location is u as an error may show it: without user information, query
+// or fragment.
+func Location(u *url.URL) string {
+	if u == nil {
+		return ""
+	}
+	v := *u
+	v.User, v.RawQuery, v.ForceQuery, v.Fragment, v.RawFragment = nil, "", false, "", ""
+	return v.String()
+}
+
+// Strip returns the *Error that err wraps, without the *url.Error that
+// http.Client wraps it in (whose URL is the redirect's Location, query
+// and credentials included), or err itself when it wraps none.
+func Strip(err error) error {
+	var e *Error
+	if errors.As(err, &e) {
+		return e
+	}
+	return err
+}
