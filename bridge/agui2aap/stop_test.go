@@ -133,8 +133,8 @@ func testStopRun(t *testing.T, stA, stB store.Store) {
 			return false
 		}
 		msgs = r.Events[1].(*events.MessagesSnapshotEvent).Messages
-		return true
-	}, 10*time.Second, 50*time.Millisecond, "the thread is free once the run has stopped")
+		return len(msgs) == 2
+	}, 10*time.Second, 50*time.Millisecond, "the thread holds the answer once the stopped run is saved")
 	require.Len(t, msgs, 2, "the user's message and the answer up to the stop")
 	assert.Equal(t, "w0 w1 w2 w3 w4 ", msgs[1].Content)
 	c.Messages = msgs
