@@ -17,6 +17,7 @@ import (
 
 	"github.com/aapagui/aapagui/aap"
 	"github.com/aapagui/aapagui/bridge/agui2aap"
+	"github.com/aapagui/aapagui/demo"
 	"github.com/aapagui/aapagui/internal/testkit/streamtest"
 	"github.com/aapagui/aapagui/store"
 )
@@ -156,4 +157,40 @@ func TestOverlappingConnectsAndRuns(t *testing.T) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	assert.Len(t, f.creates, 1, "one AAP session")
+}
+
+// A hydration whose snapshot needs new ids (the thread's delivered ids no
+// longer match the history, as after a compaction) is answered while the
+// thread's run lock is held, without saving them; once the lock is free a
+// hydration saves them, and the next run, sent with them, continues the
+// same AAP session.
+func TestHydrationRenumbersOnlyWhenFree(t *testing.T) {
+	e := newEnv(t)
+	c := e.conv("renumber")
+	c.say("hello there")
+	c.run(t)
+	c.say("and again")
+	c.run(t)
+	session := e.onlySession(t)
+	ctx := testContext(t)
+	th := e.thread(t, "renumber")
+	th.Delivered = th.Delivered[:len(th.Delivered)-1] // one id short: the history no longer matches
+	require.NoError(t, e.Store.SaveThread(ctx, th))
+
+	ok, _, err := e.Store.LockThread(ctx, "", "renumber", "a-run", time.Minute)
+	require.NoError(t, err)
+	require.True(t, ok)
+	msgs, _ := c.hydrate(t)
+	require.Len(t, msgs, 4)
+	assert.Equal(t, "hist-1", msgs[0].ID, "positional ids")
+	assert.Equal(t, th.Delivered, e.thread(t, "renumber").Delivered, "not saved while the lock is held")
+	require.NoError(t, e.Store.UnlockThread(ctx, "", "renumber", "a-run"))
+
+	msgs, _ = c.hydrate(t)
+	require.Len(t, msgs, 4)
+	assert.Equal(t, []string{"hist-1", "hist-2", "hist-3", "hist-4"}, e.thread(t, "renumber").Delivered, "saved once the lock is free")
+	c.Messages = msgs
+	c.say("still there?")
+	assert.Equal(t, []string{demo.EchoText("still there?")}, c.run(t).Text)
+	assert.Equal(t, session, e.onlySession(t), "the same AAP session")
 }
