@@ -88,6 +88,7 @@ func (s *Server) conversation(ctx context.Context, cl *aap.Client, info *aap.Age
 	}
 	msgs, err := historySnapshot(hist, th)
 	if err != nil {
+		log.Error().Err(err).Str("thread", th.ID).Str("session", th.SessionID).Msg("the AAP session's history has no AG-UI form")
 		return nil, nil, err
 	}
 	if slices.Equal(deliveredIDs(msgs), th.Delivered) {
