@@ -665,6 +665,58 @@ try {
     await shot("21-second-tab-sent-again", tab2);
     await tab2.close();
   });
+
+  await step("a message sent while agui2aap runs the thread for another runtime is refused, visibly", async () => {
+    // The page is on a thread, idle; then the thread's run starts in
+    // agui2aap for someone else (another runtime replica, here this
+    // script): agui2aap answers the page's run 409 run_in_progress, and
+    // the page shows agui2aap's message.
+    const before = new URL(page.url()).searchParams.get("thread");
+    await page.getByTestId("new-chat").click();
+    await page.waitForFunction((t) => !location.search.includes(t), before);
+    const thread = new URL(page.url()).searchParams.get("thread");
+    await page.getByTestId("copilot-chat-textarea").waitFor();
+    const other = await fetch(`${aguiURL}/agents/demo`, {
+      method: "POST",
+      headers: {
+        Authorization: `Bearer ${process.env.AGUI2AAP_API_KEY}`,
+        [process.env.AGUI2AAP_USER_HEADER || "X-User-Id"]: "alice",
+        "Content-Type": "application/json",
+        Accept: "text/event-stream",
+      },
+      body: JSON.stringify({
+        threadId: thread,
+        runId: crypto.randomUUID(),
+        state: {},
+        messages: [{ id: crypto.randomUUID(), role: "user", content: "long 100" }],
+        tools: [],
+        context: [],
+        forwardedProps: {},
+      }),
+    });
+    if (other.status !== 200) throw new Error(`the other run answered ${other.status}: ${await other.text()}`);
+    const otherDone = other.text();
+    await send("hello meanwhile");
+    const refusal = page.getByText("its lock runs out").first();
+    await refusal.waitFor();
+    // agui2aap's message as it wrote it, not HttpAgent's "HTTP 409: {…}".
+    const shown = await refusal.innerText();
+    if (shown.includes("409") || shown.includes("{")) throw new Error(`the refusal is shown as ${JSON.stringify(shown)}`);
+    await waitIdle();
+    await shot("22-refused-by-agui2aap");
+    const answer = await otherDone;
+    if (!answer.includes('"type":"RUN_FINISHED"')) throw new Error("the other run did not finish");
+    // Reloaded, the page shows the thread as agui2aap has it; the message
+    // goes through when sent again.
+    await openThread(page, thread);
+    await messages().getByText(`word${" word".repeat(99)}`, { exact: true }).last().waitFor();
+    if ((await messages().innerText()).includes("hello meanwhile")) throw new Error("the refused message shows as sent");
+    await send("hello meanwhile");
+    await waitText("You said: hello meanwhile");
+    await waitIdle();
+    const sessions = sessionsOf(thread);
+    if (sessions.length !== 1) throw new Error(`thread ${thread} used AAP sessions ${JSON.stringify(sessions)}, want one`);
+  });
 } catch {
   // reported below
 } finally {
