@@ -340,7 +340,7 @@ func (a *AAPAgent) putSession(w http.ResponseWriter, r *http.Request, owner stri
 	// whatever the seed left open, and the configuration was checked.
 	t, _, _ := a.startTurn(s, &aap.PostSessionTurnRequest{Messages: req.Turn()})
 	a.mu.Unlock()
-	a.play(w, s, t, req.Mode(), s.id)
+	a.play(w, r, s, t, req.Mode(), s.id)
 }
 
 // newSession checks a new session's configuration and stores it, busy
@@ -647,12 +647,12 @@ func (a *AAPAgent) turn(w http.ResponseWriter, r *http.Request, owner string) {
 	}
 	s.busy = true
 	a.mu.Unlock()
-	a.play(w, s, t, req.Mode(), "")
+	a.play(w, r, s, t, req.Mode(), "")
 }
 
 // play runs a turn of a busy session, records it and frees the session.
 // A sessionStart id opens the answer with session_start (PUT /session).
-func (a *AAPAgent) play(w http.ResponseWriter, s *aapSession, t *aapTurn, mode aap.StreamMode, sessionStart string) {
+func (a *AAPAgent) play(w http.ResponseWriter, r *http.Request, s *aapSession, t *aapTurn, mode aap.StreamMode, sessionStart string) {
 	committed := false
 	defer func() {
 		if !committed { // the turn did not get to commit: free the session
@@ -661,7 +661,7 @@ func (a *AAPAgent) play(w http.ResponseWriter, s *aapSession, t *aapTurn, mode a
 	}()
 
 	out := newTurnOutput(w, mode, sessionStart)
-	out.quiet, out.pace = a.quiet, a.pace
+	out.quiet, out.pace, out.gone = a.quiet, a.pace, r.Context().Done()
 	t.run(out)
 	// The session is updated before the last write, which holds turn_stop:
 	// a client that sends its next turn as soon as it sees turn_stop must
@@ -851,6 +851,7 @@ type turnOutput struct {
 	msgs       []aap.Message        // the messages the turn adds to the history
 	quiet      bool                 // permission results are stored, not sent
 	pace       time.Duration        // AAPAgentOptions.LongPace
+	gone       <-chan struct{}      // closed once the client has gone (its request's context)
 	hidden     map[aap.Message]bool // messages of msgs a none-mode response leaves out
 	pending    []pendingCall        // the calls the turn leaves waiting
 	stopReason aap.StopReason
@@ -937,28 +938,53 @@ func (o *turnOutput) thinking(s string) {
 	o.open = append(o.open, &aap.ThinkingBlock{Thinking: s})
 }
 
-// long says n words, one delta each in delta mode.
+// long says n words, one delta each in delta mode. Paced, each word is
+// written as it comes, and the answer ends where its client went away:
+// the history keeps the words written before then, no word after (a word
+// whose write failed, or one written once the client was seen gone, never
+// reached it), so a reloaded page shows the stopped answer as delivered.
 func (o *turnOutput) long(n int) {
 	var sb strings.Builder
 	sb.Grow(len(" word") * n)
 	for i := range n {
 		w := LongWord(i)
-		sb.WriteString(w)
-		if o.mode == aap.StreamDelta {
+		if o.mode == aap.StreamDelta && o.pace > 0 {
+			if !o.sendPaced(w) {
+				break
+			}
+		} else if o.mode == aap.StreamDelta {
 			o.delta.Delta = w
 			o.emit(&o.delta)
-			if o.pace > 0 {
-				if o.flush(); o.err != nil {
-					break // the client went away
-				}
-				time.Sleep(o.pace)
-			}
 		}
+		sb.WriteString(w)
 	}
 	if o.mode == aap.StreamMessage {
 		o.emit(&aap.Text{Text: sb.String()})
 	}
 	o.open = append(o.open, &aap.TextBlock{Text: sb.String()})
+}
+
+// sendPaced writes delta w at once, then waits the pace; false when w
+// did not reach the client: it was gone before w was written, or the
+// write failed.
+func (o *turnOutput) sendPaced(w string) bool {
+	select {
+	case <-o.gone:
+		return false
+	default:
+	}
+	o.delta.Delta = w
+	o.emit(&o.delta)
+	if o.flush(); o.err != nil {
+		return false
+	}
+	t := time.NewTimer(o.pace)
+	defer t.Stop()
+	select {
+	case <-t.C:
+	case <-o.gone:
+	}
+	return true
 }
 
 func (o *turnOutput) toolCall(id, name string, input json.RawMessage) {

@@ -1272,3 +1272,36 @@ func ExampleNewAAPAgent() {
 	// "hello"
 	// end_turn
 }
+
+// A paced "long" answer whose client leaves midway (a stop) is stored as
+// the client received it: the history's answer is the deltas it read,
+// without the words the agent would have written after it left. (The
+// pace leaves the client ample time to leave before the next word.)
+func TestAAPStoppedLongAnswerStoredAsDelivered(t *testing.T) {
+	srv := newAAPServer(t, demo.AAPAgentOptions{LongPace: 200 * time.Millisecond})
+	c := newClient(srv, "")
+	ctx := context.Background()
+	id := createSession(t, c, &aap.PostSessionsRequest{})
+
+	var received strings.Builder
+	turnCtx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	deltas := 0
+	for ev, err := range c.StreamTurn(turnCtx, id, &aap.PostSessionTurnRequest{Stream: aap.StreamDelta, Messages: user("long 1000")}) {
+		require.NoError(t, err)
+		if d, ok := ev.(*aap.TextDelta); ok {
+			received.WriteString(d.Delta)
+			if deltas++; deltas == 5 {
+				break // the client leaves, as a stop does
+			}
+		}
+	}
+	cancel()
+	var hist []aap.Message
+	require.Eventually(t, func() bool {
+		var err error
+		hist, err = c.History(ctx, id, aap.HistoryFull)
+		return err == nil && len(hist) == 2
+	}, 10*time.Second, 10*time.Millisecond, "the turn ends once its client has gone")
+	assert.Equal(t, received.String(), hist[1].(*aap.AssistantMessage).Content.Text)
+}

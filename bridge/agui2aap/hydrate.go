@@ -2,10 +2,10 @@ package agui2aap
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/ag-ui-protocol/ag-ui/sdks/community/go/pkg/core/events"
 	"github.com/ag-ui-protocol/ag-ui/sdks/community/go/pkg/core/types"
@@ -32,9 +32,22 @@ func isHydration(in *types.RunAgentInput) bool {
 // open. An unknown thread (or one of another key: threads are per key) gets
 // an empty snapshot. The snapshot's ids become the thread's delivered ids,
 // so that the client's next run continues the same AAP session.
-func (s *Server) hydrate(c *gin.Context, cl *aap.Client, info *aap.AgentInfo, in *types.RunAgentInput, th *store.Thread) error {
+//
+// A hydration only reads the thread: it takes no run lock, so that any
+// number of them (a page sends two connects on load, several tabs reload)
+// and a run of the thread go on side by side. Only when the snapshot's
+// ids are not the thread's (renumber) does it write, under the lock, and
+// only if the lock is free.
+func (s *Server) hydrate(c *gin.Context, cl *aap.Client, info *aap.AgentInfo, in *types.RunAgentInput) error {
 	log := web.Logger(c)
-	msgs, interrupts, err := s.conversation(c.Request.Context(), cl, info, th, log)
+	ctx := c.Request.Context()
+	start, endStart := web.StartContext(ctx, s.cfg.StartTimeout)
+	th, err := s.loadThread(start, c.GetString(ownerKey), in.ThreadID)
+	endStart()
+	if err != nil {
+		return web.CauseOf(start, err)
+	}
+	msgs, interrupts, err := s.conversation(ctx, cl, info, th, log)
 	if err != nil {
 		return err
 	}
@@ -56,8 +69,7 @@ func (s *Server) hydrate(c *gin.Context, cl *aap.Client, info *aap.AgentInfo, in
 // conversation is the thread's conversation in AG-UI form and the
 // interrupts still open on it: empty for an unknown thread, a thread of
 // another agent, or one whose AAP session is gone or keeps no history.
-// The messages' ids become the thread's delivered ids (saved when they
-// change).
+// The messages' ids become the thread's delivered ids (renumber).
 func (s *Server) conversation(ctx context.Context, cl *aap.Client, info *aap.AgentInfo, th *store.Thread, log *zerolog.Logger) ([]types.Message, []types.Interrupt, error) {
 	if th == nil || th.SessionID == "" || th.Agent != info.Name {
 		return []types.Message{}, nil, nil
@@ -74,29 +86,77 @@ func (s *Server) conversation(ctx context.Context, cl *aap.Client, info *aap.Age
 		log.Info().Str("thread", th.ID).Str("session", th.SessionID).Msg("hydration: the AAP session is gone or keeps no history; empty snapshot")
 		return []types.Message{}, nil, nil
 	}
-	msgs, err := snapshotMessages(hist, th.Delivered)
+	msgs, err := historySnapshot(hist, th)
 	if err != nil {
 		log.Error().Err(err).Str("thread", th.ID).Str("session", th.SessionID).Msg("the AAP session's history has no AG-UI form")
-		return nil, nil, web.Fail(web.KindUpstream, "upstream_bad_history", "the AAP session's history could not be given in AG-UI form: "+err.Error())
+		return nil, nil, err
+	}
+	if slices.Equal(deliveredIDs(msgs), th.Delivered) {
+		return msgs, th.Interrupts, nil // nothing to save
+	}
+	return s.renumber(ctx, th, hist, log)
+}
+
+// historySnapshot is snapshotMessages of the thread's session history,
+// never nil, its failure named.
+func historySnapshot(hist []aap.Message, th *store.Thread) ([]types.Message, error) {
+	msgs, err := snapshotMessages(hist, th.Delivered)
+	if err != nil {
+		return nil, web.Fail(web.KindUpstream, "upstream_bad_history", "the AAP session's history could not be given in AG-UI form: "+err.Error())
 	}
 	if msgs == nil {
 		msgs = []types.Message{}
 	}
+	return msgs, nil
+}
+
+// renumber gives the snapshot of hist the thread's ids when a run saved
+// them since th was read (the thread is read again), else new ids
+// (positional), which it saves as the delivered ids when the thread's run
+// lock is free: a hydration is no run, and is never refused for one. The
+// save is no activity, so listings keep their order. When the lock is
+// held (a run, or another hydration saving the same ids), or the thread
+// changed meanwhile, nothing is saved: the lock's holder writes the
+// thread.
+func (s *Server) renumber(ctx context.Context, th *store.Thread, hist []aap.Message, log *zerolog.Logger) ([]types.Message, []types.Interrupt, error) {
+	if fresh, err := s.loadThread(ctx, th.Owner, th.ID); err != nil {
+		return nil, nil, err
+	} else if fresh != nil && fresh.SessionID == th.SessionID && !slices.Equal(fresh.Delivered, th.Delivered) {
+		th = fresh
+	}
+	msgs, err := historySnapshot(hist, th)
+	if err != nil {
+		log.Error().Err(err).Str("thread", th.ID).Str("session", th.SessionID).Msg("the AAP session's history has no AG-UI form")
+		return nil, nil, err
+	}
 	delivered := deliveredIDs(msgs)
 	if slices.Equal(delivered, th.Delivered) {
-		return msgs, th.Interrupts, nil // nothing to save
+		return msgs, th.Interrupts, nil
 	}
-	// New ids (positional) for the messages: saved, but a hydration is no
-	// activity, so listings keep their order.
-	th.Delivered, th.KeepUpdatedAt = delivered, true
-	th.RecordTail = recordOf(msgs, log)
-	saveCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
-	err = s.cfg.Store.SaveThread(saveCtx, th)
-	cancel()
+	lease, err := store.TakeThread(ctx, s.cfg.Store, th.Owner, th.ID, store.LeaseOptions{OnError: web.LeaseLog(log, "thread", th.ID)})
+	if errors.Is(err, store.ErrHeld) {
+		log.Debug().Str("thread", th.ID).Msg("hydration: the thread's run lock is held; its new ids are not saved")
+		return msgs, th.Interrupts, nil
+	}
+	if err != nil {
+		return nil, nil, &storeError{"lock thread", err}
+	}
+	held, err := s.loadThread(ctx, th.Owner, th.ID)
+	if err != nil || held == nil || held.SessionID != th.SessionID || !slices.Equal(held.Delivered, th.Delivered) {
+		lease.Release()
+		return msgs, th.Interrupts, err
+	}
+	held.Delivered, held.KeepUpdatedAt = delivered, true
+	held.RecordTail = recordOf(msgs, log)
+	err = lease.ReleaseWith(func(holder string) error {
+		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), web.WriteTimeout)
+		defer cancel()
+		return s.cfg.Store.SaveThreadUnlock(ctx, held, holder)
+	})
 	if err != nil {
 		return nil, nil, &storeError{"save thread", err}
 	}
-	return msgs, th.Interrupts, nil
+	return msgs, held.Interrupts, nil
 }
 
 // sessionHistory reads the session's history, full preferred; false when

@@ -67,6 +67,10 @@ func (s *Server) serveInput(c *gin.Context, in *types.RunAgentInput) (*types.Run
 		return in, err
 	}
 
+	if isHydration(in) {
+		// A read of the thread: no run lock (hydrate).
+		return in, s.hydrate(c, cl, info, in)
+	}
 	// The start's store work (the thread's lock, the thread) is bounded
 	// by StartTimeout: past it the run is refused, 503 store_busy, before
 	// its turn is sent.
@@ -90,9 +94,6 @@ func (s *Server) serveInput(c *gin.Context, in *types.RunAgentInput) (*types.Run
 		return in, web.CauseOf(start, web.CauseOf(ctx, err))
 	}
 	endStart()
-	if isHydration(in) {
-		return in, web.CauseOf(ctx, s.hydrate(c, cl, info, in, r.th))
-	}
 	if r.th == nil {
 		if err := s.roomForThread(ctx, log, owner); err != nil {
 			return in, web.CauseOf(ctx, err)

@@ -7,19 +7,21 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/ag-ui-protocol/ag-ui/sdks/community/go/pkg/core/types"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/aapagui/aapagui/bridge/agui2aap"
 	"github.com/aapagui/aapagui/bridge/internal/bridgetest"
 	"github.com/aapagui/aapagui/store"
+	"github.com/aapagui/aapagui/translate"
 )
 
 // A run whose release of the thread fails at first (the store's writer
 // busy past its deadline) still leaves the thread free when the client sees
 // the end of the run: the next run is not refused with 409. (A run that
-// ends as usual frees the thread with its save; the hydrations here read
-// the thread and free it with Release.)
+// ends as usual frees the thread with its save; the runs refused here,
+// a resume with no interrupt open, free it with Release.)
 func TestReleaseRetried(t *testing.T) {
 	st := &bridgetest.FailingUnlocks{Store: store.NewMemory()}
 	e := newEnv(t, func(c *agui2aap.Config) { c.Store = st })
@@ -28,8 +30,9 @@ func TestReleaseRetried(t *testing.T) {
 		c.say("hello " + strconv.Itoa(i))
 		require.NotEmpty(t, c.run(t))
 		st.N.Store(2)
-		msgs, _ := c.hydrate(t)
-		require.NotEmpty(t, msgs)
+		r := e.post(t, "/agents/demo", c.input("", []types.ResumeEntry{approve("no-such-interrupt")}))
+		require.Equal(t, http.StatusOK, r.Status, r.Body)
+		require.Equal(t, translate.CodeUnknownInterrupt, r.errorCodeInBand(), r.Body)
 		assert.EqualValues(t, -1, st.N.Load(), "the release failed twice, then held")
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -16,6 +17,7 @@ import (
 	"github.com/aapagui/aapagui/aap"
 	"github.com/aapagui/aapagui/bridge/agui2aap"
 	"github.com/aapagui/aapagui/bridge/internal/bridgetest"
+	"github.com/aapagui/aapagui/demo"
 	"github.com/aapagui/aapagui/internal/testkit/streamtest"
 	"github.com/aapagui/aapagui/store"
 )
@@ -133,8 +135,8 @@ func testStopRun(t *testing.T, stA, stB store.Store) {
 			return false
 		}
 		msgs = r.Events[1].(*events.MessagesSnapshotEvent).Messages
-		return true
-	}, 10*time.Second, 50*time.Millisecond, "the thread is free once the run has stopped")
+		return len(msgs) == 2
+	}, 10*time.Second, 50*time.Millisecond, "the thread holds the answer once the stopped run is saved")
 	require.Len(t, msgs, 2, "the user's message and the answer up to the stop")
 	assert.Equal(t, "w0 w1 w2 w3 w4 ", msgs[1].Content)
 	c.Messages = msgs
@@ -155,4 +157,45 @@ func testStopRun(t *testing.T, stA, stB store.Store) {
 func (c *conv) hydrationInput() types.RunAgentInput {
 	return types.RunAgentInput{ThreadID: c.ThreadID, RunID: c.newID("hydrate"), State: map[string]any{},
 		Messages: []types.Message{}, Tools: []types.Tool{}, Context: []types.Context{}, ForwardedProps: map[string]any{}}
+}
+
+// A long answer of the demo agent stopped midway is kept as it was
+// delivered: after the stop, the conversation a reloaded page gets (the
+// AAP session's history) ends with exactly the words its client received,
+// not words the agent wrote after its client had gone.
+func TestStoppedAnswerKeptAsDelivered(t *testing.T) {
+	upstream := httptest.NewServer(demo.NewAAPAgent(demo.AAPAgentOptions{LongPace: 20 * time.Millisecond}))
+	t.Cleanup(upstream.Close)
+	e := newBridge(t, upstream.URL, func(c *agui2aap.Config) { c.OnClientGone = agui2aap.ClientGoneFinish })
+	c := e.conv("stop-kept")
+	c.say("long 1000")
+	in, err := json.Marshal(c.input("run-1", nil))
+	require.NoError(t, err)
+	run := streamtest.Open(t, testContext(t), http.MethodPost, e.URL+"/agents/demo", string(in), nil)
+	require.Equal(t, http.StatusOK, run.Status, run.Body)
+	frames := run.Until(t, "TEXT_MESSAGE_CONTENT", 10)
+	status, body := bridgetest.Delete(t, testContext(t), e.URL+"/agents/demo/threads/stop-kept/run", nil)
+	require.Equal(t, http.StatusAccepted, status, body)
+	frames = append(frames, run.Rest()...)
+	require.Contains(t, frames[len(frames)-1].Data, `"type":"RUN_FINISHED"`)
+	var delivered strings.Builder
+	for _, f := range frames {
+		var ev struct{ Type, Delta string }
+		require.NoError(t, json.Unmarshal([]byte(f.Data), &ev))
+		if ev.Type == "TEXT_MESSAGE_CONTENT" {
+			delivered.WriteString(ev.Delta)
+		}
+	}
+	require.Less(t, strings.Count(delivered.String(), "word"), 1000, "stopped midway")
+
+	var msgs []types.Message
+	require.Eventually(t, func() bool {
+		msgs, _ = c.hydrate(t)
+		return len(msgs) == 2
+	}, testTimeout, 20*time.Millisecond, "the stopped answer is saved")
+	assert.Equal(t, delivered.String(), msgs[1].Content, "the answer as delivered")
+	session := e.onlySession(t)
+	hist := e.history(t, session)
+	require.Len(t, hist, 2)
+	assert.Equal(t, delivered.String(), hist[1].(*aap.AssistantMessage).Content.Text, "the AAP session keeps what it delivered")
 }

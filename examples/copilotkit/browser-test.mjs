@@ -23,7 +23,11 @@
 // end after a reload (agui2aap runs with --on-client-gone finish and joins
 // the page to the run through its connect). Then a second user, in a second browser, under the same API key: each
 // thread list holds only its own conversations, a user header the browser
-// sends changes nothing, and the other's thread id opens as an empty chat.
+// sends changes nothing, the other's thread id opens as an empty chat, and
+// a thread id both use is two conversations. Last, two tabs of one thread:
+// a message sent while the other tab's answer runs is refused with an
+// error the page shows (never an empty answer), and goes through once sent
+// again.
 // agui2aap runs with --user-header X-User-Id, which the runtime sets from
 // its session cookie.
 // Screenshots of every step go to $ARTIFACTS; the page's console is printed
@@ -191,40 +195,32 @@ async function shownThreads(p, known) {
 }
 
 // openThread loads the page on thread and waits until the runtime has
-// answered its connect, whole; it returns that answer's body. A connect
-// that has not ended after connectTimeout is tried again with a reload, up
-// to three times: the example's runner now and then leaves a connect of a
-// thread it holds nothing of open (a hang of the example's own, to be
-// found), which would otherwise fail an unrelated step.
-const connectTimeout = Math.min(stepTimeout, 10000);
+// answered a connect of the thread, whole; it returns that answer's body.
+// The page may send more than one connect on load and abort all but one of
+// them (CopilotKit's connectAgent detaches the one in flight): an aborted
+// request never finishes (playwright's response.finished() waits for
+// requestfinished, which a request the page cancelled never gets), so the
+// connect waited for is the first one to finish, not the first to start.
 async function openThread(p, thread) {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await openThreadOnce(p, thread);
-    } catch (err) {
-      if (attempt >= 3 || !String(err.message).includes("did not end")) throw err;
-      console.log(`     the connect of thread ${thread} did not end (attempt ${attempt}); reloading`);
-    }
-  }
-}
-
-async function openThreadOnce(p, thread) {
-  const connected = p.waitForResponse(
-    (r) => r.url().endsWith("/agent/demo/connect") && (r.request().postData() ?? "").includes(thread),
-  );
-  await p.goto(`${baseURL}/?thread=${thread}`);
-  const res = await connected;
   let timer;
-  const late = new Promise((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`the connect of thread ${thread} did not end`)), connectTimeout);
+  let onFinished;
+  const answered = new Promise((resolve, reject) => {
+    onFinished = (req) => {
+      if (req.url().endsWith("/agent/demo/connect") && (req.postData() ?? "").includes(thread)) resolve(req);
+    };
+    p.on("requestfinished", onFinished);
+    timer = setTimeout(() => reject(new Error(`no connect of thread ${thread} ended`)), stepTimeout);
   });
   try {
-    const body = await Promise.race([res.finished().then(() => res.text()), late]);
+    await p.goto(`${baseURL}/?thread=${thread}`);
+    const req = await answered;
+    const body = await (await req.response()).text();
     await p.getByTestId("copilot-chat-textarea").waitFor();
     await waitIdle(p);
     return body;
   } finally {
     clearTimeout(timer);
+    p.off("requestfinished", onFinished);
   }
 }
 
@@ -617,6 +613,109 @@ try {
     await openThread(page, bobThread);
     if ((await messages().innerText()).includes("hello from bob")) throw new Error("alice sees bob's thread");
     await shot("18-alice-opens-bobs-thread");
+  });
+
+  await step("a thread id both users use is two conversations", async () => {
+    await openThread(bobPage, thread1);
+    await send("bob was here", bobPage);
+    await waitText("You said: bob was here", bobPage);
+    await waitIdle(bobPage);
+    if ((await messages(bobPage).innerText()).includes("hello there")) throw new Error("bob's thread shows alice's messages");
+    // Alice's thread1 is whole, and has none of bob's.
+    await openThread(page, thread1);
+    for (const text of ["You said: hello there", "You said: after the second restart"]) await waitText(text);
+    if ((await messages().innerText()).includes("bob was here")) throw new Error("alice's thread shows bob's message");
+    await send("alice again", page);
+    await waitText("You said: alice again");
+    await waitIdle();
+    await shot("19-same-thread-id-two-users");
+  });
+
+  await step("two tabs of one thread: a message sent while the other tab's answer runs is refused, visibly", async () => {
+    // A second tab of alice's, on thread1 too, idle: it knows nothing of
+    // what the first tab is about to send.
+    const before = sessionsOf(thread1); // alice's, and bob's of the same id
+    const tab2 = await page.context().newPage();
+    tab2.setDefaultTimeout(stepTimeout);
+    tab2.on("console", (m) => consoleLog.push(`alice tab 2 [${m.type()}] ${m.text()}`));
+    await openThread(tab2, thread1);
+    await waitText("You said: alice again", tab2);
+    await send("long 100", page);
+    await waitText("word word word");
+    await send("hello from tab two", tab2);
+    // The refusal, as CopilotKit shows a RUN_ERROR: not an empty answer.
+    await tab2.getByText("a run is already in progress on this thread").first().waitFor();
+    await waitIdle(tab2);
+    await shot("20-second-tab-refused", tab2);
+    const whole = `word${" word".repeat(99)}`;
+    await messages().getByText(whole, { exact: true }).last().waitFor();
+    await waitIdle();
+    // Reloaded, the second tab shows the thread as it is, the first tab's
+    // answer included, and its message goes through when sent again.
+    await openThread(tab2, thread1);
+    await messages(tab2).getByText(whole, { exact: true }).last().waitFor();
+    if ((await messages(tab2).innerText()).includes("hello from tab two")) throw new Error("the refused message shows as sent");
+    await send("hello from tab two", tab2);
+    await waitText("You said: hello from tab two", tab2);
+    await waitIdle(tab2);
+    const sessions = sessionsOf(thread1);
+    if (sessions.join() !== before.join()) {
+      throw new Error(`thread ${thread1} moved from AAP sessions ${JSON.stringify(before)} to ${JSON.stringify(sessions)}`);
+    }
+    await shot("21-second-tab-sent-again", tab2);
+    await tab2.close();
+  });
+
+  await step("a message sent while agui2aap runs the thread for another runtime is refused, visibly", async () => {
+    // The page is on a thread, idle; then the thread's run starts in
+    // agui2aap for someone else (another runtime replica, here this
+    // script): agui2aap answers the page's run 409 run_in_progress, and
+    // the page shows agui2aap's message.
+    const before = new URL(page.url()).searchParams.get("thread");
+    await page.getByTestId("new-chat").click();
+    await page.waitForFunction((t) => !location.search.includes(t), before);
+    const thread = new URL(page.url()).searchParams.get("thread");
+    await page.getByTestId("copilot-chat-textarea").waitFor();
+    const other = await fetch(`${aguiURL}/agents/demo`, {
+      method: "POST",
+      headers: {
+        Authorization: `Bearer ${process.env.AGUI2AAP_API_KEY}`,
+        [process.env.AGUI2AAP_USER_HEADER || "X-User-Id"]: "alice",
+        "Content-Type": "application/json",
+        Accept: "text/event-stream",
+      },
+      body: JSON.stringify({
+        threadId: thread,
+        runId: crypto.randomUUID(),
+        state: {},
+        messages: [{ id: crypto.randomUUID(), role: "user", content: "long 100" }],
+        tools: [],
+        context: [],
+        forwardedProps: {},
+      }),
+    });
+    if (other.status !== 200) throw new Error(`the other run answered ${other.status}: ${await other.text()}`);
+    const otherDone = other.text();
+    await send("hello meanwhile");
+    const refusal = page.getByText("its lock runs out").first();
+    await refusal.waitFor();
+    // agui2aap's message as it wrote it, not HttpAgent's "HTTP 409: {…}".
+    const shown = await refusal.innerText();
+    if (shown.includes("409") || shown.includes("{")) throw new Error(`the refusal is shown as ${JSON.stringify(shown)}`);
+    await waitIdle();
+    await shot("22-refused-by-agui2aap");
+    const answer = await otherDone;
+    if (!answer.includes('"type":"RUN_FINISHED"')) throw new Error("the other run did not finish");
+    // Reloaded, the page shows the thread as agui2aap has it; the message
+    // goes through when sent again.
+    await openThread(page, thread);
+    await messages().getByText(`word${" word".repeat(99)}`, { exact: true }).last().waitFor();
+    if ((await messages().innerText()).includes("hello meanwhile")) throw new Error("the refused message shows as sent");
+    await send("hello meanwhile");
+    await waitText("You said: hello meanwhile");
+    await waitIdle();
+    const sessions = sessionsOf(thread);
+    if (sessions.length !== 1) throw new Error(`thread ${thread} used AAP sessions ${JSON.stringify(sessions)}, want one`);
   });
 } catch {
   // reported below

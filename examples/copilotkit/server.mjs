@@ -52,10 +52,10 @@ import { createServer } from "node:http";
 import { extname, join, normalize, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 
-import { HttpAgent } from "@ag-ui/client";
+import { EventType, HttpAgent } from "@ag-ui/client";
 import { CopilotRuntime, InMemoryAgentRunner } from "@copilotkit/runtime/v2";
 import { createCopilotNodeListener } from "@copilotkit/runtime/v2/node";
-import { Observable } from "rxjs";
+import { Observable, catchError, map, of, throwError } from "rxjs";
 
 import { checkPassword, sessionCookie, sessionUser, signedOutCookie } from "./session.mjs";
 
@@ -173,8 +173,32 @@ class HydratingRunner extends InMemoryAgentRunner {
     this.ɵsupportsLocalThreadEndpoints = false;
   }
 
+  // run runs the thread, unless a run of it is going on: then the page
+  // gets RUN_ERROR run_in_progress, as when agui2aap refuses it (below).
+  // CopilotKit's own runner throws "Thread already running" there
+  // (@copilotkit/runtime 1.75.0, InMemoryAgentRunner.run), which its SSE
+  // handler answers with an empty stream: no reply, no error, the message
+  // lost. A refused run is not kept in the runtime's memory, so a reload
+  // shows the thread as it is; the user sends the message again.
   run(request) {
-    return super.run({ ...request, threadId: threadKey(request.threadId) });
+    let events;
+    try {
+      events = super.run({ ...request, threadId: threadKey(request.threadId) });
+    } catch (err) {
+      if (err?.message !== "Thread already running") throw err;
+      return of(runError(runInProgress, "a run is already in progress on this thread; wait for it to finish, then send the message again"));
+    }
+    // agui2aap's refusal of the run before its stream (409
+    // run_in_progress when another runtime, or a run this one no longer
+    // holds after a restart, has the thread): CopilotKit's runner ends the
+    // run with RUN_ERROR INCOMPLETE_STREAM and the error's text, and keeps
+    // nothing of it; the page gets agui2aap's code and message instead.
+    return events.pipe(
+      map((event) => {
+        const refusal = request.agent.refusal;
+        return event.type === EventType.RUN_ERROR && refusal ? runError(refusal.code, refusal.message) : event;
+      }),
+    );
   }
 
   isRunning(request) {
@@ -275,11 +299,39 @@ async function connectThread(threadId, headers, signal, emit) {
   for await (const event of sseEvents(res.body)) emit(event);
 }
 
+// runInProgress is the code of a run refused because another run of the
+// thread is going on: agui2aap's (409 run_in_progress), and this runtime's.
+const runInProgress = "run_in_progress";
+
+// runError is the RUN_ERROR that ends a refused run: CopilotKit shows its
+// message in the page's error banner.
+function runError(code, message) {
+  return { type: EventType.RUN_ERROR, code, message };
+}
+
+// Agui2aapAgent is an HttpAgent for agui2aap that remembers agui2aap's
+// refusal of a run before its stream (a JSON error such as 409
+// run_in_progress; HttpAgent's error carries the status and the parsed
+// body), for HydratingRunner.run to give the page.
+class Agui2aapAgent extends HttpAgent {
+  run(input) {
+    return super.run(input).pipe(
+      catchError((err) => {
+        const body = err?.payload?.error;
+        if (typeof err?.status === "number" && typeof body?.code === "string") {
+          this.refusal = { code: body.code, message: body.message || `agui2aap answered ${err.status}` };
+        }
+        return throwError(() => err);
+      }),
+    );
+  }
+}
+
 const runtime = new CopilotRuntime({
   // The agents are made per request (CopilotKit clones them per request
   // anyway), with the headers of the request's user.
   agents: () => ({
-    demo: new HttpAgent({ url: agentURL, headers: agentHeaders(), fetch: fetchLogged }),
+    demo: new Agui2aapAgent({ url: agentURL, headers: agentHeaders(), fetch: fetchLogged }),
   }),
   runner: new HydratingRunner(),
   // Of the page's own headers, CopilotKit passes on to agui2aap only
