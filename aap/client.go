@@ -18,6 +18,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/aapagui/aapagui/internal/jsonenc"
+	"github.com/aapagui/aapagui/internal/redact"
 	"github.com/aapagui/aapagui/internal/reqbody"
 )
 
@@ -825,7 +826,8 @@ func (c *Client) do(ctx context.Context, method, endpoint, path string, body any
 	}
 	resp, err := c.hc.Do(req)
 	if err != nil {
-		return nil, &endpointError{endpoint: endpoint, err: err}
+		// The error quotes the URL, which may hold a token in its query.
+		return nil, &endpointError{endpoint: endpoint, err: redact.Error(err)}
 	}
 	if resp.StatusCode >= 200 && resp.StatusCode < 300 {
 		return resp, nil

@@ -14,6 +14,7 @@ import (
 	"github.com/aapagui/aapagui/aap"
 	"github.com/aapagui/aapagui/bridge/internal/web"
 	"github.com/aapagui/aapagui/internal/header"
+	"github.com/aapagui/aapagui/internal/redact"
 	"github.com/aapagui/aapagui/store"
 )
 
@@ -77,7 +78,7 @@ func (c *Config) resolveAgents() error {
 func (c *Config) resolveAgent(a *AgentConfig, one bool) error {
 	u, err := url.Parse(a.Upstream)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return fmt.Errorf("Config.Upstream %q is not an http(s) URL", a.Upstream)
+		return fmt.Errorf("Config.Upstream %q is not an http(s) URL", redact.URL(a.Upstream))
 	}
 	if err := header.Check(a.UpstreamHeader); err != nil {
 		return fmt.Errorf("Config.UpstreamHeader: %w", err)

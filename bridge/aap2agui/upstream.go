@@ -12,6 +12,7 @@ import (
 
 	"github.com/aapagui/aapagui/agui"
 	"github.com/aapagui/aapagui/bridge/internal/web"
+	"github.com/aapagui/aapagui/internal/redact"
 	"github.com/aapagui/aapagui/internal/reqbody"
 )
 
@@ -60,7 +61,7 @@ func (a *agent) post(ctx context.Context, in *types.RunAgentInput, calls map[str
 		resp, err := a.s.cfg.HTTPClient.Do(req.WithContext(ctx))
 		rb.Release()
 		if err != nil {
-			return nil, err
+			return nil, redact.Error(err) // it quotes the URL, maybe a token in its query
 		}
 		if err := checkResponse(resp); err != nil {
 			return nil, err
