@@ -167,9 +167,26 @@ func (s *Server) newRoster(agents []AgentConfig) *roster {
 		a := newAgent(s, ac)
 		r.list = append(r.list, a)
 		r.byName[a.name()] = a
-		r.infos = append(r.infos, a.cfg.Agent)
+		r.infos = append(r.infos, publicInfo(a.cfg.Agent))
 	}
 	return r
+}
+
+// publicInfo is what GET /meta says of an agent: its description, with
+// the default of each secret option redacted as a session's value of it
+// is ("***"; an empty default stays empty, there being none).
+func publicInfo(info aap.AgentInfo) aap.AgentInfo {
+	secretDefault := func(o aap.AgentOption) bool { return o.Type == aap.OptionSecret && o.Default != "" }
+	if !slices.ContainsFunc(info.Options, secretDefault) {
+		return info
+	}
+	info.Options = slices.Clone(info.Options)
+	for i, o := range info.Options {
+		if secretDefault(o) {
+			info.Options[i].Default = redactedValue
+		}
+	}
+	return info
 }
 
 // agentNamed returns the agent served under name, or nil.
