@@ -18,6 +18,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/aapagui/aapagui/internal/jsonenc"
+	"github.com/aapagui/aapagui/internal/redact"
 	"github.com/aapagui/aapagui/internal/redirect"
 	"github.com/aapagui/aapagui/internal/reqbody"
 )
@@ -839,8 +840,9 @@ func (c *Client) do(ctx context.Context, method, endpoint, path string, body any
 	}
 	resp, err := c.hc.Do(req)
 	if err != nil {
-		// A refused redirect without the URL it pointed to in full.
-		return nil, &endpointError{endpoint: endpoint, err: redirect.Strip(err)}
+		// A refused redirect without the URL it pointed to in full; any other
+		// error quotes the URL, which may hold a token in its query.
+		return nil, &endpointError{endpoint: endpoint, err: redact.Error(redirect.Strip(err))}
 	}
 	if resp.StatusCode >= 200 && resp.StatusCode < 300 {
 		return resp, nil

@@ -2,9 +2,10 @@ package store
 
 import (
 	"fmt"
-	"net/url"
 	"strings"
 	"sync"
+
+	"github.com/aapagui/aapagui/internal/redact"
 )
 
 // Opener opens a store from a spec whose scheme (the part before the first
@@ -66,10 +67,6 @@ func unregistered(scheme, spec string) error {
 	return fmt.Errorf("store %q: unknown kind (want memory:, sqlite:<path> or postgres://…)", redactSpec(spec))
 }
 
-// redactSpec hides a password in a store spec shown in an error.
-func redactSpec(spec string) string {
-	if u, err := url.Parse(spec); err == nil && u.User != nil {
-		return u.Redacted()
-	}
-	return spec
-}
+// redactSpec hides what may be secret in a store spec shown in an error:
+// a password (in a URL or key=value DSN) and a URL's query values.
+func redactSpec(spec string) string { return redact.DSN(spec) }

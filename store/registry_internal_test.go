@@ -15,7 +15,7 @@ func TestOpenWithoutTheDriver(t *testing.T) {
 	}{
 		{name: "sqlite", scheme: "sqlite", spec: "sqlite:a.db", want: `store "sqlite:a.db": no sqlite driver in this program (import _ "github.com/aapagui/aapagui/store/sqlite")`},
 		{name: "postgres, password hidden", scheme: "postgres", spec: "postgres://u:secret@h/db",
-			want: `store "postgres://u:xxxxx@h/db": no postgres driver in this program (import _ "github.com/aapagui/aapagui/store/postgres")`},
+			want: `store "postgres://u:***@h/db": no postgres driver in this program (import _ "github.com/aapagui/aapagui/store/postgres")`},
 		{name: "postgresql", scheme: "postgresql", spec: "postgresql://h/db", want: `import _ "github.com/aapagui/aapagui/store/postgres"`},
 		{name: "unknown kind", scheme: "mysql", spec: "mysql://h/db", want: "unknown kind"},
 	}

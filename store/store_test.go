@@ -29,7 +29,8 @@ func TestOpen(t *testing.T) {
 		{name: "sqlite in memory", spec: "sqlite::memory:", wantErr: "not a file"},
 		{name: "sqlite path with a query", spec: "sqlite:a.db?mode=ro", wantErr: "may not contain"},
 		{name: "postgres without a URL", spec: "postgres:db", wantErr: "needs a URL"},
-		{name: "unknown kind, password hidden", spec: "mysql://u:secret@h/db", wantErr: "mysql://u:xxxxx@h/db"},
+		{name: "unknown kind, password hidden", spec: "mysql://u:secret@h/db?password=secret&tls=true", wantErr: "mysql://u:***@h/db?password=***&tls=***"},
+		{name: "key=value DSN, password hidden", spec: "host=db user=u password=secret", wantErr: `store "host=db user=u password=***": unknown kind`},
 		{name: "no kind", spec: "", wantErr: "unknown kind"},
 	}
 	for _, tt := range tests {
@@ -37,6 +38,7 @@ func TestOpen(t *testing.T) {
 			s, err := store.Open(tt.spec)
 			if tt.wantErr != "" {
 				require.ErrorContains(t, err, tt.wantErr)
+				require.NotContains(t, err.Error(), "secret", "the error shows no password")
 				return
 			}
 			require.NoError(t, err)

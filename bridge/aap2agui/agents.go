@@ -14,6 +14,7 @@ import (
 	"github.com/aapagui/aapagui/aap"
 	"github.com/aapagui/aapagui/bridge/internal/web"
 	"github.com/aapagui/aapagui/internal/header"
+	"github.com/aapagui/aapagui/internal/redact"
 	"github.com/aapagui/aapagui/internal/redirect"
 	"github.com/aapagui/aapagui/store"
 )
@@ -78,7 +79,7 @@ func (c *Config) resolveAgents() error {
 func (c *Config) resolveAgent(a *AgentConfig, one bool) error {
 	u, err := url.Parse(a.Upstream)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return fmt.Errorf("Config.Upstream %q is not an http(s) URL", a.Upstream)
+		return fmt.Errorf("Config.Upstream %q is not an http(s) URL", redact.URL(a.Upstream))
 	}
 	if err := header.Check(a.UpstreamHeader); err != nil {
 		return fmt.Errorf("Config.UpstreamHeader: %w", err)
@@ -167,9 +168,26 @@ func (s *Server) newRoster(agents []AgentConfig) *roster {
 		a := newAgent(s, ac)
 		r.list = append(r.list, a)
 		r.byName[a.name()] = a
-		r.infos = append(r.infos, a.cfg.Agent)
+		r.infos = append(r.infos, publicInfo(a.cfg.Agent))
 	}
 	return r
+}
+
+// publicInfo is what GET /meta says of an agent: its description, with
+// the default of each secret option redacted as a session's value of it
+// is ("***"; an empty default stays empty, there being none).
+func publicInfo(info aap.AgentInfo) aap.AgentInfo {
+	secretDefault := func(o aap.AgentOption) bool { return o.Type == aap.OptionSecret && o.Default != "" }
+	if !slices.ContainsFunc(info.Options, secretDefault) {
+		return info
+	}
+	info.Options = slices.Clone(info.Options)
+	for i, o := range info.Options {
+		if secretDefault(o) {
+			info.Options[i].Default = redactedValue
+		}
+	}
+	return info
 }
 
 // agentNamed returns the agent served under name, or nil.

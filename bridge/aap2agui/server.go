@@ -249,6 +249,10 @@ func (s *Server) newSession(c *gin.Context, req *aap.PostSessionsRequest, first 
 	return sess, nil
 }
 
+// redactedValue stands for the value of a secret option, in a session
+// and as an option's default.
+const redactedValue = "***"
+
 // info renders a session for GET, with secret option values redacted.
 func (s *Server) info(sess *store.Session) aap.SessionInfo {
 	agent := sess.Agent
@@ -259,7 +263,7 @@ func (s *Server) info(sess *store.Session) aap.SessionInfo {
 			// A session of an agent no longer served shows no option's
 			// value: which are secret is not known.
 			if a == nil || a.secrets[k] {
-				v = "***"
+				v = redactedValue
 			}
 			opts[k] = v
 		}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/aapagui/aapagui/agui"
 	"github.com/aapagui/aapagui/bridge/internal/web"
+	"github.com/aapagui/aapagui/internal/redact"
 	"github.com/aapagui/aapagui/internal/redirect"
 	"github.com/aapagui/aapagui/internal/reqbody"
 )
@@ -61,8 +62,9 @@ func (a *agent) post(ctx context.Context, in *types.RunAgentInput, calls map[str
 		resp, err := a.s.cfg.HTTPClient.Do(req.WithContext(ctx))
 		rb.Release()
 		if err != nil {
-			// A refused redirect without the URL it pointed to in full.
-			return nil, redirect.Strip(err)
+			// A refused redirect without the URL it pointed to in full; any other
+			// error quotes the URL, maybe a token in its query.
+			return nil, redact.Error(redirect.Strip(err))
 		}
 		if err := checkResponse(resp); err != nil {
 			return nil, err

@@ -155,7 +155,7 @@ func testUsersUnderOneKey(t *testing.T, st store.Store) {
 func TestUserTokens(t *testing.T) {
 	secret := []byte("a-test-signing-secret-of-40-bytes-00000")
 	file := filepath.Join(t.TempDir(), "jwt.key")
-	require.NoError(t, os.WriteFile(file, secret, 0o600))
+	require.NoError(t, os.WriteFile(file, append([]byte("hs256:"), secret...), 0o600))
 	e := newEnv(t, demoUpstream(t), func(c *aap2agui.Config) {
 		c.Users.JWTKeyFile, c.Users.JWTAudience = file, "aap-bridge"
 	})

@@ -9,6 +9,7 @@ import (
 
 	"github.com/aapagui/aapagui/aap"
 	"github.com/aapagui/aapagui/bridge/internal/web"
+	"github.com/aapagui/aapagui/internal/redact"
 	"github.com/aapagui/aapagui/store"
 	"github.com/aapagui/aapagui/translate"
 )
@@ -139,7 +140,7 @@ func (c *Config) setDefaults() error {
 	}
 	u, err := url.Parse(c.Upstream)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return fmt.Errorf("agui2aap: Config.Upstream %q is not an http(s) URL", c.Upstream)
+		return fmt.Errorf("agui2aap: Config.Upstream %q is not an http(s) URL", redact.URL(c.Upstream))
 	}
 	if err := c.Serving.SetDefaults("agui2aap"); err != nil {
 		return err

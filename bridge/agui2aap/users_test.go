@@ -135,7 +135,7 @@ func (e *env) deleteAs(t *testing.T, id string, headers []string) *response {
 func TestUserTokens(t *testing.T) {
 	secret := []byte("a-test-signing-secret-of-40-bytes-00000")
 	file := filepath.Join(t.TempDir(), "jwt.key")
-	require.NoError(t, os.WriteFile(file, secret, 0o600))
+	require.NoError(t, os.WriteFile(file, append([]byte("hs256:"), secret...), 0o600))
 	e := newEnv(t, func(c *agui2aap.Config) {
 		c.APIKeys = []string{"key-a"}
 		c.Users.JWTKeyFile, c.Users.JWTHeader, c.Users.JWTAudience = file, "X-User-Token", "agui-bridge"

@@ -12,3 +12,10 @@ import (
 func TestUserFlags(t *testing.T) {
 	clitest.UserFlags(t, run, "/sessions")
 }
+
+// An identity provider's PEM key with a comment line before it is read as
+// its key, not as an HS256 secret that anyone could sign with; an
+// unmarked secret file stops the start.
+func TestUserKeyFile(t *testing.T) {
+	clitest.UserKeyFile(t, run, "/sessions")
+}

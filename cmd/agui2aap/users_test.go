@@ -23,3 +23,10 @@ func TestForwardUserFlag(t *testing.T) {
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "ForwardUser needs a user scope")
 }
+
+// An identity provider's PEM key with a comment line before it is read as
+// its key, not as an HS256 secret that anyone could sign with; an
+// unmarked secret file stops the start.
+func TestUserKeyFile(t *testing.T) {
+	clitest.UserKeyFile(t, run, "/agents/demo/threads")
+}

@@ -73,17 +73,54 @@ func newVerifier(o Options, apiKeys bool) (*verifier, error) {
 		expected: jwt.Expected{AnyAudience: jwt.Audience{o.JWTAudience}, Issuer: o.JWTIssuer}}, nil
 }
 
-// parseKeys reads a JWKS, a JWK, a PEM public key or certificate, or an
-// HS256 secret.
+// HS256Prefix marks a key file that holds an HS256 secret: the file
+// starts with it and the secret follows (a final line break is not part
+// of the secret). A key file is read as a secret only when so marked.
+const HS256Prefix = "hs256:"
+
+// utf8BOM is the byte-order mark some editors put at the start of a file.
+var utf8BOM = []byte("\xef\xbb\xbf")
+
+// parseKeys reads a key file: an HS256 secret marked with HS256Prefix, a
+// JWKS or a JWK (the whole file, a JSON object), or PEM public keys and
+// certificates (text before and between the blocks is skipped, as in
+// openssl's -text and pkcs12 output). A file is never taken for a secret
+// by elimination: what holds a PEM or JWK marker but does not parse, and
+// what is none of these, is an error.
 func parseKeys(data []byte) ([]key, error) {
+	data = bytes.TrimPrefix(data, utf8BOM)
+	if secret, ok := bytes.CutPrefix(data, []byte(HS256Prefix)); ok {
+		return parseSecret(bytes.TrimRight(secret, "\r\n"))
+	}
 	trimmed := bytes.TrimSpace(data)
 	switch {
 	case bytes.HasPrefix(trimmed, []byte("{")):
-		return parseJWKs(trimmed)
-	case bytes.HasPrefix(trimmed, []byte("-----BEGIN")):
-		return parsePEM(trimmed)
+		keys, err := parseJWKs(trimmed)
+		if err != nil {
+			return nil, fmt.Errorf("it holds JSON (a JWK or JWKS?) that does not give a key: %w", err)
+		}
+		return keys, nil
+	case bytes.Contains(data, pemMarker):
+		keys, err := parsePEM(data)
+		if err != nil {
+			return nil, fmt.Errorf("it holds PEM (%s) that does not give a key: %w", pemMarker, err)
+		}
+		return keys, nil
+	case bytes.Contains(data, []byte(`"kty"`)) || bytes.Contains(data, []byte("{")):
+		return nil, errors.New(`it holds JSON ("kty" or "{") but not as a JWK or JWKS, which must be the whole file`)
 	}
-	secret := bytes.TrimRight(data, "\r\n")
+	return nil, fmt.Errorf("it is not a JWKS, a JWK or PEM; if it is an HS256 secret, mark it as one: start the file with %q, the secret right after it", HS256Prefix)
+}
+
+// pemMarker begins a PEM block.
+var pemMarker = []byte("-----BEGIN")
+
+// parseSecret takes an HS256 secret, refusing one that is a public key:
+// anyone could sign tokens with it.
+func parseSecret(secret []byte) ([]key, error) {
+	if bytes.Contains(secret, pemMarker) || bytes.Contains(secret, []byte(`"kty"`)) {
+		return nil, errors.New("the HS256 secret holds a PEM block or a JWK: a public key is no secret (leave out the " + HS256Prefix + " mark to read the key)")
+	}
 	if len(secret) < 32 {
 		return nil, errors.New("an HS256 secret must be at least 32 bytes")
 	}
@@ -124,40 +161,49 @@ func parseJWKs(data []byte) ([]key, error) {
 	return keys, nil
 }
 
+// parsePEM reads every PEM block of data, a public key or a certificate
+// each; text around the blocks is skipped, but every block must parse
+// (pem.Decode would pass over a damaged one).
 func parsePEM(data []byte) ([]key, error) {
 	var keys []key
-	for {
+	for rest := data; ; {
 		var block *pem.Block
-		block, data = pem.Decode(data)
-		if block == nil {
+		if block, rest = pem.Decode(rest); block == nil {
 			break
 		}
-		var pub any
-		var err error
-		switch block.Type {
-		case "CERTIFICATE":
-			var cert *x509.Certificate
-			if cert, err = x509.ParseCertificate(block.Bytes); err == nil {
-				pub = cert.PublicKey
-			}
-		case "RSA PUBLIC KEY":
-			pub, err = x509.ParsePKCS1PublicKey(block.Bytes)
-		default:
-			pub, err = x509.ParsePKIXPublicKey(block.Bytes)
-		}
+		pub, err := pemPublicKey(block)
 		if err != nil {
-			return nil, fmt.Errorf("PEM %s: %w", block.Type, err)
+			return nil, fmt.Errorf("PEM block %d (%s): %w", len(keys)+1, block.Type, err)
 		}
 		alg, err := algorithmOf(pub, "")
 		if err != nil {
-			return nil, err
+			return nil, fmt.Errorf("PEM block %d (%s): %w", len(keys)+1, block.Type, err)
 		}
 		keys = append(keys, key{alg: alg, key: pub})
 	}
-	if len(keys) == 0 {
-		return nil, errors.New("no PEM public key")
+	if n := bytes.Count(data, pemMarker); n != len(keys) {
+		return nil, fmt.Errorf("%d of its %d PEM blocks are damaged (a BEGIN line without its END line, or base64 that does not decode)", n-len(keys), n)
 	}
 	return keys, nil
+}
+
+// pemPublicKey is the public key of a PEM block.
+func pemPublicKey(block *pem.Block) (any, error) {
+	switch {
+	case block.Type == "CERTIFICATE":
+		cert, err := x509.ParseCertificate(block.Bytes)
+		if err != nil {
+			return nil, err
+		}
+		return cert.PublicKey, nil
+	case block.Type == "RSA PUBLIC KEY":
+		return x509.ParsePKCS1PublicKey(block.Bytes)
+	case block.Type == "PUBLIC KEY":
+		return x509.ParsePKIXPublicKey(block.Bytes)
+	case strings.HasSuffix(block.Type, "PRIVATE KEY"):
+		return nil, errors.New("a private key does not belong here: give its public key or certificate")
+	}
+	return nil, errors.New("not a public key (PUBLIC KEY, RSA PUBLIC KEY) or a certificate (CERTIFICATE)")
 }
 
 // algorithmOf is the one algorithm a key verifies: HS256, RS256 or ES256

@@ -19,9 +19,12 @@ type Options struct {
 	// user (for example X-User-Id). Set Header or JWTKeyFile, not both.
 	Header string
 	// JWTKeyFile is a file of the keys that sign user tokens: a JWKS (a
-	// JSON object with "keys"), one JWK, a PEM public key or certificate
-	// (RS256, ES256), or anything else as an HS256 secret (a trailing
-	// newline is ignored; at least 32 bytes).
+	// JSON object with "keys") or one JWK, the whole file; PEM public keys
+	// or certificates (RS256, ES256), text around them skipped; or an
+	// HS256 secret, marked: the file starts with HS256Prefix ("hs256:"),
+	// the secret right after it (a final line break is ignored; at least
+	// 32 bytes). A file is never read as a secret unless so marked, and a
+	// file holding PEM or JWK that does not parse is refused.
 	JWTKeyFile string
 	// JWTHeader is the header that carries the token: "Authorization"
 	// (the default, as "Bearer <token>") or another, holding the token

@@ -94,7 +94,7 @@ func TestScope(t *testing.T) {
 }
 
 func TestOptionsRefused(t *testing.T) {
-	secret := writeFile(t, []byte(strings.Repeat("s", 40)))
+	secret := writeFile(t, []byte("hs256:"+strings.Repeat("s", 40)))
 	for name, tc := range map[string]struct {
 		o    userid.Options
 		keys bool
@@ -107,7 +107,7 @@ func TestOptionsRefused(t *testing.T) {
 		"no audience":         {userid.Options{JWTKeyFile: secret}, false, "audience"},
 		"audience alone":      {userid.Options{JWTAudience: "a"}, false, "need a JWT key file"},
 		"missing file":        {userid.Options{JWTKeyFile: filepath.Join(t.TempDir(), "none"), JWTAudience: "a"}, false, "no such file"},
-		"short secret":        {userid.Options{JWTKeyFile: writeFile(t, []byte("short\n")), JWTAudience: "a"}, false, "at least 32 bytes"},
+		"short secret":        {userid.Options{JWTKeyFile: writeFile(t, []byte("hs256:short\n")), JWTAudience: "a"}, false, "at least 32 bytes"},
 		"JWK with other algs": {userid.Options{JWTKeyFile: writeFile(t, []byte(`{"kty":"oct","k":"c2VjcmV0c2VjcmV0c2VjcmV0c2VjcmV0c2VjcmV0MTI","alg":"HS512"}`)), JWTAudience: "a"}, false, "HS512"},
 	} {
 		t.Run(name, func(t *testing.T) {
@@ -137,7 +137,7 @@ func TestJWT(t *testing.T) {
 	}})
 	require.NoError(t, err)
 	files := map[string]string{
-		"HS256 secret": writeFile(t, append(secret, '\n')),
+		"HS256 secret": writeFile(t, append([]byte("hs256:"+string(secret)), '\n')),
 		"RS256 PEM":    writeFile(t, pem.EncodeToMemory(&pem.Block{Type: "PUBLIC KEY", Bytes: der})),
 		"JWKS":         writeFile(t, jwks),
 	}
@@ -199,7 +199,7 @@ func unsigned(c jwt.Claims) string {
 // where the server has no API keys.
 func TestJWTInAuthorization(t *testing.T) {
 	secret := []byte("a-test-secret-of-forty-bytes-0123456789")
-	u, err := userid.New(userid.Options{JWTKeyFile: writeFile(t, secret), JWTAudience: "bridge", Now: func() time.Time { return now }}, false)
+	u, err := userid.New(userid.Options{JWTKeyFile: writeFile(t, []byte("hs256:"+string(secret))), JWTAudience: "bridge", Now: func() time.Time { return now }}, false)
 	require.NoError(t, err)
 	tok := sign(t, jose.HS256, secret, "", claims("carol", "bridge"))
 	got, err := u.User(request("Authorization", "Bearer "+tok))

@@ -528,3 +528,10 @@ func TestSQLiteWriteAfterClose(t *testing.T) {
 	_, _, err = s.Lock(context.Background(), "s1", "h", time.Second)
 	require.Error(t, err)
 }
+
+// TestSQLiteRefusesURI: a file: URI would be opened as SQLite's URI, not
+// as the file whose mode Open sets.
+func TestSQLiteRefusesURI(t *testing.T) {
+	_, err := sqlite.Open("file:" + filepath.Join(t.TempDir(), "store.db"))
+	assert.ErrorContains(t, err, "URI")
+}

@@ -68,7 +68,9 @@ const sqliteBusyTimeout = 5 * time.Second
 
 // Open opens (creating it if needed) the SQLite store in the file at path
 // and brings its schema up to date. A file that is not a database, or
-// whose schema is newer than this program's, is an error.
+// whose schema is newer than this program's, is an error. The file and
+// its -wal and -shm files are the owner's alone (mode 0600): created so
+// whatever the umask, and narrowed to it when found open to others.
 func Open(path string) (*Store, error) {
 	if path == "" {
 		return nil, errors.New("store: sqlite: empty file path")
@@ -80,6 +82,14 @@ func Open(path string) (*Store, error) {
 	}
 	if strings.Contains(path, ":memory:") {
 		return nil, fmt.Errorf("store: sqlite: %q is not a file (use the memory: store)", path)
+	}
+	// The driver opens a file: URI as SQLite's URI, not as the file of
+	// that name, which secureFiles would create and narrow.
+	if strings.HasPrefix(path, "file:") {
+		return nil, fmt.Errorf("store: sqlite: %q is a URI: give the file's path", path)
+	}
+	if err := secureFiles(path); err != nil {
+		return nil, fmt.Errorf("store: sqlite %s: %w", path, err)
 	}
 	busy := fmt.Sprint(sqliteBusyTimeout.Milliseconds())
 	common := url.Values{

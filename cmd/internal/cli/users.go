@@ -15,7 +15,7 @@ func (p *Program) BindUsers(what string) *UserFlags {
 	return &UserFlags{
 		header: f.String("user-header", "", "request header in which the trusted caller (an application server, a CopilotKit runtime) names the user: "+
 			what+" are then scoped to (API key, user), and a request without it is refused; set it on the server side only, never from a browser"),
-		jwt: f.String("user-jwt", "", "file of the keys that sign user tokens (JWKS, JWK, PEM public key, or an HS256 secret): the user is the token's sub, "+
+		jwt: f.String("user-jwt", "", "file of the keys that sign user tokens (JWKS, JWK, PEM public keys or certificates, or an HS256 secret written after \"hs256:\" at the file's start): the user is the token's sub, "+
 			what+" are scoped to (API key, user), and no caller is trusted to name a user"),
 		jwtHeader: f.String("user-jwt-header", "", "header carrying the user token (default Authorization, as Bearer; another header when --api-key is set)"),
 		audience:  f.String("user-jwt-audience", "", "audience (aud) a user token must be made for; required with --user-jwt"),

@@ -105,7 +105,7 @@ func UserFlags(t *testing.T, run func(args []string) error, path string) {
 	assert.Equal(t, http.StatusOK, status, body)
 
 	secret := filepath.Join(t.TempDir(), "secret")
-	require.NoError(t, os.WriteFile(secret, []byte(strings.Repeat("s", 40)), 0o600))
+	require.NoError(t, os.WriteFile(secret, []byte("hs256:"+strings.Repeat("s", 40)), 0o600))
 	refuses := func(args ...string) string { return proctest.Refuses(t, run, args...) }
 	assert.Contains(t, refuses("--user-jwt", secret), "audience")
 	assert.Contains(t, refuses("--user-jwt", secret, "--user-jwt-audience", "a", "--user-header", "X-User-Id"), "not both")

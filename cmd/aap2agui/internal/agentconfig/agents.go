@@ -14,6 +14,7 @@ import (
 
 	"github.com/aapagui/aapagui/bridge/aap2agui"
 	"github.com/aapagui/aapagui/internal/header"
+	"github.com/aapagui/aapagui/internal/redact"
 )
 
 // IsAgentsConfig reports whether data (JSON) is the several-agent form of
@@ -155,7 +156,7 @@ func readUpstream(a *aap2agui.AgentConfig, raw json.RawMessage, upstreams map[st
 func applyUpstream(a *aap2agui.AgentConfig, u upstreamFile, getenv func(string) string) error {
 	target := strings.ReplaceAll(u.URL, AgentNamePlaceholder, url.PathEscape(a.Agent.Name))
 	if p, err := url.Parse(target); u.URL == "" || err != nil || (p.Scheme != "http" && p.Scheme != "https") || p.Host == "" {
-		return fmt.Errorf("url: want an absolute http(s) URL (%s stands for the agent's name), got %q", AgentNamePlaceholder, u.URL)
+		return fmt.Errorf("url: want an absolute http(s) URL (%s stands for the agent's name), got %q", AgentNamePlaceholder, redact.URL(u.URL))
 	}
 	a.Upstream = target
 	for name, v := range u.Headers {
