@@ -58,6 +58,26 @@ func TestREADMELength(t *testing.T) {
 	}
 }
 
+// TestDocsSayWhoFor: each doc opens, under its title, with the line that
+// says who it is for, so that a reader arriving from a link knows at once
+// whether to read on.
+func TestDocsSayWhoFor(t *testing.T) {
+	docs, err := filepath.Glob("docs/*.md")
+	if err != nil || len(docs) == 0 {
+		t.Fatalf("no docs found (%v)", err)
+	}
+	for _, doc := range docs {
+		data, err := os.ReadFile(doc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		title, rest, _ := strings.Cut(string(data), "\n\n")
+		if !strings.HasPrefix(title, "# ") || !strings.HasPrefix(rest, "For ") {
+			t.Errorf("%s: want a title, then a paragraph beginning \"For …\" that says who the doc is for", doc)
+		}
+	}
+}
+
 // TestDocLinksFindBroken: the checker reports a missing file or image, a
 // missing heading, a link out of the repository and an anchor into a file
 // that is not Markdown; it takes GitHub's anchors (punctuation dropped,
