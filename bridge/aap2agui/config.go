@@ -52,9 +52,9 @@ type Config struct {
 
 	// Agent describes the agent in GET /meta. Zero value: see DefaultAgent.
 	// Its server tools are those the agent runs as each session enables
-	// and trusts them (see the README: the agent reads
-	// forwardedProps.aap.agent and raises a tool_call interrupt before
-	// running an untrusted one).
+	// and trusts them (see docs/USING.md, "Server tools and AAP
+	// permissions": the agent reads forwardedProps.aap.agent and raises a
+	// tool_call interrupt before running an untrusted one).
 	Agent aap.AgentInfo
 	// OwnTools are server tools the agent runs on its own, whatever a
 	// session enables or trusts: an agent that does not read

@@ -10,10 +10,10 @@ import (
 	"github.com/aapagui/aapagui/store"
 )
 
-// aap2agui embedded in a program of its own under a prefix, as the
-// README shows: Config.BasePath moves the AAP API; /healthz, /readyz and
-// /metrics stay at the handler's root, so the program routes them to it
-// too (or leaves them out).
+// aap2agui embedded in a program of its own under a prefix, as
+// docs/LIBRARY.md shows: Config.BasePath moves the AAP API; /healthz,
+// /readyz and /metrics stay at the handler's root, so the program routes
+// them to it too (or leaves them out).
 func Example_basePath() {
 	agent := httptest.NewServer(demo.AGUIAgent{})
 	defer agent.Close()

@@ -22,14 +22,14 @@ import (
 	"github.com/aapagui/aapagui/internal/testkit/proctest"
 )
 
-// TestREADMEAgents runs the README's several-agent section as written:
+// TestREADMEAgents runs docs/USING.md's several-agent section as written:
 // agui2aap in front of its AAP demo agent (as `go run ./cmd/agui2aap`
 // sets it up), aap2agui with examples/agents.yaml and the environment the
 // block gives, and the block's curl steps (only the addresses become the
 // test's).
 func TestREADMEAgents(t *testing.T) {
 	t.Parallel()
-	blocks := doctest.Blocks(t, "../../README.md", "sh", "--agent-config examples/agents.yaml")
+	blocks := doctest.Blocks(t, "../../docs/USING.md", "sh", "--agent-config examples/agents.yaml")
 	require.Len(t, blocks, 1)
 	m := regexp.MustCompile(`(?m)^(\w+)=(\S+) go run \./cmd/aap2agui ([^#\n]*)`).FindStringSubmatch(blocks[0])
 	require.NotNil(t, m, "the block starts aap2agui with an environment variable:\n%s", blocks[0])
@@ -42,7 +42,7 @@ func TestREADMEAgents(t *testing.T) {
 	args := strings.Fields(strings.ReplaceAll(m[3], "examples/agents.yaml", file))
 	p := proctest.Start(t, []string{m[1] + "=" + m[2]}, append(args, "--listen", "127.0.0.1:0")...)
 
-	conv := doctest.Blocks(t, "../../README.md", "sh", `M='Content-Type: application/json'`)
+	conv := doctest.Blocks(t, "../../docs/USING.md", "sh", `M='Content-Type: application/json'`)
 	require.Len(t, conv, 1)
 	out := doctest.Shell(t, strings.ReplaceAll(conv[0], "localhost:8080", p.Addr))
 	for _, name := range []string{"demo", "researcher", "writer", "planner"} {

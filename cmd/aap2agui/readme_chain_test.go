@@ -16,13 +16,13 @@ import (
 	"github.com/aapagui/aapagui/store"
 )
 
-// TestREADMEChain runs the README's chain section as written: aap2agui
+// TestREADMEChain runs docs/USING.md's chain section as written: aap2agui
 // with the flags its block gives, in front of agui2aap with its built-in
-// AAP demo agent (as `go run ./cmd/agui2aap` sets it up), and the README's
+// AAP demo agent (as `go run ./cmd/agui2aap` sets it up), and docs/USING.md's
 // curl conversation through both (only the addresses become the test's).
 func TestREADMEChain(t *testing.T) {
 	t.Parallel()
-	blocks := doctest.Blocks(t, "../../README.md", "sh", "--upstream http://127.0.0.1:8081/agents/demo")
+	blocks := doctest.Blocks(t, "../../docs/USING.md", "sh", "--upstream http://127.0.0.1:8081/agents/demo")
 	require.Len(t, blocks, 1)
 	chain := strings.ReplaceAll(blocks[0], "\\\n", " ")
 	m := regexp.MustCompile(`(?m)^go run \./cmd/aap2agui ([^#\n]*)`).FindStringSubmatch(chain)
@@ -37,7 +37,7 @@ func TestREADMEChain(t *testing.T) {
 	}
 	p := proctest.Start(t, nil, append(args, "--listen", "127.0.0.1:0")...)
 
-	conv := doctest.Blocks(t, "../../README.md", "sh", `J='Content-Type: application/json'`)
+	conv := doctest.Blocks(t, "../../docs/USING.md", "sh", `J='Content-Type: application/json'`)
 	require.Len(t, conv, 1)
 	out := doctest.Shell(t, strings.ReplaceAll(conv[0], "localhost:8080", p.Addr))
 	assert.NotContains(t, out, `"error":`, "no step failed")

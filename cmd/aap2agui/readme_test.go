@@ -16,7 +16,7 @@ import (
 
 // TestAgentExample: examples/agent.yaml loads, describes an option of each
 // kind, a server tool and capabilities, and is exactly the built-in demo
-// agent's description, so that the README's examples hold with or without
+// agent's description, so that docs/USING.md's examples hold with or without
 // it.
 func TestAgentExample(t *testing.T) {
 	t.Parallel()
@@ -51,12 +51,12 @@ func TestAgentExample(t *testing.T) {
 	assert.Len(t, a.Capabilities, 4)
 }
 
-// TestREADMECurl runs the README's curl conversation with aap2agui as it
+// TestREADMECurl runs docs/USING.md's curl conversation with aap2agui as it
 // is written, against the program (only localhost:8080 becomes the test's
 // address), and checks what each step printed.
 func TestREADMECurl(t *testing.T) {
 	t.Parallel()
-	blocks := doctest.Blocks(t, "../../README.md", "sh", `J='Content-Type: application/json'`)
+	blocks := doctest.Blocks(t, "../../docs/USING.md", "sh", `J='Content-Type: application/json'`)
 	require.Len(t, blocks, 1)
 	p := proctest.Start(t, nil, "--listen", "127.0.0.1:0", "--store", "memory:")
 	out := doctest.Shell(t, strings.ReplaceAll(blocks[0], "localhost:8080", p.Addr))

@@ -58,18 +58,18 @@ func TestAAPVersionFlag(t *testing.T) {
 	}
 }
 
-// TestREADMEOldVersions runs the README's version 1 example as written:
-// aap2agui started with the README's flags, then its curl conversation
+// TestREADMEOldVersions runs docs/USING.md's version 1 example as written:
+// aap2agui started with docs/USING.md's flags, then its curl conversation
 // (only localhost:8080 becomes the test's address).
 func TestREADMEOldVersions(t *testing.T) {
 	t.Parallel()
-	start := doctest.Blocks(t, "../../README.md", "sh", "--aap-version 1=/legacy")
+	start := doctest.Blocks(t, "../../docs/USING.md", "sh", "--aap-version 1=/legacy")
 	require.Len(t, start, 1)
 	line, _, _ := strings.Cut(strings.TrimPrefix(strings.TrimSpace(start[0]), "go run ./cmd/aap2agui "), "#")
 	args := append([]string{"--listen", "127.0.0.1:0", "--store", "memory:"}, strings.Fields(line)...)
 	p := proctest.Start(t, nil, args...)
 
-	blocks := doctest.Blocks(t, "../../README.md", "sh", "localhost:8080/legacy/session")
+	blocks := doctest.Blocks(t, "../../docs/USING.md", "sh", "localhost:8080/legacy/session")
 	require.Len(t, blocks, 1)
 	out := doctest.Shell(t, strings.ReplaceAll(blocks[0], "localhost:8080", p.Addr))
 	assert.NotContains(t, out, `"error":`, "no step failed")

@@ -22,12 +22,12 @@ import (
 	"github.com/aapagui/aapagui/store"
 )
 
-// TestREADMEDemos runs the README's agentcheck commands for the built-in
+// TestREADMEDemos runs docs/USING.md's agentcheck commands for the built-in
 // demos, as written but for the addresses: aap2agui in front of its AG-UI
 // demo agent and agui2aap in front of its AAP demo agent, as the two
 // programs set them up without --upstream. Every check passes.
 func TestREADMEDemos(t *testing.T) {
-	blocks := doctest.Blocks(t, "../../README.md", "sh", "agentcheck agui http://127.0.0.1:8081/agents/demo")
+	blocks := doctest.Blocks(t, "../../docs/USING.md", "sh", "agentcheck agui http://127.0.0.1:8081/agents/demo")
 	require.Len(t, blocks, 1)
 	require.Contains(t, blocks[0], "go run ./cmd/aap2agui --store memory: &")
 	require.Contains(t, blocks[0], "go run ./cmd/agui2aap --store memory: &")

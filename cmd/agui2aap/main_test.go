@@ -100,7 +100,7 @@ func TestCopyFromSQLite(t *testing.T) {
 	assert.Equal(t, []string{"u1", "a1"}, got.Delivered)
 }
 
-// The README's promise: with the built-in AAP demo agent and a SQLite
+// docs/USING.md's promise: with the built-in AAP demo agent and a SQLite
 // store, agui2aap restarted mid-conversation answers the next message with
 // the conversation's context. The built-in agent keeps its sessions in
 // memory, so the thread's session is gone after the restart: the thread

@@ -14,14 +14,14 @@ import (
 	"github.com/aapagui/aapagui/internal/testkit/proctest"
 )
 
-// TestREADMECurl runs the README's curl examples of agui2aap as they are
+// TestREADMECurl runs docs/USING.md's curl examples of agui2aap as they are
 // written, against the program (only localhost:8081 becomes the test's
 // address): a run, then the same thread got back with an empty run
 // ("Restoring conversations"), and checks the AG-UI events each printed;
 // the rejoin, and the stop of a thread with no run in flight.
 func TestREADMECurl(t *testing.T) {
 	t.Parallel()
-	blocks := doctest.Blocks(t, "../../README.md", "sh", "localhost:8081/agents/demo")
+	blocks := doctest.Blocks(t, "../../docs/USING.md", "sh", "localhost:8081/agents/demo")
 	require.Len(t, blocks, 5, "a run, an interrupt answered, a hydration, a rejoin, a stop")
 	rejoin, stop := blocks[3], blocks[4]
 	blocks = []string{blocks[0], blocks[2]}
@@ -66,13 +66,13 @@ func TestREADMECurl(t *testing.T) {
 	assert.Contains(t, out, `"type":"RUN_FINISHED"`)
 }
 
-// TestREADMEInterrupt runs the README's interrupt answered with curl, as
+// TestREADMEInterrupt runs docs/USING.md's interrupt answered with curl, as
 // written against agui2aap (only localhost:8081 becomes the test's
 // address): the search stops with an interrupt, the resume with the
 // assistant message holding the call runs it, and the answer follows.
 func TestREADMEInterrupt(t *testing.T) {
 	t.Parallel()
-	blocks := doctest.Blocks(t, "../../README.md", "sh", `"resume":[{"interruptId":"perm-'$C'"`)
+	blocks := doctest.Blocks(t, "../../docs/USING.md", "sh", `"resume":[{"interruptId":"perm-'$C'"`)
 	require.Len(t, blocks, 1)
 	p := proctest.Start(t, nil, "--listen", "127.0.0.1:0", "--store", "memory:")
 	out := doctest.Shell(t, strings.ReplaceAll(blocks[0], "localhost:8081", p.Addr))
@@ -83,9 +83,9 @@ func TestREADMEInterrupt(t *testing.T) {
 	assert.NotContains(t, out, "RUN_ERROR")
 }
 
-// TestREADMECopilotKitSnippets: every class the README's TypeScript
-// snippets construct is imported, from a package the CopilotKit example
-// depends on.
+// TestREADMECopilotKitSnippets: every class the TypeScript snippets of the
+// README's quick start and docs/USING.md construct is imported, from a
+// package the CopilotKit example depends on.
 func TestREADMECopilotKitSnippets(t *testing.T) {
 	var pkg struct {
 		Dependencies map[string]string `json:"dependencies"`
@@ -94,7 +94,10 @@ func TestREADMECopilotKitSnippets(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, json.Unmarshal(data, &pkg))
 
-	blocks := doctest.Blocks(t, "../../README.md", "ts", "new HttpAgent(")
+	var blocks []string
+	for _, doc := range []string{"../../README.md", "../../docs/USING.md"} {
+		blocks = append(blocks, doctest.Blocks(t, doc, "ts", "new HttpAgent(")...)
+	}
 	importRE := regexp.MustCompile(`(?m)^import \{([^}]*)\} from "([^"]+)";`)
 	newRE := regexp.MustCompile(`\bnew ([A-Z]\w*)\(`)
 	for _, b := range blocks {

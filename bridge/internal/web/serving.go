@@ -77,7 +77,7 @@ type Serving struct {
 	// programs warn at start-up).
 	APIKeys []string
 	// Users names the person behind each request, beside the key: a
-	// header the trusted caller sets, or a signed token (see the README's
+	// header the trusted caller sets, or a signed token (see docs/USING.md,
 	// "One key, many users"). Then sessions and threads, their limits and
 	// their locks are scoped to (key, user), and a request that names no
 	// valid user is refused. The zero value scopes to the key alone.

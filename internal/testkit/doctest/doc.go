@@ -1,3 +1,3 @@
 // Package doctest runs the examples of the project's documentation in
-// tests, so that what the README shows keeps working as written.
+// tests, so that what the README and docs/ show keeps working as written.
 package doctest

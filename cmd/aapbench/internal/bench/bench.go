@@ -298,7 +298,7 @@ func Run(ctx context.Context, o Options) error {
 	}
 	defer e.close()
 	w := tabwriter.NewWriter(o.Out, 0, 0, 2, ' ', tabwriter.AlignRight)
-	// The Go version with the figures: CI and the figures the README gives
+	// The Go version with the figures: CI and the figures the docs give
 	// use the patched toolchain (GOTOOLCHAIN=go1.27.3), not go.mod's minimum.
 	fmt.Fprintf(o.Out, "aapbench: %s, GOMAXPROCS %d, load average %s\n", runtime.Version(), runtime.GOMAXPROCS(0), loadavg())
 
@@ -657,8 +657,8 @@ func raiseFileLimit() uint64 {
 // peak of a run: an idle stream holds two (the client's connection and the
 // upstream's) on the direct paths and four through a bridge in this
 // process; a trickled stream through the chain holds six; and some spare
-// (9,900 idle streams with the bridges alone fit under 20,000, as the
-// README says).
+// (9,900 idle streams with the bridges alone fit under 20,000, as
+// docs/TESTING.md says).
 func filesNeeded(o Options) int {
 	perIdle := 4
 	if len(o.BridgeProcess) > 0 {
