@@ -182,7 +182,7 @@ func (t *turn) lock(ctx context.Context, owner, id string) (context.Context, err
 	defer cancel()
 	st := t.s.cfg.Store
 	kept, known := t.s.kept.lookup(id)
-	lease, sess, hist, err := store.TakeAndLoadSession(start, st, owner, id, known, store.LeaseOptions{OnError: web.LeaseLog(t.log, "session", id)})
+	lease, sess, hist, err := store.TakeAndLoadSession(start, st, owner, id, known, t.s.cfg.LeaseOptions(t.log, "session", id))
 	if err == nil && sess.KnownHistory(known) {
 		hist = kept
 	}
