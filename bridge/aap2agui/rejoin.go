@@ -58,10 +58,9 @@ func (s *Server) rejoin(c *gin.Context) error {
 }
 
 // interruptedStop is the turn_stop that ends the log of a turn whose
-// process is gone (web.Serving.Rejoin): an error stop, named in an error
-// object beside its stopReason, as the in-band errors of agui2aap are.
-var interruptedStop, _ = aap.AppendFrame(nil, &aap.UnknownEvent{Name: aap.EventTurnStop,
-	Data: []byte(`{"stopReason":"error","error":{"code":"turn_interrupted","message":"the turn was interrupted when its server stopped"}}`)})
+// process is gone (web.Serving.Rejoin): an error stop, named.
+var interruptedStop, _ = aap.AppendFrame(nil, &aap.TurnStop{StopReason: aap.StopError,
+	Error: &aap.TurnError{Code: "turn_interrupted", Message: "the turn was interrupted when its server stopped"}})
 
 // deadTurn ends the log of session id's turn, followed by a rejoining
 // client, once its process is found gone: the session's turn lock free.
