@@ -43,6 +43,11 @@ type LeaseOptions struct {
 	// "renew", "release" or "lost"); nil ignores them. The lease retries on
 	// its own.
 	OnError func(op string, err error)
+	// OnRenew is told of each renewal that succeeded, with its lag: the
+	// time from when it was due to when the store confirmed it (how late
+	// its timer fired, its wait for the store, the store's answer); nil
+	// ignores them.
+	OnRenew func(lag time.Duration)
 }
 
 // Lease is a held lock on one session or thread, kept alive by a heartbeat
@@ -56,12 +61,13 @@ type LeaseOptions struct {
 // gone by then) and retries a failed attempt until it holds or the lease
 // has run out by itself, so a release is never lost.
 type Lease struct {
-	holder string
-	lock   func(ctx context.Context, ttl time.Duration) (bool, time.Duration, error)
-	renewf func(ctx context.Context, ttl time.Duration) (bool, error) // the heartbeat's statement
-	unlock func(ctx context.Context) error
-	ttl    time.Duration
-	onErr  func(op string, err error)
+	holder  string
+	lock    func(ctx context.Context, ttl time.Duration) (bool, time.Duration, error)
+	renewf  func(ctx context.Context, ttl time.Duration) (bool, error) // the heartbeat's statement
+	unlock  func(ctx context.Context) error
+	ttl     time.Duration
+	onErr   func(op string, err error)
+	onRenew func(lag time.Duration)
 
 	lost     chan struct{}
 	once     sync.Once
@@ -76,6 +82,7 @@ type Lease struct {
 	gone     bool        // lost: another holder took the lock
 	lapsed   bool        // no renewal succeeded in time: the hold is unconfirmed until the next one
 	renewing bool        // a renewal is in flight
+	due      time.Time   // when the next renewal is due
 	binds    []context.CancelCauseFunc
 	expires  time.Time // a lower bound of when the store lets the lease go
 }
@@ -237,7 +244,7 @@ func newHolder() string {
 }
 
 func take(ctx context.Context, holder string, opts LeaseOptions, f lockFuncs) (*Lease, error) {
-	l := &Lease{holder: holder, lock: f.lock, renewf: f.renew, unlock: f.unlock, ttl: opts.TTL, onErr: opts.OnError, lost: make(chan struct{})}
+	l := &Lease{holder: holder, lock: f.lock, renewf: f.renew, unlock: f.unlock, ttl: opts.TTL, onErr: opts.OnError, onRenew: opts.OnRenew, lost: make(chan struct{})}
 	if l.ttl <= 0 {
 		l.ttl = LeaseTTL
 	}
@@ -255,6 +262,7 @@ func take(ctx context.Context, holder string, opts LeaseOptions, f lockFuncs) (*
 	l.expires = start.Add(l.ttl)
 	l.beatCtx, l.stopBeat = context.WithCancel(context.Background())
 	l.mu.Lock()
+	l.due = time.Now().Add(l.ttl / 3)
 	l.timer = time.AfterFunc(l.ttl/3, l.renew)
 	l.doom = time.AfterFunc(time.Until(l.expires)-l.margin(), l.expire)
 	l.mu.Unlock()
@@ -379,6 +387,9 @@ func (l *Lease) renew() {
 		return
 	default:
 		l.expires = start.Add(l.ttl)
+		if l.onRenew != nil {
+			l.onRenew(time.Since(l.due))
+		}
 		if l.lapsed {
 			l.lapsed = false
 			l.doom.Reset(time.Until(l.expires) - l.margin())
@@ -387,6 +398,9 @@ func (l *Lease) renew() {
 	next := l.ttl / 3
 	if l.lapsed {
 		next = l.margin()
+	}
+	if err == nil {
+		l.due = time.Now().Add(next) // a failed renewal is still due
 	}
 	l.timer.Reset(next)
 }

@@ -61,3 +61,32 @@ func TestRunStopsWhenItsLockIsLost(t *testing.T) {
 		t.Fatal("the AAP turn was not cancelled")
 	}
 }
+
+// A process that cannot keep more runs alive refuses a run's start up
+// front: with a scheduling-delay bound no process meets, a start, once
+// the process's ticker has measured, is answered 503 overloaded with
+// Retry-After before the AAP server gets a turn.
+func TestOverloadedProcessRefusesRunsUpFront(t *testing.T) {
+	up := newFakeAAP(t, func(w http.ResponseWriter, _ *http.Request, _ int, _ *aap.PostSessionTurnRequest) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		_, _ = w.Write([]byte("event: turn_start\ndata: {}\n\nevent: turn_stop\ndata: {\"stopReason\":\"end_turn\"}\n\n"))
+	})
+	e := newBridge(t, up.URL, func(c *agui2aap.Config) {
+		c.MaxSchedulingDelay = time.Nanosecond
+		c.MaxRenewalLag = -1
+	})
+	c := e.conv("t1")
+	c.say("hi")
+	var res *response
+	require.Eventually(t, func() bool {
+		res = e.post(t, "/agents/demo", c.input(c.newID("r"), nil))
+		return res.Status != http.StatusOK
+	}, 10*time.Second, 10*time.Millisecond, "a start refused once the process's lateness is measured")
+	turns := len(up.turnRequests())
+	assert.Equal(t, http.StatusServiceUnavailable, res.Status, res.Body)
+	assert.Equal(t, "overloaded", res.errorCode())
+	assert.NotEmpty(t, res.Header.Get("Retry-After"))
+	res = e.post(t, "/agents/demo", c.input(c.newID("r"), nil))
+	assert.Equal(t, "overloaded", res.errorCode())
+	assert.Equal(t, turns, len(up.turnRequests()), "nothing of a refused run reached the AAP server")
+}

@@ -63,6 +63,17 @@ type Serving struct {
 	// and about how long its rejoining clients wait before they are told
 	// the turn was interrupted (Rejoin). Zero means store.LeaseTTL.
 	LeaseTTL time.Duration
+	// MaxSchedulingDelay bounds how late the process's own ticker may
+	// fire (its CPU taken, by its own turns or its neighbours) for a turn
+	// to be admitted: past it, a start is refused with 503 overloaded and
+	// Retry-After before anything of it runs (Load). Zero means 500 ms,
+	// negative means no bound.
+	MaxSchedulingDelay time.Duration
+	// MaxRenewalLag bounds the recent lag of the process's lock renewals
+	// (from when one was due to when the store confirmed it) for a turn
+	// to be admitted, as MaxSchedulingDelay does. Zero means LeaseTTL/6,
+	// negative means no bound.
+	MaxRenewalLag time.Duration
 	// DeadRunGrace is how long a rejoining client, finding the lock of a
 	// quiet, unfinished run free, waits for the run's own end before it
 	// ends the run as interrupted; zero means runlog.DefaultGrace.
