@@ -178,11 +178,11 @@ func (s *Server) runTurn(c *gin.Context, id string, req *aap.PostSessionTurnRequ
 // not take in time ends with web.ErrStoreBusy (503 store_busy), before
 // anything of the turn ran.
 func (t *turn) lock(ctx context.Context, owner, id string) (context.Context, error) {
-	if err := t.s.base.Load.Admit(); err != nil {
-		return nil, err // 503 overloaded, before the store is asked
-	}
 	start, cancel := web.StartContext(ctx, t.s.cfg.StartTimeout)
 	defer cancel()
+	if err := t.s.base.Load.Admit(start); err != nil {
+		return nil, err // 503 overloaded, before the store is asked
+	}
 	st := t.s.cfg.Store
 	kept, known := t.s.kept.lookup(id)
 	lease, sess, hist, err := store.TakeAndLoadSession(start, st, owner, id, known, t.s.cfg.LeaseOptions(t.s.base, t.log, "session", id))

@@ -71,11 +71,11 @@ func (s *Server) serveInput(c *gin.Context, in *types.RunAgentInput) (*types.Run
 	// by StartTimeout: past it the run is refused, 503 store_busy, before
 	// its turn is sent.
 	owner := c.GetString(ownerKey)
-	if err := s.base.Load.Admit(); err != nil {
-		return in, err // 503 overloaded, before the store is asked
-	}
 	start, endStart := web.StartContext(ctx, s.cfg.StartTimeout)
 	defer endStart()
+	if err := s.base.Load.Admit(start); err != nil {
+		return in, err // 503 overloaded, before the store is asked
+	}
 	lease, err := s.takeThread(start, log, owner, in.ThreadID, runBusy)
 	s.base.Load.Started(web.CauseOf(start, err))
 	if err != nil {

@@ -1,6 +1,7 @@
 package web
 
 import (
+	"context"
 	"errors"
 	"math"
 	"sync"
@@ -33,6 +34,8 @@ type Load struct {
 	delay, lag            average
 	ticking               bool
 	lastStart             time.Time
+	tokens                float64       // starts that may go ahead now (Admit)
+	minted                chan struct{} // closed (and replaced) as tokens are minted
 }
 
 // Defaults and constants of Load.
@@ -43,6 +46,8 @@ const (
 	loadTick                  = 50 * time.Millisecond
 	loadHalfLife              = time.Second
 	loadIdle                  = 10 * time.Second
+	loadMint                  = 64  // tokens an on-time tick mints: about 1,280 starts a second
+	loadBurst                 = 256 // tokens held at most: the starts taken at once
 	overloadRetry             = 2 * time.Second
 )
 
@@ -72,7 +77,7 @@ func (p *average) value(now time.Time) float64 {
 // newLoad returns the load of a process whose leases last ttl; the bounds
 // are s's (zero: defaults, negative: none).
 func (s *Serving) newLoad(m *metrics.Metrics) *Load {
-	l := &Load{met: m, maxDelay: s.MaxSchedulingDelay, maxRenewLag: s.MaxRenewalLag}
+	l := &Load{met: m, maxDelay: s.MaxSchedulingDelay, maxRenewLag: s.MaxRenewalLag, tokens: loadBurst, minted: make(chan struct{})}
 	if l.maxDelay == 0 {
 		l.maxDelay = DefaultMaxSchedulingDelay
 	}
@@ -87,22 +92,56 @@ func (s *Serving) newLoad(m *metrics.Metrics) *Load {
 // Admit decides a turn's start: nil lets it seek its lock (Started counts
 // what came of it), a *Failure (503 overloaded, Retry-After) refuses it,
 // counted, naming the measure past its bound.
-func (l *Load) Admit() error {
-	now := time.Now()
-	l.mu.Lock()
-	l.lastStart = now
-	l.tickLocked()
-	cause := ""
+//
+// A start also takes one of the tokens the ticker mints as it fires: up
+// to loadMint each tick, fewer the later the tick (none at
+// MaxSchedulingDelay), at most loadBurst held. So a burst that comes all
+// at once, before anything is measured, is taken in at the pace the
+// process shows it can keep, not all together: a start waits for a token
+// as long as ctx lets it (the start's bound, StartTimeout), and is then
+// refused (scheduling_delay).
+func (l *Load) Admit(ctx context.Context) error {
+	for {
+		now := time.Now()
+		l.mu.Lock()
+		l.lastStart = now
+		l.tickLocked()
+		cause := l.overLocked(now)
+		paced := l.maxDelay > 0
+		if cause == "" && (!paced || l.tokens >= 1) {
+			if paced {
+				l.tokens--
+			}
+			l.mu.Unlock()
+			return nil
+		}
+		minted := l.minted
+		l.mu.Unlock()
+		if cause != "" {
+			return l.refuse(cause)
+		}
+		select {
+		case <-minted:
+		case <-ctx.Done():
+			return l.refuse(metrics.CauseSchedDelay)
+		}
+	}
+}
+
+// overLocked names the measure past its bound, "" when none is; l.mu is
+// held.
+func (l *Load) overLocked(now time.Time) string {
 	switch {
 	case l.maxDelay > 0 && l.delay.value(now) > l.maxDelay.Seconds():
-		cause = metrics.CauseSchedDelay
+		return metrics.CauseSchedDelay
 	case l.maxRenewLag > 0 && l.lag.value(now) > l.maxRenewLag.Seconds():
-		cause = metrics.CauseRenewalLag
+		return metrics.CauseRenewalLag
 	}
-	l.mu.Unlock()
-	if cause == "" {
-		return nil
-	}
+	return ""
+}
+
+// refuse counts a refusal for cause and returns its 503.
+func (l *Load) refuse(cause string) error {
 	l.met.Admission(cause)
 	return &Failure{Kind: KindUnavailable, Code: "overloaded", Retry: overloadRetry,
 		Message: "the server is too busy to keep another turn alive now (" + cause + " past its bound); nothing of it ran; retry after Retry-After"}
@@ -131,6 +170,7 @@ func (l *Load) Renewed(lag time.Duration) {
 func (l *Load) tickLocked() {
 	if !l.ticking {
 		l.ticking = true
+		l.tokens = loadBurst // idle since the ticker stopped
 		go l.tick()
 	}
 }
@@ -147,6 +187,11 @@ func (l *Load) tick() {
 		l.met.SchedulingDelay(late)
 		l.mu.Lock()
 		l.delay.add(now, late)
+		if l.maxDelay > 0 {
+			l.tokens = min(loadBurst, l.tokens+loadMint*max(0, 1-late.Seconds()/l.maxDelay.Seconds()))
+		}
+		close(l.minted)
+		l.minted = make(chan struct{})
 		if now.Sub(l.lastStart) > loadIdle {
 			l.ticking = false
 			l.mu.Unlock()
