@@ -36,7 +36,7 @@ trap 'rm -rf "$out"' EXIT
 
 # The defaults: one aap2agui on SQLite, open (it says so), drain of 5 s.
 for kind in Deployment Service PodDisruptionBudget; do has "$out/default.yaml" "kind: $kind"; done
-hasnt "$out/default.yaml" "kind: (ServiceMonitor|ConfigMap|Secret)$"
+hasnt "$out/default.yaml" "kind: (ServiceMonitor|PrometheusRule|ConfigMap|Secret)$"
 has "$out/default.yaml" "terminationGracePeriodSeconds: 40"
 has "$out/default.yaml" "--shutdown-delay=5s"
 has "$out/default.yaml" "--insecure-open"
@@ -44,8 +44,12 @@ has "$out/default.yaml" "value: sqlite:/data/aap2agui.db"
 
 # Replicas on PostgreSQL: every object, secrets by reference, probes,
 # the security context, grace = 10 + 60 + 5.
-for kind in Deployment Service PodDisruptionBudget ConfigMap ServiceMonitor; do has "$out/replicas.yaml" "kind: $kind"; done
+for kind in Deployment Service PodDisruptionBudget ConfigMap ServiceMonitor PrometheusRule; do has "$out/replicas.yaml" "kind: $kind"; done
 f=$out/replicas.yaml
+has "$f" "aap2agui.json: \|-"
+grep -q "sum(aap2agui_turns_in_flight)" "$f" || fail "replicas.yaml: the dashboard does not query aap2agui_turns_in_flight"
+has "$f" "alert: aap2agui_RenewalLagHigh"
+hasnt "$f" "AAPAGUI_"
 has "$f" "replicas: 3"
 has "$f" "terminationGracePeriodSeconds: 75"
 has "$f" "--shutdown-delay=10s"

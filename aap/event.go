@@ -66,7 +66,19 @@ type ToolResult struct {
 }
 
 // TurnStop closes every turn stream.
-type TurnStop struct{ StopReason StopReason }
+type TurnStop struct {
+	StopReason StopReason
+	// Error names what ended an error stop, when the bridge knows (an
+	// extension of AAP: "error":{"code","message"} beside stopReason,
+	// which AAP clients ignore); nil otherwise.
+	Error *TurnError
+}
+
+// TurnError names what ended a turn with an error stop (TurnStop.Error).
+type TurnError struct {
+	Code    string `json:"code"`
+	Message string `json:"message"`
+}
 
 // SessionStart opens the stream of PUT /session in versions 1 and 2: the
 // id of the session just created, before the first turn's turn_start.
@@ -159,9 +171,19 @@ func (e *ToolResult) AppendData(dst []byte) ([]byte, error) {
 	return append(dst, '}'), nil
 }
 
-// AppendData appends {"stopReason":…}.
+// AppendData appends {"stopReason":…}, and "error":{"code":…,"message":…}
+// when Error is set.
 func (e *TurnStop) AppendData(dst []byte) ([]byte, error) {
-	return appendStringField(dst, `{"stopReason":`, string(e.StopReason)), nil
+	if e.Error == nil {
+		return appendStringField(dst, `{"stopReason":`, string(e.StopReason)), nil
+	}
+	dst = append(dst, `{"stopReason":`...)
+	dst = jsonenc.AppendString(dst, string(e.StopReason))
+	dst = append(dst, `,"error":{"code":`...)
+	dst = jsonenc.AppendString(dst, e.Error.Code)
+	dst = append(dst, `,"message":`...)
+	dst = jsonenc.AppendString(dst, e.Error.Message)
+	return append(dst, '}', '}'), nil
 }
 
 // AppendData appends {"sessionId":…}.
@@ -384,6 +406,7 @@ func decodeSessionStart(data []byte) (Event, error) {
 func decodeTurnStop(data []byte) (Event, error) {
 	var w struct {
 		StopReason *StopReason `json:"stopReason"`
+		Error      *TurnError  `json:"error"`
 	}
 	if err := decodeObject(data, &w); err != nil {
 		return nil, err
@@ -394,7 +417,7 @@ func decodeTurnStop(data []byte) (Event, error) {
 	case !w.StopReason.Valid():
 		return nil, fieldErr("stopReason", "unknown stop reason %q", *w.StopReason)
 	}
-	return &TurnStop{StopReason: *w.StopReason}, nil
+	return &TurnStop{StopReason: *w.StopReason, Error: w.Error}, nil
 }
 
 // fastDelta decodes the data of text_delta and thinking_delta as every

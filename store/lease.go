@@ -43,6 +43,11 @@ type LeaseOptions struct {
 	// "renew", "release" or "lost"); nil ignores them. The lease retries on
 	// its own.
 	OnError func(op string, err error)
+	// OnRenew is told of each renewal that succeeded, with its lag: the
+	// time from when it was due to when the store confirmed it (how late
+	// its timer fired, its wait for the store, the store's answer); nil
+	// ignores them.
+	OnRenew func(lag time.Duration)
 }
 
 // Lease is a held lock on one session or thread, kept alive by a heartbeat
@@ -56,12 +61,13 @@ type LeaseOptions struct {
 // gone by then) and retries a failed attempt until it holds or the lease
 // has run out by itself, so a release is never lost.
 type Lease struct {
-	holder string
-	lock   func(ctx context.Context, ttl time.Duration) (bool, time.Duration, error)
-	renewf func(ctx context.Context, ttl time.Duration) (bool, error) // the heartbeat's statement
-	unlock func(ctx context.Context) error
-	ttl    time.Duration
-	onErr  func(op string, err error)
+	holder  string
+	lock    func(ctx context.Context, ttl time.Duration) (bool, time.Duration, error)
+	renewf  func(ctx context.Context, ttl time.Duration) (bool, error) // the heartbeat's statement
+	unlock  func(ctx context.Context) error
+	ttl     time.Duration
+	onErr   func(op string, err error)
+	onRenew func(lag time.Duration)
 
 	lost     chan struct{}
 	once     sync.Once
@@ -69,18 +75,21 @@ type Lease struct {
 	stopBeat context.CancelFunc
 	beating  sync.WaitGroup // the renewal in flight, if any
 
-	mu      sync.Mutex
-	timer   *time.Timer // the next renewal
-	doom    *time.Timer // fires at expires less the margin: see expire
-	stopped bool        // Release has begun: no more renewals
-	gone    bool        // lost: another holder took the lock, or it could not be renewed in time
-	binds   []context.CancelCauseFunc
-	expires time.Time // a lower bound of when the store lets the lease go
+	mu       sync.Mutex
+	timer    *time.Timer // the next renewal
+	doom     *time.Timer // fires at expires less the margin: see expire
+	stopped  bool        // Release has begun: no more renewals
+	gone     bool        // lost: another holder took the lock
+	lapsed   bool        // no renewal succeeded in time: the hold is unconfirmed until the next one
+	renewing bool        // a renewal is in flight
+	due      time.Time   // when the next renewal is due
+	binds    []context.CancelCauseFunc
+	expires  time.Time // a lower bound of when the store lets the lease go
 }
 
 // margin is how long before the store may let the lease go that a holder
-// whose renewals failed gives it up: time for a write in flight to be
-// cancelled, so that it never lands beside another holder's turn.
+// whose renewals are late renews at once, and then more often, until one
+// answers.
 func (l *Lease) margin() time.Duration { return l.ttl / 8 }
 
 // TakeSession takes the turn lock of session id in s. A lock that another
@@ -235,7 +244,7 @@ func newHolder() string {
 }
 
 func take(ctx context.Context, holder string, opts LeaseOptions, f lockFuncs) (*Lease, error) {
-	l := &Lease{holder: holder, lock: f.lock, renewf: f.renew, unlock: f.unlock, ttl: opts.TTL, onErr: opts.OnError, lost: make(chan struct{})}
+	l := &Lease{holder: holder, lock: f.lock, renewf: f.renew, unlock: f.unlock, ttl: opts.TTL, onErr: opts.OnError, onRenew: opts.OnRenew, lost: make(chan struct{})}
 	if l.ttl <= 0 {
 		l.ttl = LeaseTTL
 	}
@@ -253,6 +262,7 @@ func take(ctx context.Context, holder string, opts LeaseOptions, f lockFuncs) (*
 	l.expires = start.Add(l.ttl)
 	l.beatCtx, l.stopBeat = context.WithCancel(context.Background())
 	l.mu.Lock()
+	l.due = time.Now().Add(l.ttl / 3)
 	l.timer = time.AfterFunc(l.ttl/3, l.renew)
 	l.doom = time.AfterFunc(time.Until(l.expires)-l.margin(), l.expire)
 	l.mu.Unlock()
@@ -260,22 +270,33 @@ func take(ctx context.Context, holder string, opts LeaseOptions, f lockFuncs) (*
 }
 
 // Lost is closed when the lease is lost: the heartbeat found the lock taken
-// by another holder (this holder stalled for longer than the TTL), or no
-// renewal succeeded until shortly before the store may let the lock go.
+// by another holder (this holder stalled for longer than the TTL, and
+// another turn took the lock meanwhile). A renewal that is late, even past
+// the TTL, keeps a lock nobody else took: the store renews a lock by its
+// holder, not by its time.
 func (l *Lease) Lost() <-chan struct{} { return l.lost }
 
 // ErrLeaseLost is the cause of a Bind context's end when the lease was
 // lost.
 var ErrLeaseLost = errors.New("store: the turn lock was lost to another holder")
 
-// ErrLeaseExpired is the cause of a Bind context's end when no renewal of
-// the lease succeeded in time (the store was unreachable or too slow): the
-// holder gives the lock up shortly before the store may give it to
-// another, so that two holders never write at once. It wraps ErrLeaseLost.
+// ErrLeaseExpired wraps ErrLeaseLost. A lease no longer gives itself up
+// when its renewals are late (a busy process, a slow store): it is lost
+// only when another holder took the lock, with ErrLeaseLost.
+//
+// Deprecated: no lease ends with it; test for ErrLeaseLost.
 var ErrLeaseExpired = fmt.Errorf("%w: it could not be renewed in time", ErrLeaseLost)
 
+// ErrLeaseLate is what OnError is told (op "late") when no renewal of the
+// lease succeeded by shortly before the store may let the lock go (the
+// process or the store too busy): the lease renews at once, and then every
+// margin, until one answers. A renewal that finds the lock still the
+// holder's keeps it, however late; one that finds another holder's loses
+// it (ErrLeaseLost).
+var ErrLeaseLate = errors.New("store: the turn lock's renewal is late")
+
 // expire runs when the lease is about to run out in the store: unless a
-// renewal has just moved expires on, the lease is lost.
+// renewal has just moved expires on, the lease is lapsed and renews now.
 func (l *Lease) expire() {
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -286,7 +307,20 @@ func (l *Lease) expire() {
 		l.doom.Reset(left)
 		return
 	}
-	l.loseLocked(ErrLeaseExpired)
+	l.lapsed = true
+	l.onErr("late", ErrLeaseLate)
+	if !l.renewing {
+		l.timer.Reset(0)
+	}
+}
+
+// Lapsed reports whether the lease's renewals are late: no renewal
+// succeeded by shortly before the store may let the lock go, and none has
+// since. A lapsed lease is not lost: its next renewal tells.
+func (l *Lease) Lapsed() bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.lapsed && !l.gone
 }
 
 // loseLocked marks the lease lost and ends every Bind context with cause;
@@ -327,10 +361,11 @@ func (l *Lease) Bind(parent context.Context) (ctx context.Context, stop func()) 
 // lock turns out to have been taken by another holder.
 func (l *Lease) renew() {
 	l.mu.Lock()
-	if l.stopped || l.gone {
+	if l.stopped || l.gone || l.renewing {
 		l.mu.Unlock()
 		return
 	}
+	l.renewing = true
 	l.beating.Add(1) // under mu: Release waits for it, or it never starts
 	l.mu.Unlock()
 	defer l.beating.Done()
@@ -341,6 +376,7 @@ func (l *Lease) renew() {
 	cancel()
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	l.renewing = false
 	switch {
 	case l.stopped || l.gone:
 		return
@@ -351,8 +387,22 @@ func (l *Lease) renew() {
 		return
 	default:
 		l.expires = start.Add(l.ttl)
+		if l.onRenew != nil {
+			l.onRenew(time.Since(l.due))
+		}
+		if l.lapsed {
+			l.lapsed = false
+			l.doom.Reset(time.Until(l.expires) - l.margin())
+		}
 	}
-	l.timer.Reset(l.ttl / 3)
+	next := l.ttl / 3
+	if l.lapsed {
+		next = l.margin()
+	}
+	if err == nil {
+		l.due = time.Now().Add(next) // a failed renewal is still due
+	}
+	l.timer.Reset(next)
 }
 
 // releaseWait is how long Release itself keeps trying before it leaves the
@@ -389,7 +439,7 @@ func (l *Lease) ReleaseWith(write func(holder string) error) error {
 	done := false
 	l.once.Do(func() {
 		done = true
-		lost := l.stop()
+		lost := l.stop() || !l.confirm()
 		if lost {
 			err = ErrLeaseLost
 			l.unlockRetrying()
@@ -451,6 +501,29 @@ func (l *Lease) writeRetrying(write func(holder string) error) error {
 			l.mu.Unlock()
 		}
 	}
+}
+
+// confirm renews a lapsed lease once more before its last write, the
+// heartbeat stopped: false when another holder has the lock (the lease is
+// then lost). A lease that is not lapsed, or a renewal that fails, is
+// taken as held: the write's own retries take the lock again.
+func (l *Lease) confirm() bool {
+	l.mu.Lock()
+	lapsed := l.lapsed
+	l.mu.Unlock()
+	if !lapsed {
+		return true
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), l.ttl/3)
+	ok, err := l.renewf(ctx, l.ttl)
+	cancel()
+	if err != nil || ok {
+		return true
+	}
+	l.mu.Lock()
+	l.loseLocked(ErrLeaseLost)
+	l.mu.Unlock()
+	return false
 }
 
 // stop ends the heartbeat, waiting for a renewal in flight; it reports

@@ -91,35 +91,82 @@ func (s *stuckLocks) Lock(ctx context.Context, id, holder string, ttl time.Durat
 	return s.Store.Lock(ctx, id, holder, ttl)
 }
 
-// A lease whose renewals fail gives itself up before the store may give
-// the lock to another holder: its bound contexts end (ErrLeaseExpired)
-// and its last write is not made, so that two turns never write at once.
-func TestLeaseExpiresBeforeTheStoreLetsItGo(t *testing.T) {
+// lateLease takes s1's lock in s with a lease whose renewals then hang
+// (a process or a store too busy to answer them) until it is late: past
+// the point where it used to give itself up. It returns the lease and a
+// context bound to it.
+func lateLease(t *testing.T, s *stuckLocks, ttl time.Duration) (*store.Lease, context.Context) {
 	ctx := context.Background()
-	s := &stuckLocks{Store: store.NewMemory()}
 	require.NoError(t, s.CreateSession(ctx, storetest.Session("s1", ""), nil))
-	// The lease gives up TTL/8 before the store may let the lock go: a
-	// TTL long enough that the margin (200ms) outlasts the timer delays of
-	// a loaded machine running the race detector.
-	const ttl = 1600 * time.Millisecond
-	taken := time.Now()
-	l, err := store.TakeSession(ctx, s, "s1", store.LeaseOptions{TTL: ttl})
+	late := make(chan struct{}, 1)
+	l, err := store.TakeSession(ctx, s, "s1", store.LeaseOptions{TTL: ttl, OnError: func(op string, err error) {
+		if op == "late" {
+			assert.ErrorIs(t, err, store.ErrLeaseLate)
+			select {
+			case late <- struct{}{}:
+			default:
+			}
+		}
+	}})
 	require.NoError(t, err)
-	defer l.Release()
+	t.Cleanup(l.Release)
 	bound, unbind := l.Bind(ctx)
-	defer unbind()
+	t.Cleanup(unbind)
 	s.stuck.Store(true)
 	select {
-	case <-bound.Done():
-	case <-time.After(5 * time.Second):
-		t.Fatal("the lease that could not be renewed was kept")
+	case <-late:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the lease's renewals were never late")
 	}
-	assert.Less(t, time.Since(taken), ttl, "given up before the store could let it go")
-	assert.ErrorIs(t, context.Cause(bound), store.ErrLeaseExpired)
+	require.True(t, l.Lapsed())
+	return l, bound
+}
+
+// A lease whose renewals are late, past the store's TTL, keeps its lock
+// when nobody else took it: the late renewal finds the lock still the
+// holder's and extends it. The turn goes on (its context does not end),
+// the lock is held again, and its last write is made.
+func TestLeaseLateRenewalKeepsLock(t *testing.T) {
+	const ttl = 300 * time.Millisecond
+	s := &stuckLocks{Store: store.NewMemory()}
+	l, bound := lateLease(t, s, ttl)
+	time.Sleep(ttl) // past the store's TTL, too
+	s.stuck.Store(false)
+	require.Eventually(t, func() bool { return !l.Lapsed() }, 10*time.Second, time.Millisecond, "a late renewal kept the lock")
+	assert.NoError(t, bound.Err(), "the turn goes on")
+	select {
+	case <-l.Lost():
+		t.Fatal("a lease nobody took was reported lost")
+	default:
+	}
+	_, err := store.TakeSession(context.Background(), s, "s1", store.LeaseOptions{})
+	require.ErrorIs(t, err, store.ErrHeld, "held again")
+	writes := 0
+	require.NoError(t, l.ReleaseWith(func(string) error { writes++; return nil }))
+	assert.Equal(t, 1, writes, "the last write is made")
+}
+
+// A late lease whose lock another holder took meanwhile is lost at its
+// next renewal: its bound contexts end with ErrLeaseLost, and its last
+// write is not made, so that two turns never both finish one session.
+func TestLeaseLateRenewalFindsAnotherHolder(t *testing.T) {
+	const ttl = 300 * time.Millisecond
+	s := &stuckLocks{Store: store.NewMemory()}
+	l, bound := lateLease(t, s, ttl)
+	require.Eventually(t, func() bool {
+		ok, _, err := s.Store.Lock(context.Background(), "s1", "other", time.Hour)
+		return err == nil && ok
+	}, 10*time.Second, time.Millisecond, "the store lets the late lock go")
+	s.stuck.Store(false)
+	select {
+	case <-bound.Done():
+	case <-time.After(10 * time.Second):
+		t.Fatal("the lease another holder took was kept")
+	}
 	assert.ErrorIs(t, context.Cause(bound), store.ErrLeaseLost)
 	<-l.Lost()
 	writes := 0
-	err = l.ReleaseWith(func(string) error { writes++; return nil })
+	err := l.ReleaseWith(func(string) error { writes++; return nil })
 	assert.ErrorIs(t, err, store.ErrLeaseLost)
 	assert.Zero(t, writes, "a lost lease's last write is not made")
 }

@@ -310,6 +310,34 @@ func (m *Memory) Lock(_ context.Context, id, holder string, ttl time.Duration) (
 	return ok, left, nil
 }
 
+// RenewLock implements LockRenewer: holder's lock extended, late or not,
+// as long as it is still holder's.
+func (m *Memory) RenewLock(_ context.Context, id, holder string, ttl time.Duration) (bool, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	ms, ok := m.sessions[id]
+	if !ok || holder == "" || ms.holder != holder {
+		return false, nil
+	}
+	ms.until = time.Now().Add(ttl)
+	return true, nil
+}
+
+// RenewThreadLock implements LockRenewer: holder's lock extended, late or
+// not, as long as it is still holder's.
+func (m *Memory) RenewThreadLock(_ context.Context, owner, id, holder string, ttl time.Duration) (bool, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	k := threadKey(owner, id)
+	l, ok := m.th.locks[k]
+	if !ok || holder == "" || l.holder != holder {
+		return false, nil
+	}
+	l.until = time.Now().Add(ttl)
+	m.th.locks[k] = l
+	return true, nil
+}
+
 // Unlock implements Store.
 func (m *Memory) Unlock(_ context.Context, id, holder string) error {
 	m.mu.Lock()
@@ -326,4 +354,7 @@ func (m *Memory) Ping(context.Context) error { return nil }
 // Close implements Store.
 func (m *Memory) Close() error { return nil }
 
-var _ SessionLockLoader = (*Memory)(nil)
+var (
+	_ SessionLockLoader = (*Memory)(nil)
+	_ LockRenewer       = (*Memory)(nil)
+)

@@ -70,14 +70,15 @@ func (a *answer) writeTextDelta(text []byte, beforeFull func()) {
 }
 
 // stop writes the turn's stop with the reason given (the translator's own,
-// or error when the turn could not be stored) and flushes the stream.
-func (a *answer) stop(reason aap.StopReason) {
+// or error when the turn could not be stored), named by named when the
+// bridge knows what ended it (nil: not named), and flushes the stream.
+func (a *answer) stop(reason aap.StopReason, named *aap.TurnError) {
 	held, _ := a.w.Held()
 	stop, ok := held.(*aap.TurnStop)
 	if !ok {
 		stop = &aap.TurnStop{}
 	}
-	stop.StopReason = reason
+	stop.StopReason, stop.Error = reason, named
 	a.w.Send(a.life, stop)
 }
 

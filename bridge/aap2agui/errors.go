@@ -7,6 +7,7 @@ import (
 
 	"github.com/gin-gonic/gin"
 
+	"github.com/aapagui/aapagui/aap"
 	"github.com/aapagui/aapagui/bridge/internal/web"
 	"github.com/aapagui/aapagui/store"
 )
@@ -38,6 +39,17 @@ func invalid(code, message string) *web.Failure {
 
 // errUnauthorized is a request without a valid API key.
 var errUnauthorized = web.Fail(web.KindUnauthorized, "unauthorized", "a valid API key is required: Authorization: Bearer <key>")
+
+// namedStop names, in the turn_stop of an error stop (aap.TurnStop.Error),
+// an end the client can act on: a lock another holder took (lease_lost:
+// the turn stopped rather than run beside the one that took it). nil for
+// any other err.
+func namedStop(err error) *aap.TurnError {
+	if errors.Is(err, store.ErrLeaseLost) {
+		return &aap.TurnError{Code: "lease_lost", Message: "the turn's lock on the session was taken by another holder: the turn stopped"}
+	}
+	return nil
+}
 
 // errStore is what a client is told of a failed store operation.
 var errStore = web.Fail(web.KindInternal, "store_error", "the session store failed")

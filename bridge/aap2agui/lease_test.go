@@ -67,26 +67,30 @@ func (s *stolenLock) Lock(ctx context.Context, id, holder string, ttl time.Durat
 }
 
 // A turn whose lock another holder took stops (its agent call is
-// cancelled) rather than run beside the turn that took over.
+// cancelled) rather than run beside the turn that took over, and its
+// stream ends with an error stop named lease_lost, never a 500; in mode
+// none it is answered 503 lease_lost with Retry-After.
 func TestTurnStopsWhenItsLockIsLost(t *testing.T) {
-	cancelled := make(chan struct{})
+	cancelled := make(chan struct{}, 2)
 	up := newFakeUpstream(t, func(w http.ResponseWriter, r *http.Request, in *runInput, _ int) {
 		sseEvents(w, runStarted(in), `{"type":"TEXT_MESSAGE_START","messageId":"m","role":"assistant"}`,
 			`{"type":"TEXT_MESSAGE_CONTENT","messageId":"m","delta":"working"}`)
 		<-r.Context().Done()
-		close(cancelled)
+		cancelled <- struct{}{}
 	})
-	e := newEnv(t, up.URL, func(c *aap2agui.Config) { c.Store = &stolenLock{Store: store.NewMemory(), taken: map[string]bool{}} })
+	const ttl = 300 * time.Millisecond
+	e := newEnv(t, up.URL, func(c *aap2agui.Config) {
+		c.Store = &stolenLock{Store: store.NewMemory(), taken: map[string]bool{}}
+		c.LeaseTTL = ttl
+	})
 	id := e.createSession(t, aap.PostSessionsRequest{})
-	ctx, cancel := context.WithTimeout(context.Background(), 3*store.LeaseTTL)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	var stop aap.StopReason
+	var stop *aap.TurnStop
 	for ev, err := range e.Client.StreamTurn(ctx, id, &aap.PostSessionTurnRequest{Stream: aap.StreamDelta, Messages: []aap.Message{aap.UserText("hi")}}) {
-		if err != nil {
-			break
-		}
+		require.NoError(t, err, "the stream ends in-band")
 		if ts, ok := ev.(*aap.TurnStop); ok {
-			stop = ts.StopReason
+			stop = ts
 		}
 	}
 	require.NoError(t, ctx.Err(), "the turn went on after its lock was lost")
@@ -95,5 +99,13 @@ func TestTurnStopsWhenItsLockIsLost(t *testing.T) {
 	case <-ctx.Done():
 		t.Fatal("the agent call was not cancelled")
 	}
-	assert.Equal(t, aap.StopError, stop)
+	require.NotNil(t, stop, "the stream ends with turn_stop")
+	assert.Equal(t, aap.StopError, stop.StopReason)
+	require.NotNil(t, stop.Error, "the error stop is named")
+	assert.Equal(t, "lease_lost", stop.Error.Code)
+
+	id = e.createSession(t, aap.PostSessionsRequest{})
+	r := do(t, http.MethodPost, e.URL+"/sessions/"+id+"/turns", "", `{"stream":"none","messages":[{"role":"user","content":"hi"}]}`)
+	requireJSONError(t, r, http.StatusServiceUnavailable, "lease_lost")
+	assert.NotEmpty(t, r.Header.Get("Retry-After"))
 }

@@ -1,12 +1,15 @@
 package aap2agui
 
 import (
+	"context"
 	"errors"
 	"net/http"
+	"time"
 
 	"github.com/gin-gonic/gin"
 
 	"github.com/aapagui/aapagui/aap"
+	"github.com/aapagui/aapagui/bridge/internal/runlog"
 	"github.com/aapagui/aapagui/bridge/internal/web"
 	"github.com/aapagui/aapagui/store"
 )
@@ -39,7 +42,7 @@ func (s *Server) rejoin(c *gin.Context) error {
 	}
 	st := s.cfg.Store
 	lastID := c.GetHeader("Last-Event-ID")
-	l, after, err := web.FindRun(ctx, st, owner(c), runKey(id), lastID)
+	l, after, err := web.FindRun(ctx, st, owner(c), runKey(id), lastID, interruptedStop)
 	if errors.Is(err, web.ErrNoRun) || err == nil && lastID == "" && l.Finished {
 		c.Status(http.StatusNoContent)
 		return nil
@@ -50,8 +53,27 @@ func (s *Server) rejoin(c *gin.Context) error {
 	if mode := c.Query("stream"); mode != "" && mode != l.Form {
 		return invalid("stream_mode_differs", "the turn streams in mode "+l.Form+": rejoin it with stream="+l.Form+" or without stream")
 	}
-	s.cfg.Rejoin(c, st, l, after, nil)
+	s.cfg.Rejoin(c, st, l, after, nil, s.deadTurn(id))
 	return nil
+}
+
+// interruptedStop is the turn_stop that ends the log of a turn whose
+// process is gone (web.Serving.Rejoin): an error stop, named.
+var interruptedStop, _ = aap.AppendFrame(nil, &aap.TurnStop{StopReason: aap.StopError,
+	Error: &aap.TurnError{Code: "turn_interrupted", Message: "the turn was interrupted when its server stopped"}})
+
+// deadTurn ends the log of session id's turn, followed by a rejoining
+// client, once its process is found gone: the session's turn lock free.
+func (s *Server) deadTurn(id string) *runlog.Ending {
+	st := s.cfg.Store
+	return &runlog.Ending{
+		Free: web.LockFree(
+			func(ctx context.Context, holder string, ttl time.Duration) (bool, time.Duration, error) {
+				return st.Lock(ctx, id, holder, ttl)
+			},
+			func(ctx context.Context, holder string) error { return st.Unlock(ctx, id, holder) }),
+		Frame: interruptedStop,
+	}
 }
 
 // stopTurn answers DELETE /sessions/:id/turn, an extension of AAP: the

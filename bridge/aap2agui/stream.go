@@ -249,7 +249,7 @@ func (r *turnRun) awaitSave(ctx context.Context) error {
 	}
 	r.log.Error().Err(err).Str("session", r.sess.ID).Msg("store: the turn's messages could not be saved")
 	r.write(ctx, r.tr.Finish())
-	r.ans.stop(aap.StopError)
+	r.ans.stop(aap.StopError, namedStop(web.CauseOf(ctx, err)))
 	return errEndedInBand
 }
 
@@ -261,8 +261,11 @@ func (r *turnRun) conclude(ctx context.Context, failure error) error {
 	log, sess := r.log, r.sess
 	result := metrics.OutcomeOK
 	cut := failure != nil && !r.tr.Done()
+	var named *aap.TurnError
 	if cut {
-		result, _ = r.life.Ended(ctx, failure)
+		var inBand error
+		result, inBand = r.life.Ended(ctx, failure)
+		named = namedStop(inBand)
 	}
 	r.write(ctx, r.tr.Finish())
 	if r.tr.Incomplete() && failure == nil {
@@ -297,14 +300,18 @@ func (r *turnRun) conclude(ctx context.Context, failure error) error {
 		// failed (what came is stored, as when a client leaves).
 		stopReason = aap.StopEndTurn
 	}
-	if stored != nil {
+	switch {
+	case errors.Is(stored, store.ErrLeaseLost):
+		result, stopReason, named = "lease_lost", aap.StopError, namedStop(stored)
+		log.Error().Err(stored).Str("session", sess.ID).Msg("the turn was not stored: its lock was taken by another holder; it ends with an error stop")
+	case stored != nil:
 		result, stopReason = "store_error", aap.StopError
 		log.Error().Err(stored).Str("session", sess.ID).Msg("store: the turn could not be stored; it ends with an error stop")
 	}
 	r.life.Line.Stop, r.life.Line.Upstream = string(stopReason), result
 	switch {
 	case r.ans.streams():
-		r.ans.stop(stopReason)
+		r.ans.stop(stopReason, named)
 	case stored != nil:
 		return stored
 	default:

@@ -180,13 +180,18 @@ func (s *Server) runTurn(c *gin.Context, id string, req *aap.PostSessionTurnRequ
 func (t *turn) lock(ctx context.Context, owner, id string) (context.Context, error) {
 	start, cancel := web.StartContext(ctx, t.s.cfg.StartTimeout)
 	defer cancel()
+	if err := t.s.base.Load.Admit(start); err != nil {
+		return nil, err // 503 overloaded, before the store is asked
+	}
 	st := t.s.cfg.Store
 	kept, known := t.s.kept.lookup(id)
-	lease, sess, hist, err := store.TakeAndLoadSession(start, st, owner, id, known, store.LeaseOptions{OnError: web.LeaseLog(t.log, "session", id)})
+	lease, sess, hist, err := store.TakeAndLoadSession(start, st, owner, id, known, t.s.cfg.LeaseOptions(t.s.base, t.log, "session", id))
 	if err == nil && sess.KnownHistory(known) {
 		hist = kept
 	}
-	if err = web.CauseOf(start, err); err != nil {
+	err = web.CauseOf(start, err)
+	t.s.base.Load.Started(err)
+	if err != nil {
 		return nil, err // *store.HeldError: 409 turn_in_progress (failure)
 	}
 	t.sess, t.hist, t.st = sess, hist, newTally(st, id, sess.HistoryVersion, hist)

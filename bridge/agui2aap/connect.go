@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
+	"time"
 
 	"github.com/ag-ui-protocol/ag-ui/sdks/community/go/pkg/core/events"
 	"github.com/ag-ui-protocol/ag-ui/sdks/community/go/pkg/core/types"
@@ -12,6 +13,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/aapagui/aapagui/agui"
+	"github.com/aapagui/aapagui/bridge/internal/runlog"
 	"github.com/aapagui/aapagui/bridge/internal/web"
 	"github.com/aapagui/aapagui/store"
 )
@@ -105,14 +107,14 @@ func (s *Server) serveConnect(c *gin.Context) error {
 	}
 	if st := s.runLogs(); st != nil {
 		lastID := c.GetHeader("Last-Event-ID")
-		l, after, err := web.FindRun(c.Request.Context(), st, c.GetString(ownerKey), runKey(in.ThreadID), lastID)
+		l, after, err := web.FindRun(c.Request.Context(), st, c.GetString(ownerKey), runKey(in.ThreadID), lastID, interruptedRun)
 		switch {
 		case err == nil && (lastID != "" || !l.Finished):
 			var prologue []byte
 			if lastID == "" {
 				prologue = s.joining(c.Request.Context(), l, in.ThreadID, web.Logger(c))
 			}
-			s.cfg.Rejoin(c, st, l, after, prologue)
+			s.cfg.Rejoin(c, st, l, after, prologue, s.deadRun(c.GetString(ownerKey), in.ThreadID))
 			return nil
 		case err != nil && !errors.Is(err, web.ErrNoRun):
 			return err
@@ -121,6 +123,30 @@ func (s *Server) serveConnect(c *gin.Context) error {
 	in.Messages, in.Resume = nil, nil // a hydration
 	_, err = s.serveInput(c, in)
 	return err
+}
+
+// interruptedRun is the RUN_ERROR that ends the log of a run whose process
+// is gone (web.Serving.Rejoin); without a timestamp, so that every
+// replica writes it, and knows it, byte for byte.
+var interruptedRun, _ = agui.AppendFrame(nil, &events.RunErrorEvent{
+	BaseEvent: &events.BaseEvent{EventType: events.EventTypeRunError},
+	Message:   "the run was interrupted when its server stopped", Code: ptr(CodeRunInterrupted)})
+
+func ptr[T any](v T) *T { return &v }
+
+// deadRun ends the log of owner's thread id's run, followed by a
+// rejoining client, once its process is found gone: the thread's run
+// lock free.
+func (s *Server) deadRun(owner, id string) *runlog.Ending {
+	st := s.cfg.Store
+	return &runlog.Ending{
+		Free: web.LockFree(
+			func(ctx context.Context, holder string, ttl time.Duration) (bool, time.Duration, error) {
+				return st.LockThread(ctx, owner, id, holder, ttl)
+			},
+			func(ctx context.Context, holder string) error { return st.UnlockThread(ctx, owner, id, holder) }),
+		Frame: interruptedRun,
+	}
 }
 
 // stopRun answers DELETE /agents/:name/threads/:threadId/run: the

@@ -77,7 +77,11 @@ func (s *Server) serveInput(c *gin.Context, in *types.RunAgentInput) (*types.Run
 	owner := c.GetString(ownerKey)
 	start, endStart := web.StartContext(ctx, s.cfg.StartTimeout)
 	defer endStart()
+	if err := s.base.Load.Admit(start); err != nil {
+		return in, err // 503 overloaded, before the store is asked
+	}
 	lease, err := s.takeThread(start, log, owner, in.ThreadID, runBusy)
+	s.base.Load.Started(web.CauseOf(start, err))
 	if err != nil {
 		return in, web.CauseOf(start, err)
 	}

@@ -24,6 +24,7 @@ const (
 	CodeUpstreamError     = "UPSTREAM_ERROR"                // the AAP server failed a follow-up turn
 	CodeTooManyFollowUps  = "TOO_MANY_FOLLOW_UPS"           // the permission policy looped
 	CodeStoreError        = "STORE_ERROR"                   // the run could not be stored: it did not finish
+	CodeRunInterrupted    = "RUN_INTERRUPTED"               // the run's process is gone: a rejoining client ended its log
 )
 
 // makePlan plans the run against what the thread's session has seen

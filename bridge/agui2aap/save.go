@@ -2,8 +2,10 @@ package agui2aap
 
 import (
 	"context"
+	"errors"
 
 	"github.com/aapagui/aapagui/bridge/internal/web"
+	"github.com/aapagui/aapagui/store"
 	"github.com/aapagui/aapagui/translate"
 	"github.com/ag-ui-protocol/ag-ui/sdks/community/go/pkg/core/events"
 	"github.com/ag-ui-protocol/ag-ui/sdks/community/go/pkg/core/types"
@@ -24,7 +26,13 @@ func (r *runner) finish(ctx context.Context) {
 		end := fin
 		if err != nil {
 			r.life.Line.Upstream = "store_error"
-			message, code := inBand(errRunNotStored)
+			named := errRunNotStored
+			if errors.Is(err, store.ErrLeaseLost) {
+				// Another holder took the thread: the run stopped
+				// rather than finish over it.
+				r.life.Line.Upstream, named = "lease_lost", err
+			}
+			message, code := inBand(named)
 			end = &events.RunErrorEvent{BaseEvent: events.NewBaseEvent(events.EventTypeRunError), Message: message, Code: &code}
 		}
 		r.w.Send(r.life, end)

@@ -166,7 +166,7 @@ func (s *Server) deleteSession(ctx context.Context, r *http.Request, session str
 // answered 409 run_in_progress, with the message busy gives for the time
 // left on the run's lease.
 func (s *Server) takeThread(ctx context.Context, log *zerolog.Logger, owner, id string, busy func(left time.Duration) string) (*store.Lease, error) {
-	lease, err := store.TakeThread(ctx, s.cfg.Store, owner, id, store.LeaseOptions{OnError: web.LeaseLog(log, "thread", id)})
+	lease, err := store.TakeThread(ctx, s.cfg.Store, owner, id, s.cfg.LeaseOptions(s.base, log, "thread", id))
 	var held *store.HeldError
 	if errors.As(err, &held) {
 		return nil, web.Locked("run_in_progress", busy(held.Left), held.Left)

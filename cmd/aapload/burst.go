@@ -111,7 +111,31 @@ func (l burstLoad) run(out io.Writer) error {
 		ratio(withBurst.pct(0.50), alone.pct(0.50)), ratio(withBurst.pct(0.99), alone.pct(0.99)))
 	fmt.Fprintf(out, "logged from the burst on: %d lock-renewal failures, %d locks lost, %d warnings and errors in all\n",
 		after.renew-before.renew, after.lost-before.lost, after.all-before.all)
+	fmt.Fprintf(out, "counts: running %d, refused %d, 5xx %d, renewals missed %d (late %d), leases lost %d; load average %s\n",
+		running.Load(), res.refused, res.serverErrors(), after.renew-before.renew, after.late-before.late, after.lost-before.lost, loadAverage())
 	return nil
+}
+
+// serverErrors is how many of the burst's starts were answered with a
+// 5xx other than a refusal (503 with Retry-After).
+func (r burstResult) serverErrors() int {
+	n := 0
+	for code, k := range r.failed {
+		if strings.HasPrefix(code, "5") {
+			n += k
+		}
+	}
+	return n
+}
+
+// loadAverage is the machine's load averages (1, 5, 15 minutes), from
+// /proc/loadavg where there is one.
+func loadAverage() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if f := strings.Fields(string(b)); err == nil && len(f) >= 3 {
+		return strings.Join(f[:3], " ")
+	}
+	return "unknown"
 }
 
 func (r burstResult) print(w io.Writer, burst int, running int64, settle time.Duration) {

@@ -36,4 +36,14 @@
 // history, agui2aap's thread record).
 //
 //	go run ./cmd/aapload -bin /tmp/bin -huge 256
+//
+// -burst N measures aap2agui on a store in use (-presessions, -big,
+// -big-mib) alone and while N turns start at once whose clients never
+// read, and prints what became of them: running, refused with 503 and
+// Retry-After before anything streamed, 5xx, the lock renewals the bridge
+// logged as failed or late, leases lost, and the machine's load average.
+// A busy node is reproduced by putting the bridge, its clients and its
+// agent on one core: aapload's children inherit its CPU affinity.
+//
+//	taskset -c 0 go run ./cmd/aapload -bin /tmp/bin -burst 2000 -presessions 30000 -big 20 -big-mib 7
 package main

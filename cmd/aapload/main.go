@@ -150,7 +150,7 @@ type proc struct {
 
 // logCounts counts the bridge's warnings and errors: all of them, those
 // about lock renewals and checkpoints, and the locks lost.
-type logCounts struct{ all, renew, checkpoint, lost int }
+type logCounts struct{ all, renew, late, checkpoint, lost int }
 
 // logged is what the bridge has logged so far.
 func (p *proc) logged() logCounts {
@@ -204,6 +204,9 @@ func start(path, spec string, args ...string) (*proc, error) {
 				}
 				if bytes.Contains(line, []byte(`checkpoint`)) {
 					p.log.checkpoint++
+				}
+				if bytes.Contains(line, []byte(`"op":"late"`)) {
+					p.log.late++
 				}
 				if bytes.Contains(line, []byte(`"op":"lost"`)) {
 					p.log.lost++

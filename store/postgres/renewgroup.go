@@ -87,13 +87,14 @@ func (s *Store) renewGroup(group []*pgRenewCall) {
 }
 
 // renewSessions renews the sessions' locks of calls in one statement and
-// returns those it renewed, by owner (""), id and holder.
+// returns those it renewed, by owner (""), id and holder: a lock is
+// renewed, late or not, as long as it is still the holder's.
 func (s *Store) renewSessions(ctx context.Context, calls []*pgRenewCall) (map[[3]string]bool, error) {
 	ids, holders, ttls := renewArgs(calls)
 	rows, err := s.locks.Query(ctx,
 		`UPDATE sessions s SET lock_holder = r.holder, lock_until = clock_timestamp() + r.ttl * interval '1 microsecond'
 		 FROM unnest($1::text[], $2::text[], $3::bigint[]) AS r(id, holder, ttl)
-		 WHERE s.id = r.id AND (s.lock_holder IS NULL OR s.lock_holder = r.holder OR s.lock_until <= clock_timestamp())
+		 WHERE s.id = r.id AND s.lock_holder = r.holder
 		 RETURNING '', s.id, s.lock_holder`,
 		ids, holders, ttls)
 	if err != nil {
@@ -114,7 +115,7 @@ func (s *Store) renewThreads(ctx context.Context, calls []*pgRenewCall) (map[[3]
 	rows, err := s.locks.Query(ctx,
 		`UPDATE thread_locks t SET holder = r.holder, until = clock_timestamp() + r.ttl * interval '1 microsecond'
 		 FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[]) AS r(owner, id, holder, ttl)
-		 WHERE t.owner = r.owner AND t.id = r.id AND (t.holder = r.holder OR t.until <= clock_timestamp())
+		 WHERE t.owner = r.owner AND t.id = r.id AND t.holder = r.holder
 		 RETURNING t.owner, t.id, t.holder`,
 		owners, ids, holders, ttls)
 	if err != nil {

@@ -38,25 +38,23 @@ func (s *Store) Lock(ctx context.Context, id, holder string, ttl time.Duration) 
 	return false, leftUntil(until, now), nil
 }
 
-// RenewLock implements store.LockRenewer: Lock's UPDATE, sent on the
-// writer's renewal lane, ahead of every other write.
+// RenewLock implements store.LockRenewer: holder's lock extended, late
+// or not, as long as it is still holder's (nobody else took it), sent on
+// the writer's renewal lane, ahead of every other write.
 func (s *Store) RenewLock(ctx context.Context, id, holder string, ttl time.Duration) (bool, error) {
-	now := time.Now()
 	return s.renew(ctx, "renew lock",
-		`UPDATE sessions SET lock_holder = ?, lock_until = ?
-		 WHERE id = ? AND (lock_holder IS NULL OR lock_holder = ? OR lock_until <= ?)`,
-		holder, toMillis(now.Add(ttl)), id, holder, toMillis(now))
+		`UPDATE sessions SET lock_until = ? WHERE id = ? AND lock_holder = ?`,
+		toMillis(time.Now().Add(ttl)), id, holder)
 }
 
-// RenewThreadLock implements store.LockRenewer: LockThread's update of
-// holder's lock (a lock row that is gone was released, and is not
-// renewed), sent on the writer's renewal lane, ahead of every other write.
+// RenewThreadLock implements store.LockRenewer: holder's lock extended,
+// late or not, as long as it is still holder's (a lock row that is gone
+// was released, and is not renewed), sent on the writer's renewal lane,
+// ahead of every other write.
 func (s *Store) RenewThreadLock(ctx context.Context, owner, id, holder string, ttl time.Duration) (bool, error) {
-	now := time.Now()
 	return s.renew(ctx, "renew thread lock",
-		`UPDATE thread_locks SET holder = ?, until = ?
-		 WHERE owner = ? AND id = ? AND (holder = ? OR until <= ?)`,
-		holder, toMillis(now.Add(ttl)), owner, id, holder, toMillis(now))
+		`UPDATE thread_locks SET until = ? WHERE owner = ? AND id = ? AND holder = ?`,
+		toMillis(time.Now().Add(ttl)), owner, id, holder)
 }
 
 // renew runs a lock's renewal statement on the renewal lane; it reports

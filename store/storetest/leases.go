@@ -31,7 +31,60 @@ func testLeases(t *testing.T, open func(t *testing.T) store.Store) {
 		{"a dead holder's lock runs out", testLeaseDeadHolder},
 		{"a failed release is retried", testLeaseReleaseRetried},
 		{"renewals together", testLeaseRenewals},
+		{"a late renewal keeps a lock nobody took", testLeaseLateRenewal},
 	})
+}
+
+// testLeaseLateRenewal checks a store.LockRenewer's renewal of a lock
+// whose time has run out: still the holder's (nobody took it since), it
+// is renewed and held again; taken by another holder meanwhile, even one
+// whose own time has run out too, or released, it is not.
+func testLeaseLateRenewal(t *testing.T, open func(t *testing.T) store.Store) {
+	ctx := context.Background()
+	s := open(t)
+	r, ok := s.(store.LockRenewer)
+	if !ok {
+		t.Skip("the store has no LockRenewer")
+	}
+	const short = 10 * time.Millisecond
+	for _, id := range []string{"s1", "s2", "s3"} {
+		require.NoError(t, s.CreateSession(ctx, Session(id, ""), nil))
+		ok, _, err := s.Lock(ctx, id, "h", short)
+		require.NoError(t, err)
+		require.True(t, ok)
+		ok, _, err = s.LockThread(ctx, "k", "t"+id, "h", short)
+		require.NoError(t, err)
+		require.True(t, ok)
+	}
+	time.Sleep(10 * short) // every lock ran out
+	ok, _, err := s.Lock(ctx, "s2", "other", short)
+	require.NoError(t, err)
+	require.True(t, ok, "a lock that ran out is free to take")
+	ok, _, err = s.LockThread(ctx, "k", "ts2", "other", short)
+	require.NoError(t, err)
+	require.True(t, ok, "a lock that ran out is free to take")
+	require.NoError(t, s.Unlock(ctx, "s3", "h"))
+	require.NoError(t, s.UnlockThread(ctx, "k", "ts3", "h"))
+	time.Sleep(10 * short) // the other holder's ran out too
+
+	for _, c := range []struct {
+		id   string
+		want bool
+		why  string
+	}{{"s1", true, "late, nobody took it"}, {"s2", false, "another holder took it"}, {"s3", false, "released"}} {
+		ok, err := r.RenewLock(ctx, c.id, "h", time.Hour)
+		require.NoError(t, err)
+		assert.Equal(t, c.want, ok, "session lock: %s", c.why)
+		ok, err = r.RenewThreadLock(ctx, "k", "t"+c.id, "h", time.Hour)
+		require.NoError(t, err)
+		assert.Equal(t, c.want, ok, "thread lock: %s", c.why)
+	}
+	ok, _, err = s.Lock(ctx, "s1", "third", time.Hour)
+	require.NoError(t, err)
+	assert.False(t, ok, "the renewed lock is held again")
+	ok, _, err = s.LockThread(ctx, "k", "ts1", "third", time.Hour)
+	require.NoError(t, err)
+	assert.False(t, ok, "the renewed lock is held again")
 }
 
 // testLeaseRenewals checks a store.LockRenewer: renewals sent together

@@ -49,6 +49,7 @@ type Metrics struct {
 	ns              string
 	tokensOnce      sync.Once
 	tokens          *prometheus.CounterVec
+	load            loadMetrics
 }
 
 // Upstream call outcomes.
@@ -107,6 +108,7 @@ func New(o Options) *Metrics {
 		Help: "Tool permissions waiting for an answer: those this process opened minus those it closed since it started."})
 	m.toolsAgainst = f.counterVec(prometheus.CounterOpts{Namespace: ns, Name: "tools_run_against_settings_total",
 		Help: "Server tools declared with permissions: aap that the agent ran although the session had not enabled them with trust, by tool (declared in the agent config) and session setting (not_enabled, untrusted)."}, "tool", "setting")
+	m.load = newLoadMetrics(f, ns, u)
 	b := buildinfo.Read()
 	f.gauge(prometheus.GaugeOpts{Namespace: ns, Name: "build_info",
 		Help:        "The program's build: module version, VCS revision and Go version; always 1.",

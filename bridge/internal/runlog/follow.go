@@ -128,6 +128,10 @@ type Follow struct {
 	// nothing needs beside the run's events (agui2aap: the conversation
 	// before them). Its frames carry no id: the ids stay the run's.
 	Prologue []byte
+	// End, when set, ends the log of a run whose process is gone (see
+	// Ending): the follower appends its terminal event, and follows the
+	// log to it.
+	End *Ending
 
 	rd  batchReader // reads the batches back
 	buf []byte      // what is written to the client next
@@ -155,6 +159,15 @@ func (f *Follow) Run(ctx context.Context, out Sink) error {
 		}
 		if l.Finished {
 			return nil
+		}
+		if f.End != nil && changed == nil { // a run of this process is alive
+			ended, err := f.End.check(ctx, f.Store, l, last)
+			if ended {
+				continue
+			}
+			if err != nil && ctx.Err() == nil && f.Hub.Log != nil {
+				f.Hub.Log.Warn().Err(err).Str("run_log", l.ID).Msg("run log: whether its run is still alive could not be read; asked again later")
+			}
 		}
 		if f.Idle > 0 && time.Since(last) > f.Idle {
 			return ErrStale

@@ -27,6 +27,9 @@ type Base struct {
 	Users   *userid.Users // nil: conversations are scoped to the key alone
 	Limits  *limit.Keys   // nil: no per-key rate or turn limit
 	Engine  *gin.Engine
+	// Load admits turns by what the process can carry (Admit), and is
+	// told of their leases (LeaseOptions).
+	Load *Load
 }
 
 // BaseOptions are what differs between the bridges' bases.
@@ -61,7 +64,7 @@ func (s *Serving) NewBase(o BaseOptions) (*Base, error) {
 	m := metrics.New(metrics.Options{Namespace: o.Name, Unit: o.Unit})
 	observe, hc, outer := Telemetry(o.Name, m, s.TracerProvider, s.HTTPClient)
 	s.HTTPClient = hc
-	b := &Base{Metrics: m, Observe: observe, Keys: apikey.New(s.APIKeys), Users: users, Limits: limits}
+	b := &Base{Metrics: m, Observe: observe, Keys: apikey.New(s.APIKeys), Users: users, Limits: limits, Load: s.newLoad(m)}
 	guards := []gin.HandlerFunc{CORS(s.CORSOrigins, "GET, POST, DELETE, OPTIONS"), BodyTimeout(s.BodyTimeout)}
 	if b.Keys.Open() && !users.JWT() {
 		guards = append(guards, HostAllow(s.AllowedHosts))

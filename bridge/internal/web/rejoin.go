@@ -3,10 +3,12 @@ package web
 import (
 	"context"
 	"errors"
+	"time"
 
 	"github.com/gin-gonic/gin"
 
 	"github.com/aapagui/aapagui/bridge/internal/runlog"
+	"github.com/aapagui/aapagui/internal/ident"
 	"github.com/aapagui/aapagui/store"
 )
 
@@ -24,7 +26,12 @@ var ErrNoRun = errors.New("no run of this conversation is recorded")
 // id). A malformed id is a KindInvalid failure, a log that is not the
 // key's or no longer kept a KindNotFound one; a key with no log and no id
 // is ErrNoRun.
-func FindRun(ctx context.Context, st store.RunLogStore, owner, key, lastEventID string) (l *store.RunLog, after int64, err error) {
+//
+// A run that a follower ended, its process gone, with the terminal event
+// ended (runlog.Ending.Frame) is rejoined at that event by a client whose
+// id is at or past it: the client had events its run never stored, and
+// is told the end instead of nothing.
+func FindRun(ctx context.Context, st store.RunLogStore, owner, key, lastEventID string, ended []byte) (l *store.RunLog, after int64, err error) {
 	if lastEventID == "" {
 		l, err = st.LatestRunLog(ctx, owner, key)
 		if errors.Is(err, store.ErrNotFound) {
@@ -43,6 +50,11 @@ func FindRun(ctx context.Context, st store.RunLogStore, owner, key, lastEventID 
 	if err != nil {
 		return nil, 0, err
 	}
+	if after >= l.Events && len(ended) > 0 {
+		if ok, err := runlog.EndsWith(ctx, st, l, ended); err != nil || ok {
+			return l, l.Events - 1, err
+		}
+	}
 	if after > l.Events && l.Finished {
 		return nil, 0, Fail(KindInvalid, "bad_last_event_id", "Last-Event-ID names an event past the run's end")
 	}
@@ -56,8 +68,11 @@ func FindRun(ctx context.Context, st store.RunLogStore, owner, key, lastEventID 
 // run's log, and one that stops reading is dropped (StallTimeout) and
 // may rejoin with the last id it had. A run that makes no progress for
 // longer than the idle bound, without finishing, is one whose process is
-// gone: the stream ends there.
-func (s *Serving) Rejoin(c *gin.Context, st store.RunLogStore, l *store.RunLog, after int64, prologue []byte) {
+// gone: the stream ends there. Before that, when end is given, a run
+// whose lock ran out (its process died) is ended by its follower, on any
+// replica, with end's terminal event (runlog.Ending): within about
+// LeaseTTL and DeadRunGrace of the process's last renewal.
+func (s *Serving) Rejoin(c *gin.Context, st store.RunLogStore, l *store.RunLog, after int64, prologue []byte, end *runlog.Ending) {
 	out := NewStream(c.Writer)
 	out.KeepAlive, out.StallTimeout = s.KeepAlive, s.StallTimeout
 	defer out.Done()
@@ -65,6 +80,10 @@ func (s *Serving) Rejoin(c *gin.Context, st store.RunLogStore, l *store.RunLog, 
 	f := runlog.Follow{Store: st, Hub: s.runs, Log: l, After: after, Idle: s.IdleTimeout + s.StartTimeout, Prologue: prologue}
 	if s.IdleTimeout < 0 {
 		f.Idle = 0
+	}
+	if end != nil {
+		end.Quiet, end.Grace = s.LeaseTTL, s.DeadRunGrace
+		f.End = end
 	}
 	err := f.Run(c.Request.Context(), follower{out})
 	log := Logger(c)
@@ -93,5 +112,26 @@ func (f follower) Flush() error {
 func (f follower) Waiting(idle bool) {
 	if f.s.KeepAlive > 0 {
 		f.s.waiting(idle)
+	}
+}
+
+// checkTTL is how long a check of whether a lock is free (LockFree) holds
+// it should its release fail.
+const checkTTL = 2 * time.Second
+
+// LockFree is a runlog.Ending's Free for the lock lock takes and unlock
+// frees: it takes the lock, as a holder of its own, and frees it at once.
+// A lock that is gone with its conversation is free.
+func LockFree(lock func(ctx context.Context, holder string, ttl time.Duration) (bool, time.Duration, error), unlock func(ctx context.Context, holder string) error) func(context.Context) (bool, error) {
+	return func(ctx context.Context) (bool, error) {
+		holder := ident.Random("check-")
+		ok, _, err := lock(ctx, holder, checkTTL)
+		switch {
+		case errors.Is(err, store.ErrNotFound):
+			return true, nil
+		case err != nil || !ok:
+			return false, err
+		}
+		return true, unlock(context.WithoutCancel(ctx), holder)
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/aapagui/aapagui/bridge/internal/runlog"
 	"github.com/aapagui/aapagui/internal/redirect"
 	"github.com/aapagui/aapagui/internal/userid"
+	"github.com/aapagui/aapagui/store"
 )
 
 // Serving are the options both bridges serve with: how they call their
@@ -64,6 +65,26 @@ type Serving struct {
 	// that proxies and browsers keep it open; zero means 15 s, negative
 	// means never.
 	KeepAlive time.Duration
+	// LeaseTTL is how long a turn's lock lasts without a renewal: the
+	// longest a process that died mid-turn keeps its conversation locked,
+	// and about how long its rejoining clients wait before they are told
+	// the turn was interrupted (Rejoin). Zero means store.LeaseTTL.
+	LeaseTTL time.Duration
+	// MaxSchedulingDelay bounds how late the process's own ticker may
+	// fire (its CPU taken, by its own turns or its neighbours) for a turn
+	// to be admitted: past it, a start is refused with 503 overloaded and
+	// Retry-After before anything of it runs (Load). Zero means 500 ms,
+	// negative means no bound.
+	MaxSchedulingDelay time.Duration
+	// MaxRenewalLag bounds the recent lag of the process's lock renewals
+	// (from when one was due to when the store confirmed it) for a turn
+	// to be admitted, as MaxSchedulingDelay does. Zero means LeaseTTL/6,
+	// negative means no bound.
+	MaxRenewalLag time.Duration
+	// DeadRunGrace is how long a rejoining client, finding the lock of a
+	// quiet, unfinished run free, waits for the run's own end before it
+	// ends the run as interrupted; zero means runlog.DefaultGrace.
+	DeadRunGrace time.Duration
 	// MaxEventSize caps one upstream SSE event; zero means 16 MiB.
 	MaxEventSize int
 	// MaxMessageSize caps one message the agent streams (the bytes of its
@@ -132,10 +153,15 @@ func (s *Serving) SetDefaults(name string) error {
 		{&s.KeepAlive, 15 * time.Second},
 		{&s.BodyTimeout, 30 * time.Second},
 		{&s.StartTimeout, 2 * time.Second},
+		{&s.LeaseTTL, store.LeaseTTL},
+		{&s.DeadRunGrace, runlog.DefaultGrace},
 	} {
 		if *d.v == 0 {
 			*d.v = d.def
 		}
+	}
+	if s.LeaseTTL < 0 {
+		return fmt.Errorf("%s: LeaseTTL %s: want a positive duration", name, s.LeaseTTL)
 	}
 	if s.Clock == nil {
 		s.Clock = time.Now

@@ -11,6 +11,7 @@ import (
 
 	"github.com/aapagui/aapagui/aap"
 	"github.com/aapagui/aapagui/internal/jsonenc"
+	"github.com/aapagui/aapagui/store"
 )
 
 // writeError writes a JSON error body {"error":{"code","message"}} and
@@ -59,6 +60,22 @@ type heldBody struct {
 	Code             string `json:"code"`
 	Message          string `json:"message"`
 	LeaseRemainingMs int64  `json:"leaseRemainingMs"`
+}
+
+// LeaseOptions are the options of a turn's lease on the conversation
+// what (session, thread) id: the configured TTL, failures logged and
+// counted, renewals' lag told to the load (b: nil, neither).
+func (s *Serving) LeaseOptions(b *Base, log *zerolog.Logger, what, id string) store.LeaseOptions {
+	o := store.LeaseOptions{TTL: s.LeaseTTL, OnError: LeaseLog(log, what, id)}
+	if b != nil {
+		logged := o.OnError
+		o.OnError = func(op string, err error) {
+			b.Metrics.LeaseEvent(op)
+			logged(op, err)
+		}
+		o.OnRenew = b.Load.Renewed
+	}
+	return o
 }
 
 // LeaseLog returns a Lease's OnError that logs to log: a failed renewal or

@@ -72,7 +72,7 @@ type Serving struct {
 	AllowedHosts                                      *[]string
 	InsecureOpen                                      *bool
 	HeaderTimeout, IdleTimeout, MaxTurn, StallTimeout *time.Duration
-	StartTimeout                                      *time.Duration
+	StartTimeout, LeaseTTL, MaxSchedDelay, MaxLag     *time.Duration
 	KeepAlive, BodyTimeout, Grace, ShutdownDelay      *time.Duration
 	RateLimit                                         *float64
 }
@@ -101,6 +101,9 @@ func (p *Program) BindServing(maxBody int64, maxBodyUsage string) {
 	s.MaxMessage = f.Int64("max-message-size", 32<<20, "largest message an agent may stream, in bytes; past it the turn ends with an error, what fits kept (negative: no limit)")
 	s.OnClientGone = f.String("on-client-gone", "cancel", "what becomes of a turn whose client left or stopped reading: cancel (the upstream is cancelled, what came is stored) or finish (it runs to its end, bounded by --max-turn-duration, 30m when that is 0, and is stored whole)")
 	s.StartTimeout = f.Duration("start-timeout", 2*time.Second, "how long a turn's start may wait for the store (its lock, and what it continues); past it the turn is refused with 503 store_busy before the upstream is called (negative: no bound)")
+	s.LeaseTTL = f.Duration("lease-ttl", store.LeaseTTL, "how long a turn's lock lasts without a renewal (renewed every third of it): the longest a process that died keeps its conversations locked, and its rejoining clients waiting before they are told the turn was interrupted")
+	s.MaxSchedDelay = f.Duration("max-scheduling-delay", 500*time.Millisecond, "refuse a turn's start with 503 overloaded and Retry-After while the process's own timers fire later than this (its CPU taken), before anything of it runs (negative: no bound)")
+	s.MaxLag = f.Duration("max-renewal-lag", 0, "refuse a turn's start with 503 overloaded and Retry-After while the process's lock renewals are confirmed later than this after they were due (0: --lease-ttl/6; negative: no bound)")
 	s.StallTimeout = f.Duration("stall-timeout", 30*time.Second, "end a turn whose client has not taken any of its stream for this long, as if it had left (negative: never)")
 }
 
@@ -242,6 +245,7 @@ func (p *Program) ServingOptions(keys, origins []string, users userid.Options) a
 		ConnectTimeout: *s.HeaderTimeout, IdleTimeout: *s.IdleTimeout, MaxTurnDuration: *s.MaxTurn,
 		StallTimeout: *s.StallTimeout, KeepAlive: *s.KeepAlive, BodyTimeout: *s.BodyTimeout,
 		OnClientGone: aap2agui.ClientGone(*s.OnClientGone), MaxMessageSize: int(*s.MaxMessage),
-		StartTimeout: *s.StartTimeout,
+		StartTimeout: *s.StartTimeout, LeaseTTL: *s.LeaseTTL,
+		MaxSchedulingDelay: *s.MaxSchedDelay, MaxRenewalLag: *s.MaxLag,
 	}
 }

@@ -60,3 +60,13 @@ app.kubernetes.io/part-of: aapagui
 {{- fail "upstreamApiKey is agui2aap's --upstream-api-key: aap2agui sends upstream headers from agentConfig" -}}
 {{- end -}}
 {{- end -}}
+
+{{/*
+A file of files/ for the program's metrics: AAPAGUI_UNIT becomes the
+program and its unit (aap2agui_turn, agui2aap_run), AAPAGUI_ the program's
+prefix (aap2agui_, agui2aap_).
+*/}}
+{{- define "aapagui.metricsFile" -}}
+{{- $unit := ternary "turn" "run" (eq .ctx.Values.program "aap2agui") -}}
+{{- .ctx.Files.Get .file | replace "AAPAGUI_UNIT" (printf "%s_%s" .ctx.Values.program $unit) | replace "AAPAGUI_" (printf "%s_" .ctx.Values.program) -}}
+{{- end -}}
