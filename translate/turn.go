@@ -94,7 +94,7 @@ func TurnToAGUI(msgs []aap.Message, open []types.Interrupt, newID func() string)
 				}
 				e, left, err := ApprovalResume(m, it)
 				if err != nil {
-					return TurnInput{}, &MessageError{Index: i, Reason: err.Error()}
+					return TurnInput{}, &MessageError{Index: i, Reason: err.Error(), Err: err}
 				}
 				if left != "" {
 					in.Unsent = append(in.Unsent, UnsentReason{ToolCallID: m.ToolCallID, InterruptID: it.ID, Reason: left})
