@@ -147,8 +147,9 @@ func MovedOnCalls(hist iter.Seq[aap.Message], open []types.Interrupt) []string {
 // CloseCalls returns msgs (an AG-UI conversation) with a tool message
 // saying text for each of calls placed right after the tool messages that
 // follow the assistant message holding it, under the id
-// ident.ToolResultMessage gives the call; a call no message holds, or one
-// with a result already, gets none. It is the other closing of a call the
+// ident.ToolResultMessage gives the call; a call no message holds, one
+// with a result already, or an empty id gets none, and a call gets one
+// however many messages hold its id. It is the other closing of a call the
 // user moved on from: in the history, for a run that carries no resume
 // entry for it.
 func CloseCalls(msgs []types.Message, calls []string, text string) []types.Message {
@@ -157,7 +158,7 @@ func CloseCalls(msgs []types.Message, calls []string, text string) []types.Messa
 	}
 	want := map[string]bool{}
 	for _, id := range calls {
-		want[id] = true
+		want[id] = id != ""
 	}
 	for _, m := range msgs {
 		if m.Role == types.RoleTool {
@@ -181,6 +182,7 @@ func CloseCalls(msgs []types.Message, calls []string, text string) []types.Messa
 			for _, c := range m.ToolCalls {
 				if want[c.ID] {
 					pending = append(pending, c.ID)
+					want[c.ID] = false // once, should two calls share an id
 				}
 			}
 		}
