@@ -235,7 +235,8 @@ func pydanticApproval(e types.ResumeEntry, query string) string {
 //     responseSchema {accepted (boolean) and each of the call's arguments;
 //     required [accepted]; additionalProperties false}}, after a CUSTOM
 //     function_approval_request; with require_confirmation=True (the
-//     default) a synthetic confirm_changes tool call beside it;
+//     default) a synthetic confirm_changes tool call beside it; the run
+//     ends with a MESSAGES_SNAPSHOT (afSnapshot);
 //   - _agent_run.py _canonical_approval_resume_messages, with the pending
 //     approvals of the thread: none pending and a resume holding a
 //     decision (a cancelled entry, or accepted/approved) →
@@ -285,7 +286,8 @@ func (a *agentFrameworkAgent) ServeHTTP(w http.ResponseWriter, r *http.Request) 
 	last := in.Messages[len(in.Messages)-1]
 	q, search := searchOrEcho(lastText(last))
 	if !search {
-		sseEvents(w, concat([]string{run.started()}, textMessage("af-"+last.ID, "You said: "+lastText(last)), []string{run.finished()})...)
+		text := types.Message{ID: "af-" + last.ID, Role: types.RoleAssistant, Content: "You said: " + lastText(last)}
+		sseEvents(w, concat([]string{run.started()}, textMessage(text.ID, lastText(text)), []string{afSnapshot(in, text), run.finished()})...)
 		return
 	}
 	id := "af_call_" + last.ID
@@ -302,6 +304,11 @@ func (a *agentFrameworkAgent) ServeHTTP(w http.ResponseWriter, r *http.Request) 
 			"function_arguments": json.RawMessage(args), "steps": []any{map[string]string{"description": "Execute " + demo.SearchTool, "status": "enabled"}}})
 		evs = append(evs, toolCall("confirm_"+id, "confirm_changes", "af-"+last.ID, string(confirm))...)
 	}
+	calls := []types.ToolCall{call}
+	if a.confirmChanges {
+		calls = append(calls, types.ToolCall{ID: "confirm_" + id, Type: "function", Function: types.FunctionCall{Name: "confirm_changes"}})
+	}
+	evs = append(evs, afSnapshot(in, types.Message{ID: "af-" + last.ID, Role: types.RoleAssistant, ToolCalls: calls}))
 	evs = append(evs, run.interrupted(map[string]any{"id": id, "reason": "tool_call", "toolCallId": id,
 		"message": "Approve running " + demo.SearchTool + "?",
 		"responseSchema": map[string]any{"type": "object", "required": []string{"accepted"}, "additionalProperties": false,
@@ -383,16 +390,29 @@ func (a *agentFrameworkAgent) resumed(run runOf, answered map[string]bool) []str
 	pending := a.pending[run.in.ThreadID]
 	evs := []string{run.started()}
 	reply := "Not searched."
+	var own []types.Message
 	for id, accepted := range answered {
 		call := pending[id]
 		delete(pending, id)
-		if !accepted {
-			evs = append(evs, toolCallResult("af-result-"+id, id, "Error: Tool call invocation was rejected by user."))
-			continue
+		result := "Error: Tool call invocation was rejected by user."
+		if accepted {
+			result = demo.SearchResult(queryOf(call))
+			reply = demo.SearchAnswer(result)
 		}
-		result := demo.SearchResult(queryOf(call))
 		evs = append(evs, toolCallResult("af-result-"+id, id, result))
-		reply = demo.SearchAnswer(result)
+		own = append(own, types.Message{ID: "af-result-" + id, Role: types.RoleTool, ToolCallID: id, Content: result})
 	}
-	return concat(evs, textMessage("af-answer-"+run.in.RunID, reply), []string{run.finished()})
+	own = append(own, types.Message{ID: "af-answer-" + run.in.RunID, Role: types.RoleAssistant, Content: reply})
+	return concat(evs, textMessage("af-answer-"+run.in.RunID, reply), []string{afSnapshot(run.in, own...), run.finished()})
+}
+
+// afSnapshot is the MESSAGES_SNAPSHOT Agent Framework ends a run with when
+// it has tool calls, results or text (_agent_run.py _build_messages_snapshot):
+// the run's input messages, then its own. (The real one also holds, after
+// a resume, the approval response it synthesizes from the resume entry;
+// it is left out here.)
+func afSnapshot(in *types.RunAgentInput, own ...types.Message) string {
+	msgs := append(in.Messages[:len(in.Messages):len(in.Messages)], own...)
+	b, _ := json.Marshal(msgs)
+	return `{"type":"MESSAGES_SNAPSHOT","messages":` + string(b) + `}`
 }

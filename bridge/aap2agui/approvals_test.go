@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 
@@ -64,13 +65,7 @@ func (e *env) askSearch(t *testing.T, id string, mode aap.StreamMode) string {
 	got, err := e.say(t, id, mode, aap.UserText("search x"))
 	require.NoError(t, err)
 	require.Equal(t, aap.StopToolUse, got.stop)
-	calls := translate.OpenCalls(func(yield func(aap.Message) bool) {
-		for _, m := range e.historyMessages(t, id) {
-			if !yield(m) {
-				return
-			}
-		}
-	})
+	calls := translate.OpenCalls(slices.Values(e.historyMessages(t, id)))
 	require.Len(t, calls, 1, "one call waits")
 	require.Equal(t, demo.SearchTool, calls[0].Name)
 	return calls[0].ToolCallID
@@ -266,4 +261,25 @@ func teeBody(t *testing.T, r *http.Request) (*http.Request, []byte) {
 	require.NoError(t, err)
 	r.Body = io.NopCloser(bytes.NewReader(body))
 	return r, body
+}
+
+// TestAgentFrameworkConfirmChanges pins what the README says of Microsoft
+// Agent Framework's default endpoint (require_confirmation=True): beside
+// the call waiting for approval the application gets its synthetic
+// confirm_changes call, not mapped, which it would have to answer in the
+// same turn; served with require_confirmation=False (the other tests), the
+// approval alone waits.
+func TestAgentFrameworkConfirmChanges(t *testing.T) {
+	af := newAgentFrameworkAgent()
+	af.confirmChanges = true
+	e := newEnv(t, serve(t, af))
+	id := e.createSession(t, aap.PostSessionsRequest{Agent: aap.AgentConfig{Tools: []aap.ServerToolRef{{Name: demo.SearchTool}}}})
+	got, err := e.say(t, id, aap.StreamMessage, aap.UserText("search x"))
+	require.NoError(t, err)
+	assert.Equal(t, aap.StopToolUse, got.stop)
+	var names []string
+	for _, c := range translate.OpenCalls(slices.Values(e.historyMessages(t, id))) {
+		names = append(names, c.Name)
+	}
+	assert.Equal(t, []string{demo.SearchTool, "confirm_changes"}, names)
 }
