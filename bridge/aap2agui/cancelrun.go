@@ -23,8 +23,9 @@ type CancelRun string
 
 const (
 	// CancelRunAuto (the default, also the zero value): one run carries
-	// both; when it ends without the agent having read the message (see
-	// followUp), a second run carries the message alone, in the same turn.
+	// both; when it ends without the agent having read the message, or
+	// the agent refuses it before any output (see followUp), a second run
+	// carries the message alone, in the same turn.
 	CancelRunAuto CancelRun = "auto"
 	// CancelRunSeparate: always two runs, the cancellation alone (its
 	// events left out of the turn), then the message.

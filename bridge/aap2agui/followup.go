@@ -18,13 +18,16 @@ import (
 // followUp is what a turn run keeps of a run that carries a new user
 // message with cancelled resume entries (CancelRunAuto): when the run
 // finishes without the agent having read the message (firstRun.unread),
-// its RUN_FINISHED is held back, the run is read to its end, and a second
-// run carries the message alone (the whole history, no resume entries, a
-// run id of its own); its events follow, its RUN_STARTED left out, so that
-// the turn reads one run: what the agent said of the cancellation, then
-// its answer to the message. Should the second run fail to start, the
-// first run's RUN_FINISHED ends the turn as it came. turnRun.read does the
-// reading; followUp decides.
+// or the agent refuses it with RUN_ERROR before any output
+// (firstRun.silent), its RUN_FINISHED or RUN_ERROR is held back, the run
+// is read to its end, and a second run carries the message alone (the
+// whole history, the calls the cancelled entries answered closed in it,
+// no resume entries, a run id of its own); its events follow, its
+// RUN_STARTED left out, so that the turn reads one run: what the agent
+// said of the cancellation, then its answer to the message. Should the
+// second run fail to start, the first run's RUN_FINISHED or RUN_ERROR
+// ends the turn as it came. turnRun.read does the reading; followUp
+// decides.
 type followUp struct {
 	run       *types.RunAgentInput // the turn's first run
 	calls     map[string]string    // the encrypted values of its tool calls (agent.post)
@@ -90,8 +93,8 @@ func (f *followUp) holding() bool { return f != nil && f.finished != nil }
 // followUp sends the run of the new message, once the first run was read
 // to its end (a framework may hold the thread until its stream ends, as
 // the LangGraph API server does). It returns that run's body, or nil and
-// the first run's RUN_FINISHED (the event and its JSON) when it could not
-// be sent, which then ends the turn.
+// the first run's RUN_FINISHED or RUN_ERROR (the event and its JSON) when
+// it could not be sent, which then ends the turn.
 func (r *turnRun) followUp(ctx context.Context) (*web.IdleBody, events.Event, []byte) {
 	f := r.follow
 	run := messageRun(f.run, f.first.unresulted(f.movedOn))
