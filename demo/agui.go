@@ -357,7 +357,9 @@ func allCancelledForNewInput(in *types.RunAgentInput) bool {
 	if n == 0 {
 		return false
 	}
-	// The bridge closes the abandoned calls with tool messages placed before
-	// the new user message.
+	// The bridge closes the abandoned calls no tool-bound interrupt speaks
+	// for with tool messages placed before the new user message; a call of
+	// the demo's own permission interrupt is answered by its cancelled
+	// entry, and the bridge records its result.
 	return in.Messages[n-1].Role == types.RoleUser
 }

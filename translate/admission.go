@@ -7,12 +7,13 @@ import (
 	"github.com/ag-ui-protocol/ag-ui/sdks/community/go/pkg/core/types"
 
 	"github.com/aapagui/aapagui/aap"
+	"github.com/aapagui/aapagui/internal/ident"
 )
 
-// unansweredCall is the result stored for a tool call that a new user
+// UnansweredCall is the result stored for a tool call that a new user
 // message leaves unanswered, so that the history handed to the agent stays
 // valid (every call has a result).
-const unansweredCall = aap.ToolCallNotAnswered + ": the user sent a new message instead."
+const UnansweredCall = aap.ToolCallNotAnswered + ": the user sent a new message instead."
 
 // pending describes what the session is waiting for before the next turn.
 type pending struct {
@@ -38,8 +39,13 @@ func pendingIn(hist iter.Seq[aap.Message], open []types.Interrupt, own func(name
 // CheckTurn admits the messages of an AAP turn against what its session
 // waits for (the calls its history leaves open, OpenCalls, and its open
 // interrupts). A turn that begins with a user message moves on: it returns
-// the results that close the open calls as not answered, to store before
-// the turn's messages, and resume entries cancelling the open interrupts.
+// resume entries cancelling the open interrupts, and the results that
+// close as not answered the open calls no interrupt speaks for, to store
+// before the turn's messages. A call bound to a tool_call interrupt
+// (BoundCall) gets no closing result: its cancelled resume entry is its
+// answer, and the agent writes its result (the closing rule; a bridge
+// records UnansweredCall after the run for a bound call the agent wrote
+// no result for, see MovedOnCalls).
 // Any other turn must answer every open call and interrupt, each as it
 // waits (a result, or a tool_permission); a call of a tool own reports
 // (one the agent runs on its own; nil: none) may stay open. An error names
@@ -49,7 +55,10 @@ func CheckTurn(hist iter.Seq[aap.Message], open []types.Interrupt, msgs []aap.Me
 	if u, ok := msgs[0].(*aap.UserMessage); ok && u != nil {
 		// A new user message closes whatever is still open.
 		for _, id := range p.order {
-			closing = append(closing, &aap.ToolMessage{ToolCallID: id, Content: aap.TextContent(unansweredCall)})
+			if BoundCall(p.interrupts, id) {
+				continue
+			}
+			closing = append(closing, &aap.ToolMessage{ToolCallID: id, Content: aap.TextContent(UnansweredCall)})
 		}
 		for _, in := range p.interrupts {
 			cancelled = append(cancelled, types.ResumeEntry{InterruptID: in.ID, Status: types.ResumeStatusCancelled})
@@ -103,4 +112,81 @@ func AnsweredCall(m aap.Message) string {
 		return m.ToolCallID
 	}
 	return ""
+}
+
+// BoundCall reports whether an open interrupt is bound to the tool call
+// toolCallID: its reason is tool_call and its toolCallId names the call
+// (AG-UI's tool-bound interrupt). The agent holds such a call; the resume
+// entry of its interrupt answers it, and the agent, not the client,
+// writes its result when it resumes (pydantic-ai, Microsoft Agent
+// Framework, CopilotKit's BuiltInAgent). A closing tool message in the
+// history beside a resume entry would answer the call twice, which
+// pydantic-ai refuses ("already executed").
+func BoundCall(open []types.Interrupt, toolCallID string) bool {
+	for _, in := range open {
+		if in.Reason == InterruptReasonToolCall && in.ToolCallID == toolCallID && toolCallID != "" {
+			return true
+		}
+	}
+	return false
+}
+
+// MovedOnCalls are the open calls of hist that a turn moving on (one that
+// begins with a user message) leaves to their interrupts' cancelled resume
+// entries (BoundCall), in order: CheckTurn gives them no closing result.
+func MovedOnCalls(hist iter.Seq[aap.Message], open []types.Interrupt) []string {
+	var ids []string
+	for _, tu := range OpenCalls(hist) {
+		if BoundCall(open, tu.ToolCallID) {
+			ids = append(ids, tu.ToolCallID)
+		}
+	}
+	return ids
+}
+
+// CloseCalls returns msgs (an AG-UI conversation) with a tool message
+// saying text for each of calls placed right after the tool messages that
+// follow the assistant message holding it, under the id
+// ident.ToolResultMessage gives the call; a call no message holds, one
+// with a result already, or an empty id gets none, and a call gets one
+// however many messages hold its id. It is the other closing of a call the
+// user moved on from: in the history, for a run that carries no resume
+// entry for it.
+func CloseCalls(msgs []types.Message, calls []string, text string) []types.Message {
+	if len(calls) == 0 {
+		return msgs
+	}
+	want := map[string]bool{}
+	for _, id := range calls {
+		want[id] = id != ""
+	}
+	for _, m := range msgs {
+		if m.Role == types.RoleTool {
+			delete(want, m.ToolCallID)
+		}
+	}
+	out := make([]types.Message, 0, len(msgs)+len(want))
+	var pending []string // calls of the last assistant message, still to close
+	flush := func() {
+		for _, id := range pending {
+			out = append(out, types.Message{ID: ident.ToolResultMessage(id), Role: types.RoleTool, ToolCallID: id, Content: text})
+		}
+		pending = nil
+	}
+	for _, m := range msgs {
+		if m.Role != types.RoleTool {
+			flush()
+		}
+		out = append(out, m)
+		if m.Role == types.RoleAssistant {
+			for _, c := range m.ToolCalls {
+				if want[c.ID] {
+					pending = append(pending, c.ID)
+					want[c.ID] = false // once, should two calls share an id
+				}
+			}
+		}
+	}
+	flush()
+	return out
 }

@@ -14,7 +14,8 @@ import (
 
 // FuzzCheckTurn: whatever the history (one AAP message a line), the open
 // interrupts and the turn, CheckTurn never panics; a turn it admits that
-// begins with a user message closes exactly the calls left open, and one
+// begins with a user message closes exactly the calls left open that no
+// tool-bound interrupt answers (those its cancelled resume answers), and one
 // that does not answers each open call; what it closes are results of
 // calls the history made.
 func FuzzCheckTurn(f *testing.F) {
@@ -43,8 +44,14 @@ func FuzzCheckTurn(f *testing.F) {
 		}
 		openCalls := translate.OpenCalls(slices.Values(h))
 		if _, user := msgs[0].(*aap.UserMessage); user {
-			if len(closing) != len(openCalls) || len(cancelled) != len(open) {
-				t.Fatalf("a user message closed %d of %d open calls and cancelled %d of %d interrupts", len(closing), len(openCalls), len(cancelled), len(open))
+			bound := translate.MovedOnCalls(slices.Values(h), open)
+			if len(closing)+len(bound) != len(openCalls) || len(cancelled) != len(open) {
+				t.Fatalf("a user message closed %d and left %d to their interrupts of %d open calls, and cancelled %d of %d interrupts", len(closing), len(bound), len(openCalls), len(cancelled), len(open))
+			}
+			for _, m := range closing {
+				if slices.Contains(bound, translate.AnsweredCall(m)) {
+					t.Fatalf("call %s answered twice: closed, and by its cancelled interrupt", translate.AnsweredCall(m))
+				}
 			}
 			return
 		}

@@ -171,8 +171,8 @@ func TestOpenCalls(t *testing.T) {
 }
 
 // A turn is admitted against what its session waits for: a user message
-// moves on (the open calls closed as not answered, the open interrupts
-// cancelled); anything else must answer every open call as it waits.
+// moves on (the open interrupts cancelled, the open calls no tool-bound
+// interrupt answers closed as not answered); anything else must answer every open call as it waits.
 func TestCheckTurn(t *testing.T) {
 	user := &aap.UserMessage{Content: aap.TextContent("next")}
 	hist := []aap.Message{
@@ -188,11 +188,21 @@ func TestCheckTurn(t *testing.T) {
 
 	closing, cancelled, err := translate.CheckTurn(slices.Values(hist), open, []aap.Message{user}, nil)
 	require.NoError(t, err)
-	require.Len(t, closing, 2, "both open calls closed")
+	require.Len(t, closing, 1, "the call no interrupt speaks for closed; c2's cancelled interrupt answers it")
 	assert.Equal(t, "c1", closing[0].(*aap.ToolMessage).ToolCallID)
 	assert.True(t, strings.HasPrefix(closing[0].(*aap.ToolMessage).Content.Text, aap.ToolCallNotAnswered))
 	require.Len(t, cancelled, 1)
 	assert.Equal(t, open[0].ID, cancelled[0].InterruptID)
+	assert.Equal(t, []string{"c2"}, translate.MovedOnCalls(slices.Values(hist), open))
+
+	// An interrupt that is not tool-bound (a LangGraph interrupt() naming
+	// the call, a Mastra suspension) does not answer the call: it is
+	// closed in the history too.
+	loose := []types.Interrupt{{ID: "int-9", Reason: "langgraph:interrupt", ToolCallID: "c2"}}
+	closing, _, err = translate.CheckTurn(slices.Values(hist), loose, []aap.Message{user}, nil)
+	require.NoError(t, err)
+	assert.Len(t, closing, 2)
+	assert.Empty(t, translate.MovedOnCalls(slices.Values(hist), loose))
 
 	closing, cancelled, err = translate.CheckTurn(slices.Values(hist), open, []aap.Message{result, grant}, nil)
 	require.NoError(t, err, "every call answered as it waits")

@@ -237,9 +237,15 @@ func newSince(th *ThreadState, msgs []types.Message) ([]types.Message, bool) {
 			return nil, false
 		}
 	}
+	last := -1 // the last message the session has
+	for i, m := range msgs {
+		if delivered[m.ID] {
+			last = i
+		}
+	}
 	var fresh []types.Message
-	for _, m := range msgs {
-		if !delivered[m.ID] && m.Role != types.RoleReasoning {
+	for i, m := range msgs {
+		if !delivered[m.ID] && m.Role != types.RoleReasoning && !(i < last && closedLater(m)) {
 			fresh = append(fresh, m)
 		}
 	}
@@ -249,6 +255,20 @@ func newSince(th *ThreadState, msgs []types.Message) ([]types.Message, bool) {
 		}
 	}
 	return fresh, true
+}
+
+// closedLater reports a tool message that closes its call as not
+// answered: one the client put in its history before messages the session
+// has, after the session moved on from the call (aap2agui in front of
+// agui2aap answers a call bound to its interrupt by the cancelled resume
+// entry, and stores the closing result only once the run has ended). The
+// session closed the call itself: it adds nothing.
+func closedLater(m types.Message) bool {
+	if m.Role != types.RoleTool {
+		return false
+	}
+	s, ok := plainContent(m.Content)
+	return ok && strings.HasPrefix(s, aap.ToolCallNotAnswered)
 }
 
 // continuesTurn reports whether what is new can be the session's next

@@ -21,6 +21,15 @@ type TurnInput struct {
 	// message) ident.ToolResultMessage of its call; "" for a tool_permission,
 	// which is no history message.
 	IDs []string `json:"-"`
+	// Unsent are the reasons of denials the interrupt's responseSchema had
+	// no room for (ApprovalResume): the agent does not get them.
+	Unsent []UnsentReason `json:"-"`
+}
+
+// UnsentReason is the reason of a tool_permission that its interrupt's
+// responseSchema had no room for.
+type UnsentReason struct {
+	ToolCallID, InterruptID, Reason string
 }
 
 // InterruptFor finds the open interrupt a toolCallId answers: the one
@@ -47,8 +56,11 @@ func InterruptFor(open []types.Interrupt, toolCallID string) (types.Interrupt, b
 //
 //   - A user message or a tool result becomes an AG-UI message (ids from
 //     newID; nil means random).
-//   - A tool_permission becomes a resume entry for the interrupt of its call
-//     (see ResumeFromPermission), resolved with {"approved", "reason"}; a
+//   - A tool_permission becomes a resume entry for the interrupt of its call,
+//     resolved with the boolean the interrupt's responseSchema names and
+//     the reason where it has room for it (ApprovalResume; without a
+//     schema {"approved", "reason"}); one the schema cannot take is an
+//     error (a *SchemaError in the MessageError's reason); a
 //     denial of an interrupt that does not ask for an approval (see
 //     AsksApproval) is a cancelled entry, with {"reason"} when given.
 //   - A tool result answering an interrupt presented as a call of
@@ -80,7 +92,15 @@ func TurnToAGUI(msgs []aap.Message, open []types.Interrupt, newID func() string)
 					in.Resume = append(in.Resume, e)
 					continue
 				}
-				id = it.ID
+				e, left, err := ApprovalResume(m, it)
+				if err != nil {
+					return TurnInput{}, &MessageError{Index: i, Reason: err.Error(), Err: err}
+				}
+				if left != "" {
+					in.Unsent = append(in.Unsent, UnsentReason{ToolCallID: m.ToolCallID, InterruptID: it.ID, Reason: left})
+				}
+				in.Resume = append(in.Resume, e)
+				continue
 			}
 			in.Resume = append(in.Resume, ResumeFromPermission(m, id))
 		default:
@@ -120,7 +140,7 @@ func AsksApproval(in types.Interrupt) bool {
 	}
 	props, _ := in.ResponseSchema["properties"].(map[string]any)
 	_, ok := props["approved"]
-	return ok
+	return ok || asksApprovalBySchema(in.ResponseSchema)
 }
 
 func payloadFromContent(c aap.Content) any {

@@ -2,10 +2,12 @@ package aap2agui
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 
 	"github.com/ag-ui-protocol/ag-ui/sdks/community/go/pkg/core/types"
+	"github.com/rs/zerolog"
 
 	"github.com/aapagui/aapagui/aap"
 	"github.com/aapagui/aapagui/internal/ident"
@@ -30,17 +32,26 @@ type admission struct {
 	moved bool          // closing results went before later messages: hist is rewritten
 	run   *types.RunAgentInput
 	calls map[string]string // the encrypted values of the run's tool calls (post)
+	// movedOn are the calls a new user message left to their tool-bound
+	// interrupts' cancelled resume entries (translate.MovedOnCalls): the
+	// agent writes their results; the run's end stores
+	// translate.UnansweredCall for one it wrote none for.
+	movedOn []string
 }
 
 // admit checks a turn against what the session waits for and works out
 // its history entries and its run; the error is a *web.Failure (400).
-func (a *agent) admit(sess *store.Session, hist []store.Entry, req *aap.PostSessionTurnRequest) (*admission, error) {
+func (a *agent) admit(log *zerolog.Logger, sess *store.Session, hist []store.Entry, req *aap.PostSessionTurnRequest) (*admission, error) {
 	if req.Agent != nil && req.Agent.Name != "" && req.Agent.Name != sess.Agent.Name {
 		return nil, invalid("invalid_request", fmt.Sprintf("agent.name: a session's agent cannot change (it is %q)", sess.Agent.Name))
 	}
 	closing, cancelled, err := translate.CheckTurn(store.Messages(hist), sess.Interrupts, req.Messages, a.ownTool)
 	if err != nil {
 		return nil, invalid("invalid_turn", err.Error())
+	}
+	var movedOn []string
+	if len(cancelled) > 0 {
+		movedOn = translate.MovedOnCalls(store.Messages(hist), sess.Interrupts)
 	}
 	mergeAgent(sess, req)
 
@@ -59,8 +70,17 @@ func (a *agent) admit(sess *store.Session, hist []store.Entry, req *aap.PostSess
 		added = closingEntries
 	}
 	input, err := translate.TurnToAGUI(req.Messages, nonNil(sess.Interrupts), func() string { return ident.Random("msg-") })
+	var schema *translate.SchemaError
+	if errors.As(err, &schema) {
+		log.Warn().Str("session", sess.ID).Str("interrupt_id", schema.InterruptID).Str("problem", schema.Reason).
+			Msg("a tool_permission cannot answer the interrupt in the shape its responseSchema asks for: the turn is refused, the interrupt stays open")
+	}
 	if err != nil {
 		return nil, invalid("invalid_turn", err.Error())
+	}
+	for _, u := range input.Unsent {
+		log.Info().Str("session", sess.ID).Str("interrupt_id", u.InterruptID).Str("tool_call_id", u.ToolCallID).
+			Msg("the interrupt's responseSchema has no room for the denial's reason: the agent gets the denial without it; history keeps it in the call's result unless the agent writes one")
 	}
 	// Each message under the AG-UI id translate gave it (tool permissions,
 	// answers, have none); the answer to an interrupt presented as a tool
@@ -76,7 +96,7 @@ func (a *agent) admit(sess *store.Session, hist []store.Entry, req *aap.PostSess
 		return nil, invalid("invalid_turn", err.Error())
 	}
 	calls := storedToolCallValues(hist, added)
-	return &admission{hist: hist, added: added, moved: moved, run: run, calls: calls}, nil
+	return &admission{hist: hist, added: added, moved: moved, run: run, calls: calls, movedOn: movedOn}, nil
 }
 
 // permissionsOf returns the tool permissions among a turn's messages.

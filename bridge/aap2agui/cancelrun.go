@@ -9,6 +9,7 @@ import (
 
 	"github.com/aapagui/aapagui/bridge/internal/web"
 	"github.com/aapagui/aapagui/internal/ident"
+	"github.com/aapagui/aapagui/translate"
 )
 
 // CancelRun says how a turn goes whose run carries a new user message
@@ -22,8 +23,9 @@ type CancelRun string
 
 const (
 	// CancelRunAuto (the default, also the zero value): one run carries
-	// both; when it ends without the agent having read the message (see
-	// followUp), a second run carries the message alone, in the same turn.
+	// both; when it ends without the agent having read the message, or
+	// the agent refuses it before any output (see followUp), a second run
+	// carries the message alone, in the same turn.
 	CancelRunAuto CancelRun = "auto"
 	// CancelRunSeparate: always two runs, the cancellation alone (its
 	// events left out of the turn), then the message.
@@ -51,9 +53,10 @@ func ParseCancelRun(s string) (CancelRun, error) {
 // Config.CancelRun says: by default as itself, followed within the turn by
 // a run of the message alone when the agent did not read it (followUp,
 // which the turn's reader keeps).
-func (a *agent) postTurn(ctx context.Context, in *types.RunAgentInput, calls map[string]string) (*web.IdleBody, error) {
+func (a *agent) postTurn(ctx context.Context, adm *admission) (*web.IdleBody, error) {
+	in, calls := adm.run, adm.calls
 	if a.cfg.CancelRun == CancelRunSeparate && cancelsWithMessage(in) {
-		return a.postSeparate(ctx, in, calls)
+		return a.postSeparate(ctx, in, calls, adm.movedOn)
 	}
 	return a.post(ctx, in, calls)
 }
@@ -61,10 +64,11 @@ func (a *agent) postTurn(ctx context.Context, in *types.RunAgentInput, calls map
 // postSeparate sends the run as two: first the cancellation alone (the
 // history without the new message, the resume entries), whose events are
 // read to their end and left out of the turn, then the message (the whole
-// history, no resume), which answers the turn. What the agent said of the
-// cancellation reaches history only through a MESSAGES_SNAPSHOT of its
-// own.
-func (a *agent) postSeparate(ctx context.Context, in *types.RunAgentInput, calls map[string]string) (*web.IdleBody, error) {
+// history, no resume, the calls the cancelled interrupts held, movedOn,
+// closed in it as not answered), which answers the turn. What the agent
+// said of the cancellation reaches history only through a
+// MESSAGES_SNAPSHOT of its own.
+func (a *agent) postSeparate(ctx context.Context, in *types.RunAgentInput, calls map[string]string, movedOn []string) (*web.IdleBody, error) {
 	cancelRun := *in
 	cancelRun.RunID = ident.Random("run-")
 	cancelRun.Messages = in.Messages[:len(in.Messages)-1]
@@ -79,14 +83,18 @@ func (a *agent) postSeparate(ctx context.Context, in *types.RunAgentInput, calls
 	}
 	// A cancellation the agent failed on goes no further: the message's
 	// run says what the agent makes of it.
-	return a.post(ctx, messageRun(in), calls)
+	return a.post(ctx, messageRun(in, movedOn), calls)
 }
 
 // messageRun is in without its resume entries, as a run of its own: the
-// new user message alone, on the whole history.
-func messageRun(in *types.RunAgentInput) *types.RunAgentInput {
+// new user message alone, on the whole history, in which each of closes
+// (calls a cancelled resume entry answered in the run before, or would
+// have) has the closing result translate.UnansweredCall: the other
+// closing, for an agent that reads no resume entry here.
+func messageRun(in *types.RunAgentInput, closes []string) *types.RunAgentInput {
 	run := *in
 	run.Resume = nil
+	run.Messages = translate.CloseCalls(in.Messages, closes, translate.UnansweredCall)
 	return &run
 }
 

@@ -180,11 +180,31 @@ func cancelTurns(t *testing.T) []cancelTurn {
 				toolUse("int-2", "agui_interrupt", `{"id":"int-2","reason":"confirmation","message":"Really?"}`)),
 		},
 		{
-			name: "an error: no other run",
+			// Microsoft Agent Framework refuses every cancelled resume
+			// entry (APPROVAL_RESUME_CANCELLED) before any output: the
+			// message follows, on its own.
+			name: "an error before any output: the message follows",
+			first: func(w http.ResponseWriter, in *runInput) {
+				sseEvents(w, runStarted(in), fmt.Sprintf(`{"type":"RUN_ERROR","message":"no","code":"REFUSED","runId":%q}`, in.RunID))
+			},
+			followed: true, want: []part{whole("About that message.")}, stop: aap.StopEndTurn, history: answered,
+		},
+		{
+			name: "an error before any output, and the run of the message fails: the error ends the turn",
 			first: func(w http.ResponseWriter, in *runInput) {
 				sseEvents(w, runStarted(in), fmt.Sprintf(`{"type":"RUN_ERROR","message":"no","runId":%q}`, in.RunID))
 			},
-			stop: aap.StopError, history: append(asked[:3:3], `{"role":"user","content":"something else"}`),
+			failSecond: true, followed: true, stop: aap.StopError,
+			history: append(asked[:3:3], `{"role":"user","content":"something else"}`),
+		},
+		{
+			name: "an error after an answer: no other run",
+			first: func(w http.ResponseWriter, in *runInput) {
+				sseEvents(w, concat([]string{runStarted(in)}, textMessage("m", "Half"),
+					[]string{fmt.Sprintf(`{"type":"RUN_ERROR","message":"no","runId":%q}`, in.RunID)})...)
+			},
+			want: []part{whole("Half")}, stop: aap.StopError,
+			history: append(asked[:3:3], `{"role":"user","content":"something else"}`, assistantText("Half")),
 		},
 		{
 			name:       "nothing, and the run of the message fails: the first run ends the turn",

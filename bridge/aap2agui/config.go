@@ -72,7 +72,8 @@ type Config struct {
 	// CancelRun says how a turn goes whose user message leaves interrupts
 	// open (cancelled resume entries beside the message): CancelRunAuto
 	// (the zero value) one run, followed in the same turn by a run of the
-	// message alone when the agent did not read it; CancelRunSeparate the
+	// message alone when the agent did not read it or refused the run
+	// before any output; CancelRunSeparate the
 	// cancellation as a run of its own, then the message; CancelRunSingle
 	// one run only. See CancelRun.
 	CancelRun CancelRun

@@ -30,6 +30,9 @@ type record struct {
 	tr     *translate.AGUIToAAP
 	own    map[string]bool              // the AG-UI ids of the turn's own entries (its messages, the results it closed)
 	perms  []*aap.ToolPermissionMessage // the permissions this turn answers
+	// movedOn are the calls this turn's user message left to their
+	// interrupts' cancelled resume entries (admission.movedOn).
+	movedOn []string
 
 	saved    int             // history messages of the run already stored
 	entries  []store.Entry   // the run's entries stored so far
@@ -116,9 +119,9 @@ func (r *record) append(ctx context.Context, msgs []aap.Message, ids []string) {
 // not report placed after their calls: when one goes before a later
 // message, the whole history is written.
 func (r *record) storeRun(ctx context.Context, run []store.Entry, refused bool) error {
-	var results []store.Entry
+	run, results := r.movedOnResults(run)
 	if !refused {
-		results = r.permissionResults()
+		results = append(results, r.permissionResults()...)
 	}
 	if len(results) == 0 {
 		return r.st.ReplaceTail(ctx, r.sessID, r.baseLen, run)
@@ -179,6 +182,40 @@ func (r *record) permissionResults() []store.Entry {
 		})
 	}
 	return missing
+}
+
+// movedOnResults takes out of run the results the agent wrote for the
+// calls the turn's user message left to their cancelled interrupts
+// (pydantic-ai writes "Cancelled by user."), which it streamed after the
+// new message, and returns them with translate.UnansweredCall for each
+// such call it wrote none for: finish places them right after their
+// calls, so that no call is open when the user spoke again.
+func (r *record) movedOnResults(run []store.Entry) (rest, results []store.Entry) {
+	if len(r.movedOn) == 0 {
+		return run, nil
+	}
+	moved := map[string]bool{}
+	for _, id := range r.movedOn {
+		moved[id] = true
+	}
+	rest = make([]store.Entry, 0, len(run))
+	for _, e := range run {
+		if tm, ok := e.Message.(*aap.ToolMessage); ok && moved[tm.ToolCallID] {
+			results = append(results, e)
+			delete(moved, tm.ToolCallID)
+			continue
+		}
+		rest = append(rest, e)
+	}
+	for _, id := range r.movedOn {
+		if moved[id] {
+			results = append(results, store.Entry{
+				Message: &aap.ToolMessage{ToolCallID: id, Content: aap.TextContent(translate.UnansweredCall)},
+				AGUIID:  ident.ToolResultMessage(id),
+			})
+		}
+	}
+	return rest, results
 }
 
 // grantedText is stored for a granted call whose result the agent never

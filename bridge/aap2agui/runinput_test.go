@@ -231,9 +231,10 @@ func TestMessagesSnapshot(t *testing.T) {
 }
 
 // TestNewMessageClosesOpenCalls checks a user message sent while a client
-// tool call and a permission interrupt are open: history gets tool
-// messages saying the calls were not answered (so it stays valid), and the
-// next run resumes the interrupt as cancelled.
+// tool call and a permission interrupt are open: the run resumes the
+// interrupt as cancelled and closes in its history only the call no
+// interrupt speaks for; the stored history gets tool messages saying both
+// calls were not answered (so it stays valid).
 func TestNewMessageClosesOpenCalls(t *testing.T) {
 	up := newFakeUpstream(t, func(w http.ResponseWriter, _ *http.Request, in *runInput, n int) {
 		if n > 0 {
@@ -277,14 +278,20 @@ func TestNewMessageClosesOpenCalls(t *testing.T) {
 		assistantText("ok"),
 	}, e.history(t, id, aap.HistoryFull))
 
+	// The run answers call_s once, by its interrupt's cancelled resume
+	// entry (the agent writes its result); only call_w, which no
+	// interrupt speaks for, is closed in the history it carries. The
+	// stored history closes call_s after the run, the agent having
+	// written no result for it.
 	in := up.input(t, 1)
 	assert.JSONEq(t, `[{"interruptId":"int-1","status":"cancelled"}]`, string(in.Raw["resume"]))
-	assert.Empty(t, toolMessageProblems(in))
+	assert.Equal(t, []string{`tool call "call_s" has no result`}, toolMessageProblems(in))
 	var msgs []map[string]any
 	require.NoError(t, json.Unmarshal(in.Raw["messages"], &msgs))
-	require.Len(t, msgs, 5)
+	require.Len(t, msgs, 4)
 	assert.Equal(t, map[string]any{"id": msgs[2]["id"], "role": "tool", "toolCallId": "call_w", "content": notAnswered}, msgs[2])
-	assert.Equal(t, map[string]any{"id": msgs[3]["id"], "role": "tool", "toolCallId": "call_s", "content": cancelled}, msgs[3])
+	assert.Equal(t, "user", msgs[3]["role"])
+	assert.Empty(t, historyProblems(e.historyMessages(t, id)))
 
 	// The interrupt is closed: the next turn has nothing to resume.
 	_, err = e.stream(t, id, userTurn(aap.StreamDelta, "again"))

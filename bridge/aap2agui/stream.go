@@ -39,6 +39,7 @@ type turnRun struct {
 	callNames    map[string]string // toolCallId → tool name of the calls this run streamed
 	stateChanged bool
 	follow       *followUp // the run that may be followed by one of the new message (CancelRunAuto), else nil
+	movingOn     bool      // the turn's user message cancelled the open interrupts
 
 	ans    answer       // what the client gets (answer.go)
 	saving <-chan error // the save of the turn's own messages, until awaited
@@ -440,7 +441,10 @@ func (r *turnRun) finish(ctx context.Context) error {
 	// resume): what it was waiting for is still open.
 	refused := r.tr.StopReason() == aap.StopError && len(msgs) == 0
 	r.sess.Interrupts = r.tr.Interrupts()
-	if refused {
+	if refused && !r.movingOn {
+		// A turn that moved on has closed what it cancelled, in the
+		// history (its results are stored below): its interrupts never
+		// come back, whatever the agent made of the cancellation.
 		r.sess.Interrupts = r.prevInterrupts
 	}
 	if r.stateChanged {
@@ -452,7 +456,7 @@ func (r *turnRun) finish(ctx context.Context) error {
 		// entries are written again.
 		r.rec.uncertain = true
 	}
-	if !r.rec.draft && !r.rec.uncertain && len(r.rec.perms) == 0 {
+	if !r.rec.draft && !r.rec.uncertain && len(r.rec.perms) == 0 && len(r.rec.movedOn) == 0 {
 		// The usual end: the last messages and the session in one write.
 		// A try whose outcome is unknown may have stored them: a retry
 		// first looks.

@@ -149,7 +149,7 @@ func (s *Server) runTurn(c *gin.Context, id string, req *aap.PostSessionTurnRequ
 	outer := c.Request
 	c.Request = c.Request.WithContext(ctx)
 	defer func() { c.Request = outer }()
-	if t.adm, err = t.agent.admit(t.sess, t.hist, req); err != nil {
+	if t.adm, err = t.agent.admit(t.log, t.sess, t.hist, req); err != nil {
 		return false, err
 	}
 	// From here on the turn is in flight: it ends with its metrics and
@@ -202,7 +202,7 @@ func (t *turn) lock(ctx context.Context, owner, id string) (context.Context, err
 // call sends the turn's run to the agent. A failure is logged here, with
 // the session, and is the turn's upstream result.
 func (t *turn) call(ctx context.Context) (*web.IdleBody, error) {
-	body, err := t.agent.postTurn(ctx, t.adm.run, t.adm.calls)
+	body, err := t.agent.postTurn(ctx, t.adm)
 	if err == nil {
 		return body, nil
 	}
@@ -261,10 +261,11 @@ func (t *turn) stream(ctx context.Context, rw gin.ResponseWriter, body *web.Idle
 			return t.st.AddHistoryPart(ctx, t.sess.ID, p)
 		})})
 	r := &turnRun{s: t.s, log: t.log, sess: t.sess, agent: t.agent, life: t.life, prevInterrupts: t.prevInterrupts,
-		tr: tr, follow: newFollowUp(t.agent.cfg.CancelRun, t.adm.run, t.adm.calls), saving: saving,
-		ans: answer{life: t.life, rw: rw, mode: t.req.Mode(), form: t.form, w: aapWriter}}
+		tr: tr, follow: newFollowUp(t.agent.cfg.CancelRun, t.adm.run, t.adm.calls, t.adm.movedOn), saving: saving,
+		movingOn: cancelsWithMessage(t.adm.run),
+		ans:      answer{life: t.life, rw: rw, mode: t.req.Mode(), form: t.form, w: aapWriter}}
 	r.rec = record{st: t.st, sessID: t.sess.ID, log: t.log, tr: tr,
-		own: entryIDs(added), perms: permissionsOf(t.req.Messages), baseLen: len(hist) + len(added)}
+		own: entryIDs(added), perms: permissionsOf(t.req.Messages), movedOn: t.adm.movedOn, baseLen: len(hist) + len(added)}
 	return r.stream(ctx, body)
 }
 

@@ -47,7 +47,7 @@ func bind(p *cli.Program) *flags {
 	fl.origins = f.List("cors-origin", ",", "browser origin allowed to call the API directly, e.g. an AAP web client's page (* for any, never with credentials)")
 	fl.publicMeta = f.Bool("public-meta", false, "serve GET /meta without an API key")
 	fl.toolResultParts = f.Bool("tool-result-parts", false, "the agent speaks @ag-ui/core 1.0: send AAP tool results that hold images as content parts (a 0.0.x agent accepts only a string)")
-	fl.cancelRun = f.String("cancel-run", "auto", "how a user message sent while interrupts are open reaches the agent: auto (one run with the cancellation, then a run of the message alone when the agent did not read it), separate (the cancellation as a run of its own, then the message) or single (one run only)")
+	fl.cancelRun = f.String("cancel-run", "auto", "how a user message sent while interrupts are open reaches the agent: auto (one run with the cancellation, then a run of the message alone when the agent did not read it or refused the run), separate (the cancellation as a run of its own, then the message) or single (one run only)")
 	fl.separateCancel = f.Bool("separate-cancel-run", false, "the same as --cancel-run separate (the older name)")
 	fl.threadIDs = f.String("thread-id", "uuid", "the threadId of a session's runs: uuid (a UUID derived from the session id, which every framework accepts) or session (the session id itself, as earlier releases sent it)")
 	fl.agentFile = f.String("agent-config", "", "JSON or YAML file describing the agent (name, title, version, description, options, tools, capabilities; a tool with permissions: none is one the agent runs on its own), or several agents (agents:, each with its upstream:; read again on SIGHUP)")
