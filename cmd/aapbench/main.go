@@ -49,12 +49,7 @@ func main() {
 	window := flag.Int("window", 50, "turns a row of -conversation sums")
 	bridges := flag.String("bridges", "", "with -conversation: the aapbench binary whose bridges to measure (a baseline build's); empty: this one's")
 	copilotKit := flag.String("copilotkit", "", "with -history, also measure the CopilotKit runtime relaying the same run to the agent: the path of interop/copilotkit-agent/relay.mjs (its npm packages installed), run with node")
-	memory := flag.Bool("memory", false, "measure what an open stream costs instead: each bridge on each of -stores, with -idle streams (comma-separated counts allowed with -memory-streams) and -stalled streams whose clients stop reading, each beside a net/http relay of the same streams in the same run, in processes of their own; with -baseline, the baseline build's bridges interleaved")
-	memoryStreams := flag.String("memory-streams", "", "with -memory: idle streams per process, comma-separated (default: -idle)")
-	stores := flag.String("stores", "memory,sqlite", "with -memory: the stores, comma-separated (memory, sqlite, postgres)")
-	postgres := flag.String("postgres", os.Getenv("AAPAGUI_TEST_POSTGRES"), "with -memory and -stores postgres: the DSN of a PostgreSQL database")
-	stalled := flag.Int("stalled", 200, "with -memory: streams whose clients stop reading after their first delta (-1 skips them)")
-	bound := flag.Float64("bound", 1.2, "with -memory: the ratio to the relay's bytes per stream past which a row is marked OVER and the exit code is 3")
+	memory := memoryFlags()
 	baseline := flag.String("baseline", "", "compare this build's bridges with a baseline build's, interleaved: an aapbench binary, or a git revision to build one from (e.g. 5077368); prints each ratio with its spread, with -n and -reps (at least 5)")
 	flag.Parse()
 	if *serveBridge != "" {
@@ -76,18 +71,8 @@ func main() {
 	if *history > 0 {
 		os.Exit(historyRun(*history, *historyBytes, *reps, *copilotKit))
 	}
-	if *memory {
-		mo := bench.MemoryOptions{Postgres: *postgres, Stalled: *stalled, Bound: *bound, Reps: *reps, Stores: strings.Split(*stores, ",")}
-		counts := *memoryStreams
-		if counts == "" {
-			counts = strconv.Itoa(o.Idle)
-		}
-		var err error
-		if mo.Streams, err = ints(counts); err != nil {
-			fmt.Fprintln(os.Stderr, "aapbench:", err)
-			os.Exit(2)
-		}
-		os.Exit(memoryRun(mo, *baseline))
+	if memory.on {
+		os.Exit(memory.run(o.Idle, *reps, *baseline))
 	}
 	if *baseline != "" {
 		n := "100000"
@@ -121,14 +106,7 @@ func main() {
 		runtime.MemProfileRate = 4096
 	}
 	if *cpuProfile != "" {
-		f, err := os.Create(*cpuProfile)
-		if err == nil {
-			err = pprof.StartCPUProfile(f)
-		}
-		if err != nil {
-			fmt.Fprintln(os.Stderr, "aapbench:", err)
-			os.Exit(1)
-		}
+		startCPUProfile(*cpuProfile)
 		defer pprof.StopCPUProfile()
 	}
 	err = bench.Run(ctx, o)
@@ -141,6 +119,53 @@ func main() {
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "aapbench:", err)
 		pprof.StopCPUProfile()
+		os.Exit(1)
+	}
+}
+
+// memoryOptions are the flags of -memory.
+type memoryOptions struct {
+	on                        bool
+	streams, stores, postgres string
+	stalled                   int
+	bound                     float64
+}
+
+// memoryFlags defines the flags of -memory.
+func memoryFlags() *memoryOptions {
+	m := &memoryOptions{}
+	flag.BoolVar(&m.on, "memory", false, "measure what an open stream costs instead: each bridge on each of -stores, with -idle streams (comma-separated counts allowed with -memory-streams) and -stalled streams whose clients stop reading, each beside a net/http relay of the same streams in the same run, in processes of their own; with -baseline, the baseline build's bridges interleaved")
+	flag.StringVar(&m.streams, "memory-streams", "", "with -memory: idle streams per process, comma-separated (default: -idle)")
+	flag.StringVar(&m.stores, "stores", "memory,sqlite", "with -memory: the stores, comma-separated (memory, sqlite, postgres)")
+	flag.StringVar(&m.postgres, "postgres", os.Getenv("AAPAGUI_TEST_POSTGRES"), "with -memory and -stores postgres: the DSN of a PostgreSQL database")
+	flag.IntVar(&m.stalled, "stalled", 200, "with -memory: streams whose clients stop reading after their first delta (-1 skips them)")
+	flag.Float64Var(&m.bound, "bound", 1.2, "with -memory: the ratio to the relay's bytes per stream past which a row is marked OVER and the exit code is 3")
+	return m
+}
+
+// run runs -memory (idle: the -idle flag) and returns the exit code.
+func (m *memoryOptions) run(idle, reps int, baseline string) int {
+	mo := bench.MemoryOptions{Postgres: m.postgres, Stalled: m.stalled, Bound: m.bound, Reps: reps, Stores: strings.Split(m.stores, ",")}
+	counts := m.streams
+	if counts == "" {
+		counts = strconv.Itoa(idle)
+	}
+	var err error
+	if mo.Streams, err = ints(counts); err != nil {
+		fmt.Fprintln(os.Stderr, "aapbench:", err)
+		return 2
+	}
+	return memoryRun(mo, baseline)
+}
+
+// startCPUProfile starts profiling the CPU into the file path, or exits.
+func startCPUProfile(path string) {
+	f, err := os.Create(path)
+	if err == nil {
+		err = pprof.StartCPUProfile(f)
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "aapbench:", err)
 		os.Exit(1)
 	}
 }
