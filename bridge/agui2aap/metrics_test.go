@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -71,6 +72,12 @@ func TestMetrics(t *testing.T) {
 	m := bridgetest.Settled(t, metricsURL, key, "agui2aap_runs_in_flight", "agui2aap_run_duration_seconds", 5)
 
 	const agents = "/agents/:name"
+	// A request is counted once its handler has returned, which for the run
+	// the client left comes after the run's own end is counted.
+	require.Eventually(t, func() bool {
+		m = metricstest.Scrape(t, metricsURL, key)
+		return m.Value("agui2aap_http_requests_total", "route", agents, "method", "POST", "status", "200") == 5
+	}, bridgetest.Timeout, 10*time.Millisecond, "the left run's request is counted")
 	assert.Equal(t, 5.0, m.Value("agui2aap_http_requests_total", "route", agents, "method", "POST", "status", "200"))
 	assert.Equal(t, 1.0, m.Value("agui2aap_http_requests_total", "route", agents, "method", "POST", "status", "409"))
 	assert.Equal(t, 1.0, m.Value("agui2aap_http_requests_total", "route", "/metrics", "method", "GET", "status", "401"))
