@@ -557,25 +557,10 @@ func (s *suite) idlePath(ctx context.Context, p path, firstErr *atomic.Value) (i
 	if err != nil {
 		return idleRow{}, err
 	}
-	var ready, wg sync.WaitGroup
-	var errs atomic.Int64
-	sem := make(chan struct{}, 64)
-	for range c {
-		ready.Add(1)
-		wg.Add(1)
-		sem <- struct{}{}
-		go func() {
-			defer wg.Done()
-			once := sync.OnceFunc(func() { ready.Done(); <-sem })
-			defer once()
-			if _, err := e.read(ctx, p, prompt{n: 1, hold: true, history: s.o.IdleHistory}, onEvent{first: once}); err != nil {
-				if errs.Add(1) == 1 {
-					firstErr.Store(fmt.Errorf("%s: %w", p.name, err))
-				}
-			}
-		}()
+	streams, failed, first := openIdle(ctx, e, p, prompt{n: 1, hold: true, history: s.o.IdleHistory}, c)
+	if first != nil {
+		firstErr.CompareAndSwap(nil, fmt.Errorf("%s: %w", p.name, first))
 	}
-	ready.Wait()
 	m1, err := measure()
 	if err != nil {
 		return idleRow{}, err
@@ -595,12 +580,12 @@ func (s *suite) idlePath(ctx context.Context, p path, firstErr *atomic.Value) (i
 		}
 	}
 	e.rel.all()
-	wg.Wait()
+	streams.close()
 	e.hc.CloseIdleConnections()
 	if proc != nil {
 		proc.stop()
 	}
-	r.errs = errs.Load()
+	r.errs = failed
 	return r, nil
 }
 

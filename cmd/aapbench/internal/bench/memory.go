@@ -250,7 +250,7 @@ func measureProcess(ctx context.Context, e *env, c memoryCase, n int, stalled bo
 		return idleRow{}, err
 	}
 	pr := prompt{n: 1, hold: true}
-	open := openIdle
+	open := openIdleAll
 	if stalled {
 		pr = prompt{n: deltas, interval: time.Millisecond, hold: true}
 		open = openStalled
@@ -312,12 +312,13 @@ func (s *openStreams) close() {
 }
 
 // openIdle opens n streams through p that hold after their first delta,
-// read as a client reads them, and returns once each has its first delta.
-func openIdle(ctx context.Context, e *env, p path, pr prompt, n int) (*openStreams, error) {
-	s := &openStreams{}
+// read as a client reads them, and returns once each has its first delta
+// or has failed: how many failed, and the first one's error.
+func openIdle(ctx context.Context, e *env, p path, pr prompt, n int) (s *openStreams, failed int64, first error) {
+	s = &openStreams{}
 	var ready sync.WaitGroup
 	var errs atomic.Int64
-	var first atomic.Value
+	var firstErr atomic.Value
 	sem := make(chan struct{}, 64)
 	for range n {
 		ready.Add(1)
@@ -328,13 +329,20 @@ func openIdle(ctx context.Context, e *env, p path, pr prompt, n int) (*openStrea
 			once := sync.OnceFunc(func() { ready.Done(); <-sem })
 			defer once()
 			if _, err := e.read(ctx, p, pr, onEvent{first: once}); err != nil && errs.Add(1) == 1 {
-				first.Store(err)
+				firstErr.Store(err)
 			}
 		}()
 	}
 	ready.Wait()
-	if errs.Load() > 0 {
-		return s, fmt.Errorf("%d of %d streams failed, the first: %v", errs.Load(), n, first.Load())
+	first, _ = firstErr.Load().(error)
+	return s, errs.Load(), first
+}
+
+// openIdleAll is openIdle where any failed stream fails the measure.
+func openIdleAll(ctx context.Context, e *env, p path, pr prompt, n int) (*openStreams, error) {
+	s, failed, first := openIdle(ctx, e, p, pr, n)
+	if failed > 0 {
+		return s, fmt.Errorf("%d of %d streams failed, the first: %v", failed, n, first)
 	}
 	return s, nil
 }
