@@ -17,6 +17,7 @@ import (
 	"github.com/aapagui/aapagui/cmd/aap2agui/internal/agentconfig"
 	"github.com/aapagui/aapagui/cmd/internal/cli"
 	"github.com/aapagui/aapagui/demo"
+	"github.com/aapagui/aapagui/internal/redact"
 )
 
 func main() { cli.Main("aap2agui", run) }
@@ -109,12 +110,12 @@ func run(args []string) error {
 	}, openWarning, func(a net.Addr) {
 		ev := p.Log.Info().Str("listen", a.String())
 		if len(cfg.Agents) == 0 {
-			ev = ev.Str("upstream", cli.RedactURL(cfg.Upstream)).Strs("upstream_headers", headerNames(cfg.UpstreamHeader)).Str("agent", cfg.Agent.Name)
+			ev = ev.Str("upstream", redact.DSN(cfg.Upstream)).Strs("upstream_headers", headerNames(cfg.UpstreamHeader)).Str("agent", cfg.Agent.Name)
 			warnNoCapabilities(p.Log, cfg.Agent)
 		} else {
 			ev = ev.Strs("agents", logAgents(p.Log, cfg.Agents))
 		}
-		ev.Str("store", cli.RedactURL(*p.Store)).Str("base_path", cfg.BasePath).Strs("aap_versions", servedVersions(*fl.versions)).Strs("cors_origins", cfg.CORSOrigins).Msg("aap2agui serving")
+		ev.Str("store", redact.DSN(*p.Store)).Str("base_path", cfg.BasePath).Strs("aap_versions", servedVersions(*fl.versions)).Strs("cors_origins", cfg.CORSOrigins).Msg("aap2agui serving")
 	})
 }
 
@@ -125,7 +126,7 @@ func logAgents(log zerolog.Logger, agents []aap2agui.AgentConfig) []string {
 	names := make([]string, len(agents))
 	for i, ag := range agents {
 		names[i] = ag.Agent.Name
-		log.Info().Str("agent", ag.Agent.Name).Str("upstream", cli.RedactURL(ag.Upstream)).Strs("upstream_headers", headerNames(ag.UpstreamHeader)).Msg("agent served")
+		log.Info().Str("agent", ag.Agent.Name).Str("upstream", redact.DSN(ag.Upstream)).Strs("upstream_headers", headerNames(ag.UpstreamHeader)).Msg("agent served")
 		warnNoCapabilities(log, ag.Agent)
 	}
 	return names

@@ -10,6 +10,7 @@ import (
 	"github.com/aapagui/aapagui/bridge/agui2aap"
 	"github.com/aapagui/aapagui/cmd/internal/cli"
 	"github.com/aapagui/aapagui/demo"
+	"github.com/aapagui/aapagui/internal/redact"
 )
 
 func main() { cli.Main("agui2aap", run) }
@@ -85,8 +86,8 @@ func run(args []string) error {
 		cfg.Store, cfg.TracerProvider, cfg.SeparateMetrics = rt.Store, rt.TracerProvider, rt.SeparateMetrics
 		return agui2aap.New(cfg)
 	}, openWarning, func(a net.Addr) {
-		p.Log.Info().Str("listen", a.String()).Str("upstream", cli.RedactURL(cfg.Upstream)).Bool("forward_auth", cfg.ForwardAuth).
-			Str("policy", string(cfg.Policy)).Str("store", cli.RedactURL(*p.Store)).Strs("cors_origins", cfg.CORSOrigins).Msg("agui2aap serving")
+		p.Log.Info().Str("listen", a.String()).Str("upstream", redact.DSN(cfg.Upstream)).Bool("forward_auth", cfg.ForwardAuth).
+			Str("policy", string(cfg.Policy)).Str("store", redact.DSN(*p.Store)).Strs("cors_origins", cfg.CORSOrigins).Msg("agui2aap serving")
 	})
 }
 

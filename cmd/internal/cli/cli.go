@@ -16,8 +16,6 @@ import (
 
 	"github.com/rs/zerolog"
 	"golang.org/x/net/http/httpguts"
-
-	"github.com/aapagui/aapagui/internal/redact"
 )
 
 // Flags is a flag set whose flags default to environment variables named
@@ -232,11 +230,6 @@ func OnHangup(log zerolog.Logger, reload func() error) (stop func()) {
 		<-exited
 	}
 }
-
-// RedactURL renders a URL (an upstream) or a store spec (a PostgreSQL DSN
-// in either form) for logs and errors: no password, no query value (see
-// redact.DSN).
-func RedactURL(s string) string { return redact.DSN(s) }
 
 // ServeLoopback serves h on a free loopback port (a built-in demo agent)
 // and returns its address and a function that stops it.

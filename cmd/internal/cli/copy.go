@@ -7,6 +7,7 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/aapagui/aapagui/internal/redact"
 	"github.com/aapagui/aapagui/store/postgres"
 	"github.com/aapagui/aapagui/store/sqlite"
 	"github.com/aapagui/aapagui/store/transfer"
@@ -21,7 +22,7 @@ func CopyStore(log zerolog.Logger, from, to string) error {
 		return fmt.Errorf("--copy-from %q: want sqlite:<file>", from)
 	}
 	if !strings.HasPrefix(to, "postgres://") && !strings.HasPrefix(to, "postgresql://") {
-		return fmt.Errorf("--copy-from copies into a PostgreSQL --store (postgres://…), not %q", RedactURL(to))
+		return fmt.Errorf("--copy-from copies into a PostgreSQL --store (postgres://…), not %q", redact.DSN(to))
 	}
 	src, err := sqlite.Open(path)
 	if err != nil {
@@ -39,7 +40,7 @@ func CopyStore(log zerolog.Logger, from, to string) error {
 	if err != nil {
 		return err
 	}
-	log.Info().Str("from", from).Str("to", RedactURL(to)).
+	log.Info().Str("from", from).Str("to", redact.DSN(to)).
 		Int("sessions", rep.Sessions).Int("messages", rep.Messages).Int("threads", rep.Threads).Int("record_messages", rep.RecordMessages).
 		Int("sessions_already_there", rep.SkippedSessions).Int("threads_already_there", rep.SkippedThreads).
 		Msg("copied the store")
