@@ -40,7 +40,7 @@ type admission struct {
 }
 
 // admit checks a turn against what the session waits for and works out
-// its history entries and its run; the error is a *web.Failure (400).
+// its history entries and its run; the error is a *fault.Failure (400).
 func (a *agent) admit(log *zerolog.Logger, sess *store.Session, hist []store.Entry, req *aap.PostSessionTurnRequest) (*admission, error) {
 	if req.Agent != nil && req.Agent.Name != "" && req.Agent.Name != sess.Agent.Name {
 		return nil, invalid("invalid_request", fmt.Sprintf("agent.name: a session's agent cannot change (it is %q)", sess.Agent.Name))

@@ -12,7 +12,7 @@ import (
 	"sync"
 
 	"github.com/aapagui/aapagui/aap"
-	"github.com/aapagui/aapagui/bridge/internal/web"
+	"github.com/aapagui/aapagui/bridge/internal/fault"
 	"github.com/aapagui/aapagui/internal/header"
 	"github.com/aapagui/aapagui/internal/redact"
 	"github.com/aapagui/aapagui/internal/redirect"
@@ -233,7 +233,7 @@ func (s *Server) agentOf(sess *store.Session) (*agent, error) {
 	if a := s.agentNamed(sess.Agent.Name); a != nil {
 		return a, nil
 	}
-	return nil, web.Fail(web.KindNotFound, "unknown_agent", fmt.Sprintf("the session's agent %q is not served here any more", sess.Agent.Name))
+	return nil, fault.Fail(fault.KindNotFound, "unknown_agent", fmt.Sprintf("the session's agent %q is not served here any more", sess.Agent.Name))
 }
 
 // check validates server tool references, options and client tools
@@ -294,7 +294,7 @@ func (a *agent) threadID(sessionID string) string {
 }
 
 // readiness is the body of GET /readyz: ok, and to a caller that may know
-// (web.Base.MayKnow) the store and whether each agent's upstream answers.
+// (turns.Base.MayKnow) the store and whether each agent's upstream answers.
 // An upstream that does not answer leaves the server ready (its other
 // agents, sessions and histories are served); the body says which.
 type readiness struct {
@@ -303,8 +303,8 @@ type readiness struct {
 	Upstreams []upstreamReadiness `json:"upstreams,omitempty"`
 }
 
-// readyCheck is what a readiness check found (web.Ready reuses it for
-// web.ReadyTTL): the store's failure, else each agent's upstream.
+// readyCheck is what a readiness check found (edge.Ready reuses it for
+// edge.ReadyTTL): the store's failure, else each agent's upstream.
 type readyCheck struct {
 	store     error
 	upstreams []upstreamReadiness

@@ -7,7 +7,9 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"github.com/aapagui/aapagui/aap"
-	"github.com/aapagui/aapagui/bridge/internal/web"
+	"github.com/aapagui/aapagui/bridge/internal/edge"
+	"github.com/aapagui/aapagui/bridge/internal/ssestream"
+	"github.com/aapagui/aapagui/bridge/internal/turns"
 )
 
 // What the client of a turn gets: the event stream, or in mode none one
@@ -17,15 +19,15 @@ import (
 // answer is a turn's answer to its client. It holds the response and the
 // turn's stream and writer; it never looks at the run that feeds it.
 type answer struct {
-	life *web.Turn
+	life *turns.Turn
 	rw   gin.ResponseWriter
 	mode aap.StreamMode
 	form answerForm
-	w    web.Writer[aap.Event]
+	w    turns.Writer[aap.Event]
 }
 
 // aapWriter writes a turn's AAP events, holding its turn_stop back.
-var aapWriter = web.Writer[aap.Event]{
+var aapWriter = turns.Writer[aap.Event]{
 	Frame: aap.AppendFrame,
 	Name:  func(ev aap.Event) string { return string(ev.EventName()) },
 	Final: func(ev aap.Event) bool { _, ok := ev.(*aap.TurnStop); return ok },
@@ -48,12 +50,12 @@ func (a *answer) open() (done func()) {
 func (a *answer) streams() bool { return a.mode != aap.StreamNone }
 
 // source is body read so that the stream is flushed just before each read
-// of it, when the answer streams (web.FlushBeforeRead).
+// of it, when the answer streams (ssestream.FlushBeforeRead).
 func (a *answer) source(body io.Reader) io.Reader {
 	if !a.streams() {
 		return body
 	}
-	return web.FlushBeforeRead(body, a.life.Out)
+	return ssestream.FlushBeforeRead(body, a.life.Out)
 }
 
 // write sends events to the client (coalesced by the stream), counting
@@ -84,7 +86,7 @@ func (a *answer) stop(reason aap.StopReason, named *aap.TurnError) {
 
 // none writes the answer of mode none: one JSON body, in the route's form.
 func (a *answer) none(r *aap.PostSessionTurnResponse) {
-	web.WriteJSON(a.rw, http.StatusOK, a.form.none(r))
+	edge.WriteJSON(a.rw, http.StatusOK, a.form.none(r))
 }
 
 // withdraw takes back the stream's headers while nothing has gone out,

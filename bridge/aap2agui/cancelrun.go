@@ -7,7 +7,7 @@ import (
 
 	"github.com/ag-ui-protocol/ag-ui/sdks/community/go/pkg/core/types"
 
-	"github.com/aapagui/aapagui/bridge/internal/web"
+	"github.com/aapagui/aapagui/bridge/internal/upstream"
 	"github.com/aapagui/aapagui/internal/ident"
 	"github.com/aapagui/aapagui/translate"
 )
@@ -53,7 +53,7 @@ func ParseCancelRun(s string) (CancelRun, error) {
 // Config.CancelRun says: by default as itself, followed within the turn by
 // a run of the message alone when the agent did not read it (followUp,
 // which the turn's reader keeps).
-func (a *agent) postTurn(ctx context.Context, adm *admission) (*web.IdleBody, error) {
+func (a *agent) postTurn(ctx context.Context, adm *admission) (*upstream.IdleBody, error) {
 	in, calls := adm.run, adm.calls
 	if a.cfg.CancelRun == CancelRunSeparate && cancelsWithMessage(in) {
 		return a.postSeparate(ctx, in, calls, adm.movedOn)
@@ -68,7 +68,7 @@ func (a *agent) postTurn(ctx context.Context, adm *admission) (*web.IdleBody, er
 // closed in it as not answered), which answers the turn. What the agent
 // said of the cancellation reaches history only through a
 // MESSAGES_SNAPSHOT of its own.
-func (a *agent) postSeparate(ctx context.Context, in *types.RunAgentInput, calls map[string]string, movedOn []string) (*web.IdleBody, error) {
+func (a *agent) postSeparate(ctx context.Context, in *types.RunAgentInput, calls map[string]string, movedOn []string) (*upstream.IdleBody, error) {
 	cancelRun := *in
 	cancelRun.RunID = ident.Random("run-")
 	cancelRun.Messages = in.Messages[:len(in.Messages)-1]

@@ -8,7 +8,8 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"github.com/aapagui/aapagui/aap"
-	"github.com/aapagui/aapagui/bridge/internal/web"
+	"github.com/aapagui/aapagui/bridge/internal/edge"
+	"github.com/aapagui/aapagui/bridge/internal/fault"
 	"github.com/aapagui/aapagui/store"
 )
 
@@ -20,11 +21,11 @@ import (
 //
 // The errors handlers return are of these kinds:
 //
-//   - *web.Failure, a refusal already named: an invalid request (400), an
+//   - *fault.Failure, a refusal already named: an invalid request (400), an
 //     unknown agent or history type (404), a key over a limit (429), …;
 //   - *upstreamError, the agent could not be called (502, 504; upstream.go);
 //   - a start the store could not take in time, or a lock it could not
-//     keep (web.StoreCause: 503 store_busy, 503 lease_lost), whatever call
+//     keep (fault.StoreCause: 503 store_busy, 503 lease_lost), whatever call
 //     it cut short;
 //   - the store's: *store.HeldError (409 turn_in_progress),
 //     store.ErrNotFound (404 session_not_found), store.ErrLimit (429
@@ -33,12 +34,12 @@ import (
 //     one thing besides the agent a request calls before its answer.
 
 // invalid is a request the bridge cannot serve as it is: 400 with code.
-func invalid(code, message string) *web.Failure {
-	return web.Fail(web.KindInvalid, code, message)
+func invalid(code, message string) *fault.Failure {
+	return fault.Fail(fault.KindInvalid, code, message)
 }
 
 // errUnauthorized is a request without a valid API key.
-var errUnauthorized = web.Fail(web.KindUnauthorized, "unauthorized", "a valid API key is required: Authorization: Bearer <key>")
+var errUnauthorized = fault.Fail(fault.KindUnauthorized, "unauthorized", "a valid API key is required: Authorization: Bearer <key>")
 
 // namedStop names, in the turn_stop of an error stop (aap.TurnStop.Error),
 // an end the client can act on: a lock another holder took (lease_lost:
@@ -52,7 +53,7 @@ func namedStop(err error) *aap.TurnError {
 }
 
 // errStore is what a client is told of a failed store operation.
-var errStore = web.Fail(web.KindInternal, "store_error", "the session store failed")
+var errStore = fault.Fail(fault.KindInternal, "store_error", "the session store failed")
 
 // handle adapts a handler that returns its error to gin: the error is
 // answered by fail.
@@ -68,30 +69,30 @@ func (s *Server) handle(h func(c *gin.Context) error) gin.HandlerFunc {
 // place aap2agui turns an error into a status, a code and a message
 // (failure), and adds its WWW-Authenticate to an unauthorized caller.
 func (s *Server) fail(c *gin.Context, err error) {
-	web.ReplyAs(c, s.failure(c, err), "aap")
+	edge.ReplyAs(c, s.failure(c, err), "aap")
 }
 
 // failure maps err to what the client is told, logging a failed store
 // operation (at error level, or at debug level when only a client that
-// went away saw it, which web.Reply answers 499). A failed upstream call
+// went away saw it, which edge.Reply answers 499). A failed upstream call
 // was logged where it failed, with its session.
-func (s *Server) failure(c *gin.Context, err error) *web.Failure {
-	var f *web.Failure
+func (s *Server) failure(c *gin.Context, err error) *fault.Failure {
+	var f *fault.Failure
 	var ue *upstreamError
 	var held *store.HeldError
 	switch {
 	case errors.As(err, &f):
 		return f
-	case web.StoreCause(err) != nil:
+	case fault.StoreCause(err) != nil:
 		// Before the upstream's error: a call cut short by a lost lease
 		// is not the upstream's failure.
-		return web.StoreCause(err)
+		return fault.StoreCause(err)
 	case errors.As(err, &ue):
-		return web.Fail(ue.kind, ue.code, ue.message)
+		return fault.Fail(ue.kind, ue.code, ue.message)
 	case errors.As(err, &held):
-		return web.Locked("turn_in_progress", fmt.Sprintf("a turn is already running in this session; wait for it to finish (its lock runs out in %.1f s unless the turn is still alive)", held.Left.Seconds()), held.Left)
+		return fault.Locked("turn_in_progress", fmt.Sprintf("a turn is already running in this session; wait for it to finish (its lock runs out in %.1f s unless the turn is still alive)", held.Left.Seconds()), held.Left)
 	case errors.Is(err, store.ErrLimit):
-		return web.Throttled("too_many_sessions", fmt.Sprintf("this key holds %d sessions, its limit; delete one to create another", s.cfg.Limits.SessionsPerKey), sessionRetry)
+		return fault.Throttled("too_many_sessions", fmt.Sprintf("this key holds %d sessions, its limit; delete one to create another", s.cfg.Limits.SessionsPerKey), sessionRetry)
 	case errors.Is(err, store.ErrNotFound):
 		msg := "no session with id " + strconv.Quote(c.Param("id"))
 		if c.Param("id") == "" {
@@ -100,8 +101,8 @@ func (s *Server) failure(c *gin.Context, err error) *web.Failure {
 			// An empty id in a path is refused before (checkSessionID).
 			msg = "the session no longer exists"
 		}
-		return web.Fail(web.KindNotFound, "session_not_found", msg)
+		return fault.Fail(fault.KindNotFound, "session_not_found", msg)
 	}
-	web.FailureLog(c, web.Logger(c)).Err(err).Msg("store")
+	edge.FailureLog(c, edge.Logger(c)).Err(err).Msg("store")
 	return errStore
 }

@@ -10,7 +10,7 @@ import (
 	"github.com/ag-ui-protocol/ag-ui/sdks/community/go/pkg/core/types"
 
 	"github.com/aapagui/aapagui/agui"
-	"github.com/aapagui/aapagui/bridge/internal/web"
+	"github.com/aapagui/aapagui/bridge/internal/upstream"
 	"github.com/aapagui/aapagui/internal/ident"
 	"github.com/aapagui/aapagui/translate"
 )
@@ -95,7 +95,7 @@ func (f *followUp) holding() bool { return f != nil && f.finished != nil }
 // the LangGraph API server does). It returns that run's body, or nil and
 // the first run's RUN_FINISHED or RUN_ERROR (the event and its JSON) when
 // it could not be sent, which then ends the turn.
-func (r *turnRun) followUp(ctx context.Context) (*web.IdleBody, events.Event, []byte) {
+func (r *turnRun) followUp(ctx context.Context) (*upstream.IdleBody, events.Event, []byte) {
 	f := r.follow
 	run := messageRun(f.run, f.first.unresulted(f.movedOn))
 	run.RunID = ident.Random("run-")

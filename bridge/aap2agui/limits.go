@@ -5,7 +5,7 @@ import (
 
 	"github.com/gin-gonic/gin"
 
-	"github.com/aapagui/aapagui/bridge/internal/web"
+	"github.com/aapagui/aapagui/bridge/internal/edge"
 )
 
 // Limits are optional per-key limits, each off at zero. A key is one API
@@ -30,15 +30,15 @@ type Limits struct {
 // place frees when the client deletes a session, at no foreseeable time.
 const sessionRetry = time.Minute
 
-// web is the limits as both bridges name them.
-func (l Limits) web() web.KeyLimits {
-	return web.KeyLimits{Conversations: l.SessionsPerKey, Turns: l.TurnsPerKey, RequestsPerSecond: l.RequestsPerSecond, Burst: l.Burst}
+// keyLimits is the limits as both bridges name them (edge.KeyLimits).
+func (l Limits) keyLimits() edge.KeyLimits {
+	return edge.KeyLimits{Conversations: l.SessionsPerKey, Turns: l.TurnsPerKey, RequestsPerSecond: l.RequestsPerSecond, Burst: l.Burst}
 }
 
 // turnPlace holds one of the caller's turn places (Limits.TurnsPerKey)
 // for the rest of the request, or fails with a 429.
 func (s *Server) turnPlace(c *gin.Context) error {
-	release, err := web.Place(s.base.Limits, owner(c), "too_many_turns", "turns")
+	release, err := edge.Place(s.base.Limits, owner(c), "too_many_turns", "turns")
 	if err != nil {
 		return err
 	}

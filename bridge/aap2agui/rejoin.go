@@ -9,13 +9,14 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"github.com/aapagui/aapagui/aap"
+	"github.com/aapagui/aapagui/bridge/internal/edge"
 	"github.com/aapagui/aapagui/bridge/internal/runlog"
-	"github.com/aapagui/aapagui/bridge/internal/web"
+	"github.com/aapagui/aapagui/bridge/internal/turns"
 	"github.com/aapagui/aapagui/store"
 )
 
 // A turn's stream is recorded in the session's run log as it goes
-// (web.Turn.Record), each event with an SSE id; a client that lost it
+// (turns.Turn.Record), each event with an SSE id; a client that lost it
 // rejoins the turn with GET /sessions/:id/turn, an extension of AAP.
 
 // runKey is the run-log key of a session's turns.
@@ -42,8 +43,8 @@ func (s *Server) rejoin(c *gin.Context) error {
 	}
 	st := s.cfg.Store
 	lastID := c.GetHeader("Last-Event-ID")
-	l, after, err := web.FindRun(ctx, st, owner(c), runKey(id), lastID, interruptedStop)
-	if errors.Is(err, web.ErrNoRun) || err == nil && lastID == "" && l.Finished {
+	l, after, err := turns.FindRun(ctx, st, owner(c), runKey(id), lastID, interruptedStop)
+	if errors.Is(err, turns.ErrNoRun) || err == nil && lastID == "" && l.Finished {
 		c.Status(http.StatusNoContent)
 		return nil
 	}
@@ -58,7 +59,7 @@ func (s *Server) rejoin(c *gin.Context) error {
 }
 
 // interruptedStop is the turn_stop that ends the log of a turn whose
-// process is gone (web.Serving.Rejoin): an error stop, named.
+// process is gone (turns.Serving.Rejoin): an error stop, named.
 var interruptedStop, _ = aap.AppendFrame(nil, &aap.TurnStop{StopReason: aap.StopError,
 	Error: &aap.TurnError{Code: "turn_interrupted", Message: "the turn was interrupted when its server stopped"}})
 
@@ -67,7 +68,7 @@ var interruptedStop, _ = aap.AppendFrame(nil, &aap.TurnStop{StopReason: aap.Stop
 func (s *Server) deadTurn(id string) *runlog.Ending {
 	st := s.cfg.Store
 	return &runlog.Ending{
-		Free: web.LockFree(
+		Free: turns.LockFree(
 			func(ctx context.Context, holder string, ttl time.Duration) (bool, time.Duration, error) {
 				return st.Lock(ctx, id, holder, ttl)
 			},
@@ -85,10 +86,10 @@ func (s *Server) deadTurn(id string) *runlog.Ending {
 // session of another key or user, or none, is answered the same). A turn
 // in mode none is not recorded and cannot be stopped this way.
 func (s *Server) stopTurn(c *gin.Context) error {
-	stopping, err := s.cfg.StopRun(c.Request.Context(), web.Logger(c), s.cfg.Store, owner(c), runKey(c.Param("id")))
+	stopping, err := s.cfg.StopRun(c.Request.Context(), edge.Logger(c), s.cfg.Store, owner(c), runKey(c.Param("id")))
 	if err != nil {
 		return err
 	}
-	web.WriteJSON(c.Writer, http.StatusAccepted, stopping)
+	edge.WriteJSON(c.Writer, http.StatusAccepted, stopping)
 	return nil
 }

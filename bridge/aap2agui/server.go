@@ -10,8 +10,10 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"github.com/aapagui/aapagui/aap"
+	"github.com/aapagui/aapagui/bridge/internal/edge"
+	"github.com/aapagui/aapagui/bridge/internal/fault"
 	"github.com/aapagui/aapagui/bridge/internal/tracing"
-	"github.com/aapagui/aapagui/bridge/internal/web"
+	"github.com/aapagui/aapagui/bridge/internal/turns"
 	"github.com/aapagui/aapagui/internal/cursor"
 	"github.com/aapagui/aapagui/internal/ident"
 	"github.com/aapagui/aapagui/store"
@@ -21,10 +23,10 @@ import (
 // Server is the aap2agui HTTP handler.
 type Server struct {
 	cfg    Config
-	base   *web.Base              // metrics, keys, users, limits and the engine (web.Serving.NewBase)
+	base   *turns.Base            // metrics, keys, users, limits and the engine (turns.Serving.NewBase)
 	roster atomic.Pointer[roster] // the agents served (SetAgents replaces them)
 
-	readiness *web.Ready[readyCheck] // GET /readyz's check, reused for web.ReadyTTL
+	readiness *edge.Ready[readyCheck] // GET /readyz's check, reused for edge.ReadyTTL
 
 	streaming atomic.Int64 // turns whose answer is streaming: they share MaxCheckpoints
 	kept      *histories   // the histories kept between turns (nil: none)
@@ -35,7 +37,7 @@ func New(cfg Config) (*Server, error) {
 	if err := cfg.setDefaults(); err != nil {
 		return nil, err
 	}
-	b, err := cfg.Serving.NewBase(web.BaseOptions{Name: "aap2agui", Unit: "turn", Keyed: len(cfg.APIKeys) > 0, Limits: cfg.Limits.web(), MaxBody: cfg.MaxBody})
+	b, err := cfg.Serving.NewBase(turns.BaseOptions{Name: "aap2agui", Unit: "turn", Keyed: len(cfg.APIKeys) > 0, Limits: cfg.Limits.keyLimits(), MaxBody: cfg.MaxBody})
 	if err != nil {
 		return nil, err
 	}
@@ -45,7 +47,7 @@ func New(cfg Config) (*Server, error) {
 		s.kept = newHistories(cfg.HistoryCache)
 	}
 	s.roster.Store(s.newRoster(cfg.Agents))
-	s.readiness = web.NewReady(cfg.Clock, s.checkReady)
+	s.readiness = edge.NewReady(cfg.Clock, s.checkReady)
 	e, m := b.Engine, b.Metrics
 	e.GET("/readyz", s.handle(s.ready))
 	if !cfg.SeparateMetrics {
@@ -82,21 +84,21 @@ func (s *Server) route(e *gin.Engine, m Mount) (err error) {
 	}
 	if m.Version == aap.Version3 {
 		g.GET("/sessions", auth, s.handle(s.listSessions(m.Version)))
-		g.POST("/sessions", auth, web.JSONBody, s.handle(s.createSession))
+		g.POST("/sessions", auth, edge.JSONBody, s.handle(s.createSession))
 		g.GET("/sessions/:id", auth, id, s.handle(s.getSession(m.Version)))
 		g.DELETE("/sessions/:id", auth, id, s.handle(s.deleteSession))
 		g.GET("/sessions/:id/history", auth, id, s.handle(s.history))
-		g.POST("/sessions/:id/turns", auth, id, place, web.JSONBody, s.handle(s.turnV3))
+		g.POST("/sessions/:id/turns", auth, id, place, edge.JSONBody, s.handle(s.turnV3))
 		g.GET("/sessions/:id/turn", auth, id, s.handle(s.rejoin))
 		g.DELETE("/sessions/:id/turn", auth, id, s.handle(s.stopTurn))
 		return nil
 	}
 	// Versions 1 and 2: singular routes, PUT /session runs the first turn.
 	g.GET("/sessions", auth, s.handle(s.listSessions(m.Version)))
-	g.PUT("/session", auth, place, web.JSONBody, s.handle(s.putSession))
+	g.PUT("/session", auth, place, edge.JSONBody, s.handle(s.putSession))
 	g.GET("/session/:id", auth, id, s.handle(s.getSession(m.Version)))
 	g.DELETE("/session/:id", auth, id, s.handle(s.deleteSession))
-	g.POST("/session/:id", auth, id, place, web.JSONBody, s.handle(s.turnV1))
+	g.POST("/session/:id", auth, id, place, edge.JSONBody, s.handle(s.turnV1))
 	if m.Version == aap.Version2 {
 		g.GET("/session/:id/history", auth, id, s.handle(s.history))
 	}
@@ -128,11 +130,11 @@ func (s *Server) authAs(c *gin.Context, user bool) error {
 		return errUnauthorized
 	}
 	if user {
-		if owner, err = web.Scope(s.base.Users, owner, c.Request); err != nil {
+		if owner, err = edge.Scope(s.base.Users, owner, c.Request); err != nil {
 			return err
 		}
 	}
-	if err := web.Allow(s.base.Limits, owner); err != nil {
+	if err := edge.Allow(s.base.Limits, owner); err != nil {
 		return err
 	}
 	c.Set(ownerKey, owner)
@@ -141,21 +143,21 @@ func (s *Server) authAs(c *gin.Context, user bool) error {
 
 func owner(c *gin.Context) string { return c.GetString(ownerKey) }
 
-// ready answers GET /readyz from the last readiness check (web.Ready):
+// ready answers GET /readyz from the last readiness check (edge.Ready):
 // ready or not to anyone, the store and each agent's upstream only to a
-// caller that may know (web.Base.MayKnow).
+// caller that may know (turns.Base.MayKnow).
 func (s *Server) ready(c *gin.Context) error {
 	mayKnow := s.base.MayKnow(c.Request)
 	r, err := s.readiness.Get(c.Request.Context())
 	switch {
 	case err != nil:
-		return web.NotReady("the readiness check did not finish", mayKnow)
+		return edge.NotReady("the readiness check did not finish", mayKnow)
 	case r.store != nil:
-		return web.NotReady("the store is not reachable", mayKnow)
+		return edge.NotReady("the store is not reachable", mayKnow)
 	case !mayKnow:
-		web.JSON(c, http.StatusOK, readiness{Status: "ok"})
+		edge.JSON(c, http.StatusOK, readiness{Status: "ok"})
 	default:
-		web.JSON(c, http.StatusOK, readiness{Status: "ok", Store: "ok", Upstreams: r.upstreams})
+		edge.JSON(c, http.StatusOK, readiness{Status: "ok", Store: "ok", Upstreams: r.upstreams})
 	}
 	return nil
 }
@@ -169,14 +171,14 @@ func (s *Server) meta(version int) gin.HandlerFunc {
 		if version != aap.Version3 {
 			body = m.V1(version)
 		}
-		web.JSON(c, http.StatusOK, body)
+		edge.JSON(c, http.StatusOK, body)
 	}
 }
 
 // readBody reads the (size-limited) body and decodes it into v; the error
-// is a *web.Failure (400, 408 or 413).
+// is a *fault.Failure (400, 408 or 413).
 func readBody(c *gin.Context, v json.Unmarshaler) error {
-	data, err := web.ReadBody(c.Request)
+	data, err := edge.ReadBody(c.Request)
 	if err != nil {
 		return err
 	}
@@ -201,7 +203,7 @@ func (s *Server) createSession(c *gin.Context) error {
 	if err != nil {
 		return err
 	}
-	web.JSON(c, http.StatusCreated, aap.PostSessionsResponse{SessionID: sess.ID})
+	edge.JSON(c, http.StatusCreated, aap.PostSessionsResponse{SessionID: sess.ID})
 	return nil
 }
 
@@ -289,7 +291,7 @@ func (s *Server) getSession(version int) func(c *gin.Context) error {
 		}
 		info := s.info(sess)
 		if version == aap.Version3 {
-			web.JSON(c, http.StatusOK, info)
+			edge.JSON(c, http.StatusOK, info)
 			return nil
 		}
 		resp := info.V1()
@@ -299,7 +301,7 @@ func (s *Server) getSession(version int) func(c *gin.Context) error {
 				return err
 			}
 		}
-		web.JSON(c, http.StatusOK, resp)
+		edge.JSON(c, http.StatusOK, resp)
 		return nil
 	}
 }
@@ -315,7 +317,7 @@ func (s *Server) deleteSession(c *gin.Context) error {
 	}
 	s.kept.drop(c.Param("id"))
 	if err := s.cfg.Store.DeleteRunLogs(c.Request.Context(), owner(c), runKey(c.Param("id"))); err != nil {
-		web.Logger(c).Warn().Err(err).Str("session", c.Param("id")).Msg("the deleted session's run logs could not be dropped")
+		edge.Logger(c).Warn().Err(err).Str("session", c.Param("id")).Msg("the deleted session's run logs could not be dropped")
 	}
 	c.Status(http.StatusNoContent)
 	return nil
@@ -347,20 +349,20 @@ func (s *Server) listSessions(version int) func(c *gin.Context) error {
 			for i, sess := range list {
 				resp.Sessions[i] = sess.ID
 			}
-			web.JSON(c, http.StatusOK, resp)
+			edge.JSON(c, http.StatusOK, resp)
 		case aap.Version2:
 			resp := aap.SessionListResponseV2{Sessions: make([]aap.SessionResponseV1, len(list)), Next: next}
 			for i, sess := range list {
 				info := s.info(sess)
 				resp.Sessions[i] = info.V1()
 			}
-			web.JSON(c, http.StatusOK, resp)
+			edge.JSON(c, http.StatusOK, resp)
 		default:
 			resp := aap.GetSessionsResponse{Sessions: make([]aap.SessionInfo, len(list)), Next: next}
 			for i, sess := range list {
 				resp.Sessions[i] = s.info(sess)
 			}
-			web.JSON(c, http.StatusOK, resp)
+			edge.JSON(c, http.StatusOK, resp)
 		}
 		return nil
 	}
@@ -382,7 +384,7 @@ func (s *Server) history(c *gin.Context) error {
 	// The history of a session whose agent is no longer served is still
 	// the bridge's to give.
 	if a := s.agentNamed(sess.Agent.Name); a != nil && !a.cfg.Agent.Capabilities.SupportsHistory(ht) {
-		return web.Fail(web.KindNotFound, "history_type_not_supported", fmt.Sprintf("agent %q does not serve %s history", a.name(), ht))
+		return fault.Fail(fault.KindNotFound, "history_type_not_supported", fmt.Sprintf("agent %q does not serve %s history", a.name(), ht))
 	}
 	hist, err := s.historyOf(c, sess, ht)
 	if err != nil {

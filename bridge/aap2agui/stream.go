@@ -14,8 +14,10 @@ import (
 
 	"github.com/aapagui/aapagui/aap"
 	"github.com/aapagui/aapagui/agui"
+	"github.com/aapagui/aapagui/bridge/internal/fault"
 	"github.com/aapagui/aapagui/bridge/internal/metrics"
-	"github.com/aapagui/aapagui/bridge/internal/web"
+	"github.com/aapagui/aapagui/bridge/internal/turns"
+	"github.com/aapagui/aapagui/bridge/internal/upstream"
 	"github.com/aapagui/aapagui/internal/sse"
 	"github.com/aapagui/aapagui/store"
 	"github.com/aapagui/aapagui/translate"
@@ -30,7 +32,7 @@ type turnRun struct {
 	log            *zerolog.Logger
 	sess           *store.Session
 	agent          *agent
-	life           *web.Turn         // the turn's lease, stream, metrics and log line
+	life           *turns.Turn       // the turn's lease, stream, metrics and log line
 	prevInterrupts []types.Interrupt // open before the turn
 	tr             *translate.AGUIToAAP
 	rec            record // what the run has stored of itself (record.go)
@@ -53,7 +55,7 @@ type turnRun struct {
 // stream reads the agent's events, writes the AAP response and stores
 // what the run produces as it goes.
 // It sets the turn's stop reason and the upstream's result (see
-// web.EndTurn).
+// turns.EndTurn).
 //
 // r.saving, when not nil, delivers the outcome of saving the turn's own
 // messages, begun beside the upstream call: nothing of the answer is sent
@@ -64,7 +66,7 @@ type turnRun struct {
 // The turn's stop (turn_stop, or the none answer) is sent only once the
 // run is stored: a run that cannot be stored ends with an error stop (a
 // 500 in mode none), never with a clean end for what is not in history.
-func (r *turnRun) stream(ctx context.Context, body *web.IdleBody) error {
+func (r *turnRun) stream(ctx context.Context, body *upstream.IdleBody) error {
 	r.s.streaming.Add(1)
 	defer r.s.streaming.Add(-1)
 	r.state = r.sess.State
@@ -88,7 +90,7 @@ func (r *turnRun) stream(ctx context.Context, body *web.IdleBody) error {
 // the error of awaitSave when the turn's own messages could not be stored.
 // A run the agent ended without reading the turn's new user message is
 // followed by the run that carries it (followUp), read in turn.
-func (r *turnRun) read(ctx context.Context, body *web.IdleBody) (failure, unsaved error) {
+func (r *turnRun) read(ctx context.Context, body *upstream.IdleBody) (failure, unsaved error) {
 	failure, unsaved = r.readRun(ctx, body)
 	if unsaved != nil || !r.follow.holding() {
 		return failure, unsaved
@@ -107,7 +109,7 @@ func (r *turnRun) read(ctx context.Context, body *web.IdleBody) (failure, unsave
 }
 
 // readRun reads the events of one run of the turn (body).
-func (r *turnRun) readRun(ctx context.Context, body *web.IdleBody) (failure, unsaved error) {
+func (r *turnRun) readRun(ctx context.Context, body *upstream.IdleBody) (failure, unsaved error) {
 	var dec agui.Decoder
 	for frame, err := range sse.Read(r.source(ctx, body), sse.ReadOptions{MaxEventSize: r.s.cfg.MaxEventSize}) {
 		if r.saving != nil { // the first event only
@@ -124,7 +126,7 @@ func (r *turnRun) readRun(ctx context.Context, body *web.IdleBody) (failure, uns
 		}
 		ev, err := r.decode(ctx, &dec, frame.Data)
 		if err != nil {
-			return fmt.Errorf("%w: %w", web.ErrBadEvent, err), nil
+			return fmt.Errorf("%w: %w", fault.ErrBadEvent, err), nil
 		}
 		if ev == nil {
 			continue // a plain text delta, written
@@ -156,7 +158,7 @@ func (r *turnRun) readRun(ctx context.Context, body *web.IdleBody) (failure, uns
 // still streaming are due then too, after those saves (a draft is the last
 // entry): the clock is read once per read of the agent's stream, not per
 // event.
-func (r *turnRun) source(ctx context.Context, body *web.IdleBody) io.Reader {
+func (r *turnRun) source(ctx context.Context, body *upstream.IdleBody) io.Reader {
 	return saveBeforeRead{r: r.ans.source(body), save: func() {
 		r.rec.saveSettled(ctx)
 		r.checkpoint(ctx)
@@ -250,7 +252,7 @@ func (r *turnRun) awaitSave(ctx context.Context) error {
 	}
 	r.log.Error().Err(err).Str("session", r.sess.ID).Msg("store: the turn's messages could not be saved")
 	r.write(ctx, r.tr.Finish())
-	r.ans.stop(aap.StopError, namedStop(web.CauseOf(ctx, err)))
+	r.ans.stop(aap.StopError, namedStop(fault.CauseOf(ctx, err)))
 	return errEndedInBand
 }
 
@@ -270,7 +272,7 @@ func (r *turnRun) conclude(ctx context.Context, failure error) error {
 	}
 	r.write(ctx, r.tr.Finish())
 	if r.tr.Incomplete() && failure == nil {
-		result, _ = web.StreamFailure(nil)
+		result, _ = fault.StreamFailure(nil)
 		log.Warn().Str("session", sess.ID).Msg("the agent's stream ended without RUN_FINISHED")
 	}
 	if u := r.usage(); len(u) > 0 {
@@ -285,7 +287,7 @@ func (r *turnRun) conclude(ctx context.Context, failure error) error {
 		if re.Code != nil {
 			code = *re.Code
 		}
-		result = web.AgentError
+		result = fault.AgentError
 		log.Warn().Str("session", sess.ID).Str("agent_code", code).Str("agent_message", re.Message).Msg("the agent reported an error")
 	}
 	// Save and free the session before the client sees the end of the
@@ -296,7 +298,7 @@ func (r *turnRun) conclude(ctx context.Context, failure error) error {
 	r.s.kept.keep(sess.ID, r.rec.st)
 	r.life.Free()
 	stopReason := r.tr.StopReason()
-	if cut && web.Stopped(ctx) {
+	if cut && turns.Stopped(ctx) {
 		// Stopped on request: the turn is over as the user asked, not
 		// failed (what came is stored, as when a client leaves).
 		stopReason = aap.StopEndTurn
@@ -332,7 +334,7 @@ func (r *turnRun) grow(ev events.Event) error {
 		return nil
 	}
 	if !r.fits(n) {
-		return &web.MessageTooLargeError{Limit: r.s.cfg.MaxMessageSize}
+		return &fault.MessageTooLargeError{Limit: r.s.cfg.MaxMessageSize}
 	}
 	r.msgBytes += n
 	return nil
@@ -463,7 +465,7 @@ func (r *turnRun) finish(ctx context.Context) error {
 		entries := r.rec.unsaved(msgs, ids)
 		tries := 0
 		err := r.life.Lease.ReleaseWith(func(holder string) error {
-			wctx, cancel := context.WithTimeout(ctx, web.WriteTimeout)
+			wctx, cancel := context.WithTimeout(ctx, turns.WriteTimeout)
 			defer cancel()
 			if tries++; tries > 1 {
 				if done, err := r.rec.stored(wctx, entries); err != nil || done {
@@ -483,7 +485,7 @@ func (r *turnRun) finish(ctx context.Context) error {
 	// whole history when answered permissions go before later messages),
 	// then the session, both safe to repeat.
 	return r.life.Lease.ReleaseWith(func(holder string) error {
-		wctx, cancel := context.WithTimeout(ctx, web.WriteTimeout)
+		wctx, cancel := context.WithTimeout(ctx, turns.WriteTimeout)
 		defer cancel()
 		run := append(r.rec.entries[:len(r.rec.entries):len(r.rec.entries)], r.rec.unsaved(msgs, ids)...)
 		if err := r.rec.storeRun(wctx, run, refused); err != nil {

@@ -10,9 +10,12 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/aapagui/aapagui/aap"
+	"github.com/aapagui/aapagui/bridge/internal/edge"
+	"github.com/aapagui/aapagui/bridge/internal/fault"
 	"github.com/aapagui/aapagui/bridge/internal/metrics"
 	"github.com/aapagui/aapagui/bridge/internal/tracing"
-	"github.com/aapagui/aapagui/bridge/internal/web"
+	"github.com/aapagui/aapagui/bridge/internal/turns"
+	"github.com/aapagui/aapagui/bridge/internal/upstream"
 	"github.com/aapagui/aapagui/store"
 	"github.com/aapagui/aapagui/translate"
 )
@@ -67,7 +70,7 @@ func (s *Server) takeBack(c *gin.Context, sess *store.Session) {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(c.Request.Context()), 10*time.Second)
 	defer cancel()
 	if err := s.cfg.Store.DeleteSession(ctx, sess.Owner, sess.ID); err != nil {
-		web.Logger(c).Error().Err(err).Str("session", sess.ID).Msg("taking back the session of a PUT /session whose first turn did not start")
+		edge.Logger(c).Error().Err(err).Str("session", sess.ID).Msg("taking back the session of a PUT /session whose first turn did not start")
 		return
 	}
 	s.base.Metrics.InterruptsChanged(-len(sess.Interrupts))
@@ -116,7 +119,7 @@ type turn struct {
 	agent *agent        // the session's agent
 	hist  []store.Entry // the history read under the lock (or kept from the session's last turn here)
 	st    *tally        // the store, as the turn writes to it
-	life  *web.Turn     // the session's lease, the turn's stream, metrics and log line
+	life  *turns.Turn   // the session's lease, the turn's stream, metrics and log line
 	adm   *admission
 	// prevInterrupts were open before this turn.
 	prevInterrupts []types.Interrupt
@@ -127,7 +130,7 @@ type turn struct {
 // reports whether the agent took the turn: from then on the turn is part
 // of the session, whatever happens to the stream.
 func (s *Server) runTurn(c *gin.Context, id string, req *aap.PostSessionTurnRequest, form answerForm) (started bool, err error) {
-	t := &turn{s: s, log: web.Logger(c), req: req, form: form}
+	t := &turn{s: s, log: edge.Logger(c), req: req, form: form}
 	ctx, err := t.lock(c.Request.Context(), owner(c), id)
 	if err != nil {
 		return false, err
@@ -144,7 +147,7 @@ func (s *Server) runTurn(c *gin.Context, id string, req *aap.PostSessionTurnRequ
 		return false, invalid("invalid_request", err.Error())
 	}
 	// The turn's context is the request's until the turn ends; an error it
-	// returns is answered on the request's own (web.Left asks it whether
+	// returns is answered on the request's own (edge.Left asks it whether
 	// the client went away: the turn's ends with the turn).
 	outer := c.Request
 	c.Request = c.Request.WithContext(ctx)
@@ -163,7 +166,7 @@ func (s *Server) runTurn(c *gin.Context, id string, req *aap.PostSessionTurnRequ
 	defer body.Close()
 	saving, err := t.save(ctx)
 	if err != nil {
-		return false, web.CauseOf(ctx, err) // cut short by the lease, say: not a bare "context canceled"
+		return false, fault.CauseOf(ctx, err) // cut short by the lease, say: not a bare "context canceled"
 	}
 	// The agent took the run: from here on the turn is part of the session.
 	return true, t.stream(ctx, c.Writer, body, saving)
@@ -172,13 +175,13 @@ func (s *Server) runTurn(c *gin.Context, id string, req *aap.PostSessionTurnRequ
 // lock takes the session's turn lock, then reads the session and its
 // history under it (a turn that just finished may have changed them): one
 // round trip on PostgreSQL. It returns the turn's context (see
-// web.Serving.BeginTurn); t.life.Release frees it all.
+// turns.Serving.BeginTurn); t.life.Release frees it all.
 //
 // The store work is bounded by Config.StartTimeout: a start the store does
-// not take in time ends with web.ErrStoreBusy (503 store_busy), before
+// not take in time ends with fault.ErrStoreBusy (503 store_busy), before
 // anything of the turn ran.
 func (t *turn) lock(ctx context.Context, owner, id string) (context.Context, error) {
-	start, cancel := web.StartContext(ctx, t.s.cfg.StartTimeout)
+	start, cancel := fault.StartContext(ctx, t.s.cfg.StartTimeout)
 	defer cancel()
 	if err := t.s.base.Load.Admit(start); err != nil {
 		return nil, err // 503 overloaded, before the store is asked
@@ -189,36 +192,36 @@ func (t *turn) lock(ctx context.Context, owner, id string) (context.Context, err
 	if err == nil && sess.KnownHistory(known) {
 		hist = kept
 	}
-	err = web.CauseOf(start, err)
+	err = fault.CauseOf(start, err)
 	t.s.base.Load.Started(err)
 	if err != nil {
 		return nil, err // *store.HeldError: 409 turn_in_progress (failure)
 	}
 	t.sess, t.hist, t.st = sess, hist, newTally(st, id, sess.HistoryVersion, hist)
-	ctx, t.life = t.s.cfg.BeginTurn(ctx, lease, t.log, web.TurnEnd{What: "turn", IDKey: "session", ID: id})
+	ctx, t.life = t.s.cfg.BeginTurn(ctx, lease, t.log, turns.TurnEnd{What: "turn", IDKey: "session", ID: id})
 	return ctx, nil
 }
 
 // call sends the turn's run to the agent. A failure is logged here, with
 // the session, and is the turn's upstream result.
-func (t *turn) call(ctx context.Context) (*web.IdleBody, error) {
+func (t *turn) call(ctx context.Context) (*upstream.IdleBody, error) {
 	body, err := t.agent.postTurn(ctx, t.adm)
 	if err == nil {
 		return body, nil
 	}
-	if err := web.CauseOf(ctx, err); errors.Is(err, store.ErrLeaseLost) {
+	if err := fault.CauseOf(ctx, err); errors.Is(err, store.ErrLeaseLost) {
 		// The call was cut short by the turn's lock given up, not by
 		// the agent: 503 lease_lost (failure), logged by the lease.
 		t.life.Line.Upstream = "lease_lost"
 		return nil, err
 	}
-	ue := &upstreamError{web.KindUpstream, "upstream_error", "the agent could not be called", err}
+	ue := &upstreamError{fault.KindUpstream, "upstream_error", "the agent could not be called", err}
 	errors.As(err, &ue)
 	if t.life.Line.Upstream = ue.code; ctx.Err() != nil {
 		t.life.Line.Upstream = metrics.OutcomeCancelled
 	}
 	ev := t.log.Warn()
-	if web.Gone(ctx) {
+	if edge.Gone(ctx) {
 		// No upstream failure: the client went away (answered 499).
 		ev = t.log.Debug().Bool("client_left", true)
 	}
@@ -253,11 +256,11 @@ func (t *turn) save(ctx context.Context) (<-chan error, error) {
 // stream answers the turn with the agent's events (body), storing what
 // the run produces (turnRun); saving, when not nil, delivers the outcome
 // of saving the turn's own messages (save).
-func (t *turn) stream(ctx context.Context, rw gin.ResponseWriter, body *web.IdleBody, saving <-chan error) error {
+func (t *turn) stream(ctx context.Context, rw gin.ResponseWriter, body *upstream.IdleBody, saving <-chan error) error {
 	hist, added := t.adm.hist, t.adm.added
 	t.record()
 	tr := translate.NewAGUIToAAP(translate.AGUIToAAPOptions{Mode: t.req.Mode(), Prior: translate.PriorCallsOf(historyMessages(hist, added)),
-		Spill: web.SpillTo(ctx, t.log, "session", t.sess.ID, func(ctx context.Context, p store.TextPart) error {
+		Spill: turns.SpillTo(ctx, t.log, "session", t.sess.ID, func(ctx context.Context, p store.TextPart) error {
 			return t.st.AddHistoryPart(ctx, t.sess.ID, p)
 		})})
 	r := &turnRun{s: t.s, log: t.log, sess: t.sess, agent: t.agent, life: t.life, prevInterrupts: t.prevInterrupts,

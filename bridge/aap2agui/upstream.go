@@ -11,7 +11,8 @@ import (
 	"github.com/ag-ui-protocol/ag-ui/sdks/community/go/pkg/core/types"
 
 	"github.com/aapagui/aapagui/agui"
-	"github.com/aapagui/aapagui/bridge/internal/web"
+	"github.com/aapagui/aapagui/bridge/internal/fault"
+	"github.com/aapagui/aapagui/bridge/internal/upstream"
 	"github.com/aapagui/aapagui/internal/redact"
 	"github.com/aapagui/aapagui/internal/redirect"
 	"github.com/aapagui/aapagui/internal/reqbody"
@@ -19,10 +20,10 @@ import (
 
 // upstreamError is a failure of the upstream call before its stream began.
 type upstreamError struct {
-	kind    web.Kind // web.KindUpstream (502) or web.KindUpstreamTimeout (504)
-	code    string   // stable error code
-	message string   // safe for the client
-	detail  error    // for the log only
+	kind    fault.Kind // fault.KindUpstream (502) or fault.KindUpstreamTimeout (504)
+	code    string     // stable error code
+	message string     // safe for the client
+	detail  error      // for the log only
 }
 
 // Error describes the failure.
@@ -33,17 +34,17 @@ func (e *upstreamError) Error() string { return e.message + ": " + e.detail.Erro
 // the encrypted values of the run's tool calls (toolCallId → value),
 // which the SDK's ToolCall cannot carry: they are added to its JSON
 // (encrypted.go).
-func (a *agent) post(ctx context.Context, in *types.RunAgentInput, calls map[string]string) (*web.IdleBody, error) {
+func (a *agent) post(ctx context.Context, in *types.RunAgentInput, calls map[string]string) (*upstream.IdleBody, error) {
 	data, err := agui.MarshalRunAgentInput(in)
 	if err == nil && len(calls) > 0 {
 		data, err = agui.PatchToolCallValues(data, calls)
 	}
 	if err != nil {
-		return nil, &upstreamError{web.KindUpstream, "upstream_request", "could not encode the run for the agent", err}
+		return nil, &upstreamError{fault.KindUpstream, "upstream_request", "could not encode the run for the agent", err}
 	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, a.cfg.Upstream, nil)
 	if err != nil {
-		return nil, &upstreamError{web.KindUpstream, "upstream_request", "could not build the request to the agent", err}
+		return nil, &upstreamError{fault.KindUpstream, "upstream_request", "could not build the request to the agent", err}
 	}
 	// The run holds the whole conversation: its bytes go once the answer
 	// has begun, not when the stream ends.
@@ -58,7 +59,7 @@ func (a *agent) post(ctx context.Context, in *types.RunAgentInput, calls map[str
 
 	// The wait for response headers only is bounded: the stream itself
 	// may run for as long as the agent takes.
-	body, err := web.Dial(ctx, a.cfg.ConnectTimeout, a.cfg.IdleTimeout, func(ctx context.Context) (io.ReadCloser, error) {
+	body, err := upstream.Dial(ctx, a.cfg.ConnectTimeout, a.cfg.IdleTimeout, func(ctx context.Context) (io.ReadCloser, error) {
 		resp, err := a.s.cfg.HTTPClient.Do(req.WithContext(ctx))
 		rb.Release()
 		if err != nil {
@@ -75,10 +76,10 @@ func (a *agent) post(ctx context.Context, in *types.RunAgentInput, calls map[str
 	switch {
 	case err == nil:
 		return body, nil
-	case !errors.Is(err, web.ErrConnectTimeout) && errors.As(err, &ue):
+	case !errors.Is(err, upstream.ErrConnectTimeout) && errors.As(err, &ue):
 		return nil, ue
 	}
-	f := web.UpstreamFailure(err, "the agent", a.cfg.ConnectTimeout)
+	f := upstream.Failure(err, "the agent", a.cfg.ConnectTimeout)
 	return nil, &upstreamError{f.Kind, f.Code, f.Message, err}
 }
 
@@ -88,12 +89,12 @@ func checkResponse(resp *http.Response) error {
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		snippet, _ := io.ReadAll(io.LimitReader(resp.Body, 4<<10))
 		resp.Body.Close()
-		return &upstreamError{web.KindUpstream, "upstream_error", fmt.Sprintf("the agent answered HTTP %d", resp.StatusCode),
+		return &upstreamError{fault.KindUpstream, "upstream_error", fmt.Sprintf("the agent answered HTTP %d", resp.StatusCode),
 			fmt.Errorf("HTTP %d: %q", resp.StatusCode, snippet)}
 	}
 	if mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type")); mt != "text/event-stream" {
 		resp.Body.Close()
-		return &upstreamError{web.KindUpstream, "upstream_not_sse", "the agent did not answer with an event stream", fmt.Errorf("content type %q", resp.Header.Get("Content-Type"))}
+		return &upstreamError{fault.KindUpstream, "upstream_not_sse", "the agent did not answer with an event stream", fmt.Errorf("content type %q", resp.Header.Get("Content-Type"))}
 	}
 	return nil
 }

@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/aapagui/aapagui/aap"
-	"github.com/aapagui/aapagui/bridge/internal/web"
+	"github.com/aapagui/aapagui/bridge/internal/turns"
 	"github.com/aapagui/aapagui/internal/redact"
 	"github.com/aapagui/aapagui/store"
 	"github.com/aapagui/aapagui/translate"
@@ -67,17 +67,17 @@ func ParseServerTools(spec string) ([]ServerTool, error) {
 // Serving are the options both bridges serve with (the upstream's client
 // and time bounds, keys, users, CORS, logging, telemetry), the same type
 // in aap2agui and agui2aap: a program fills one and gives it to both.
-type Serving = web.Serving
+type Serving = turns.Serving
 
 // ClientGone says what becomes of a turn whose client left
 // (Serving.OnClientGone): ClientGoneCancel (the default) or
 // ClientGoneFinish.
-type ClientGone = web.ClientGone
+type ClientGone = turns.ClientGone
 
 // What becomes of a turn whose client left.
 const (
-	ClientGoneCancel = web.ClientGoneCancel // the upstream is cancelled; what came is stored
-	ClientGoneFinish = web.ClientGoneFinish // the turn runs to its end and is stored whole
+	ClientGoneCancel = turns.ClientGoneCancel // the upstream is cancelled; what came is stored
+	ClientGoneFinish = turns.ClientGoneFinish // the turn runs to its end and is stored whole
 )
 
 // Config configures a Server. Every field's zero value is usable except

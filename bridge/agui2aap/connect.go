@@ -13,13 +13,15 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/aapagui/aapagui/agui"
+	"github.com/aapagui/aapagui/bridge/internal/edge"
+	"github.com/aapagui/aapagui/bridge/internal/fault"
 	"github.com/aapagui/aapagui/bridge/internal/runlog"
-	"github.com/aapagui/aapagui/bridge/internal/web"
+	"github.com/aapagui/aapagui/bridge/internal/turns"
 	"github.com/aapagui/aapagui/store"
 )
 
 // A run's stream is recorded in the thread's run log as it goes
-// (web.Turn.Record), each event with an SSE id; a client that lost it
+// (turns.Turn.Record), each event with an SSE id; a client that lost it
 // (a reloaded page, a restarted runtime) rejoins it with POST
 // /agents/:name/connect, on any replica.
 
@@ -107,16 +109,16 @@ func (s *Server) serveConnect(c *gin.Context) error {
 	}
 	if st := s.runLogs(); st != nil {
 		lastID := c.GetHeader("Last-Event-ID")
-		l, after, err := web.FindRun(c.Request.Context(), st, c.GetString(ownerKey), runKey(in.ThreadID), lastID, interruptedRun)
+		l, after, err := turns.FindRun(c.Request.Context(), st, c.GetString(ownerKey), runKey(in.ThreadID), lastID, interruptedRun)
 		switch {
 		case err == nil && (lastID != "" || !l.Finished):
 			var prologue []byte
 			if lastID == "" {
-				prologue = s.joining(c.Request.Context(), l, in.ThreadID, web.Logger(c))
+				prologue = s.joining(c.Request.Context(), l, in.ThreadID, edge.Logger(c))
 			}
 			s.cfg.Rejoin(c, st, l, after, prologue, s.deadRun(c.GetString(ownerKey), in.ThreadID))
 			return nil
-		case err != nil && !errors.Is(err, web.ErrNoRun):
+		case err != nil && !errors.Is(err, turns.ErrNoRun):
 			return err
 		}
 	}
@@ -126,7 +128,7 @@ func (s *Server) serveConnect(c *gin.Context) error {
 }
 
 // interruptedRun is the RUN_ERROR that ends the log of a run whose process
-// is gone (web.Serving.Rejoin); without a timestamp, so that every
+// is gone (turns.Serving.Rejoin); without a timestamp, so that every
 // replica writes it, and knows it, byte for byte.
 var interruptedRun, _ = agui.AppendFrame(nil, &events.RunErrorEvent{
 	BaseEvent: &events.BaseEvent{EventType: events.EventTypeRunError},
@@ -140,7 +142,7 @@ func ptr[T any](v T) *T { return &v }
 func (s *Server) deadRun(owner, id string) *runlog.Ending {
 	st := s.cfg.Store
 	return &runlog.Ending{
-		Free: web.LockFree(
+		Free: turns.LockFree(
 			func(ctx context.Context, holder string, ttl time.Duration) (bool, time.Duration, error) {
 				return st.LockThread(ctx, owner, id, holder, ttl)
 			},
@@ -163,27 +165,27 @@ func (s *Server) stopRun(c *gin.Context) {
 		s.fail(c, err)
 		return
 	}
-	web.WriteJSON(c.Writer, http.StatusAccepted, stopping)
+	edge.WriteJSON(c.Writer, http.StatusAccepted, stopping)
 }
 
-func (s *Server) stopping(c *gin.Context) (*web.RunStopping, error) {
+func (s *Server) stopping(c *gin.Context) (*turns.RunStopping, error) {
 	ctx, owner, id := c.Request.Context(), c.GetString(ownerKey), c.Param("threadId")
 	if err := checkThreadID(id); err != nil {
-		return nil, web.Fail(web.KindInvalid, "invalid_request", err.Error())
+		return nil, fault.Fail(fault.KindInvalid, "invalid_request", err.Error())
 	}
 	st := s.runLogs()
 	if st == nil {
-		return nil, web.NoRunInFlight()
+		return nil, turns.NoRunInFlight()
 	}
 	th, err := s.cfg.Store.GetThread(ctx, owner, id)
 	switch {
 	case err == nil && th.Agent != "" && th.Agent != c.Param("name"):
-		return nil, web.NoRunInFlight()
+		return nil, turns.NoRunInFlight()
 	case err != nil && !errors.Is(err, store.ErrNotFound):
 		return nil, &storeError{"get thread", err}
 	}
-	stopping, err := s.cfg.StopRun(ctx, web.Logger(c), st, owner, runKey(id))
-	var f *web.Failure
+	stopping, err := s.cfg.StopRun(ctx, edge.Logger(c), st, owner, runKey(id))
+	var f *fault.Failure
 	if err != nil && !errors.As(err, &f) {
 		return nil, &storeError{"stop run", err}
 	}

@@ -13,7 +13,10 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/aapagui/aapagui/aap"
-	"github.com/aapagui/aapagui/bridge/internal/web"
+	"github.com/aapagui/aapagui/bridge/internal/edge"
+	"github.com/aapagui/aapagui/bridge/internal/fault"
+	"github.com/aapagui/aapagui/bridge/internal/ssestream"
+	"github.com/aapagui/aapagui/bridge/internal/turns"
 	"github.com/aapagui/aapagui/store"
 	"github.com/aapagui/aapagui/translate"
 )
@@ -39,13 +42,13 @@ func isHydration(in *types.RunAgentInput) bool {
 // ids are not the thread's (renumber) does it write, under the lock, and
 // only if the lock is free.
 func (s *Server) hydrate(c *gin.Context, cl *aap.Client, info *aap.AgentInfo, in *types.RunAgentInput) error {
-	log := web.Logger(c)
+	log := edge.Logger(c)
 	ctx := c.Request.Context()
-	start, endStart := web.StartContext(ctx, s.cfg.StartTimeout)
+	start, endStart := fault.StartContext(ctx, s.cfg.StartTimeout)
 	th, err := s.loadThread(start, c.GetString(ownerKey), in.ThreadID)
 	endStart()
 	if err != nil {
-		return web.CauseOf(start, err)
+		return fault.CauseOf(start, err)
 	}
 	msgs, interrupts, err := s.conversation(ctx, cl, info, th, log)
 	if err != nil {
@@ -58,7 +61,7 @@ func (s *Server) hydrate(c *gin.Context, cl *aap.Client, info *aap.AgentInfo, in
 		finished.Outcome = &events.RunFinishedOutcome{Type: events.RunFinishedOutcomeTypeInterrupt, Interrupts: interrupts}
 	}
 	evs = append(evs, finished)
-	out := web.NewStream(c.Writer)
+	out := ssestream.New(c.Writer)
 	out.Start()
 	writeAGUI(out, evs, log)
 	out.Flush()
@@ -102,7 +105,7 @@ func (s *Server) conversation(ctx context.Context, cl *aap.Client, info *aap.Age
 func historySnapshot(hist []aap.Message, th *store.Thread) ([]types.Message, error) {
 	msgs, err := snapshotMessages(hist, th.Delivered)
 	if err != nil {
-		return nil, web.Fail(web.KindUpstream, "upstream_bad_history", "the AAP session's history could not be given in AG-UI form: "+err.Error())
+		return nil, fault.Fail(fault.KindUpstream, "upstream_bad_history", "the AAP session's history could not be given in AG-UI form: "+err.Error())
 	}
 	if msgs == nil {
 		msgs = []types.Message{}
@@ -133,7 +136,7 @@ func (s *Server) renumber(ctx context.Context, th *store.Thread, hist []aap.Mess
 	if slices.Equal(delivered, th.Delivered) {
 		return msgs, th.Interrupts, nil
 	}
-	lease, err := store.TakeThread(ctx, s.cfg.Store, th.Owner, th.ID, store.LeaseOptions{OnError: web.LeaseLog(log, "thread", th.ID)})
+	lease, err := store.TakeThread(ctx, s.cfg.Store, th.Owner, th.ID, store.LeaseOptions{OnError: edge.LeaseLog(log, "thread", th.ID)})
 	if errors.Is(err, store.ErrHeld) {
 		log.Debug().Str("thread", th.ID).Msg("hydration: the thread's run lock is held; its new ids are not saved")
 		return msgs, th.Interrupts, nil
@@ -149,7 +152,7 @@ func (s *Server) renumber(ctx context.Context, th *store.Thread, hist []aap.Mess
 	held.Delivered, held.KeepUpdatedAt = delivered, true
 	held.RecordTail = recordOf(msgs, log)
 	err = lease.ReleaseWith(func(holder string) error {
-		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), web.WriteTimeout)
+		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), turns.WriteTimeout)
 		defer cancel()
 		return s.cfg.Store.SaveThreadUnlock(ctx, held, holder)
 	})

@@ -10,8 +10,11 @@ import (
 
 	"github.com/aapagui/aapagui/aap"
 	"github.com/aapagui/aapagui/agui"
+	"github.com/aapagui/aapagui/bridge/internal/edge"
+	"github.com/aapagui/aapagui/bridge/internal/fault"
 	"github.com/aapagui/aapagui/bridge/internal/metrics"
-	"github.com/aapagui/aapagui/bridge/internal/web"
+	"github.com/aapagui/aapagui/bridge/internal/ssestream"
+	"github.com/aapagui/aapagui/bridge/internal/turns"
 	"github.com/aapagui/aapagui/internal/ident"
 	"github.com/aapagui/aapagui/store"
 	"github.com/aapagui/aapagui/translate"
@@ -21,7 +24,7 @@ import (
 
 // A run's intake: the handler reads and checks the RunAgentInput, finds
 // the agent, takes the thread's lock and begins the run's life
-// (web.Turn), reads the thread and plans the run (plan.go), then hands it
+// (turns.Turn), reads the thread and plans the run (plan.go), then hands it
 // to the runner (run.go). What fails before the stream begins is answered
 // here, as JSON or, for a refusal, as RUN_STARTED then RUN_ERROR.
 
@@ -34,7 +37,7 @@ func (s *Server) run(c *gin.Context) {
 	var ref *translate.Refusal
 	switch {
 	case errors.As(err, &ref):
-		web.Logger(c).Info().Str("code", ref.Code).Str("thread", in.ThreadID).Msg("run refused")
+		edge.Logger(c).Info().Str("code", ref.Code).Str("thread", in.ThreadID).Msg("run refused")
 		s.refuse(c, in, ref)
 	case err != nil:
 		s.fail(c, err)
@@ -54,7 +57,7 @@ func (s *Server) serveRun(c *gin.Context) (*types.RunAgentInput, error) {
 
 // serveInput takes the thread of a run's input and runs it (serveRun).
 func (s *Server) serveInput(c *gin.Context, in *types.RunAgentInput) (*types.RunAgentInput, error) {
-	log := web.Logger(c)
+	log := edge.Logger(c)
 	ctx := c.Request.Context()
 	name := c.Param("name")
 	cl, info, version, err := s.agent(ctx, c.Request, name)
@@ -75,43 +78,43 @@ func (s *Server) serveInput(c *gin.Context, in *types.RunAgentInput) (*types.Run
 	// by StartTimeout: past it the run is refused, 503 store_busy, before
 	// its turn is sent.
 	owner := c.GetString(ownerKey)
-	start, endStart := web.StartContext(ctx, s.cfg.StartTimeout)
+	start, endStart := fault.StartContext(ctx, s.cfg.StartTimeout)
 	defer endStart()
 	if err := s.base.Load.Admit(start); err != nil {
 		return in, err // 503 overloaded, before the store is asked
 	}
 	lease, err := s.takeThread(start, log, owner, in.ThreadID, runBusy)
-	s.base.Load.Started(web.CauseOf(start, err))
+	s.base.Load.Started(fault.CauseOf(start, err))
 	if err != nil {
-		return in, web.CauseOf(start, err)
+		return in, fault.CauseOf(start, err)
 	}
-	ctx, r.life = s.cfg.BeginTurn(ctx, lease, log, web.TurnEnd{What: "run", IDKey: "thread", ID: in.ThreadID})
+	ctx, r.life = s.cfg.BeginTurn(ctx, lease, log, turns.TurnEnd{What: "run", IDKey: "thread", ID: in.ThreadID})
 	defer r.life.Release()
 	// The request carries the run's context while the run goes on; the
 	// error returned is answered under the request's own, which tells
-	// whether its client left (web.Left), not that the run ended.
+	// whether its client left (edge.Left), not that the run ended.
 	req := c.Request
 	c.Request = req.WithContext(ctx)
 	defer func() { c.Request = req }()
 
 	if r.th, err = s.loadThread(start, owner, in.ThreadID); err != nil {
-		return in, web.CauseOf(start, web.CauseOf(ctx, err))
+		return in, fault.CauseOf(start, fault.CauseOf(ctx, err))
 	}
 	endStart()
 	if r.th == nil {
 		if err := s.roomForThread(ctx, log, owner); err != nil {
-			return in, web.CauseOf(ctx, err)
+			return in, fault.CauseOf(ctx, err)
 		}
 	}
 	if r.p, err = s.makePlan(r.th, in, name); err != nil {
-		return in, web.CauseOf(ctx, err)
+		return in, fault.CauseOf(ctx, err)
 	}
 	if r.th == nil {
 		r.th = &store.Thread{Owner: owner, ID: in.ThreadID}
 	}
 	// An error cut short by the run's lease or its longest duration is
-	// named by its cause (web.CauseOf), not as the call it interrupted.
-	return in, web.CauseOf(ctx, r.execute(ctx))
+	// named by its cause (fault.CauseOf), not as the call it interrupted.
+	return in, fault.CauseOf(ctx, r.execute(ctx))
 }
 
 // runBusy is the message of a run that finds its thread held by another.
@@ -122,13 +125,13 @@ func runBusy(left time.Duration) string {
 // readRunInput reads and checks the request's RunAgentInput; a run
 // without an id gets one.
 func readRunInput(r *http.Request) (*types.RunAgentInput, error) {
-	data, err := web.ReadBody(r)
+	data, err := edge.ReadBody(r)
 	if err != nil {
 		return nil, err
 	}
 	in, err := agui.DecodeRunAgentInputLazy(data)
 	if err != nil {
-		return nil, web.Fail(web.KindInvalid, "invalid_body", "the body is not a RunAgentInput: "+err.Error())
+		return nil, fault.Fail(fault.KindInvalid, "invalid_body", "the body is not a RunAgentInput: "+err.Error())
 	}
 	if strings.TrimSpace(in.ThreadID) == "" {
 		return nil, badInput("threadId is required")
@@ -153,7 +156,7 @@ func (s *Server) agent(ctx context.Context, r *http.Request, name string) (*aap.
 	}
 	info, ok := meta.Agent(name)
 	if !ok {
-		return nil, nil, 0, web.Fail(web.KindNotFound, "unknown_agent", "no agent "+name+" on the AAP server")
+		return nil, nil, 0, fault.Fail(fault.KindNotFound, "unknown_agent", "no agent "+name+" on the AAP server")
 	}
 	v, err := cl.Version(ctx) // known: s.upstream gave cl its version
 	if err != nil {
@@ -192,8 +195,8 @@ func (s *Server) loadThread(ctx context.Context, owner, id string) (*store.Threa
 // then RUN_ERROR with the rule's code.
 func (s *Server) refuse(c *gin.Context, in *types.RunAgentInput, ref *translate.Refusal) {
 	t := translate.NewAAPToAGUI(translate.AAPToAGUIOptions{ThreadID: in.ThreadID, RunID: in.RunID})
-	out := web.NewStream(c.Writer)
+	out := ssestream.New(c.Writer)
 	out.Start()
-	writeAGUI(out, t.Fail(inBand(ref)), web.Logger(c))
+	writeAGUI(out, t.Fail(inBand(ref)), edge.Logger(c))
 	out.Flush()
 }

@@ -8,7 +8,8 @@ import (
 	"github.com/gin-gonic/gin"
 	"github.com/rs/zerolog"
 
-	"github.com/aapagui/aapagui/bridge/internal/web"
+	"github.com/aapagui/aapagui/bridge/internal/edge"
+	"github.com/aapagui/aapagui/bridge/internal/fault"
 )
 
 // Limits are optional per-key limits, each off at zero. A key is one API
@@ -35,15 +36,15 @@ type Limits struct {
 // place frees when the client deletes a thread, at no foreseeable time.
 const threadRetry = time.Minute
 
-// web is the limits as both bridges name them.
-func (l Limits) web() web.KeyLimits {
-	return web.KeyLimits{Conversations: l.ThreadsPerKey, Turns: l.RunsPerKey, RequestsPerSecond: l.RequestsPerSecond, Burst: l.Burst}
+// keyLimits is the limits as both bridges name them (edge.KeyLimits).
+func (l Limits) keyLimits() edge.KeyLimits {
+	return edge.KeyLimits{Conversations: l.ThreadsPerKey, Turns: l.RunsPerKey, RequestsPerSecond: l.RequestsPerSecond, Burst: l.Burst}
 }
 
 // runPlace holds one of the caller's run places (Limits.RunsPerKey) for
 // the rest of the request, or answers 429.
 func (s *Server) runPlace(c *gin.Context) {
-	release, err := web.Place(s.base.Limits, c.GetString(ownerKey), "too_many_runs", "runs")
+	release, err := edge.Place(s.base.Limits, c.GetString(ownerKey), "too_many_runs", "runs")
 	if err != nil {
 		s.fail(c, err)
 		return
@@ -65,7 +66,7 @@ func (s *Server) roomForThread(ctx context.Context, log *zerolog.Logger, owner s
 		return errStore
 	}
 	if n >= max {
-		return web.Throttled("too_many_threads", fmt.Sprintf("this key holds %d threads, its limit; delete one to start another", max), threadRetry)
+		return fault.Throttled("too_many_threads", fmt.Sprintf("this key holds %d threads, its limit; delete one to start another", max), threadRetry)
 	}
 	return nil
 }

@@ -8,7 +8,7 @@ import (
 	"github.com/ag-ui-protocol/ag-ui/sdks/community/go/pkg/core/types"
 	"github.com/rs/zerolog"
 
-	"github.com/aapagui/aapagui/bridge/internal/web"
+	"github.com/aapagui/aapagui/bridge/internal/turns"
 	"github.com/aapagui/aapagui/internal/jsonenc"
 	"github.com/aapagui/aapagui/store"
 	"github.com/aapagui/aapagui/translate"
@@ -162,7 +162,7 @@ func (r *runner) spill(ctx context.Context) translate.TextSpill {
 		return nil
 	}
 	owner, id := r.th.Owner, r.th.ID
-	return web.SpillTo(ctx, r.log, "thread", id, func(ctx context.Context, p store.TextPart) error {
+	return turns.SpillTo(ctx, r.log, "thread", id, func(ctx context.Context, p store.TextPart) error {
 		return r.s.cfg.Store.AddRecordPart(ctx, owner, id, p)
 	})
 }

@@ -13,9 +13,11 @@ import (
 
 	"github.com/aapagui/aapagui/aap"
 	"github.com/aapagui/aapagui/agui"
+	"github.com/aapagui/aapagui/bridge/internal/fault"
 	"github.com/aapagui/aapagui/bridge/internal/metrics"
+	"github.com/aapagui/aapagui/bridge/internal/ssestream"
 	"github.com/aapagui/aapagui/bridge/internal/tracing"
-	"github.com/aapagui/aapagui/bridge/internal/web"
+	"github.com/aapagui/aapagui/bridge/internal/turns"
 	"github.com/aapagui/aapagui/store"
 	"github.com/aapagui/aapagui/translate"
 )
@@ -37,12 +39,12 @@ type runner struct {
 	th          *store.Thread
 	p           *translate.RunPlan
 	log         *zerolog.Logger
-	life        *web.Turn // the lease, the run's stream, metrics and log line
+	life        *turns.Turn // the lease, the run's stream, metrics and log line
 	clientTools []aap.ToolSpec
 	fwd         *translate.Forwarded
-	w           web.Writer[events.Event] // writes the run, its RUN_FINISHED held back until the thread is saved
-	put         *aap.PutSessionRequest   // the first turn of a new session, on a version 1 or 2 server
-	movedFrom   string                   // the session a PUT /session replaces ("" for a thread's first)
+	w           turns.Writer[events.Event] // writes the run, its RUN_FINISHED held back until the thread is saved
+	put         *aap.PutSessionRequest     // the first turn of a new session, on a version 1 or 2 server
+	movedFrom   string                     // the session a PUT /session replaces ("" for a thread's first)
 
 	a2g      *translate.AAPToAGUI
 	clients  map[string]bool // client tool names
@@ -134,7 +136,7 @@ func (r *runner) travelLight() {
 
 // pump translates the turn's events to the client, running follow-up turns
 // when the permission policy answers for the client. A run stopped on
-// request (web.Stopped) ends with RUN_FINISHED.
+// request (turns.Stopped) ends with RUN_FINISHED.
 func (r *runner) pump(ctx context.Context, evs iter.Seq2[aap.Event, error], req *aap.PostSessionTurnRequest) {
 	r.answered = answersOf(req.Messages)
 	for {
@@ -150,7 +152,7 @@ func (r *runner) pump(ctx context.Context, evs iter.Seq2[aap.Event, error], req 
 		fu := &aap.PostSessionTurnRequest{Stream: req.Stream, Messages: next}
 		var err error
 		if evs, err = r.open(ctx, r.th.SessionID, fu); err != nil {
-			if web.Stopped(ctx) {
+			if turns.Stopped(ctx) {
 				break
 			}
 			r.log.Warn().Err(err).Msg("follow-up turn refused")
@@ -160,7 +162,7 @@ func (r *runner) pump(ctx context.Context, evs iter.Seq2[aap.Event, error], req 
 	}
 	switch {
 	case r.a2g.Done():
-	case web.Stopped(ctx):
+	case turns.Stopped(ctx):
 		// Stopped on request: the run ends as the user asked, with
 		// RUN_FINISHED (what is open closed first), not RUN_ERROR.
 		r.feed(&aap.TurnStop{StopReason: aap.StopEndTurn})
@@ -260,7 +262,7 @@ func (r *runner) grow(ev aap.Event) error {
 		n = len(e.Input)
 	}
 	if !r.fits(n) {
-		return &web.MessageTooLargeError{Limit: r.s.cfg.MaxMessageSize}
+		return &fault.MessageTooLargeError{Limit: r.s.cfg.MaxMessageSize}
 	}
 	r.msgBytes += n
 	return nil
@@ -365,9 +367,9 @@ func (r *runner) turnDone(result string) {
 	switch {
 	case result != "":
 	case r.life.Line.Stop == "":
-		result, _ = web.StreamFailure(nil)
+		result, _ = fault.StreamFailure(nil)
 	case r.life.Line.Stop == string(aap.StopError):
-		result = web.AgentError
+		result = fault.AgentError
 	default:
 		result = metrics.OutcomeOK
 	}
@@ -376,13 +378,13 @@ func (r *runner) turnDone(result string) {
 }
 
 // aguiWriter writes a run's AG-UI events, holding its RUN_FINISHED back.
-var aguiWriter = web.Writer[events.Event]{
+var aguiWriter = turns.Writer[events.Event]{
 	Frame: agui.AppendFrame,
 	Name:  func(ev events.Event) string { return string(ev.Type()) },
 	Final: func(ev events.Event) bool { _, ok := ev.(*events.RunFinishedEvent); return ok },
 }
 
 // writeAGUI writes AG-UI events outside a run (a refusal, a hydration).
-func writeAGUI(out *web.Stream, evs []events.Event, log *zerolog.Logger) {
+func writeAGUI(out *ssestream.Stream, evs []events.Event, log *zerolog.Logger) {
 	out.Commit(aguiWriter.Append(out.Buffer(), evs, log, nil))
 }

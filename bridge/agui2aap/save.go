@@ -4,7 +4,7 @@ import (
 	"context"
 	"errors"
 
-	"github.com/aapagui/aapagui/bridge/internal/web"
+	"github.com/aapagui/aapagui/bridge/internal/turns"
 	"github.com/aapagui/aapagui/store"
 	"github.com/aapagui/aapagui/translate"
 	"github.com/ag-ui-protocol/ag-ui/sdks/community/go/pkg/core/events"
@@ -101,7 +101,7 @@ func (r *runner) save(ctx context.Context) error {
 	// the request's, which lends it only its values (the trace).
 	ctx = context.WithoutCancel(ctx)
 	err := r.life.Lease.ReleaseWith(func(holder string) error {
-		ctx, cancel := context.WithTimeout(ctx, web.WriteTimeout)
+		ctx, cancel := context.WithTimeout(ctx, turns.WriteTimeout)
 		defer cancel()
 		return r.s.cfg.Store.SaveThreadUnlock(ctx, th, holder)
 	})

@@ -15,14 +15,16 @@ import (
 
 	"github.com/aapagui/aapagui/aap"
 	"github.com/aapagui/aapagui/agui"
-	"github.com/aapagui/aapagui/bridge/internal/web"
+	"github.com/aapagui/aapagui/bridge/internal/edge"
+	"github.com/aapagui/aapagui/bridge/internal/fault"
+	"github.com/aapagui/aapagui/bridge/internal/turns"
 	"github.com/aapagui/aapagui/store"
 )
 
 // Server is the agui2aap HTTP handler.
 type Server struct {
 	cfg  Config
-	base *web.Base // metrics, keys, users, limits and the engine (web.Serving.NewBase)
+	base *turns.Base // metrics, keys, users, limits and the engine (turns.Serving.NewBase)
 
 	metaMu sync.Mutex
 	meta   map[string]metaEntry // by upstream credential
@@ -30,8 +32,8 @@ type Server struct {
 	// together (a cold start, an expired entry), by credential.
 	metaCalls singleflight.Group
 
-	readiness *web.Ready[readyCheck] // GET /readyz's check, reused for web.ReadyTTL
-	forwarded *forwarded             // the forwarded keys the AAP server refused, and the rate of new ones (verify.go)
+	readiness *edge.Ready[readyCheck] // GET /readyz's check, reused for edge.ReadyTTL
+	forwarded *forwarded              // the forwarded keys the AAP server refused, and the rate of new ones (verify.go)
 }
 
 // New returns a Server for the configuration.
@@ -39,13 +41,13 @@ func New(cfg Config) (*Server, error) {
 	if err := cfg.setDefaults(); err != nil {
 		return nil, err
 	}
-	b, err := cfg.Serving.NewBase(web.BaseOptions{Name: "agui2aap", Unit: "run", Keyed: len(cfg.APIKeys) > 0 || cfg.ForwardAuth, Limits: cfg.Limits.web(), MaxBody: cfg.MaxBody})
+	b, err := cfg.Serving.NewBase(turns.BaseOptions{Name: "agui2aap", Unit: "run", Keyed: len(cfg.APIKeys) > 0 || cfg.ForwardAuth, Limits: cfg.Limits.keyLimits(), MaxBody: cfg.MaxBody})
 	if err != nil {
 		return nil, err
 	}
 	cfg.Store = store.ObserveThreads(cfg.Store, b.Observe)
 	s := &Server{cfg: cfg, base: b, meta: map[string]metaEntry{}}
-	s.readiness = web.NewReady(cfg.Clock, s.checkReady)
+	s.readiness = edge.NewReady(cfg.Clock, s.checkReady)
 	s.forwarded = newForwarded(cfg.Limits)
 	e, m := b.Engine, b.Metrics
 	// Thread ids are the client's, "/" included: routes match the escaped
@@ -59,8 +61,8 @@ func New(cfg Config) (*Server, error) {
 		e.GET("/metrics", s.auth, gin.WrapH(m.Handler()))
 	}
 	e.GET("/agents", s.auth, s.listAgents)
-	e.POST("/agents/:name", s.authUser, s.runPlace, web.JSONBody, s.run)
-	e.POST("/agents/:name/connect", s.authUser, web.JSONBody, s.connect)
+	e.POST("/agents/:name", s.authUser, s.runPlace, edge.JSONBody, s.run)
+	e.POST("/agents/:name/connect", s.authUser, edge.JSONBody, s.connect)
 	e.GET("/agents/:name/threads", s.authUser, s.listThreads)
 	e.DELETE("/agents/:name/threads/:threadId", s.authUser, s.deleteThread)
 	e.DELETE("/agents/:name/threads/:threadId/run", s.authUser, s.stopRun)
@@ -81,7 +83,7 @@ func unescapeParams(c *gin.Context) {
 	for i, p := range c.Params {
 		v, err := url.PathUnescape(p.Value)
 		if err != nil {
-			web.Reply(c, web.Fail(web.KindInvalid, "invalid_request", "the path's "+p.Key+" is not validly escaped"))
+			edge.Reply(c, fault.Fail(fault.KindInvalid, "invalid_request", "the path's "+p.Key+" is not validly escaped"))
 			return
 		}
 		c.Params[i].Value = v
@@ -104,7 +106,7 @@ func (s *Server) authUser(c *gin.Context) { s.authAs(c, true) }
 func (s *Server) authAs(c *gin.Context, user bool) {
 	owner, err := s.owner(c.Request)
 	if err == nil && user {
-		if owner, err = web.Scope(s.base.Users, owner, c.Request); err == nil {
+		if owner, err = edge.Scope(s.base.Users, owner, c.Request); err == nil {
 			c.Request = s.withUser(c.Request, owner)
 		}
 	}
@@ -114,7 +116,7 @@ func (s *Server) authAs(c *gin.Context, user bool) {
 		err = s.verify(c.Request)
 	}
 	if err == nil {
-		err = web.Allow(s.base.Limits, owner)
+		err = edge.Allow(s.base.Limits, owner)
 	}
 	if err != nil {
 		s.fail(c, err)
@@ -127,10 +129,10 @@ func (s *Server) authAs(c *gin.Context, user bool) {
 func (s *Server) owner(r *http.Request) (string, error) {
 	owner, err := s.base.Keys.Owner(r)
 	if err != nil {
-		return "", web.Fail(web.KindUnauthorized, "unauthorized", "a valid API key is required: Authorization: Bearer <key>")
+		return "", fault.Fail(fault.KindUnauthorized, "unauthorized", "a valid API key is required: Authorization: Bearer <key>")
 	}
 	if s.cfg.ForwardAuth && bearer(r) == "" {
-		return "", web.Fail(web.KindUnauthorized, "unauthorized",
+		return "", fault.Fail(fault.KindUnauthorized, "unauthorized",
 			"an API key is required: Authorization: Bearer <key> (this bridge forwards it to the AAP server)")
 	}
 	if s.cfg.ForwardAuth && s.base.Keys.Open() {
@@ -162,8 +164,8 @@ type readiness struct {
 	Upstream string `json:"upstream,omitempty"`
 }
 
-// readyCheck is what a readiness check found (web.Ready reuses it for
-// web.ReadyTTL): why the store or the AAP server is not ready, if either.
+// readyCheck is what a readiness check found (edge.Ready reuses it for
+// edge.ReadyTTL): why the store or the AAP server is not ready, if either.
 type readyCheck struct{ notReady string }
 
 // checkReady pings the store and asks the AAP server for its GET /meta
@@ -186,7 +188,7 @@ func (s *Server) checkReady(ctx context.Context) readyCheck {
 	return readyCheck{notReady: "the AAP server is not ready: " + s.upstreamFailure(err).Message}
 }
 
-// ready answers GET /readyz from the last readiness check (web.Ready):
+// ready answers GET /readyz from the last readiness check (edge.Ready):
 // ready or not to anyone, what is not ready only to a caller that may
 // know (mayKnow).
 func (s *Server) ready(c *gin.Context) {
@@ -194,17 +196,17 @@ func (s *Server) ready(c *gin.Context) {
 	r, err := s.readiness.Get(c.Request.Context())
 	switch {
 	case err != nil:
-		s.fail(c, web.NotReady("the readiness check did not finish", mayKnow))
+		s.fail(c, edge.NotReady("the readiness check did not finish", mayKnow))
 	case r.notReady != "":
-		s.fail(c, web.NotReady(r.notReady, mayKnow))
+		s.fail(c, edge.NotReady(r.notReady, mayKnow))
 	case !mayKnow:
-		web.JSON(c, http.StatusOK, readiness{Status: "ok"})
+		edge.JSON(c, http.StatusOK, readiness{Status: "ok"})
 	default:
-		web.JSON(c, http.StatusOK, readiness{Status: "ok", Store: "ok", Upstream: "ok"})
+		edge.JSON(c, http.StatusOK, readiness{Status: "ok", Store: "ok", Upstream: "ok"})
 	}
 }
 
-// mayKnow is web.Base.MayKnow, but for a key forwarded to the AAP server
+// mayKnow is turns.Base.MayKnow, but for a key forwarded to the AAP server
 // (ForwardAuth without API keys), which only the AAP server could check:
 // such callers are told ready or not.
 func (s *Server) mayKnow(r *http.Request) bool {
@@ -240,5 +242,5 @@ func (s *Server) listAgents(c *gin.Context) {
 		caps.HumanInTheLoop.Supported, caps.HumanInTheLoop.Approvals, caps.HumanInTheLoop.Interrupts = hitl, hitl, hitl
 		out.Agents = append(out.Agents, d)
 	}
-	web.JSON(c, http.StatusOK, out)
+	edge.JSON(c, http.StatusOK, out)
 }

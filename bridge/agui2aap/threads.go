@@ -15,7 +15,8 @@ import (
 	"github.com/gin-gonic/gin"
 	"github.com/rs/zerolog"
 
-	"github.com/aapagui/aapagui/bridge/internal/web"
+	"github.com/aapagui/aapagui/bridge/internal/edge"
+	"github.com/aapagui/aapagui/bridge/internal/fault"
 	"github.com/aapagui/aapagui/store"
 )
 
@@ -60,13 +61,13 @@ func (s *Server) threadPage(ctx context.Context, owner, agent, limitQuery, curso
 	if limitQuery != "" {
 		n, err := strconv.Atoi(limitQuery)
 		if err != nil || n < 1 || n > threadPageMax {
-			return nil, web.Fail(web.KindInvalid, "invalid_request", "limit must be a whole number from 1 to 100")
+			return nil, fault.Fail(fault.KindInvalid, "invalid_request", "limit must be a whole number from 1 to 100")
 		}
 		limit = n
 	}
 	after, err := decodeCursor(cursor)
 	if err != nil {
-		return nil, web.Fail(web.KindInvalid, "invalid_request", "cursor is not one this server gave")
+		return nil, fault.Fail(fault.KindInvalid, "invalid_request", "cursor is not one this server gave")
 	}
 	out := &threadList{Threads: []threadInfo{}}
 	// Threads of other agents are skipped: read on until a page is full.
@@ -110,9 +111,9 @@ func (s *Server) deleteThread(c *gin.Context) {
 func (s *Server) removeThread(c *gin.Context) error {
 	ctx := c.Request.Context()
 	owner, id, agent := c.GetString(ownerKey), c.Param("threadId"), c.Param("name")
-	log := web.Logger(c)
+	log := edge.Logger(c)
 	if err := checkThreadID(id); err != nil {
-		return web.Fail(web.KindInvalid, "invalid_request", err.Error())
+		return fault.Fail(fault.KindInvalid, "invalid_request", err.Error())
 	}
 	lease, err := s.takeThread(ctx, log, owner, id, func(time.Duration) string {
 		return "a run is in progress on this thread; delete it once the run has finished"
@@ -123,7 +124,7 @@ func (s *Server) removeThread(c *gin.Context) error {
 	defer lease.Release()
 	th, err := s.cfg.Store.GetThread(ctx, owner, id)
 	if errors.Is(err, store.ErrNotFound) || (err == nil && th.Agent != "" && th.Agent != agent) {
-		return web.Fail(web.KindNotFound, "thread_not_found", "no thread "+id+" with agent "+agent)
+		return fault.Fail(fault.KindNotFound, "thread_not_found", "no thread "+id+" with agent "+agent)
 	}
 	if err != nil {
 		return &storeError{"get thread", err}
@@ -169,7 +170,7 @@ func (s *Server) takeThread(ctx context.Context, log *zerolog.Logger, owner, id 
 	lease, err := store.TakeThread(ctx, s.cfg.Store, owner, id, s.cfg.LeaseOptions(s.base, log, "thread", id))
 	var held *store.HeldError
 	if errors.As(err, &held) {
-		return nil, web.Locked("run_in_progress", busy(held.Left), held.Left)
+		return nil, fault.Locked("run_in_progress", busy(held.Left), held.Left)
 	}
 	if err != nil {
 		return nil, &storeError{"lock thread", err}

@@ -10,12 +10,13 @@ import (
 
 	"github.com/aapagui/aapagui/aap"
 	"github.com/aapagui/aapagui/bridge/internal/metrics"
-	"github.com/aapagui/aapagui/bridge/internal/web"
+	"github.com/aapagui/aapagui/bridge/internal/ssestream"
+	"github.com/aapagui/aapagui/bridge/internal/upstream"
 	"github.com/aapagui/aapagui/translate"
 )
 
 // The AAP server: the client of a request, its /meta (cached), and the
-// turn call itself, streamed through web.Dial's connect and idle bounds.
+// turn call itself, streamed through upstream.Dial's connect and idle bounds.
 
 type metaEntry struct {
 	meta *aap.GetMetaResponse
@@ -166,7 +167,7 @@ func (r *runner) open(ctx context.Context, session string, req *aap.PostSessionT
 	}
 	// The response headers are waited for ConnectTimeout at most; then the
 	// stream may run as long as it keeps sending within IdleTimeout.
-	idle, err := web.Dial(ctx, r.s.cfg.ConnectTimeout, r.s.cfg.IdleTimeout, func(ctx context.Context) (io.ReadCloser, error) {
+	idle, err := upstream.Dial(ctx, r.s.cfg.ConnectTimeout, r.s.cfg.IdleTimeout, func(ctx context.Context) (io.ReadCloser, error) {
 		if put != nil {
 			return r.cl.OpenPutSession(ctx, put)
 		}
@@ -178,7 +179,7 @@ func (r *runner) open(ctx context.Context, session string, req *aap.PostSessionT
 	}
 	return func(yield func(aap.Event, error) bool) {
 		defer idle.Close()
-		for ev, err := range aap.ReadEvents(web.FlushBeforeRead(idle, r.life.Out), r.s.cfg.MaxEventSize) {
+		for ev, err := range aap.ReadEvents(ssestream.FlushBeforeRead(idle, r.life.Out), r.s.cfg.MaxEventSize) {
 			if err == nil {
 				idle.Touch()
 			}

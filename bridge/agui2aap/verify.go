@@ -10,7 +10,7 @@ import (
 	"golang.org/x/time/rate"
 
 	"github.com/aapagui/aapagui/aap"
-	"github.com/aapagui/aapagui/bridge/internal/web"
+	"github.com/aapagui/aapagui/bridge/internal/fault"
 )
 
 // Under ForwardAuth without API keys the bridge holds no key to check a
@@ -69,7 +69,7 @@ func newForwarded(l Limits) *forwarded {
 func (s *Server) forwardOnly() bool { return s.cfg.ForwardAuth && s.base.Keys.Open() }
 
 // errRefusedKey answers a key the AAP server refused.
-var errRefusedKey = web.Fail(web.KindUnauthorized, "unauthorized", "the AAP server refused the API key")
+var errRefusedKey = fault.Fail(fault.KindUnauthorized, "unauthorized", "the AAP server refused the API key")
 
 // verify checks r's forwarded key (see above): nil when the AAP server
 // has accepted it, else the failure to answer.
@@ -95,7 +95,7 @@ func (s *Server) verify(r *http.Request) error {
 			wait = res.DelayFrom(now)
 			res.CancelAt(now)
 		}
-		return web.Throttled("too_many_requests", "too many requests with keys the AAP server has not accepted yet; retry later", wait)
+		return fault.Throttled("too_many_requests", "too many requests with keys the AAP server has not accepted yet; retry later", wait)
 	}
 	cl, _ := s.client(r)
 	if _, err := s.upstreamMeta(r.Context(), cl, key); err != nil {

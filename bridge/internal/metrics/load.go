@@ -6,7 +6,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 )
 
-// What the process can carry (web.Load): how late its own timers fire,
+// What the process can carry (admit.Load): how late its own timers fire,
 // how late its lock renewals answer, and what became of the turns it was
 // asked to start.
 

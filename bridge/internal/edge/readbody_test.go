@@ -1,0 +1,28 @@
+package edge_test
+
+import (
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/aapagui/aapagui/bridge/internal/edge"
+)
+
+// A body reads back whole whatever length it claims: none, its own, or
+// one far past what it holds (the buffer made for it is then bounded).
+func TestReadBody(t *testing.T) {
+	body := strings.Repeat("x", 100_000)
+	for name, length := range map[string]int64{"no length": -1, "its length": int64(len(body)), "a length it does not have": 1 << 40} {
+		t.Run(name, func(t *testing.T) {
+			r := httptest.NewRequest(http.MethodPost, "/", strings.NewReader(body))
+			r.ContentLength = length
+			got, err := edge.ReadBody(r)
+			require.NoError(t, err)
+			assert.Equal(t, body, string(got))
+		})
+	}
+}

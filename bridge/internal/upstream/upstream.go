@@ -1,0 +1,112 @@
+package upstream
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"github.com/aapagui/aapagui/bridge/internal/fault"
+	"io"
+	"net"
+	"net/http"
+	"time"
+
+	"github.com/aapagui/aapagui/internal/redirect"
+)
+
+// NewClient returns the HTTP client a bridge calls its upstream
+// with when its Config gives none: http.DefaultTransport's proxy and
+// HTTP/2 settings, a pool sized for a proxy (many concurrent turns to one
+// upstream: the standard library keeps only 2 idle connections per host,
+// so a burst of turns would open and close a connection each), and small
+// connection buffers. It follows no redirect (redirect.Refuse): the
+// place a redirect points to would get the turn and the upstream's
+// headers.
+func NewClient() *http.Client {
+	return &http.Client{CheckRedirect: redirect.Refuse, Transport: &http.Transport{
+		Proxy:               http.ProxyFromEnvironment,
+		MaxIdleConns:        256,
+		MaxIdleConnsPerHost: 64,
+		IdleConnTimeout:     90 * time.Second,
+		ForceAttemptHTTP2:   true,
+		// An open stream keeps its connection's buffers: 1 KiB each
+		// instead of 4 KiB saves 6 KiB per stream. Requests are
+		// written in 1 KiB pieces; the SSE reader reads the response
+		// into its own larger buffer, which bypasses this one.
+		WriteBufferSize: 1 << 10,
+		ReadBufferSize:  1 << 10,
+	}}
+}
+
+// ErrConnectTimeout is the cause of an upstream call whose response
+// headers did not arrive within the connect timeout (see Connect).
+var ErrConnectTimeout = errors.New("upstream connect timeout")
+
+// Connect bounds the wait for an upstream's response headers, and only
+// that: the stream read after them may run as long as it keeps sending
+// (IdleTimeout). The upstream call is made with ctx, derived from parent;
+// d after Connect, ctx is cancelled with the cause ErrConnectTimeout
+// unless connected has been called. connected(err), called with the
+// call's error once it returns, stops the timer and returns the call's
+// outcome: nil, or err wrapped with ErrConnectTimeout when the timer
+// fired (also when it fired just as the headers arrived, err being nil:
+// the caller then closes the response it got). cancel ends ctx: the
+// caller calls it when the call failed or once the stream is read.
+func Connect(parent context.Context, d time.Duration) (ctx context.Context, cancel context.CancelCauseFunc, connected func(error) error) {
+	ctx, cancel = context.WithCancelCause(parent)
+	timer := time.AfterFunc(d, func() { cancel(ErrConnectTimeout) })
+	return ctx, cancel, func(err error) error {
+		timer.Stop()
+		if !errors.Is(context.Cause(ctx), ErrConnectTimeout) {
+			return err
+		}
+		if err == nil || errors.Is(err, ErrConnectTimeout) {
+			return ErrConnectTimeout
+		}
+		return fmt.Errorf("%w: %w", ErrConnectTimeout, err)
+	}
+}
+
+// Dial makes a turn's streaming call to its upstream: call is made with a
+// context derived from ctx, whose response headers are waited for connect
+// at most (Connect: the error is then wrapped with ErrConnectTimeout, and
+// a body that came just too late is closed); the body it returns is read
+// for as long as it keeps sending events within idle (IdleTimeout).
+// Closing the body ends the call's context. On error nothing is left
+// open. call checks the response (status, content type) itself, closing
+// what it refuses.
+func Dial(ctx context.Context, connect, idle time.Duration, call func(context.Context) (io.ReadCloser, error)) (*IdleBody, error) {
+	ctx, cancel, connected := Connect(ctx, connect)
+	body, err := call(ctx)
+	if err = connected(err); err != nil {
+		if body != nil {
+			body.Close() // the timer fired just as the headers arrived
+		}
+		cancel(nil)
+		return nil, err
+	}
+	b := IdleTimeout(body, idle, cancel)
+	b.release = cancel
+	return b, nil
+}
+
+// Failure names a failed upstream call, before its stream began,
+// for the failures both bridges share: no answer within the connect
+// timeout or another deadline (504 upstream_timeout), or no answer at all
+// (502 upstream_unreachable), or a redirect, which is not followed (502
+// upstream_redirect, naming its status and where it pointed). who names
+// the upstream in the message ("the agent", "the AAP server"). Each bridge
+// names first what only its wire has (an HTTP status, a content type, a
+// protocol version).
+func Failure(err error, who string, connect time.Duration) *fault.Failure {
+	var netErr net.Error
+	var re *redirect.Error
+	switch {
+	case errors.As(err, &re):
+		return fault.Fail(fault.KindUpstream, "upstream_redirect", fmt.Sprintf("%s answered HTTP %d, a redirect to %s, which is not followed: configure the URL it points to if it is the upstream's", who, re.StatusCode, re.Location))
+	case errors.Is(err, ErrConnectTimeout):
+		return fault.Fail(fault.KindUpstreamTimeout, "upstream_timeout", who+" did not answer within "+connect.String())
+	case errors.Is(err, context.DeadlineExceeded), errors.As(err, &netErr) && netErr.Timeout():
+		return fault.Fail(fault.KindUpstreamTimeout, "upstream_timeout", who+" did not answer in time")
+	}
+	return fault.Fail(fault.KindUpstream, "upstream_unreachable", who+" could not be reached")
+}
