@@ -229,8 +229,8 @@ func (s *Server) unknownAgent(name string) error {
 
 // agentOf returns the agent of a session: the one it was created with. A
 // session whose agent is no longer configured cannot run turns.
-func (s *Server) agentOf(sess *store.Session) (*agent, error) {
-	if a := s.agentNamed(sess.Agent.Name); a != nil {
+func (r *roster) agentOf(sess *store.Session) (*agent, error) {
+	if a := r.byName[sess.Agent.Name]; a != nil {
 		return a, nil
 	}
 	return nil, fault.Fail(fault.KindNotFound, "unknown_agent", fmt.Sprintf("the session's agent %q is not served here any more", sess.Agent.Name))

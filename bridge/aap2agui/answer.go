@@ -34,8 +34,8 @@ var aapWriter = turns.Writer[aap.Event]{
 }
 
 // open makes the client's stream and, when the turn streams, begins it
-// with the form's opening events; close it with the function returned.
-func (a *answer) open() (done func()) {
+// with the form's opening events (the turn closes it: turns.Turn.Release).
+func (a *answer) open() {
 	out := a.life.OpenStream(a.rw)
 	if a.mode != aap.StreamNone {
 		out.Start()
@@ -43,7 +43,6 @@ func (a *answer) open() (done func()) {
 			a.write(a.form.opening, nil)
 		}
 	}
-	return out.Done
 }
 
 // streams reports whether the answer is an event stream (not mode none).

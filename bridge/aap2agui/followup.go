@@ -3,7 +3,6 @@ package aap2agui
 import (
 	"bytes"
 	"context"
-	"slices"
 	"strings"
 
 	"github.com/ag-ui-protocol/ag-ui/sdks/community/go/pkg/core/events"
@@ -120,15 +119,6 @@ func (r *turnRun) followUp(ctx context.Context) (*upstream.IdleBody, events.Even
 	f.usage = agui.Usage(f.finished)
 	f.finished, f.finishedE, f.second, f.skipStart = nil, nil, true, true
 	return body, nil, nil
-}
-
-// usage is the turn's token usage: with a run of the message, the first
-// run's too.
-func (r *turnRun) usage() []agui.TokenUsage {
-	if r.follow == nil {
-		return r.tr.Usage()
-	}
-	return slices.Concat(r.follow.usage, r.tr.Usage())
 }
 
 // firstRun is what the run that cancelled the interrupts did of the new

@@ -9,19 +9,38 @@ import (
 
 	"github.com/aapagui/aapagui/aap"
 	"github.com/aapagui/aapagui/agui"
+	"github.com/aapagui/aapagui/bridge/internal/metrics"
 	"github.com/aapagui/aapagui/internal/ident"
 	"github.com/aapagui/aapagui/store"
 	"github.com/aapagui/aapagui/translate"
+	"github.com/rs/zerolog"
 )
 
 // The events that change the session rather than the stream: state,
 // a MESSAGES_SNAPSHOT, and the results of server tools the session did
 // not let the agent run.
 
+// observer handles the events of a run that change the session rather
+// than the stream: it keeps the session's state as the agent changes it,
+// names the run's tool calls, and hands a MESSAGES_SNAPSHOT to the run's
+// record (rec), which makes it the history.
+type observer struct {
+	log   *zerolog.Logger
+	sess  *store.Session
+	agent *agent
+	tr    *translate.AGUIToAAP
+	met   *metrics.Metrics
+	rec   *record
+
+	state        json.RawMessage // the session's state, as the run leaves it
+	stateChanged bool
+	callNames    map[string]string // toolCallId → tool name of the calls this run streamed
+}
+
 // observe handles the events that change the session rather than the
 // stream (data: ev's JSON); it reports whether ev goes on to the
 // translator.
-func (r *turnRun) observe(ctx context.Context, ev events.Event, data []byte) bool {
+func (r *observer) observe(ctx context.Context, ev events.Event, data []byte) bool {
 	switch e := ev.(type) {
 	case *events.StateSnapshotEvent:
 		b, err := json.Marshal(e.Snapshot)
@@ -57,7 +76,7 @@ func (r *turnRun) observe(ctx context.Context, ev events.Event, data []byte) boo
 	return true
 }
 
-func (r *turnRun) nameCall(id, name string) {
+func (r *observer) nameCall(id, name string) {
 	if r.callNames == nil {
 		r.callNames = map[string]string{}
 	}
@@ -70,7 +89,7 @@ func (r *turnRun) nameCall(id, name string) {
 // trust (permissions: aap), and it did not. The result is kept (it is what
 // happened), the AAP application sees it as it came, and the operator is
 // told which tool to declare "permissions: none".
-func (r *turnRun) checkRanAsAllowed(toolCallID string) {
+func (r *observer) checkRanAsAllowed(toolCallID string) {
 	name, ok := r.callNames[toolCallID]
 	if !ok || !r.tr.CallOfRun(toolCallID) { // a call of an earlier turn, streamed again
 		return
@@ -87,12 +106,12 @@ func (r *turnRun) checkRanAsAllowed(toolCallID string) {
 			setting, label = "enabled without trust", "untrusted"
 		}
 	}
-	r.s.base.Metrics.ToolRanAgainstSettings(name, label)
+	r.met.ToolRanAgainstSettings(name, label)
 	r.log.Warn().Str("session", r.sess.ID).Str("tool", name).Str("tool_call_id", toolCallID).Str("session_setting", setting).
 		Msg("the agent ran a server tool against the session's settings: if it cannot honour enabling and trust, declare the tool with permissions: none in --agent-config")
 }
 
-func (r *turnRun) applyDelta(e *events.StateDeltaEvent) {
+func (r *observer) applyDelta(e *events.StateDeltaEvent) {
 	ops, err := json.Marshal(e.Delta)
 	if err == nil {
 		var patch jsonpatch.Patch
@@ -114,7 +133,7 @@ func (r *turnRun) applyDelta(e *events.StateDeltaEvent) {
 // snapshot makes a MESSAGES_SNAPSHOT the session's history (data: the
 // event's JSON, which holds the tool calls' encrypted values: the SDK's
 // messages have no field for them).
-func (r *turnRun) snapshot(ctx context.Context, e *events.MessagesSnapshotEvent, data []byte) {
+func (r *observer) snapshot(ctx context.Context, e *events.MessagesSnapshotEvent, data []byte) {
 	msgs, ids, err := translate.MessagesToAAPWithIDs(e.Messages)
 	if err != nil {
 		r.log.Warn().Err(err).Msg("MESSAGES_SNAPSHOT could not be translated; history unchanged")

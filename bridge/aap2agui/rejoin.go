@@ -12,7 +12,6 @@ import (
 	"github.com/aapagui/aapagui/bridge/internal/edge"
 	"github.com/aapagui/aapagui/bridge/internal/runlog"
 	"github.com/aapagui/aapagui/bridge/internal/turns"
-	"github.com/aapagui/aapagui/store"
 )
 
 // A turn's stream is recorded in the session's run log as it goes
@@ -21,14 +20,6 @@ import (
 
 // runKey is the run-log key of a session's turns.
 func runKey(sessionID string) string { return "session/" + sessionID }
-
-// record makes the turn's stream recorded, when the turn streams.
-func (t *turn) record() {
-	if t.req.Mode() == aap.StreamNone {
-		return
-	}
-	t.life.Record(t.s.cfg.Store, store.RunLog{Owner: t.sess.Owner, Key: runKey(t.sess.ID), RunID: t.adm.run.RunID, Form: string(t.req.Mode())})
-}
 
 // rejoin answers GET /sessions/:id/turn: the session's running turn from
 // its start, followed live to its turn_stop; with Last-Event-ID, exactly

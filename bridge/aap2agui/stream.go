@@ -2,10 +2,10 @@ package aap2agui
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"time"
 
 	"github.com/ag-ui-protocol/ag-ui/sdks/community/go/pkg/core/events"
@@ -25,64 +25,70 @@ import (
 
 // turnRun is one turn once the agent took its run: it reads the agent's
 // events, answers the client and keeps the run's record (record.go). It
-// is given what it needs of the turn (turn.stream) and does not point back
-// at it.
+// is given what it needs of the turn (turn.Stream) and does not point back
+// at it or at the server.
 type turnRun struct {
-	s              *Server
+	env            *turnEnv
 	log            *zerolog.Logger
 	sess           *store.Session
 	agent          *agent
 	life           *turns.Turn       // the turn's lease, stream, metrics and log line
 	prevInterrupts []types.Interrupt // open before the turn
 	tr             *translate.AGUIToAAP
-	rec            record // what the run has stored of itself (record.go)
-	state          json.RawMessage
-
-	callNames    map[string]string // toolCallId → tool name of the calls this run streamed
-	stateChanged bool
-	follow       *followUp // the run that may be followed by one of the new message (CancelRunAuto), else nil
-	movingOn     bool      // the turn's user message cancelled the open interrupts
+	obs            observer  // what the agent's events change of the session (observe.go)
+	rec            record    // what the run has stored of itself (record.go)
+	follow         *followUp // the run that may be followed by one of the new message (CancelRunAuto), else nil
+	movingOn       bool      // the turn's user message cancelled the open interrupts
 
 	ans    answer       // what the client gets (answer.go)
 	saving <-chan error // the save of the turn's own messages, until awaited
 
-	// msgBytes counts what the agent streamed of the message it is
-	// building (Config.MaxMessageSize); settled is how many messages had
-	// settled when it was reset.
-	msgBytes, settled int
+	// size counts what the agent streamed of the message it is building
+	// (Config.MaxMessageSize); settled is how many messages had settled
+	// when it was reset.
+	size    turns.MessageSize
+	settled int
+
+	// How the stream ended (ended), for the stop the client gets once the
+	// run is stored (acknowledge).
+	result  string         // the upstream's result
+	cut     bool           // cut short before the run's end
+	named   *aap.TurnError // what ended it, when the bridge knows
+	stopped bool           // stopped on request (DELETE of the run)
+	tries   int            // tries of the run's last write (store)
+	// whole: the run's last write is the whole of the run's entries (a
+	// draft to take out, answered permissions to record, or a write of
+	// unknown outcome), not only what is left (prepareStore).
+	whole   bool
+	refused bool          // the agent refused the run outright
+	last    []store.Entry // the entries the last write adds, when not whole
 }
 
 // stream reads the agent's events, writes the AAP response and stores
-// what the run produces as it goes.
-// It sets the turn's stop reason and the upstream's result (see
-// turns.EndTurn).
+// what the run produces as it goes; once the agent's stream has ended, it
+// works out how the turn ends (ended) and makes the session ready to be
+// stored (prepareStore).
 //
 // r.saving, when not nil, delivers the outcome of saving the turn's own
 // messages, begun beside the upstream call: nothing of the answer is sent
 // or saved before it succeeded, and a failed save ends the turn as a store
 // error (returned, to be answered 500, when nothing has been sent yet,
-// else an error stop), with nothing of it stored.
-//
-// The turn's stop (turn_stop, or the none answer) is sent only once the
-// run is stored: a run that cannot be stored ends with an error stop (a
-// 500 in mode none), never with a clean end for what is not in history.
+// else an error stop: turns.ErrEndedInBand), with nothing of it stored.
 func (r *turnRun) stream(ctx context.Context, body *upstream.IdleBody) error {
-	r.s.streaming.Add(1)
-	defer r.s.streaming.Add(-1)
-	r.state = r.sess.State
-	defer r.ans.open()()
+	r.env.streaming.Add(1)
+	r.life.OnEnd(func() { r.env.streaming.Add(-1) })
+	r.ans.open()
 	failure, err := r.read(ctx, body)
 	if err == nil {
 		err = r.awaitSave(ctx) // (the agent's stream ended before its first event)
 	}
 	if err != nil {
 		r.life.Line.Stop, r.life.Line.Upstream = string(aap.StopError), "store_error"
-		if errors.Is(err, errEndedInBand) {
-			return nil
-		}
 		return err
 	}
-	return r.conclude(ctx, failure)
+	r.ended(ctx, failure)
+	r.prepareStore()
+	return nil
 }
 
 // read feeds the agent's events to the translator and the client until
@@ -111,7 +117,7 @@ func (r *turnRun) read(ctx context.Context, body *upstream.IdleBody) (failure, u
 // readRun reads the events of one run of the turn (body).
 func (r *turnRun) readRun(ctx context.Context, body *upstream.IdleBody) (failure, unsaved error) {
 	var dec agui.Decoder
-	for frame, err := range sse.Read(r.source(ctx, body), sse.ReadOptions{MaxEventSize: r.s.cfg.MaxEventSize}) {
+	for frame, err := range sse.Read(r.source(ctx, body), sse.ReadOptions{MaxEventSize: r.env.cfg.MaxEventSize}) {
 		if r.saving != nil { // the first event only
 			if err := r.awaitSave(ctx); err != nil {
 				return nil, err
@@ -175,7 +181,7 @@ func (r *turnRun) handle(ctx context.Context, ev events.Event, data []byte) (don
 	} else {
 		r.life.Met.In(string(ev.Type()))
 	}
-	if !r.observe(ctx, ev, data) {
+	if !r.obs.observe(ctx, ev, data) {
 		return false, nil
 	}
 	if err := r.grow(ev); err != nil {
@@ -212,10 +218,11 @@ func (r *turnRun) decode(ctx context.Context, dec *agui.Decoder, data []byte) (e
 // delta is not the usual case, or it does not fit the message, which
 // handle then says), and the caller decodes the event for handle.
 func (r *turnRun) textDelta(ctx context.Context, id string, delta []byte) bool {
-	if !r.fits(len(delta)) || !r.tr.AddTextDelta(id, delta) {
+	r.newMessage()
+	if !r.size.Fits(len(delta)) || !r.tr.AddTextDelta(id, delta) {
 		return false
 	}
-	r.msgBytes += len(delta)
+	r.size.Add(len(delta))
 	r.life.Met.In(string(events.EventTypeTextMessageContent))
 	r.ans.writeTextDelta(delta, func() { r.rec.saveSettled(ctx) })
 	return true
@@ -229,15 +236,11 @@ func (r *turnRun) write(ctx context.Context, evs []aap.Event) {
 	r.ans.write(evs, func() { r.rec.saveSettled(ctx) })
 }
 
-// errEndedInBand is awaitSave's when the turn's own messages could not be
-// stored and its stream had begun: it has ended with an error stop.
-var errEndedInBand = errors.New("the turn's messages could not be saved; its stream ended with an error stop")
-
 // awaitSave waits for the turn's own messages to be stored. When they
 // could not be, the turn is over: with nothing sent yet, the store's error
 // is returned, for the handler to answer as a failure before the save
 // would get; with a keep-alive sent, the stream ends with an error stop
-// (errEndedInBand).
+// (turns.ErrEndedInBand).
 func (r *turnRun) awaitSave(ctx context.Context) error {
 	if r.saving == nil {
 		return nil
@@ -253,33 +256,30 @@ func (r *turnRun) awaitSave(ctx context.Context) error {
 	r.log.Error().Err(err).Str("session", r.sess.ID).Msg("store: the turn's messages could not be saved")
 	r.write(ctx, r.tr.Finish())
 	r.ans.stop(aap.StopError, namedStop(fault.CauseOf(ctx, err)))
-	return errEndedInBand
+	return turns.ErrEndedInBand
 }
 
-// conclude ends the turn once the agent's stream has: it stores the run,
-// frees the session and only then sends the turn's stop (or the none
-// answer), an error stop when the run could not be stored (in mode none,
-// the store's error is returned: nothing has been sent).
-func (r *turnRun) conclude(ctx context.Context, failure error) error {
+// ended works out how the turn ends once the agent's stream has: what
+// cut it short (failure), the run's error or cancellation, its usage.
+func (r *turnRun) ended(ctx context.Context, failure error) {
 	log, sess := r.log, r.sess
-	result := metrics.OutcomeOK
-	cut := failure != nil && !r.tr.Done()
-	var named *aap.TurnError
-	if cut {
+	r.result = metrics.OutcomeOK
+	r.cut = failure != nil && !r.tr.Done()
+	if r.cut {
 		var inBand error
-		result, inBand = r.life.Ended(ctx, failure)
-		named = namedStop(inBand)
+		r.result, inBand = r.life.Ended(ctx, failure)
+		r.named = namedStop(inBand)
 	}
 	r.write(ctx, r.tr.Finish())
 	if r.tr.Incomplete() && failure == nil {
-		result, _ = fault.StreamFailure(nil)
+		r.result, _ = fault.StreamFailure(nil)
 		log.Warn().Str("session", sess.ID).Msg("the agent's stream ended without RUN_FINISHED")
 	}
 	if u := r.usage(); len(u) > 0 {
 		r.life.Met.Tokens(agui.UsageCounts(u))
 	}
 	if r.tr.Cancelled() {
-		result = "agent_cancelled"
+		r.result = "agent_cancelled"
 		log.Warn().Str("session", sess.ID).Msg("the agent cancelled the run (RUN_FINISHED outcome cancelled): the turn ends with an error stop")
 	}
 	if re := r.tr.RunError(); re != nil {
@@ -287,20 +287,34 @@ func (r *turnRun) conclude(ctx context.Context, failure error) error {
 		if re.Code != nil {
 			code = *re.Code
 		}
-		result = fault.AgentError
+		r.result = fault.AgentError
 		log.Warn().Str("session", sess.ID).Str("agent_code", code).Str("agent_message", re.Message).Msg("the agent reported an error")
 	}
-	// Save and free the session before the client sees the end of the
-	// turn: a client that sends its next turn at once must find the
-	// history complete and the session free; and a turn that could not be
-	// stored is not acknowledged.
-	stored := r.finish(ctx)
-	r.s.kept.keep(sess.ID, r.rec.st)
-	r.life.Free()
-	stopReason := r.tr.StopReason()
-	if cut && turns.Stopped(ctx) {
+	if r.cut && turns.Stopped(ctx) {
 		// Stopped on request: the turn is over as the user asked, not
 		// failed (what came is stored, as when a client leaves).
+		r.stopped = true
+	}
+}
+
+// usage is the turn's token usage: with a run of the message, the first
+// run's too.
+func (r *turnRun) usage() []agui.TokenUsage {
+	if r.follow == nil {
+		return r.tr.Usage()
+	}
+	return slices.Concat(r.follow.usage, r.tr.Usage())
+}
+
+// acknowledge sends the turn's stop (or the none answer) once the run is
+// stored and the session free, an error stop when the run could not be
+// stored (in mode none, the store's error is returned: nothing has been
+// sent).
+func (r *turnRun) acknowledge(stored error) error {
+	log, sess := r.log, r.sess
+	result, named := r.result, r.named
+	stopReason := r.tr.StopReason()
+	if r.stopped {
 		stopReason = aap.StopEndTurn
 	}
 	switch {
@@ -321,7 +335,7 @@ func (r *turnRun) conclude(ctx context.Context, failure error) error {
 		r.ans.none(r.tr.Response())
 	}
 	if stored == nil {
-		r.s.base.Metrics.InterruptsChanged(len(sess.Interrupts) - len(r.prevInterrupts))
+		r.env.met.InterruptsChanged(len(sess.Interrupts) - len(r.prevInterrupts))
 	}
 	return nil
 }
@@ -333,21 +347,16 @@ func (r *turnRun) grow(ev events.Event) error {
 	if n == 0 {
 		return nil
 	}
-	if !r.fits(n) {
-		return &fault.MessageTooLargeError{Limit: r.s.cfg.MaxMessageSize}
-	}
-	r.msgBytes += n
-	return nil
+	r.newMessage()
+	return r.size.Grow(n)
 }
 
-// fits reports whether n more bytes fit the message being built
-// (--max-message-size); a message settled since starts the count again.
-func (r *turnRun) fits(n int) bool {
+// newMessage starts the size count again when a message settled since.
+func (r *turnRun) newMessage() {
 	if s := len(r.tr.Settled()); s != r.settled {
-		r.settled, r.msgBytes = s, 0
+		r.settled = s
+		r.size.Reset()
 	}
-	max := r.s.cfg.MaxMessageSize
-	return max <= 0 || r.msgBytes+n <= max
 }
 
 // deltaSize is what ev adds to the message being built: the bytes of its
@@ -418,79 +427,84 @@ func (s saveBeforeRead) Read(p []byte) (int, error) {
 // over a whole message, checkpoints write a few times its size at most,
 // however long it is, and a stream that makes no progress writes nothing.
 func (r *turnRun) checkpoint(ctx context.Context) {
-	every := r.s.cfg.CheckpointInterval
+	cfg := r.env.cfg
+	every := cfg.CheckpointInterval
 	if every < 0 || r.rec.replaced {
 		return
 	}
-	if n := r.s.streaming.Load(); n > int64(r.s.cfg.MaxCheckpoints) && r.s.cfg.MaxCheckpoints > 0 {
-		every = max(every, time.Duration(n)*time.Second/time.Duration(r.s.cfg.MaxCheckpoints))
+	if n := r.env.streaming.Load(); n > int64(cfg.MaxCheckpoints) && cfg.MaxCheckpoints > 0 {
+		every = max(every, time.Duration(n)*time.Second/time.Duration(cfg.MaxCheckpoints))
 	}
-	r.rec.checkpoint(ctx, r.s.cfg.Clock(), every, r.msgBytes)
+	r.rec.checkpoint(ctx, cfg.Clock(), every, r.size.Bytes())
 }
 
-// finish stores the rest of the run: the last messages, the open
-// interrupts and the state; the same write frees the turn's lock. It uses
-// a context of its own, not cancelled with the request's (ctx lends it
-// only its values: the trace), so that what was received is saved even
-// when the client has gone. A write that fails is tried again while the
-// lease holds (Lease.ReleaseWith); the error it returns means the run is
-// not stored, and the turn must not be acknowledged.
-func (r *turnRun) finish(ctx context.Context) error {
-	ctx = context.WithoutCancel(ctx)
-	msgs := r.tr.Messages()
-	ids := r.tr.MessageIDs()
+// prepareStore makes the session what the run leaves it: its open
+// interrupts and its state; and works out what the run's last write is.
+func (r *turnRun) prepareStore() {
+	msgs, ids := r.tr.Messages(), r.tr.MessageIDs()
 	// The agent refused the run outright (e.g. it did not accept the
 	// resume): what it was waiting for is still open.
-	refused := r.tr.StopReason() == aap.StopError && len(msgs) == 0
+	r.refused = r.tr.StopReason() == aap.StopError && len(msgs) == 0
 	r.sess.Interrupts = r.tr.Interrupts()
-	if refused && !r.movingOn {
+	if r.refused && !r.movingOn {
 		// A turn that moved on has closed what it cancelled, in the
 		// history (its results are stored below): its interrupts never
 		// come back, whatever the agent made of the cancellation.
 		r.sess.Interrupts = r.prevInterrupts
 	}
-	if r.stateChanged {
-		r.sess.State = r.state
+	if r.obs.stateChanged {
+		r.sess.State = r.obs.state
 	}
-	st := r.rec.st
 	if r.rec.refreshEncrypted(msgs, ids) {
 		// Values that came after their messages were stored: the run's
 		// entries are written again.
 		r.rec.uncertain = true
 	}
-	if !r.rec.draft && !r.rec.uncertain && len(r.rec.perms) == 0 && len(r.rec.movedOn) == 0 {
+	r.whole = r.rec.draft || r.rec.uncertain || len(r.rec.perms) > 0 || len(r.rec.movedOn) > 0
+	if !r.whole {
+		r.last = r.rec.unsaved(msgs, ids)
+	}
+}
+
+// store is one try of the run's last write, which frees holder's lock:
+// the last messages, the open interrupts and the state. The error of the
+// last try means the run is not stored, and the turn must not be
+// acknowledged (turns.Protocol.Store).
+func (r *turnRun) store(ctx context.Context, holder string) error {
+	st := r.rec.st
+	if !r.whole {
 		// The usual end: the last messages and the session in one write.
 		// A try whose outcome is unknown may have stored them: a retry
 		// first looks.
-		entries := r.rec.unsaved(msgs, ids)
-		tries := 0
-		err := r.life.Lease.ReleaseWith(func(holder string) error {
-			wctx, cancel := context.WithTimeout(ctx, turns.WriteTimeout)
-			defer cancel()
-			if tries++; tries > 1 {
-				if done, err := r.rec.stored(wctx, entries); err != nil || done {
-					return err
-				}
+		if r.tries++; r.tries > 1 {
+			if done, err := r.rec.stored(ctx, r.last); err != nil || done {
+				return r.kept(err)
 			}
-			return st.SaveSessionUnlock(wctx, r.sess, entries, holder)
-		})
-		if err == nil {
-			r.rec.entries = append(r.rec.entries, entries...)
-			r.rec.saved = len(msgs)
 		}
-		return err
+		if err := st.SaveSessionUnlock(ctx, r.sess, r.last, holder); err != nil {
+			return err
+		}
+		r.rec.entries = append(r.rec.entries, r.last...)
+		r.rec.saved = len(r.tr.Messages())
+		return r.kept(nil)
 	}
 	// A draft to take out, answered permissions to record, or a write of
 	// unknown outcome: the run's entries written as they must be (the
 	// whole history when answered permissions go before later messages),
 	// then the session, both safe to repeat.
-	return r.life.Lease.ReleaseWith(func(holder string) error {
-		wctx, cancel := context.WithTimeout(ctx, turns.WriteTimeout)
-		defer cancel()
-		run := append(r.rec.entries[:len(r.rec.entries):len(r.rec.entries)], r.rec.unsaved(msgs, ids)...)
-		if err := r.rec.storeRun(wctx, run, refused); err != nil {
-			return err
-		}
-		return st.SaveSessionUnlock(wctx, r.sess, nil, holder)
-	})
+	run := append(r.rec.entries[:len(r.rec.entries):len(r.rec.entries)], r.rec.unsaved(r.tr.Messages(), r.tr.MessageIDs())...)
+	if err := r.rec.storeRun(ctx, run, r.refused); err != nil {
+		return err
+	}
+	return r.kept(st.SaveSessionUnlock(ctx, r.sess, nil, holder))
+}
+
+// kept keeps the history the run leaves for the next turn once it is
+// stored (err nil), before the session is free: a client that sends its
+// next turn at once finds it.
+func (r *turnRun) kept(err error) error {
+	if err == nil {
+		r.env.kept.keep(r.sess.ID, r.rec.st)
+	}
+	return err
 }

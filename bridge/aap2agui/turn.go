@@ -3,6 +3,7 @@ package aap2agui
 import (
 	"context"
 	"errors"
+	"sync/atomic"
 	"time"
 
 	"github.com/ag-ui-protocol/ag-ui/sdks/community/go/pkg/core/types"
@@ -106,23 +107,43 @@ func sessionStart(id string) answerForm {
 
 // turn is one turn of a session, from its admission to its stored end:
 // the request and the form of its answer, the session (held by lease) and
-// its history, what admission decided (the run, the entries to store), the
-// log. Its methods are the steps runTurn takes; its stream is a turnRun
-// (stream.go).
+// its history, what admission decided (the run, the entries to store). It
+// is the protocol aap2agui gives the turn's sequence (turns.Base.Run):
+// its steps are the methods below, in the order Run calls them; once the
+// agent took the run, its stream is a turnRun (stream.go).
 type turn struct {
-	s    *Server
-	log  *zerolog.Logger
-	req  *aap.PostSessionTurnRequest
-	form answerForm
+	env   *turnEnv
+	log   *zerolog.Logger
+	start time.Time // the request's (metrics.RequestStart)
+	owner string
+	id    string // the session's
+	req   *aap.PostSessionTurnRequest
+	form  answerForm
+	rw    gin.ResponseWriter
 
 	sess  *store.Session
 	agent *agent        // the session's agent
 	hist  []store.Entry // the history read under the lock (or kept from the session's last turn here)
 	st    *tally        // the store, as the turn writes to it
-	life  *turns.Turn   // the session's lease, the turn's stream, metrics and log line
 	adm   *admission
 	// prevInterrupts were open before this turn.
 	prevInterrupts []types.Interrupt
+
+	body    *upstream.IdleBody // the agent's stream, once it took the run
+	saving  <-chan error       // the save of the turn's own messages (save)
+	started bool               // the agent took the run: the turn is part of the session
+	run     *turnRun
+}
+
+// turnEnv is what a turn uses of the server it runs on, handed down to it:
+// the configuration, the agents served, the metrics, the histories kept
+// between turns and the count of turns streaming.
+type turnEnv struct {
+	cfg       *Config
+	roster    *roster
+	met       *metrics.Metrics
+	kept      *histories
+	streaming *atomic.Int64
 }
 
 // runTurn runs a turn of the session with the given id and answers the
@@ -130,95 +151,84 @@ type turn struct {
 // reports whether the agent took the turn: from then on the turn is part
 // of the session, whatever happens to the stream.
 func (s *Server) runTurn(c *gin.Context, id string, req *aap.PostSessionTurnRequest, form answerForm) (started bool, err error) {
-	t := &turn{s: s, log: edge.Logger(c), req: req, form: form}
-	ctx, err := t.lock(c.Request.Context(), owner(c), id)
-	if err != nil {
-		return false, err
+	env := &turnEnv{cfg: &s.cfg, roster: s.roster.Load(), met: s.base.Metrics, kept: s.kept, streaming: &s.streaming}
+	t := &turn{env: env, log: edge.Logger(c), start: metrics.RequestStart(c), owner: owner(c), id: id, req: req, form: form, rw: c.Writer}
+	err = s.base.Run(c, turns.TurnEnd{What: "turn", IDKey: "session", ID: id}, t)
+	if t.st != nil {
+		// The history the turn leaves is kept for the next (a turn that
+		// was stored keeps it before the client sees its end: Store).
+		env.kept.keep(id, t.st)
 	}
-	// The history the turn leaves is kept for the next (a streamed turn
-	// keeps it before the client sees its end: see turnRun.stream).
-	defer func() { s.kept.keep(id, t.st) }()
-	defer t.life.Release()
-	if t.agent, err = s.agentOf(t.sess); err != nil {
-		return false, err
-	}
-	tracing.Agent(ctx, t.agent.name())
-	if err := t.agent.check(req.Agent, req.Tools); err != nil {
-		return false, invalid("invalid_request", err.Error())
-	}
-	// The turn's context is the request's until the turn ends; an error it
-	// returns is answered on the request's own (edge.Left asks it whether
-	// the client went away: the turn's ends with the turn).
-	outer := c.Request
-	c.Request = c.Request.WithContext(ctx)
-	defer func() { c.Request = outer }()
-	if t.adm, err = t.agent.admit(t.log, t.sess, t.hist, req); err != nil {
-		return false, err
-	}
-	// From here on the turn is in flight: it ends with its metrics and
-	// its log line, whatever happens.
-	t.life.Count(s.base.Metrics, metrics.RequestStart(c), t.agent.name(), string(req.Mode()))
-	defer t.ended()
-	body, err := t.call(ctx)
-	if err != nil {
-		return false, err
-	}
-	defer body.Close()
-	saving, err := t.save(ctx)
-	if err != nil {
-		return false, fault.CauseOf(ctx, err) // cut short by the lease, say: not a bare "context canceled"
-	}
-	// The agent took the run: from here on the turn is part of the session.
-	return true, t.stream(ctx, c.Writer, body, saving)
+	return t.started, err
 }
 
-// lock takes the session's turn lock, then reads the session and its
+// Take takes the session's turn lock, then reads the session and its
 // history under it (a turn that just finished may have changed them): one
-// round trip on PostgreSQL. It returns the turn's context (see
-// turns.Serving.BeginTurn); t.life.Release frees it all.
-//
-// The store work is bounded by Config.StartTimeout: a start the store does
-// not take in time ends with fault.ErrStoreBusy (503 store_busy), before
-// anything of the turn ran.
-func (t *turn) lock(ctx context.Context, owner, id string) (context.Context, error) {
-	start, cancel := fault.StartContext(ctx, t.s.cfg.StartTimeout)
-	defer cancel()
-	if err := t.s.base.Load.Admit(start); err != nil {
-		return nil, err // 503 overloaded, before the store is asked
+// round trip on PostgreSQL. A session held by another turn is
+// *store.HeldError: 409 turn_in_progress (failure).
+func (t *turn) Take(start context.Context, lo store.LeaseOptions) (*store.Lease, error) {
+	st := t.env.cfg.Store
+	kept, known := t.env.kept.lookup(t.id)
+	lease, sess, hist, err := store.TakeAndLoadSession(start, st, t.owner, t.id, known, lo)
+	if err != nil {
+		return nil, err
 	}
-	st := t.s.cfg.Store
-	kept, known := t.s.kept.lookup(id)
-	lease, sess, hist, err := store.TakeAndLoadSession(start, st, owner, id, known, t.s.cfg.LeaseOptions(t.s.base, t.log, "session", id))
-	if err == nil && sess.KnownHistory(known) {
+	if sess.KnownHistory(known) {
 		hist = kept
 	}
-	err = fault.CauseOf(start, err)
-	t.s.base.Load.Started(err)
-	if err != nil {
-		return nil, err // *store.HeldError: 409 turn_in_progress (failure)
-	}
-	t.sess, t.hist, t.st = sess, hist, newTally(st, id, sess.HistoryVersion, hist)
-	ctx, t.life = t.s.cfg.BeginTurn(ctx, lease, t.log, turns.TurnEnd{What: "turn", IDKey: "session", ID: id})
-	return ctx, nil
+	t.sess, t.hist, t.st = sess, hist, newTally(st, t.id, sess.HistoryVersion, hist)
+	return lease, nil
 }
 
-// call sends the turn's run to the agent. A failure is logged here, with
-// the session, and is the turn's upstream result.
-func (t *turn) call(ctx context.Context) (*upstream.IdleBody, error) {
-	body, err := t.agent.postTurn(ctx, t.adm)
-	if err == nil {
-		return body, nil
+// Prepare checks the turn against the session's agent and admits it
+// against the history (admission.go); the turn is then in flight, counted
+// until its end.
+func (t *turn) Prepare(ctx context.Context, life *turns.Turn) error {
+	var err error
+	if t.agent, err = t.env.roster.agentOf(t.sess); err != nil {
+		return err
 	}
+	tracing.Agent(ctx, t.agent.name())
+	if err := t.agent.check(t.req.Agent, t.req.Tools); err != nil {
+		return invalid("invalid_request", err.Error())
+	}
+	if t.adm, err = t.agent.admit(t.log, t.sess, t.hist, t.req); err != nil {
+		return err
+	}
+	life.Count(t.env.met, t.start, t.agent.name(), string(t.req.Mode()))
+	life.OnEnd(func() { t.env.met.Upstream("turn", t.agent.name(), life.Line.Upstream) })
+	return nil
+}
+
+// Call sends the turn's run to the agent, then stores what admission
+// decided (save). A failure of the call is logged here, with the
+// session, and is the turn's upstream result.
+func (t *turn) Call(ctx context.Context, life *turns.Turn) error {
+	body, err := t.agent.postTurn(ctx, t.adm)
+	if err != nil {
+		return t.callFailed(ctx, life, err)
+	}
+	if t.saving, err = t.save(ctx); err != nil {
+		body.Close()
+		return err
+	}
+	// The agent took the run: from here on the turn is part of the session.
+	t.body, t.started = body, true
+	return nil
+}
+
+// callFailed names a call the agent did not take.
+func (t *turn) callFailed(ctx context.Context, life *turns.Turn, err error) error {
 	if err := fault.CauseOf(ctx, err); errors.Is(err, store.ErrLeaseLost) {
 		// The call was cut short by the turn's lock given up, not by
 		// the agent: 503 lease_lost (failure), logged by the lease.
-		t.life.Line.Upstream = "lease_lost"
-		return nil, err
+		life.Line.Upstream = "lease_lost"
+		return err
 	}
 	ue := &upstreamError{fault.KindUpstream, "upstream_error", "the agent could not be called", err}
 	errors.As(err, &ue)
-	if t.life.Line.Upstream = ue.code; ctx.Err() != nil {
-		t.life.Line.Upstream = metrics.OutcomeCancelled
+	if life.Line.Upstream = ue.code; ctx.Err() != nil {
+		life.Line.Upstream = metrics.OutcomeCancelled
 	}
 	ev := t.log.Warn()
 	if edge.Gone(ctx) {
@@ -226,7 +236,7 @@ func (t *turn) call(ctx context.Context) (*upstream.IdleBody, error) {
 		ev = t.log.Debug().Bool("client_left", true)
 	}
 	ev.Err(ue.detail).Str("session", t.sess.ID).Str("code", ue.code).Msg("upstream failed before the stream")
-	return nil, ue
+	return ue
 }
 
 // save stores what admission decided, once the agent took the run:
@@ -253,28 +263,37 @@ func (t *turn) save(ctx context.Context) (<-chan error, error) {
 	return saved, nil
 }
 
-// stream answers the turn with the agent's events (body), storing what
-// the run produces (turnRun); saving, when not nil, delivers the outcome
-// of saving the turn's own messages (save).
-func (t *turn) stream(ctx context.Context, rw gin.ResponseWriter, body *upstream.IdleBody, saving <-chan error) error {
+// Stream answers the turn with the agent's events, storing what the run
+// produces as it goes (turnRun, stream.go).
+func (t *turn) Stream(ctx context.Context, life *turns.Turn) error {
+	defer t.body.Close()
 	hist, added := t.adm.hist, t.adm.added
-	t.record()
+	t.recordRun(life)
 	tr := translate.NewAGUIToAAP(translate.AGUIToAAPOptions{Mode: t.req.Mode(), Prior: translate.PriorCallsOf(historyMessages(hist, added)),
 		Spill: turns.SpillTo(ctx, t.log, "session", t.sess.ID, func(ctx context.Context, p store.TextPart) error {
 			return t.st.AddHistoryPart(ctx, t.sess.ID, p)
 		})})
-	r := &turnRun{s: t.s, log: t.log, sess: t.sess, agent: t.agent, life: t.life, prevInterrupts: t.prevInterrupts,
-		tr: tr, follow: newFollowUp(t.agent.cfg.CancelRun, t.adm.run, t.adm.calls, t.adm.movedOn), saving: saving,
-		movingOn: cancelsWithMessage(t.adm.run),
-		ans:      answer{life: t.life, rw: rw, mode: t.req.Mode(), form: t.form, w: aapWriter}}
-	r.rec = record{st: t.st, sessID: t.sess.ID, log: t.log, tr: tr,
+	t.run = &turnRun{env: t.env, log: t.log, sess: t.sess, agent: t.agent, life: life, prevInterrupts: t.prevInterrupts,
+		tr: tr, follow: newFollowUp(t.agent.cfg.CancelRun, t.adm.run, t.adm.calls, t.adm.movedOn), saving: t.saving,
+		movingOn: cancelsWithMessage(t.adm.run), size: turns.MessageSize{Max: t.env.cfg.MaxMessageSize},
+		ans: answer{life: life, rw: t.rw, mode: t.req.Mode(), form: t.form, w: aapWriter}}
+	t.run.rec = record{st: t.st, sessID: t.sess.ID, log: t.log, tr: tr,
 		own: entryIDs(added), perms: permissionsOf(t.req.Messages), movedOn: t.adm.movedOn, baseLen: len(hist) + len(added)}
-	return r.stream(ctx, body)
+	t.run.obs = observer{log: t.log, sess: t.sess, agent: t.agent, tr: tr, met: t.env.met, rec: &t.run.rec, state: t.sess.State}
+	return t.run.stream(ctx, t.body)
 }
 
-// ended counts the upstream's result, ends the turn's metrics and writes
-// its log line.
-func (t *turn) ended() {
-	t.s.base.Metrics.Upstream("turn", t.agent.name(), t.life.Line.Upstream)
-	t.life.End()
+// recordRun makes the turn's stream recorded in the session's run log
+// (rejoin.go), when the turn streams.
+func (t *turn) recordRun(life *turns.Turn) {
+	if t.req.Mode() == aap.StreamNone {
+		return
+	}
+	life.Record(t.env.cfg.Store, store.RunLog{Owner: t.sess.Owner, Key: runKey(t.sess.ID), RunID: t.adm.run.RunID, Form: string(t.req.Mode())})
 }
+
+// Store stores the rest of the run (turnRun.store).
+func (t *turn) Store(ctx context.Context, holder string) error { return t.run.store(ctx, holder) }
+
+// Acknowledge sends the turn's stop (turnRun.acknowledge).
+func (t *turn) Acknowledge(_ *turns.Turn, stored error) error { return t.run.acknowledge(stored) }

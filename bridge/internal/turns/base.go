@@ -33,6 +33,8 @@ type Base struct {
 	// Load admits turns by what the process can carry (Admit), and is
 	// told of their leases (LeaseOptions).
 	Load *admit.Load
+
+	serving *Serving // the options it was made from (Run)
 }
 
 // BaseOptions are what differs between the bridges' bases.
@@ -67,7 +69,7 @@ func (s *Serving) NewBase(o BaseOptions) (*Base, error) {
 	m := metrics.New(metrics.Options{Namespace: o.Name, Unit: o.Unit})
 	observe, hc, outer := Telemetry(o.Name, m, s.TracerProvider, s.HTTPClient)
 	s.HTTPClient = hc
-	b := &Base{Metrics: m, Observe: observe, Keys: apikey.New(s.APIKeys), Users: users, Limits: limits, Load: admit.New(m, s.MaxSchedulingDelay, s.MaxRenewalLag, s.LeaseTTL)}
+	b := &Base{serving: s, Metrics: m, Observe: observe, Keys: apikey.New(s.APIKeys), Users: users, Limits: limits, Load: admit.New(m, s.MaxSchedulingDelay, s.MaxRenewalLag, s.LeaseTTL)}
 	guards := []gin.HandlerFunc{edge.CORS(s.CORSOrigins, "GET, POST, DELETE, OPTIONS"), edge.BodyTimeout(s.BodyTimeout)}
 	if b.Keys.Open() && !users.JWT() {
 		guards = append(guards, edge.HostAllow(s.AllowedHosts))

@@ -38,6 +38,7 @@ type Turn struct {
 	Rec *runlog.Recorder
 
 	serving *Serving
+	onEnd   []func()
 	end     context.CancelCauseFunc
 	stop    func()
 }
@@ -61,9 +62,12 @@ func (s *Serving) BeginTurn(ctx context.Context, lease *store.Lease, log *zerolo
 	return ctx, &Turn{Log: log, Line: line, Lease: lease, serving: s, end: end, stop: func() { stop(); unbind() }}
 }
 
-// Release ends the turn's context and frees its lock, if Free has not,
-// and ends its run log, if it is recorded.
+// Release closes the client's stream, ends the turn's context, frees its
+// lock, if Free has not, and ends its run log, if it is recorded.
 func (t *Turn) Release() {
+	if t.Out != nil {
+		t.Out.Done()
+	}
 	t.stop()
 	t.Lease.Release()
 	if t.Rec != nil {
@@ -114,9 +118,26 @@ func (t *Turn) Count(m *metrics.Metrics, start time.Time, agent, mode string) {
 	t.Line.Upstream = metrics.OutcomeOK
 }
 
+// CountIn counts an event read from the upstream under its name, or
+// under "unknown" for one the bridge does not know (the metric's labels
+// stay bounded: an unknown event's name is whatever the upstream sent).
+func (t *Turn) CountIn(name string, known bool) {
+	if !known {
+		name = "unknown"
+	}
+	t.Met.In(name)
+}
+
+// OnEnd makes f run when the turn ends, before its metrics and log line
+// (End).
+func (t *Turn) OnEnd(f func()) { t.onEnd = append(t.onEnd, f) }
+
 // End ends the turn's metrics and writes its one log line (EndTurn). A
 // turn that was never counted ends silently.
 func (t *Turn) End() {
+	for _, f := range t.onEnd {
+		f()
+	}
 	if t.Met != nil {
 		EndTurn(t.Log, t.Met, t.Line)
 	}

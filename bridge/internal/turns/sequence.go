@@ -1,0 +1,126 @@
+package turns
+
+import (
+	"context"
+	"errors"
+
+	"github.com/gin-gonic/gin"
+
+	"github.com/aapagui/aapagui/bridge/internal/edge"
+	"github.com/aapagui/aapagui/bridge/internal/fault"
+	"github.com/aapagui/aapagui/store"
+)
+
+// The turn's sequence, written once for both bridges: admission, the
+// conversation's lock and what it continues, the turn's context, the
+// bridge's checks and plan, the upstream call, the stream, the last write
+// that frees the lock, and only then the acknowledged end. Each bridge
+// supplies its protocol (Protocol); the order is Run's.
+
+// Protocol is what a bridge supplies to a turn (Base.Run): how it takes
+// and reads its conversation, calls its upstream, reads and translates the
+// upstream's events, stores the turn's end and tells its client. An error
+// a step returns before the answer began is the handler's to answer (an
+// HTTP error); after it began, a step tells the client in-band.
+type Protocol interface {
+	// Take takes the conversation's lock with lo and reads what the turn
+	// continues (the session and its history, the thread), all within
+	// start, which StartTimeout bounds.
+	Take(start context.Context, lo store.LeaseOptions) (*store.Lease, error)
+	// Prepare checks and plans the turn once it holds its lock, and
+	// counts it in flight (Turn.Count) when it is to be called: an error
+	// refuses it, before anything of it ran.
+	Prepare(ctx context.Context, t *Turn) error
+	// Call sends the turn to the upstream: an error means the upstream
+	// never took it.
+	Call(ctx context.Context, t *Turn) error
+	// Stream reads the upstream's events, translates them and writes
+	// them to the client (Turn.Out), holding back the event that ends the
+	// answer (Writer). An error is returned only while nothing of the
+	// answer has gone out, or ErrEndedInBand.
+	Stream(ctx context.Context, t *Turn) error
+	// Store writes the turn's end in one write that frees holder's lock
+	// (store.Lease.ReleaseWith: tried again while the lease holds). ctx
+	// is bounded by WriteTimeout and not cancelled with the request's.
+	Store(ctx context.Context, holder string) error
+	// Acknowledge tells the client the turn's end, after the lock is free:
+	// the event held back when stored is nil, else the error that takes
+	// its place. An error is returned only when nothing was sent (an
+	// answer of one JSON body).
+	Acknowledge(t *Turn, stored error) error
+}
+
+// ErrEndedInBand is Protocol.Stream's when it has ended the answer
+// itself with an error told in-band (the turn's own messages could not
+// be stored once its stream had begun): the turn is over, with nothing
+// more to store or send.
+var ErrEndedInBand = errors.New("the turn ended in-band; nothing of it is to be stored")
+
+// Run runs one turn of p's conversation on the request of c, from its
+// admission to its acknowledged end; line names it in its log line. It
+// returns an error only before the turn's answer began (the caller
+// answers it as a failure), and names one cut short by the turn's own
+// context (a lost lease, a stop on request) by that cause.
+//
+// The start's store work (the lock and the reads) is bounded by
+// StartTimeout: past it the turn is refused, 503 store_busy, before
+// anything of it ran; a process too busy to take it is refused first,
+// 503 overloaded (admit.Load). While the turn runs, the request carries
+// the turn's context; an error returned is answered on the request's own
+// (edge.Left asks it whether the client went away).
+func (b *Base) Run(c *gin.Context, line TurnEnd, p Protocol) error {
+	ctx, log := c.Request.Context(), edge.Logger(c)
+	lease, err := b.take(ctx, p, b.serving.LeaseOptions(b, log, line.IDKey, line.ID))
+	if err != nil {
+		return err
+	}
+	ctx, t := b.serving.BeginTurn(ctx, lease, log, line)
+	defer t.Release()
+	outer := c.Request
+	c.Request = c.Request.WithContext(ctx)
+	defer func() { c.Request = outer }()
+	if err := p.Prepare(ctx, t); err != nil {
+		return fault.CauseOf(ctx, err)
+	}
+	defer t.End()
+	if err := p.Call(ctx, t); err != nil {
+		return fault.CauseOf(ctx, err)
+	}
+	if err := p.Stream(ctx, t); errors.Is(err, ErrEndedInBand) {
+		return nil
+	} else if err != nil {
+		return fault.CauseOf(ctx, err)
+	}
+	stored := t.store(ctx, p.Store)
+	t.Free()
+	return p.Acknowledge(t, stored)
+}
+
+// take admits the turn's start and takes its lock (Protocol.Take), within
+// StartTimeout.
+func (b *Base) take(ctx context.Context, p Protocol, lo store.LeaseOptions) (*store.Lease, error) {
+	start, cancel := fault.StartContext(ctx, b.serving.StartTimeout)
+	defer cancel()
+	if err := b.Load.Admit(start); err != nil {
+		return nil, err // 503 overloaded, before the store is asked
+	}
+	lease, err := p.Take(start, lo)
+	err = fault.CauseOf(start, err)
+	b.Load.Started(err)
+	return lease, err
+}
+
+// store makes the turn's last write (Protocol.Store) with a context of
+// its own, not cancelled with the request's (ctx lends it only its
+// values: the trace), so that what was received is stored even when the
+// client has gone; each try is bounded by WriteTimeout, and tried again
+// while the lease holds. An error means the turn is not stored, and must
+// not be acknowledged.
+func (t *Turn) store(ctx context.Context, write func(context.Context, string) error) error {
+	ctx = context.WithoutCancel(ctx)
+	return t.Lease.ReleaseWith(func(holder string) error {
+		wctx, cancel := context.WithTimeout(ctx, WriteTimeout)
+		defer cancel()
+		return write(wctx, holder)
+	})
+}
