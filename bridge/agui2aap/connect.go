@@ -29,8 +29,11 @@ import (
 func runKey(threadID string) string { return "thread/" + threadID }
 
 // runLogs is the store's run logs; nil when it keeps none.
-func (s *Server) runLogs() store.RunLogStore {
-	rl, _ := s.cfg.Store.(store.RunLogStore)
+func (s *Server) runLogs() store.RunLogStore { return runLogsOf(s.cfg.Store) }
+
+// runLogsOf is st's run logs, or nil when it keeps none.
+func runLogsOf(st store.ThreadStore) store.RunLogStore {
+	rl, _ := st.(store.RunLogStore)
 	return rl
 }
 
@@ -45,7 +48,7 @@ type runInput struct {
 
 // record makes the run's stream recorded, with what it was asked.
 func (r *runner) record() {
-	st := r.s.runLogs()
+	st := runLogsOf(r.env.cfg.Store)
 	if st == nil {
 		return
 	}
@@ -96,13 +99,7 @@ func (s *Server) joining(ctx context.Context, l *store.RunLog, threadID string, 
 // Last-Event-ID, exactly the events after that one of the run it belongs
 // to, in flight or finished while kept. With no run in flight and no id,
 // it answers as a hydration does: the thread's conversation.
-func (s *Server) connect(c *gin.Context) {
-	if err := s.serveConnect(c); err != nil {
-		s.fail(c, err)
-	}
-}
-
-func (s *Server) serveConnect(c *gin.Context) error {
+func (s *Server) connect(c *gin.Context) error {
 	in, err := readRunInput(c.Request)
 	if err != nil {
 		return err
@@ -123,8 +120,7 @@ func (s *Server) serveConnect(c *gin.Context) error {
 		}
 	}
 	in.Messages, in.Resume = nil, nil // a hydration
-	_, err = s.serveInput(c, in)
-	return err
+	return s.serveInput(c, in)
 }
 
 // interruptedRun is the RUN_ERROR that ends the log of a run whose process

@@ -95,7 +95,7 @@ func (s *Server) failure(c *gin.Context, err error) *fault.Failure {
 		} else {
 			edge.Logger(c).Warn().Err(ue.err).Msg("upstream call failed")
 		}
-		return s.upstreamFailure(ue.err)
+		return s.cfg.upstreamFailure(ue.err)
 	default:
 		edge.FailureLog(c, edge.Logger(c)).Err(err).Msg("request failed")
 		return fault.Fail(fault.KindInternal, "internal", "internal error")
@@ -105,10 +105,10 @@ func (s *Server) failure(c *gin.Context, err error) *fault.Failure {
 // upstreamFailure names a failed upstream call: its kind, the stable
 // code the client gets (also the call's result in the metrics) and the
 // message.
-func (s *Server) upstreamFailure(err error) *fault.Failure {
+func (cfg *Config) upstreamFailure(err error) *fault.Failure {
 	var he *aap.HTTPError
 	switch {
-	case errors.As(err, &he) && s.cfg.ForwardAuth && (he.StatusCode == http.StatusUnauthorized || he.StatusCode == http.StatusForbidden):
+	case errors.As(err, &he) && cfg.ForwardAuth && (he.StatusCode == http.StatusUnauthorized || he.StatusCode == http.StatusForbidden):
 		// The caller's own key was refused: tell the caller, with the
 		// AAP server's own status.
 		kind := fault.KindUnauthorized
@@ -125,7 +125,7 @@ func (s *Server) upstreamFailure(err error) *fault.Failure {
 	case errors.Is(err, aap.ErrNotEventStream):
 		return fault.Fail(fault.KindUpstream, "upstream_not_sse", "the AAP server did not answer with an event stream")
 	}
-	return upstream.Failure(err, "the AAP server", s.cfg.ConnectTimeout)
+	return upstream.Failure(err, "the AAP server", cfg.ConnectTimeout)
 }
 
 // inBand is the one map of a run's failures once its stream has begun,

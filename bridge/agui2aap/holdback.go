@@ -63,7 +63,7 @@ func (r *runner) storedResults(ctx context.Context, missing map[string]permissio
 	if ht, ok := historyType(r.info); ok {
 		ctx, cancel := context.WithTimeout(ctx, historyTimeout)
 		hist, err := r.cl.History(ctx, r.th.SessionID, ht)
-		r.s.upstreamCall(ctx, "history", r.info.Name, err)
+		r.env.upstreamCall(ctx, "history", r.info.Name, err)
 		cancel()
 		if err != nil {
 			r.log.Warn().Err(err).Str("session", r.th.SessionID).Msg("reading the AAP session's history for the results of answered permissions")

@@ -45,7 +45,7 @@ func (s *Server) hydrate(c *gin.Context, cl *aap.Client, info *aap.AgentInfo, in
 	log := edge.Logger(c)
 	ctx := c.Request.Context()
 	start, endStart := fault.StartContext(ctx, s.cfg.StartTimeout)
-	th, err := s.loadThread(start, c.GetString(ownerKey), in.ThreadID)
+	th, err := s.cfg.loadThread(start, c.GetString(ownerKey), in.ThreadID)
 	endStart()
 	if err != nil {
 		return fault.CauseOf(start, err)
@@ -122,7 +122,7 @@ func historySnapshot(hist []aap.Message, th *store.Thread) ([]types.Message, err
 // changed meanwhile, nothing is saved: the lock's holder writes the
 // thread.
 func (s *Server) renumber(ctx context.Context, th *store.Thread, hist []aap.Message, log *zerolog.Logger) ([]types.Message, []types.Interrupt, error) {
-	if fresh, err := s.loadThread(ctx, th.Owner, th.ID); err != nil {
+	if fresh, err := s.cfg.loadThread(ctx, th.Owner, th.ID); err != nil {
 		return nil, nil, err
 	} else if fresh != nil && fresh.SessionID == th.SessionID && !slices.Equal(fresh.Delivered, th.Delivered) {
 		th = fresh
@@ -144,7 +144,7 @@ func (s *Server) renumber(ctx context.Context, th *store.Thread, hist []aap.Mess
 	if err != nil {
 		return nil, nil, &storeError{"lock thread", err}
 	}
-	held, err := s.loadThread(ctx, th.Owner, th.ID)
+	held, err := s.cfg.loadThread(ctx, th.Owner, th.ID)
 	if err != nil || held == nil || held.SessionID != th.SessionID || !slices.Equal(held.Delivered, th.Delivered) {
 		lease.Release()
 		return msgs, th.Interrupts, err
@@ -172,7 +172,7 @@ func (s *Server) sessionHistory(ctx context.Context, cl *aap.Client, info *aap.A
 	ctx, cancel := context.WithTimeout(ctx, historyTimeout)
 	defer cancel()
 	hist, err := cl.History(ctx, session, ht)
-	s.upstreamCall(ctx, "history", info.Name, err)
+	s.env().upstreamCall(ctx, "history", info.Name, err)
 	if sessionGone(err) {
 		return nil, false, nil
 	}

@@ -30,96 +30,63 @@ import (
 
 // run answers POST /agents/:name: a run of the thread, streamed as AG-UI
 // events. A run that fails before its stream begins is answered with a
-// JSON error (fail); one the AG-UI interrupt rules refuse, with RUN_STARTED
-// then RUN_ERROR (refuse).
-func (s *Server) run(c *gin.Context) {
-	in, err := s.serveRun(c)
-	var ref *translate.Refusal
-	switch {
-	case errors.As(err, &ref):
-		edge.Logger(c).Info().Str("code", ref.Code).Str("thread", in.ThreadID).Msg("run refused")
-		s.refuse(c, in, ref)
-	case err != nil:
-		s.fail(c, err)
-	}
-}
-
-// serveRun reads the run's input, takes its thread and runs it; an error
-// is returned before the stream began (with the input as far as it was
-// read).
-func (s *Server) serveRun(c *gin.Context) (*types.RunAgentInput, error) {
+// JSON error (returned); one the AG-UI interrupt rules refuse, with
+// RUN_STARTED then RUN_ERROR (serveInput).
+func (s *Server) run(c *gin.Context) error {
 	in, err := readRunInput(c.Request)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	return s.serveInput(c, in)
 }
 
-// serveInput takes the thread of a run's input and runs it (serveRun).
-func (s *Server) serveInput(c *gin.Context, in *types.RunAgentInput) (*types.RunAgentInput, error) {
+// serveInput finds the run's agent, then runs it on its thread (or reads
+// the thread, for a hydration: no run lock); an error is returned before
+// the stream began.
+func (s *Server) serveInput(c *gin.Context, in *types.RunAgentInput) error {
 	log := edge.Logger(c)
-	ctx := c.Request.Context()
 	name := c.Param("name")
-	cl, info, version, err := s.agent(ctx, c.Request, name)
+	cl, info, version, err := s.agent(c.Request.Context(), c.Request, name)
 	if err != nil {
-		return in, err
+		return err
 	}
-	r := &runner{s: s, rw: c.Writer, w: aguiWriter, start: metrics.RequestStart(c), cl: cl, version: version, in: in, info: info, log: log}
+	if isHydration(in) {
+		return s.hydrate(c, cl, info, in)
+	}
+	r := &runner{env: s.env(), rw: c.Writer, w: aguiWriter, start: metrics.RequestStart(c), cl: cl, version: version, in: in, info: info, log: log,
+		owner: c.GetString(ownerKey), agentName: name}
 	r.openSession = r.openerFor(version)
 	if r.clientTools, r.fwd, err = runOptions(in); err != nil {
-		return in, err
+		return err
 	}
-
-	if isHydration(in) {
-		// A read of the thread: no run lock (hydrate).
-		return in, s.hydrate(c, cl, info, in)
+	err = s.base.Run(c, turns.TurnEnd{What: "run", IDKey: "thread", ID: in.ThreadID}, r)
+	var ref *translate.Refusal
+	if errors.As(err, &ref) {
+		log.Info().Str("code", ref.Code).Str("thread", in.ThreadID).Msg("run refused")
+		s.refuse(c, in, ref)
+		return nil
 	}
-	// The start's store work (the thread's lock, the thread) is bounded
-	// by StartTimeout: past it the run is refused, 503 store_busy, before
-	// its turn is sent.
-	owner := c.GetString(ownerKey)
-	start, endStart := fault.StartContext(ctx, s.cfg.StartTimeout)
-	defer endStart()
-	if err := s.base.Load.Admit(start); err != nil {
-		return in, err // 503 overloaded, before the store is asked
-	}
-	lease, err := s.takeThread(start, log, owner, in.ThreadID, runBusy)
-	s.base.Load.Started(fault.CauseOf(start, err))
-	if err != nil {
-		return in, fault.CauseOf(start, err)
-	}
-	ctx, r.life = s.cfg.BeginTurn(ctx, lease, log, turns.TurnEnd{What: "run", IDKey: "thread", ID: in.ThreadID})
-	defer r.life.Release()
-	// The request carries the run's context while the run goes on; the
-	// error returned is answered under the request's own, which tells
-	// whether its client left (edge.Left), not that the run ended.
-	req := c.Request
-	c.Request = req.WithContext(ctx)
-	defer func() { c.Request = req }()
-
-	if r.th, err = s.loadThread(start, owner, in.ThreadID); err != nil {
-		return in, fault.CauseOf(start, fault.CauseOf(ctx, err))
-	}
-	endStart()
-	if r.th == nil {
-		if err := s.roomForThread(ctx, log, owner); err != nil {
-			return in, fault.CauseOf(ctx, err)
-		}
-	}
-	if r.p, err = s.makePlan(r.th, in, name); err != nil {
-		return in, fault.CauseOf(ctx, err)
-	}
-	if r.th == nil {
-		r.th = &store.Thread{Owner: owner, ID: in.ThreadID}
-	}
-	// An error cut short by the run's lease or its longest duration is
-	// named by its cause (fault.CauseOf), not as the call it interrupted.
-	return in, fault.CauseOf(ctx, r.execute(ctx))
+	return err
 }
 
 // runBusy is the message of a run that finds its thread held by another.
 func runBusy(left time.Duration) string {
 	return fmt.Sprintf("a run is already in progress on this thread; wait for it to finish (its lock runs out in %.1f s unless the run is still alive)", left.Seconds())
+}
+
+// takeThread takes the thread's run lock. A thread a run holds is
+// answered 409 run_in_progress, with the message busy gives for the time
+// left on the run's lease.
+func takeThread(ctx context.Context, st store.ThreadStore, owner, id string, lo store.LeaseOptions, busy func(left time.Duration) string) (*store.Lease, error) {
+	lease, err := store.TakeThread(ctx, st, owner, id, lo)
+	var held *store.HeldError
+	if errors.As(err, &held) {
+		return nil, fault.Locked("run_in_progress", busy(held.Left), held.Left)
+	}
+	if err != nil {
+		return nil, &storeError{"lock thread", err}
+	}
+	return lease, nil
 }
 
 // readRunInput reads and checks the request's RunAgentInput; a run
@@ -180,8 +147,8 @@ func runOptions(in *types.RunAgentInput) ([]aap.ToolSpec, *translate.Forwarded, 
 }
 
 // loadThread reads the thread; nil for one the store does not have.
-func (s *Server) loadThread(ctx context.Context, owner, id string) (*store.Thread, error) {
-	th, err := s.cfg.Store.GetThread(ctx, owner, id)
+func (cfg *Config) loadThread(ctx context.Context, owner, id string) (*store.Thread, error) {
+	th, err := cfg.Store.GetThread(ctx, owner, id)
 	if errors.Is(err, store.ErrNotFound) {
 		return nil, nil
 	}

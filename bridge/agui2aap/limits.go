@@ -55,12 +55,12 @@ func (s *Server) runPlace(c *gin.Context) {
 
 // roomForThread returns the 429 of a run about to start a new thread when
 // owner already holds Limits.ThreadsPerKey threads.
-func (s *Server) roomForThread(ctx context.Context, log *zerolog.Logger, owner string) error {
-	max := s.cfg.Limits.ThreadsPerKey
+func (cfg *Config) roomForThread(ctx context.Context, log *zerolog.Logger, owner string) error {
+	max := cfg.Limits.ThreadsPerKey
 	if max <= 0 {
 		return nil
 	}
-	n, err := s.cfg.Store.CountThreads(ctx, owner)
+	n, err := cfg.Store.CountThreads(ctx, owner)
 	if err != nil {
 		log.Error().Err(err).Msg("store: count threads")
 		return errStore

@@ -31,8 +31,8 @@ const (
 // (translate.PlanRun): a run that cannot go ahead is a
 // *translate.InputError (answered 400) or a *translate.Refusal (the AG-UI
 // interrupt rules: RUN_STARTED then RUN_ERROR).
-func (s *Server) makePlan(th *store.Thread, in *types.RunAgentInput, agent string) (*translate.RunPlan, error) {
-	return translate.PlanRun(threadState(th), in, agent, s.cfg.Policy)
+func (cfg *Config) makePlan(th *store.Thread, in *types.RunAgentInput, agent string) (*translate.RunPlan, error) {
+	return translate.PlanRun(threadState(th), in, agent, cfg.Policy)
 }
 
 // threadState is what the planner reads of a thread; nil for none.

@@ -158,11 +158,11 @@ func (s *Server) recorded(ctx context.Context, th *store.Thread, log *zerolog.Lo
 // texts written to its thread's record (AddRecordPart). None with
 // SnapshotAfterRuns, whose MESSAGES_SNAPSHOT sends the texts whole.
 func (r *runner) spill(ctx context.Context) translate.TextSpill {
-	if r.s.cfg.SnapshotAfterRuns {
+	if r.env.cfg.SnapshotAfterRuns {
 		return nil
 	}
 	owner, id := r.th.Owner, r.th.ID
 	return turns.SpillTo(ctx, r.log, "thread", id, func(ctx context.Context, p store.TextPart) error {
-		return r.s.cfg.Store.AddRecordPart(ctx, owner, id, p)
+		return r.env.cfg.Store.AddRecordPart(ctx, owner, id, p)
 	})
 }

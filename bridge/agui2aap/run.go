@@ -22,17 +22,22 @@ import (
 	"github.com/aapagui/aapagui/translate"
 )
 
-// runner carries one run through its AAP turns. It holds what the run
-// needs of its request (the response writer, the request's start, the
-// request's logger); the run's context is passed to its steps.
+// runner carries one run through its AAP turns. It is the protocol
+// agui2aap gives the run's sequence (turns.Base.Run): Take, Prepare,
+// Call, Stream, Store and Acknowledge, in that order. It holds what the
+// run needs of its request (the response writer, the request's start,
+// the request's logger) and of its server (runEnv); the run's context is
+// passed to its steps.
 type runner struct {
-	s       *Server
-	rw      http.ResponseWriter
-	start   time.Time // the request's (metrics.RequestStart)
-	cl      *aap.Client
-	version int // the AAP server's protocol version
-	// openSession starts the thread's new AAP session as that version
-	// does (openerFor), chosen once.
+	env       runEnv
+	rw        http.ResponseWriter
+	start     time.Time // the request's (metrics.RequestStart)
+	cl        *aap.Client
+	version   int // the AAP server's protocol version
+	owner     string
+	agentName string // the agent as the route names it
+	// openSession starts the thread's new AAP session as the server's
+	// version does (openerFor), chosen once.
 	openSession func(context.Context, newSession) (*aap.PostSessionTurnRequest, error)
 	in          *types.RunAgentInput
 	info        *aap.AgentInfo
@@ -46,19 +51,96 @@ type runner struct {
 	put         *aap.PutSessionRequest     // the first turn of a new session, on a version 1 or 2 server
 	movedFrom   string                     // the session a PUT /session replaces ("" for a thread's first)
 
+	req      *aap.PostSessionTurnRequest // the run's first turn
+	evs      iter.Seq2[aap.Event, error] // its events, once the AAP server took it
 	a2g      *translate.AAPToAGUI
 	clients  map[string]bool // client tool names
 	results  map[string]bool // toolCallIds with a tool_result in this run
 	answered answers         // the permissions the current turn answers
 	followUp int
-	// msgBytes counts what the agent streamed of the message it is
-	// building (Serving.MaxMessageSize).
-	msgBytes int
+	// size counts what the agent streamed of the message it is building
+	// (Serving.MaxMessageSize).
+	size turns.MessageSize
 
 	openBefore int // interrupts open when the run started
 	// recordable are the client's messages the thread's record will get
 	// at the save (keepForRecord).
 	recordable []types.Message
+}
+
+// runEnv is what a run uses of the server it runs on, handed down to it:
+// the configuration and the metrics.
+type runEnv struct {
+	cfg *Config
+	met *metrics.Metrics
+}
+
+// Take takes the thread's run lock and reads the thread (nil for a new
+// one). A thread a run holds is 409 run_in_progress.
+func (r *runner) Take(start context.Context, lo store.LeaseOptions) (*store.Lease, error) {
+	lease, err := takeThread(start, r.env.cfg.Store, r.owner, r.in.ThreadID, lo, runBusy)
+	if err != nil {
+		return nil, err
+	}
+	if r.th, err = r.env.cfg.loadThread(start, r.owner, r.in.ThreadID); err != nil {
+		lease.Release()
+		return nil, err
+	}
+	return lease, nil
+}
+
+// Prepare plans the run against what the thread's session has seen
+// (plan.go): a new thread needs room under the key's limit, and a run the
+// interrupt rules refuse is a *translate.Refusal. The run is then in
+// flight, counted until its end.
+func (r *runner) Prepare(ctx context.Context, life *turns.Turn) error {
+	r.life = life
+	if r.th == nil {
+		if err := r.env.cfg.roomForThread(ctx, r.log, r.owner); err != nil {
+			return err
+		}
+	}
+	var err error
+	if r.p, err = r.env.cfg.makePlan(r.th, r.in, r.agentName); err != nil {
+		return err
+	}
+	if r.th == nil {
+		r.th = &store.Thread{Owner: r.owner, ID: r.in.ThreadID}
+	}
+	r.size.Max = r.env.cfg.MaxMessageSize
+	life.Count(r.env.met, r.start, r.info.Name, string(r.mode()))
+	return nil
+}
+
+// Call opens the run's first turn (on a new session when the AAP server
+// lost the thread's), with the translator and the client's stream ready
+// for its events.
+func (r *runner) Call(ctx context.Context, _ *turns.Turn) error {
+	tracing.Agent(ctx, r.info.Name)
+	r.openBefore = len(r.th.Interrupts)
+	req, err := r.begin(ctx)
+	if err != nil {
+		return err
+	}
+	r.prepareStream(ctx)
+	if r.evs, err = r.openFirst(ctx, req); err != nil {
+		return err
+	}
+	r.req = req
+	return nil
+}
+
+// Stream translates the run's turns to the client (pump), then makes the
+// thread what the run leaves it (prepareSave).
+func (r *runner) Stream(ctx context.Context, _ *turns.Turn) error {
+	r.travelLight()
+	r.life.Out.Start()
+	r.pump(ctx, r.evs, r.req)
+	if r.th.SessionID == "" {
+		r.log.Warn().Str("thread", r.in.ThreadID).Msg("the AAP server's PUT /session answer named no session (no session_start): the next run starts a new session")
+	}
+	r.prepareSave()
+	return nil
 }
 
 func (r *runner) mode() aap.StreamMode {
@@ -72,41 +154,13 @@ func (r *runner) mode() aap.StreamMode {
 	return aap.StreamNone
 }
 
-// execute runs the plan: it opens the turn (on a new session when the AAP
-// server lost the thread's), streams it to the client and saves the
-// thread. An error is returned only before the stream began.
-func (r *runner) execute(ctx context.Context) error {
-	r.life.Count(r.s.base.Metrics, r.start, r.info.Name, string(r.mode()))
-	defer r.life.End()
-	tracing.Agent(ctx, r.info.Name)
-	r.openBefore = len(r.th.Interrupts)
-	req, err := r.begin(ctx)
-	if err != nil {
-		return err
-	}
-	r.prepareStream(ctx)
-	defer r.life.Out.Done()
-	evs, err := r.openFirst(ctx, req)
-	if err != nil {
-		return err
-	}
-	r.travelLight()
-	r.life.Out.Start()
-	r.pump(ctx, evs, req)
-	if r.th.SessionID == "" {
-		r.log.Warn().Str("thread", r.in.ThreadID).Msg("the AAP server's PUT /session answer named no session (no session_start): the next run starts a new session")
-	}
-	r.finish(ctx)
-	return nil
-}
-
 // prepareStream sets up the translator and the client's stream.
 func (r *runner) prepareStream(ctx context.Context) {
 	r.clients = map[string]bool{}
 	for _, t := range r.in.Tools {
 		r.clients[t.Name] = true
 	}
-	interrupting := r.s.cfg.Policy == PolicyInterrupt
+	interrupting := r.env.cfg.Policy == PolicyInterrupt
 	r.a2g = translate.NewAAPToAGUI(translate.AAPToAGUIOptions{
 		ThreadID: r.in.ThreadID, RunID: r.in.RunID,
 		// Under a grant or deny policy nothing is ever interrupted.
@@ -129,7 +183,7 @@ func (r *runner) travelLight() {
 		r.th.Title = threadTitle(r.in.Messages)
 	}
 	r.p.Seed = nil
-	if !r.s.cfg.SnapshotAfterRuns {
+	if !r.env.cfg.SnapshotAfterRuns {
 		r.in.Messages = nil
 	}
 }
@@ -144,7 +198,7 @@ func (r *runner) pump(ctx context.Context, evs iter.Seq2[aap.Event, error], req 
 		if next == nil {
 			break
 		}
-		if r.followUp++; r.followUp > r.s.cfg.MaxFollowUps {
+		if r.followUp++; r.followUp > r.env.cfg.MaxFollowUps {
 			r.write(r.a2g.Fail(inBand(errTooManyFollowUps)))
 			return
 		}
@@ -198,7 +252,8 @@ func (r *runner) stream(ctx context.Context, evs iter.Seq2[aap.Event, error]) []
 		if d, ok := ev.(*aap.TextDelta); ok && !h.holding && len(h.missing) == 0 && r.textDelta(d.Delta) {
 			continue
 		}
-		r.countIn(ev)
+		_, unknown := ev.(*aap.UnknownEvent)
+		r.life.CountIn(string(ev.EventName()), !unknown)
 		if err := r.grow(ev); err != nil {
 			if h.holding {
 				r.release(ctx, &h)
@@ -248,7 +303,7 @@ func (r *runner) grow(ev aap.Event) error {
 	n := 0
 	switch e := ev.(type) {
 	case *aap.TurnStart, *aap.ToolResult:
-		r.msgBytes = 0
+		r.size.Reset()
 		return nil
 	case *aap.TextDelta:
 		n = len(e.Delta)
@@ -261,17 +316,7 @@ func (r *runner) grow(ev aap.Event) error {
 	case *aap.ToolCall:
 		n = len(e.Input)
 	}
-	if !r.fits(n) {
-		return &fault.MessageTooLargeError{Limit: r.s.cfg.MaxMessageSize}
-	}
-	r.msgBytes += n
-	return nil
-}
-
-// fits reports whether n more bytes fit the message being built.
-func (r *runner) fits(n int) bool {
-	max := r.s.cfg.MaxMessageSize
-	return max <= 0 || r.msgBytes+n <= max
+	return r.size.Grow(n)
 }
 
 // textDelta takes a text_delta that the translator adds to its text
@@ -280,33 +325,23 @@ func (r *runner) fits(n int) bool {
 // it. false: nothing was done (the delta is not the usual case, or does
 // not fit the message, which grow then says), and stream takes the event.
 func (r *runner) textDelta(delta string) bool {
-	if !r.fits(len(delta)) {
+	if !r.size.Fits(len(delta)) {
 		return false
 	}
 	id, ok := r.a2g.AddTextDelta(delta)
 	if !ok {
 		return false
 	}
-	r.msgBytes += len(delta)
+	r.size.Add(len(delta))
 	r.life.Met.In(string(aap.EventTextDelta))
 	r.w.WriteFrame(r.life, string(events.EventTypeTextMessageContent), func(b []byte) ([]byte, error) { return agui.AppendTextContentFrame(b, id, delta), nil }, nil)
 	return true
 }
 
-// countIn counts an event from the upstream, by name (bounded: an unknown
-// event's name is whatever the server sent).
-func (r *runner) countIn(ev aap.Event) {
-	if _, unknown := ev.(*aap.UnknownEvent); unknown {
-		r.life.Met.In("unknown")
-	} else {
-		r.life.Met.In(string(ev.EventName()))
-	}
-}
-
 // policyTurn returns the permissions of a follow-up turn when ev ends the
 // turn for tool calls the grant or deny policy answers; else nil.
 func (r *runner) policyTurn(ev aap.Event) []aap.Message {
-	if e, ok := ev.(*aap.TurnStop); ok && e.StopReason == aap.StopToolUse && r.s.cfg.Policy != PolicyInterrupt {
+	if e, ok := ev.(*aap.TurnStop); ok && e.StopReason == aap.StopToolUse && r.env.cfg.Policy != PolicyInterrupt {
 		return r.policyAnswers()
 	}
 	return nil
@@ -332,7 +367,7 @@ func (r *runner) policyAnswers() []aap.Message {
 		if r.clients[c.Name] {
 			return nil
 		}
-		out = append(out, translate.PolicyPermission(c.ToolCallID, r.s.cfg.Policy))
+		out = append(out, translate.PolicyPermission(c.ToolCallID, r.env.cfg.Policy))
 	}
 	return out
 }
@@ -349,7 +384,7 @@ func (r *runner) feed(ev aap.Event) {
 // Config.SnapshotAfterRuns a MESSAGES_SNAPSHOT of the thread goes right
 // before RUN_FINISHED.
 func (r *runner) write(evs []events.Event) {
-	if r.s.cfg.SnapshotAfterRuns {
+	if r.env.cfg.SnapshotAfterRuns {
 		for i, ev := range evs {
 			if _, ok := ev.(*events.RunFinishedEvent); ok {
 				evs = append(append(append([]events.Event{}, evs[:i]...), events.NewMessagesSnapshotEvent(r.threadMessages())), evs[i:]...)
@@ -373,7 +408,7 @@ func (r *runner) turnDone(result string) {
 	default:
 		result = metrics.OutcomeOK
 	}
-	r.s.base.Metrics.Upstream("turn", r.info.Name, result)
+	r.env.met.Upstream("turn", r.info.Name, result)
 	r.life.Line.Upstream = result
 }
 

@@ -14,31 +14,35 @@ import (
 // The run's end: the thread saved and freed in one write, and only then
 // RUN_FINISHED (or RUN_ERROR when the thread could not be saved).
 
-// finish saves and frees the thread, in one write, before the client sees
-// the end of the run: a client that starts its next run at once
-// (CopilotKit does, after a frontend tool) must find the thread saved and
-// free; and a run whose thread could not be saved does not finish
-// (RUN_ERROR STORE_ERROR instead of RUN_FINISHED).
-func (r *runner) finish(ctx context.Context) {
-	err := r.save(ctx)
-	r.life.Free()
-	if fin, ok := r.w.Held(); ok {
-		end := fin
-		if err != nil {
-			r.life.Line.Upstream = "store_error"
-			named := errRunNotStored
-			if errors.Is(err, store.ErrLeaseLost) {
-				// Another holder took the thread: the run stopped
-				// rather than finish over it.
-				r.life.Line.Upstream, named = "lease_lost", err
-			}
-			message, code := inBand(named)
-			end = &events.RunErrorEvent{BaseEvent: events.NewBaseEvent(events.EventTypeRunError), Message: message, Code: &code}
-		}
-		r.w.Send(r.life, end)
-		return
+// Acknowledge sends the run's end once the thread is saved and free: the
+// RUN_FINISHED held back, or RUN_ERROR when the thread could not be saved
+// (stored). A client that starts its next run at once (CopilotKit does,
+// after a frontend tool) finds the thread saved and free.
+func (r *runner) Acknowledge(life *turns.Turn, stored error) error {
+	if stored != nil {
+		r.log.Error().Err(stored).Str("thread", r.th.ID).Msg("store: save thread: the run ends with RUN_ERROR")
+	} else {
+		r.env.met.InterruptsChanged(len(r.th.Interrupts) - r.openBefore)
 	}
-	r.life.Out.Flush()
+	fin, ok := r.w.Held()
+	if !ok {
+		life.Out.Flush()
+		return nil
+	}
+	end := fin
+	if stored != nil {
+		life.Line.Upstream = "store_error"
+		named := errRunNotStored
+		if errors.Is(stored, store.ErrLeaseLost) {
+			// Another holder took the thread: the run stopped rather
+			// than finish over it.
+			life.Line.Upstream, named = "lease_lost", stored
+		}
+		message, code := inBand(named)
+		end = &events.RunErrorEvent{BaseEvent: events.NewBaseEvent(events.EventTypeRunError), Message: message, Code: &code}
+	}
+	r.w.Send(life, end)
+	return nil
 }
 
 // threadMessages is the whole thread as the client should now hold it:
@@ -65,15 +69,11 @@ func (r *runner) threadMessages() []types.Message {
 	return out
 }
 
-// save records what the session has now seen: the client's messages this
-// run delivered and the messages the run produced (by the ids the client
-// will send them back under), the calls still waiting, and the open
-// interrupts.
-//
-// The save is tried again while the run's lease holds (a thread's save is
-// the same whether an earlier try was stored or not); the error it returns
-// means the thread is not saved and the run must not finish.
-func (r *runner) save(ctx context.Context) error {
+// prepareSave makes the thread what the run leaves it: what the session
+// has now seen (the client's messages this run delivered and the messages
+// the run produced, by the ids the client will send them back under), the
+// record's new tail, the calls still waiting and the open interrupts.
+func (r *runner) prepareSave() {
 	th := r.th
 	before := len(th.Delivered)
 	th.DeliveredFrom = before // the ids as read: the save writes the run's
@@ -94,21 +94,10 @@ func (r *runner) save(ctx context.Context) error {
 		}
 	}
 	th.RunID = r.in.RunID
-	if th.Title == "" {
-		th.Title = threadTitle(r.in.Messages)
-	}
-	// Saved even when the client has gone: a context not cancelled with
-	// the request's, which lends it only its values (the trace).
-	ctx = context.WithoutCancel(ctx)
-	err := r.life.Lease.ReleaseWith(func(holder string) error {
-		ctx, cancel := context.WithTimeout(ctx, turns.WriteTimeout)
-		defer cancel()
-		return r.s.cfg.Store.SaveThreadUnlock(ctx, th, holder)
-	})
-	if err != nil {
-		r.log.Error().Err(err).Str("thread", th.ID).Msg("store: save thread: the run ends with RUN_ERROR")
-		return err
-	}
-	r.s.base.Metrics.InterruptsChanged(len(th.Interrupts) - r.openBefore)
-	return nil
+}
+
+// Store saves the thread and frees it, in one write (a thread's save is
+// the same whether an earlier try was stored or not).
+func (r *runner) Store(ctx context.Context, holder string) error {
+	return r.env.cfg.Store.SaveThreadUnlock(ctx, r.th, holder)
 }

@@ -61,8 +61,8 @@ func New(cfg Config) (*Server, error) {
 		e.GET("/metrics", s.auth, gin.WrapH(m.Handler()))
 	}
 	e.GET("/agents", s.auth, s.listAgents)
-	e.POST("/agents/:name", s.authUser, s.runPlace, edge.JSONBody, s.run)
-	e.POST("/agents/:name/connect", s.authUser, edge.JSONBody, s.connect)
+	e.POST("/agents/:name", s.authUser, s.runPlace, edge.JSONBody, s.handle(s.run))
+	e.POST("/agents/:name/connect", s.authUser, edge.JSONBody, s.handle(s.connect))
 	e.GET("/agents/:name/threads", s.authUser, s.listThreads)
 	e.DELETE("/agents/:name/threads/:threadId", s.authUser, s.deleteThread)
 	e.DELETE("/agents/:name/threads/:threadId/run", s.authUser, s.stopRun)
@@ -71,6 +71,19 @@ func New(cfg Config) (*Server, error) {
 
 // ServeHTTP implements http.Handler.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.base.Engine.ServeHTTP(w, r) }
+
+// handle makes a handler of h, whose error (returned before its answer
+// began) is answered as a failure (fail).
+func (s *Server) handle(h func(*gin.Context) error) gin.HandlerFunc {
+	return func(c *gin.Context) {
+		if err := h(c); err != nil {
+			s.fail(c, err)
+		}
+	}
+}
+
+// env is what a run uses of the server (runEnv).
+func (s *Server) env() runEnv { return runEnv{cfg: &s.cfg, met: s.base.Metrics} }
 
 // MetricsHandler serves the server's metrics in the Prometheus text
 // format, without any key check: for a listener of its own (see
@@ -185,7 +198,7 @@ func (s *Server) checkReady(ctx context.Context) readyCheck {
 		return readyCheck{}
 	}
 	s.cfg.Logger.Warn().Err(err).Msg("upstream not ready")
-	return readyCheck{notReady: "the AAP server is not ready: " + s.upstreamFailure(err).Message}
+	return readyCheck{notReady: "the AAP server is not ready: " + s.cfg.upstreamFailure(err).Message}
 }
 
 // ready answers GET /readyz from the last readiness check (edge.Ready):

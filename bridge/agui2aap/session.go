@@ -24,7 +24,7 @@ func (r *runner) openFirst(ctx context.Context, req *aap.PostSessionTurnRequest)
 	if err != nil && !r.p.Fresh && sessionGone(err) {
 		r.log.Warn().Str("thread", r.in.ThreadID).Str("session", r.th.SessionID).
 			Msg("the AAP server no longer has the thread's session; moving the thread to a new one seeded with the client's history")
-		if r.p, err = translate.PlanLostSession(r.in, r.s.cfg.Policy); err != nil {
+		if r.p, err = translate.PlanLostSession(r.in, r.env.cfg.Policy); err != nil {
 			return nil, err
 		}
 		if req, err = r.begin(ctx); err != nil {
@@ -57,7 +57,7 @@ func (r *runner) begin(ctx context.Context) (*aap.PostSessionTurnRequest, error)
 		th.ContextDigest = contextDigest
 	}
 	if p.Fresh {
-		agent := aap.AgentConfig{Name: r.info.Name, Tools: r.s.cfg.serverTools(r.info)}
+		agent := aap.AgentConfig{Name: r.info.Name, Tools: r.env.cfg.serverTools(r.info)}
 		if r.fwd != nil && r.fwd.Agent != nil {
 			if r.fwd.Agent.Tools != nil {
 				agent.Tools = r.fwd.Agent.Tools
@@ -101,7 +101,7 @@ func (r *runner) openerFor(version int) func(context.Context, newSession) (*aap.
 func (r *runner) createSession(ctx context.Context, n newSession) (*aap.PostSessionTurnRequest, error) {
 	th := r.th
 	created, err := r.cl.CreateSession(ctx, &aap.PostSessionsRequest{Agent: n.agent, Messages: r.p.Seed, Tools: r.clientTools})
-	r.life.Line.Upstream = r.s.upstreamCall(ctx, "create_session", r.info.Name, err)
+	r.life.Line.Upstream = r.env.upstreamCall(ctx, "create_session", r.info.Name, err)
 	if err != nil {
 		return nil, &upstreamError{err}
 	}

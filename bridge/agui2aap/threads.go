@@ -13,7 +13,6 @@ import (
 
 	"github.com/ag-ui-protocol/ag-ui/sdks/community/go/pkg/core/types"
 	"github.com/gin-gonic/gin"
-	"github.com/rs/zerolog"
 
 	"github.com/aapagui/aapagui/bridge/internal/edge"
 	"github.com/aapagui/aapagui/bridge/internal/fault"
@@ -115,7 +114,7 @@ func (s *Server) removeThread(c *gin.Context) error {
 	if err := checkThreadID(id); err != nil {
 		return fault.Fail(fault.KindInvalid, "invalid_request", err.Error())
 	}
-	lease, err := s.takeThread(ctx, log, owner, id, func(time.Duration) string {
+	lease, err := takeThread(ctx, s.cfg.Store, owner, id, s.cfg.LeaseOptions(s.base, log, "thread", id), func(time.Duration) string {
 		return "a run is in progress on this thread; delete it once the run has finished"
 	})
 	if err != nil {
@@ -156,26 +155,11 @@ func (s *Server) deleteSession(ctx context.Context, r *http.Request, session str
 		err = cl.DeleteSession(uctx, session)
 	}
 	cancel()
-	s.upstreamCall(ctx, "delete_session", "", err)
+	s.env().upstreamCall(ctx, "delete_session", "", err)
 	if err != nil && !sessionGone(err) {
 		return &upstreamError{err}
 	}
 	return nil
-}
-
-// takeThread takes the thread's run lock. A thread a run holds is
-// answered 409 run_in_progress, with the message busy gives for the time
-// left on the run's lease.
-func (s *Server) takeThread(ctx context.Context, log *zerolog.Logger, owner, id string, busy func(left time.Duration) string) (*store.Lease, error) {
-	lease, err := store.TakeThread(ctx, s.cfg.Store, owner, id, s.cfg.LeaseOptions(s.base, log, "thread", id))
-	var held *store.HeldError
-	if errors.As(err, &held) {
-		return nil, fault.Locked("run_in_progress", busy(held.Left), held.Left)
-	}
-	if err != nil {
-		return nil, &storeError{"lock thread", err}
-	}
-	return lease, nil
 }
 
 // threadTitle is the first user message's text, on one line, cut to

@@ -93,7 +93,7 @@ func (s *Server) upstreamMeta(ctx context.Context, cl *aap.Client, key string) (
 		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), metaTimeout)
 		defer cancel()
 		m, err := cl.Meta(ctx)
-		s.upstreamCall(ctx, "meta", "", err)
+		s.env().upstreamCall(ctx, "meta", "", err)
 		if err != nil {
 			return nil, s.noteRefused(key, err)
 		}
@@ -122,16 +122,16 @@ const metaTimeout = 30 * time.Second
 // upstreamCall counts an upstream call (metrics.Upstream) that ended with
 // err, and returns its result: ok, cancelled (the client went away) or
 // the failure's code.
-func (s *Server) upstreamCall(ctx context.Context, call, agent string, err error) string {
+func (e runEnv) upstreamCall(ctx context.Context, call, agent string, err error) string {
 	result := metrics.OutcomeOK
 	switch {
 	case err == nil:
 	case ctx.Err() != nil:
 		result = metrics.OutcomeCancelled
 	default:
-		result = s.upstreamFailure(err).Code
+		result = e.cfg.upstreamFailure(err).Code
 	}
-	s.base.Metrics.Upstream(call, agent, result)
+	e.met.Upstream(call, agent, result)
 	return result
 }
 
@@ -153,7 +153,7 @@ func (r *runner) open(ctx context.Context, session string, req *aap.PostSessionT
 			resp, err = r.cl.Turn(ctx, session, req)
 		}
 		if err != nil {
-			r.life.Line.Upstream = r.s.upstreamCall(ctx, "turn", r.info.Name, err)
+			r.life.Line.Upstream = r.env.upstreamCall(ctx, "turn", r.info.Name, err)
 			return nil, err
 		}
 		evs = append(evs, translate.EventsFromResponse(resp)...)
@@ -167,19 +167,19 @@ func (r *runner) open(ctx context.Context, session string, req *aap.PostSessionT
 	}
 	// The response headers are waited for ConnectTimeout at most; then the
 	// stream may run as long as it keeps sending within IdleTimeout.
-	idle, err := upstream.Dial(ctx, r.s.cfg.ConnectTimeout, r.s.cfg.IdleTimeout, func(ctx context.Context) (io.ReadCloser, error) {
+	idle, err := upstream.Dial(ctx, r.env.cfg.ConnectTimeout, r.env.cfg.IdleTimeout, func(ctx context.Context) (io.ReadCloser, error) {
 		if put != nil {
 			return r.cl.OpenPutSession(ctx, put)
 		}
 		return r.cl.OpenTurn(ctx, session, req)
 	})
 	if err != nil {
-		r.life.Line.Upstream = r.s.upstreamCall(ctx, "turn", r.info.Name, err)
+		r.life.Line.Upstream = r.env.upstreamCall(ctx, "turn", r.info.Name, err)
 		return nil, err
 	}
 	return func(yield func(aap.Event, error) bool) {
 		defer idle.Close()
-		for ev, err := range aap.ReadEvents(ssestream.FlushBeforeRead(idle, r.life.Out), r.s.cfg.MaxEventSize) {
+		for ev, err := range aap.ReadEvents(ssestream.FlushBeforeRead(idle, r.life.Out), r.env.cfg.MaxEventSize) {
 			if err == nil {
 				idle.Touch()
 			}
