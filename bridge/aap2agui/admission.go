@@ -9,7 +9,9 @@ import (
 	"github.com/ag-ui-protocol/ag-ui/sdks/community/go/pkg/core/types"
 	"github.com/rs/zerolog"
 
+	"context"
 	"github.com/aapagui/aapagui/aap"
+	"github.com/aapagui/aapagui/bridge/internal/upstream"
 	"github.com/aapagui/aapagui/internal/ident"
 	"github.com/aapagui/aapagui/store"
 	"github.com/aapagui/aapagui/translate"
@@ -229,4 +231,19 @@ func withoutInterruptCalls(m aap.Message, seen map[string]bool) aap.Message {
 		}
 	}
 	return m
+}
+
+// postTurn sends a turn's run to the agent (calls: the encrypted values of
+// its tool calls, see post) and returns the SSE body whose events answer
+// the turn. A run that carries a new user message together with cancelled
+// resume entries (the user moved on while interrupts were open) goes as
+// Config.CancelRun says: by default as itself, followed within the turn by
+// a run of the message alone when the agent did not read it (followUp,
+// which the turn's reader keeps).
+func (a *agent) postTurn(ctx context.Context, adm *admission) (*upstream.IdleBody, error) {
+	in, calls := adm.run, adm.calls
+	if a.cfg.CancelRun == CancelRunSeparate && cancelsWithMessage(in) {
+		return a.postSeparate(ctx, in, calls, adm.movedOn)
+	}
+	return a.post(ctx, in, calls)
 }

@@ -8,28 +8,30 @@ import (
 	"net/http"
 	"net/url"
 	"slices"
-	"strings"
-	"sync"
 
 	"github.com/aapagui/aapagui/aap"
+	"github.com/aapagui/aapagui/agui"
 	"github.com/aapagui/aapagui/bridge/internal/fault"
-	"github.com/aapagui/aapagui/internal/header"
+	"github.com/aapagui/aapagui/bridge/internal/upstream"
+	"github.com/aapagui/aapagui/internal/ident"
 	"github.com/aapagui/aapagui/internal/redact"
 	"github.com/aapagui/aapagui/internal/redirect"
+	"github.com/aapagui/aapagui/internal/reqbody"
 	"github.com/aapagui/aapagui/store"
+	"github.com/ag-ui-protocol/ag-ui/sdks/community/go/pkg/core/types"
 )
 
 // agent is one agent the Server serves: what GET /meta says of it and how
 // its runs reach it (its AgentConfig, the Server's defaults filled in).
 // Every session belongs to one agent, by the name it was created with.
 type agent struct {
-	s       *Server
+	client  *http.Client // calls the agent (Serving.HTTPClient)
 	cfg     AgentConfig
 	secrets map[string]bool // names of secret options
 }
 
-func newAgent(s *Server, cfg AgentConfig) *agent {
-	a := &agent{s: s, cfg: cfg, secrets: map[string]bool{}}
+func newAgent(client *http.Client, cfg AgentConfig) *agent {
+	a := &agent{client: client, cfg: cfg, secrets: map[string]bool{}}
 	for _, o := range cfg.Agent.Options {
 		if o.Type == aap.OptionSecret {
 			a.secrets[o.Name] = true
@@ -45,132 +47,12 @@ func (a *agent) name() string { return a.cfg.Agent.Name }
 // of a single agent.
 var errOneAgentFields = errors.New("aap2agui: Config.Agents and the one-agent fields (Upstream, UpstreamHeader, Agent, OwnTools) exclude each other")
 
-// resolveAgents makes c.Agents the agents the Server serves, each checked
-// and with the Server's defaults filled in: without Agents, the one agent
-// of the one-agent fields.
-func (c *Config) resolveAgents() error {
-	one := len(c.Agents) == 0
-	if one {
-		c.Agents = []AgentConfig{{Agent: c.Agent, OwnTools: c.OwnTools, Upstream: c.Upstream, UpstreamHeader: c.UpstreamHeader,
-			ToolResultParts: c.ToolResultParts}}
-	} else if c.Upstream != "" || c.UpstreamHeader != nil || c.Agent.Name != "" || len(c.OwnTools) > 0 {
-		return errOneAgentFields
-	}
-	seen := map[string]bool{}
-	for i := range c.Agents {
-		a := &c.Agents[i]
-		if err := c.resolveAgent(a, one); err != nil {
-			if one {
-				return fmt.Errorf("aap2agui: %w", err)
-			}
-			return fmt.Errorf("aap2agui: Config.Agents[%d] (%s): %w", i, a.Agent.Name, err)
-		}
-		if seen[a.Agent.Name] {
-			return fmt.Errorf("aap2agui: Config.Agents[%d]: the name %q is another agent's too", i, a.Agent.Name)
-		}
-		seen[a.Agent.Name] = true
-	}
-	return nil
-}
-
-// resolveAgent checks one agent and fills in what it leaves to the
-// Server. one: it is the agent of the one-agent fields, which may leave
-// its description out (DefaultAgent) and whose errors name those fields.
-func (c *Config) resolveAgent(a *AgentConfig, one bool) error {
-	u, err := url.Parse(a.Upstream)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return fmt.Errorf("Config.Upstream %q is not an http(s) URL", redact.URL(a.Upstream))
-	}
-	if err := header.Check(a.UpstreamHeader); err != nil {
-		return fmt.Errorf("Config.UpstreamHeader: %w", err)
-	}
-	if a.Agent.Name == "" {
-		if !one {
-			return errors.New("the agent needs a name")
-		}
-		d := DefaultAgent()
-		d.Tools, d.Options = a.Agent.Tools, a.Agent.Options
-		if a.Agent.Capabilities != nil {
-			d.Capabilities = a.Agent.Capabilities
-		}
-		a.Agent = d
-	}
-	if a.Agent.Version == "" {
-		a.Agent.Version = "1.0.0"
-	}
-	if err := checkTools(a); err != nil {
-		return err
-	}
-	for i := range a.Agent.Options {
-		if err := a.Agent.Options[i].Validate(); err != nil {
-			return fmt.Errorf("agent option %d: %w", i, err)
-		}
-	}
-	return c.agentDefaults(a)
-}
-
-// checkTools refuses an own tool without a name, or a tool declared twice.
-func checkTools(a *AgentConfig) error {
-	seen := map[string]bool{}
-	for _, t := range a.Agent.Tools {
-		seen[t.Name] = true
-	}
-	for i, t := range a.OwnTools {
-		if t.Name == "" {
-			return fmt.Errorf("Config.OwnTools[%d]: a tool needs a name", i)
-		}
-		if seen[t.Name] {
-			return fmt.Errorf("Config.OwnTools[%d]: tool %q is declared twice", i, t.Name)
-		}
-		seen[t.Name] = true
-	}
-	return nil
-}
-
-// agentDefaults fills in the timeouts and modes an agent leaves to the
-// Server.
-func (c *Config) agentDefaults(a *AgentConfig) error {
-	var err error
-	if a.ThreadIDs == "" {
-		a.ThreadIDs = c.ThreadIDs
-	}
-	if a.ThreadIDs, err = ParseThreadIDs(string(a.ThreadIDs)); err != nil {
-		return fmt.Errorf("Config.ThreadIDs: %w", err)
-	}
-	if a.CancelRun == "" {
-		a.CancelRun = c.CancelRun
-	}
-	if a.CancelRun, err = ParseCancelRun(string(a.CancelRun)); err != nil {
-		return fmt.Errorf("Config.CancelRun: %w", err)
-	}
-	if a.ConnectTimeout == 0 {
-		a.ConnectTimeout = c.ConnectTimeout
-	}
-	if a.IdleTimeout == 0 {
-		a.IdleTimeout = c.IdleTimeout
-	}
-	a.ToolResultParts = a.ToolResultParts || c.ToolResultParts
-	return nil
-}
-
 // roster is the agents a Server serves at one time: Server.SetAgents
 // replaces it whole, and a turn keeps the agent it started with.
 type roster struct {
 	list   []*agent          // in the order of GET /meta
 	byName map[string]*agent // the agents by name
 	infos  []aap.AgentInfo   // what GET /meta says of them, in that order
-}
-
-// newRoster makes the roster of agents, each resolved (Config.resolveAgents).
-func (s *Server) newRoster(agents []AgentConfig) *roster {
-	r := &roster{byName: make(map[string]*agent, len(agents))}
-	for _, ac := range agents {
-		a := newAgent(s, ac)
-		r.list = append(r.list, a)
-		r.byName[a.name()] = a
-		r.infos = append(r.infos, publicInfo(a.cfg.Agent))
-	}
-	return r
 }
 
 // publicInfo is what GET /meta says of an agent: its description, with
@@ -188,43 +70,6 @@ func publicInfo(info aap.AgentInfo) aap.AgentInfo {
 		}
 	}
 	return info
-}
-
-// agentNamed returns the agent served under name, or nil.
-func (s *Server) agentNamed(name string) *agent { return s.roster.Load().byName[name] }
-
-// SetAgents replaces the agents the Server serves, as Config.Agents sets
-// them at New (the Server's defaults filled in, each agent checked the
-// same way; an error changes nothing). GET /meta, /readyz and new
-// sessions see the new agents at once. A session keeps its agent by name:
-// an agent that is still served under its name takes the session's next
-// turn with its new upstream and description; a session whose agent is
-// gone gets 404 unknown_agent for its turns, and is served again if an
-// agent of that name comes back. A turn in flight ends with the agent it
-// started with. The program reloads its --agent-config this way on
-// SIGHUP.
-func (s *Server) SetAgents(agents []AgentConfig) error {
-	if len(agents) == 0 {
-		return errors.New("aap2agui: SetAgents: at least one agent is needed")
-	}
-	c := s.cfg
-	c.Upstream, c.UpstreamHeader, c.Agent, c.OwnTools = "", nil, aap.AgentInfo{}, nil
-	c.Agents = slices.Clone(agents)
-	if err := c.resolveAgents(); err != nil {
-		return err
-	}
-	s.roster.Store(s.newRoster(c.Agents))
-	return nil
-}
-
-// unknownAgent is the answer to a new session naming an agent not served.
-func (s *Server) unknownAgent(name string) error {
-	agents := s.roster.Load().list
-	names := make([]string, len(agents))
-	for i, a := range agents {
-		names[i] = fmt.Sprintf("%q", a.name())
-	}
-	return invalid("unknown_agent", fmt.Sprintf("agent %q is not served here (agents: %s)", name, strings.Join(names, ", ")))
 }
 
 // agentOf returns the agent of a session: the one it was created with. A
@@ -310,39 +155,11 @@ type readyCheck struct {
 	upstreams []upstreamReadiness
 }
 
-// checkReady pings the store and, when it answers, probes every agent's
-// upstream.
-func (s *Server) checkReady(ctx context.Context) readyCheck {
-	if err := s.cfg.Store.Ping(ctx); err != nil {
-		s.cfg.Logger.Warn().Err(err).Msg("store not ready")
-		return readyCheck{store: err}
-	}
-	return readyCheck{upstreams: s.probeUpstreams(ctx)}
-}
-
 // upstreamReadiness is one agent's upstream in GET /readyz.
 type upstreamReadiness struct {
 	Agent  string `json:"agent"`
 	Status string `json:"status"`          // ok or unreachable
 	Error  string `json:"error,omitempty"` // why, without the URL
-}
-
-// probeUpstreams asks every agent's upstream at once whether it answers
-// (probe), within ctx.
-func (s *Server) probeUpstreams(ctx context.Context) []upstreamReadiness {
-	agents := s.roster.Load().list
-	out := make([]upstreamReadiness, len(agents))
-	var wg sync.WaitGroup
-	for i, a := range agents {
-		wg.Go(func() {
-			out[i] = upstreamReadiness{Agent: a.name(), Status: "ok"}
-			if err := a.probe(ctx); err != nil {
-				out[i].Status, out[i].Error = "unreachable", err.Error()
-			}
-		})
-	}
-	wg.Wait()
-	return out
 }
 
 // probe reports whether the agent's upstream answers HTTP at all: a GET of
@@ -354,7 +171,7 @@ func (a *agent) probe(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	resp, err := a.s.cfg.HTTPClient.Do(req)
+	resp, err := a.client.Do(req)
 	var re *redirect.Error
 	if errors.As(err, &re) {
 		return nil
@@ -369,3 +186,86 @@ func (a *agent) probe(ctx context.Context) error {
 	resp.Body.Close()
 	return nil
 }
+
+// postSeparate sends the run as two: first the cancellation alone (the
+// history without the new message, the resume entries), whose events are
+// read to their end and left out of the turn, then the message (the whole
+// history, no resume, the calls the cancelled interrupts held, movedOn,
+// closed in it as not answered), which answers the turn. What the agent
+// said of the cancellation reaches history only through a
+// MESSAGES_SNAPSHOT of its own.
+func (a *agent) postSeparate(ctx context.Context, in *types.RunAgentInput, calls map[string]string, movedOn []string) (*upstream.IdleBody, error) {
+	cancelRun := *in
+	cancelRun.RunID = ident.Random("run-")
+	cancelRun.Messages = in.Messages[:len(in.Messages)-1]
+	body, err := a.post(ctx, &cancelRun, calls)
+	if err != nil {
+		return nil, err
+	}
+	_, err = io.Copy(io.Discard, body)
+	body.Close()
+	if err != nil && ctx.Err() != nil {
+		return nil, ctx.Err()
+	}
+	// A cancellation the agent failed on goes no further: the message's
+	// run says what the agent makes of it.
+	return a.post(ctx, messageRun(in, movedOn), calls)
+}
+
+// post sends the run to the upstream agent and returns its SSE body. The
+// request derives from ctx, so a client that leaves cancels it. calls are
+// the encrypted values of the run's tool calls (toolCallId → value),
+// which the SDK's ToolCall cannot carry: they are added to its JSON
+// (encrypted.go).
+func (a *agent) post(ctx context.Context, in *types.RunAgentInput, calls map[string]string) (*upstream.IdleBody, error) {
+	data, err := agui.MarshalRunAgentInput(in)
+	if err == nil && len(calls) > 0 {
+		data, err = agui.PatchToolCallValues(data, calls)
+	}
+	if err != nil {
+		return nil, &upstreamError{fault.KindUpstream, "upstream_request", "could not encode the run for the agent", err}
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, a.cfg.Upstream, nil)
+	if err != nil {
+		return nil, &upstreamError{fault.KindUpstream, "upstream_request", "could not build the request to the agent", err}
+	}
+	// The run holds the whole conversation: its bytes go once the answer
+	// has begun, not when the stream ends.
+	rb := reqbody.Set(req, data)
+	for k, vs := range a.cfg.UpstreamHeader {
+		for _, v := range vs {
+			req.Header.Add(k, v)
+		}
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "text/event-stream")
+
+	// The wait for response headers only is bounded: the stream itself
+	// may run for as long as the agent takes.
+	body, err := upstream.Dial(ctx, a.cfg.ConnectTimeout, a.cfg.IdleTimeout, func(ctx context.Context) (io.ReadCloser, error) {
+		resp, err := a.client.Do(req.WithContext(ctx))
+		rb.Release()
+		if err != nil {
+			// A refused redirect without the URL it pointed to in full; any other
+			// error quotes the URL, maybe a token in its query.
+			return nil, redact.Error(redirect.Strip(err))
+		}
+		if err := checkResponse(resp); err != nil {
+			return nil, err
+		}
+		return resp.Body, nil
+	})
+	var ue *upstreamError
+	switch {
+	case err == nil:
+		return body, nil
+	case !errors.Is(err, upstream.ErrConnectTimeout) && errors.As(err, &ue):
+		return nil, ue
+	}
+	f := upstream.Failure(err, "the agent", a.cfg.ConnectTimeout)
+	return nil, &upstreamError{f.Kind, f.Code, f.Message, err}
+}
+
+// redactedValue stands for the value of a secret option, in a session
+// and as an option's default.
+const redactedValue = "***"

@@ -19,7 +19,7 @@ import (
 // answer is a turn's answer to its client. It holds the response and the
 // turn's stream and writer; it never looks at the run that feeds it.
 type answer struct {
-	life *turns.Turn
+	turn *turns.Turn
 	rw   gin.ResponseWriter
 	mode aap.StreamMode
 	form answerForm
@@ -36,7 +36,7 @@ var aapWriter = turns.Writer[aap.Event]{
 // open makes the client's stream and, when the turn streams, begins it
 // with the form's opening events (the turn closes it: turns.Turn.Release).
 func (a *answer) open() {
-	out := a.life.OpenStream(a.rw)
+	out := a.turn.OpenStream(a.rw)
 	if a.mode != aap.StreamNone {
 		out.Start()
 		if len(a.form.opening) > 0 {
@@ -54,20 +54,20 @@ func (a *answer) source(body io.Reader) io.Reader {
 	if !a.streams() {
 		return body
 	}
-	return ssestream.FlushBeforeRead(body, a.life.Out)
+	return ssestream.FlushBeforeRead(body, a.turn.Out)
 }
 
 // write sends events to the client (coalesced by the stream), counting
 // them, the turn's stop held back (stop); beforeFull, when not nil, runs
 // before a burst that fills the stream's buffer goes out.
 func (a *answer) write(evs []aap.Event, beforeFull func()) {
-	a.w.Write(a.life, evs, beforeFull)
+	a.w.Write(a.turn, evs, beforeFull)
 }
 
 // writeTextDelta sends a text_delta of text (plain: agui.Decoder.DecodeText's
 // delta), as write sends the event.
 func (a *answer) writeTextDelta(text []byte, beforeFull func()) {
-	a.w.WriteFrame(a.life, string(aap.EventTextDelta), func(b []byte) ([]byte, error) { return aap.AppendTextDeltaFrame(b, text), nil }, beforeFull)
+	a.w.WriteFrame(a.turn, string(aap.EventTextDelta), func(b []byte) ([]byte, error) { return aap.AppendTextDeltaFrame(b, text), nil }, beforeFull)
 }
 
 // stop writes the turn's stop with the reason given (the translator's own,
@@ -80,7 +80,7 @@ func (a *answer) stop(reason aap.StopReason, named *aap.TurnError) {
 		stop = &aap.TurnStop{}
 	}
 	stop.StopReason, stop.Error = reason, named
-	a.w.Send(a.life, stop)
+	a.w.Send(a.turn, stop)
 }
 
 // none writes the answer of mode none: one JSON body, in the route's form.
@@ -99,4 +99,32 @@ func (a *answer) withdraw() bool {
 		a.rw.Header().Del(h)
 	}
 	return true
+}
+
+// answerForm is what differs between the answer to a turn of a session
+// and the answer to PUT /session (versions 1 and 2), chosen once, by the
+// handler: the turn itself never asks which route it serves.
+type answerForm struct {
+	// opening are events the stream opens with, before the agent has
+	// said anything. A turn with an opening saves its own messages before
+	// the agent is called, not beside it (turn.save): the session the
+	// events name is stored when they go out.
+	opening []aap.Event
+	// none makes the body of the answer in mode none.
+	none func(*aap.PostSessionTurnResponse) any
+}
+
+// turnForm is the answer to a turn of a session.
+var turnForm = answerForm{none: func(r *aap.PostSessionTurnResponse) any { return r }}
+
+// startForm is the answer to PUT /session, which created the session
+// with the given id: its stream opens with session_start, its none answer
+// carries sessionId.
+func startForm(id string) answerForm {
+	return answerForm{
+		opening: []aap.Event{&aap.SessionStart{SessionID: id}},
+		none: func(r *aap.PostSessionTurnResponse) any {
+			return aap.PutSessionResponse{SessionID: id, StopReason: r.StopReason, Messages: r.Messages}
+		},
+	}
 }

@@ -1,14 +1,10 @@
 package aap2agui
 
 import (
-	"context"
 	"fmt"
-	"io"
 
 	"github.com/ag-ui-protocol/ag-ui/sdks/community/go/pkg/core/types"
 
-	"github.com/aapagui/aapagui/bridge/internal/upstream"
-	"github.com/aapagui/aapagui/internal/ident"
 	"github.com/aapagui/aapagui/translate"
 )
 
@@ -44,46 +40,6 @@ func ParseCancelRun(s string) (CancelRun, error) {
 		return CancelRun(s), nil
 	}
 	return "", fmt.Errorf("cancel run %q: want %q, %q or %q", s, CancelRunAuto, CancelRunSeparate, CancelRunSingle)
-}
-
-// postTurn sends a turn's run to the agent (calls: the encrypted values of
-// its tool calls, see post) and returns the SSE body whose events answer
-// the turn. A run that carries a new user message together with cancelled
-// resume entries (the user moved on while interrupts were open) goes as
-// Config.CancelRun says: by default as itself, followed within the turn by
-// a run of the message alone when the agent did not read it (followUp,
-// which the turn's reader keeps).
-func (a *agent) postTurn(ctx context.Context, adm *admission) (*upstream.IdleBody, error) {
-	in, calls := adm.run, adm.calls
-	if a.cfg.CancelRun == CancelRunSeparate && cancelsWithMessage(in) {
-		return a.postSeparate(ctx, in, calls, adm.movedOn)
-	}
-	return a.post(ctx, in, calls)
-}
-
-// postSeparate sends the run as two: first the cancellation alone (the
-// history without the new message, the resume entries), whose events are
-// read to their end and left out of the turn, then the message (the whole
-// history, no resume, the calls the cancelled interrupts held, movedOn,
-// closed in it as not answered), which answers the turn. What the agent
-// said of the cancellation reaches history only through a
-// MESSAGES_SNAPSHOT of its own.
-func (a *agent) postSeparate(ctx context.Context, in *types.RunAgentInput, calls map[string]string, movedOn []string) (*upstream.IdleBody, error) {
-	cancelRun := *in
-	cancelRun.RunID = ident.Random("run-")
-	cancelRun.Messages = in.Messages[:len(in.Messages)-1]
-	body, err := a.post(ctx, &cancelRun, calls)
-	if err != nil {
-		return nil, err
-	}
-	_, err = io.Copy(io.Discard, body)
-	body.Close()
-	if err != nil && ctx.Err() != nil {
-		return nil, ctx.Err()
-	}
-	// A cancellation the agent failed on goes no further: the message's
-	// run says what the agent makes of it.
-	return a.post(ctx, messageRun(in, movedOn), calls)
 }
 
 // messageRun is in without its resume entries, as a run of its own: the

@@ -9,7 +9,10 @@ import (
 
 	"github.com/aapagui/aapagui/aap"
 	"github.com/aapagui/aapagui/bridge/internal/turns"
+	"github.com/aapagui/aapagui/internal/header"
+	"github.com/aapagui/aapagui/internal/redact"
 	"github.com/aapagui/aapagui/store"
+	"net/url"
 )
 
 // Serving are the options both bridges serve with (the upstream's client
@@ -239,4 +242,112 @@ func (c *Config) setDefaults() error {
 		return fmt.Errorf("aap2agui: Config.PageSize %d is negative", c.PageSize)
 	}
 	return c.resolveAgents()
+}
+
+// resolveAgents makes c.Agents the agents the Server serves, each checked
+// and with the Server's defaults filled in: without Agents, the one agent
+// of the one-agent fields.
+func (c *Config) resolveAgents() error {
+	one := len(c.Agents) == 0
+	if one {
+		c.Agents = []AgentConfig{{Agent: c.Agent, OwnTools: c.OwnTools, Upstream: c.Upstream, UpstreamHeader: c.UpstreamHeader,
+			ToolResultParts: c.ToolResultParts}}
+	} else if c.Upstream != "" || c.UpstreamHeader != nil || c.Agent.Name != "" || len(c.OwnTools) > 0 {
+		return errOneAgentFields
+	}
+	seen := map[string]bool{}
+	for i := range c.Agents {
+		a := &c.Agents[i]
+		if err := c.resolveAgent(a, one); err != nil {
+			if one {
+				return fmt.Errorf("aap2agui: %w", err)
+			}
+			return fmt.Errorf("aap2agui: Config.Agents[%d] (%s): %w", i, a.Agent.Name, err)
+		}
+		if seen[a.Agent.Name] {
+			return fmt.Errorf("aap2agui: Config.Agents[%d]: the name %q is another agent's too", i, a.Agent.Name)
+		}
+		seen[a.Agent.Name] = true
+	}
+	return nil
+}
+
+// resolveAgent checks one agent and fills in what it leaves to the
+// Server. one: it is the agent of the one-agent fields, which may leave
+// its description out (DefaultAgent) and whose errors name those fields.
+func (c *Config) resolveAgent(a *AgentConfig, one bool) error {
+	u, err := url.Parse(a.Upstream)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return fmt.Errorf("Config.Upstream %q is not an http(s) URL", redact.URL(a.Upstream))
+	}
+	if err := header.Check(a.UpstreamHeader); err != nil {
+		return fmt.Errorf("Config.UpstreamHeader: %w", err)
+	}
+	if a.Agent.Name == "" {
+		if !one {
+			return errors.New("the agent needs a name")
+		}
+		d := DefaultAgent()
+		d.Tools, d.Options = a.Agent.Tools, a.Agent.Options
+		if a.Agent.Capabilities != nil {
+			d.Capabilities = a.Agent.Capabilities
+		}
+		a.Agent = d
+	}
+	if a.Agent.Version == "" {
+		a.Agent.Version = "1.0.0"
+	}
+	if err := checkTools(a); err != nil {
+		return err
+	}
+	for i := range a.Agent.Options {
+		if err := a.Agent.Options[i].Validate(); err != nil {
+			return fmt.Errorf("agent option %d: %w", i, err)
+		}
+	}
+	return c.agentDefaults(a)
+}
+
+// checkTools refuses an own tool without a name, or a tool declared twice.
+func checkTools(a *AgentConfig) error {
+	seen := map[string]bool{}
+	for _, t := range a.Agent.Tools {
+		seen[t.Name] = true
+	}
+	for i, t := range a.OwnTools {
+		if t.Name == "" {
+			return fmt.Errorf("Config.OwnTools[%d]: a tool needs a name", i)
+		}
+		if seen[t.Name] {
+			return fmt.Errorf("Config.OwnTools[%d]: tool %q is declared twice", i, t.Name)
+		}
+		seen[t.Name] = true
+	}
+	return nil
+}
+
+// agentDefaults fills in the timeouts and modes an agent leaves to the
+// Server.
+func (c *Config) agentDefaults(a *AgentConfig) error {
+	var err error
+	if a.ThreadIDs == "" {
+		a.ThreadIDs = c.ThreadIDs
+	}
+	if a.ThreadIDs, err = ParseThreadIDs(string(a.ThreadIDs)); err != nil {
+		return fmt.Errorf("Config.ThreadIDs: %w", err)
+	}
+	if a.CancelRun == "" {
+		a.CancelRun = c.CancelRun
+	}
+	if a.CancelRun, err = ParseCancelRun(string(a.CancelRun)); err != nil {
+		return fmt.Errorf("Config.CancelRun: %w", err)
+	}
+	if a.ConnectTimeout == 0 {
+		a.ConnectTimeout = c.ConnectTimeout
+	}
+	if a.IdleTimeout == 0 {
+		a.IdleTimeout = c.IdleTimeout
+	}
+	a.ToolResultParts = a.ToolResultParts || c.ToolResultParts
+	return nil
 }

@@ -2,13 +2,8 @@ package aap2agui
 
 import (
 	"errors"
-	"fmt"
-	"strconv"
-
-	"github.com/gin-gonic/gin"
 
 	"github.com/aapagui/aapagui/aap"
-	"github.com/aapagui/aapagui/bridge/internal/edge"
 	"github.com/aapagui/aapagui/bridge/internal/fault"
 	"github.com/aapagui/aapagui/store"
 )
@@ -54,55 +49,3 @@ func namedStop(err error) *aap.TurnError {
 
 // errStore is what a client is told of a failed store operation.
 var errStore = fault.Fail(fault.KindInternal, "store_error", "the session store failed")
-
-// handle adapts a handler that returns its error to gin: the error is
-// answered by fail.
-func (s *Server) handle(h func(c *gin.Context) error) gin.HandlerFunc {
-	return func(c *gin.Context) {
-		if err := h(c); err != nil {
-			s.fail(c, err)
-		}
-	}
-}
-
-// fail answers a request that failed before its answer began: the one
-// place aap2agui turns an error into a status, a code and a message
-// (failure), and adds its WWW-Authenticate to an unauthorized caller.
-func (s *Server) fail(c *gin.Context, err error) {
-	edge.ReplyAs(c, s.failure(c, err), "aap")
-}
-
-// failure maps err to what the client is told, logging a failed store
-// operation (at error level, or at debug level when only a client that
-// went away saw it, which edge.Reply answers 499). A failed upstream call
-// was logged where it failed, with its session.
-func (s *Server) failure(c *gin.Context, err error) *fault.Failure {
-	var f *fault.Failure
-	var ue *upstreamError
-	var held *store.HeldError
-	switch {
-	case errors.As(err, &f):
-		return f
-	case fault.StoreCause(err) != nil:
-		// Before the upstream's error: a call cut short by a lost lease
-		// is not the upstream's failure.
-		return fault.StoreCause(err)
-	case errors.As(err, &ue):
-		return fault.Fail(ue.kind, ue.code, ue.message)
-	case errors.As(err, &held):
-		return fault.Locked("turn_in_progress", fmt.Sprintf("a turn is already running in this session; wait for it to finish (its lock runs out in %.1f s unless the turn is still alive)", held.Left.Seconds()), held.Left)
-	case errors.Is(err, store.ErrLimit):
-		return fault.Throttled("too_many_sessions", fmt.Sprintf("this key holds %d sessions, its limit; delete one to create another", s.cfg.Limits.SessionsPerKey), sessionRetry)
-	case errors.Is(err, store.ErrNotFound):
-		msg := "no session with id " + strconv.Quote(c.Param("id"))
-		if c.Param("id") == "" {
-			// PUT /session (versions 1 and 2), whose path holds no id:
-			// the session it made was deleted while the turn started.
-			// An empty id in a path is refused before (checkSessionID).
-			msg = "the session no longer exists"
-		}
-		return fault.Fail(fault.KindNotFound, "session_not_found", msg)
-	}
-	edge.FailureLog(c, edge.Logger(c)).Err(err).Msg("store")
-	return errStore
-}

@@ -3,8 +3,6 @@ package aap2agui
 import (
 	"time"
 
-	"github.com/gin-gonic/gin"
-
 	"github.com/aapagui/aapagui/bridge/internal/edge"
 )
 
@@ -33,16 +31,4 @@ const sessionRetry = time.Minute
 // keyLimits is the limits as both bridges name them (edge.KeyLimits).
 func (l Limits) keyLimits() edge.KeyLimits {
 	return edge.KeyLimits{Conversations: l.SessionsPerKey, Turns: l.TurnsPerKey, RequestsPerSecond: l.RequestsPerSecond, Burst: l.Burst}
-}
-
-// turnPlace holds one of the caller's turn places (Limits.TurnsPerKey)
-// for the rest of the request, or fails with a 429.
-func (s *Server) turnPlace(c *gin.Context) error {
-	release, err := edge.Place(s.base.Limits, owner(c), "too_many_turns", "turns")
-	if err != nil {
-		return err
-	}
-	defer release()
-	c.Next()
-	return nil
 }

@@ -23,14 +23,14 @@ import (
 // observer handles the events of a run that change the session rather
 // than the stream: it keeps the session's state as the agent changes it,
 // names the run's tool calls, and hands a MESSAGES_SNAPSHOT to the run's
-// record (rec), which makes it the history.
+// history writer, which makes it the history.
 type observer struct {
-	log   *zerolog.Logger
-	sess  *store.Session
-	agent *agent
-	tr    *translate.AGUIToAAP
-	met   *metrics.Metrics
-	rec   *record
+	log     *zerolog.Logger
+	sess    *store.Session
+	agent   *agent
+	tr      *translate.AGUIToAAP
+	met     *metrics.Metrics
+	history *historyWriter
 
 	state        json.RawMessage // the session's state, as the run leaves it
 	stateChanged bool
@@ -161,5 +161,5 @@ func (r *observer) snapshot(ctx context.Context, e *events.MessagesSnapshotEvent
 		}
 		entries = append(entries, store.Entry{Message: m, AGUIID: id, AGUI: agui})
 	}
-	r.rec.replaceWith(ctx, entries)
+	r.history.replaceWith(ctx, entries)
 }

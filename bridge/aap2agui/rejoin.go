@@ -18,9 +18,6 @@ import (
 // (turns.Turn.Record), each event with an SSE id; a client that lost it
 // rejoins the turn with GET /sessions/:id/turn, an extension of AAP.
 
-// runKey is the run-log key of a session's turns.
-func runKey(sessionID string) string { return "session/" + sessionID }
-
 // rejoin answers GET /sessions/:id/turn: the session's running turn from
 // its start, followed live to its turn_stop; with Last-Event-ID, exactly
 // the events after that one of the turn it belongs to, running or

@@ -9,6 +9,8 @@ import (
 
 	"github.com/gin-gonic/gin"
 
+	"context"
+	"errors"
 	"github.com/aapagui/aapagui/aap"
 	"github.com/aapagui/aapagui/bridge/internal/edge"
 	"github.com/aapagui/aapagui/bridge/internal/fault"
@@ -18,6 +20,9 @@ import (
 	"github.com/aapagui/aapagui/internal/ident"
 	"github.com/aapagui/aapagui/store"
 	"github.com/aapagui/aapagui/translate"
+	"slices"
+	"strconv"
+	"sync"
 )
 
 // Server is the aap2agui HTTP handler.
@@ -30,79 +35,6 @@ type Server struct {
 
 	streaming atomic.Int64 // turns whose answer is streaming: they share MaxCheckpoints
 	kept      *histories   // the histories kept between turns (nil: none)
-}
-
-// New returns a Server for the configuration.
-func New(cfg Config) (*Server, error) {
-	if err := cfg.setDefaults(); err != nil {
-		return nil, err
-	}
-	b, err := cfg.Serving.NewBase(turns.BaseOptions{Name: "aap2agui", Unit: "turn", Keyed: len(cfg.APIKeys) > 0, Limits: cfg.Limits.keyLimits(), MaxBody: cfg.MaxBody})
-	if err != nil {
-		return nil, err
-	}
-	cfg.Store = store.Observe(cfg.Store, b.Observe)
-	s := &Server{cfg: cfg, base: b}
-	if cfg.HistoryCache > 0 {
-		s.kept = newHistories(cfg.HistoryCache)
-	}
-	s.roster.Store(s.newRoster(cfg.Agents))
-	s.readiness = edge.NewReady(cfg.Clock, s.checkReady)
-	e, m := b.Engine, b.Metrics
-	e.GET("/readyz", s.handle(s.ready))
-	if !cfg.SeparateMetrics {
-		e.GET("/metrics", s.handle(s.auth), gin.WrapH(m.Handler()))
-	}
-
-	mounts, err := cfg.mounts()
-	if err != nil {
-		return nil, err
-	}
-	for _, m := range mounts {
-		if err := s.route(e, m); err != nil {
-			return nil, err
-		}
-	}
-	return s, nil
-}
-
-// route serves one protocol version's endpoints at its path. A path whose
-// routes clash with another version's (version 1 at /sessions beside
-// version 3 at the root, say) is an error, not a panic.
-func (s *Server) route(e *gin.Engine, m Mount) (err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			err = fmt.Errorf("aap2agui: AAP version %d at %s: its routes clash with another version's: %v", m.Version, m.Path, r)
-		}
-	}()
-	g := e.Group(strings.TrimSuffix(m.Path, "/"))
-	auth, id, place := s.handle(s.authUser), s.handle(checkSessionID), s.handle(s.turnPlace)
-	if s.cfg.PublicMeta {
-		g.GET("/meta", s.meta(m.Version))
-	} else {
-		g.GET("/meta", s.handle(s.auth), s.meta(m.Version))
-	}
-	if m.Version == aap.Version3 {
-		g.GET("/sessions", auth, s.handle(s.listSessions(m.Version)))
-		g.POST("/sessions", auth, edge.JSONBody, s.handle(s.createSession))
-		g.GET("/sessions/:id", auth, id, s.handle(s.getSession(m.Version)))
-		g.DELETE("/sessions/:id", auth, id, s.handle(s.deleteSession))
-		g.GET("/sessions/:id/history", auth, id, s.handle(s.history))
-		g.POST("/sessions/:id/turns", auth, id, place, edge.JSONBody, s.handle(s.turnV3))
-		g.GET("/sessions/:id/turn", auth, id, s.handle(s.rejoin))
-		g.DELETE("/sessions/:id/turn", auth, id, s.handle(s.stopTurn))
-		return nil
-	}
-	// Versions 1 and 2: singular routes, PUT /session runs the first turn.
-	g.GET("/sessions", auth, s.handle(s.listSessions(m.Version)))
-	g.PUT("/session", auth, place, edge.JSONBody, s.handle(s.putSession))
-	g.GET("/session/:id", auth, id, s.handle(s.getSession(m.Version)))
-	g.DELETE("/session/:id", auth, id, s.handle(s.deleteSession))
-	g.POST("/session/:id", auth, id, place, edge.JSONBody, s.handle(s.turnV1))
-	if m.Version == aap.Version2 {
-		g.GET("/session/:id/history", auth, id, s.handle(s.history))
-	}
-	return nil
 }
 
 // ServeHTTP implements http.Handler.
@@ -250,10 +182,6 @@ func (s *Server) newSession(c *gin.Context, req *aap.PostSessionsRequest, first 
 	s.base.Metrics.InterruptsChanged(len(sess.Interrupts))
 	return sess, nil
 }
-
-// redactedValue stands for the value of a secret option, in a session
-// and as an option's default.
-const redactedValue = "***"
 
 // info renders a session for GET, with secret option values redacted.
 func (s *Server) info(sess *store.Session) aap.SessionInfo {
@@ -420,4 +348,133 @@ func (s *Server) historyOf(c *gin.Context, sess *store.Session, ht aap.HistoryTy
 		h.Compacted = msgs
 	}
 	return &h, nil
+}
+
+// handle adapts a handler that returns its error to gin: the error is
+// answered by fail.
+func (s *Server) handle(h func(c *gin.Context) error) gin.HandlerFunc {
+	return func(c *gin.Context) {
+		if err := h(c); err != nil {
+			s.fail(c, err)
+		}
+	}
+}
+
+// fail answers a request that failed before its answer began: the one
+// place aap2agui turns an error into a status, a code and a message
+// (failure), and adds its WWW-Authenticate to an unauthorized caller.
+func (s *Server) fail(c *gin.Context, err error) {
+	edge.ReplyAs(c, s.failure(c, err), "aap")
+}
+
+// failure maps err to what the client is told, logging a failed store
+// operation (at error level, or at debug level when only a client that
+// went away saw it, which edge.Reply answers 499). A failed upstream call
+// was logged where it failed, with its session.
+func (s *Server) failure(c *gin.Context, err error) *fault.Failure {
+	var f *fault.Failure
+	var ue *upstreamError
+	var held *store.HeldError
+	switch {
+	case errors.As(err, &f):
+		return f
+	case fault.StoreCause(err) != nil:
+		// Before the upstream's error: a call cut short by a lost lease
+		// is not the upstream's failure.
+		return fault.StoreCause(err)
+	case errors.As(err, &ue):
+		return fault.Fail(ue.kind, ue.code, ue.message)
+	case errors.As(err, &held):
+		return fault.Locked("turn_in_progress", fmt.Sprintf("a turn is already running in this session; wait for it to finish (its lock runs out in %.1f s unless the turn is still alive)", held.Left.Seconds()), held.Left)
+	case errors.Is(err, store.ErrLimit):
+		return fault.Throttled("too_many_sessions", fmt.Sprintf("this key holds %d sessions, its limit; delete one to create another", s.cfg.Limits.SessionsPerKey), sessionRetry)
+	case errors.Is(err, store.ErrNotFound):
+		msg := "no session with id " + strconv.Quote(c.Param("id"))
+		if c.Param("id") == "" {
+			// PUT /session (versions 1 and 2), whose path holds no id:
+			// the session it made was deleted while the turn started.
+			// An empty id in a path is refused before (checkSessionID).
+			msg = "the session no longer exists"
+		}
+		return fault.Fail(fault.KindNotFound, "session_not_found", msg)
+	}
+	edge.FailureLog(c, edge.Logger(c)).Err(err).Msg("store")
+	return errStore
+}
+
+// newRoster makes the roster of agents, each resolved (Config.resolveAgents).
+func (s *Server) newRoster(agents []AgentConfig) *roster {
+	r := &roster{byName: make(map[string]*agent, len(agents))}
+	for _, ac := range agents {
+		a := newAgent(s.cfg.HTTPClient, ac)
+		r.list = append(r.list, a)
+		r.byName[a.name()] = a
+		r.infos = append(r.infos, publicInfo(a.cfg.Agent))
+	}
+	return r
+}
+
+// agentNamed returns the agent served under name, or nil.
+func (s *Server) agentNamed(name string) *agent { return s.roster.Load().byName[name] }
+
+// SetAgents replaces the agents the Server serves, as Config.Agents sets
+// them at New (the Server's defaults filled in, each agent checked the
+// same way; an error changes nothing). GET /meta, /readyz and new
+// sessions see the new agents at once. A session keeps its agent by name:
+// an agent that is still served under its name takes the session's next
+// turn with its new upstream and description; a session whose agent is
+// gone gets 404 unknown_agent for its turns, and is served again if an
+// agent of that name comes back. A turn in flight ends with the agent it
+// started with. The program reloads its --agent-config this way on
+// SIGHUP.
+func (s *Server) SetAgents(agents []AgentConfig) error {
+	if len(agents) == 0 {
+		return errors.New("aap2agui: SetAgents: at least one agent is needed")
+	}
+	c := s.cfg
+	c.Upstream, c.UpstreamHeader, c.Agent, c.OwnTools = "", nil, aap.AgentInfo{}, nil
+	c.Agents = slices.Clone(agents)
+	if err := c.resolveAgents(); err != nil {
+		return err
+	}
+	s.roster.Store(s.newRoster(c.Agents))
+	return nil
+}
+
+// unknownAgent is the answer to a new session naming an agent not served.
+func (s *Server) unknownAgent(name string) error {
+	agents := s.roster.Load().list
+	names := make([]string, len(agents))
+	for i, a := range agents {
+		names[i] = fmt.Sprintf("%q", a.name())
+	}
+	return invalid("unknown_agent", fmt.Sprintf("agent %q is not served here (agents: %s)", name, strings.Join(names, ", ")))
+}
+
+// checkReady pings the store and, when it answers, probes every agent's
+// upstream.
+func (s *Server) checkReady(ctx context.Context) readyCheck {
+	if err := s.cfg.Store.Ping(ctx); err != nil {
+		s.cfg.Logger.Warn().Err(err).Msg("store not ready")
+		return readyCheck{store: err}
+	}
+	return readyCheck{upstreams: s.probeUpstreams(ctx)}
+}
+
+// probeUpstreams asks every agent's upstream at once whether it answers
+// (probe), within ctx.
+func (s *Server) probeUpstreams(ctx context.Context) []upstreamReadiness {
+	agents := s.roster.Load().list
+	out := make([]upstreamReadiness, len(agents))
+	var wg sync.WaitGroup
+	for i, a := range agents {
+		wg.Go(func() {
+			out[i] = upstreamReadiness{Agent: a.name(), Status: "ok"}
+			if err := a.probe(ctx); err != nil {
+				out[i].Status, out[i].Error = "unreachable", err.Error()
+			}
+		})
+	}
+	wg.Wait()
+	return out
 }

@@ -18,13 +18,15 @@ import (
 	"github.com/aapagui/aapagui/bridge/internal/metrics"
 	"github.com/aapagui/aapagui/bridge/internal/turns"
 	"github.com/aapagui/aapagui/bridge/internal/upstream"
+	"github.com/aapagui/aapagui/internal/ident"
 	"github.com/aapagui/aapagui/internal/sse"
 	"github.com/aapagui/aapagui/store"
 	"github.com/aapagui/aapagui/translate"
+	"sync/atomic"
 )
 
 // turnRun is one turn once the agent took its run: it reads the agent's
-// events, answers the client and keeps the run's record (record.go). It
+// events, answers the client and writes the run into the session's history as it goes (history.go). It
 // is given what it needs of the turn (turn.Stream) and does not point back
 // at it or at the server.
 type turnRun struct {
@@ -32,13 +34,13 @@ type turnRun struct {
 	log            *zerolog.Logger
 	sess           *store.Session
 	agent          *agent
-	life           *turns.Turn       // the turn's lease, stream, metrics and log line
+	turn           *turns.Turn       // the turn's lease, stream, metrics and log line
 	prevInterrupts []types.Interrupt // open before the turn
 	tr             *translate.AGUIToAAP
-	obs            observer  // what the agent's events change of the session (observe.go)
-	rec            record    // what the run has stored of itself (record.go)
-	follow         *followUp // the run that may be followed by one of the new message (CancelRunAuto), else nil
-	movingOn       bool      // the turn's user message cancelled the open interrupts
+	obs            observer      // what the agent's events change of the session (observe.go)
+	history        historyWriter // what the run has stored of itself (history.go)
+	follow         *followUp     // the run that may be followed by one of the new message (CancelRunAuto), else nil
+	movingOn       bool          // the turn's user message cancelled the open interrupts
 
 	ans    answer       // what the client gets (answer.go)
 	saving <-chan error // the save of the turn's own messages, until awaited
@@ -76,14 +78,14 @@ type turnRun struct {
 // else an error stop: turns.ErrEndedInBand), with nothing of it stored.
 func (r *turnRun) stream(ctx context.Context, body *upstream.IdleBody) error {
 	r.env.streaming.Add(1)
-	r.life.OnEnd(func() { r.env.streaming.Add(-1) })
+	r.turn.OnEnd(func() { r.env.streaming.Add(-1) })
 	r.ans.open()
 	failure, err := r.read(ctx, body)
 	if err == nil {
 		err = r.awaitSave(ctx) // (the agent's stream ended before its first event)
 	}
 	if err != nil {
-		r.life.Line.Stop, r.life.Line.Upstream = string(aap.StopError), "store_error"
+		r.turn.Line.Stop, r.turn.Line.Upstream = string(aap.StopError), "store_error"
 		return err
 	}
 	r.ended(ctx, failure)
@@ -106,7 +108,7 @@ func (r *turnRun) read(ctx context.Context, body *upstream.IdleBody) (failure, u
 	body.Close()
 	next, ev, finished := r.followUp(ctx)
 	if next == nil {
-		_, failure = r.handle(ctx, ev, finished)
+		_, failure = r.takeEvent(ctx, ev, finished)
 		return failure, nil
 	}
 	defer next.Close()
@@ -144,7 +146,7 @@ func (r *turnRun) readRun(ctx context.Context, body *upstream.IdleBody) (failure
 		if dec.Plain() {
 			data = nil // nothing beyond ev in it: nobody need look
 		}
-		done, err := r.handle(ctx, ev, data)
+		done, err := r.takeEvent(ctx, ev, data)
 		if err != nil {
 			return err, nil
 		}
@@ -166,20 +168,20 @@ func (r *turnRun) readRun(ctx context.Context, body *upstream.IdleBody) (failure
 // event.
 func (r *turnRun) source(ctx context.Context, body *upstream.IdleBody) io.Reader {
 	return saveBeforeRead{r: r.ans.source(body), save: func() {
-		r.rec.saveSettled(ctx)
+		r.history.saveSettled(ctx)
 		r.checkpoint(ctx)
 	}}
 }
 
-// handle takes one event of the agent's (data: its JSON, or nil when it
+// takeEvent takes one event of the agent's (data: its JSON, or nil when it
 // holds nothing beyond ev's fields, agui.Decoder.Plain): it is counted,
 // observed, translated and written; done reports that the run ended, and
 // an error what cut the stream short.
-func (r *turnRun) handle(ctx context.Context, ev events.Event, data []byte) (done bool, failure error) {
+func (r *turnRun) takeEvent(ctx context.Context, ev events.Event, data []byte) (done bool, failure error) {
 	if _, unknown := ev.(*agui.UnknownEvent); unknown {
-		r.life.Met.In("unknown") // bounded: the type is whatever the agent sent
+		r.turn.Met.In("unknown") // bounded: the type is whatever the agent sent
 	} else {
-		r.life.Met.In(string(ev.Type()))
+		r.turn.Met.In(string(ev.Type()))
 	}
 	if !r.obs.observe(ctx, ev, data) {
 		return false, nil
@@ -197,7 +199,7 @@ func (r *turnRun) handle(ctx context.Context, ev events.Event, data []byte) (don
 
 // decode reads one event of the agent's, data: a plain text delta the
 // translator takes is written at once (textDelta), and ev is nil; any
-// other event is returned for handle. A run that may be followed by
+// other event is returned for takeEvent. A run that may be followed by
 // another is read event by event.
 func (r *turnRun) decode(ctx context.Context, dec *agui.Decoder, data []byte) (events.Event, error) {
 	if r.follow != nil {
@@ -213,18 +215,18 @@ func (r *turnRun) decode(ctx context.Context, dec *agui.Decoder, data []byte) (e
 // textDelta takes a TEXT_MESSAGE_CONTENT that the decoder read as its
 // message's id and plain delta (agui.Decoder.DecodeText) when the
 // translator adds it to the message as one text_delta
-// (AGUIToAAP.AddTextDelta): it is counted, sized and written as handle
+// (AGUIToAAP.AddTextDelta): it is counted, sized and written as takeEvent
 // would, without an event made of it. false: nothing was done (the
 // delta is not the usual case, or it does not fit the message, which
-// handle then says), and the caller decodes the event for handle.
+// takeEvent then says), and the caller decodes the event for takeEvent.
 func (r *turnRun) textDelta(ctx context.Context, id string, delta []byte) bool {
 	r.newMessage()
 	if !r.size.Fits(len(delta)) || !r.tr.AddTextDelta(id, delta) {
 		return false
 	}
 	r.size.Add(len(delta))
-	r.life.Met.In(string(events.EventTypeTextMessageContent))
-	r.ans.writeTextDelta(delta, func() { r.rec.saveSettled(ctx) })
+	r.turn.Met.In(string(events.EventTypeTextMessageContent))
+	r.ans.writeTextDelta(delta, func() { r.history.saveSettled(ctx) })
 	return true
 }
 
@@ -233,7 +235,7 @@ func (r *turnRun) textDelta(ctx context.Context, id string, delta []byte) bool {
 // Before a burst that fills the stream's buffer goes out, the messages it
 // settled are stored.
 func (r *turnRun) write(ctx context.Context, evs []aap.Event) {
-	r.ans.write(evs, func() { r.rec.saveSettled(ctx) })
+	r.ans.write(evs, func() { r.history.saveSettled(ctx) })
 }
 
 // awaitSave waits for the turn's own messages to be stored. When they
@@ -267,7 +269,7 @@ func (r *turnRun) ended(ctx context.Context, failure error) {
 	r.cut = failure != nil && !r.tr.Done()
 	if r.cut {
 		var inBand error
-		r.result, inBand = r.life.Ended(ctx, failure)
+		r.result, inBand = r.turn.Ended(ctx, failure)
 		r.named = namedStop(inBand)
 	}
 	r.write(ctx, r.tr.Finish())
@@ -276,7 +278,7 @@ func (r *turnRun) ended(ctx context.Context, failure error) {
 		log.Warn().Str("session", sess.ID).Msg("the agent's stream ended without RUN_FINISHED")
 	}
 	if u := r.usage(); len(u) > 0 {
-		r.life.Met.Tokens(agui.UsageCounts(u))
+		r.turn.Met.Tokens(agui.UsageCounts(u))
 	}
 	if r.tr.Cancelled() {
 		r.result = "agent_cancelled"
@@ -325,7 +327,7 @@ func (r *turnRun) acknowledge(stored error) error {
 		result, stopReason = "store_error", aap.StopError
 		log.Error().Err(stored).Str("session", sess.ID).Msg("store: the turn could not be stored; it ends with an error stop")
 	}
-	r.life.Line.Stop, r.life.Line.Upstream = string(stopReason), result
+	r.turn.Line.Stop, r.turn.Line.Upstream = string(stopReason), result
 	switch {
 	case r.ans.streams():
 		r.ans.stop(stopReason, named)
@@ -429,13 +431,13 @@ func (s saveBeforeRead) Read(p []byte) (int, error) {
 func (r *turnRun) checkpoint(ctx context.Context) {
 	cfg := r.env.cfg
 	every := cfg.CheckpointInterval
-	if every < 0 || r.rec.replaced {
+	if every < 0 || r.history.replaced {
 		return
 	}
 	if n := r.env.streaming.Load(); n > int64(cfg.MaxCheckpoints) && cfg.MaxCheckpoints > 0 {
 		every = max(every, time.Duration(n)*time.Second/time.Duration(cfg.MaxCheckpoints))
 	}
-	r.rec.checkpoint(ctx, cfg.Clock(), every, r.size.Bytes())
+	r.history.checkpoint(ctx, cfg.Clock(), every, r.size.Bytes())
 }
 
 // prepareStore makes the session what the run leaves it: its open
@@ -455,14 +457,14 @@ func (r *turnRun) prepareStore() {
 	if r.obs.stateChanged {
 		r.sess.State = r.obs.state
 	}
-	if r.rec.refreshEncrypted(msgs, ids) {
+	if r.history.refreshEncrypted(msgs, ids) {
 		// Values that came after their messages were stored: the run's
 		// entries are written again.
-		r.rec.uncertain = true
+		r.history.uncertain = true
 	}
-	r.whole = r.rec.draft || r.rec.uncertain || len(r.rec.perms) > 0 || len(r.rec.movedOn) > 0
+	r.whole = r.history.draft || r.history.uncertain || len(r.history.perms) > 0 || len(r.history.movedOn) > 0
 	if !r.whole {
-		r.last = r.rec.unsaved(msgs, ids)
+		r.last = r.history.unsaved(msgs, ids)
 	}
 }
 
@@ -471,29 +473,29 @@ func (r *turnRun) prepareStore() {
 // last try means the run is not stored, and the turn must not be
 // acknowledged (turns.Protocol.Store).
 func (r *turnRun) store(ctx context.Context, holder string) error {
-	st := r.rec.st
+	st := r.history.st
 	if !r.whole {
 		// The usual end: the last messages and the session in one write.
 		// A try whose outcome is unknown may have stored them: a retry
 		// first looks.
 		if r.tries++; r.tries > 1 {
-			if done, err := r.rec.stored(ctx, r.last); err != nil || done {
+			if done, err := r.history.stored(ctx, r.last); err != nil || done {
 				return r.kept(err)
 			}
 		}
 		if err := st.SaveSessionUnlock(ctx, r.sess, r.last, holder); err != nil {
 			return err
 		}
-		r.rec.entries = append(r.rec.entries, r.last...)
-		r.rec.saved = len(r.tr.Messages())
+		r.history.entries = append(r.history.entries, r.last...)
+		r.history.saved = len(r.tr.Messages())
 		return r.kept(nil)
 	}
 	// A draft to take out, answered permissions to record, or a write of
 	// unknown outcome: the run's entries written as they must be (the
 	// whole history when answered permissions go before later messages),
 	// then the session, both safe to repeat.
-	run := append(r.rec.entries[:len(r.rec.entries):len(r.rec.entries)], r.rec.unsaved(r.tr.Messages(), r.tr.MessageIDs())...)
-	if err := r.rec.storeRun(ctx, run, r.refused); err != nil {
+	run := append(r.history.entries[:len(r.history.entries):len(r.history.entries)], r.history.unsaved(r.tr.Messages(), r.tr.MessageIDs())...)
+	if err := r.history.storeRun(ctx, run, r.refused); err != nil {
 		return err
 	}
 	return r.kept(st.SaveSessionUnlock(ctx, r.sess, nil, holder))
@@ -504,7 +506,50 @@ func (r *turnRun) store(ctx context.Context, holder string) error {
 // next turn at once finds it.
 func (r *turnRun) kept(err error) error {
 	if err == nil {
-		r.env.kept.keep(r.sess.ID, r.rec.st)
+		r.env.kept.keep(r.sess.ID, r.history.st)
 	}
 	return err
+}
+
+// followUp sends the run of the new message, once the first run was read
+// to its end (a framework may hold the thread until its stream ends, as
+// the LangGraph API server does). It returns that run's body, or nil and
+// the first run's RUN_FINISHED or RUN_ERROR (the event and its JSON) when
+// it could not be sent, which then ends the turn.
+func (r *turnRun) followUp(ctx context.Context) (*upstream.IdleBody, events.Event, []byte) {
+	f := r.follow
+	run := messageRun(f.run, f.first.unresulted(f.movedOn))
+	run.RunID = ident.Random("run-")
+	log := r.log.With().Str("thread_id", run.ThreadID).Str("run_id", run.RunID).Logger()
+	body, err := r.agent.post(ctx, run, f.calls)
+	if err != nil {
+		log.Warn().Err(err).Msg("the run carrying the user message could not be sent: the turn ends with the run that cancelled the interrupts")
+		ev, finished := f.finishedE, f.finished
+		f.finished, f.finishedE, f.second = nil, nil, true
+		return nil, ev, finished
+	}
+	if e, ok := f.finishedE.(*events.RunErrorEvent); ok && f.refused {
+		code := ""
+		if e.Code != nil {
+			code = *e.Code
+		}
+		log.Warn().Str("session", r.sess.ID).Str("agent_code", code).Str("agent_message", e.Message).
+			Msg("the agent refused, before any output, the run that cancelled its interrupts beside the user message: the message follows in a run of its own, the calls it held closed in its history")
+	} else {
+		log.Info().Msg("the agent ended the run that cancelled the interrupts without reading the user message: a run carrying the message follows in the same turn")
+	}
+	f.usage = agui.Usage(f.finished)
+	f.finished, f.finishedE, f.second, f.skipStart = nil, nil, true, true
+	return body, nil, nil
+}
+
+// turnEnv is what a turn uses of the server it runs on, handed down to it:
+// the configuration, the agents served, the metrics, the histories kept
+// between turns and the count of turns streaming.
+type turnEnv struct {
+	cfg       *Config
+	roster    *roster
+	met       *metrics.Metrics
+	kept      *histories
+	streaming *atomic.Int64
 }

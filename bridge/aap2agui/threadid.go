@@ -48,3 +48,6 @@ var ThreadNamespace = uuid.NewSHA1(uuid.NameSpaceURL, []byte("https://github.com
 func ThreadID(sessionID string) string {
 	return uuid.NewSHA1(ThreadNamespace, []byte(sessionID)).String()
 }
+
+// runKey is the run-log key of a session's turns.
+func runKey(sessionID string) string { return "session/" + sessionID }

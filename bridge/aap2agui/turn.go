@@ -3,7 +3,6 @@ package aap2agui
 import (
 	"context"
 	"errors"
-	"sync/atomic"
 	"time"
 
 	"github.com/ag-ui-protocol/ag-ui/sdks/community/go/pkg/core/types"
@@ -27,7 +26,7 @@ func (s *Server) turnV3(c *gin.Context) error {
 	if err := readBody(c, &req); err != nil {
 		return err
 	}
-	_, err := s.runTurn(c, c.Param("id"), &req, sessionTurn)
+	_, err := s.runTurn(c, c.Param("id"), &req, turnForm)
 	return err
 }
 
@@ -38,7 +37,7 @@ func (s *Server) turnV1(c *gin.Context) error {
 	if err := readBody(c, &req); err != nil {
 		return err
 	}
-	_, err := s.runTurn(c, c.Param("id"), req.V3(), sessionTurn)
+	_, err := s.runTurn(c, c.Param("id"), req.V3(), turnForm)
 	return err
 }
 
@@ -58,7 +57,7 @@ func (s *Server) putSession(c *gin.Context) error {
 	if err != nil {
 		return err
 	}
-	started, err := s.runTurn(c, sess.ID, &aap.PostSessionTurnRequest{Stream: req.Stream, Messages: req.Turn()}, sessionStart(sess.ID))
+	started, err := s.runTurn(c, sess.ID, &aap.PostSessionTurnRequest{Stream: req.Stream, Messages: req.Turn()}, startForm(sess.ID))
 	if !started {
 		s.takeBack(c, sess)
 	}
@@ -77,41 +76,13 @@ func (s *Server) takeBack(c *gin.Context, sess *store.Session) {
 	s.base.Metrics.InterruptsChanged(-len(sess.Interrupts))
 }
 
-// answerForm is what differs between the answer to a turn of a session
-// and the answer to PUT /session (versions 1 and 2), chosen once, by the
-// handler: the turn itself never asks which route it serves.
-type answerForm struct {
-	// opening are events the stream opens with, before the agent has
-	// said anything. A turn with an opening saves its own messages before
-	// the agent is called, not beside it (turn.save): the session the
-	// events name is stored when they go out.
-	opening []aap.Event
-	// none makes the body of the answer in mode none.
-	none func(*aap.PostSessionTurnResponse) any
-}
-
-// sessionTurn is the answer to a turn of a session.
-var sessionTurn = answerForm{none: func(r *aap.PostSessionTurnResponse) any { return r }}
-
-// sessionStart is the answer to PUT /session, which created the session
-// with the given id: its stream opens with session_start, its none answer
-// carries sessionId.
-func sessionStart(id string) answerForm {
-	return answerForm{
-		opening: []aap.Event{&aap.SessionStart{SessionID: id}},
-		none: func(r *aap.PostSessionTurnResponse) any {
-			return aap.PutSessionResponse{SessionID: id, StopReason: r.StopReason, Messages: r.Messages}
-		},
-	}
-}
-
 // turn is one turn of a session, from its admission to its stored end:
 // the request and the form of its answer, the session (held by lease) and
 // its history, what admission decided (the run, the entries to store). It
 // is the protocol aap2agui gives the turn's sequence (turns.Base.Run):
 // its steps are the methods below, in the order Run calls them; once the
 // agent took the run, its stream is a turnRun (stream.go).
-type turn struct {
+type sessionTurn struct {
 	env   *turnEnv
 	log   *zerolog.Logger
 	start time.Time // the request's (metrics.RequestStart)
@@ -135,24 +106,13 @@ type turn struct {
 	run     *turnRun
 }
 
-// turnEnv is what a turn uses of the server it runs on, handed down to it:
-// the configuration, the agents served, the metrics, the histories kept
-// between turns and the count of turns streaming.
-type turnEnv struct {
-	cfg       *Config
-	roster    *roster
-	met       *metrics.Metrics
-	kept      *histories
-	streaming *atomic.Int64
-}
-
 // runTurn runs a turn of the session with the given id and answers the
 // client, but for an error before its answer began, which it returns. It
 // reports whether the agent took the turn: from then on the turn is part
 // of the session, whatever happens to the stream.
 func (s *Server) runTurn(c *gin.Context, id string, req *aap.PostSessionTurnRequest, form answerForm) (started bool, err error) {
 	env := &turnEnv{cfg: &s.cfg, roster: s.roster.Load(), met: s.base.Metrics, kept: s.kept, streaming: &s.streaming}
-	t := &turn{env: env, log: edge.Logger(c), start: metrics.RequestStart(c), owner: owner(c), id: id, req: req, form: form, rw: c.Writer}
+	t := &sessionTurn{env: env, log: edge.Logger(c), start: metrics.RequestStart(c), owner: owner(c), id: id, req: req, form: form, rw: c.Writer}
 	err = s.base.Run(c, turns.TurnEnd{What: "turn", IDKey: "session", ID: id}, t)
 	if t.st != nil {
 		// The history the turn leaves is kept for the next (a turn that
@@ -166,7 +126,7 @@ func (s *Server) runTurn(c *gin.Context, id string, req *aap.PostSessionTurnRequ
 // history under it (a turn that just finished may have changed them): one
 // round trip on PostgreSQL. A session held by another turn is
 // *store.HeldError: 409 turn_in_progress (failure).
-func (t *turn) Take(start context.Context, lo store.LeaseOptions) (*store.Lease, error) {
+func (t *sessionTurn) Take(start context.Context, lo store.LeaseOptions) (*store.Lease, error) {
 	st := t.env.cfg.Store
 	kept, known := t.env.kept.lookup(t.id)
 	lease, sess, hist, err := store.TakeAndLoadSession(start, st, t.owner, t.id, known, lo)
@@ -183,7 +143,7 @@ func (t *turn) Take(start context.Context, lo store.LeaseOptions) (*store.Lease,
 // Prepare checks the turn against the session's agent and admits it
 // against the history (admission.go); the turn is then in flight, counted
 // until its end.
-func (t *turn) Prepare(ctx context.Context, life *turns.Turn) error {
+func (t *sessionTurn) Prepare(ctx context.Context, turn *turns.Turn) error {
 	var err error
 	if t.agent, err = t.env.roster.agentOf(t.sess); err != nil {
 		return err
@@ -195,18 +155,18 @@ func (t *turn) Prepare(ctx context.Context, life *turns.Turn) error {
 	if t.adm, err = t.agent.admit(t.log, t.sess, t.hist, t.req); err != nil {
 		return err
 	}
-	life.Count(t.env.met, t.start, t.agent.name(), string(t.req.Mode()))
-	life.OnEnd(func() { t.env.met.Upstream("turn", t.agent.name(), life.Line.Upstream) })
+	turn.Count(t.env.met, t.start, t.agent.name(), string(t.req.Mode()))
+	turn.OnEnd(func() { t.env.met.Upstream("turn", t.agent.name(), turn.Line.Upstream) })
 	return nil
 }
 
 // Call sends the turn's run to the agent, then stores what admission
 // decided (save). A failure of the call is logged here, with the
 // session, and is the turn's upstream result.
-func (t *turn) Call(ctx context.Context, life *turns.Turn) error {
+func (t *sessionTurn) Call(ctx context.Context, turn *turns.Turn) error {
 	body, err := t.agent.postTurn(ctx, t.adm)
 	if err != nil {
-		return t.callFailed(ctx, life, err)
+		return t.callFailed(ctx, turn, err)
 	}
 	if t.saving, err = t.save(ctx); err != nil {
 		body.Close()
@@ -218,17 +178,17 @@ func (t *turn) Call(ctx context.Context, life *turns.Turn) error {
 }
 
 // callFailed names a call the agent did not take.
-func (t *turn) callFailed(ctx context.Context, life *turns.Turn, err error) error {
+func (t *sessionTurn) callFailed(ctx context.Context, turn *turns.Turn, err error) error {
 	if err := fault.CauseOf(ctx, err); errors.Is(err, store.ErrLeaseLost) {
 		// The call was cut short by the turn's lock given up, not by
 		// the agent: 503 lease_lost (failure), logged by the lease.
-		life.Line.Upstream = "lease_lost"
+		turn.Line.Upstream = "lease_lost"
 		return err
 	}
 	ue := &upstreamError{fault.KindUpstream, "upstream_error", "the agent could not be called", err}
 	errors.As(err, &ue)
-	if life.Line.Upstream = ue.code; ctx.Err() != nil {
-		life.Line.Upstream = metrics.OutcomeCancelled
+	if turn.Line.Upstream = ue.code; ctx.Err() != nil {
+		turn.Line.Upstream = metrics.OutcomeCancelled
 	}
 	ev := t.log.Warn()
 	if edge.Gone(ctx) {
@@ -247,7 +207,7 @@ func (t *turn) callFailed(ctx context.Context, life *turns.Turn, err error) erro
 // the stream awaits before anything of the answer reaches the client or
 // the store. An answer with an opening of its own saves first (the
 // channel is nil).
-func (t *turn) save(ctx context.Context) (<-chan error, error) {
+func (t *sessionTurn) save(ctx context.Context) (<-chan error, error) {
 	st, sess := t.st, t.sess
 	if t.adm.moved {
 		if err := st.ReplaceHistory(ctx, sess.ID, t.adm.hist); err != nil {
@@ -265,35 +225,39 @@ func (t *turn) save(ctx context.Context) (<-chan error, error) {
 
 // Stream answers the turn with the agent's events, storing what the run
 // produces as it goes (turnRun, stream.go).
-func (t *turn) Stream(ctx context.Context, life *turns.Turn) error {
+func (t *sessionTurn) Stream(ctx context.Context, turn *turns.Turn) error {
 	defer t.body.Close()
 	hist, added := t.adm.hist, t.adm.added
-	t.recordRun(life)
+	t.keepRunLog(turn)
 	tr := translate.NewAGUIToAAP(translate.AGUIToAAPOptions{Mode: t.req.Mode(), Prior: translate.PriorCallsOf(historyMessages(hist, added)),
 		Spill: turns.SpillTo(ctx, t.log, "session", t.sess.ID, func(ctx context.Context, p store.TextPart) error {
 			return t.st.AddHistoryPart(ctx, t.sess.ID, p)
 		})})
-	t.run = &turnRun{env: t.env, log: t.log, sess: t.sess, agent: t.agent, life: life, prevInterrupts: t.prevInterrupts,
+	t.run = &turnRun{env: t.env, log: t.log, sess: t.sess, agent: t.agent, turn: turn, prevInterrupts: t.prevInterrupts,
 		tr: tr, follow: newFollowUp(t.agent.cfg.CancelRun, t.adm.run, t.adm.calls, t.adm.movedOn), saving: t.saving,
 		movingOn: cancelsWithMessage(t.adm.run), size: turns.MessageSize{Max: t.env.cfg.MaxMessageSize},
-		ans: answer{life: life, rw: t.rw, mode: t.req.Mode(), form: t.form, w: aapWriter}}
-	t.run.rec = record{st: t.st, sessID: t.sess.ID, log: t.log, tr: tr,
+		ans: answer{turn: turn, rw: t.rw, mode: t.req.Mode(), form: t.form, w: aapWriter}}
+	t.run.history = historyWriter{st: t.st, sessID: t.sess.ID, log: t.log, tr: tr,
 		own: entryIDs(added), perms: permissionsOf(t.req.Messages), movedOn: t.adm.movedOn, baseLen: len(hist) + len(added)}
-	t.run.obs = observer{log: t.log, sess: t.sess, agent: t.agent, tr: tr, met: t.env.met, rec: &t.run.rec, state: t.sess.State}
+	t.run.obs = observer{log: t.log, sess: t.sess, agent: t.agent, tr: tr, met: t.env.met, history: &t.run.history, state: t.sess.State}
 	return t.run.stream(ctx, t.body)
 }
 
 // recordRun makes the turn's stream recorded in the session's run log
 // (rejoin.go), when the turn streams.
-func (t *turn) recordRun(life *turns.Turn) {
+func (t *sessionTurn) keepRunLog(turn *turns.Turn) {
 	if t.req.Mode() == aap.StreamNone {
 		return
 	}
-	life.Record(t.env.cfg.Store, store.RunLog{Owner: t.sess.Owner, Key: runKey(t.sess.ID), RunID: t.adm.run.RunID, Form: string(t.req.Mode())})
+	turn.Record(t.env.cfg.Store, store.RunLog{Owner: t.sess.Owner, Key: runKey(t.sess.ID), RunID: t.adm.run.RunID, Form: string(t.req.Mode())})
 }
 
 // Store stores the rest of the run (turnRun.store).
-func (t *turn) Store(ctx context.Context, holder string) error { return t.run.store(ctx, holder) }
+func (t *sessionTurn) Store(ctx context.Context, holder string) error {
+	return t.run.store(ctx, holder)
+}
 
 // Acknowledge sends the turn's stop (turnRun.acknowledge).
-func (t *turn) Acknowledge(_ *turns.Turn, stored error) error { return t.run.acknowledge(stored) }
+func (t *sessionTurn) Acknowledge(_ *turns.Turn, stored error) error {
+	return t.run.acknowledge(stored)
+}

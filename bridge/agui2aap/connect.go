@@ -25,45 +25,6 @@ import (
 // (a reloaded page, a restarted runtime) rejoins it with POST
 // /agents/:name/connect, on any replica.
 
-// runKey is the run-log key of a thread's runs.
-func runKey(threadID string) string { return "thread/" + threadID }
-
-// runLogs is the store's run logs; nil when it keeps none.
-func (s *Server) runLogs() store.RunLogStore { return runLogsOf(s.cfg.Store) }
-
-// runLogsOf is st's run logs, or nil when it keeps none.
-func runLogsOf(st store.ThreadStore) store.RunLogStore {
-	rl, _ := st.(store.RunLogStore)
-	return rl
-}
-
-// runInput is what a run's log keeps of what the run was asked
-// (store.RunLog.Input), for a client joining it from nothing: the client's
-// messages the thread's record lacks (keepForRecord), to go after the
-// record's first From messages. A new session starts the record again.
-type runInput struct {
-	From     int             `json:"from"`
-	Messages []types.Message `json:"messages"`
-}
-
-// record makes the run's stream recorded, with what it was asked.
-func (r *runner) record() {
-	st := runLogsOf(r.env.cfg.Store)
-	if st == nil {
-		return
-	}
-	in := runInput{From: min(len(r.th.Delivered), r.th.RecordLen), Messages: r.recordable}
-	if r.p.Fresh {
-		in.From = 0
-	}
-	data, err := json.Marshal(in)
-	if err != nil {
-		r.log.Warn().Err(err).Str("thread", r.in.ThreadID).Msg("the run's input could not be kept with its log")
-		data = nil
-	}
-	r.life.Record(st, store.RunLog{Owner: r.th.Owner, Key: runKey(r.in.ThreadID), RunID: r.in.RunID, Form: "agui", Input: data})
-}
-
 // joining is what a client joining run l of thread threadID from its
 // start gets right after its RUN_STARTED: a MESSAGES_SNAPSHOT of the
 // conversation the run continues (the thread's record, then what the run

@@ -11,30 +11,6 @@ import (
 // tool_permission reach the client before anything of the answer after
 // them, streamed or read from the session's history.
 
-// permission is how a turn answered an untrusted server tool call.
-type permission struct {
-	granted bool
-	reason  string
-}
-
-// answers are the tool_permission answers of a turn, in the turn's order.
-type answers struct {
-	order []string
-	by    map[string]permission // by toolCallId
-}
-
-// answersOf returns the tool_permission answers among a turn's messages.
-func answersOf(msgs []aap.Message) answers {
-	a := answers{by: map[string]permission{}}
-	for _, m := range msgs {
-		if pm, ok := m.(*aap.ToolPermissionMessage); ok {
-			a.order = append(a.order, pm.ToolCallID)
-			a.by[pm.ToolCallID] = permission{granted: pm.Granted, reason: pm.Reason}
-		}
-	}
-	return a
-}
-
 // answerBegins reports an event that starts (or ends) the answer after the
 // permissions: anything but turn_start and tool results.
 func answerBegins(ev aap.Event) bool {

@@ -74,21 +74,6 @@ func runBusy(left time.Duration) string {
 	return fmt.Sprintf("a run is already in progress on this thread; wait for it to finish (its lock runs out in %.1f s unless the run is still alive)", left.Seconds())
 }
 
-// takeThread takes the thread's run lock. A thread a run holds is
-// answered 409 run_in_progress, with the message busy gives for the time
-// left on the run's lease.
-func takeThread(ctx context.Context, st store.ThreadStore, owner, id string, lo store.LeaseOptions, busy func(left time.Duration) string) (*store.Lease, error) {
-	lease, err := store.TakeThread(ctx, st, owner, id, lo)
-	var held *store.HeldError
-	if errors.As(err, &held) {
-		return nil, fault.Locked("run_in_progress", busy(held.Left), held.Left)
-	}
-	if err != nil {
-		return nil, &storeError{"lock thread", err}
-	}
-	return lease, nil
-}
-
 // readRunInput reads and checks the request's RunAgentInput; a run
 // without an id gets one.
 func readRunInput(r *http.Request) (*types.RunAgentInput, error) {
@@ -146,18 +131,6 @@ func runOptions(in *types.RunAgentInput) ([]aap.ToolSpec, *translate.Forwarded, 
 	return clientTools, fwd, nil
 }
 
-// loadThread reads the thread; nil for one the store does not have.
-func (cfg *Config) loadThread(ctx context.Context, owner, id string) (*store.Thread, error) {
-	th, err := cfg.Store.GetThread(ctx, owner, id)
-	if errors.Is(err, store.ErrNotFound) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, &storeError{"get thread", err}
-	}
-	return th, nil
-}
-
 // refuse answers a run that breaks the AG-UI interrupt rules: RUN_STARTED
 // then RUN_ERROR with the rule's code.
 func (s *Server) refuse(c *gin.Context, in *types.RunAgentInput, ref *translate.Refusal) {
@@ -166,4 +139,41 @@ func (s *Server) refuse(c *gin.Context, in *types.RunAgentInput, ref *translate.
 	out.Start()
 	writeAGUI(out, t.Fail(inBand(ref)), edge.Logger(c))
 	out.Flush()
+}
+
+// Take takes the thread's run lock and reads the thread (nil for a new
+// one). A thread a run holds is 409 run_in_progress.
+func (r *runner) Take(start context.Context, lo store.LeaseOptions) (*store.Lease, error) {
+	lease, err := takeThread(start, r.env.cfg.Store, r.owner, r.in.ThreadID, lo, runBusy)
+	if err != nil {
+		return nil, err
+	}
+	if r.th, err = r.env.cfg.loadThread(start, r.owner, r.in.ThreadID); err != nil {
+		lease.Release()
+		return nil, err
+	}
+	return lease, nil
+}
+
+// Prepare plans the run against what the thread's session has seen
+// (plan.go): a new thread needs room under the key's limit, and a run the
+// interrupt rules refuse is a *translate.Refusal. The run is then in
+// flight, counted until its end.
+func (r *runner) Prepare(ctx context.Context, life *turns.Turn) error {
+	r.life = life
+	if r.th == nil {
+		if err := r.env.cfg.roomForThread(ctx, r.log, r.owner); err != nil {
+			return err
+		}
+	}
+	var err error
+	if r.p, err = r.env.cfg.makePlan(r.th, r.in, r.agentName); err != nil {
+		return err
+	}
+	if r.th == nil {
+		r.th = &store.Thread{Owner: r.owner, ID: r.in.ThreadID}
+	}
+	r.size.Max = r.env.cfg.MaxMessageSize
+	life.Count(r.env.met, r.start, r.info.Name, string(r.mode()))
+	return nil
 }

@@ -1,15 +1,9 @@
 package agui2aap
 
 import (
-	"context"
-	"fmt"
 	"time"
 
-	"github.com/gin-gonic/gin"
-	"github.com/rs/zerolog"
-
 	"github.com/aapagui/aapagui/bridge/internal/edge"
-	"github.com/aapagui/aapagui/bridge/internal/fault"
 )
 
 // Limits are optional per-key limits, each off at zero. A key is one API
@@ -39,34 +33,4 @@ const threadRetry = time.Minute
 // keyLimits is the limits as both bridges name them (edge.KeyLimits).
 func (l Limits) keyLimits() edge.KeyLimits {
 	return edge.KeyLimits{Conversations: l.ThreadsPerKey, Turns: l.RunsPerKey, RequestsPerSecond: l.RequestsPerSecond, Burst: l.Burst}
-}
-
-// runPlace holds one of the caller's run places (Limits.RunsPerKey) for
-// the rest of the request, or answers 429.
-func (s *Server) runPlace(c *gin.Context) {
-	release, err := edge.Place(s.base.Limits, c.GetString(ownerKey), "too_many_runs", "runs")
-	if err != nil {
-		s.fail(c, err)
-		return
-	}
-	defer release()
-	c.Next()
-}
-
-// roomForThread returns the 429 of a run about to start a new thread when
-// owner already holds Limits.ThreadsPerKey threads.
-func (cfg *Config) roomForThread(ctx context.Context, log *zerolog.Logger, owner string) error {
-	max := cfg.Limits.ThreadsPerKey
-	if max <= 0 {
-		return nil
-	}
-	n, err := cfg.Store.CountThreads(ctx, owner)
-	if err != nil {
-		log.Error().Err(err).Msg("store: count threads")
-		return errStore
-	}
-	if n >= max {
-		return fault.Throttled("too_many_threads", fmt.Sprintf("this key holds %d threads, its limit; delete one to start another", max), threadRetry)
-	}
-	return nil
 }

@@ -131,29 +131,6 @@ func recordJSON(m *types.Message) ([]byte, error) {
 // escapes ('<', '>', '&').
 func verbatim(s string) bool { return !strings.ContainsAny(s, "<>&") && jsonenc.PlainString(s) }
 
-// recorded is the thread's conversation from agui2aap's own record; false
-// when it has none.
-func (s *Server) recorded(ctx context.Context, th *store.Thread, log *zerolog.Logger) ([]types.Message, bool) {
-	if th.RecordLen == 0 {
-		return nil, false
-	}
-	raw, err := s.cfg.Store.ThreadRecord(ctx, th.Owner, th.ID)
-	if err != nil {
-		log.Warn().Err(err).Str("thread", th.ID).Msg("the thread's record could not be read")
-		return nil, false
-	}
-	msgs := make([]types.Message, 0, len(raw))
-	for _, data := range raw {
-		var m types.Message
-		if err := json.Unmarshal(data, &m); err != nil {
-			log.Warn().Err(err).Str("thread", th.ID).Msg("the thread's record holds a message that is not one")
-			return nil, false
-		}
-		msgs = append(msgs, m)
-	}
-	return msgs, true
-}
-
 // spill is the translator's TextSpill of the run: the parts of its long
 // texts written to its thread's record (AddRecordPart). None with
 // SnapshotAfterRuns, whose MESSAGES_SNAPSHOT sends the texts whole.

@@ -2,115 +2,20 @@ package agui2aap
 
 import (
 	"context"
-	"errors"
 	"iter"
-	"net/http"
-	"time"
 
 	"github.com/ag-ui-protocol/ag-ui/sdks/community/go/pkg/core/events"
-	"github.com/ag-ui-protocol/ag-ui/sdks/community/go/pkg/core/types"
-	"github.com/rs/zerolog"
 
+	"encoding/json"
 	"github.com/aapagui/aapagui/aap"
 	"github.com/aapagui/aapagui/agui"
 	"github.com/aapagui/aapagui/bridge/internal/fault"
 	"github.com/aapagui/aapagui/bridge/internal/metrics"
-	"github.com/aapagui/aapagui/bridge/internal/ssestream"
 	"github.com/aapagui/aapagui/bridge/internal/tracing"
 	"github.com/aapagui/aapagui/bridge/internal/turns"
 	"github.com/aapagui/aapagui/store"
 	"github.com/aapagui/aapagui/translate"
 )
-
-// runner carries one run through its AAP turns. It is the protocol
-// agui2aap gives the run's sequence (turns.Base.Run): Take, Prepare,
-// Call, Stream, Store and Acknowledge, in that order. It holds what the
-// run needs of its request (the response writer, the request's start,
-// the request's logger) and of its server (runEnv); the run's context is
-// passed to its steps.
-type runner struct {
-	env       runEnv
-	rw        http.ResponseWriter
-	start     time.Time // the request's (metrics.RequestStart)
-	cl        *aap.Client
-	version   int // the AAP server's protocol version
-	owner     string
-	agentName string // the agent as the route names it
-	// openSession starts the thread's new AAP session as the server's
-	// version does (openerFor), chosen once.
-	openSession func(context.Context, newSession) (*aap.PostSessionTurnRequest, error)
-	in          *types.RunAgentInput
-	info        *aap.AgentInfo
-	th          *store.Thread
-	p           *translate.RunPlan
-	log         *zerolog.Logger
-	life        *turns.Turn // the lease, the run's stream, metrics and log line
-	clientTools []aap.ToolSpec
-	fwd         *translate.Forwarded
-	w           turns.Writer[events.Event] // writes the run, its RUN_FINISHED held back until the thread is saved
-	put         *aap.PutSessionRequest     // the first turn of a new session, on a version 1 or 2 server
-	movedFrom   string                     // the session a PUT /session replaces ("" for a thread's first)
-
-	req      *aap.PostSessionTurnRequest // the run's first turn
-	evs      iter.Seq2[aap.Event, error] // its events, once the AAP server took it
-	a2g      *translate.AAPToAGUI
-	clients  map[string]bool // client tool names
-	results  map[string]bool // toolCallIds with a tool_result in this run
-	answered answers         // the permissions the current turn answers
-	followUp int
-	// size counts what the agent streamed of the message it is building
-	// (Serving.MaxMessageSize).
-	size turns.MessageSize
-
-	openBefore int // interrupts open when the run started
-	// recordable are the client's messages the thread's record will get
-	// at the save (keepForRecord).
-	recordable []types.Message
-}
-
-// runEnv is what a run uses of the server it runs on, handed down to it:
-// the configuration and the metrics.
-type runEnv struct {
-	cfg *Config
-	met *metrics.Metrics
-}
-
-// Take takes the thread's run lock and reads the thread (nil for a new
-// one). A thread a run holds is 409 run_in_progress.
-func (r *runner) Take(start context.Context, lo store.LeaseOptions) (*store.Lease, error) {
-	lease, err := takeThread(start, r.env.cfg.Store, r.owner, r.in.ThreadID, lo, runBusy)
-	if err != nil {
-		return nil, err
-	}
-	if r.th, err = r.env.cfg.loadThread(start, r.owner, r.in.ThreadID); err != nil {
-		lease.Release()
-		return nil, err
-	}
-	return lease, nil
-}
-
-// Prepare plans the run against what the thread's session has seen
-// (plan.go): a new thread needs room under the key's limit, and a run the
-// interrupt rules refuse is a *translate.Refusal. The run is then in
-// flight, counted until its end.
-func (r *runner) Prepare(ctx context.Context, life *turns.Turn) error {
-	r.life = life
-	if r.th == nil {
-		if err := r.env.cfg.roomForThread(ctx, r.log, r.owner); err != nil {
-			return err
-		}
-	}
-	var err error
-	if r.p, err = r.env.cfg.makePlan(r.th, r.in, r.agentName); err != nil {
-		return err
-	}
-	if r.th == nil {
-		r.th = &store.Thread{Owner: r.owner, ID: r.in.ThreadID}
-	}
-	r.size.Max = r.env.cfg.MaxMessageSize
-	life.Count(r.env.met, r.start, r.info.Name, string(r.mode()))
-	return nil
-}
 
 // Call opens the run's first turn (on a new session when the AAP server
 // lost the thread's), with the translator and the client's stream ready
@@ -141,17 +46,6 @@ func (r *runner) Stream(ctx context.Context, _ *turns.Turn) error {
 	}
 	r.prepareSave()
 	return nil
-}
-
-func (r *runner) mode() aap.StreamMode {
-	caps := r.info.Capabilities
-	switch {
-	case caps.SupportsStream(aap.StreamDelta):
-		return aap.StreamDelta
-	case caps.SupportsStream(aap.StreamMessage):
-		return aap.StreamMessage
-	}
-	return aap.StreamNone
 }
 
 // prepareStream sets up the translator and the client's stream.
@@ -372,29 +266,6 @@ func (r *runner) policyAnswers() []aap.Message {
 	return out
 }
 
-func (r *runner) feed(ev aap.Event) {
-	out, err := r.a2g.Feed(ev)
-	if err != nil && !errors.Is(err, translate.ErrTerminated) {
-		r.log.Warn().Err(err).Msg("AAP event could not be translated")
-	}
-	r.write(out)
-}
-
-// write sends AG-UI events to the client, counting them. With
-// Config.SnapshotAfterRuns a MESSAGES_SNAPSHOT of the thread goes right
-// before RUN_FINISHED.
-func (r *runner) write(evs []events.Event) {
-	if r.env.cfg.SnapshotAfterRuns {
-		for i, ev := range evs {
-			if _, ok := ev.(*events.RunFinishedEvent); ok {
-				evs = append(append(append([]events.Event{}, evs[:i]...), events.NewMessagesSnapshotEvent(r.threadMessages())), evs[i:]...)
-				break
-			}
-		}
-	}
-	r.w.Write(r.life, evs, nil) // RUN_FINISHED held back until the thread is saved (finish)
-}
-
 // turnDone counts an upstream turn that streamed: its result is the
 // failure's, or worked out from how it stopped (an agent error, no stop at
 // all, or ok).
@@ -412,14 +283,20 @@ func (r *runner) turnDone(result string) {
 	r.life.Line.Upstream = result
 }
 
-// aguiWriter writes a run's AG-UI events, holding its RUN_FINISHED back.
-var aguiWriter = turns.Writer[events.Event]{
-	Frame: agui.AppendFrame,
-	Name:  func(ev events.Event) string { return string(ev.Type()) },
-	Final: func(ev events.Event) bool { _, ok := ev.(*events.RunFinishedEvent); return ok },
-}
-
-// writeAGUI writes AG-UI events outside a run (a refusal, a hydration).
-func writeAGUI(out *ssestream.Stream, evs []events.Event, log *zerolog.Logger) {
-	out.Commit(aguiWriter.Append(out.Buffer(), evs, log, nil))
+// record makes the run's stream recorded, with what it was asked.
+func (r *runner) record() {
+	st := runLogsOf(r.env.cfg.Store)
+	if st == nil {
+		return
+	}
+	in := runInput{From: min(len(r.th.Delivered), r.th.RecordLen), Messages: r.recordable}
+	if r.p.Fresh {
+		in.From = 0
+	}
+	data, err := json.Marshal(in)
+	if err != nil {
+		r.log.Warn().Err(err).Str("thread", r.in.ThreadID).Msg("the run's input could not be kept with its log")
+		data = nil
+	}
+	r.life.Record(st, store.RunLog{Owner: r.th.Owner, Key: runKey(r.in.ThreadID), RunID: r.in.RunID, Form: "agui", Input: data})
 }

@@ -45,30 +45,6 @@ func (r *runner) Acknowledge(life *turns.Turn, stored error) error {
 	return nil
 }
 
-// threadMessages is the whole thread as the client should now hold it:
-// its messages (activity aside) and those the run produced, a produced
-// result for a call the client answered itself left out.
-func (r *runner) threadMessages() []types.Message {
-	out := make([]types.Message, 0, len(r.in.Messages)+8)
-	answered := map[string]bool{}
-	for _, m := range r.in.Messages {
-		if m.Role == types.RoleActivity {
-			continue
-		}
-		if m.Role == types.RoleTool {
-			answered[m.ToolCallID] = true
-		}
-		out = append(out, m)
-	}
-	for _, m := range r.a2g.Messages() {
-		if m.Role == types.RoleTool && answered[m.ToolCallID] {
-			continue
-		}
-		out = append(out, m)
-	}
-	return out
-}
-
 // prepareSave makes the thread what the run leaves it: what the session
 // has now seen (the client's messages this run delivered and the messages
 // the run produced, by the ids the client will send them back under), the

@@ -79,15 +79,6 @@ func (r *runner) begin(ctx context.Context) (*aap.PostSessionTurnRequest, error)
 	return req, nil
 }
 
-// newSession is what a plan that starts a new session gives the opener
-// of the server's protocol version (runner.openSession, chosen once, at
-// intake: createSession for version 3, beginPut for versions 1 and 2).
-type newSession struct {
-	req                        *aap.PostSessionTurnRequest // the session's first turn
-	agent                      aap.AgentConfig
-	contextDigest, toolsDigest string
-}
-
 // openerFor is the session opener of an AAP protocol version.
 func (r *runner) openerFor(version int) func(context.Context, newSession) (*aap.PostSessionTurnRequest, error) {
 	if version != aap.Version3 {

@@ -2,12 +2,12 @@ package agui2aap
 
 import (
 	"context"
-	"fmt"
 	"io"
 	"iter"
 	"net/http"
 	"time"
 
+	"errors"
 	"github.com/aapagui/aapagui/aap"
 	"github.com/aapagui/aapagui/bridge/internal/metrics"
 	"github.com/aapagui/aapagui/bridge/internal/ssestream"
@@ -17,11 +17,6 @@ import (
 
 // The AAP server: the client of a request, its /meta (cached), and the
 // turn call itself, streamed through upstream.Dial's connect and idle bounds.
-
-type metaEntry struct {
-	meta *aap.GetMetaResponse
-	at   time.Time
-}
 
 // client returns the AAP client for a request: with the caller's key when
 // forwarding, else with the configured one, and the user the request is
@@ -49,27 +44,6 @@ func (s *Server) withUser(r *http.Request, owner string) *http.Request {
 		return r
 	}
 	return r.WithContext(context.WithValue(r.Context(), forwardUserKey{}, owner))
-}
-
-// upstream returns the upstream's /meta (cached, see upstreamMeta) and the
-// client speaking the upstream's protocol version: Config.UpstreamVersion,
-// else the one /meta names.
-func (s *Server) upstream(ctx context.Context, cl *aap.Client, key string) (*aap.Client, *aap.GetMetaResponse, error) {
-	meta, err := s.upstreamMeta(ctx, cl, key)
-	if err != nil {
-		return nil, nil, err
-	}
-	if s.cfg.UpstreamVersion != 0 {
-		return cl, meta, nil
-	}
-	v := meta.Version
-	if v == 0 {
-		v = aap.Version3 // a /meta without a version: the current protocol
-	}
-	if !aap.KnownVersion(v) {
-		return nil, nil, fmt.Errorf("%w %d: agui2aap speaks 1, 2 and 3 (--upstream-aap-version forces one)", aap.ErrUnsupportedVersion, v)
-	}
-	return cl.WithVersion(v), meta, nil
 }
 
 // maxMetaEntries bounds the /meta cache (one entry per upstream credential).
@@ -189,3 +163,62 @@ func (r *runner) open(ctx context.Context, session string, req *aap.PostSessionT
 		}
 	}, nil
 }
+
+// env is what a run uses of the server (runEnv).
+func (s *Server) env() runEnv { return runEnv{cfg: &s.cfg, met: s.base.Metrics} }
+
+// noteRefused remembers that the AAP server refused the key cred names,
+// when err says so; it returns err.
+func (s *Server) noteRefused(cred string, err error) error {
+	var he *aap.HTTPError
+	if !s.forwardOnly() || !errors.As(err, &he) || (he.StatusCode != http.StatusUnauthorized && he.StatusCode != http.StatusForbidden) {
+		return err
+	}
+	now := s.cfg.Clock()
+	f := s.forwarded
+	f.mu.Lock()
+	if len(f.refused) >= maxRefused {
+		for k, at := range f.refused {
+			if now.Sub(at) >= refusedTTL {
+				delete(f.refused, k)
+			}
+		}
+		if len(f.refused) >= maxRefused {
+			clear(f.refused)
+		}
+	}
+	f.refused[cred] = now
+	f.mu.Unlock()
+	s.metaMu.Lock()
+	delete(s.meta, cred) // accepted once, refused now: it starts over
+	s.metaMu.Unlock()
+	return err
+}
+
+// dropMetaStale makes room in the /meta cache, whose lock is held: it
+// forgets the entries older than MetaTTL, never a fresh one, so that keys
+// made up in numbers cannot push out those in use. It reports whether
+// there is room.
+func (s *Server) dropMetaStale(now time.Time) bool {
+	if len(s.meta) < maxMetaEntries {
+		return true
+	}
+	for k, e := range s.meta {
+		if now.Sub(e.at) >= s.cfg.MetaTTL {
+			delete(s.meta, k)
+		}
+	}
+	return len(s.meta) < maxMetaEntries
+}
+
+// refusedTTL is how long a key the AAP server refused is refused here.
+const refusedTTL = 10 * time.Second
+
+// maxRefused bounds the refused keys remembered; past it the expired are
+// forgotten, then all (which costs only GET /meta calls, themselves
+// bounded by the shared rate).
+const maxRefused = 4096
+
+// forwardOnly reports whether callers' keys are forwarded and checked by
+// the AAP server alone (ForwardAuth without API keys).
+func (s *Server) forwardOnly() bool { return s.cfg.ForwardAuth && s.base.Keys.Open() }

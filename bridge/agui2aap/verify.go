@@ -1,16 +1,18 @@
 package agui2aap
 
 import (
-	"errors"
 	"math"
 	"net/http"
-	"sync"
 	"time"
 
 	"golang.org/x/time/rate"
 
+	"context"
+	"fmt"
 	"github.com/aapagui/aapagui/aap"
+	"github.com/aapagui/aapagui/bridge/internal/edge"
 	"github.com/aapagui/aapagui/bridge/internal/fault"
+	"github.com/gin-gonic/gin"
 )
 
 // Under ForwardAuth without API keys the bridge holds no key to check a
@@ -28,14 +30,6 @@ import (
 //   - a key the AAP server accepted keeps its /meta cache entry, which
 //     made-up keys cannot push out (upstreamMeta).
 
-// refusedTTL is how long a key the AAP server refused is refused here.
-const refusedTTL = 10 * time.Second
-
-// maxRefused bounds the refused keys remembered; past it the expired are
-// forgotten, then all (which costs only GET /meta calls, themselves
-// bounded by the shared rate).
-const maxRefused = 4096
-
 // The shared rate of keys the AAP server has not accepted yet when
 // Limits sets no rate: a cold start with many callers' keys passes
 // within a few seconds, a flood of made-up ones costs 20 GET /meta a
@@ -44,14 +38,6 @@ const (
 	unverifiedRate  = 20
 	unverifiedBurst = 40
 )
-
-// forwarded is what the bridge remembers of the keys it forwards (see
-// above).
-type forwarded struct {
-	mu         sync.Mutex
-	refused    map[string]time.Time // by credentialKey: when the AAP server refused it
-	unverified *rate.Limiter        // the keys not yet accepted, all together
-}
 
 func newForwarded(l Limits) *forwarded {
 	r, burst := rate.Limit(unverifiedRate), unverifiedBurst
@@ -63,10 +49,6 @@ func newForwarded(l Limits) *forwarded {
 	}
 	return &forwarded{refused: map[string]time.Time{}, unverified: rate.NewLimiter(r, burst)}
 }
-
-// forwardOnly reports whether callers' keys are forwarded and checked by
-// the AAP server alone (ForwardAuth without API keys).
-func (s *Server) forwardOnly() bool { return s.cfg.ForwardAuth && s.base.Keys.Open() }
 
 // errRefusedKey answers a key the AAP server refused.
 var errRefusedKey = fault.Fail(fault.KindUnauthorized, "unauthorized", "the AAP server refused the API key")
@@ -104,46 +86,74 @@ func (s *Server) verify(r *http.Request) error {
 	return nil
 }
 
-// noteRefused remembers that the AAP server refused the key cred names,
-// when err says so; it returns err.
-func (s *Server) noteRefused(cred string, err error) error {
-	var he *aap.HTTPError
-	if !s.forwardOnly() || !errors.As(err, &he) || (he.StatusCode != http.StatusUnauthorized && he.StatusCode != http.StatusForbidden) {
-		return err
-	}
-	now := s.cfg.Clock()
-	f := s.forwarded
-	f.mu.Lock()
-	if len(f.refused) >= maxRefused {
-		for k, at := range f.refused {
-			if now.Sub(at) >= refusedTTL {
-				delete(f.refused, k)
-			}
-		}
-		if len(f.refused) >= maxRefused {
-			clear(f.refused)
+// auth checks the caller's key and works out who the caller is: the hash
+// of its bridge key, or of the key it forwards upstream. With ForwardAuth
+// a caller must present a bearer key, whether or not the bridge has keys
+// of its own: the AAP server checks it, and threads are scoped to it.
+// When users are named by tokens, every route needs a valid one.
+func (s *Server) auth(c *gin.Context) { s.authAs(c, s.base.Users.JWT()) }
+
+// authUser is auth for the routes of threads: the owner is the caller's,
+// scoped to the request's user when Config.Users names one.
+func (s *Server) authUser(c *gin.Context) { s.authAs(c, true) }
+
+func (s *Server) authAs(c *gin.Context, user bool) {
+	owner, err := s.owner(c.Request)
+	if err == nil && user {
+		if owner, err = edge.Scope(s.base.Users, owner, c.Request); err == nil {
+			c.Request = s.withUser(c.Request, owner)
 		}
 	}
-	f.refused[cred] = now
-	f.mu.Unlock()
-	s.metaMu.Lock()
-	delete(s.meta, cred) // accepted once, refused now: it starts over
-	s.metaMu.Unlock()
-	return err
+	if err == nil && s.forwardOnly() {
+		// Before the key's own limits: a key the AAP server has not
+		// accepted gets none (verify.go).
+		err = s.verify(c.Request)
+	}
+	if err == nil {
+		err = edge.Allow(s.base.Limits, owner)
+	}
+	if err != nil {
+		s.fail(c, err)
+		return
+	}
+	c.Set(ownerKey, owner)
 }
 
-// dropMetaStale makes room in the /meta cache, whose lock is held: it
-// forgets the entries older than MetaTTL, never a fresh one, so that keys
-// made up in numbers cannot push out those in use. It reports whether
-// there is room.
-func (s *Server) dropMetaStale(now time.Time) bool {
-	if len(s.meta) < maxMetaEntries {
-		return true
+// owner is the caller of r (see auth), or why it may not call.
+func (s *Server) owner(r *http.Request) (string, error) {
+	owner, err := s.base.Keys.Owner(r)
+	if err != nil {
+		return "", fault.Fail(fault.KindUnauthorized, "unauthorized", "a valid API key is required: Authorization: Bearer <key>")
 	}
-	for k, e := range s.meta {
-		if now.Sub(e.at) >= s.cfg.MetaTTL {
-			delete(s.meta, k)
-		}
+	if s.cfg.ForwardAuth && bearer(r) == "" {
+		return "", fault.Fail(fault.KindUnauthorized, "unauthorized",
+			"an API key is required: Authorization: Bearer <key> (this bridge forwards it to the AAP server)")
 	}
-	return len(s.meta) < maxMetaEntries
+	if s.cfg.ForwardAuth && s.base.Keys.Open() {
+		// The upstream checks the key; threads are scoped to it, named
+		// as apikey names a key (a prefix of its hash).
+		owner = credentialKey(bearer(r))
+	}
+	return owner, nil
+}
+
+// upstream returns the upstream's /meta (cached, see upstreamMeta) and the
+// client speaking the upstream's protocol version: Config.UpstreamVersion,
+// else the one /meta names.
+func (s *Server) upstream(ctx context.Context, cl *aap.Client, key string) (*aap.Client, *aap.GetMetaResponse, error) {
+	meta, err := s.upstreamMeta(ctx, cl, key)
+	if err != nil {
+		return nil, nil, err
+	}
+	if s.cfg.UpstreamVersion != 0 {
+		return cl, meta, nil
+	}
+	v := meta.Version
+	if v == 0 {
+		v = aap.Version3 // a /meta without a version: the current protocol
+	}
+	if !aap.KnownVersion(v) {
+		return nil, nil, fmt.Errorf("%w %d: agui2aap speaks 1, 2 and 3 (--upstream-aap-version forces one)", aap.ErrUnsupportedVersion, v)
+	}
+	return cl.WithVersion(v), meta, nil
 }

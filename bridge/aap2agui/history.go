@@ -17,13 +17,13 @@ import (
 // draft of the one still streaming, a snapshot that replaces the history,
 // and the turn's last writes.
 
-// record is what a turn's run stores of itself as it goes and at its
+// historyWriter is what a turn's run stores of itself as it goes and at its
 // end: the entries it has stored after the history it began with (a
 // draft of the message still streaming among them), and what it needs to
 // write them again. It holds what it writes with (the store, the
 // session's id, the logger) and reads the run's translator; it never
 // looks back at the turn.
-type record struct {
+type historyWriter struct {
 	st     *tally // the store, as the turn writes to it
 	sessID string
 	log    *zerolog.Logger
@@ -53,7 +53,7 @@ type record struct {
 }
 
 // saveSettled stores the run's messages that have become final.
-func (r *record) saveSettled(ctx context.Context) {
+func (r *historyWriter) saveSettled(ctx context.Context) {
 	settled := r.tr.Settled()
 	if len(settled) <= r.saved {
 		return
@@ -63,7 +63,7 @@ func (r *record) saveSettled(ctx context.Context) {
 
 // unsaved are the history entries of msgs not saved yet, with their
 // AG-UI ids (ids[i] is msgs[i]'s; a message without one gets a new id).
-func (r *record) unsaved(msgs []aap.Message, ids []string) []store.Entry {
+func (r *historyWriter) unsaved(msgs []aap.Message, ids []string) []store.Entry {
 	entries := make([]store.Entry, 0, len(msgs)-r.saved)
 	for i := r.saved; i < len(msgs); i++ {
 		id := ""
@@ -89,7 +89,7 @@ func (r *record) unsaved(msgs []aap.Message, ids []string) []store.Entry {
 
 // append stores the run's messages that settled mid-turn: the turn's
 // progress (store.Background), which its end writes again if need be.
-func (r *record) append(ctx context.Context, msgs []aap.Message, ids []string) {
+func (r *historyWriter) append(ctx context.Context, msgs []aap.Message, ids []string) {
 	ctx = store.Background(ctx)
 	entries := r.unsaved(msgs, ids)
 	if r.draft {
@@ -118,7 +118,7 @@ func (r *record) append(ctx context.Context, msgs []aap.Message, ids []string) {
 // of the calls this turn answered with a tool_permission and the agent did
 // not report placed after their calls: when one goes before a later
 // message, the whole history is written.
-func (r *record) storeRun(ctx context.Context, run []store.Entry, refused bool) error {
+func (r *historyWriter) storeRun(ctx context.Context, run []store.Entry, refused bool) error {
 	run, results := r.movedOnResults(run)
 	if !refused {
 		results = append(results, r.permissionResults()...)
@@ -138,7 +138,7 @@ func (r *record) storeRun(ctx context.Context, run []store.Entry, refused bool) 
 // stored reports whether entries (the run's last, each with an AG-UI id
 // of its own) are in the session's history: a write whose outcome was
 // unknown went through.
-func (r *record) stored(ctx context.Context, entries []store.Entry) (bool, error) {
+func (r *historyWriter) stored(ctx context.Context, entries []store.Entry) (bool, error) {
 	if len(entries) == 0 {
 		return false, nil // writing the session again changes nothing
 	}
@@ -157,7 +157,7 @@ func (r *record) stored(ctx context.Context, entries []store.Entry) (bool, error
 // open one: for a denial the message AAP prescribes ("Tool call denied:
 // <reason>"), for a grant grantedText. finish places them right after
 // their calls.
-func (r *record) permissionResults() []store.Entry {
+func (r *historyWriter) permissionResults() []store.Entry {
 	if len(r.perms) == 0 {
 		return nil
 	}
@@ -190,7 +190,7 @@ func (r *record) permissionResults() []store.Entry {
 // new message, and returns them with translate.UnansweredCall for each
 // such call it wrote none for: finish places them right after their
 // calls, so that no call is open when the user spoke again.
-func (r *record) movedOnResults(run []store.Entry) (rest, results []store.Entry) {
+func (r *historyWriter) movedOnResults(run []store.Entry) (rest, results []store.Entry) {
 	if len(r.movedOn) == 0 {
 		return run, nil
 	}
@@ -232,7 +232,7 @@ const checkpointSmall = 16 << 10
 // entries: the run's writes only ever come after them, until a
 // MESSAGES_SNAPSHOT, which becomes the base): read once, when first
 // needed.
-func (r *record) base(ctx context.Context) ([]store.Entry, error) {
+func (r *historyWriter) base(ctx context.Context) ([]store.Entry, error) {
 	if r.baseHist != nil {
 		return r.baseHist, nil
 	}
@@ -248,7 +248,7 @@ func (r *record) base(ctx context.Context) ([]store.Entry, error) {
 }
 
 // replaceDraft stores the run's entries in place of a stored draft.
-func (r *record) replaceDraft(ctx context.Context) error {
+func (r *historyWriter) replaceDraft(ctx context.Context) error {
 	if err := r.st.ReplaceTail(ctx, r.sessID, r.baseLen, r.entries); err != nil {
 		return err
 	}
@@ -262,7 +262,7 @@ func newDraftID(now time.Time) string { return "msg-draft-" + now.UTC().Format("
 // message of msgs while no snapshot replaced the history) the values that
 // came after they were stored; it reports whether any changed, and the
 // run's end then writes them again.
-func (r *record) refreshEncrypted(msgs []aap.Message, ids []string) bool {
+func (r *historyWriter) refreshEncrypted(msgs []aap.Message, ids []string) bool {
 	if r.replaced || !r.tr.HasEncrypted() {
 		return false
 	}
@@ -285,7 +285,7 @@ func (r *record) refreshEncrypted(msgs []aap.Message, ids []string) bool {
 // mergeSnapshot is snap (the entries a MESSAGES_SNAPSHOT makes) with what
 // the history it replaces holds and the snapshot left out
 // (translate.MergeSnapshot): base, then the run's entries, stored or not.
-func (r *record) mergeSnapshot(base, snap []store.Entry) []store.Entry {
+func (r *historyWriter) mergeSnapshot(base, snap []store.Entry) []store.Entry {
 	unsaved := r.unsaved(r.tr.Messages(), r.tr.MessageIDs())
 	hist := make([]translate.HistoryEntry, 0, len(base)+len(r.entries)+len(unsaved))
 	for _, list := range [][]store.Entry{base, r.entries, unsaved} {
@@ -308,7 +308,7 @@ func (r *record) mergeSnapshot(base, snap []store.Entry) []store.Entry {
 // replaceWith makes entries (a MESSAGES_SNAPSHOT's) the session's history,
 // with what the history it replaces holds and the snapshot left out; the
 // run's later messages follow it.
-func (r *record) replaceWith(ctx context.Context, entries []store.Entry) {
+func (r *historyWriter) replaceWith(ctx context.Context, entries []store.Entry) {
 	if base, err := r.base(ctx); err != nil {
 		r.log.Warn().Err(err).Str("session", r.sessID).Msg("MESSAGES_SNAPSHOT: the history it replaces could not be read; what the snapshot leaves out of it is not kept")
 	} else {
@@ -335,7 +335,7 @@ func (r *record) replaceWith(ctx context.Context, entries []store.Entry) {
 // checkpoint stores the draft of the message still streaming (size: its
 // bytes so far) when every has passed since the last, and it changed
 // enough (see turnRun.checkpoint).
-func (r *record) checkpoint(ctx context.Context, now time.Time, every time.Duration, size int) {
+func (r *historyWriter) checkpoint(ctx context.Context, now time.Time, every time.Duration, size int) {
 	if r.lastCheckpoint.IsZero() {
 		r.lastCheckpoint = now // the first draft waits one interval
 		return

@@ -1,0 +1,177 @@
+package agui2aap
+
+import (
+	"context"
+	"errors"
+	"iter"
+	"net/http"
+	"time"
+
+	"github.com/ag-ui-protocol/ag-ui/sdks/community/go/pkg/core/events"
+	"github.com/ag-ui-protocol/ag-ui/sdks/community/go/pkg/core/types"
+	"github.com/rs/zerolog"
+
+	"github.com/aapagui/aapagui/aap"
+	"github.com/aapagui/aapagui/agui"
+	"github.com/aapagui/aapagui/bridge/internal/metrics"
+	"github.com/aapagui/aapagui/bridge/internal/ssestream"
+	"github.com/aapagui/aapagui/bridge/internal/turns"
+	"github.com/aapagui/aapagui/store"
+	"github.com/aapagui/aapagui/translate"
+)
+
+// runner carries one run through its AAP turns. It is the protocol
+// agui2aap gives the run's sequence (turns.Base.Run): Take, Prepare,
+// Call, Stream, Store and Acknowledge, in that order. It holds what the
+// run needs of its request (the response writer, the request's start,
+// the request's logger) and of its server (runEnv); the run's context is
+// passed to its steps.
+type runner struct {
+	env       runEnv
+	rw        http.ResponseWriter
+	start     time.Time // the request's (metrics.RequestStart)
+	cl        *aap.Client
+	version   int // the AAP server's protocol version
+	owner     string
+	agentName string // the agent as the route names it
+	// openSession starts the thread's new AAP session as the server's
+	// version does (openerFor), chosen once.
+	openSession func(context.Context, newSession) (*aap.PostSessionTurnRequest, error)
+	in          *types.RunAgentInput
+	info        *aap.AgentInfo
+	th          *store.Thread
+	p           *translate.RunPlan
+	log         *zerolog.Logger
+	life        *turns.Turn // the lease, the run's stream, metrics and log line
+	clientTools []aap.ToolSpec
+	fwd         *translate.Forwarded
+	w           turns.Writer[events.Event] // writes the run, its RUN_FINISHED held back until the thread is saved
+	put         *aap.PutSessionRequest     // the first turn of a new session, on a version 1 or 2 server
+	movedFrom   string                     // the session a PUT /session replaces ("" for a thread's first)
+
+	req      *aap.PostSessionTurnRequest // the run's first turn
+	evs      iter.Seq2[aap.Event, error] // its events, once the AAP server took it
+	a2g      *translate.AAPToAGUI
+	clients  map[string]bool // client tool names
+	results  map[string]bool // toolCallIds with a tool_result in this run
+	answered answers         // the permissions the current turn answers
+	followUp int
+	// size counts what the agent streamed of the message it is building
+	// (Serving.MaxMessageSize).
+	size turns.MessageSize
+
+	openBefore int // interrupts open when the run started
+	// recordable are the client's messages the thread's record will get
+	// at the save (keepForRecord).
+	recordable []types.Message
+}
+
+// runEnv is what a run uses of the server it runs on, handed down to it:
+// the configuration and the metrics.
+type runEnv struct {
+	cfg *Config
+	met *metrics.Metrics
+}
+
+func (r *runner) mode() aap.StreamMode {
+	caps := r.info.Capabilities
+	switch {
+	case caps.SupportsStream(aap.StreamDelta):
+		return aap.StreamDelta
+	case caps.SupportsStream(aap.StreamMessage):
+		return aap.StreamMessage
+	}
+	return aap.StreamNone
+}
+
+func (r *runner) feed(ev aap.Event) {
+	out, err := r.a2g.Feed(ev)
+	if err != nil && !errors.Is(err, translate.ErrTerminated) {
+		r.log.Warn().Err(err).Msg("AAP event could not be translated")
+	}
+	r.write(out)
+}
+
+// write sends AG-UI events to the client, counting them. With
+// Config.SnapshotAfterRuns a MESSAGES_SNAPSHOT of the thread goes right
+// before RUN_FINISHED.
+func (r *runner) write(evs []events.Event) {
+	if r.env.cfg.SnapshotAfterRuns {
+		for i, ev := range evs {
+			if _, ok := ev.(*events.RunFinishedEvent); ok {
+				evs = append(append(append([]events.Event{}, evs[:i]...), events.NewMessagesSnapshotEvent(r.threadMessages())), evs[i:]...)
+				break
+			}
+		}
+	}
+	r.w.Write(r.life, evs, nil) // RUN_FINISHED held back until the thread is saved (finish)
+}
+
+// aguiWriter writes a run's AG-UI events, holding its RUN_FINISHED back.
+var aguiWriter = turns.Writer[events.Event]{
+	Frame: agui.AppendFrame,
+	Name:  func(ev events.Event) string { return string(ev.Type()) },
+	Final: func(ev events.Event) bool { _, ok := ev.(*events.RunFinishedEvent); return ok },
+}
+
+// writeAGUI writes AG-UI events outside a run (a refusal, a hydration).
+func writeAGUI(out *ssestream.Stream, evs []events.Event, log *zerolog.Logger) {
+	out.Commit(aguiWriter.Append(out.Buffer(), evs, log, nil))
+}
+
+// threadMessages is the whole thread as the client should now hold it:
+// its messages (activity aside) and those the run produced, a produced
+// result for a call the client answered itself left out.
+func (r *runner) threadMessages() []types.Message {
+	out := make([]types.Message, 0, len(r.in.Messages)+8)
+	answered := map[string]bool{}
+	for _, m := range r.in.Messages {
+		if m.Role == types.RoleActivity {
+			continue
+		}
+		if m.Role == types.RoleTool {
+			answered[m.ToolCallID] = true
+		}
+		out = append(out, m)
+	}
+	for _, m := range r.a2g.Messages() {
+		if m.Role == types.RoleTool && answered[m.ToolCallID] {
+			continue
+		}
+		out = append(out, m)
+	}
+	return out
+}
+
+// permission is how a turn answered an untrusted server tool call.
+type permission struct {
+	granted bool
+	reason  string
+}
+
+// answers are the tool_permission answers of a turn, in the turn's order.
+type answers struct {
+	order []string
+	by    map[string]permission // by toolCallId
+}
+
+// answersOf returns the tool_permission answers among a turn's messages.
+func answersOf(msgs []aap.Message) answers {
+	a := answers{by: map[string]permission{}}
+	for _, m := range msgs {
+		if pm, ok := m.(*aap.ToolPermissionMessage); ok {
+			a.order = append(a.order, pm.ToolCallID)
+			a.by[pm.ToolCallID] = permission{granted: pm.Granted, reason: pm.Reason}
+		}
+	}
+	return a
+}
+
+// newSession is what a plan that starts a new session gives the opener
+// of the server's protocol version (runner.openSession, chosen once, at
+// intake: createSession for version 3, beginPut for versions 1 and 2).
+type newSession struct {
+	req                        *aap.PostSessionTurnRequest // the session's first turn
+	agent                      aap.AgentConfig
+	contextDigest, toolsDigest string
+}
