@@ -24,7 +24,7 @@ import (
 // session's id, the logger) and reads the run's translator; it never
 // looks back at the turn.
 type historyWriter struct {
-	st     *tally // the store, as the turn writes to it
+	st     *historyCopy // the store, as the turn writes to it
 	sessID string
 	log    *zerolog.Logger
 	tr     *translate.AGUIToAAP

@@ -98,7 +98,7 @@ func (h *histories) put(id string, v int64, entries []store.Entry) {
 // keep keeps the history a turn of session id leaves (t), at its version,
 // for the session's next turn here; when a write of the turn failed,
 // neither is known, and the next turn reads the history from the store.
-func (h *histories) keep(id string, t *tally) {
+func (h *histories) keep(id string, t *historyCopy) {
 	if hist, v, ok := t.kept(); ok {
 		h.put(id, v, hist)
 	} else {
@@ -139,14 +139,14 @@ func historyBytes(entries []store.Entry) int64 {
 	return n
 }
 
-// tally is the store as one turn of a session sees it: each of the turn's
+// historyCopy is the store as one turn of a session sees it: each of the turn's
 // history writes that succeeds is also made to the turn's own copy of the
 // history, and counted, so that when the turn ends the process knows the
 // history it leaves and that history's version (one more per write: see
 // store.Session.HistoryVersion) without reading it back. A write that
 // fails may or may not have been stored: the copy is then unknown, and
 // History reads the store again.
-type tally struct {
+type historyCopy struct {
 	store.Store
 	id string
 
@@ -160,16 +160,16 @@ type tally struct {
 	parts bool
 }
 
-// newTally starts the tally of session id's turn from its history hist at
+// newHistoryCopy starts the copy of session id's turn from its history hist at
 // version v.
-func newTally(st store.Store, id string, v int64, hist []store.Entry) *tally {
-	return &tally{Store: st, id: id, version: v, hist: slices.Clip(hist)}
+func newHistoryCopy(st store.Store, id string, v int64, hist []store.Entry) *historyCopy {
+	return &historyCopy{Store: st, id: id, version: v, hist: slices.Clip(hist)}
 }
 
 // wrote counts a write of session id's history that returned err, and
 // makes it to the copy (change) when it succeeded; a change the copy
 // cannot take (ok false) leaves it unknown.
-func (t *tally) wrote(id string, err error, change func(hist []store.Entry) (_ []store.Entry, ok bool)) error {
+func (t *historyCopy) wrote(id string, err error, change func(hist []store.Entry) (_ []store.Entry, ok bool)) error {
 	if id != t.id {
 		return err
 	}
@@ -189,14 +189,14 @@ func (t *tally) wrote(id string, err error, change func(hist []store.Entry) (_ [
 
 // kept returns the history the turn leaves and its version; ok is false
 // when a write failed, so that neither is known.
-func (t *tally) kept() (hist []store.Entry, version int64, ok bool) {
+func (t *historyCopy) kept() (hist []store.Entry, version int64, ok bool) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	return t.hist, t.version, !t.unknown && !t.parts
 }
 
 // AddHistoryPart is the store's; the history it leaves is not kept.
-func (t *tally) AddHistoryPart(ctx context.Context, id string, part store.TextPart) error {
+func (t *historyCopy) AddHistoryPart(ctx context.Context, id string, part store.TextPart) error {
 	t.mu.Lock()
 	t.parts = true
 	t.mu.Unlock()
@@ -209,19 +209,19 @@ func appendEntries(entries []store.Entry) func([]store.Entry) ([]store.Entry, bo
 }
 
 // AppendHistory is the store's, counted.
-func (t *tally) AppendHistory(ctx context.Context, id string, entries []store.Entry) error {
+func (t *historyCopy) AppendHistory(ctx context.Context, id string, entries []store.Entry) error {
 	return t.wrote(id, t.Store.AppendHistory(ctx, id, entries), appendEntries(entries))
 }
 
 // ReplaceHistory is the store's, counted.
-func (t *tally) ReplaceHistory(ctx context.Context, id string, entries []store.Entry) error {
+func (t *historyCopy) ReplaceHistory(ctx context.Context, id string, entries []store.Entry) error {
 	return t.wrote(id, t.Store.ReplaceHistory(ctx, id, entries), func([]store.Entry) ([]store.Entry, bool) {
 		return slices.Clone(entries), true
 	})
 }
 
 // ReplaceTail is the store's, counted.
-func (t *tally) ReplaceTail(ctx context.Context, id string, from int, entries []store.Entry) error {
+func (t *historyCopy) ReplaceTail(ctx context.Context, id string, from int, entries []store.Entry) error {
 	return t.wrote(id, t.Store.ReplaceTail(ctx, id, from, entries), func(hist []store.Entry) ([]store.Entry, bool) {
 		if from < 0 || from > len(hist) {
 			return nil, false
@@ -231,18 +231,18 @@ func (t *tally) ReplaceTail(ctx context.Context, id string, from int, entries []
 }
 
 // SaveSession is the store's, counted.
-func (t *tally) SaveSession(ctx context.Context, s *store.Session, appended []store.Entry) error {
+func (t *historyCopy) SaveSession(ctx context.Context, s *store.Session, appended []store.Entry) error {
 	return t.wrote(s.ID, t.Store.SaveSession(ctx, s, appended), appendEntries(appended))
 }
 
 // SaveSessionUnlock is the store's, counted.
-func (t *tally) SaveSessionUnlock(ctx context.Context, s *store.Session, appended []store.Entry, holder string) error {
+func (t *historyCopy) SaveSessionUnlock(ctx context.Context, s *store.Session, appended []store.Entry, holder string) error {
 	return t.wrote(s.ID, t.Store.SaveSessionUnlock(ctx, s, appended, holder), appendEntries(appended))
 }
 
 // History is the turn's copy while every write succeeded, else the
 // store's.
-func (t *tally) History(ctx context.Context, id string) ([]store.Entry, error) {
+func (t *historyCopy) History(ctx context.Context, id string) ([]store.Entry, error) {
 	if id == t.id {
 		t.mu.Lock()
 		hist, ok := t.hist, !t.unknown

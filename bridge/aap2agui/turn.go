@@ -95,7 +95,7 @@ type sessionTurn struct {
 	sess  *store.Session
 	agent *agent        // the session's agent
 	hist  []store.Entry // the history read under the lock (or kept from the session's last turn here)
-	st    *tally        // the store, as the turn writes to it
+	st    *historyCopy        // the store, as the turn writes to it
 	adm   *admission
 	// prevInterrupts were open before this turn.
 	prevInterrupts []types.Interrupt
@@ -136,7 +136,7 @@ func (t *sessionTurn) Take(start context.Context, lo store.LeaseOptions) (*store
 	if sess.KnownHistory(known) {
 		hist = kept
 	}
-	t.sess, t.hist, t.st = sess, hist, newTally(st, t.id, sess.HistoryVersion, hist)
+	t.sess, t.hist, t.st = sess, hist, newHistoryCopy(st, t.id, sess.HistoryVersion, hist)
 	return lease, nil
 }
 
@@ -191,7 +191,7 @@ func (t *sessionTurn) callFailed(ctx context.Context, turn *turns.Turn, err erro
 		turn.Line.Upstream = metrics.OutcomeCancelled
 	}
 	ev := t.log.Warn()
-	if edge.Gone(ctx) {
+	if edge.ClientGone(ctx) {
 		// No upstream failure: the client went away (answered 499).
 		ev = t.log.Debug().Bool("client_left", true)
 	}

@@ -90,7 +90,7 @@ func (s *Server) failure(c *gin.Context, err error) *fault.Failure {
 		edge.FailureLog(c, edge.Logger(c)).Err(se.err).Msg("store: " + se.op)
 		return errStore
 	case errors.As(err, &ue):
-		if edge.Left(c) {
+		if edge.ClientLeft(c) {
 			edge.Logger(c).Debug().Err(ue.err).Bool("client_left", true).Msg("upstream call ended: the client went away")
 		} else {
 			edge.Logger(c).Warn().Err(ue.err).Msg("upstream call failed")

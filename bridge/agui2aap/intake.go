@@ -23,7 +23,7 @@ import (
 )
 
 // A run's intake: the handler reads and checks the RunAgentInput, finds
-// the agent, takes the thread's lock and begins the run's life
+// the agent, takes the thread's lock and begins the run (turns.Base.Run)
 // (turns.Turn), reads the thread and plans the run (plan.go), then hands it
 // to the runner (run.go). What fails before the stream begins is answered
 // here, as JSON or, for a refusal, as RUN_STARTED then RUN_ERROR.
@@ -159,8 +159,8 @@ func (r *runner) Take(start context.Context, lo store.LeaseOptions) (*store.Leas
 // (plan.go): a new thread needs room under the key's limit, and a run the
 // interrupt rules refuse is a *translate.Refusal. The run is then in
 // flight, counted until its end.
-func (r *runner) Prepare(ctx context.Context, life *turns.Turn) error {
-	r.life = life
+func (r *runner) Prepare(ctx context.Context, turn *turns.Turn) error {
+	r.turn = turn
 	if r.th == nil {
 		if err := r.env.cfg.roomForThread(ctx, r.log, r.owner); err != nil {
 			return err
@@ -174,6 +174,6 @@ func (r *runner) Prepare(ctx context.Context, life *turns.Turn) error {
 		r.th = &store.Thread{Owner: r.owner, ID: r.in.ThreadID}
 	}
 	r.size.Max = r.env.cfg.MaxMessageSize
-	life.Count(r.env.met, r.start, r.info.Name, string(r.mode()))
+	turn.Count(r.env.met, r.start, r.info.Name, string(r.mode()))
 	return nil
 }

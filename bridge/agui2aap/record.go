@@ -25,7 +25,7 @@ import (
 // keepForRecord keeps, of the client's messages, those the save will add
 // to the record: the ones this run delivers, and those delivered before
 // that the record lacks (a thread saved before records were kept). Called
-// before the run lets go of the client's messages (travelLight).
+// before the run lets go of the client's messages (dropConversation).
 func (r *runner) keepForRecord() {
 	need := make(map[string]bool, len(r.p.Delivered))
 	for _, id := range r.p.Delivered {

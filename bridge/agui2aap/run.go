@@ -38,8 +38,8 @@ func (r *runner) Call(ctx context.Context, _ *turns.Turn) error {
 // Stream translates the run's turns to the client (pump), then makes the
 // thread what the run leaves it (prepareSave).
 func (r *runner) Stream(ctx context.Context, _ *turns.Turn) error {
-	r.travelLight()
-	r.life.Out.Start()
+	r.dropConversation()
+	r.turn.Out.Start()
 	r.pump(ctx, r.evs, r.req)
 	if r.th.SessionID == "" {
 		r.log.Warn().Str("thread", r.in.ThreadID).Msg("the AAP server's PUT /session answer named no session (no session_start): the next run starts a new session")
@@ -64,15 +64,15 @@ func (r *runner) prepareStream(ctx context.Context) {
 	r.results = map[string]bool{}
 	r.keepForRecord()
 	r.record()
-	r.life.OpenStream(r.rw)
+	r.turn.OpenStream(r.rw)
 }
 
-// travelLight lets go of what grows with the conversation once the turn
+// dropConversation lets go of what grows with the conversation once the turn
 // is under way, so that an open stream's memory does not: the client's
 // messages (the thread's title is taken from them first) and the plan's
 // seed. With SnapshotAfterRuns the messages stay, for the snapshot at the
 // end.
-func (r *runner) travelLight() {
+func (r *runner) dropConversation() {
 	if r.th.Title == "" {
 		r.th.Title = threadTitle(r.in.Messages)
 	}
@@ -131,10 +131,10 @@ func (r *runner) pump(ctx context.Context, evs iter.Seq2[aap.Event, error], req 
 // answer back until the turn ends and read the history again.
 func (r *runner) stream(ctx context.Context, evs iter.Seq2[aap.Event, error]) []aap.Message {
 	first := r.followUp == 0
-	r.life.Line.Stop = ""
+	r.turn.Line.Stop = ""
 	result := "" // set by a failure; else worked out from the stop reason
 	defer func() { r.turnDone(result) }()
-	h := holdback{missing: r.missingResults()}
+	h := heldAnswer{missing: r.missingResults()}
 	for ev, err := range evs {
 		if err != nil {
 			if h.holding {
@@ -147,7 +147,7 @@ func (r *runner) stream(ctx context.Context, evs iter.Seq2[aap.Event, error]) []
 			continue
 		}
 		_, unknown := ev.(*aap.UnknownEvent)
-		r.life.CountIn(string(ev.EventName()), !unknown)
+		r.turn.CountIn(string(ev.EventName()), !unknown)
 		if err := r.grow(ev); err != nil {
 			if h.holding {
 				r.release(ctx, &h)
@@ -171,9 +171,9 @@ func (r *runner) stream(ctx context.Context, evs iter.Seq2[aap.Event, error]) []
 			r.log.Debug().Str("event", string(e.Name)).Msg("unknown AAP event skipped")
 			continue
 		case *aap.TurnStop:
-			r.life.Line.Stop = string(e.StopReason)
+			r.turn.Line.Stop = string(e.StopReason)
 		}
-		if r.holdBack(ctx, &h, ev) {
+		if r.holdAnswer(ctx, &h, ev) {
 			continue
 		}
 		if next := r.policyTurn(ev); next != nil {
@@ -227,8 +227,8 @@ func (r *runner) textDelta(delta string) bool {
 		return false
 	}
 	r.size.Add(len(delta))
-	r.life.Met.In(string(aap.EventTextDelta))
-	r.w.WriteFrame(r.life, string(events.EventTypeTextMessageContent), func(b []byte) ([]byte, error) { return agui.AppendTextContentFrame(b, id, delta), nil }, nil)
+	r.turn.Met.In(string(aap.EventTextDelta))
+	r.w.WriteFrame(r.turn, string(events.EventTypeTextMessageContent), func(b []byte) ([]byte, error) { return agui.AppendTextContentFrame(b, id, delta), nil }, nil)
 	return true
 }
 
@@ -245,7 +245,7 @@ func (r *runner) policyTurn(ev aap.Event) []aap.Message {
 // the failure's code, unless the client is gone) and logs it; it returns
 // the upstream's result for the metrics and the run's log line.
 func (r *runner) failed(ctx context.Context, err error) string {
-	result, told := r.life.Ended(ctx, err)
+	result, told := r.turn.Ended(ctx, err)
 	if told != nil {
 		r.write(r.a2g.Fail(inBand(told)))
 	}
@@ -272,15 +272,15 @@ func (r *runner) policyAnswers() []aap.Message {
 func (r *runner) turnDone(result string) {
 	switch {
 	case result != "":
-	case r.life.Line.Stop == "":
+	case r.turn.Line.Stop == "":
 		result, _ = fault.StreamFailure(nil)
-	case r.life.Line.Stop == string(aap.StopError):
+	case r.turn.Line.Stop == string(aap.StopError):
 		result = fault.AgentError
 	default:
 		result = metrics.OutcomeOK
 	}
 	r.env.met.Upstream("turn", r.info.Name, result)
-	r.life.Line.Upstream = result
+	r.turn.Line.Upstream = result
 }
 
 // record makes the run's stream recorded, with what it was asked.
@@ -298,5 +298,5 @@ func (r *runner) record() {
 		r.log.Warn().Err(err).Str("thread", r.in.ThreadID).Msg("the run's input could not be kept with its log")
 		data = nil
 	}
-	r.life.Record(st, store.RunLog{Owner: r.th.Owner, Key: runKey(r.in.ThreadID), RunID: r.in.RunID, Form: "agui", Input: data})
+	r.turn.Record(st, store.RunLog{Owner: r.th.Owner, Key: runKey(r.in.ThreadID), RunID: r.in.RunID, Form: "agui", Input: data})
 }

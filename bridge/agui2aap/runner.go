@@ -42,7 +42,7 @@ type runner struct {
 	th          *store.Thread
 	p           *translate.RunPlan
 	log         *zerolog.Logger
-	life        *turns.Turn // the lease, the run's stream, metrics and log line
+	turn        *turns.Turn // the lease, the run's stream, metrics and log line
 	clientTools []aap.ToolSpec
 	fwd         *translate.Forwarded
 	w           turns.Writer[events.Event] // writes the run, its RUN_FINISHED held back until the thread is saved
@@ -104,7 +104,7 @@ func (r *runner) write(evs []events.Event) {
 			}
 		}
 	}
-	r.w.Write(r.life, evs, nil) // RUN_FINISHED held back until the thread is saved (finish)
+	r.w.Write(r.turn, evs, nil) // RUN_FINISHED held back until the thread is saved (finish)
 }
 
 // aguiWriter writes a run's AG-UI events, holding its RUN_FINISHED back.

@@ -18,7 +18,7 @@ import (
 // RUN_FINISHED held back, or RUN_ERROR when the thread could not be saved
 // (stored). A client that starts its next run at once (CopilotKit does,
 // after a frontend tool) finds the thread saved and free.
-func (r *runner) Acknowledge(life *turns.Turn, stored error) error {
+func (r *runner) Acknowledge(turn *turns.Turn, stored error) error {
 	if stored != nil {
 		r.log.Error().Err(stored).Str("thread", r.th.ID).Msg("store: save thread: the run ends with RUN_ERROR")
 	} else {
@@ -26,22 +26,22 @@ func (r *runner) Acknowledge(life *turns.Turn, stored error) error {
 	}
 	fin, ok := r.w.Held()
 	if !ok {
-		life.Out.Flush()
+		turn.Out.Flush()
 		return nil
 	}
 	end := fin
 	if stored != nil {
-		life.Line.Upstream = "store_error"
+		turn.Line.Upstream = "store_error"
 		named := errRunNotStored
 		if errors.Is(stored, store.ErrLeaseLost) {
 			// Another holder took the thread: the run stopped rather
 			// than finish over it.
-			life.Line.Upstream, named = "lease_lost", stored
+			turn.Line.Upstream, named = "lease_lost", stored
 		}
 		message, code := inBand(named)
 		end = &events.RunErrorEvent{BaseEvent: events.NewBaseEvent(events.EventTypeRunError), Message: message, Code: &code}
 	}
-	r.w.Send(life, end)
+	r.w.Send(turn, end)
 	return nil
 }
 

@@ -92,7 +92,7 @@ func (r *runner) openerFor(version int) func(context.Context, newSession) (*aap.
 func (r *runner) createSession(ctx context.Context, n newSession) (*aap.PostSessionTurnRequest, error) {
 	th := r.th
 	created, err := r.cl.CreateSession(ctx, &aap.PostSessionsRequest{Agent: n.agent, Messages: r.p.Seed, Tools: r.clientTools})
-	r.life.Line.Upstream = r.env.upstreamCall(ctx, "create_session", r.info.Name, err)
+	r.turn.Line.Upstream = r.env.upstreamCall(ctx, "create_session", r.info.Name, err)
 	if err != nil {
 		return nil, &upstreamError{err}
 	}

@@ -127,7 +127,7 @@ func (r *runner) open(ctx context.Context, session string, req *aap.PostSessionT
 			resp, err = r.cl.Turn(ctx, session, req)
 		}
 		if err != nil {
-			r.life.Line.Upstream = r.env.upstreamCall(ctx, "turn", r.info.Name, err)
+			r.turn.Line.Upstream = r.env.upstreamCall(ctx, "turn", r.info.Name, err)
 			return nil, err
 		}
 		evs = append(evs, translate.EventsFromResponse(resp)...)
@@ -148,12 +148,12 @@ func (r *runner) open(ctx context.Context, session string, req *aap.PostSessionT
 		return r.cl.OpenTurn(ctx, session, req)
 	})
 	if err != nil {
-		r.life.Line.Upstream = r.env.upstreamCall(ctx, "turn", r.info.Name, err)
+		r.turn.Line.Upstream = r.env.upstreamCall(ctx, "turn", r.info.Name, err)
 		return nil, err
 	}
 	return func(yield func(aap.Event, error) bool) {
 		defer idle.Close()
-		for ev, err := range aap.ReadEvents(ssestream.FlushBeforeRead(idle, r.life.Out), r.env.cfg.MaxEventSize) {
+		for ev, err := range aap.ReadEvents(ssestream.FlushBeforeRead(idle, r.turn.Out), r.env.cfg.MaxEventSize) {
 			if err == nil {
 				idle.Touch()
 			}

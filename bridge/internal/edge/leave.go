@@ -16,25 +16,25 @@ import (
 // a 5xx.
 const StatusClientClosedRequest = 499
 
-// Left reports whether the request's client went away: net/http cancelled
+// ClientLeft reports whether the request's client went away: net/http cancelled
 // the request's context (its cause is context.Canceled), or a write to the
 // client failed (ErrClientGone, ErrClientStalled). What the request had
 // started then fails with the cancellation, through no fault of the
 // server or of what it calls.
-func Left(c *gin.Context) bool { return Gone(c.Request.Context()) }
+func ClientLeft(c *gin.Context) bool { return ClientGone(c.Request.Context()) }
 
-// Gone is Left for the context of a request (or of a turn derived from
+// ClientGone is ClientLeft for the context of a request (or of a turn derived from
 // it, which ends with the same causes).
-func Gone(ctx context.Context) bool {
+func ClientGone(ctx context.Context) bool {
 	cause := context.Cause(ctx)
 	return cause == context.Canceled || errors.Is(cause, fault.ErrClientGone) || errors.Is(cause, fault.ErrClientStalled)
 }
 
 // FailureLog is the log event for an operation of a request that failed:
-// at error level, or at debug level when its client went away (Left), so
+// at error level, or at debug level when its client went away (ClientLeft), so
 // that a client that leaves never raises an error-level line.
 func FailureLog(c *gin.Context, log *zerolog.Logger) *zerolog.Event {
-	if Left(c) {
+	if ClientLeft(c) {
 		return log.Debug().Bool("client_left", true)
 	}
 	return log.Error()
@@ -44,7 +44,7 @@ func FailureLog(c *gin.Context, log *zerolog.Logger) *zerolog.Event {
 // client went away: nobody reads it, but the status is what the request
 // log and metrics record.
 func clientClosed(status int, code, message string, c *gin.Context) (int, string, string) {
-	if status >= 500 && Left(c) {
+	if status >= 500 && ClientLeft(c) {
 		return StatusClientClosedRequest, "client_closed_request", "the client closed the request before it was answered"
 	}
 	return status, code, message

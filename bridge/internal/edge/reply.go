@@ -14,7 +14,7 @@ func Reply(c *gin.Context, f *fault.Failure) {
 	case fault.KindTooMany:
 		tooMany(c, f.Code, f.Message, f.Retry)
 	case fault.KindUnavailable:
-		if f.Retry > 0 && !Left(c) {
+		if f.Retry > 0 && !ClientLeft(c) {
 			retryAfter(c, f.Retry)
 		}
 		writeError(c, f.Kind.Status(), f.Code, f.Message)

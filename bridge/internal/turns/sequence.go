@@ -67,7 +67,7 @@ var ErrEndedInBand = errors.New("the turn ended in-band; nothing of it is to be 
 // anything of it ran; a process too busy to take it is refused first,
 // 503 overloaded (admit.Load). While the turn runs, the request carries
 // the turn's context; an error returned is answered on the request's own
-// (edge.Left asks it whether the client went away).
+// (edge.ClientLeft asks it whether the client went away).
 func (b *Base) Run(c *gin.Context, line TurnEnd, p Protocol) error {
 	ctx, log := c.Request.Context(), edge.Logger(c)
 	lease, err := b.take(ctx, p, b.serving.LeaseOptions(b, log, line.IDKey, line.ID))

@@ -15,7 +15,7 @@ import (
 	"github.com/aapagui/aapagui/store"
 )
 
-// Turn is the life a turn of aap2agui and a run of agui2aap share, from
+// Turn is what a turn of aap2agui and a run of agui2aap share, from
 // the moment it holds its conversation's lock to its log line: the lease
 // and the context bound to it, the client's stream, the metrics, and why
 // it ended. Each bridge begins one with Serving.BeginTurn and supplies

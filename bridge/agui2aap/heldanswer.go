@@ -96,9 +96,9 @@ func historyType(info *aap.AgentInfo) (aap.HistoryType, bool) {
 	return "", false
 }
 
-// holdback is the answer of a turn held back while results of the calls
+// heldAnswer is the answer of a turn held back while results of the calls
 // it answered are missing (see stream).
-type holdback struct {
+type heldAnswer struct {
 	missing map[string]permission // answered calls without a result yet
 	held    []aap.Event           // the answer, held back while results are missing
 	holding bool
@@ -119,7 +119,7 @@ func (r *runner) missingResults() map[string]permission {
 // lateResult records a tool result. One that was missing while the answer
 // is held back goes to the client at once, before the answer (true: ev is
 // done with), releasing the answer once none is missing.
-func (r *runner) lateResult(ctx context.Context, h *holdback, e *aap.ToolResult) bool {
+func (r *runner) lateResult(ctx context.Context, h *heldAnswer, e *aap.ToolResult) bool {
 	r.results[e.ToolCallID] = true
 	_, wanted := h.missing[e.ToolCallID]
 	delete(h.missing, e.ToolCallID)
@@ -133,10 +133,10 @@ func (r *runner) lateResult(ctx context.Context, h *holdback, e *aap.ToolResult)
 	return true
 }
 
-// holdBack starts holding the answer back when it begins while results
+// holdAnswer starts holding the answer back when it begins while results
 // are missing and the AAP server has not stored them either; it returns
 // true for an event held back. The turn's end releases what was held.
-func (r *runner) holdBack(ctx context.Context, h *holdback, ev aap.Event) bool {
+func (r *runner) holdAnswer(ctx context.Context, h *heldAnswer, ev aap.Event) bool {
 	if len(h.missing) > 0 && !h.holding && answerBegins(ev) {
 		r.storedResults(ctx, h.missing, false)
 		h.holding = len(h.missing) > 0
@@ -154,7 +154,7 @@ func (r *runner) holdBack(ctx context.Context, h *holdback, ev aap.Event) bool {
 
 // release sends the results still missing (read from the session's
 // history) and then the answer held back.
-func (r *runner) release(ctx context.Context, h *holdback) {
+func (r *runner) release(ctx context.Context, h *heldAnswer) {
 	r.storedResults(ctx, h.missing, true)
 	h.holding = false
 	for _, ev := range h.held {
