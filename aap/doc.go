@@ -1,6 +1,9 @@
-// Package aap implements version 3 of the Agent Application Protocol (AAP) on
-// the wire: the JSON types of every request, response and message, the SSE
-// events of a streaming turn, and an HTTP client for the seven endpoints.
+// Package aap implements the Agent Application Protocol (AAP) on the wire,
+// version 3 and the earlier versions 1 and 2: the JSON types of every
+// request, response and message (the version 1 and 2 forms beside the
+// version 3 ones, with conversions between them), the SSE events of a
+// streaming turn, and an HTTP client that speaks whichever version the
+// server announces.
 //
 // Decoding is strict and total. Unknown roles and content-block types,
 // missing required fields, values of the wrong JSON type and turns of the

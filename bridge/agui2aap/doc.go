@@ -11,4 +11,10 @@
 // history no longer extends what the session has seen (an edit, a
 // regenerate), the thread moves to a new session seeded with the client's
 // history.
+//
+// A run follows the sequence both bridges share (turns.Base.Run); this
+// package supplies its protocol: the intake (intake.go: the input read,
+// the thread taken and planned), the AAP session and its turns
+// (session.go, upstream.go), the events translated to the client
+// (run.go, heldanswer.go) and the thread saved (save.go, record.go).
 package agui2aap
