@@ -8,11 +8,13 @@ import (
 	"github.com/aapagui/aapagui/store"
 )
 
-// Handlers return errors; two functions here turn them into what the
-// client sees. fail answers a request that failed before its answer
-// began (a JSON error with its status, through failure); streamFailure
-// names what cut a turn's stream short once its answer has begun, which
-// then ends in-band, with an error stop (turnRun.conclude).
+// Handlers return errors, which become what the client sees in one of two
+// places: before a request's answer began, Server.fail answers it (a JSON
+// error with its status, through Server.failure, server.go); once a
+// turn's answer has begun, what cut its stream short is named by
+// turns.Turn.Ended (fault.StreamFailure) and the turn ends in-band, with
+// an error stop (turnRun.ended, turnRun.acknowledge). Here are the errors
+// of this package's own.
 //
 // The errors handlers return are of these kinds:
 //
