@@ -178,11 +178,8 @@ func (r *turnRun) source(ctx context.Context, body *upstream.IdleBody) io.Reader
 // observed, translated and written; done reports that the run ended, and
 // an error what cut the stream short.
 func (r *turnRun) takeEvent(ctx context.Context, ev events.Event, data []byte) (done bool, failure error) {
-	if _, unknown := ev.(*agui.UnknownEvent); unknown {
-		r.turn.Met.In("unknown") // bounded: the type is whatever the agent sent
-	} else {
-		r.turn.Met.In(string(ev.Type()))
-	}
+	_, unknown := ev.(*agui.UnknownEvent)
+	r.turn.CountIn(string(ev.Type()), !unknown)
 	if !r.obs.observe(ctx, ev, data) {
 		return false, nil
 	}
@@ -225,7 +222,7 @@ func (r *turnRun) textDelta(ctx context.Context, id string, delta []byte) bool {
 		return false
 	}
 	r.size.Add(len(delta))
-	r.turn.Met.In(string(events.EventTypeTextMessageContent))
+	r.turn.CountIn(string(events.EventTypeTextMessageContent), true)
 	r.ans.writeTextDelta(delta, func() { r.history.saveSettled(ctx) })
 	return true
 }

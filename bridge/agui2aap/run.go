@@ -227,7 +227,7 @@ func (r *runner) textDelta(delta string) bool {
 		return false
 	}
 	r.size.Add(len(delta))
-	r.turn.Met.In(string(aap.EventTextDelta))
+	r.turn.CountIn(string(aap.EventTextDelta), true)
 	r.w.WriteFrame(r.turn, string(events.EventTypeTextMessageContent), func(b []byte) ([]byte, error) { return agui.AppendTextContentFrame(b, id, delta), nil }, nil)
 	return true
 }
