@@ -26,12 +26,12 @@ import (
 // asks another is refused.
 func (s *Server) rejoin(c *gin.Context) error {
 	ctx, id := c.Request.Context(), c.Param("id")
-	if _, err := s.cfg.Store.GetSession(ctx, owner(c), id); err != nil {
+	if _, err := s.cfg.Store.GetSession(ctx, edge.Owner(c), id); err != nil {
 		return err
 	}
 	st := s.cfg.Store
 	lastID := c.GetHeader("Last-Event-ID")
-	l, after, err := turns.FindRun(ctx, st, owner(c), runKey(id), lastID, interruptedStop)
+	l, after, err := turns.FindRun(ctx, st, edge.Owner(c), runKey(id), lastID, interruptedStop)
 	if errors.Is(err, turns.ErrNoRun) || err == nil && lastID == "" && l.Finished {
 		c.Status(http.StatusNoContent)
 		return nil
@@ -74,7 +74,7 @@ func (s *Server) deadTurn(id string) *runlog.Ending {
 // session of another key or user, or none, is answered the same). A turn
 // in mode none is not recorded and cannot be stopped this way.
 func (s *Server) stopTurn(c *gin.Context) error {
-	stopping, err := s.cfg.StopRun(c.Request.Context(), edge.Logger(c), s.cfg.Store, owner(c), runKey(c.Param("id")))
+	stopping, err := s.cfg.StopRun(c.Request.Context(), edge.Logger(c), s.cfg.Store, edge.Owner(c), runKey(c.Param("id")))
 	if err != nil {
 		return err
 	}

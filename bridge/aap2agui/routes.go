@@ -88,7 +88,7 @@ func (s *Server) route(e *gin.Engine, m Mount) (err error) {
 // turnPlace holds one of the caller's turn places (Limits.TurnsPerKey)
 // for the rest of the request, or fails with a 429.
 func (s *Server) turnPlace(c *gin.Context) error {
-	release, err := edge.Place(s.base.Limits, owner(c), "too_many_turns", "turns")
+	release, err := edge.Place(s.base.Limits, edge.Owner(c), "too_many_turns", "turns")
 	if err != nil {
 		return err
 	}

@@ -45,8 +45,6 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.base.Engi
 // Config.SeparateMetrics).
 func (s *Server) MetricsHandler() http.Handler { return s.base.Metrics.Handler() }
 
-const ownerKey = "owner"
-
 // auth checks the caller's API key (and its user token, when users are
 // named by tokens) for a route that touches no session: the owner is the
 // key's.
@@ -69,11 +67,11 @@ func (s *Server) authAs(c *gin.Context, user bool) error {
 	if err := edge.Allow(s.base.Limits, owner); err != nil {
 		return err
 	}
-	c.Set(ownerKey, owner)
+	c.Set(edge.OwnerKey, owner)
 	return nil
 }
 
-func owner(c *gin.Context) string { return c.GetString(ownerKey) }
+func owner(c *gin.Context) string { return edge.Owner(c) }
 
 // ready answers GET /readyz from the last readiness check (edge.Ready):
 // ready or not to anyone, the store and each agent's upstream only to a
@@ -81,17 +79,11 @@ func owner(c *gin.Context) string { return c.GetString(ownerKey) }
 func (s *Server) ready(c *gin.Context) error {
 	mayKnow := s.base.MayKnow(c.Request)
 	r, err := s.readiness.Get(c.Request.Context())
-	switch {
-	case err != nil:
-		return edge.NotReady("the readiness check did not finish", mayKnow)
-	case r.store != nil:
-		return edge.NotReady("the store is not reachable", mayKnow)
-	case !mayKnow:
-		edge.JSON(c, http.StatusOK, readiness{Status: "ok"})
-	default:
-		edge.JSON(c, http.StatusOK, readiness{Status: "ok", Store: "ok", Upstreams: r.upstreams})
+	notReady := ""
+	if r.store != nil {
+		notReady = "the store is not reachable"
 	}
-	return nil
+	return edge.AnswerReady(c, mayKnow, err, notReady, readiness{Status: "ok", Store: "ok", Upstreams: r.upstreams})
 }
 
 // meta answers GET /meta in the given version: its own number, and tool
@@ -164,7 +156,7 @@ func (s *Server) newSession(c *gin.Context, req *aap.PostSessionsRequest, first 
 		}
 	}
 	sess := &store.Session{
-		ID: ident.Random("sess_"), Owner: owner(c), Agent: req.Agent, Tools: req.Tools,
+		ID: ident.Random("sess_"), Owner: edge.Owner(c), Agent: req.Agent, Tools: req.Tools,
 		CreatedAt: s.cfg.Clock().UTC(),
 	}
 	// A seed that ends with calls of the agent's server tools left
@@ -236,15 +228,15 @@ func (s *Server) getSession(version int) func(c *gin.Context) error {
 
 // loadSession reads the caller's session named in the path.
 func (s *Server) loadSession(c *gin.Context) (*store.Session, error) {
-	return s.cfg.Store.GetSession(c.Request.Context(), owner(c), c.Param("id"))
+	return s.cfg.Store.GetSession(c.Request.Context(), edge.Owner(c), c.Param("id"))
 }
 
 func (s *Server) deleteSession(c *gin.Context) error {
-	if err := s.cfg.Store.DeleteSession(c.Request.Context(), owner(c), c.Param("id")); err != nil {
+	if err := s.cfg.Store.DeleteSession(c.Request.Context(), edge.Owner(c), c.Param("id")); err != nil {
 		return err
 	}
 	s.kept.drop(c.Param("id"))
-	if err := s.cfg.Store.DeleteRunLogs(c.Request.Context(), owner(c), runKey(c.Param("id"))); err != nil {
+	if err := s.cfg.Store.DeleteRunLogs(c.Request.Context(), edge.Owner(c), runKey(c.Param("id"))); err != nil {
 		edge.Logger(c).Warn().Err(err).Str("session", c.Param("id")).Msg("the deleted session's run logs could not be dropped")
 	}
 	c.Status(http.StatusNoContent)
@@ -262,7 +254,7 @@ func (s *Server) listSessions(version int) func(c *gin.Context) error {
 				return invalid("invalid_cursor", "after is not a cursor this server issued")
 			}
 		}
-		list, err := s.cfg.Store.ListSessions(c.Request.Context(), owner(c), after, s.cfg.PageSize+1)
+		list, err := s.cfg.Store.ListSessions(c.Request.Context(), edge.Owner(c), after, s.cfg.PageSize+1)
 		if err != nil {
 			return err
 		}

@@ -95,7 +95,7 @@ type sessionTurn struct {
 	sess  *store.Session
 	agent *agent        // the session's agent
 	hist  []store.Entry // the history read under the lock (or kept from the session's last turn here)
-	st    *historyCopy        // the store, as the turn writes to it
+	st    *historyCopy  // the store, as the turn writes to it
 	adm   *admission
 	// prevInterrupts were open before this turn.
 	prevInterrupts []types.Interrupt
@@ -112,7 +112,7 @@ type sessionTurn struct {
 // of the session, whatever happens to the stream.
 func (s *Server) runTurn(c *gin.Context, id string, req *aap.PostSessionTurnRequest, form answerForm) (started bool, err error) {
 	env := &turnEnv{cfg: &s.cfg, roster: s.roster.Load(), met: s.base.Metrics, kept: s.kept, streaming: &s.streaming}
-	t := &sessionTurn{env: env, log: edge.Logger(c), start: metrics.RequestStart(c), owner: owner(c), id: id, req: req, form: form, rw: c.Writer}
+	t := &sessionTurn{env: env, log: edge.Logger(c), start: metrics.RequestStart(c), owner: edge.Owner(c), id: id, req: req, form: form, rw: c.Writer}
 	err = s.base.Run(c, turns.TurnEnd{What: "turn", IDKey: "session", ID: id}, t)
 	if t.st != nil {
 		// The history the turn leaves is kept for the next (a turn that

@@ -67,14 +67,14 @@ func (s *Server) connect(c *gin.Context) error {
 	}
 	if st := s.runLogs(); st != nil {
 		lastID := c.GetHeader("Last-Event-ID")
-		l, after, err := turns.FindRun(c.Request.Context(), st, c.GetString(ownerKey), runKey(in.ThreadID), lastID, interruptedRun)
+		l, after, err := turns.FindRun(c.Request.Context(), st, edge.Owner(c), runKey(in.ThreadID), lastID, interruptedRun)
 		switch {
 		case err == nil && (lastID != "" || !l.Finished):
 			var prologue []byte
 			if lastID == "" {
 				prologue = s.joining(c.Request.Context(), l, in.ThreadID, edge.Logger(c))
 			}
-			s.cfg.Rejoin(c, st, l, after, prologue, s.deadRun(c.GetString(ownerKey), in.ThreadID))
+			s.cfg.Rejoin(c, st, l, after, prologue, s.deadRun(edge.Owner(c), in.ThreadID))
 			return nil
 		case err != nil && !errors.Is(err, turns.ErrNoRun):
 			return err
@@ -126,7 +126,7 @@ func (s *Server) stopRun(c *gin.Context) {
 }
 
 func (s *Server) stopping(c *gin.Context) (*turns.RunStopping, error) {
-	ctx, owner, id := c.Request.Context(), c.GetString(ownerKey), c.Param("threadId")
+	ctx, owner, id := c.Request.Context(), edge.Owner(c), c.Param("threadId")
 	if err := checkThreadID(id); err != nil {
 		return nil, fault.Fail(fault.KindInvalid, "invalid_request", err.Error())
 	}

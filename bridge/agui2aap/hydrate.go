@@ -45,7 +45,7 @@ func (s *Server) hydrate(c *gin.Context, cl *aap.Client, info *aap.AgentInfo, in
 	log := edge.Logger(c)
 	ctx := c.Request.Context()
 	start, endStart := fault.StartContext(ctx, s.cfg.StartTimeout)
-	th, err := s.cfg.loadThread(start, c.GetString(ownerKey), in.ThreadID)
+	th, err := s.cfg.loadThread(start, edge.Owner(c), in.ThreadID)
 	endStart()
 	if err != nil {
 		return fault.CauseOf(start, err)

@@ -54,7 +54,7 @@ func (s *Server) serveInput(c *gin.Context, in *types.RunAgentInput) error {
 		return s.hydrate(c, cl, info, in)
 	}
 	r := &runner{env: s.env(), rw: c.Writer, w: aguiWriter, start: metrics.RequestStart(c), cl: cl, version: version, in: in, info: info, log: log,
-		owner: c.GetString(ownerKey), agentName: name}
+		owner: edge.Owner(c), agentName: name}
 	r.openSession = r.openerFor(version)
 	if r.clientTools, r.fwd, err = runOptions(in); err != nil {
 		return err

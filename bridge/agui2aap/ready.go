@@ -35,19 +35,9 @@ func (s *Server) checkReady(ctx context.Context) readyCheck {
 // ready answers GET /readyz from the last readiness check (edge.Ready):
 // ready or not to anyone, what is not ready only to a caller that may
 // know (mayKnow).
-func (s *Server) ready(c *gin.Context) {
-	mayKnow := s.mayKnow(c.Request)
+func (s *Server) ready(c *gin.Context) error {
 	r, err := s.readiness.Get(c.Request.Context())
-	switch {
-	case err != nil:
-		s.fail(c, edge.NotReady("the readiness check did not finish", mayKnow))
-	case r.notReady != "":
-		s.fail(c, edge.NotReady(r.notReady, mayKnow))
-	case !mayKnow:
-		edge.JSON(c, http.StatusOK, readiness{Status: "ok"})
-	default:
-		edge.JSON(c, http.StatusOK, readiness{Status: "ok", Store: "ok", Upstream: "ok"})
-	}
+	return edge.AnswerReady(c, s.mayKnow(c.Request), err, r.notReady, readiness{Status: "ok", Store: "ok", Upstream: "ok"})
 }
 
 // mayKnow is turns.Base.MayKnow, but for a key forwarded to the AAP server

@@ -31,7 +31,7 @@ func New(cfg Config) (*Server, error) {
 	// would read "+" as a space).
 	e.UseEscapedPath, e.UnescapePathValues = true, false
 	e.Use(unescapeParams)
-	e.GET("/readyz", s.ready)
+	e.GET("/readyz", s.handle(s.ready))
 	if !cfg.SeparateMetrics {
 		e.GET("/metrics", s.auth, gin.WrapH(m.Handler()))
 	}
@@ -70,7 +70,7 @@ func unescapeParams(c *gin.Context) {
 // runPlace holds one of the caller's run places (Limits.RunsPerKey) for
 // the rest of the request, or answers 429.
 func (s *Server) runPlace(c *gin.Context) {
-	release, err := edge.Place(s.base.Limits, c.GetString(ownerKey), "too_many_runs", "runs")
+	release, err := edge.Place(s.base.Limits, edge.Owner(c), "too_many_runs", "runs")
 	if err != nil {
 		s.fail(c, err)
 		return

@@ -39,8 +39,6 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.base.Engi
 // Config.SeparateMetrics).
 func (s *Server) MetricsHandler() http.Handler { return s.base.Metrics.Handler() }
 
-const ownerKey = "owner"
-
 func credentialKey(key string) string {
 	sum := sha256.Sum256([]byte(key))
 	return hex.EncodeToString(sum[:16])

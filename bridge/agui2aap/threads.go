@@ -45,7 +45,7 @@ type threadList struct {
 // that agent, the most recently active first, paged with an opaque cursor
 // (?limit=, default 20, at most 100; ?cursor= from the last page).
 func (s *Server) listThreads(c *gin.Context) {
-	out, err := s.threadPage(c.Request.Context(), c.GetString(ownerKey), c.Param("name"), c.Query("limit"), c.Query("cursor"))
+	out, err := s.threadPage(c.Request.Context(), edge.Owner(c), c.Param("name"), c.Query("limit"), c.Query("cursor"))
 	if err != nil {
 		s.fail(c, err)
 		return
@@ -109,7 +109,7 @@ func (s *Server) deleteThread(c *gin.Context) {
 // removeThread is deleteThread's work, under the thread's lock.
 func (s *Server) removeThread(c *gin.Context) error {
 	ctx := c.Request.Context()
-	owner, id, agent := c.GetString(ownerKey), c.Param("threadId"), c.Param("name")
+	owner, id, agent := edge.Owner(c), c.Param("threadId"), c.Param("name")
 	log := edge.Logger(c)
 	if err := checkThreadID(id); err != nil {
 		return fault.Fail(fault.KindInvalid, "invalid_request", err.Error())

@@ -3,6 +3,8 @@ package edge
 import (
 	"context"
 	"github.com/aapagui/aapagui/bridge/internal/fault"
+	"github.com/gin-gonic/gin"
+	"net/http"
 	"sync"
 	"time"
 
@@ -86,4 +88,25 @@ func NotReady(why string, mayKnow bool) *fault.Failure {
 // must answer within 2 s, in both bridges.
 func ReadyContext(ctx context.Context) (context.Context, context.CancelFunc) {
 	return context.WithTimeout(ctx, 2*time.Second)
+}
+
+// AnswerReady answers a readiness probe (GET /readyz) from its last check:
+// one that did not finish (err), or found the server not ready (notReady,
+// "" when ready), is 503 not_ready, returned, whose reason only a caller
+// that may know it is told (mayKnow); a ready server answers 200 with
+// details to such a caller, and only {"status":"ok"} to another.
+func AnswerReady(c *gin.Context, mayKnow bool, err error, notReady string, details any) error {
+	switch {
+	case err != nil:
+		return NotReady("the readiness check did not finish", mayKnow)
+	case notReady != "":
+		return NotReady(notReady, mayKnow)
+	case !mayKnow:
+		JSON(c, http.StatusOK, struct {
+			Status string `json:"status"`
+		}{"ok"})
+	default:
+		JSON(c, http.StatusOK, details)
+	}
+	return nil
 }

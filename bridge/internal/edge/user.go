@@ -3,6 +3,7 @@ package edge
 import (
 	"errors"
 	"github.com/aapagui/aapagui/bridge/internal/fault"
+	"github.com/gin-gonic/gin"
 	"net/http"
 
 	"github.com/aapagui/aapagui/internal/userid"
@@ -33,3 +34,11 @@ func userFailure(users *userid.Users, err error) *fault.Failure {
 	}
 	return fault.Fail(fault.KindInvalid, "invalid_user", err.Error())
 }
+
+// OwnerKey is the key under which a bridge's authentication leaves the
+// request's owner (the key, or the key and its user: Scope) in its gin
+// context, for the handlers after it (Owner).
+const OwnerKey = "owner"
+
+// Owner is the request's owner, as its authentication left it (OwnerKey).
+func Owner(c *gin.Context) string { return c.GetString(OwnerKey) }
