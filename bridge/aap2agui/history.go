@@ -15,7 +15,7 @@ import (
 
 // What a run stores of itself as it goes: the messages that settle, a
 // draft of the one still streaming, a snapshot that replaces the history,
-// and the turn's last writes.
+// and the turn's last write (storeEnd).
 
 // historyWriter is what a turn's run stores of itself as it goes and at its
 // end: the entries it has stored after the history it began with (a
@@ -50,6 +50,59 @@ type historyWriter struct {
 	// stored (a connection that broke at the commit): the run's end
 	// writes the whole history, which is the same whether it was or not.
 	uncertain bool
+
+	// The run's last write (storeEnd): whole when it is the whole of the
+	// run's entries (a draft to take out, answered permissions to record,
+	// or a write of unknown outcome), else the entries it adds (last);
+	// tries counts its tries.
+	whole bool
+	last  []store.Entry
+	tries int
+}
+
+// prepareEnd works out the run's last write, once the run has ended
+// (msgs, ids: its messages and their AG-UI ids).
+func (r *historyWriter) prepareEnd(msgs []aap.Message, ids []string) {
+	if r.refreshEncrypted(msgs, ids) {
+		// Values that came after their messages were stored: the run's
+		// entries are written again.
+		r.uncertain = true
+	}
+	r.whole = r.draft || r.uncertain || len(r.perms) > 0 || len(r.movedOn) > 0
+	if !r.whole {
+		r.last = r.unsaved(msgs, ids)
+	}
+}
+
+// storeEnd is one try of the run's last write: the last messages and the
+// session (its open interrupts and state, sess) in one write that frees
+// holder's lock. refused: the agent refused the run outright.
+func (r *historyWriter) storeEnd(ctx context.Context, sess *store.Session, holder string, refused bool) error {
+	if !r.whole {
+		// The usual end: the last messages and the session in one write.
+		// A try whose outcome is unknown may have stored them: a retry
+		// first looks.
+		if r.tries++; r.tries > 1 {
+			if done, err := r.stored(ctx, r.last); err != nil || done {
+				return err
+			}
+		}
+		if err := r.st.SaveSessionUnlock(ctx, sess, r.last, holder); err != nil {
+			return err
+		}
+		r.entries = append(r.entries, r.last...)
+		r.saved = len(r.tr.Messages())
+		return nil
+	}
+	// A draft to take out, answered permissions to record, or a write of
+	// unknown outcome: the run's entries written as they must be (the
+	// whole history when answered permissions go before later messages),
+	// then the session, both safe to repeat.
+	run := append(r.entries[:len(r.entries):len(r.entries)], r.unsaved(r.tr.Messages(), r.tr.MessageIDs())...)
+	if err := r.storeRun(ctx, run, refused); err != nil {
+		return err
+	}
+	return r.st.SaveSessionUnlock(ctx, sess, nil, holder)
 }
 
 // saveSettled stores the run's messages that have become final.

@@ -454,48 +454,14 @@ func (r *turnRun) prepareStore() {
 	if r.obs.stateChanged {
 		r.sess.State = r.obs.state
 	}
-	if r.history.refreshEncrypted(msgs, ids) {
-		// Values that came after their messages were stored: the run's
-		// entries are written again.
-		r.history.uncertain = true
-	}
-	r.whole = r.history.draft || r.history.uncertain || len(r.history.perms) > 0 || len(r.history.movedOn) > 0
-	if !r.whole {
-		r.last = r.history.unsaved(msgs, ids)
-	}
+	r.history.prepareEnd(msgs, ids)
 }
 
-// store is one try of the run's last write, which frees holder's lock:
-// the last messages, the open interrupts and the state. The error of the
-// last try means the run is not stored, and the turn must not be
-// acknowledged (turns.Protocol.Store).
+// store is one try of the run's last write, which frees holder's lock
+// (historyWriter.storeEnd); the error of the last try means the run is not
+// stored, and the turn must not be acknowledged (turns.Protocol.Store).
 func (r *turnRun) store(ctx context.Context, holder string) error {
-	st := r.history.st
-	if !r.whole {
-		// The usual end: the last messages and the session in one write.
-		// A try whose outcome is unknown may have stored them: a retry
-		// first looks.
-		if r.tries++; r.tries > 1 {
-			if done, err := r.history.stored(ctx, r.last); err != nil || done {
-				return r.kept(err)
-			}
-		}
-		if err := st.SaveSessionUnlock(ctx, r.sess, r.last, holder); err != nil {
-			return err
-		}
-		r.history.entries = append(r.history.entries, r.last...)
-		r.history.saved = len(r.tr.Messages())
-		return r.kept(nil)
-	}
-	// A draft to take out, answered permissions to record, or a write of
-	// unknown outcome: the run's entries written as they must be (the
-	// whole history when answered permissions go before later messages),
-	// then the session, both safe to repeat.
-	run := append(r.history.entries[:len(r.history.entries):len(r.history.entries)], r.history.unsaved(r.tr.Messages(), r.tr.MessageIDs())...)
-	if err := r.history.storeRun(ctx, run, r.refused); err != nil {
-		return err
-	}
-	return r.kept(st.SaveSessionUnlock(ctx, r.sess, nil, holder))
+	return r.kept(r.history.storeEnd(ctx, r.sess, holder, r.refused))
 }
 
 // kept keeps the history the run leaves for the next turn once it is
