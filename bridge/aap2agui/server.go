@@ -71,8 +71,6 @@ func (s *Server) authAs(c *gin.Context, user bool) error {
 	return nil
 }
 
-func owner(c *gin.Context) string { return edge.Owner(c) }
-
 // ready answers GET /readyz from the last readiness check (edge.Ready):
 // ready or not to anyone, the store and each agent's upstream only to a
 // caller that may know (turns.Base.MayKnow).

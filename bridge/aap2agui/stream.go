@@ -57,13 +57,7 @@ type turnRun struct {
 	cut     bool           // cut short before the run's end
 	named   *aap.TurnError // what ended it, when the bridge knows
 	stopped bool           // stopped on request (DELETE of the run)
-	tries   int            // tries of the run's last write (store)
-	// whole: the run's last write is the whole of the run's entries (a
-	// draft to take out, answered permissions to record, or a write of
-	// unknown outcome), not only what is left (prepareStore).
-	whole   bool
-	refused bool          // the agent refused the run outright
-	last    []store.Entry // the entries the last write adds, when not whole
+	refused bool           // the agent refused the run outright
 }
 
 // stream reads the agent's events, writes the AAP response and stores
