@@ -34,7 +34,7 @@ func Example() {
 	s := &store.Session{ID: "sess-1", Owner: "key-a", Agent: aap.AgentConfig{Name: "demo"},
 		CreatedAt: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)}
 	seed := []store.Entry{{Message: aap.UserText("Hello, agent!"), AGUIID: "u-1"}}
-	if err := st.CreateSession(ctx, s, seed); err != nil {
+	if err := st.CreateSession(ctx, s, seed, 0); err != nil {
 		fmt.Println(err)
 		return
 	}
@@ -54,7 +54,12 @@ func Example() {
 		return
 	}
 	defer st.Close()
-	got, history, err := store.LoadSession(ctx, st, "key-a", "sess-1")
+	got, err := st.GetSession(ctx, "key-a", "sess-1")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	history, err := st.History(ctx, got.ID)
 	if err != nil {
 		fmt.Println(err)
 		return

@@ -100,7 +100,9 @@ func TakeSession(ctx context.Context, s SessionLocker, id string, opts LeaseOpti
 		lock: func(ctx context.Context, ttl time.Duration) (bool, time.Duration, error) {
 			return s.Lock(ctx, id, holder, ttl)
 		},
-		renew:  sessionRenewal(s, id, holder),
+		renew: func(ctx context.Context, ttl time.Duration) (bool, error) {
+			return s.RenewLock(ctx, id, holder, ttl)
+		},
 		unlock: func(ctx context.Context) error { return s.Unlock(ctx, id, holder) }})
 }
 
@@ -108,47 +110,14 @@ func TakeSession(ctx context.Context, s SessionLocker, id string, opts LeaseOpti
 // not exist yet). A lock that another live lease holds is a *HeldError.
 func TakeThread(ctx context.Context, s ThreadLocker, owner, id string, opts LeaseOptions) (*Lease, error) {
 	holder := newHolder()
-	lock := func(ctx context.Context, ttl time.Duration) (bool, time.Duration, error) {
-		return s.LockThread(ctx, owner, id, holder, ttl)
-	}
-	renew := func(ctx context.Context, ttl time.Duration) (bool, error) {
-		ok, _, err := lock(ctx, ttl)
-		return ok, err
-	}
-	if r, ok := s.(LockRenewer); ok {
-		renew = func(ctx context.Context, ttl time.Duration) (bool, error) {
-			return r.RenewThreadLock(ctx, owner, id, holder, ttl)
-		}
-	}
-	return take(ctx, holder, opts, lockFuncs{lock: lock, renew: renew,
+	return take(ctx, holder, opts, lockFuncs{
+		lock: func(ctx context.Context, ttl time.Duration) (bool, time.Duration, error) {
+			return s.LockThread(ctx, owner, id, holder, ttl)
+		},
+		renew: func(ctx context.Context, ttl time.Duration) (bool, error) {
+			return s.RenewThreadLock(ctx, owner, id, holder, ttl)
+		},
 		unlock: func(ctx context.Context) error { return s.UnlockThread(ctx, owner, id, holder) }})
-}
-
-// LockRenewer is implemented by stores whose lock renewals (a Lease's
-// heartbeat) go ahead of their other writes and are sent together: on
-// SQLite a lane of their own into the writer, committed before any write
-// waiting there; on PostgreSQL one statement for every renewal waiting,
-// on a queue of its own. A burst of turn starts, checkpoints and history
-// writes then never makes a heartbeat wait longer than one write group.
-// A renewal reports ok false when the lock is no longer holder's to renew
-// (another holder took it, or its session is gone): the lease is lost.
-type LockRenewer interface {
-	RenewLock(ctx context.Context, id, holder string, ttl time.Duration) (bool, error)
-	RenewThreadLock(ctx context.Context, owner, id, holder string, ttl time.Duration) (bool, error)
-}
-
-// sessionRenewal is the heartbeat's statement for holder's lock of
-// session id: s's RenewLock where it has one, else Lock.
-func sessionRenewal(s SessionLocker, id, holder string) func(context.Context, time.Duration) (bool, error) {
-	if r, ok := s.(LockRenewer); ok {
-		return func(ctx context.Context, ttl time.Duration) (bool, error) {
-			return r.RenewLock(ctx, id, holder, ttl)
-		}
-	}
-	return func(ctx context.Context, ttl time.Duration) (bool, error) {
-		ok, _, err := s.Lock(ctx, id, holder, ttl)
-		return ok, err
-	}
 }
 
 // lockFuncs are a lease's calls to its store: lock takes the lock (and
@@ -160,41 +129,12 @@ type lockFuncs struct {
 	unlock func(ctx context.Context) error
 }
 
-// SessionLockLoader is implemented by stores that take a session's turn
-// lock and read the session and its history in one round trip
-// (PostgreSQL). A session that is not owner's is ErrNotFound and its lock
-// is left alone; a lock held by another live holder gives ok false and the
-// time it has left. known is the HistoryVersion of a history of the
-// session the caller holds (0: none): when it is the session's
-// (Session.KnownHistory), the history is not read and hist is nil.
-type SessionLockLoader interface {
-	LockLoadSession(ctx context.Context, owner, id, holder string, known int64, ttl time.Duration) (sess *Session, hist []Entry, ok bool, left time.Duration, err error)
-}
-
 // TakeAndLoadSession takes the turn lock of owner's session id and reads
-// the session and its history under it: in one round trip where the store
-// can (SessionLockLoader), else with GetSession (so that another owner's
-// session is never locked), TakeSession, GetSession again and History. A
-// lock that another live lease holds is a *HeldError; a session that is
-// not owner's is ErrNotFound. The history is not read, and hist is nil,
-// when the caller holds it at version known (see SessionLockLoader).
-func TakeAndLoadSession(ctx context.Context, st Store, owner, id string, known int64, opts LeaseOptions) (*Lease, *Session, []Entry, error) {
-	ll, ok := st.(SessionLockLoader)
-	if !ok {
-		if _, err := st.GetSession(ctx, owner, id); err != nil {
-			return nil, nil, nil, err
-		}
-		l, err := TakeSession(ctx, st, id, opts)
-		if err != nil {
-			return nil, nil, nil, err
-		}
-		sess, hist, err := loadUnder(ctx, st, owner, id, known)
-		if err != nil {
-			l.Release()
-			return nil, nil, nil, err
-		}
-		return l, sess, hist, nil
-	}
+// the session and its history under it (SessionLocker.LockLoadSession: one
+// round trip on PostgreSQL). A lock that another live lease holds is a
+// *HeldError; a session that is not owner's is ErrNotFound. The history is
+// not read, and hist is nil, when the caller holds it at version known.
+func TakeAndLoadSession(ctx context.Context, st SessionLocker, owner, id string, known int64, opts LeaseOptions) (*Lease, *Session, []Entry, error) {
 	holder := newHolder()
 	var (
 		sess  *Session
@@ -208,33 +148,19 @@ func TakeAndLoadSession(ctx context.Context, st Store, owner, id string, known i
 				var ok bool
 				var left time.Duration
 				var err error
-				sess, hist, ok, left, err = ll.LockLoadSession(ctx, owner, id, holder, known, ttl)
+				sess, hist, ok, left, err = st.LockLoadSession(ctx, owner, id, holder, known, ttl)
 				return ok, left, err
 			}
 			return st.Lock(ctx, id, holder, ttl)
 		},
-		renew:  sessionRenewal(st, id, holder),
+		renew: func(ctx context.Context, ttl time.Duration) (bool, error) {
+			return st.RenewLock(ctx, id, holder, ttl)
+		},
 		unlock: func(ctx context.Context) error { return st.Unlock(ctx, id, holder) }})
 	if err != nil {
 		return nil, nil, nil, err
 	}
 	return l, sess, hist, nil
-}
-
-// loadUnder reads owner's session id, and its history unless the caller
-// holds it at version known. The session is read first: a history written
-// between the two reads is newer than the version returned with it, which
-// only makes the caller read it again next time.
-func loadUnder(ctx context.Context, st Store, owner, id string, known int64) (*Session, []Entry, error) {
-	sess, err := st.GetSession(ctx, owner, id)
-	if err != nil || sess.KnownHistory(known) {
-		return sess, nil, err
-	}
-	hist, err := st.History(ctx, id)
-	if err != nil {
-		return nil, nil, err
-	}
-	return sess, hist, nil
 }
 
 func newHolder() string {
@@ -422,7 +348,7 @@ func (l *Lease) Release() {
 
 // ReleaseWith is Release whose unlock is write, a store write that frees
 // the lock of the holder it is given along with what it saves
-// (SaveSessionUnlock): a turn's end in one write instead of two. The
+// (SaveSession with the holder): a turn's end in one write instead of two. The
 // heartbeat stops first, so that no renewal takes the freed lock again.
 //
 // A write that fails is tried again, with backoff, for as long as the
@@ -485,7 +411,7 @@ func (l *Lease) writeRetrying(write func(holder string) error) error {
 		ctx, cancel := context.WithTimeout(context.Background(), max(left-backoff, time.Millisecond))
 		// The lock is taken again, not renewed: a write whose outcome
 		// was unknown may have been stored, releasing the lock with it
-		// (SaveThreadUnlock, SaveSessionUnlock), and a renewal, which
+		// (SaveThread, SaveSession with the holder), and a renewal, which
 		// only extends a lock still there, would take that for a lost
 		// lease. Taking it is right as long as no other holder has it.
 		ok, _, lerr := l.lock(ctx, l.ttl)

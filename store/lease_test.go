@@ -30,7 +30,7 @@ func (s *holderSpy) Lock(ctx context.Context, id, holder string, ttl time.Durati
 func TestLeaseLost(t *testing.T) {
 	ctx := context.Background()
 	s := &holderSpy{Store: store.NewMemory()}
-	require.NoError(t, s.CreateSession(ctx, storetest.Session("s1", ""), nil))
+	require.NoError(t, s.CreateSession(ctx, storetest.Session("s1", ""), nil, 0))
 	var lost atomic.Int32
 	l, err := store.TakeSession(ctx, s, "s1", store.LeaseOptions{TTL: 150 * time.Millisecond, OnError: func(op string, err error) {
 		if op == "lost" {
@@ -64,7 +64,7 @@ func TestLeaseLost(t *testing.T) {
 func TestLeaseBindOutlivesRelease(t *testing.T) {
 	ctx := context.Background()
 	s := store.NewMemory()
-	require.NoError(t, s.CreateSession(ctx, storetest.Session("s1", ""), nil))
+	require.NoError(t, s.CreateSession(ctx, storetest.Session("s1", ""), nil, 0))
 	l, err := store.TakeSession(ctx, s, "s1", store.LeaseOptions{})
 	require.NoError(t, err)
 	bound, unbind := l.Bind(ctx)
@@ -91,13 +91,21 @@ func (s *stuckLocks) Lock(ctx context.Context, id, holder string, ttl time.Durat
 	return s.Store.Lock(ctx, id, holder, ttl)
 }
 
+func (s *stuckLocks) RenewLock(ctx context.Context, id, holder string, ttl time.Duration) (bool, error) {
+	if s.stuck.Load() {
+		<-ctx.Done()
+		return false, ctx.Err()
+	}
+	return s.Store.RenewLock(ctx, id, holder, ttl)
+}
+
 // lateLease takes s1's lock in s with a lease whose renewals then hang
 // (a process or a store too busy to answer them) until it is late: past
 // the point where it used to give itself up. It returns the lease and a
 // context bound to it.
 func lateLease(t *testing.T, s *stuckLocks, ttl time.Duration) (*store.Lease, context.Context) {
 	ctx := context.Background()
-	require.NoError(t, s.CreateSession(ctx, storetest.Session("s1", ""), nil))
+	require.NoError(t, s.CreateSession(ctx, storetest.Session("s1", ""), nil, 0))
 	late := make(chan struct{}, 1)
 	l, err := store.TakeSession(ctx, s, "s1", store.LeaseOptions{TTL: ttl, OnError: func(op string, err error) {
 		if op == "late" {
@@ -177,7 +185,7 @@ func TestLeaseLateRenewalFindsAnotherHolder(t *testing.T) {
 func TestReleaseWithRetries(t *testing.T) {
 	ctx := context.Background()
 	s := store.NewMemory()
-	require.NoError(t, s.CreateSession(ctx, storetest.Session("s1", ""), nil))
+	require.NoError(t, s.CreateSession(ctx, storetest.Session("s1", ""), nil, 0))
 	l, err := store.TakeSession(ctx, s, "s1", store.LeaseOptions{TTL: 2 * time.Second})
 	require.NoError(t, err)
 	tries := 0
@@ -187,7 +195,7 @@ func TestReleaseWithRetries(t *testing.T) {
 		case 1:
 			return errors.New("unexpected EOF")
 		case 2: // stored, then the connection broke
-			require.NoError(t, s.SaveSessionUnlock(ctx, storetest.Session("s1", ""), nil, holder))
+			require.NoError(t, s.SaveSession(ctx, storetest.Session("s1", ""), nil, holder))
 			return errors.New("unexpected EOF")
 		}
 		return nil // a retry that found it stored

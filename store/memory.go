@@ -40,12 +40,7 @@ func (m *Memory) get(owner, id string) (*memSession, error) {
 }
 
 // CreateSession implements Store.
-func (m *Memory) CreateSession(ctx context.Context, s *Session, seed []Entry) error {
-	return m.CreateSessionWithin(ctx, s, seed, 0)
-}
-
-// CreateSessionWithin implements Store.
-func (m *Memory) CreateSessionWithin(_ context.Context, s *Session, seed []Entry, max int) error {
+func (m *Memory) CreateSession(_ context.Context, s *Session, seed []Entry, max int) error {
 	hist, err := EncodeEntries(seed)
 	if err != nil {
 		return err
@@ -127,30 +122,8 @@ func (m *Memory) ListSessions(_ context.Context, owner string, after int64, limi
 	return out, nil
 }
 
-// UpdateSession implements Store.
-func (m *Memory) UpdateSession(_ context.Context, s *Session) error {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	ms, err := m.get(s.Owner, s.ID)
-	if err != nil {
-		return err
-	}
-	c, err := copySession(s)
-	if err != nil {
-		return err
-	}
-	c.Seq, c.CreatedAt = ms.s.Seq, ms.s.CreatedAt
-	ms.s = c
-	return nil
-}
-
 // SaveSession implements Store.
-func (m *Memory) SaveSession(ctx context.Context, s *Session, appended []Entry) error {
-	return m.SaveSessionUnlock(ctx, s, appended, "")
-}
-
-// SaveSessionUnlock implements Store.
-func (m *Memory) SaveSessionUnlock(_ context.Context, s *Session, appended []Entry, holder string) error {
+func (m *Memory) SaveSession(_ context.Context, s *Session, appended []Entry, holder string) error {
 	enc, err := EncodeEntries(appended)
 	if err != nil {
 		return err
@@ -203,12 +176,6 @@ func (m *Memory) AppendHistory(_ context.Context, id string, entries []Entry) er
 	return nil
 }
 
-// ReplaceHistory implements Store: the whole history is the tail from
-// position 0.
-func (m *Memory) ReplaceHistory(ctx context.Context, id string, entries []Entry) error {
-	return m.ReplaceTail(ctx, id, 0, entries)
-}
-
 // ReplaceTail implements Store.
 func (m *Memory) ReplaceTail(_ context.Context, id string, from int, entries []Entry) error {
 	enc, err := EncodeEntries(entries)
@@ -248,7 +215,7 @@ func (m *Memory) History(_ context.Context, id string) ([]Entry, error) {
 	return DecodeEntries(hist)
 }
 
-// LockLoadSession implements SessionLockLoader: the lock taken and the
+// LockLoadSession implements SessionLocker: the lock taken and the
 // session read in one step, the history decoded unless its version is
 // known.
 func (m *Memory) LockLoadSession(_ context.Context, owner, id, holder string, known int64, ttl time.Duration) (*Session, []Entry, bool, time.Duration, error) {
@@ -310,7 +277,7 @@ func (m *Memory) Lock(_ context.Context, id, holder string, ttl time.Duration) (
 	return ok, left, nil
 }
 
-// RenewLock implements LockRenewer: holder's lock extended, late or not,
+// RenewLock implements SessionLocker: holder's lock extended, late or not,
 // as long as it is still holder's.
 func (m *Memory) RenewLock(_ context.Context, id, holder string, ttl time.Duration) (bool, error) {
 	m.mu.Lock()
@@ -323,7 +290,7 @@ func (m *Memory) RenewLock(_ context.Context, id, holder string, ttl time.Durati
 	return true, nil
 }
 
-// RenewThreadLock implements LockRenewer: holder's lock extended, late or
+// RenewThreadLock implements ThreadLocker: holder's lock extended, late or
 // not, as long as it is still holder's.
 func (m *Memory) RenewThreadLock(_ context.Context, owner, id, holder string, ttl time.Duration) (bool, error) {
 	m.mu.Lock()
@@ -354,7 +321,4 @@ func (m *Memory) Ping(context.Context) error { return nil }
 // Close implements Store.
 func (m *Memory) Close() error { return nil }
 
-var (
-	_ SessionLockLoader = (*Memory)(nil)
-	_ LockRenewer       = (*Memory)(nil)
-)
+var ()

@@ -58,15 +58,10 @@ func (m *Memory) GetThread(_ context.Context, owner, id string) (*Thread, error)
 	return t, nil
 }
 
-// SaveThread implements ThreadStore.
-func (m *Memory) SaveThread(ctx context.Context, t *Thread) error {
-	return m.SaveThreadUnlock(ctx, t, "")
-}
-
-// SaveThreadUnlock implements ThreadStore: the tail is checked against
+// SaveThread implements ThreadStore: the tail is checked against
 // the record before anything changes, so that a refused save stores
 // nothing.
-func (m *Memory) SaveThreadUnlock(_ context.Context, t *Thread, holder string) error {
+func (m *Memory) SaveThread(_ context.Context, t *Thread, holder string) error {
 	if err := CheckRecordTail(t.RecordTail); err != nil {
 		return err
 	}

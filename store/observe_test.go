@@ -41,8 +41,8 @@ func TestObserve(t *testing.T) {
 		storetest.Run(t, func(*testing.T) store.Store { return store.Observe(store.NewMemory(), observer) })
 	})
 	mu.Lock()
-	for _, op := range []string{"CreateSession", "GetSession", "ListSessions", "UpdateSession", "SaveSession", "SaveSessionUnlock", "DeleteSession",
-		"AppendHistory", "ReplaceHistory", "History", "Lock", "Unlock", "GetThread", "SaveThread", "SaveThreadUnlock", "LockThread", "UnlockThread",
+	for _, op := range []string{"CreateSession", "GetSession", "ListSessions", "SaveSession", "SaveSessionUnlock", "DeleteSession",
+		"AppendHistory", "ReplaceTail", "History", "Lock", "Unlock", "GetThread", "SaveThread", "SaveThreadUnlock", "LockThread", "UnlockThread",
 		"ThreadRecord", "StartRunLog", "AppendRunLog", "GetRunLog", "LatestRunLog", "ReadRunLog", "DeleteRunLogs", "StopRunLog", "StoppingRunLogs"} {
 		assert.Positive(t, calls[op], op)
 	}
@@ -61,26 +61,13 @@ func TestObserve(t *testing.T) {
 	assert.Equal(t, "Ping", seen)
 	assert.True(t, errors.Is(st.DeleteSession(context.Background(), "", "nope"), store.ErrNotFound))
 
-	// A store that loads a session in one round trip keeps doing so.
-	mem := store.NewMemory()
-	assert.NoError(t, mem.CreateSession(context.Background(), &store.Session{ID: "s1"}, nil))
-	st = store.Observe(loaderStore{mem}, observer)
-	sess, _, err := store.LoadSession(context.Background(), st, "", "s1")
-	assert.NoError(t, err)
-	assert.Equal(t, "s1", sess.ID)
-	mu.Lock()
-	assert.Equal(t, 1, calls["LoadSession"])
-	mu.Unlock()
-
 	// A store that takes a lock and loads in one round trip (SQLite) keeps
-	// doing so; one that cannot is not made to look as if it could.
+	// doing so.
 	sq, err := sqlite.Open(filepath.Join(t.TempDir(), "s.db"))
 	require.NoError(t, err)
 	defer sq.Close()
-	require.NoError(t, sq.CreateSession(context.Background(), &store.Session{ID: "s1", Owner: "alice"}, nil))
+	require.NoError(t, sq.CreateSession(context.Background(), &store.Session{ID: "s1", Owner: "alice"}, nil, 0))
 	st = store.Observe(sq, observer)
-	_, ok := st.(store.SessionLockLoader)
-	assert.True(t, ok)
 	mu.Lock()
 	before := calls["LockLoadSession"]
 	mu.Unlock()
@@ -91,15 +78,6 @@ func TestObserve(t *testing.T) {
 	mu.Lock()
 	assert.Equal(t, before+1, calls["LockLoadSession"])
 	mu.Unlock()
-	_, ok = store.Observe(loaderStore{mem}, observer).(store.SessionLockLoader)
-	assert.False(t, ok, "a store without LockLoadSession")
-}
-
-type loaderStore struct{ store.Store }
-
-func (s loaderStore) LoadSession(ctx context.Context, owner, id string) (*store.Session, []store.Entry, error) {
-	sess, err := s.GetSession(ctx, owner, id)
-	return sess, nil, err
 }
 
 type ctxStore struct {
@@ -112,8 +90,7 @@ func (s ctxStore) Ping(ctx context.Context) error {
 	return nil
 }
 
-// renewCounter is a store that counts the renewals that reach its
-// LockRenewer.
+// renewCounter is a store that counts the renewals that reach it.
 type renewCounter struct {
 	store.Store
 	renewals int
@@ -129,14 +106,13 @@ func (s *renewCounter) RenewThreadLock(context.Context, string, string, string, 
 	return true, nil
 }
 
-// An observed store's heartbeats reach the store's own LockRenewer (the
+// An observed store's heartbeats reach the store's own RenewLock (the
 // lane ahead of its other writes), not its Lock: the bridges observe
 // every store they use.
 func TestObservedRenewalsKeepTheirLane(t *testing.T) {
 	under := &renewCounter{Store: store.NewMemory()}
 	st := store.Observe(under, func(ctx context.Context, _ string) (context.Context, func(error)) { return ctx, func(error) {} })
-	r, ok := st.(store.LockRenewer)
-	require.True(t, ok)
+	r := st
 	_, err := r.RenewLock(context.Background(), "s1", "h", time.Second)
 	require.NoError(t, err)
 	_, err = r.RenewThreadLock(context.Background(), "k", "t1", "h", time.Second)

@@ -60,7 +60,7 @@ type Thread struct {
 	// position a run's new messages go on from (RecordTail.From).
 	RecordLen int
 	// RecordTail, when not nil, is written by SaveThread and
-	// SaveThreadUnlock in the same write as the thread: the record's
+	// SaveThread in the same write as the thread: the record's
 	// messages from RecordTail.From on become RecordTail.Messages (those
 	// after them are dropped), and RecordLen becomes From+len(Messages)
 	// (t's too, once saved). Not stored itself. A save tried again writes
@@ -105,12 +105,13 @@ type ThreadLocker interface {
 	// yet); false and the time the other holder's lock has left if another
 	// holder has it. Same holder extends it.
 	LockThread(ctx context.Context, owner, id, holder string, ttl time.Duration) (ok bool, left time.Duration, err error)
+	// RenewThreadLock is SessionLocker.RenewLock for a thread's run lock.
+	RenewThreadLock(ctx context.Context, owner, id, holder string, ttl time.Duration) (bool, error)
 	UnlockThread(ctx context.Context, owner, id, holder string) error
 }
 
 // ThreadStore persists agui2aap's threads with their records and holds
 // their run locks.
-// Every Store is one.
 type ThreadStore interface {
 	// GetThread returns ErrNotFound for a thread never saved.
 	GetThread(ctx context.Context, owner, id string) (*Thread, error)
@@ -118,11 +119,10 @@ type ThreadStore interface {
 	// into its record in the same write (ErrRecordGap when it would
 	// leave a gap: then nothing is stored). A message of the tail that
 	// is not valid JSON is an error too, before anything is written.
-	SaveThread(ctx context.Context, t *Thread) error
-	// SaveThreadUnlock is SaveThread that also frees holder's run lock on
-	// the thread in the same write: a run's end in one commit (see
-	// Lease.ReleaseWith). A lock holder does not have is left alone.
-	SaveThreadUnlock(ctx context.Context, t *Thread, holder string) error
+	// With a holder, the same write frees holder's run lock on the
+	// thread: a run's end in one commit (see Lease.ReleaseWith); a lock
+	// holder does not have is left alone. "" frees none.
+	SaveThread(ctx context.Context, t *Thread, holder string) error
 	ThreadLocker
 	// ListThreads returns up to limit threads of owner, the most recently
 	// active first, from after (zero: from the newest).

@@ -238,7 +238,7 @@ func benchTurnHistory(b *testing.B, kept bool) {
 	for i := range ids {
 		ids[i] = "sess_bench" + strconv.Itoa(i)
 		sess := &store.Session{ID: ids[i], Agent: aap.AgentConfig{Name: "agent"}}
-		if err := st.CreateSessionWithin(context.Background(), sess, seed, 0); err != nil {
+		if err := st.CreateSession(context.Background(), sess, seed, 0); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -25,6 +25,12 @@ func (busyLocks) Lock(ctx context.Context, id, holder string, ttl time.Duration)
 	return false, 0, ctx.Err()
 }
 
+// LockLoadSession, a turn's start, waits as Lock does.
+func (busyLocks) LockLoadSession(ctx context.Context, owner, id, holder string, known int64, ttl time.Duration) (*store.Session, []store.Entry, bool, time.Duration, error) {
+	<-ctx.Done()
+	return nil, nil, false, 0, ctx.Err()
+}
+
 // A turn start the store cannot take within Config.StartTimeout is
 // refused with 503 store_busy and Retry-After, before anything of the
 // turn runs: the agent is never called. (It used to wait for the store
@@ -46,7 +52,7 @@ func TestBusyStoreRefusesTheTurnStart(t *testing.T) {
 	assert.False(t, called.Load(), "the agent was called")
 }
 
-// lostOnRenewal is a stolenLock whose heartbeat's LockRenewer finds the
+// lostOnRenewal is a stolenLock whose heartbeat's RenewLock finds the
 // lock taken too.
 type lostOnRenewal struct{ stolenLock }
 

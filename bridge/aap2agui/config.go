@@ -112,8 +112,9 @@ type Config struct {
 	// requests per second); the zero value limits nothing.
 	Limits Limits
 
-	// Store keeps sessions. Required.
-	Store store.Store
+	// Store keeps sessions and the runs' logs. Required: every store the
+	// store package opens is one.
+	Store store.Sessions
 	// BasePath mounts the AAP API under a prefix, e.g. "/v1". Only the
 	// API moves: /healthz, /readyz and /metrics (unless SeparateMetrics)
 	// stay at the handler's root, so a program that mounts the handler

@@ -11,7 +11,7 @@
 // to the session's history (history.go).
 //
 // Sessions, their history (with the AG-UI id of every message), options,
-// tools, AG-UI state and open interrupts live in a store.Store, so a
+// tools, AG-UI state and open interrupts live in a store (store.Sessions), so a
 // restart or a second replica continues where the last one left off.
 //
 //	srv, err := aap2agui.New(aap2agui.Config{Upstream: "http://localhost:8000/agent", Store: store.NewMemory()})

@@ -23,7 +23,7 @@ import (
 	"github.com/aapagui/aapagui/store/sqlite"
 )
 
-// endFaults makes a turn's last write (SaveSessionUnlock) fail, as a
+// endFaults makes a turn's last write (SaveSession with the holder) fail, as a
 // PostgreSQL restart does ("unexpected EOF", "terminating connection"):
 // the next fail writes fail and store nothing; the next lost writes are
 // stored and fail all the same (the connection broke at the commit, the
@@ -37,18 +37,22 @@ type endFaults struct {
 
 var errConnection = errors.New("unexpected EOF")
 
-func (s *endFaults) SaveSessionUnlock(ctx context.Context, sess *store.Session, appended []store.Entry, holder string) error {
+// SaveSession fails a turn's end (the save that frees the lock).
+func (s *endFaults) SaveSession(ctx context.Context, sess *store.Session, appended []store.Entry, holder string) error {
+	if holder == "" {
+		return s.Store.SaveSession(ctx, sess, appended, holder)
+	}
 	s.calls.Add(1)
 	if s.failAll.Load() || s.fail.Add(-1) >= 0 {
 		return errConnection
 	}
 	if s.lost.Add(-1) >= 0 {
-		if err := s.Store.SaveSessionUnlock(ctx, sess, appended, holder); err != nil {
+		if err := s.Store.SaveSession(ctx, sess, appended, holder); err != nil {
 			return err
 		}
 		return errConnection
 	}
-	return s.Store.SaveSessionUnlock(ctx, sess, appended, holder)
+	return s.Store.SaveSession(ctx, sess, appended, holder)
 }
 
 // turnRaw sends a turn and returns its status and body as they came.

@@ -53,7 +53,7 @@ var weatherTool = aap.ToolSpec{
 type env struct {
 	URL    string // the AAP base URL, BasePath included
 	Root   string // the server's root URL
-	Store  store.Store
+	Store  store.Sessions
 	Client *aap.Client
 	Server *aap2agui.Server
 	server *httptest.Server
@@ -426,11 +426,11 @@ func (s *notifyStore) Unlock(ctx context.Context, id, holder string) error {
 	return err
 }
 
-// SaveSessionUnlock is a turn's usual end: its last save frees the lock
-// (a failed one is followed by Unlock).
-func (s *notifyStore) SaveSessionUnlock(ctx context.Context, sess *store.Session, appended []store.Entry, holder string) error {
-	err := s.Store.SaveSessionUnlock(ctx, sess, appended, holder)
-	if err == nil {
+// SaveSession with a holder is a turn's usual end: its last save frees
+// the lock (a failed one is followed by Unlock).
+func (s *notifyStore) SaveSession(ctx context.Context, sess *store.Session, appended []store.Entry, holder string) error {
+	err := s.Store.SaveSession(ctx, sess, appended, holder)
+	if err == nil && holder != "" {
 		s.unlocked <- sess.ID
 	}
 	return err

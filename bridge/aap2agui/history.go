@@ -87,7 +87,7 @@ func (r *historyWriter) storeEnd(ctx context.Context, sess *store.Session, holde
 				return err
 			}
 		}
-		if err := r.st.SaveSessionUnlock(ctx, sess, r.last, holder); err != nil {
+		if err := r.st.SaveSession(ctx, sess, r.last, holder); err != nil {
 			return err
 		}
 		r.entries = append(r.entries, r.last...)
@@ -102,7 +102,7 @@ func (r *historyWriter) storeEnd(ctx context.Context, sess *store.Session, holde
 	if err := r.storeRun(ctx, run, refused); err != nil {
 		return err
 	}
-	return r.st.SaveSessionUnlock(ctx, sess, nil, holder)
+	return r.st.SaveSession(ctx, sess, nil, holder)
 }
 
 // saveSettled stores the run's messages that have become final.
@@ -185,7 +185,7 @@ func (r *historyWriter) storeRun(ctx context.Context, run []store.Entry, refused
 	}
 	hist := append(base[:len(base):len(base)], run...)
 	hist, _ = placeResults(hist, missingResults(hist, results))
-	return r.st.ReplaceHistory(ctx, r.sessID, hist)
+	return r.st.ReplaceTail(ctx, r.sessID, 0, hist)
 }
 
 // stored reports whether entries (the run's last, each with an AG-UI id
@@ -367,7 +367,7 @@ func (r *historyWriter) replaceWith(ctx context.Context, entries []store.Entry) 
 	} else {
 		entries = r.mergeSnapshot(base, entries)
 	}
-	if err := r.st.ReplaceHistory(ctx, r.sessID, entries); err != nil {
+	if err := r.st.ReplaceTail(ctx, r.sessID, 0, entries); err != nil {
 		r.uncertain = true // it may have been stored: the turn's end writes the history whole
 		r.log.Error().Err(err).Msg("storing MESSAGES_SNAPSHOT")
 		return

@@ -147,7 +147,7 @@ func historyBytes(entries []store.Entry) int64 {
 // fails may or may not have been stored: the copy is then unknown, and
 // History reads the store again.
 type historyCopy struct {
-	store.Store
+	store.Sessions
 	id string
 
 	mu      sync.Mutex
@@ -162,8 +162,8 @@ type historyCopy struct {
 
 // newHistoryCopy starts the copy of session id's turn from its history hist at
 // version v.
-func newHistoryCopy(st store.Store, id string, v int64, hist []store.Entry) *historyCopy {
-	return &historyCopy{Store: st, id: id, version: v, hist: slices.Clip(hist)}
+func newHistoryCopy(st store.Sessions, id string, v int64, hist []store.Entry) *historyCopy {
+	return &historyCopy{Sessions: st, id: id, version: v, hist: slices.Clip(hist)}
 }
 
 // wrote counts a write of session id's history that returned err, and
@@ -200,7 +200,7 @@ func (t *historyCopy) AddHistoryPart(ctx context.Context, id string, part store.
 	t.mu.Lock()
 	t.parts = true
 	t.mu.Unlock()
-	return t.Store.AddHistoryPart(ctx, id, part)
+	return t.Sessions.AddHistoryPart(ctx, id, part)
 }
 
 // appendEntries is a change of the copy: entries appended.
@@ -210,19 +210,12 @@ func appendEntries(entries []store.Entry) func([]store.Entry) ([]store.Entry, bo
 
 // AppendHistory is the store's, counted.
 func (t *historyCopy) AppendHistory(ctx context.Context, id string, entries []store.Entry) error {
-	return t.wrote(id, t.Store.AppendHistory(ctx, id, entries), appendEntries(entries))
-}
-
-// ReplaceHistory is the store's, counted.
-func (t *historyCopy) ReplaceHistory(ctx context.Context, id string, entries []store.Entry) error {
-	return t.wrote(id, t.Store.ReplaceHistory(ctx, id, entries), func([]store.Entry) ([]store.Entry, bool) {
-		return slices.Clone(entries), true
-	})
+	return t.wrote(id, t.Sessions.AppendHistory(ctx, id, entries), appendEntries(entries))
 }
 
 // ReplaceTail is the store's, counted.
 func (t *historyCopy) ReplaceTail(ctx context.Context, id string, from int, entries []store.Entry) error {
-	return t.wrote(id, t.Store.ReplaceTail(ctx, id, from, entries), func(hist []store.Entry) ([]store.Entry, bool) {
+	return t.wrote(id, t.Sessions.ReplaceTail(ctx, id, from, entries), func(hist []store.Entry) ([]store.Entry, bool) {
 		if from < 0 || from > len(hist) {
 			return nil, false
 		}
@@ -231,13 +224,8 @@ func (t *historyCopy) ReplaceTail(ctx context.Context, id string, from int, entr
 }
 
 // SaveSession is the store's, counted.
-func (t *historyCopy) SaveSession(ctx context.Context, s *store.Session, appended []store.Entry) error {
-	return t.wrote(s.ID, t.Store.SaveSession(ctx, s, appended), appendEntries(appended))
-}
-
-// SaveSessionUnlock is the store's, counted.
-func (t *historyCopy) SaveSessionUnlock(ctx context.Context, s *store.Session, appended []store.Entry, holder string) error {
-	return t.wrote(s.ID, t.Store.SaveSessionUnlock(ctx, s, appended, holder), appendEntries(appended))
+func (t *historyCopy) SaveSession(ctx context.Context, s *store.Session, appended []store.Entry, holder string) error {
+	return t.wrote(s.ID, t.Sessions.SaveSession(ctx, s, appended, holder), appendEntries(appended))
 }
 
 // History is the turn's copy while every write succeeded, else the
@@ -251,5 +239,5 @@ func (t *historyCopy) History(ctx context.Context, id string) ([]store.Entry, er
 			return hist, nil
 		}
 	}
-	return t.Store.History(ctx, id)
+	return t.Sessions.History(ctx, id)
 }

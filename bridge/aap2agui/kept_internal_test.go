@@ -57,11 +57,11 @@ func TestHistoriesKept(t *testing.T) {
 func TestTally(t *testing.T) {
 	ctx := context.Background()
 	st := &failingWrites{Store: store.NewMemory()}
-	require.NoError(t, st.CreateSession(ctx, &store.Session{ID: "s1"}, textEntries("1")))
+	require.NoError(t, st.CreateSession(ctx, &store.Session{ID: "s1"}, textEntries("1"), 0))
 	tl := newHistoryCopy(st, "s1", 1, textEntries("1"))
 	require.NoError(t, tl.AppendHistory(ctx, "s1", textEntries("2")))
 	require.NoError(t, tl.ReplaceTail(ctx, "s1", 1, textEntries("d")))
-	require.NoError(t, tl.SaveSession(ctx, &store.Session{ID: "s1"}, textEntries("3")))
+	require.NoError(t, tl.SaveSession(ctx, &store.Session{ID: "s1"}, textEntries("3"), ""))
 	hist, v, ok := tl.kept()
 	require.True(t, ok)
 	assert.Equal(t, int64(4), v)

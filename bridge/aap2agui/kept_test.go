@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -83,12 +84,20 @@ func TestKeptHistoryIsNotReadAgain(t *testing.T) {
 	}
 }
 
-// countingStore counts the reads of a session's history. It has no
-// LockLoadSession of its own, so a turn start reads the session and then,
-// unless it is kept, the history.
+// countingStore counts the reads of a session's history: a turn start
+// reads it with the session (LockLoadSession) unless it is kept at the
+// session's version.
 type countingStore struct {
 	store.Store
 	reads atomic.Int64
+}
+
+func (s *countingStore) LockLoadSession(ctx context.Context, owner, id, holder string, known int64, ttl time.Duration) (*store.Session, []store.Entry, bool, time.Duration, error) {
+	sess, hist, ok, left, err := s.Store.LockLoadSession(ctx, owner, id, holder, known, ttl)
+	if err == nil && ok && !sess.KnownHistory(known) {
+		s.reads.Add(1)
+	}
+	return sess, hist, ok, left, err
 }
 
 func (s *countingStore) History(ctx context.Context, id string) ([]store.Entry, error) {

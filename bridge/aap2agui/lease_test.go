@@ -66,6 +66,11 @@ func (s *stolenLock) Lock(ctx context.Context, id, holder string, ttl time.Durat
 	return s.Store.Lock(ctx, id, holder, ttl)
 }
 
+// RenewLock finds the lock held by the other holder.
+func (s *stolenLock) RenewLock(context.Context, string, string, time.Duration) (bool, error) {
+	return false, nil
+}
+
 // A turn whose lock another holder took stops (its agent call is
 // cancelled) rather than run beside the turn that took over, and its
 // stream ends with an error stop named lease_lost, never a 500; in mode

@@ -21,7 +21,7 @@ func New(cfg Config) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	cfg.Store = store.Observe(cfg.Store, b.Observe)
+	cfg.Store = store.ObserveSessions(cfg.Store, b.Observe)
 	s := &Server{cfg: cfg, base: b}
 	if cfg.HistoryCache > 0 {
 		s.kept = newHistories(cfg.HistoryCache)

@@ -165,7 +165,7 @@ func (s *Server) newSession(c *gin.Context, req *aap.PostSessionsRequest, first 
 			sess.Interrupts = append(sess.Interrupts, translate.PermissionInterrupt(&aap.ToolCall{ToolCallID: tu.ToolCallID, Name: tu.Name, Input: tu.Input}))
 		}
 	}
-	if err := s.cfg.Store.CreateSessionWithin(c.Request.Context(), sess, seed, s.cfg.Limits.SessionsPerKey); err != nil {
+	if err := s.cfg.Store.CreateSession(c.Request.Context(), sess, seed, s.cfg.Limits.SessionsPerKey); err != nil {
 		return nil, err // store.ErrLimit: too_many_sessions (failure)
 	}
 	s.kept.put(sess.ID, sess.HistoryVersion, seed)

@@ -210,16 +210,16 @@ func (t *sessionTurn) callFailed(ctx context.Context, turn *turns.Turn, err erro
 func (t *sessionTurn) save(ctx context.Context) (<-chan error, error) {
 	st, sess := t.st, t.sess
 	if t.adm.moved {
-		if err := st.ReplaceHistory(ctx, sess.ID, t.adm.hist); err != nil {
+		if err := st.ReplaceTail(ctx, sess.ID, 0, t.adm.hist); err != nil {
 			return nil, err
 		}
 	}
 	t.prevInterrupts, sess.Interrupts = sess.Interrupts, nil
 	if t.form.opening != nil {
-		return nil, st.SaveSession(ctx, sess, t.adm.added)
+		return nil, st.SaveSession(ctx, sess, t.adm.added, "")
 	}
 	saved := make(chan error, 1)
-	go func() { saved <- st.SaveSession(ctx, sess, t.adm.added) }()
+	go func() { saved <- st.SaveSession(ctx, sess, t.adm.added, "") }()
 	return saved, nil
 }
 

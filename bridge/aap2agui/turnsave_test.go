@@ -28,13 +28,17 @@ type gatedStore struct {
 	gate atomic.Pointer[func() error]
 }
 
-func (s *gatedStore) SaveSession(ctx context.Context, sess *store.Session, appended []store.Entry) error {
+// SaveSession without a holder is a turn's start.
+func (s *gatedStore) SaveSession(ctx context.Context, sess *store.Session, appended []store.Entry, holder string) error {
+	if holder != "" {
+		return s.Store.SaveSession(ctx, sess, appended, holder)
+	}
 	if g := s.gate.Swap(nil); g != nil {
 		if err := (*g)(); err != nil {
 			return err
 		}
 	}
-	return s.Store.SaveSession(ctx, sess, appended)
+	return s.Store.SaveSession(ctx, sess, appended, "")
 }
 
 func (s *gatedStore) setGate(g func() error) { s.gate.Store(&g) }

@@ -16,7 +16,7 @@ import (
 
 // busyThreadLocks is a thread store too busy to take a run's lock:
 // LockThread waits until its caller gives up.
-type busyThreadLocks struct{ store.ThreadStore }
+type busyThreadLocks struct{ store.Threads }
 
 func (busyThreadLocks) LockThread(ctx context.Context, owner, id, holder string, ttl time.Duration) (bool, time.Duration, error) {
 	<-ctx.Done()
@@ -32,7 +32,7 @@ func TestBusyStoreRefusesTheRunStart(t *testing.T) {
 		turns.Add(1)
 		writeEvents(w, &aap.TurnStart{}, &aap.Text{Text: "hi"}, &aap.TurnStop{StopReason: aap.StopEndTurn})
 	})
-	for name, st := range map[string]store.ThreadStore{
+	for name, st := range map[string]store.Threads{
 		"lock":   busyThreadLocks{store.NewMemory()},
 		"thread": stalledThreads(),
 	} {
@@ -58,7 +58,7 @@ func TestBusyStoreRefusesTheRunStart(t *testing.T) {
 // stalledThreads is a thread store whose reads wait for their caller to
 // give up (stallingThreads, stalled from the start).
 func stalledThreads() *stallingThreads {
-	s := &stallingThreads{ThreadStore: store.NewMemory(), arrived: make(chan struct{}, 16)}
+	s := &stallingThreads{Threads: store.NewMemory(), arrived: make(chan struct{}, 16)}
 	s.stall.Store(true)
 	return s
 }

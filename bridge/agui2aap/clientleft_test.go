@@ -29,7 +29,7 @@ import (
 // stallingThreads is a thread store whose GetThread, while stall is set,
 // waits for its caller to give up, as a busy database would.
 type stallingThreads struct {
-	store.ThreadStore
+	store.Threads
 	stall   atomic.Bool
 	arrived chan struct{}
 }
@@ -40,7 +40,7 @@ func (s *stallingThreads) GetThread(ctx context.Context, owner, id string) (*sto
 		<-ctx.Done()
 		return nil, fmt.Errorf("store: get thread: %w", ctx.Err())
 	}
-	return s.ThreadStore.GetThread(ctx, owner, id)
+	return s.Threads.GetThread(ctx, owner, id)
 }
 
 // A client that goes away while agui2aap waits for the AAP server (a run's
@@ -70,7 +70,7 @@ func TestClientLeft(t *testing.T) {
 	}))
 	t.Cleanup(upstream.Close)
 	t.Cleanup(func() { close(quit) })
-	threads := &stallingThreads{ThreadStore: store.NewMemory(), arrived: make(chan struct{}, 1)}
+	threads := &stallingThreads{Threads: store.NewMemory(), arrived: make(chan struct{}, 1)}
 	var logs bridgetest.SyncBuffer
 	e := newBridge(t, upstream.URL, func(c *agui2aap.Config) {
 		c.Store = threads

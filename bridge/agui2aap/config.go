@@ -113,8 +113,9 @@ type Config struct {
 	// requests per second); the zero value limits nothing.
 	Limits Limits
 
-	// Store keeps threads. Required.
-	Store store.ThreadStore
+	// Store keeps threads and the runs' logs. Required: every store the
+	// store package opens is one.
+	Store store.Threads
 	// Policy is the permission policy for untrusted server tools; zero
 	// means PolicyInterrupt.
 	Policy Policy

@@ -65,7 +65,8 @@ func (s *Server) connect(c *gin.Context) error {
 	if err != nil {
 		return err
 	}
-	if st := s.runLogs(); st != nil {
+	{
+		st := s.cfg.Store
 		lastID := c.GetHeader("Last-Event-ID")
 		l, after, err := turns.FindRun(c.Request.Context(), st, edge.Owner(c), runKey(in.ThreadID), lastID, interruptedRun)
 		switch {
@@ -130,10 +131,7 @@ func (s *Server) stopping(c *gin.Context) (*turns.RunStopping, error) {
 	if err := checkThreadID(id); err != nil {
 		return nil, fault.Fail(fault.KindInvalid, "invalid_request", err.Error())
 	}
-	st := s.runLogs()
-	if st == nil {
-		return nil, turns.NoRunInFlight()
-	}
+	st := s.cfg.Store
 	th, err := s.cfg.Store.GetThread(ctx, owner, id)
 	switch {
 	case err == nil && th.Agent != "" && th.Agent != c.Param("name"):

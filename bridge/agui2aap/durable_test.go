@@ -34,12 +34,16 @@ type threadSaveFaults struct {
 	calls   atomic.Int32
 }
 
-func (s *threadSaveFaults) SaveThreadUnlock(ctx context.Context, th *store.Thread, holder string) error {
+// SaveThread fails a run's end (the save that frees the lock).
+func (s *threadSaveFaults) SaveThread(ctx context.Context, th *store.Thread, holder string) error {
+	if holder == "" {
+		return s.Store.SaveThread(ctx, th, holder)
+	}
 	s.calls.Add(1)
 	if s.failAll.Load() || s.fail.Add(-1) >= 0 {
 		return errors.New("unexpected EOF")
 	}
-	return s.Store.SaveThreadUnlock(ctx, th, holder)
+	return s.Store.SaveThread(ctx, th, holder)
 }
 
 // TestRunFinishedMeansSaved: RUN_FINISHED reaches the client only once the
@@ -180,9 +184,12 @@ type deliveredSaves struct {
 	from, n []int
 }
 
-func (s *deliveredSaves) SaveThreadUnlock(ctx context.Context, th *store.Thread, holder string) error {
-	s.from, s.n = append(s.from, th.DeliveredFrom), append(s.n, len(th.Delivered))
-	return s.Store.SaveThreadUnlock(ctx, th, holder)
+// SaveThread notes what a run's end (the save that frees the lock) writes.
+func (s *deliveredSaves) SaveThread(ctx context.Context, th *store.Thread, holder string) error {
+	if holder != "" {
+		s.from, s.n = append(s.from, th.DeliveredFrom), append(s.n, len(th.Delivered))
+	}
+	return s.Store.SaveThread(ctx, th, holder)
 }
 
 // A run's save writes the ids the run delivered and produced, not the

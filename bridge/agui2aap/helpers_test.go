@@ -50,10 +50,10 @@ var weatherTool = types.Tool{
 
 // env is agui2aap, over real HTTP, in front of an AAP server.
 type env struct {
-	URL       string            // the bridge's root URL
-	AAP       string            // the AAP server's base URL
-	AAPClient *aap.Client       // talks to the AAP server directly
-	Store     store.ThreadStore // the bridge's thread store
+	URL       string        // the bridge's root URL
+	AAP       string        // the AAP server's base URL
+	AAPClient *aap.Client   // talks to the AAP server directly
+	Store     store.Threads // the bridge's thread store
 	server    *httptest.Server
 }
 

@@ -154,7 +154,7 @@ func (s *Server) renumber(ctx context.Context, th *store.Thread, hist []aap.Mess
 	err = lease.ReleaseWith(func(holder string) error {
 		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), turns.WriteTimeout)
 		defer cancel()
-		return s.cfg.Store.SaveThreadUnlock(ctx, held, holder)
+		return s.cfg.Store.SaveThread(ctx, held, holder)
 	})
 	if err != nil {
 		return nil, nil, &storeError{"save thread", err}

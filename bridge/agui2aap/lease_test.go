@@ -78,7 +78,7 @@ func TestRunEndIsOneWrite(t *testing.T) {
 // lock after its first take (as when this process stalls past the lease
 // and another replica takes the thread): every renewal finds it held.
 type stolenThreadLock struct {
-	store.ThreadStore
+	store.Threads
 	mu    sync.Mutex
 	taken map[string]bool
 }
@@ -90,7 +90,12 @@ func (s *stolenThreadLock) LockThread(ctx context.Context, owner, id, holder str
 		return false, ttl, nil
 	}
 	s.taken[holder] = true
-	return s.ThreadStore.LockThread(ctx, owner, id, holder, ttl)
+	return s.Threads.LockThread(ctx, owner, id, holder, ttl)
+}
+
+// RenewThreadLock finds the lock held by the other holder.
+func (s *stolenThreadLock) RenewThreadLock(context.Context, string, string, string, time.Duration) (bool, error) {
+	return false, nil
 }
 
 // A run whose lock another holder took stops (its AAP turn is
@@ -106,7 +111,7 @@ func TestRunStopsWhenItsLockIsLost(t *testing.T) {
 		cancelled <- struct{}{}
 	})
 	e := newBridge(t, up.URL, func(c *agui2aap.Config) {
-		c.Store = &stolenThreadLock{ThreadStore: store.NewMemory(), taken: map[string]bool{}}
+		c.Store = &stolenThreadLock{Threads: store.NewMemory(), taken: map[string]bool{}}
 		c.LeaseTTL = 300 * time.Millisecond
 	})
 	c := e.conv("t1")

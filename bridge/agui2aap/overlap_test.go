@@ -175,7 +175,7 @@ func TestHydrationRenumbersOnlyWhenFree(t *testing.T) {
 	ctx := testContext(t)
 	th := e.thread(t, "renumber")
 	th.Delivered = th.Delivered[:len(th.Delivered)-1] // one id short: the history no longer matches
-	require.NoError(t, e.Store.SaveThread(ctx, th))
+	require.NoError(t, e.Store.SaveThread(ctx, th, ""))
 
 	ok, _, err := e.Store.LockThread(ctx, "", "renumber", "a-run", time.Minute)
 	require.NoError(t, err)

@@ -16,11 +16,9 @@ import (
 // with the bridge's own key (UpstreamAPIKey) or none, never a caller's: a
 // 401 or 403 is an answer, as any other status would not be.
 func (s *Server) checkReady(ctx context.Context) readyCheck {
-	if p, ok := s.cfg.Store.(interface{ Ping(context.Context) error }); ok {
-		if err := p.Ping(ctx); err != nil {
-			s.cfg.Logger.Warn().Err(err).Msg("store not ready")
-			return readyCheck{notReady: "the thread store is not reachable"}
-		}
+	if err := s.cfg.Store.Ping(ctx); err != nil {
+		s.cfg.Logger.Warn().Err(err).Msg("store not ready")
+		return readyCheck{notReady: "the thread store is not reachable"}
 	}
 	cl := aap.NewClient(s.cfg.Upstream, aap.ClientOptions{HTTPClient: s.cfg.HTTPClient, APIKey: s.cfg.UpstreamAPIKey, Version: s.cfg.UpstreamVersion})
 	_, err := cl.Meta(ctx)

@@ -285,10 +285,7 @@ func (r *runner) turnDone(result string) {
 
 // record makes the run's stream recorded, with what it was asked.
 func (r *runner) record() {
-	st := runLogsOf(r.env.cfg.Store)
-	if st == nil {
-		return
-	}
+	st := r.env.cfg.Store
 	in := runInput{From: min(len(r.th.Delivered), r.th.RecordLen), Messages: r.recordable}
 	if r.p.Fresh {
 		in.From = 0

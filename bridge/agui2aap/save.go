@@ -75,5 +75,5 @@ func (r *runner) prepareSave() {
 // Store saves the thread and frees it, in one write (a thread's save is
 // the same whether an earlier try was stored or not).
 func (r *runner) Store(ctx context.Context, holder string) error {
-	return r.env.cfg.Store.SaveThreadUnlock(ctx, r.th, holder)
+	return r.env.cfg.Store.SaveThread(ctx, r.th, holder)
 }

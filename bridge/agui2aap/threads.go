@@ -136,10 +136,8 @@ func (s *Server) removeThread(c *gin.Context) error {
 	if err := s.cfg.Store.DeleteThread(ctx, owner, id); err != nil && !errors.Is(err, store.ErrNotFound) {
 		return &storeError{"delete thread", err}
 	}
-	if st := s.runLogs(); st != nil {
-		if err := st.DeleteRunLogs(ctx, owner, runKey(id)); err != nil {
-			log.Warn().Err(err).Str("thread", id).Msg("the deleted thread's run logs could not be dropped")
-		}
+	if err := s.cfg.Store.DeleteRunLogs(ctx, owner, runKey(id)); err != nil {
+		log.Warn().Err(err).Str("thread", id).Msg("the deleted thread's run logs could not be dropped")
 	}
 	log.Info().Str("thread", id).Str("session", th.SessionID).Msg("thread deleted")
 	return nil

@@ -43,15 +43,6 @@ func (cfg *Config) loadThread(ctx context.Context, owner, id string) (*store.Thr
 // runKey is the run-log key of a thread's runs.
 func runKey(threadID string) string { return "thread/" + threadID }
 
-// runLogs is the store's run logs; nil when it keeps none.
-func (s *Server) runLogs() store.RunLogStore { return runLogsOf(s.cfg.Store) }
-
-// runLogsOf is st's run logs, or nil when it keeps none.
-func runLogsOf(st store.ThreadStore) store.RunLogStore {
-	rl, _ := st.(store.RunLogStore)
-	return rl
-}
-
 // runInput is what a run's log keeps of what the run was asked
 // (store.RunLog.Input), for a client joining it from nothing: the client's
 // messages the thread's record lacks (keepForRecord), to go after the

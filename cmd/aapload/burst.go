@@ -170,7 +170,7 @@ func prefillBig(spec string, k, mib int) error {
 		for j := range mib * 16 {
 			seed = append(seed, store.Entry{Message: &aap.AssistantMessage{Content: aap.TextContent(text)}, AGUIID: fmt.Sprintf("big-%d-%d", i, j)})
 		}
-		if err := st.CreateSession(context.Background(), sess, seed); err != nil {
+		if err := st.CreateSession(context.Background(), sess, seed, 0); err != nil {
 			return err
 		}
 	}

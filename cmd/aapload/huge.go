@@ -266,7 +266,7 @@ func recordedText(spec, id string) (int, error) {
 		return 0, err
 	}
 	defer st.Close()
-	rec, err := st.(store.ThreadStore).ThreadRecord(context.Background(), "", id)
+	rec, err := st.ThreadRecord(context.Background(), "", id)
 	if err != nil {
 		return 0, fmt.Errorf("the thread's record: %w", err)
 	}

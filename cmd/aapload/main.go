@@ -596,11 +596,7 @@ func (s *stats) countLostThreads(spec string) {
 		return
 	}
 	defer st.Close()
-	ts, ok := st.(store.ThreadStore)
-	if !ok {
-		s.lost = -1
-		return
-	}
+	ts := st
 	for thread, sent := range s.threads {
 		th, err := ts.GetThread(context.Background(), "", thread)
 		if err != nil {

@@ -37,11 +37,7 @@ func newRollingStats(spec string) *rollingStats {
 		return rs
 	}
 	rs.closeStore = func() { st.Close() }
-	if ts, ok := st.(store.ThreadStore); ok {
-		rs.threads = ts
-	} else {
-		rs.storeErr = fmt.Errorf("%s keeps no threads", spec)
-	}
+	rs.threads = st
 	return rs
 }
 

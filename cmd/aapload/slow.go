@@ -157,7 +157,7 @@ func prefill(spec string, k int) error {
 			{Message: aap.UserText(fmt.Sprintf("an earlier question %d", i)), AGUIID: fmt.Sprintf("u-%d", i)},
 			{Message: &aap.AssistantMessage{Content: aap.TextContent(strings.Repeat("an earlier answer ", 20))}, AGUIID: fmt.Sprintf("a-%d", i)},
 		}
-		if err := st.CreateSession(context.Background(), sess, seed); err != nil {
+		if err := st.CreateSession(context.Background(), sess, seed, 0); err != nil {
 			failed.Store(err)
 		}
 	})

@@ -86,7 +86,7 @@ func TestCopyFromSQLite(t *testing.T) {
 	src, err := sqlite.Open(db)
 	require.NoError(t, err)
 	th := &store.Thread{Owner: "", ID: "t1", Agent: "demo", SessionID: "sess_1", Delivered: []string{"u1", "a1"}}
-	require.NoError(t, src.SaveThread(ctx, th))
+	require.NoError(t, src.SaveThread(ctx, th, ""))
 	require.NoError(t, src.Close())
 
 	dsn := pgtest.Schema(t)

@@ -2,5 +2,5 @@
 // requests per second (a token bucket per key, golang.org/x/time/rate)
 // and concurrent turns per key. Both are counted in this process; the
 // session limit, which must hold across replicas, is the store's
-// (store.Store.CreateSessionWithin).
+// (store.SessionStore.CreateSession).
 package limit

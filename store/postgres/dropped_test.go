@@ -37,7 +37,7 @@ func TestPostgresSurvivesDroppedConnections(t *testing.T) {
 		if !ok {
 			return fmt.Errorf("%s: lock held", id)
 		}
-		if err := s.SaveSessionUnlock(ctx, sess, userEntries(text), "h-"+text); err != nil {
+		if err := s.SaveSession(ctx, sess, userEntries(text), "h-"+text); err != nil {
 			_ = s.Unlock(ctx, id, "h-"+text) // as Lease.ReleaseWith does
 			return err
 		}
@@ -45,7 +45,7 @@ func TestPostgresSurvivesDroppedConnections(t *testing.T) {
 	}
 	for i := range n {
 		id := fmt.Sprint("s", i)
-		require.NoError(t, s.CreateSession(ctx, &store.Session{ID: id, Owner: "alice"}, nil))
+		require.NoError(t, s.CreateSession(ctx, &store.Session{ID: id, Owner: "alice"}, nil, 0))
 		require.NoError(t, turn(id, id+"-before"))
 	}
 
@@ -79,7 +79,7 @@ func TestPostgresSurvivesDroppedConnections(t *testing.T) {
 	for i := range n {
 		id := fmt.Sprint("s", i)
 		total += failures[i]
-		_, hist, err := s.LoadSession(ctx, "alice", id)
+		_, hist, err := s.loadSession(ctx, "alice", id)
 		require.NoError(t, err)
 		// A failed attempt stored nothing.
 		want := []string{id + "-before", fmt.Sprintf("%s-after-%d", id, failures[i])}

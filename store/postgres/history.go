@@ -47,12 +47,6 @@ const pgAppend = `WITH s AS (
 const pgAppendTail = `INSERT INTO history (session_id, position, data)
 	SELECT $1, s.first + t.ord - 1, t.data FROM s, unnest($2::text[]) WITH ORDINALITY AS t (data, ord)`
 
-// ReplaceHistory implements store.Store: the whole history is the tail from
-// position 0.
-func (s *Store) ReplaceHistory(ctx context.Context, id string, entries []store.Entry) error {
-	return s.ReplaceTail(ctx, id, 0, entries)
-}
-
 // ReplaceTail implements store.Store in one statement, sent in a batch with the
 // writes waiting beside it (writegroup.go): the entries from
 // position from on are written over (an upsert: a DELETE and an INSERT of

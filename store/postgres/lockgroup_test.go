@@ -52,11 +52,11 @@ func entryTexts(t *testing.T, es []store.Entry) []string {
 func TestPostgresLockGroupStatement(t *testing.T) {
 	ctx := context.Background()
 	s := openPG(t, pgtest.Schema(t))
-	require.NoError(t, s.CreateSession(ctx, &store.Session{ID: "s1", Owner: "alice"}, userEntries("a", "b")))
-	require.NoError(t, s.CreateSession(ctx, &store.Session{ID: "s2", Owner: "alice"}, userEntries("c")))
-	require.NoError(t, s.CreateSession(ctx, &store.Session{ID: "s3", Owner: "alice"}, nil))
-	require.NoError(t, s.CreateSession(ctx, &store.Session{ID: "bobs", Owner: "bob"}, userEntries("secret")))
-	require.NoError(t, s.CreateSession(ctx, &store.Session{ID: "held", Owner: "alice"}, nil))
+	require.NoError(t, s.CreateSession(ctx, &store.Session{ID: "s1", Owner: "alice"}, userEntries("a", "b"), 0))
+	require.NoError(t, s.CreateSession(ctx, &store.Session{ID: "s2", Owner: "alice"}, userEntries("c"), 0))
+	require.NoError(t, s.CreateSession(ctx, &store.Session{ID: "s3", Owner: "alice"}, nil, 0))
+	require.NoError(t, s.CreateSession(ctx, &store.Session{ID: "bobs", Owner: "bob"}, userEntries("secret"), 0))
+	require.NoError(t, s.CreateSession(ctx, &store.Session{ID: "held", Owner: "alice"}, nil, 0))
 	ok, _, err := s.Lock(ctx, "held", "someone", time.Minute)
 	require.NoError(t, err)
 	require.True(t, ok)
@@ -117,8 +117,8 @@ func TestPostgresLockGroupSeesTheLastAppend(t *testing.T) {
 	ctx := context.Background()
 	dsn := pgtest.Schema(t)
 	s := openPG(t, dsn)
-	require.NoError(t, s.CreateSession(ctx, &store.Session{ID: "s1", Owner: "alice"}, userEntries("u1")))
-	require.NoError(t, s.CreateSession(ctx, &store.Session{ID: "s2", Owner: "alice"}, userEntries("u2")))
+	require.NoError(t, s.CreateSession(ctx, &store.Session{ID: "s1", Owner: "alice"}, userEntries("u1"), 0))
+	require.NoError(t, s.CreateSession(ctx, &store.Session{ID: "s2", Owner: "alice"}, userEntries("u2"), 0))
 	commit := AppendInOpenTx(t, dsn, "s1")
 
 	group := []*pgLockCall{
@@ -150,7 +150,7 @@ func TestPostgresLockGroupsUnderLoad(t *testing.T) {
 	const n = 100
 	for i := range n {
 		id := fmt.Sprint("s", i)
-		require.NoError(t, s.CreateSession(ctx, &store.Session{ID: id, Owner: "alice"}, userEntries(id)))
+		require.NoError(t, s.CreateSession(ctx, &store.Session{ID: id, Owner: "alice"}, userEntries(id), 0))
 	}
 	start := make(chan struct{})
 	var wg sync.WaitGroup
@@ -239,8 +239,8 @@ func WaitForRowLock(t *testing.T, dsn, fragment string) {
 func TestPostgresLockGroupFallsBackAlone(t *testing.T) {
 	ctx := context.Background()
 	s := openPG(t, pgtest.Schema(t))
-	require.NoError(t, s.CreateSession(ctx, &store.Session{ID: "s1", Owner: "alice"}, userEntries("u1")))
-	require.NoError(t, s.CreateSession(ctx, &store.Session{ID: "s2", Owner: "alice"}, nil))
+	require.NoError(t, s.CreateSession(ctx, &store.Session{ID: "s1", Owner: "alice"}, userEntries("u1"), 0))
+	require.NoError(t, s.CreateSession(ctx, &store.Session{ID: "s2", Owner: "alice"}, nil, 0))
 
 	call := func(id, holder string) *pgLockCall {
 		return &pgLockCall{ctx: context.Background(), owner: "alice", id: id, holder: holder, ttl: time.Minute, done: make(chan pgLockResult, 1)}
@@ -265,8 +265,8 @@ func TestPostgresLockGroupFallsBackAlone(t *testing.T) {
 func TestPostgresLockGroupLeavesOutCallsThatGaveUp(t *testing.T) {
 	ctx := context.Background()
 	s := openPG(t, pgtest.Schema(t))
-	require.NoError(t, s.CreateSession(ctx, &store.Session{ID: "s1", Owner: "alice"}, nil))
-	require.NoError(t, s.CreateSession(ctx, &store.Session{ID: "s2", Owner: "alice"}, nil))
+	require.NoError(t, s.CreateSession(ctx, &store.Session{ID: "s1", Owner: "alice"}, nil, 0))
+	require.NoError(t, s.CreateSession(ctx, &store.Session{ID: "s2", Owner: "alice"}, nil, 0))
 	gone, cancel := context.WithCancel(ctx)
 	cancel()
 	group := []*pgLockCall{

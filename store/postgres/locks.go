@@ -42,7 +42,7 @@ func (s *Store) Lock(ctx context.Context, id, holder string, ttl time.Duration) 
 	return false, pgLeft(left), nil
 }
 
-// LockLoadSession implements store.SessionLockLoader: the call joins the next
+// LockLoadSession implements store.SessionLocker: the call joins the next
 // group, whose one statement takes its lock, limited to owner's session,
 // and reads the session and its history. A caller whose ctx is done before
 // its group is sent gets ctx's error, and nothing is locked; once sent,
@@ -140,7 +140,7 @@ func (s *Store) lockedSession(ctx context.Context, c *pgLockCall, out *store.Ses
 		out.CreatedAt = out.CreatedAt.UTC()
 		err = store.DecodeSession(out, []byte(data))
 	case len(snap.hist) != n || snap.version == nil || *snap.version != out.HistoryVersion:
-		sess, entries, err = s.LoadSession(ctx, out.Owner, out.ID)
+		sess, entries, err = s.loadSession(ctx, out.Owner, out.ID)
 	default:
 		entries, err = s.decodeSessionRow(ctx, out, data, snap.hist)
 	}
@@ -172,5 +172,3 @@ func (s *Store) Unlock(ctx context.Context, id, holder string) error {
 	}
 	return nil
 }
-
-var _ store.SessionLockLoader = (*Store)(nil)

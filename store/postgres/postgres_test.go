@@ -79,7 +79,7 @@ func TestPostgresMigratesHistoryVersion(t *testing.T) {
 	s, _ := pgMigrated(t, pgBeforeRecords+`DROP TABLE run_log_batches, run_logs;
 		DROP TRIGGER sessions_history_written ON sessions; DROP FUNCTION aapagui_history_written();
 		ALTER TABLE sessions DROP COLUMN history_version; UPDATE aapagui_schema SET version = 1`, func(t *testing.T, s store.Store) {
-		require.NoError(t, s.CreateSession(ctx, &store.Session{ID: "s1", Owner: "alice"}, storetest.Users("u1")))
+		require.NoError(t, s.CreateSession(ctx, &store.Session{ID: "s1", Owner: "alice"}, storetest.Users("u1"), 0))
 	})
 	got, err := s.GetSession(ctx, "alice", "s1")
 	require.NoError(t, err)
@@ -96,7 +96,7 @@ func TestPostgresMigratesHistoryVersion(t *testing.T) {
 func TestPostgresMigratesRunLogs(t *testing.T) {
 	ctx := context.Background()
 	s, _ := pgMigrated(t, pgBeforeRecords+`DROP TABLE run_log_batches, run_logs; UPDATE aapagui_schema SET version = 2`, func(t *testing.T, s store.Store) {
-		require.NoError(t, s.CreateSession(ctx, &store.Session{ID: "s1", Owner: "alice"}, storetest.Users("u1")))
+		require.NoError(t, s.CreateSession(ctx, &store.Session{ID: "s1", Owner: "alice"}, storetest.Users("u1"), 0))
 	})
 	assert.Equal(t, storetest.Users("u1"), storetest.History(t, s, "s1"))
 	storetest.StartLog(t, s, "L1", "alice", "session/s1", time.Time{})
@@ -200,9 +200,9 @@ func TestPostgresThreadRecordGoesWithItsThread(t *testing.T) {
 	s := openPostgresDSN(t, dsn)
 	for _, owner := range []string{"k1", "k2"} {
 		th := &store.Thread{Owner: owner, ID: "t", RecordTail: &store.RecordTail{Messages: storetest.RecordMessages("m1", "m2", "m3")}}
-		require.NoError(t, s.SaveThread(ctx, th))
+		require.NoError(t, s.SaveThread(ctx, th, ""))
 		th.RecordTail = &store.RecordTail{From: 1, Messages: storetest.RecordMessages("x2")}
-		require.NoError(t, s.SaveThread(ctx, th))
+		require.NoError(t, s.SaveThread(ctx, th, ""))
 	}
 	conn := rawPG(t, dsn)
 	count := func() (messages, counted int) {
@@ -231,7 +231,7 @@ func TestPostgresRecordGapsInABatch(t *testing.T) {
 				from = 1 // past the end of a new thread's record
 			}
 			th := &store.Thread{Owner: "k", ID: fmt.Sprint("t", i), RecordTail: &store.RecordTail{From: from, Messages: storetest.RecordMessages("m")}}
-			errs[i] = s.SaveThread(ctx, th)
+			errs[i] = s.SaveThread(ctx, th, "")
 		})
 	}
 	wg.Wait()
@@ -314,7 +314,7 @@ func TestPostgresLockLoadSeesTheLastAppend(t *testing.T) {
 	ctx := context.Background()
 	dsn := pgtest.Schema(t)
 	s := openPostgresDSN(t, dsn)
-	require.NoError(t, s.CreateSession(ctx, &store.Session{ID: "s1", Owner: "alice"}, storetest.Users("u1")))
+	require.NoError(t, s.CreateSession(ctx, &store.Session{ID: "s1", Owner: "alice"}, storetest.Users("u1"), 0))
 	commit := postgres.AppendInOpenTx(t, dsn, "s1")
 
 	type result struct {
@@ -345,7 +345,7 @@ func TestPostgresLockLoadAfterARewrite(t *testing.T) {
 	ctx := context.Background()
 	dsn := pgtest.Schema(t)
 	s := openPostgresDSN(t, dsn)
-	require.NoError(t, s.CreateSession(ctx, &store.Session{ID: "s1", Owner: "alice"}, storetest.Users("u1")))
+	require.NoError(t, s.CreateSession(ctx, &store.Session{ID: "s1", Owner: "alice"}, storetest.Users("u1"), 0))
 	require.NoError(t, s.AppendHistory(ctx, "s1", storetest.Users("u2")))
 	before, err := s.GetSession(ctx, "alice", "s1")
 	require.NoError(t, err)

@@ -30,13 +30,13 @@ type pgRenewResult struct {
 	err error
 }
 
-// RenewLock implements store.LockRenewer: the renewal joins the next
+// RenewLock implements store.SessionLocker: the renewal joins the next
 // renewal group.
 func (s *Store) RenewLock(ctx context.Context, id, holder string, ttl time.Duration) (bool, error) {
 	return s.renew(ctx, &pgRenewCall{id: id, holder: holder, ttl: ttl})
 }
 
-// RenewThreadLock implements store.LockRenewer: the renewal joins the next
+// RenewThreadLock implements store.ThreadLocker: the renewal joins the next
 // renewal group.
 func (s *Store) RenewThreadLock(ctx context.Context, owner, id, holder string, ttl time.Duration) (bool, error) {
 	return s.renew(ctx, &pgRenewCall{thread: true, owner: owner, id: id, holder: holder, ttl: ttl})

@@ -12,10 +12,10 @@ import (
 	"github.com/aapagui/aapagui/store/internal/rowscan"
 )
 
-// CreateSession implements store.Store. It sets s.Seq on success. The session
+// createSession implements store.Store. It sets s.Seq on success. The session
 // and its seed history are one statement: one round trip and one commit,
 // and no history is written for an id that is taken.
-func (s *Store) CreateSession(ctx context.Context, sess *store.Session, seed []store.Entry) error {
+func (s *Store) createSession(ctx context.Context, sess *store.Session, seed []store.Entry) error {
 	data, hist, err := store.EncodeSessionEntries(sess, seed)
 	if err != nil {
 		return err
@@ -41,18 +41,18 @@ func (s *Store) CreateSession(ctx context.Context, sess *store.Session, seed []s
 
 // pgOwnerLock is the first key of the transaction-scoped advisory locks
 // under which an owner's sessions are counted and one is added
-// (CreateSessionWithin), "aaps" in ASCII; the second is the hash of the
+// (CreateSession with a max), "aaps" in ASCII; the second is the hash of the
 // owner.
 const pgOwnerLock = 0x61617073
 
-// CreateSessionWithin implements store.Store. The owner's sessions are counted
+// CreateSession implements store.Store. The owner's sessions are counted
 // and the new one inserted under a transaction-scoped advisory lock on the
 // owner: concurrent creations for one owner, from any replica, take turns,
 // and each counts what the ones before it committed. The lock ends with
 // the transaction, so it works through a transaction pooler.
-func (s *Store) CreateSessionWithin(ctx context.Context, sess *store.Session, seed []store.Entry, max int) error {
+func (s *Store) CreateSession(ctx context.Context, sess *store.Session, seed []store.Entry, max int) error {
 	if max <= 0 {
-		return s.CreateSession(ctx, sess, seed)
+		return s.createSession(ctx, sess, seed)
 	}
 	data, hist, err := store.EncodeSessionEntries(sess, seed)
 	if err != nil {
@@ -120,33 +120,6 @@ func (s *Store) GetSession(ctx context.Context, owner, id string) (*store.Sessio
 	return out, nil
 }
 
-// LoadSession implements store.SessionLoader: the session and its history in one
-// statement, so one round trip and one snapshot.
-func (s *Store) LoadSession(ctx context.Context, owner, id string) (*store.Session, []store.Entry, error) {
-	if !pgStorable(owner, id) {
-		return nil, nil, store.ErrNotFound
-	}
-	out := &store.Session{ID: id, Owner: owner}
-	var data string
-	var hist []string
-	err := s.pool.QueryRow(ctx,
-		`SELECT s.seq, s.created_at, s.data, s.history_version,
-		        coalesce((SELECT array_agg(h.data ORDER BY h.position) FROM history h WHERE h.session_id = s.id), '{}')
-		 FROM sessions s WHERE s.id = $1 AND s.owner = $2`, id, owner).
-		Scan(&out.Seq, &out.CreatedAt, &data, &out.HistoryVersion, &hist)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return nil, nil, store.ErrNotFound
-	}
-	if err != nil {
-		return nil, nil, fmt.Errorf("store: postgres: load session: %w", err)
-	}
-	entries, err := s.decodeSessionRow(ctx, out, data, hist)
-	if err != nil {
-		return nil, nil, err
-	}
-	return out, entries, nil
-}
-
 // decodeSessionRow fills out from a session row's data and returns its
 // history entries, as read by one statement (their long texts read from
 // their parts).
@@ -189,25 +162,6 @@ func (s *Store) ListSessions(ctx context.Context, owner string, after int64, lim
 	})
 }
 
-// UpdateSession implements store.Store. It leaves Seq and CreatedAt as they were
-// stored.
-func (s *Store) UpdateSession(ctx context.Context, sess *store.Session) error {
-	if !pgStorable(sess.Owner, sess.ID) {
-		return store.ErrNotFound
-	}
-	data, err := store.EncodeSession(sess)
-	if err != nil {
-		return err
-	}
-	tag, err := s.exec(ctx, sess.ID, `UPDATE sessions SET data = $1 WHERE id = $2 AND owner = $3`, string(data), sess.ID, sess.Owner)
-	return pgAffectedOne(tag, err, "update session")
-}
-
-// SaveSession implements store.Store in one statement.
-func (s *Store) SaveSession(ctx context.Context, sess *store.Session, appended []store.Entry) error {
-	return s.SaveSessionUnlock(ctx, sess, appended, "")
-}
-
 // pgSave saves session $1 of owner $3 (its data $4, and the count of the
 // entries $2 appended), and frees holder $5's lock: SET sees the row as it
 // was, so the lock goes only if $5 had it.
@@ -216,11 +170,11 @@ const pgSave = `UPDATE sessions SET data = $4, history_len = history_len + cardi
 		lock_until = CASE WHEN lock_holder = $5 THEN NULL ELSE lock_until END
 	WHERE id = $1 AND owner = $3`
 
-// SaveSessionUnlock implements store.Store in one statement (one commit), sent
+// SaveSession implements store.Store in one statement (one commit), sent
 // in a batch with the writes waiting beside it (writegroup.go).
 // With no entries it is pgSave alone, so that a missing session still
 // shows as no row affected.
-func (s *Store) SaveSessionUnlock(ctx context.Context, sess *store.Session, appended []store.Entry, holder string) error {
+func (s *Store) SaveSession(ctx context.Context, sess *store.Session, appended []store.Entry, holder string) error {
 	if !pgStorable(sess.Owner, sess.ID, holder) {
 		return store.ErrNotFound
 	}
@@ -243,4 +197,31 @@ func (s *Store) DeleteSession(ctx context.Context, owner, id string) error {
 	}
 	tag, err := s.pool.Exec(ctx, `DELETE FROM sessions WHERE id = $1 AND owner = $2`, id, owner)
 	return pgAffectedOne(tag, err, "delete session")
+}
+
+// loadSession reads the session and its history in one
+// statement, so one round trip and one snapshot.
+func (s *Store) loadSession(ctx context.Context, owner, id string) (*store.Session, []store.Entry, error) {
+	if !pgStorable(owner, id) {
+		return nil, nil, store.ErrNotFound
+	}
+	out := &store.Session{ID: id, Owner: owner}
+	var data string
+	var hist []string
+	err := s.pool.QueryRow(ctx,
+		`SELECT s.seq, s.created_at, s.data, s.history_version,
+		        coalesce((SELECT array_agg(h.data ORDER BY h.position) FROM history h WHERE h.session_id = s.id), '{}')
+		 FROM sessions s WHERE s.id = $1 AND s.owner = $2`, id, owner).
+		Scan(&out.Seq, &out.CreatedAt, &data, &out.HistoryVersion, &hist)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil, nil, store.ErrNotFound
+	}
+	if err != nil {
+		return nil, nil, fmt.Errorf("store: postgres: load session: %w", err)
+	}
+	entries, err := s.decodeSessionRow(ctx, out, data, hist)
+	if err != nil {
+		return nil, nil, err
+	}
+	return out, entries, nil
 }

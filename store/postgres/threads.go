@@ -63,11 +63,6 @@ func (s *Store) GetThread(ctx context.Context, owner, id string) (*store.Thread,
 	return row.thread(owner, id)
 }
 
-// SaveThread implements store.ThreadStore.
-func (s *Store) SaveThread(ctx context.Context, t *store.Thread) error {
-	return s.SaveThreadUnlock(ctx, t, "")
-}
-
 // pgSaveThreadUpsert creates or replaces thread $2 of owner $1: its
 // record counted as $6 + the messages $7 when $10 (a save with a tail,
 // from 0) and as it was otherwise, its delivered ids counted as $8 + the
@@ -114,14 +109,14 @@ const pgSaveThreadParts = `
 		ON CONFLICT (owner, id, position) DO UPDATE SET message_id = EXCLUDED.message_id)
 	SELECT 1 FROM t`
 
-// SaveThreadUnlock implements store.ThreadStore in one statement, sent in
+// SaveThread implements store.ThreadStore in one statement, sent in
 // a batch with the writes waiting beside it (writegroup.go): the thread,
 // its record's tail, its delivered ids from DeliveredFrom on and the lock
 // in one commit. A tail is checked against the stored record by the
 // statement itself: a save that finds a gap saves nothing and returns no
 // row (store.ErrRecordGap). A DeliveredFrom past the stored ids is one
 // too, and the save is made again with every id.
-func (s *Store) SaveThreadUnlock(ctx context.Context, t *store.Thread, holder string) error {
+func (s *Store) SaveThread(ctx context.Context, t *store.Thread, holder string) error {
 	if !pgStorable(t.Owner, t.ID, holder) {
 		return fmt.Errorf("store: postgres: save thread: an owner, thread id or holder PostgreSQL text cannot hold")
 	}

@@ -11,8 +11,8 @@ import (
 )
 
 // The writes a turn or a run makes on PostgreSQL are single statements: a
-// turn's start and end (SaveSession, SaveSessionUnlock), the messages it
-// settles (AppendHistory), a thread's save (SaveThreadUnlock), a run's
+// turn's start and end (SaveSession), the messages it
+// settles (AppendHistory), a thread's save (SaveThread), a run's
 // log as it grows (AppendRunLog). The ones
 // waiting when one is sent go together as one batch: their statements,
 // sent at once and run in the batch's one implicit transaction, so that a

@@ -22,7 +22,7 @@ func TestPostgresWriteGroupsUnderLoad(t *testing.T) {
 	const n = 100
 	for i := range n {
 		id := fmt.Sprint("s", i)
-		require.NoError(t, s.CreateSession(ctx, &store.Session{ID: id, Owner: "alice"}, userEntries(id)))
+		require.NoError(t, s.CreateSession(ctx, &store.Session{ID: id, Owner: "alice"}, userEntries(id), 0))
 		ok, _, err := s.Lock(ctx, id, "h"+id, 60e9)
 		require.NoError(t, err)
 		require.True(t, ok)
@@ -34,15 +34,15 @@ func TestPostgresWriteGroupsUnderLoad(t *testing.T) {
 			<-start
 			id := fmt.Sprint("s", i)
 			sess := &store.Session{ID: id, Owner: "alice", State: []byte(fmt.Sprintf(`{"n":%d}`, i))}
-			assert.NoError(t, s.SaveSession(ctx, sess, userEntries(id+"-a")))
-			assert.NoError(t, s.SaveSessionUnlock(ctx, sess, userEntries(id+"-b", id+"-c"), "h"+id))
+			assert.NoError(t, s.SaveSession(ctx, sess, userEntries(id+"-a"), ""))
+			assert.NoError(t, s.SaveSession(ctx, sess, userEntries(id+"-b", id+"-c"), "h"+id))
 		})
 	}
 	close(start)
 	wg.Wait()
 	for i := range n {
 		id := fmt.Sprint("s", i)
-		sess, hist, err := s.LoadSession(ctx, "alice", id)
+		sess, hist, err := s.loadSession(ctx, "alice", id)
 		require.NoError(t, err)
 		assert.JSONEq(t, fmt.Sprintf(`{"n":%d}`, i), string(sess.State))
 		assert.Equal(t, entryTexts(t, userEntries(id, id+"-a", id+"-b", id+"-c")), entryTexts(t, hist))
@@ -64,7 +64,7 @@ func TestPostgresWriteGroupFailures(t *testing.T) {
 	ctx := context.Background()
 	s := openPG(t, pgtest.Schema(t))
 	for _, id := range []string{"s1", "s2", "s3"} {
-		require.NoError(t, s.CreateSession(ctx, &store.Session{ID: id, Owner: "alice"}, nil))
+		require.NoError(t, s.CreateSession(ctx, &store.Session{ID: id, Owner: "alice"}, nil, 0))
 	}
 	update := func(id, owner, data string) *pgWrite {
 		return &pgWrite{key: id, sql: `UPDATE sessions SET data = $1 WHERE id = $2 AND owner = $3`,

@@ -29,12 +29,6 @@ func (s *Store) AppendHistory(ctx context.Context, id string, entries []store.En
 	})
 }
 
-// ReplaceHistory implements store.Store: the whole history is the tail from
-// position 0.
-func (s *Store) ReplaceHistory(ctx context.Context, id string, entries []store.Entry) error {
-	return s.ReplaceTail(ctx, id, 0, entries)
-}
-
 // ReplaceTail implements store.Store, in one transaction.
 func (s *Store) ReplaceTail(ctx context.Context, id string, from int, entries []store.Entry) error {
 	hist, err := store.EncodeEntries(entries)

@@ -38,7 +38,7 @@ func (s *Store) Lock(ctx context.Context, id, holder string, ttl time.Duration) 
 	return false, leftUntil(until, now), nil
 }
 
-// RenewLock implements store.LockRenewer: holder's lock extended, late
+// RenewLock implements store.SessionLocker: holder's lock extended, late
 // or not, as long as it is still holder's (nobody else took it), sent on
 // the writer's renewal lane, ahead of every other write.
 func (s *Store) RenewLock(ctx context.Context, id, holder string, ttl time.Duration) (bool, error) {
@@ -47,7 +47,7 @@ func (s *Store) RenewLock(ctx context.Context, id, holder string, ttl time.Durat
 		toMillis(time.Now().Add(ttl)), id, holder)
 }
 
-// RenewThreadLock implements store.LockRenewer: holder's lock extended,
+// RenewThreadLock implements store.ThreadLocker: holder's lock extended,
 // late or not, as long as it is still holder's (a lock row that is gone
 // was released, and is not renewed), sent on the writer's renewal lane,
 // ahead of every other write.
@@ -74,7 +74,7 @@ func (s *Store) renew(ctx context.Context, what, query string, args ...any) (boo
 	return n == 1, nil
 }
 
-// LockLoadSession implements store.SessionLockLoader: Lock's conditional UPDATE,
+// LockLoadSession implements store.SessionLocker: Lock's conditional UPDATE,
 // limited to owner's session, returns the session's row; the history is
 // then read under the lock just taken. One write and one read, instead of
 // a read before the lock and two after.
@@ -146,5 +146,3 @@ func (s *Store) Unlock(ctx context.Context, id, holder string) error {
 	}
 	return nil
 }
-
-var _ store.SessionLockLoader = (*Store)(nil)

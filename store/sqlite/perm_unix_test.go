@@ -47,7 +47,7 @@ func TestSQLiteFilesOwnerOnly(t *testing.T) {
 	withUmask(t, 0o022)
 	path := filepath.Join(t.TempDir(), "store.db")
 	s := openFile(t, path)
-	require.NoError(t, s.CreateSession(context.Background(), storetest.Session("s1", ""), storetest.AllMessages()))
+	require.NoError(t, s.CreateSession(context.Background(), storetest.Session("s1", ""), storetest.AllMessages(), 0))
 	assert.Equal(t, want0600(path), modes(t, path))
 }
 
@@ -60,7 +60,7 @@ func TestSQLiteNarrowsOpenFiles(t *testing.T) {
 	s, err := sqlite.Open(path)
 	require.NoError(t, err)
 	ctx := context.Background()
-	require.NoError(t, s.CreateSession(ctx, storetest.Session("s1", ""), storetest.AllMessages()))
+	require.NoError(t, s.CreateSession(ctx, storetest.Session("s1", ""), storetest.AllMessages(), 0))
 	// Another process still has the file open: its -wal and -shm stay.
 	openFile(t, path)
 	require.NoError(t, s.Close())

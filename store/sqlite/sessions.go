@@ -10,14 +10,9 @@ import (
 	"github.com/aapagui/aapagui/store/internal/rowscan"
 )
 
-// CreateSession implements store.Store. It sets s.Seq on success.
-func (s *Store) CreateSession(ctx context.Context, sess *store.Session, seed []store.Entry) error {
-	return s.CreateSessionWithin(ctx, sess, seed, 0)
-}
-
-// CreateSessionWithin implements store.Store: the owner's sessions are counted
+// CreateSession implements store.Store: the owner's sessions are counted
 // in the transaction that inserts, and SQLite has one writer at a time.
-func (s *Store) CreateSessionWithin(ctx context.Context, sess *store.Session, seed []store.Entry, max int) error {
+func (s *Store) CreateSession(ctx context.Context, sess *store.Session, seed []store.Entry, max int) error {
 	data, hist, err := store.EncodeSessionEntries(sess, seed)
 	if err != nil {
 		return err
@@ -101,25 +96,8 @@ func (s *Store) ListSessions(ctx context.Context, owner string, after int64, lim
 	})
 }
 
-// UpdateSession implements store.Store. It leaves Seq and CreatedAt as they were
-// stored.
-func (s *Store) UpdateSession(ctx context.Context, sess *store.Session) error {
-	data, err := store.EncodeSession(sess)
-	if err != nil {
-		return err
-	}
-	res, err := s.exec(ctx,
-		`UPDATE sessions SET data = ? WHERE id = ? AND owner = ?`, string(data), sess.ID, sess.Owner)
-	return affectedOne(res, err, "update session")
-}
-
 // SaveSession implements store.Store in one transaction.
-func (s *Store) SaveSession(ctx context.Context, sess *store.Session, appended []store.Entry) error {
-	return s.SaveSessionUnlock(ctx, sess, appended, "")
-}
-
-// SaveSessionUnlock implements store.Store in one transaction.
-func (s *Store) SaveSessionUnlock(ctx context.Context, sess *store.Session, appended []store.Entry, holder string) error {
+func (s *Store) SaveSession(ctx context.Context, sess *store.Session, appended []store.Entry, holder string) error {
 	data, hist, err := store.EncodeSessionEntries(sess, appended)
 	if err != nil {
 		return err

@@ -41,7 +41,7 @@ func TestThreadsSurviveReopen(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "threads.db")
 	s, err := sqlite.Open(path)
 	require.NoError(t, err)
-	require.NoError(t, s.SaveThread(ctx, &store.Thread{Owner: "k", ID: "t", SessionID: "sess", Delivered: []string{"a", "b"}}))
+	require.NoError(t, s.SaveThread(ctx, &store.Thread{Owner: "k", ID: "t", SessionID: "sess", Delivered: []string{"a", "b"}}, ""))
 	require.NoError(t, s.Close())
 	s, err = sqlite.Open(path)
 	require.NoError(t, err)
@@ -93,10 +93,10 @@ func TestSQLitePersistsAcrossReopen(t *testing.T) {
 	s, err := sqlite.Open(path)
 	require.NoError(t, err)
 	first := storetest.RichSession("s1", "alice", created)
-	require.NoError(t, s.CreateSession(ctx, first, storetest.AllMessages()[:2]))
+	require.NoError(t, s.CreateSession(ctx, first, storetest.AllMessages()[:2], 0))
 	require.NoError(t, s.AppendHistory(ctx, "s1", storetest.AllMessages()[2:]))
 	second := storetest.Session("s2", "alice")
-	require.NoError(t, s.CreateSession(ctx, second, nil))
+	require.NoError(t, s.CreateSession(ctx, second, nil, 0))
 	ok, _, err := s.Lock(ctx, "s1", "replica-a", time.Hour)
 	require.NoError(t, err)
 	require.True(t, ok)
@@ -130,7 +130,7 @@ func TestSQLitePersistsAcrossReopen(t *testing.T) {
 	assert.True(t, ok, "and its holder still has it")
 
 	third := storetest.Session("s3", "alice")
-	require.NoError(t, s.CreateSession(ctx, third, nil))
+	require.NoError(t, s.CreateSession(ctx, third, nil, 0))
 	assert.Greater(t, third.Seq, second.Seq, "Seq keeps growing after a reopen")
 }
 
@@ -210,9 +210,9 @@ func TestSQLiteThreadRecordGoesWithItsThread(t *testing.T) {
 	s := openFile(t, path)
 	for _, owner := range []string{"k1", "k2"} {
 		th := &store.Thread{Owner: owner, ID: "t", RecordTail: &store.RecordTail{Messages: storetest.RecordMessages("m1", "m2", "m3")}}
-		require.NoError(t, s.SaveThread(ctx, th))
+		require.NoError(t, s.SaveThread(ctx, th, ""))
 		th.RecordTail = &store.RecordTail{From: 1, Messages: storetest.RecordMessages("x2")}
-		require.NoError(t, s.SaveThread(ctx, th))
+		require.NoError(t, s.SaveThread(ctx, th, ""))
 	}
 	db := rawDB(t, path)
 	count := func() (messages, counted int) {
@@ -232,7 +232,7 @@ func TestSQLiteThreadRecordGoesWithItsThread(t *testing.T) {
 func TestSQLiteMigratesRunLogs(t *testing.T) {
 	ctx := context.Background()
 	s, _ := migrated(t, beforeRecords+`DROP TABLE run_log_batches; DROP TABLE run_logs; PRAGMA user_version = 3`, func(t *testing.T, s store.Store) {
-		require.NoError(t, s.CreateSession(ctx, storetest.Session("s1", "alice"), storetest.Users("1")))
+		require.NoError(t, s.CreateSession(ctx, storetest.Session("s1", "alice"), storetest.Users("1"), 0))
 	})
 	assert.Equal(t, storetest.Users("1"), storetest.History(t, s, "s1"))
 	storetest.StartLog(t, s, "L1", "alice", "session/s1", time.Time{})
@@ -271,7 +271,7 @@ func TestSQLiteRunLogBatchesGoWithTheirLog(t *testing.T) {
 func TestSQLiteMigratesHistoryVersion(t *testing.T) {
 	ctx := context.Background()
 	s, _ := migrated(t, beforeRecords+`ALTER TABLE sessions DROP COLUMN history_version; PRAGMA user_version = 2`, func(t *testing.T, s store.Store) {
-		require.NoError(t, s.CreateSession(ctx, storetest.Session("s1", "alice"), storetest.Users("1", "2")))
+		require.NoError(t, s.CreateSession(ctx, storetest.Session("s1", "alice"), storetest.Users("1", "2"), 0))
 	})
 	got, err := s.GetSession(ctx, "alice", "s1")
 	require.NoError(t, err)
@@ -292,7 +292,7 @@ func TestSQLiteWaitsForAnotherWriter(t *testing.T) {
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "store.db")
 	s := openFile(t, path)
-	require.NoError(t, s.CreateSession(ctx, storetest.Session("s1", ""), nil))
+	require.NoError(t, s.CreateSession(ctx, storetest.Session("s1", ""), nil, 0))
 
 	// Another process holds the write lock for a while.
 	conn, err := rawDB(t, path).Conn(ctx)
@@ -324,7 +324,7 @@ func TestSQLiteOpenRefusesBadFiles(t *testing.T) {
 	s, err := sqlite.Open(good)
 	require.NoError(t, err)
 	for i := range 50 {
-		require.NoError(t, s.CreateSession(context.Background(), storetest.Session(fmt.Sprint(i), ""), storetest.AllMessages()))
+		require.NoError(t, s.CreateSession(context.Background(), storetest.Session(fmt.Sprint(i), ""), storetest.AllMessages(), 0))
 	}
 	require.NoError(t, s.Close())
 	valid, err := os.ReadFile(good)
@@ -405,8 +405,8 @@ func TestSQLiteDamagedRows(t *testing.T) {
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "store.db")
 	s := openFile(t, path)
-	require.NoError(t, s.CreateSession(ctx, storetest.Session("s1", ""), storetest.Users("a", "b")))
-	require.NoError(t, s.CreateSession(ctx, storetest.Session("s2", ""), storetest.Users("c")))
+	require.NoError(t, s.CreateSession(ctx, storetest.Session("s1", ""), storetest.Users("a", "b"), 0))
+	require.NoError(t, s.CreateSession(ctx, storetest.Session("s2", ""), storetest.Users("c"), 0))
 	db := rawDB(t, path)
 	_, err := db.Exec(`UPDATE sessions SET data = '{"agent":' WHERE id = 's1'`)
 	require.NoError(t, err)
@@ -444,7 +444,7 @@ func BenchmarkStore(b *testing.B) {
 	for _, st := range stores {
 		b.Run(st.name+"/AppendHistory", func(b *testing.B) {
 			s := st.open(b)
-			require.NoError(b, s.CreateSession(ctx, storetest.Session("s1", ""), nil))
+			require.NoError(b, s.CreateSession(ctx, storetest.Session("s1", ""), nil, 0))
 			b.ReportAllocs()
 			for b.Loop() {
 				if err := s.AppendHistory(ctx, "s1", turn); err != nil {
@@ -454,7 +454,7 @@ func BenchmarkStore(b *testing.B) {
 		})
 		b.Run(st.name+"/History100", func(b *testing.B) {
 			s := st.open(b)
-			require.NoError(b, s.CreateSession(ctx, storetest.Session("s1", ""), nil))
+			require.NoError(b, s.CreateSession(ctx, storetest.Session("s1", ""), nil, 0))
 			for range 50 {
 				require.NoError(b, s.AppendHistory(ctx, "s1", turn))
 			}
@@ -467,7 +467,7 @@ func BenchmarkStore(b *testing.B) {
 		})
 		b.Run(st.name+"/GetSession", func(b *testing.B) {
 			s := st.open(b)
-			require.NoError(b, s.CreateSession(ctx, storetest.RichSession("s1", "o", time.Now()), nil))
+			require.NoError(b, s.CreateSession(ctx, storetest.RichSession("s1", "o", time.Now()), nil, 0))
 			b.ReportAllocs()
 			for b.Loop() {
 				if _, err := s.GetSession(ctx, "o", "s1"); err != nil {
@@ -477,7 +477,7 @@ func BenchmarkStore(b *testing.B) {
 		})
 		b.Run(st.name+"/LockUnlock", func(b *testing.B) {
 			s := st.open(b)
-			require.NoError(b, s.CreateSession(ctx, storetest.Session("s1", ""), nil))
+			require.NoError(b, s.CreateSession(ctx, storetest.Session("s1", ""), nil, 0))
 			b.ReportAllocs()
 			for b.Loop() {
 				if ok, _, err := s.Lock(ctx, "s1", "h", time.Minute); err != nil || !ok {
@@ -496,7 +496,7 @@ func BenchmarkStore(b *testing.B) {
 func TestSQLiteGroupedWritesFailAlone(t *testing.T) {
 	ctx := context.Background()
 	s := openFile(t, filepath.Join(t.TempDir(), "store.db"))
-	require.NoError(t, s.CreateSession(ctx, storetest.Session("taken", ""), storetest.Users("first")))
+	require.NoError(t, s.CreateSession(ctx, storetest.Session("taken", ""), storetest.Users("first"), 0))
 	var wg sync.WaitGroup
 	errs := make([]error, 64)
 	for i := range 64 {
@@ -505,7 +505,7 @@ func TestSQLiteGroupedWritesFailAlone(t *testing.T) {
 			if i%2 == 1 {
 				id = "taken"
 			}
-			errs[i] = s.CreateSession(ctx, storetest.Session(id, ""), storetest.Users(fmt.Sprint(i)))
+			errs[i] = s.CreateSession(ctx, storetest.Session(id, ""), storetest.Users(fmt.Sprint(i)), 0)
 		})
 	}
 	wg.Wait()
@@ -524,7 +524,7 @@ func TestSQLiteWriteAfterClose(t *testing.T) {
 	s, err := sqlite.Open(filepath.Join(t.TempDir(), "store.db"))
 	require.NoError(t, err)
 	require.NoError(t, s.Close())
-	require.Error(t, s.CreateSession(context.Background(), storetest.Session("s1", ""), nil))
+	require.Error(t, s.CreateSession(context.Background(), storetest.Session("s1", ""), nil, 0))
 	_, _, err = s.Lock(context.Background(), "s1", "h", time.Second)
 	require.Error(t, err)
 }

@@ -55,11 +55,6 @@ func (s *Store) GetThread(ctx context.Context, owner, id string) (*store.Thread,
 	return row.thread(owner, id)
 }
 
-// SaveThread implements store.ThreadStore.
-func (s *Store) SaveThread(ctx context.Context, t *store.Thread) error {
-	return s.SaveThreadUnlock(ctx, t, "")
-}
-
 // sqliteSaveThread creates or replaces thread ?2 of owner ?1, its record
 // counted as ?6 messages if ?7 (a save with a tail) and as it was
 // otherwise: a thread read before another save does not bring back the
@@ -69,12 +64,12 @@ const sqliteSaveThread = `INSERT INTO threads (owner, id, updated_at, data, reco
 		data = excluded.data, record_len = CASE WHEN ?7 THEN excluded.record_len ELSE threads.record_len END,
 		delivered_len = excluded.delivered_len`
 
-// SaveThreadUnlock implements store.ThreadStore in one transaction: the
+// SaveThread implements store.ThreadStore in one transaction: the
 // tail is checked against the stored record first, so that a gap is a
 // refusal that changes nothing (and leaves the rest of its group alone),
 // then the thread, its record, its delivered ids from DeliveredFrom on
 // and the lock are written.
-func (s *Store) SaveThreadUnlock(ctx context.Context, t *store.Thread, holder string) error {
+func (s *Store) SaveThread(ctx context.Context, t *store.Thread, holder string) error {
 	if err := store.CheckRecordTail(t.RecordTail); err != nil {
 		return err
 	}

@@ -240,7 +240,7 @@ func TestSQLiteRecordGapIsARefusal(t *testing.T) {
 				from = 1 // past the end of a new thread's record
 			}
 			th := &store.Thread{Owner: "k", ID: fmt.Sprint("t", i), RecordTail: &store.RecordTail{From: from, Messages: []json.RawMessage{json.RawMessage(`{"n":1}`)}}}
-			errs[i] = s.SaveThread(ctx, th)
+			errs[i] = s.SaveThread(ctx, th, "")
 		})
 	}
 	time.Sleep(50 * time.Millisecond)

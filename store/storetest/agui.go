@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -20,7 +21,7 @@ func testEntryAGUI(t *testing.T, open func(*testing.T) store.Store) {
 	extras := json.RawMessage(`{"encryptedValue":"sig<&>==","toolCalls":{"call-1":"gAAA"}}`)
 	with := store.Entry{AGUIID: "a-1", Message: &aap.AssistantMessage{Content: aap.TextContent("hi")}, AGUI: extras}
 	plain := User("u-1", "hello")
-	require.NoError(t, s.CreateSession(ctx, Session("s1", ""), []store.Entry{plain, with}))
+	require.NoError(t, s.CreateSession(ctx, Session("s1", ""), []store.Entry{plain, with}, 0))
 	h := History(t, s, "s1")
 	require.Len(t, h, 2)
 	require.Nil(t, h[0].AGUI)
@@ -34,14 +35,28 @@ func testEntryAGUI(t *testing.T, open func(*testing.T) store.Store) {
 	next.AGUI = json.RawMessage(`{"encryptedValue":"y"}`)
 	require.NoError(t, s.ReplaceTail(ctx, "s1", 2, []store.Entry{next}))
 	require.Equal(t, `{"encryptedValue":"y"}`, string(History(t, s, "s1")[2].AGUI))
-	require.NoError(t, s.ReplaceHistory(ctx, "s1", []store.Entry{with}))
+	require.NoError(t, s.ReplaceTail(ctx, "s1", 0, []store.Entry{with}))
 	h = History(t, s, "s1")
 	require.Len(t, h, 1)
 	require.Equal(t, string(extras), string(h[0].AGUI))
 	sess, err := s.GetSession(ctx, "", "s1")
 	require.NoError(t, err)
-	require.NoError(t, s.SaveSession(ctx, sess, []store.Entry{next}))
-	_, h, err = store.LoadSession(ctx, s, "", "s1")
+	require.NoError(t, s.SaveSession(ctx, sess, []store.Entry{next}, ""))
+	_, h, err = loadSession(ctx, s, "", "s1")
 	require.NoError(t, err)
 	require.Equal(t, `{"encryptedValue":"y"}`, string(h[1].AGUI))
+}
+
+// loadSession reads owner's session id and its history as a turn's start
+// does (LockLoadSession), and frees the lock it took.
+func loadSession(ctx context.Context, s store.Sessions, owner, id string) (*store.Session, []store.Entry, error) {
+	const holder = "storetest-load"
+	sess, hist, ok, _, err := s.LockLoadSession(ctx, owner, id, holder, 0, time.Minute)
+	if err != nil {
+		return nil, nil, err
+	}
+	if ok {
+		_ = s.Unlock(ctx, id, holder)
+	}
+	return sess, hist, nil
 }

@@ -35,20 +35,17 @@ func testLeases(t *testing.T, open func(t *testing.T) store.Store) {
 	})
 }
 
-// testLeaseLateRenewal checks a store.LockRenewer's renewal of a lock
+// testLeaseLateRenewal checks a store's RenewLock of a lock
 // whose time has run out: still the holder's (nobody took it since), it
 // is renewed and held again; taken by another holder meanwhile, even one
 // whose own time has run out too, or released, it is not.
 func testLeaseLateRenewal(t *testing.T, open func(t *testing.T) store.Store) {
 	ctx := context.Background()
 	s := open(t)
-	r, ok := s.(store.LockRenewer)
-	if !ok {
-		t.Skip("the store has no LockRenewer")
-	}
+	r := s
 	const short = 10 * time.Millisecond
 	for _, id := range []string{"s1", "s2", "s3"} {
-		require.NoError(t, s.CreateSession(ctx, Session(id, ""), nil))
+		require.NoError(t, s.CreateSession(ctx, Session(id, ""), nil, 0))
 		ok, _, err := s.Lock(ctx, id, "h", short)
 		require.NoError(t, err)
 		require.True(t, ok)
@@ -87,7 +84,7 @@ func testLeaseLateRenewal(t *testing.T, open func(t *testing.T) store.Store) {
 	assert.False(t, ok, "the renewed lock is held again")
 }
 
-// testLeaseRenewals checks a store.LockRenewer: renewals sent together
+// testLeaseRenewals checks a store's RenewLock: renewals sent together
 // renew each holder's own lock, session or thread, and report a lock that
 // is not the holder's (another holder has it, or the session is gone) as
 // not renewed. (That a renewal extends the lock, the heartbeat check
@@ -95,14 +92,11 @@ func testLeaseLateRenewal(t *testing.T, open func(t *testing.T) store.Store) {
 func testLeaseRenewals(t *testing.T, open func(t *testing.T) store.Store) {
 	ctx := context.Background()
 	s := open(t)
-	r, ok := s.(store.LockRenewer)
-	if !ok {
-		t.Skip("the store has no LockRenewer")
-	}
+	r := s
 	const n = 20
 	for i := range n {
 		id := fmt.Sprint("s", i)
-		require.NoError(t, s.CreateSession(ctx, Session(id, ""), nil))
+		require.NoError(t, s.CreateSession(ctx, Session(id, ""), nil, 0))
 		ok, _, err := s.Lock(ctx, id, "h"+id, time.Hour)
 		require.True(t, ok)
 		require.NoError(t, err)
@@ -151,7 +145,7 @@ func testLeaseHeldThenReleased(t *testing.T, open func(t *testing.T) store.Store
 	ctx := context.Background()
 	opts := store.LeaseOptions{TTL: leaseTTL}
 	s := open(t)
-	require.NoError(t, s.CreateSession(ctx, Session("s1", ""), nil))
+	require.NoError(t, s.CreateSession(ctx, Session("s1", ""), nil, 0))
 	a, err := store.TakeSession(ctx, s, "s1", opts)
 	require.NoError(t, err)
 	_, err = store.TakeSession(ctx, s, "s1", opts)
@@ -175,17 +169,17 @@ func testLeaseReleasedBySave(t *testing.T, open func(t *testing.T) store.Store) 
 	ctx := context.Background()
 	opts := store.LeaseOptions{TTL: leaseTTL}
 	// ReleaseWith gives the write the lease's holder, so that
-	// SaveSessionUnlock saves and frees the lock in one write; after
+	// SaveSession with the holder saves and frees the lock in one write; after
 	// a heartbeat (the renewal has stopped, so the lock stays free).
 	s := open(t)
-	require.NoError(t, s.CreateSession(ctx, Session("s1", ""), nil))
+	require.NoError(t, s.CreateSession(ctx, Session("s1", ""), nil, 0))
 	a, _, _, err := store.TakeAndLoadSession(ctx, s, "", "s1", 0, opts)
 	require.NoError(t, err)
 	time.Sleep(leaseTTL / 2)
 	writes := 0
 	require.NoError(t, a.ReleaseWith(func(holder string) error {
 		writes++
-		return s.SaveSessionUnlock(ctx, Session("s1", ""), Users("u1"), holder)
+		return s.SaveSession(ctx, Session("s1", ""), Users("u1"), holder)
 	}))
 	assert.Equal(t, 1, writes)
 	time.Sleep(leaseTTL / 2)
@@ -203,7 +197,7 @@ func testLeaseReleasedBySave(t *testing.T, open func(t *testing.T) store.Store) 
 	c.Release()
 	require.NoError(t, c.ReleaseWith(func(holder string) error {
 		writes++
-		return s.SaveSessionUnlock(ctx, Session("s1", ""), Users("u2"), holder)
+		return s.SaveSession(ctx, Session("s1", ""), Users("u2"), holder)
 	}))
 	assert.Equal(t, 2, writes)
 	assert.Equal(t, Users("u1", "u2"), History(t, s, "s1"))
@@ -225,7 +219,7 @@ func testLeaseSaveOfUnknownOutcome(t *testing.T, open func(t *testing.T) store.S
 	tries := 0
 	require.NoError(t, l.ReleaseWith(func(holder string) error {
 		tries++
-		err := s.SaveThreadUnlock(ctx, &store.Thread{ID: "t1", SessionID: "sess-1", Delivered: []string{"u1"}}, holder)
+		err := s.SaveThread(ctx, &store.Thread{ID: "t1", SessionID: "sess-1", Delivered: []string{"u1"}}, holder)
 		if tries == 1 {
 			require.NoError(t, err)
 			return lost // stored, and its lock freed, but the answer lost
@@ -248,7 +242,7 @@ func testLeaseTakeAndLoad(t *testing.T, open func(t *testing.T) store.Store) {
 	// the owner's session and reads it with its history; another
 	// owner's session is not found and its lock left alone.
 	s := open(t)
-	require.NoError(t, s.CreateSession(ctx, Session("s1", "alice"), Users("u1", "u2")))
+	require.NoError(t, s.CreateSession(ctx, Session("s1", "alice"), Users("u1", "u2"), 0))
 	_, _, _, err := store.TakeAndLoadSession(ctx, s, "bob", "s1", 0, opts)
 	require.ErrorIs(t, err, store.ErrNotFound, "another owner's session")
 	_, _, _, err = store.TakeAndLoadSession(ctx, s, "alice", "missing", 0, opts)
@@ -284,7 +278,7 @@ func testLeaseHoldersInTurn(t *testing.T, open func(t *testing.T) store.Store) {
 	// how many it found, then releases. The history is then 0, 1, 2,
 	// …: nobody read it from before the previous holder's append.
 	s := open(t)
-	require.NoError(t, s.CreateSession(ctx, Session("s1", ""), nil))
+	require.NoError(t, s.CreateSession(ctx, Session("s1", ""), nil, 0))
 	const workers, each = 4, 10
 	errs := make(chan error, workers)
 	for range workers {
@@ -325,7 +319,7 @@ func testLeaseHeartbeat(t *testing.T, open func(t *testing.T) store.Store) {
 	ctx := context.Background()
 	opts := store.LeaseOptions{TTL: leaseTTL}
 	s := open(t)
-	require.NoError(t, s.CreateSession(ctx, Session("s1", ""), nil))
+	require.NoError(t, s.CreateSession(ctx, Session("s1", ""), nil, 0))
 	a, err := store.TakeSession(ctx, s, "s1", opts)
 	require.NoError(t, err)
 	defer a.Release()
@@ -349,7 +343,7 @@ func testLeaseDeadHolder(t *testing.T, open func(t *testing.T) store.Store) {
 	ctx := context.Background()
 	opts := store.LeaseOptions{TTL: leaseTTL}
 	s := open(t)
-	require.NoError(t, s.CreateSession(ctx, Session("s1", ""), nil))
+	require.NoError(t, s.CreateSession(ctx, Session("s1", ""), nil, 0))
 	// A holder that died: it took the lock and never renewed it.
 	ok, _, err := s.Lock(ctx, "s1", "dead", leaseTTL)
 	require.NoError(t, err)
@@ -374,7 +368,7 @@ func testLeaseReleaseRetried(t *testing.T, open func(t *testing.T) store.Store) 
 	opts := store.LeaseOptions{TTL: leaseTTL}
 	s := &flakyUnlock{Store: open(t)}
 	s.fail.Store(3)
-	require.NoError(t, s.CreateSession(ctx, Session("s1", ""), nil))
+	require.NoError(t, s.CreateSession(ctx, Session("s1", ""), nil, 0))
 	var errs atomic.Int32
 	l, err := store.TakeSession(ctx, s, "s1", store.LeaseOptions{TTL: time.Hour, OnError: func(op string, err error) {
 		if op == "release" {

@@ -75,7 +75,7 @@ var RunLogInputMigration = Migration{
 // write.
 var ThreadRecordsMigration = Migration{
 	Fill: func(t *testing.T, s store.Store) {
-		require.NoError(t, s.SaveThread(context.Background(), &store.Thread{Owner: "k", ID: "t", SessionID: "sess"}))
+		require.NoError(t, s.SaveThread(context.Background(), &store.Thread{Owner: "k", ID: "t", SessionID: "sess"}, ""))
 	},
 	Check: func(t *testing.T, s store.Store) {
 		ctx := context.Background()
@@ -84,7 +84,7 @@ var ThreadRecordsMigration = Migration{
 		assert.Equal(t, "sess", th.SessionID)
 		assert.Zero(t, th.RecordLen)
 		th.RecordTail = &store.RecordTail{Messages: RecordMessages("m1", "m2")}
-		require.NoError(t, s.SaveThread(ctx, th))
+		require.NoError(t, s.SaveThread(ctx, th, ""))
 		got, err := s.ThreadRecord(ctx, "k", "t")
 		require.NoError(t, err)
 		assert.Equal(t, RecordMessages("m1", "m2"), got)
@@ -94,7 +94,7 @@ var ThreadRecordsMigration = Migration{
 // FillDelivered saves thread "t" of owner "k" with the ids m1 and m2, for
 // DeliveredMigrated.
 func FillDelivered(t *testing.T, s store.Store) {
-	require.NoError(t, s.SaveThread(context.Background(), &store.Thread{Owner: "k", ID: "t", SessionID: "sess", Delivered: []string{"m1", "m2"}}))
+	require.NoError(t, s.SaveThread(context.Background(), &store.Thread{Owner: "k", ID: "t", SessionID: "sess", Delivered: []string{"m1", "m2"}}, ""))
 }
 
 // DeliveredMigrated checks a store whose thread "t" of owner "k" was saved
@@ -111,7 +111,7 @@ func DeliveredMigrated(t *testing.T, s store.Store, row func() string, earlierSa
 	require.NoError(t, err)
 	assert.Equal(t, []string{"m1", "m2"}, th.Delivered)
 	th.Delivered, th.DeliveredFrom = append(th.Delivered, "m3"), 2
-	require.NoError(t, s.SaveThread(ctx, th))
+	require.NoError(t, s.SaveThread(ctx, th, ""))
 	th, err = s.GetThread(ctx, "k", "t")
 	require.NoError(t, err)
 	assert.Equal(t, []string{"m1", "m2", "m3"}, th.Delivered)

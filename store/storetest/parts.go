@@ -50,7 +50,7 @@ func testTextParts(t *testing.T, open func(t *testing.T) store.Store) {
 	ctx := context.Background()
 	s := open(t)
 	now := time.Now()
-	require.NoError(t, s.CreateSession(ctx, &store.Session{ID: "s1", Owner: "alice", CreatedAt: now}, nil))
+	require.NoError(t, s.CreateSession(ctx, &store.Session{ID: "s1", Owner: "alice", CreatedAt: now}, nil, 0))
 	held := HoldInParts(t, PartsText, "ref-1", 97, func(p store.TextPart) error {
 		return s.AddHistoryPart(ctx, "s1", p)
 	})
@@ -60,11 +60,11 @@ func testTextParts(t *testing.T, open func(t *testing.T) store.Store) {
 	hist, err := s.History(ctx, "s1")
 	require.NoError(t, err)
 	assert.True(t, lastText(t, hist) == PartsText, "History gives the whole text")
-	_, hist, err = store.LoadSession(ctx, s, "alice", "s1")
+	_, hist, err = loadSession(ctx, s, "alice", "s1")
 	require.NoError(t, err)
 	assert.True(t, lastText(t, hist) == PartsText, "LoadSession gives the whole text")
-	if ll, ok := s.(store.SessionLockLoader); ok {
-		_, hist, taken, _, err := ll.LockLoadSession(ctx, "alice", "s1", "h1", 0, time.Minute)
+	{
+		_, hist, taken, _, err := s.LockLoadSession(ctx, "alice", "s1", "h1", 0, time.Minute)
 		require.NoError(t, err)
 		require.True(t, taken)
 		assert.True(t, lastText(t, hist) == PartsText, "LockLoadSession gives the whole text")
@@ -73,7 +73,7 @@ func testTextParts(t *testing.T, open func(t *testing.T) store.Store) {
 
 	// Another session holding the same marker has no such parts: its
 	// text is what it holds.
-	require.NoError(t, s.CreateSession(ctx, &store.Session{ID: "s2", Owner: "bob", CreatedAt: now}, []store.Entry{entry}))
+	require.NoError(t, s.CreateSession(ctx, &store.Session{ID: "s2", Owner: "bob", CreatedAt: now}, []store.Entry{entry}, 0))
 	hist, err = s.History(ctx, "s2")
 	require.NoError(t, err)
 	assert.Equal(t, held, lastText(t, hist), "parts are their session's only")
@@ -88,7 +88,7 @@ func testTextParts(t *testing.T, open func(t *testing.T) store.Store) {
 	// The parts go with their session: one created again under its id
 	// does not find them.
 	require.NoError(t, s.DeleteSession(ctx, "alice", "s1"))
-	require.NoError(t, s.CreateSession(ctx, &store.Session{ID: "s1", Owner: "alice", CreatedAt: now}, []store.Entry{entry}))
+	require.NoError(t, s.CreateSession(ctx, &store.Session{ID: "s1", Owner: "alice", CreatedAt: now}, []store.Entry{entry}, 0))
 	hist, err = s.History(ctx, "s1")
 	require.NoError(t, err)
 	assert.Equal(t, held, lastText(t, hist), "the deleted session's parts are gone")
@@ -107,7 +107,7 @@ func testRecordParts(t *testing.T, s store.Store) {
 	require.NoError(t, err)
 	save := func(owner string) {
 		require.NoError(t, s.SaveThread(ctx, &store.Thread{Owner: owner, ID: "t1", SessionID: "sess",
-			RecordTail: &store.RecordTail{Messages: []json.RawMessage{msg}}}))
+			RecordTail: &store.RecordTail{Messages: []json.RawMessage{msg}}}, ""))
 	}
 	content := func(owner string) string {
 		rec := record(t, s, owner, "t1")

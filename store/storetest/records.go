@@ -81,16 +81,16 @@ func testRecordAppend(t *testing.T, open func(t *testing.T) store.Store) {
 	ctx := context.Background()
 	s := open(t)
 	th := withTail(&store.Thread{Owner: "k1", ID: "t1", SessionID: "s1"}, 0, "m1", "m2")
-	require.NoError(t, s.SaveThread(ctx, th))
+	require.NoError(t, s.SaveThread(ctx, th, ""))
 	assert.Equal(t, 2, th.RecordLen, "the save sets RecordLen")
 	assert.Equal(t, RecordMessages("m1", "m2"), record(t, s, "k1", "t1"))
 	assert.Equal(t, 2, recordLen(t, s, "k1", "t1"))
 
 	th, err := s.GetThread(ctx, "k1", "t1")
 	require.NoError(t, err)
-	require.NoError(t, s.SaveThread(ctx, withTail(th, th.RecordLen, "m3")))
-	require.NoError(t, s.SaveThread(ctx, withTail(th, 3, "m4", "m5")))
-	require.NoError(t, s.SaveThread(ctx, withTail(th, 5)))
+	require.NoError(t, s.SaveThread(ctx, withTail(th, th.RecordLen, "m3"), ""))
+	require.NoError(t, s.SaveThread(ctx, withTail(th, 3, "m4", "m5"), ""))
+	require.NoError(t, s.SaveThread(ctx, withTail(th, 5), ""))
 	assert.Equal(t, RecordMessages("m1", "m2", "m3", "m4", "m5"), record(t, s, "k1", "t1"))
 	assert.Equal(t, 5, recordLen(t, s, "k1", "t1"))
 }
@@ -100,17 +100,17 @@ func testRecordReplace(t *testing.T, open func(t *testing.T) store.Store) {
 	ctx := context.Background()
 	s := open(t)
 	th := &store.Thread{Owner: "k1", ID: "t1"}
-	require.NoError(t, s.SaveThread(ctx, withTail(th, 0, "m1", "m2", "m3", "m4")))
-	require.NoError(t, s.SaveThread(ctx, withTail(th, 2, "x3")))
+	require.NoError(t, s.SaveThread(ctx, withTail(th, 0, "m1", "m2", "m3", "m4"), ""))
+	require.NoError(t, s.SaveThread(ctx, withTail(th, 2, "x3"), ""))
 	assert.Equal(t, RecordMessages("m1", "m2", "x3"), record(t, s, "k1", "t1"), "m3 replaced, m4 dropped")
 	assert.Equal(t, 3, recordLen(t, s, "k1", "t1"))
 
-	require.NoError(t, s.SaveThread(ctx, withTail(th, 1, "y2", "y3", "y4", "y5")))
+	require.NoError(t, s.SaveThread(ctx, withTail(th, 1, "y2", "y3", "y4", "y5"), ""))
 	assert.Equal(t, RecordMessages("m1", "y2", "y3", "y4", "y5"), record(t, s, "k1", "t1"), "a longer tail")
-	require.NoError(t, s.SaveThread(ctx, withTail(th, 3)))
+	require.NoError(t, s.SaveThread(ctx, withTail(th, 3), ""))
 	assert.Equal(t, RecordMessages("m1", "y2", "y3"), record(t, s, "k1", "t1"), "an empty tail cuts the record")
 	assert.Equal(t, 3, recordLen(t, s, "k1", "t1"))
-	require.NoError(t, s.SaveThread(ctx, withTail(th, 0)))
+	require.NoError(t, s.SaveThread(ctx, withTail(th, 0), ""))
 	assert.Empty(t, record(t, s, "k1", "t1"), "a tail from 0 is the whole record")
 	assert.Zero(t, recordLen(t, s, "k1", "t1"))
 }
@@ -119,7 +119,7 @@ func testRecordReplace(t *testing.T, open func(t *testing.T) store.Store) {
 func testRecordGap(t *testing.T, open func(t *testing.T) store.Store) {
 	ctx := context.Background()
 	s := open(t)
-	require.NoError(t, s.SaveThread(ctx, withTail(&store.Thread{Owner: "k1", ID: "t1", SessionID: "s1"}, 0, "m1", "m2")))
+	require.NoError(t, s.SaveThread(ctx, withTail(&store.Thread{Owner: "k1", ID: "t1", SessionID: "s1"}, 0, "m1", "m2"), ""))
 	before, err := s.GetThread(ctx, "k1", "t1")
 	require.NoError(t, err)
 	ok, _, err := s.LockThread(ctx, "k1", "t1", "h1", time.Minute)
@@ -132,11 +132,11 @@ func testRecordGap(t *testing.T, open func(t *testing.T) store.Store) {
 		"negative":     withTail(&store.Thread{Owner: "k1", ID: "t1", SessionID: "s2"}, -1, "m0"),
 	}
 	for name, th := range refused {
-		require.ErrorIs(t, s.SaveThreadUnlock(ctx, th, "h1"), store.ErrRecordGap, name)
+		require.ErrorIs(t, s.SaveThread(ctx, th, "h1"), store.ErrRecordGap, name)
 	}
 	bad := withTail(&store.Thread{Owner: "k1", ID: "t1", SessionID: "s2"}, 2, "m3")
 	bad.RecordTail.Messages = append(bad.RecordTail.Messages, json.RawMessage(`{"id":`))
-	require.Error(t, s.SaveThreadUnlock(ctx, bad, "h1"), "a message that is not JSON")
+	require.Error(t, s.SaveThread(ctx, bad, "h1"), "a message that is not JSON")
 
 	after, err := s.GetThread(ctx, "k1", "t1")
 	require.NoError(t, err)
@@ -146,7 +146,7 @@ func testRecordGap(t *testing.T, open func(t *testing.T) store.Store) {
 	require.NoError(t, err)
 	assert.False(t, ok, "the lock is still h1's")
 
-	require.ErrorIs(t, s.SaveThread(ctx, withTail(&store.Thread{Owner: "k1", ID: "new"}, 1, "m2")), store.ErrRecordGap,
+	require.ErrorIs(t, s.SaveThread(ctx, withTail(&store.Thread{Owner: "k1", ID: "new"}, 1, "m2"), ""), store.ErrRecordGap,
 		"a new thread's record is empty")
 	_, err = s.GetThread(ctx, "k1", "new")
 	require.ErrorIs(t, err, store.ErrNotFound, "and the thread is not created")
@@ -156,40 +156,40 @@ func testRecordGap(t *testing.T, open func(t *testing.T) store.Store) {
 func testRecordKept(t *testing.T, open func(t *testing.T) store.Store) {
 	ctx := context.Background()
 	s := open(t)
-	require.NoError(t, s.SaveThread(ctx, &store.Thread{Owner: "k1", ID: "t1", RecordLen: 7}))
+	require.NoError(t, s.SaveThread(ctx, &store.Thread{Owner: "k1", ID: "t1", RecordLen: 7}, ""))
 	assert.Zero(t, recordLen(t, s, "k1", "t1"), "a new thread has no record, whatever it says")
 	assert.Empty(t, record(t, s, "k1", "t1"))
 
 	stale, err := s.GetThread(ctx, "k1", "t1")
 	require.NoError(t, err)
-	require.NoError(t, s.SaveThread(ctx, withTail(&store.Thread{Owner: "k1", ID: "t1"}, 0, "m1", "m2", "m3")))
+	require.NoError(t, s.SaveThread(ctx, withTail(&store.Thread{Owner: "k1", ID: "t1"}, 0, "m1", "m2", "m3"), ""))
 	for _, n := range []int{0, 1, 9} {
 		stale.RecordLen, stale.SessionID = n, fmt.Sprint("s", n)
-		require.NoError(t, s.SaveThread(ctx, stale))
+		require.NoError(t, s.SaveThread(ctx, stale, ""))
 		got, err := s.GetThread(ctx, "k1", "t1")
 		require.NoError(t, err)
 		assert.Equal(t, stale.SessionID, got.SessionID, "the thread saved")
 		assert.Equal(t, 3, got.RecordLen, "RecordLen %d not stored", n)
 		assert.Equal(t, RecordMessages("m1", "m2", "m3"), record(t, s, "k1", "t1"))
 	}
-	require.NoError(t, s.SaveThread(ctx, withTail(stale, 3, "m4")), "the stored RecordLen is the one a tail continues")
+	require.NoError(t, s.SaveThread(ctx, withTail(stale, 3, "m4"), ""), "the stored RecordLen is the one a tail continues")
 	assert.Equal(t, 4, recordLen(t, s, "k1", "t1"))
 }
 
-// testRecordSaveUnlock checks that SaveThreadUnlock writes the record and frees the holder's lock in one write.
+// testRecordSaveUnlock checks that SaveThread with a holder writes the record and frees the holder's lock in one write.
 func testRecordSaveUnlock(t *testing.T, open func(t *testing.T) store.Store) {
 	ctx := context.Background()
 	s := open(t)
 	ok, _, err := s.LockThread(ctx, "k1", "t1", "h1", time.Minute)
 	require.NoError(t, err)
 	require.True(t, ok)
-	require.NoError(t, s.SaveThreadUnlock(ctx, withTail(&store.Thread{Owner: "k1", ID: "t1"}, 0, "m1"), "h1"))
+	require.NoError(t, s.SaveThread(ctx, withTail(&store.Thread{Owner: "k1", ID: "t1"}, 0, "m1"), "h1"))
 	assert.Equal(t, RecordMessages("m1"), record(t, s, "k1", "t1"))
 	ok, _, err = s.LockThread(ctx, "k1", "t1", "h2", time.Minute)
 	require.NoError(t, err)
 	assert.True(t, ok, "the lock is free after the save")
 
-	require.NoError(t, s.SaveThreadUnlock(ctx, withTail(&store.Thread{Owner: "k1", ID: "t1"}, 1, "m2"), "h2"))
+	require.NoError(t, s.SaveThread(ctx, withTail(&store.Thread{Owner: "k1", ID: "t1"}, 1, "m2"), "h2"))
 	assert.Equal(t, RecordMessages("m1", "m2"), record(t, s, "k1", "t1"))
 	assert.Equal(t, 2, recordLen(t, s, "k1", "t1"))
 }
@@ -199,7 +199,7 @@ func testRecordRetry(t *testing.T, open func(t *testing.T) store.Store) {
 	ctx := context.Background()
 	s := open(t)
 	th := &store.Thread{Owner: "k1", ID: "t1"}
-	require.NoError(t, s.SaveThread(ctx, withTail(th, 0, "m1", "m2")))
+	require.NoError(t, s.SaveThread(ctx, withTail(th, 0, "m1", "m2"), ""))
 	appended := withTail(&store.Thread{Owner: "k1", ID: "t1"}, 2, "m3", "m4")
 	fork := withTail(&store.Thread{Owner: "k1", ID: "t1"}, 1, "x2")
 	for _, tt := range []struct {
@@ -210,7 +210,7 @@ func testRecordRetry(t *testing.T, open func(t *testing.T) store.Store) {
 		{fork, RecordMessages("m1", "x2")},
 	} {
 		for try := range 2 {
-			require.NoError(t, s.SaveThread(ctx, tt.th), "try %d", try)
+			require.NoError(t, s.SaveThread(ctx, tt.th, ""), "try %d", try)
 			assert.Equal(t, tt.want, record(t, s, "k1", "t1"), "try %d", try)
 			assert.Equal(t, len(tt.want), recordLen(t, s, "k1", "t1"), "try %d", try)
 		}
@@ -221,11 +221,11 @@ func testRecordRetry(t *testing.T, open func(t *testing.T) store.Store) {
 func testRecordOwners(t *testing.T, open func(t *testing.T) store.Store) {
 	ctx := context.Background()
 	s := open(t)
-	require.NoError(t, s.SaveThread(ctx, withTail(&store.Thread{Owner: "k1", ID: "same"}, 0, "a1", "a2", "a3")))
-	require.NoError(t, s.SaveThread(ctx, withTail(&store.Thread{Owner: "k2", ID: "same"}, 0, "b1")))
-	require.ErrorIs(t, s.SaveThread(ctx, withTail(&store.Thread{Owner: "k2", ID: "same"}, 3, "b4")), store.ErrRecordGap,
+	require.NoError(t, s.SaveThread(ctx, withTail(&store.Thread{Owner: "k1", ID: "same"}, 0, "a1", "a2", "a3"), ""))
+	require.NoError(t, s.SaveThread(ctx, withTail(&store.Thread{Owner: "k2", ID: "same"}, 0, "b1"), ""))
+	require.ErrorIs(t, s.SaveThread(ctx, withTail(&store.Thread{Owner: "k2", ID: "same"}, 3, "b4"), ""), store.ErrRecordGap,
 		"k1's record is not k2's")
-	require.NoError(t, s.SaveThread(ctx, withTail(&store.Thread{Owner: "k2", ID: "same"}, 0, "b0")))
+	require.NoError(t, s.SaveThread(ctx, withTail(&store.Thread{Owner: "k2", ID: "same"}, 0, "b0"), ""))
 	assert.Equal(t, RecordMessages("a1", "a2", "a3"), record(t, s, "k1", "same"))
 	assert.Equal(t, RecordMessages("b0"), record(t, s, "k2", "same"))
 	assert.Equal(t, 3, recordLen(t, s, "k1", "same"))
@@ -238,19 +238,19 @@ func testRecordOwners(t *testing.T, open func(t *testing.T) store.Store) {
 func testRecordDelete(t *testing.T, open func(t *testing.T) store.Store) {
 	ctx := context.Background()
 	s := open(t)
-	require.NoError(t, s.SaveThread(ctx, withTail(&store.Thread{Owner: "k1", ID: "t1"}, 0, "m1", "m2")))
-	require.NoError(t, s.SaveThread(ctx, withTail(&store.Thread{Owner: "k2", ID: "t1"}, 0, "b1")))
+	require.NoError(t, s.SaveThread(ctx, withTail(&store.Thread{Owner: "k1", ID: "t1"}, 0, "m1", "m2"), ""))
+	require.NoError(t, s.SaveThread(ctx, withTail(&store.Thread{Owner: "k2", ID: "t1"}, 0, "b1"), ""))
 	require.NoError(t, s.DeleteThread(ctx, "k1", "t1"))
 	_, err := s.ThreadRecord(ctx, "k1", "t1")
 	require.ErrorIs(t, err, store.ErrNotFound)
 	assert.Equal(t, RecordMessages("b1"), record(t, s, "k2", "t1"), "another owner's record stays")
 
-	require.ErrorIs(t, s.SaveThread(ctx, withTail(&store.Thread{Owner: "k1", ID: "t1"}, 2, "m3")), store.ErrRecordGap,
+	require.ErrorIs(t, s.SaveThread(ctx, withTail(&store.Thread{Owner: "k1", ID: "t1"}, 2, "m3"), ""), store.ErrRecordGap,
 		"the deleted record is not continued")
-	require.NoError(t, s.SaveThread(ctx, &store.Thread{Owner: "k1", ID: "t1"}))
+	require.NoError(t, s.SaveThread(ctx, &store.Thread{Owner: "k1", ID: "t1"}, ""))
 	assert.Empty(t, record(t, s, "k1", "t1"), "nothing left of the deleted record")
 	assert.Zero(t, recordLen(t, s, "k1", "t1"))
-	require.NoError(t, s.SaveThread(ctx, withTail(&store.Thread{Owner: "k1", ID: "t1"}, 0, "n1")))
+	require.NoError(t, s.SaveThread(ctx, withTail(&store.Thread{Owner: "k1", ID: "t1"}, 0, "n1"), ""))
 	assert.Equal(t, RecordMessages("n1"), record(t, s, "k1", "t1"))
 }
 
@@ -269,7 +269,7 @@ func testRecordBytes(t *testing.T, open func(t *testing.T) store.Store) {
 	for i, m := range msgs {
 		sent[i] = append(json.RawMessage(nil), m...)
 	}
-	require.NoError(t, s.SaveThread(ctx, &store.Thread{Owner: "k1", ID: "t1", RecordTail: &store.RecordTail{Messages: sent}}))
+	require.NoError(t, s.SaveThread(ctx, &store.Thread{Owner: "k1", ID: "t1", RecordTail: &store.RecordTail{Messages: sent}}, ""))
 	sent[0][1] = 'y' // the caller's bytes, changed after the save
 	got := record(t, s, "k1", "t1")
 	require.Len(t, got, len(msgs))
@@ -291,7 +291,7 @@ func testRecordUnknown(t *testing.T, open func(t *testing.T) store.Store) {
 	require.True(t, ok)
 	_, err = s.ThreadRecord(ctx, "k1", "locked")
 	require.ErrorIs(t, err, store.ErrNotFound, "a locked thread never saved")
-	require.NoError(t, s.SaveThread(ctx, withTail(&store.Thread{Owner: "k2", ID: "t1"}, 0, "m1")))
+	require.NoError(t, s.SaveThread(ctx, withTail(&store.Thread{Owner: "k2", ID: "t1"}, 0, "m1"), ""))
 	for _, key := range [][2]string{{"k1", "t1"}, {"", "t1"}, {"k2", ""}, {"k2", "t1\x00"}, {"k2\xff", "t1"}} {
 		_, err = s.ThreadRecord(ctx, key[0], key[1])
 		require.ErrorIs(t, err, store.ErrNotFound, "%q", key)

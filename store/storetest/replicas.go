@@ -21,11 +21,11 @@ func TwoReplicas(t *testing.T, a, b store.Store) {
 	ctx := context.Background()
 
 	t.Run("see each other's writes", func(t *testing.T) {
-		require.NoError(t, a.CreateSession(ctx, Session("s1", "alice"), Users("1")))
+		require.NoError(t, a.CreateSession(ctx, Session("s1", "alice"), Users("1"), 0))
 		got, err := b.GetSession(ctx, "alice", "s1")
 		require.NoError(t, err)
 		assert.Equal(t, "agent", got.Agent.Name)
-		require.ErrorIs(t, b.CreateSession(ctx, Session("s1", "bob"), nil), store.ErrExists)
+		require.ErrorIs(t, b.CreateSession(ctx, Session("s1", "bob"), nil, 0), store.ErrExists)
 
 		require.NoError(t, b.AppendHistory(ctx, "s1", Users("2")))
 		require.NoError(t, a.AppendHistory(ctx, "s1", Users("3")))
@@ -33,7 +33,7 @@ func TwoReplicas(t *testing.T, a, b store.Store) {
 
 		upd := Session("s1", "alice")
 		upd.State = json.RawMessage(`{"from":"a"}`)
-		require.NoError(t, a.UpdateSession(ctx, upd))
+		require.NoError(t, a.SaveSession(ctx, upd, nil, ""))
 		got, err = b.GetSession(ctx, "alice", "s1")
 		require.NoError(t, err)
 		assert.Equal(t, `{"from":"a"}`, string(got.State))
@@ -48,7 +48,7 @@ func TwoReplicas(t *testing.T, a, b store.Store) {
 	t.Run("contend for the lock", func(t *testing.T) {
 		for round := range 20 {
 			id := fmt.Sprintf("lock%d", round)
-			require.NoError(t, a.CreateSession(ctx, Session(id, ""), nil))
+			require.NoError(t, a.CreateSession(ctx, Session(id, ""), nil, 0))
 			var wg sync.WaitGroup
 			wins := make(chan string, 16)
 			for i := range 16 {
@@ -76,15 +76,15 @@ func TwoReplicas(t *testing.T, a, b store.Store) {
 
 	t.Run("a thread's record", func(t *testing.T) {
 		th := withTail(&store.Thread{Owner: "k", ID: "t1"}, 0, "m1", "m2")
-		require.NoError(t, a.SaveThread(ctx, th))
+		require.NoError(t, a.SaveThread(ctx, th, ""))
 		other, err := b.GetThread(ctx, "k", "t1")
 		require.NoError(t, err)
 		require.Equal(t, 2, other.RecordLen)
-		require.NoError(t, b.SaveThread(ctx, withTail(other, 2, "m3")))
+		require.NoError(t, b.SaveThread(ctx, withTail(other, 2, "m3"), ""))
 		th.RecordTail = nil // a's copy says 2 messages
-		require.NoError(t, a.SaveThread(ctx, th))
+		require.NoError(t, a.SaveThread(ctx, th, ""))
 		assert.Equal(t, RecordMessages("m1", "m2", "m3"), record(t, a, "k", "t1"), "a's stale count not stored")
-		require.ErrorIs(t, a.SaveThread(ctx, withTail(th, 4, "m5")), store.ErrRecordGap)
+		require.ErrorIs(t, a.SaveThread(ctx, withTail(th, 4, "m5"), ""), store.ErrRecordGap)
 		require.NoError(t, a.DeleteThread(ctx, "k", "t1"))
 		_, err = b.ThreadRecord(ctx, "k", "t1")
 		require.ErrorIs(t, err, store.ErrNotFound)

@@ -70,7 +70,7 @@ func testSessionRoundTrip(t *testing.T, open func(t *testing.T) store.Store) {
 	s := open(t)
 	created := time.Date(2026, 7, 1, 14, 30, 45, 123456789, time.FixedZone("CEST", 2*3600))
 	in := RichSession("s1", "alice", created)
-	require.NoError(t, s.CreateSession(ctx, in, nil))
+	require.NoError(t, s.CreateSession(ctx, in, nil, 0))
 	assert.Positive(t, in.Seq, "CreateSession assigns Seq")
 
 	got, err := s.GetSession(ctx, "alice", "s1")
@@ -94,8 +94,8 @@ func testNilAndEmpty(t *testing.T, open func(t *testing.T) store.Store) {
 		Name: "a", Tools: []aap.ServerToolRef{}, Options: map[string]string{},
 	}, Tools: []aap.ToolSpec{}}
 	bare := &store.Session{ID: "bare", Agent: aap.AgentConfig{Name: "a"}}
-	require.NoError(t, s.CreateSession(ctx, empty, nil))
-	require.NoError(t, s.CreateSession(ctx, bare, nil))
+	require.NoError(t, s.CreateSession(ctx, empty, nil, 0))
+	require.NoError(t, s.CreateSession(ctx, bare, nil, 0))
 
 	got, err := s.GetSession(ctx, "", "empty")
 	require.NoError(t, err)
@@ -116,7 +116,7 @@ func testNilAndEmpty(t *testing.T, open func(t *testing.T) store.Store) {
 func testCreateTaken(t *testing.T, open func(t *testing.T) store.Store) {
 	ctx := context.Background()
 	s := open(t)
-	require.NoError(t, s.CreateSession(ctx, Session("s1", "alice"), []store.Entry{User("u1", "first")}))
+	require.NoError(t, s.CreateSession(ctx, Session("s1", "alice"), []store.Entry{User("u1", "first")}, 0))
 	tests := []struct{ name, owner string }{
 		{name: "same owner", owner: "alice"},
 		{name: "other owner", owner: "bob"},
@@ -125,7 +125,7 @@ func testCreateTaken(t *testing.T, open func(t *testing.T) store.Store) {
 		t.Run(tt.name, func(t *testing.T) {
 			dup := Session("s1", tt.owner)
 			dup.Agent.Name = "other"
-			err := s.CreateSession(ctx, dup, []store.Entry{User("u2", "second")})
+			err := s.CreateSession(ctx, dup, []store.Entry{User("u2", "second")}, 0)
 			require.ErrorIs(t, err, store.ErrExists)
 			got, err := s.GetSession(ctx, "alice", "s1")
 			require.NoError(t, err)
@@ -139,7 +139,7 @@ func testCreateTaken(t *testing.T, open func(t *testing.T) store.Store) {
 func testGet(t *testing.T, open func(t *testing.T) store.Store) {
 	ctx := context.Background()
 	s := open(t)
-	require.NoError(t, s.CreateSession(ctx, Session("s1", "alice"), nil))
+	require.NoError(t, s.CreateSession(ctx, Session("s1", "alice"), nil, 0))
 	tests := []struct {
 		name, owner, id string
 		wantErr         error
@@ -163,13 +163,13 @@ func testGet(t *testing.T, open func(t *testing.T) store.Store) {
 	}
 }
 
-// testUpdate checks that UpdateSession replaces a session's data but not its Seq and CreatedAt, for its owner only.
+// testUpdate checks that SaveSession replaces a session's data but not its Seq and CreatedAt, for its owner only.
 func testUpdate(t *testing.T, open func(t *testing.T) store.Store) {
 	ctx := context.Background()
 	s := open(t)
 	created := time.Date(2026, 1, 2, 3, 4, 5, 6e6, time.UTC)
 	orig := RichSession("s1", "alice", created)
-	require.NoError(t, s.CreateSession(ctx, orig, nil))
+	require.NoError(t, s.CreateSession(ctx, orig, nil, 0))
 
 	upd := &store.Session{
 		ID: "s1", Owner: "alice",
@@ -179,7 +179,7 @@ func testUpdate(t *testing.T, open func(t *testing.T) store.Store) {
 		// Seq and CreatedAt are the store's: an update does not move them.
 		Seq: 999, CreatedAt: created.Add(time.Hour),
 	}
-	require.NoError(t, s.UpdateSession(ctx, upd))
+	require.NoError(t, s.SaveSession(ctx, upd, nil, ""))
 	got, err := s.GetSession(ctx, "alice", "s1")
 	require.NoError(t, err)
 	assert.Equal(t, upd.Agent, got.Agent)
@@ -197,7 +197,7 @@ func testUpdate(t *testing.T, open func(t *testing.T) store.Store) {
 		t.Run(tt.name, func(t *testing.T) {
 			bad := Session(tt.id, tt.owner)
 			bad.Agent.Name = "hijack"
-			require.ErrorIs(t, s.UpdateSession(ctx, bad), store.ErrNotFound)
+			require.ErrorIs(t, s.SaveSession(ctx, bad, nil, ""), store.ErrNotFound)
 			got, err := s.GetSession(ctx, "alice", "s1")
 			require.NoError(t, err)
 			assert.Equal(t, "agent", got.Agent.Name)
@@ -213,9 +213,9 @@ func testList(t *testing.T, open func(t *testing.T) store.Store) {
 	for i := range 5 {
 		id := fmt.Sprintf("a%d", i)
 		alice = append(alice, id)
-		require.NoError(t, s.CreateSession(ctx, Session(id, "alice"), nil))
+		require.NoError(t, s.CreateSession(ctx, Session(id, "alice"), nil, 0))
 		if i%2 == 0 {
-			require.NoError(t, s.CreateSession(ctx, Session(fmt.Sprintf("b%d", i), "bob"), nil))
+			require.NoError(t, s.CreateSession(ctx, Session(fmt.Sprintf("b%d", i), "bob"), nil, 0))
 		}
 	}
 
@@ -270,7 +270,7 @@ func testList(t *testing.T, open func(t *testing.T) store.Store) {
 		last := all[len(all)-1]
 		require.NoError(t, s.DeleteSession(ctx, "alice", last.ID))
 		again := Session("a-new", "alice")
-		require.NoError(t, s.CreateSession(ctx, again, nil))
+		require.NoError(t, s.CreateSession(ctx, again, nil, 0))
 		assert.Greater(t, again.Seq, last.Seq, "a cursor past a deleted session must not skip a new one")
 	})
 }
@@ -279,8 +279,8 @@ func testList(t *testing.T, open func(t *testing.T) store.Store) {
 func testDelete(t *testing.T, open func(t *testing.T) store.Store) {
 	ctx := context.Background()
 	s := open(t)
-	require.NoError(t, s.CreateSession(ctx, Session("s1", "alice"), []store.Entry{User("u1", "hi")}))
-	require.NoError(t, s.CreateSession(ctx, Session("s2", "alice"), []store.Entry{User("u2", "other")}))
+	require.NoError(t, s.CreateSession(ctx, Session("s1", "alice"), []store.Entry{User("u1", "hi")}, 0))
+	require.NoError(t, s.CreateSession(ctx, Session("s2", "alice"), []store.Entry{User("u2", "other")}, 0))
 
 	require.ErrorIs(t, s.DeleteSession(ctx, "bob", "s1"), store.ErrNotFound, "other owner")
 	_, err := s.GetSession(ctx, "alice", "s1")
@@ -298,7 +298,7 @@ func testDelete(t *testing.T, open func(t *testing.T) store.Store) {
 	assert.Equal(t, []store.Entry{User("u2", "other")}, History(t, s, "s2"), "other sessions keep their history")
 
 	// The id can be taken again, and the old history is gone with it.
-	require.NoError(t, s.CreateSession(ctx, Session("s1", "bob"), nil))
+	require.NoError(t, s.CreateSession(ctx, Session("s1", "bob"), nil, 0))
 	assert.Empty(t, History(t, s, "s1"))
 }
 
@@ -311,7 +311,7 @@ func testHistoryRoundTrip(t *testing.T, open func(t *testing.T) store.Store) {
 		{AGUIID: "u-1", Message: aap.UserText("hello")},
 	}
 	more := AllMessages()
-	require.NoError(t, s.CreateSession(ctx, Session("s1", ""), seed))
+	require.NoError(t, s.CreateSession(ctx, Session("s1", ""), seed, 0))
 	require.NoError(t, s.AppendHistory(ctx, "s1", more))
 
 	got := History(t, s, "s1")
@@ -329,11 +329,11 @@ func testLoadSession(t *testing.T, open func(t *testing.T) store.Store) {
 	// GetSession and History give, and hides other owners' sessions.
 	s := open(t)
 	created := time.Date(2026, 7, 1, 14, 30, 45, 0, time.UTC)
-	require.NoError(t, s.CreateSession(ctx, RichSession("s1", "alice", created), Users("u-1")))
+	require.NoError(t, s.CreateSession(ctx, RichSession("s1", "alice", created), Users("u-1"), 0))
 	require.NoError(t, s.AppendHistory(ctx, "s1", AllMessages()))
-	require.NoError(t, s.CreateSession(ctx, Session("empty", "alice"), nil))
+	require.NoError(t, s.CreateSession(ctx, Session("empty", "alice"), nil, 0))
 
-	got, hist, err := store.LoadSession(ctx, s, "alice", "s1")
+	got, hist, err := loadSession(ctx, s, "alice", "s1")
 	require.NoError(t, err)
 	want, err := s.GetSession(ctx, "alice", "s1")
 	require.NoError(t, err)
@@ -341,20 +341,20 @@ func testLoadSession(t *testing.T, open func(t *testing.T) store.Store) {
 	assert.Equal(t, History(t, s, "s1"), hist)
 	assert.Len(t, hist, 1+len(AllMessages()))
 
-	_, hist, err = store.LoadSession(ctx, s, "alice", "empty")
+	_, hist, err = loadSession(ctx, s, "alice", "empty")
 	require.NoError(t, err)
 	assert.Empty(t, hist)
-	_, _, err = store.LoadSession(ctx, s, "bob", "s1")
+	_, _, err = loadSession(ctx, s, "bob", "s1")
 	assert.ErrorIs(t, err, store.ErrNotFound, "another owner's session")
-	_, _, err = store.LoadSession(ctx, s, "alice", "nope")
+	_, _, err = loadSession(ctx, s, "alice", "nope")
 	assert.ErrorIs(t, err, store.ErrNotFound)
 }
 
-// testAppendAndReplace checks AppendHistory and ReplaceHistory step by step.
+// testAppendAndReplace checks AppendHistory and ReplaceTail step by step.
 func testAppendAndReplace(t *testing.T, open func(t *testing.T) store.Store) {
 	ctx := context.Background()
 	s := open(t)
-	require.NoError(t, s.CreateSession(ctx, Session("s1", ""), nil))
+	require.NoError(t, s.CreateSession(ctx, Session("s1", ""), nil, 0))
 	assert.Empty(t, History(t, s, "s1"), "no seed, no history")
 
 	steps := []struct {
@@ -373,7 +373,7 @@ func testAppendAndReplace(t *testing.T, open func(t *testing.T) store.Store) {
 	}
 	for _, st := range steps {
 		if st.replace {
-			require.NoError(t, s.ReplaceHistory(ctx, "s1", st.add), st.name)
+			require.NoError(t, s.ReplaceTail(ctx, "s1", 0, st.add), st.name)
 		} else {
 			require.NoError(t, s.AppendHistory(ctx, "s1", st.add), st.name)
 		}
@@ -389,7 +389,7 @@ func testAppendAndReplace(t *testing.T, open func(t *testing.T) store.Store) {
 func testReplaceTail(t *testing.T, open func(t *testing.T) store.Store) {
 	ctx := context.Background()
 	s := open(t)
-	require.NoError(t, s.CreateSession(ctx, Session("s1", ""), Users("1", "2")))
+	require.NoError(t, s.CreateSession(ctx, Session("s1", ""), Users("1", "2"), 0))
 	steps := []struct {
 		name string
 		from int
@@ -424,7 +424,7 @@ func testHistoryVersion(t *testing.T, open func(t *testing.T) store.Store) {
 	ctx := context.Background()
 	s := open(t)
 	sess := Session("s1", "alice")
-	require.NoError(t, s.CreateSession(ctx, sess, Users("1")))
+	require.NoError(t, s.CreateSession(ctx, sess, Users("1"), 0))
 	version := func() int64 {
 		got, err := s.GetSession(ctx, "alice", "s1")
 		require.NoError(t, err)
@@ -441,11 +441,10 @@ func testHistoryVersion(t *testing.T, open func(t *testing.T) store.Store) {
 		{"append nothing", func() error { return s.AppendHistory(ctx, "s1", nil) }, 1},
 		{"replace the tail", func() error { return s.ReplaceTail(ctx, "s1", 1, Users("d")) }, 1},
 		{"replace the tail with the same", func() error { return s.ReplaceTail(ctx, "s1", 1, Users("d")) }, 1},
-		{"replace", func() error { return s.ReplaceHistory(ctx, "s1", Users("x", "y")) }, 1},
-		{"save the session", func() error { return s.SaveSession(ctx, sess, Users("z")) }, 1},
-		{"save the session alone", func() error { return s.SaveSession(ctx, sess, nil) }, 1},
-		{"save and unlock", func() error { return s.SaveSessionUnlock(ctx, sess, Users("w"), "h") }, 1},
-		{"update the session", func() error { return s.UpdateSession(ctx, sess) }, 0},
+		{"replace", func() error { return s.ReplaceTail(ctx, "s1", 0, Users("x", "y")) }, 1},
+		{"save the session", func() error { return s.SaveSession(ctx, sess, Users("z"), "") }, 1},
+		{"save the session alone", func() error { return s.SaveSession(ctx, sess, nil, "") }, 1},
+		{"save and unlock", func() error { return s.SaveSession(ctx, sess, Users("w"), "h") }, 1},
 		{"lock", func() error { _, _, err := s.Lock(ctx, "s1", "h", time.Minute); return err }, 0},
 		{"unlock", func() error { return s.Unlock(ctx, "s1", "h") }, 0},
 	}
@@ -462,7 +461,7 @@ func testHistoryVersion(t *testing.T, open func(t *testing.T) store.Store) {
 	require.NoError(t, err)
 	require.Len(t, list, 1)
 	assert.Equal(t, before, list[0].HistoryVersion, "listed")
-	loaded, _, err := store.LoadSession(ctx, s, "alice", "s1")
+	loaded, _, err := loadSession(ctx, s, "alice", "s1")
 	require.NoError(t, err)
 	assert.Equal(t, before, loaded.HistoryVersion, "loaded")
 
@@ -500,8 +499,8 @@ func testHistoryOfMissing(t *testing.T, open func(t *testing.T) store.Store) {
 		{name: "History", call: func() error { _, err := s.History(ctx, "nope"); return err }},
 		{name: "AppendHistory", call: func() error { return s.AppendHistory(ctx, "nope", Users("a")) }},
 		{name: "AppendHistory nothing", call: func() error { return s.AppendHistory(ctx, "nope", nil) }},
-		{name: "ReplaceHistory", call: func() error { return s.ReplaceHistory(ctx, "nope", Users("a")) }},
-		{name: "ReplaceHistory nothing", call: func() error { return s.ReplaceHistory(ctx, "nope", nil) }},
+		{name: "ReplaceTail from 0", call: func() error { return s.ReplaceTail(ctx, "nope", 0, Users("a")) }},
+		{name: "ReplaceTail from 0 nothing", call: func() error { return s.ReplaceTail(ctx, "nope", 0, nil) }},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -519,22 +518,20 @@ func testImpossibleIDs(t *testing.T, open func(t *testing.T) store.Store) {
 	// that are not UTF-8 (which PostgreSQL's text cannot hold) find
 	// nothing, as any other unknown id.
 	s := open(t)
-	require.NoError(t, s.CreateSession(ctx, &store.Session{ID: "s1", Owner: "k"}, Users("a")))
+	require.NoError(t, s.CreateSession(ctx, &store.Session{ID: "s1", Owner: "k"}, Users("a"), 0))
 	for _, id := range []string{"s1\x00", "\xff", "a\x00b"} {
 		_, err := s.GetSession(ctx, "k", id)
 		assert.ErrorIs(t, err, store.ErrNotFound, "GetSession %q", id)
-		_, _, err = store.LoadSession(ctx, s, "k", id)
+		_, _, err = loadSession(ctx, s, "k", id)
 		assert.ErrorIs(t, err, store.ErrNotFound, "LoadSession %q", id)
 		_, err = s.History(ctx, id)
 		assert.ErrorIs(t, err, store.ErrNotFound, "History %q", id)
 		assert.ErrorIs(t, s.DeleteSession(ctx, "k", id), store.ErrNotFound, "DeleteSession %q", id)
 		_, _, _, err = store.TakeAndLoadSession(ctx, s, "k", id, 0, store.LeaseOptions{})
 		assert.ErrorIs(t, err, store.ErrNotFound, "TakeAndLoadSession %q", id)
-		if ts, ok := s.(store.ThreadStore); ok {
-			_, err = ts.GetThread(ctx, "k", id)
-			assert.ErrorIs(t, err, store.ErrNotFound, "GetThread %q", id)
-			assert.ErrorIs(t, ts.DeleteThread(ctx, "k", id), store.ErrNotFound, "DeleteThread %q", id)
-		}
+		_, err = s.GetThread(ctx, "k", id)
+		assert.ErrorIs(t, err, store.ErrNotFound, "GetThread %q", id)
+		assert.ErrorIs(t, s.DeleteThread(ctx, "k", id), store.ErrNotFound, "DeleteThread %q", id)
 	}
 	_, err := s.GetSession(ctx, "k", "s1")
 	assert.NoError(t, err, "the session with the id's valid prefix is untouched")
@@ -544,7 +541,7 @@ func testImpossibleIDs(t *testing.T, open func(t *testing.T) store.Store) {
 func testEntriesWithoutMessage(t *testing.T, open func(t *testing.T) store.Store) {
 	ctx := context.Background()
 	s := open(t)
-	require.NoError(t, s.CreateSession(ctx, Session("s1", ""), Users("a")))
+	require.NoError(t, s.CreateSession(ctx, Session("s1", ""), Users("a"), 0))
 	tests := []struct {
 		name  string
 		entry store.Entry
@@ -556,8 +553,8 @@ func testEntriesWithoutMessage(t *testing.T, open func(t *testing.T) store.Store
 		t.Run(tt.name, func(t *testing.T) {
 			bad := []store.Entry{User("ok", "fine"), tt.entry}
 			require.Error(t, s.AppendHistory(ctx, "s1", bad))
-			require.Error(t, s.ReplaceHistory(ctx, "s1", bad))
-			require.Error(t, s.CreateSession(ctx, Session("s2", ""), bad))
+			require.Error(t, s.ReplaceTail(ctx, "s1", 0, bad))
+			require.Error(t, s.CreateSession(ctx, Session("s2", ""), bad, 0))
 			assert.Equal(t, Users("a"), History(t, s, "s1"), "nothing was written")
 			_, err := s.GetSession(ctx, "", "s2")
 			require.ErrorIs(t, err, store.ErrNotFound)
@@ -569,7 +566,7 @@ func testEntriesWithoutMessage(t *testing.T, open func(t *testing.T) store.Store
 func testLock(t *testing.T, open func(t *testing.T) store.Store) {
 	ctx := context.Background()
 	s := open(t)
-	require.NoError(t, s.CreateSession(ctx, Session("s1", ""), nil))
+	require.NoError(t, s.CreateSession(ctx, Session("s1", ""), nil, 0))
 	lock := func(holder string, ttl time.Duration) bool {
 		t.Helper()
 		ok, _, err := s.Lock(ctx, "s1", holder, ttl)
@@ -604,7 +601,7 @@ func testLock(t *testing.T, open func(t *testing.T) store.Store) {
 	assert.False(t, lock("d", time.Hour), "the extended lock still holds")
 
 	// Other sessions have their own locks.
-	require.NoError(t, s.CreateSession(ctx, Session("s2", ""), nil))
+	require.NoError(t, s.CreateSession(ctx, Session("s2", ""), nil, 0))
 	ok, _, err := s.Lock(ctx, "s2", "d", time.Hour)
 	require.NoError(t, err)
 	assert.True(t, ok)
@@ -620,10 +617,10 @@ func testLock(t *testing.T, open func(t *testing.T) store.Store) {
 func testSaveSession(t *testing.T, open func(t *testing.T) store.Store) {
 	ctx := context.Background()
 	s := open(t)
-	require.NoError(t, s.CreateSession(ctx, Session("s1", "alice"), Users("a")))
+	require.NoError(t, s.CreateSession(ctx, Session("s1", "alice"), Users("a"), 0))
 	upd := Session("s1", "alice")
 	upd.State = json.RawMessage(`{"n":1}`)
-	require.NoError(t, s.SaveSession(ctx, upd, Users("b", "c")))
+	require.NoError(t, s.SaveSession(ctx, upd, Users("b", "c"), ""))
 	got, err := s.GetSession(ctx, "alice", "s1")
 	require.NoError(t, err)
 	assert.JSONEq(t, `{"n":1}`, string(got.State))
@@ -633,22 +630,22 @@ func testSaveSession(t *testing.T, open func(t *testing.T) store.Store) {
 
 	other := Session("s1", "bob")
 	other.State = json.RawMessage(`{"n":2}`)
-	require.ErrorIs(t, s.SaveSession(ctx, other, Users("x")), store.ErrNotFound, "another owner's session")
+	require.ErrorIs(t, s.SaveSession(ctx, other, Users("x"), ""), store.ErrNotFound, "another owner's session")
 	missing := Session("nope", "alice")
-	require.ErrorIs(t, s.SaveSession(ctx, missing, nil), store.ErrNotFound)
+	require.ErrorIs(t, s.SaveSession(ctx, missing, nil, ""), store.ErrNotFound)
 	upd.State = json.RawMessage(`{"n":3}`)
-	require.Error(t, s.SaveSession(ctx, upd, []store.Entry{{AGUIID: "x"}}), "an entry without a message")
+	require.Error(t, s.SaveSession(ctx, upd, []store.Entry{{AGUIID: "x"}}, ""), "an entry without a message")
 	got, err = s.GetSession(ctx, "alice", "s1")
 	require.NoError(t, err)
 	assert.JSONEq(t, `{"n":1}`, string(got.State), "refused saves changed nothing")
 	assert.Equal(t, Users("a", "b", "c", "d"), History(t, s, "s1"))
 }
 
-// testSaveSessionUnlock checks that SaveSessionUnlock saves and frees the holder's lock only.
+// testSaveSessionUnlock checks that SaveSession with a holder saves and frees the holder's lock only.
 func testSaveSessionUnlock(t *testing.T, open func(t *testing.T) store.Store) {
 	ctx := context.Background()
 	s := open(t)
-	require.NoError(t, s.CreateSession(ctx, Session("s1", "alice"), Users("a")))
+	require.NoError(t, s.CreateSession(ctx, Session("s1", "alice"), Users("a"), 0))
 	lock := func(holder string) bool {
 		t.Helper()
 		ok, _, err := s.Lock(ctx, "s1", holder, time.Hour)
@@ -665,28 +662,28 @@ func testSaveSessionUnlock(t *testing.T, open func(t *testing.T) store.Store) {
 
 	require.True(t, lock("h1"))
 	upd.State = json.RawMessage(`{"n":1}`)
-	require.NoError(t, s.SaveSessionUnlock(ctx, upd, Users("b"), "h1"))
+	require.NoError(t, s.SaveSession(ctx, upd, Users("b"), "h1"))
 	assert.JSONEq(t, `{"n":1}`, state())
 	assert.Equal(t, Users("a", "b"), History(t, s, "s1"))
 	assert.True(t, lock("h2"), "the holder's lock is free after its save")
 
 	upd.State = json.RawMessage(`{"n":2}`)
-	require.NoError(t, s.SaveSessionUnlock(ctx, upd, Users("c"), "h1"))
+	require.NoError(t, s.SaveSession(ctx, upd, Users("c"), "h1"))
 	assert.JSONEq(t, `{"n":2}`, state(), "saved whoever holds the lock")
 	assert.Equal(t, Users("a", "b", "c"), History(t, s, "s1"))
 	assert.False(t, lock("h3"), "another holder's lock is left alone")
 
 	upd.State = json.RawMessage(`{"n":3}`)
-	require.NoError(t, s.SaveSessionUnlock(ctx, upd, nil, "h2"))
+	require.NoError(t, s.SaveSession(ctx, upd, nil, "h2"))
 	assert.JSONEq(t, `{"n":3}`, state(), "a save with no entries")
 	assert.Equal(t, Users("a", "b", "c"), History(t, s, "s1"))
 	assert.True(t, lock("h3"), "frees the lock too")
 
 	other := Session("s1", "bob")
 	other.State = json.RawMessage(`{"n":4}`)
-	require.ErrorIs(t, s.SaveSessionUnlock(ctx, other, Users("x"), "h3"), store.ErrNotFound, "another owner's session")
-	require.ErrorIs(t, s.SaveSessionUnlock(ctx, other, nil, "h3"), store.ErrNotFound, "another owner's session")
-	require.Error(t, s.SaveSessionUnlock(ctx, upd, []store.Entry{{AGUIID: "x"}}, "h3"), "an entry without a message")
+	require.ErrorIs(t, s.SaveSession(ctx, other, Users("x"), "h3"), store.ErrNotFound, "another owner's session")
+	require.ErrorIs(t, s.SaveSession(ctx, other, nil, "h3"), store.ErrNotFound, "another owner's session")
+	require.Error(t, s.SaveSession(ctx, upd, []store.Entry{{AGUIID: "x"}}, "h3"), "an entry without a message")
 	assert.JSONEq(t, `{"n":3}`, state(), "refused saves changed nothing")
 	assert.Equal(t, Users("a", "b", "c"), History(t, s, "s1"))
 	assert.False(t, lock("h4"), "nor freed the lock")
@@ -696,7 +693,7 @@ func testSaveSessionUnlock(t *testing.T, open func(t *testing.T) store.Store) {
 func testLockRace(t *testing.T, open func(t *testing.T) store.Store) {
 	ctx := context.Background()
 	s := open(t)
-	require.NoError(t, s.CreateSession(ctx, Session("s1", ""), nil))
+	require.NoError(t, s.CreateSession(ctx, Session("s1", ""), nil, 0))
 	var wg sync.WaitGroup
 	wins := make(chan string, 16)
 	for i := range 16 {
@@ -720,7 +717,7 @@ func testCopies(t *testing.T, open func(t *testing.T) store.Store) {
 	s := open(t)
 	in := RichSession("s1", "alice", time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
 	entries := AllMessages()
-	require.NoError(t, s.CreateSession(ctx, in, entries))
+	require.NoError(t, s.CreateSession(ctx, in, entries, 0))
 	want, err := s.GetSession(ctx, "alice", "s1")
 	require.NoError(t, err)
 	wantHist := History(t, s, "s1")
@@ -760,7 +757,7 @@ func testCopies(t *testing.T, open func(t *testing.T) store.Store) {
 
 	upd := Session("s1", "alice")
 	upd.State = json.RawMessage(`{"v":1}`)
-	require.NoError(t, s.UpdateSession(ctx, upd))
+	require.NoError(t, s.SaveSession(ctx, upd, nil, ""))
 	upd.State[2] = 'X'
 	again, err = s.GetSession(ctx, "alice", "s1")
 	require.NoError(t, err)
@@ -789,9 +786,9 @@ func testPingAndClose(t *testing.T, open func(t *testing.T) store.Store) {
 func testConcurrentAppends(t *testing.T, handles []store.Store, n, rounds int) {
 	t.Helper()
 	ctx := context.Background()
-	require.NoError(t, handles[0].CreateSession(ctx, Session("shared", ""), nil))
+	require.NoError(t, handles[0].CreateSession(ctx, Session("shared", ""), nil, 0))
 	for g := range n {
-		require.NoError(t, handles[g%len(handles)].CreateSession(ctx, Session(fmt.Sprintf("own%d", g), ""), nil))
+		require.NoError(t, handles[g%len(handles)].CreateSession(ctx, Session(fmt.Sprintf("own%d", g), ""), nil, 0))
 	}
 	var wg sync.WaitGroup
 	for g := range n {

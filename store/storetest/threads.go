@@ -43,24 +43,24 @@ func testThreadDeliveredFrom(t *testing.T, open func(t *testing.T) store.Store) 
 		return th.Delivered
 	}
 	th := &store.Thread{Owner: "k1", ID: "t1", SessionID: "s", Delivered: []string{"m1", "m2", "m3"}}
-	require.NoError(t, s.SaveThread(ctx, th))
+	require.NoError(t, s.SaveThread(ctx, th, ""))
 	assert.Equal(t, []string{"m1", "m2", "m3"}, read())
 	assert.Zero(t, th.DeliveredFrom, "a save leaves DeliveredFrom at 0")
 
 	th.Delivered, th.DeliveredFrom = append(th.Delivered, "m4", "m5"), 3
-	require.NoError(t, s.SaveThread(ctx, th))
+	require.NoError(t, s.SaveThread(ctx, th, ""))
 	assert.Equal(t, []string{"m1", "m2", "m3", "m4", "m5"}, read(), "a run's ids added")
 
 	th.Delivered, th.DeliveredFrom = []string{"m1", "x2"}, 1
-	require.NoError(t, s.SaveThread(ctx, th))
+	require.NoError(t, s.SaveThread(ctx, th, ""))
 	assert.Equal(t, []string{"m1", "x2"}, read(), "changed from DeliveredFrom on, and shortened")
 
 	th.Delivered, th.DeliveredFrom = []string{"n1", "n2", "n3", "n4"}, 3
-	require.NoError(t, s.SaveThread(ctx, th))
+	require.NoError(t, s.SaveThread(ctx, th, ""))
 	assert.Equal(t, []string{"n1", "n2", "n3", "n4"}, read(), "past the stored ids: all written")
 
 	th.Delivered = nil
-	require.NoError(t, s.SaveThread(ctx, th))
+	require.NoError(t, s.SaveThread(ctx, th, ""))
 	assert.Empty(t, read(), "a thread moved to a new session")
 }
 
@@ -82,7 +82,7 @@ func testThreadRoundTrip(t *testing.T, open func(t *testing.T) store.Store) {
 		Interrupts:  []types.Interrupt{{ID: "perm-call_2", Reason: "tool_call", ToolCallID: "call_2", Message: "<allow?>"}},
 		RunID:       "run-1",
 	}
-	require.NoError(t, s.SaveThread(ctx, th))
+	require.NoError(t, s.SaveThread(ctx, th, ""))
 	got, err := s.GetThread(ctx, "k1", "t1")
 	require.NoError(t, err)
 	assert.Equal(t, th.Delivered, got.Delivered)
@@ -93,7 +93,7 @@ func testThreadRoundTrip(t *testing.T, open func(t *testing.T) store.Store) {
 	assert.WithinDuration(t, time.Now(), got.UpdatedAt, time.Minute)
 
 	th.SessionID, th.Delivered, th.Interrupts = "sess_2", []string{"m9"}, nil
-	require.NoError(t, s.SaveThread(ctx, th))
+	require.NoError(t, s.SaveThread(ctx, th, ""))
 	got, err = s.GetThread(ctx, "k1", "t1")
 	require.NoError(t, err)
 	assert.Equal(t, "sess_2", got.SessionID)
@@ -107,29 +107,29 @@ func testThreadListDelete(t *testing.T, open func(t *testing.T) store.Store) {
 	s := open(t)
 	// Five threads of k1 saved one after the other, one of k2.
 	for _, id := range []string{"a", "b", "c", "d", "e"} {
-		require.NoError(t, s.SaveThread(ctx, &store.Thread{Owner: "k1", ID: id, Agent: "demo", Title: "title " + id}))
+		require.NoError(t, s.SaveThread(ctx, &store.Thread{Owner: "k1", ID: id, Agent: "demo", Title: "title " + id}, ""))
 		time.Sleep(2 * time.Millisecond) // distinct activity times on every store's clock
 	}
-	require.NoError(t, s.SaveThread(ctx, &store.Thread{Owner: "k2", ID: "x", Agent: "demo"}))
+	require.NoError(t, s.SaveThread(ctx, &store.Thread{Owner: "k2", ID: "x", Agent: "demo"}, ""))
 	// Activity moves b to the front.
 	b, err := s.GetThread(ctx, "k1", "b")
 	require.NoError(t, err)
 	created := b.CreatedAt
 	b.Delivered = []string{"m1"}
-	require.NoError(t, s.SaveThread(ctx, b))
+	require.NoError(t, s.SaveThread(ctx, b, ""))
 	// A save that is no activity keeps d where it was, and its data.
 	time.Sleep(2 * time.Millisecond)
 	d, err := s.GetThread(ctx, "k1", "d")
 	require.NoError(t, err)
 	d.Delivered, d.KeepUpdatedAt = []string{"hist-1"}, true
-	require.NoError(t, s.SaveThread(ctx, d))
+	require.NoError(t, s.SaveThread(ctx, d, ""))
 	d2, err := s.GetThread(ctx, "k1", "d")
 	require.NoError(t, err)
 	assert.Equal(t, []string{"hist-1"}, d2.Delivered)
 	assert.Equal(t, d.UpdatedAt, d2.UpdatedAt, "the last activity kept")
 	assert.False(t, d2.KeepUpdatedAt, "not stored")
 	// A new thread saved that way still gets a time.
-	require.NoError(t, s.SaveThread(ctx, &store.Thread{Owner: "k3", ID: "n", KeepUpdatedAt: true}))
+	require.NoError(t, s.SaveThread(ctx, &store.Thread{Owner: "k3", ID: "n", KeepUpdatedAt: true}, ""))
 	n, err := s.ListThreads(ctx, "k3", store.ThreadPage{}, 10)
 	require.NoError(t, err)
 	require.Len(t, n, 1)
@@ -178,8 +178,8 @@ func testThreadListDelete(t *testing.T, open func(t *testing.T) store.Store) {
 func testThreadOwners(t *testing.T, open func(t *testing.T) store.Store) {
 	ctx := context.Background()
 	s := open(t)
-	require.NoError(t, s.SaveThread(ctx, &store.Thread{Owner: "k1", ID: "same", SessionID: "a"}))
-	require.NoError(t, s.SaveThread(ctx, &store.Thread{Owner: "k2", ID: "same", SessionID: "b"}))
+	require.NoError(t, s.SaveThread(ctx, &store.Thread{Owner: "k1", ID: "same", SessionID: "a"}, ""))
+	require.NoError(t, s.SaveThread(ctx, &store.Thread{Owner: "k2", ID: "same", SessionID: "b"}, ""))
 	a, err := s.GetThread(ctx, "k1", "same")
 	require.NoError(t, err)
 	b, err := s.GetThread(ctx, "k2", "same")
@@ -223,7 +223,7 @@ func testThreadLocks(t *testing.T, open func(t *testing.T) store.Store) {
 	require.Error(t, err, "empty holder")
 }
 
-// testThreadSaveUnlock checks that SaveThreadUnlock saves and frees the holder's lock only.
+// testThreadSaveUnlock checks that SaveThread with a holder saves and frees the holder's lock only.
 func testThreadSaveUnlock(t *testing.T, open func(t *testing.T) store.Store) {
 	ctx := context.Background()
 	s := open(t)
@@ -235,14 +235,14 @@ func testThreadSaveUnlock(t *testing.T, open func(t *testing.T) store.Store) {
 	}
 	require.True(t, lock("k1", "h1"))
 	require.True(t, lock("k2", "h2"))
-	require.NoError(t, s.SaveThreadUnlock(ctx, &store.Thread{Owner: "k1", ID: "t1", Agent: "demo", SessionID: "s1"}, "h1"))
+	require.NoError(t, s.SaveThread(ctx, &store.Thread{Owner: "k1", ID: "t1", Agent: "demo", SessionID: "s1"}, "h1"))
 	got, err := s.GetThread(ctx, "k1", "t1")
 	require.NoError(t, err)
 	assert.Equal(t, "s1", got.SessionID, "a new thread is created")
 	assert.True(t, lock("k1", "h3"), "the holder's lock is free after its save")
 	assert.False(t, lock("k2", "h3"), "another owner's thread of the same id keeps its lock")
 
-	require.NoError(t, s.SaveThreadUnlock(ctx, &store.Thread{Owner: "k1", ID: "t1", Agent: "demo", SessionID: "s2"}, "h1"))
+	require.NoError(t, s.SaveThread(ctx, &store.Thread{Owner: "k1", ID: "t1", Agent: "demo", SessionID: "s2"}, "h1"))
 	got, err = s.GetThread(ctx, "k1", "t1")
 	require.NoError(t, err)
 	assert.Equal(t, "s2", got.SessionID, "saved whoever holds the lock")

@@ -27,21 +27,21 @@ func TestCopySQLiteToPostgres(t *testing.T) {
 	ctx := context.Background()
 	src := openFile(t, filepath.Join(t.TempDir(), "src.db"))
 	created := time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)
-	require.NoError(t, src.CreateSession(ctx, storetest.RichSession("s1", "alice", created), storetest.AllMessages()))
-	require.NoError(t, src.CreateSession(ctx, storetest.Session("gone", "alice"), storetest.Users("x")))
-	require.NoError(t, src.CreateSession(ctx, storetest.Session("s2", "bob"), storetest.Users("b1", "b2")))
-	require.NoError(t, src.CreateSession(ctx, storetest.Session("s3", "alice"), nil))
+	require.NoError(t, src.CreateSession(ctx, storetest.RichSession("s1", "alice", created), storetest.AllMessages(), 0))
+	require.NoError(t, src.CreateSession(ctx, storetest.Session("gone", "alice"), storetest.Users("x"), 0))
+	require.NoError(t, src.CreateSession(ctx, storetest.Session("s2", "bob"), storetest.Users("b1", "b2"), 0))
+	require.NoError(t, src.CreateSession(ctx, storetest.Session("s3", "alice"), nil, 0))
 	require.NoError(t, src.DeleteSession(ctx, "alice", "gone")) // a gap in seq
 	ok, _, err := src.Lock(ctx, "s1", "holder", time.Hour)
 	require.NoError(t, err)
 	require.True(t, ok)
 	th := &store.Thread{Owner: "k1", ID: "t1", Agent: "demo", SessionID: "sess_1", Delivered: []string{"m1", "m2"},
 		Interrupts: []types.Interrupt{{ID: "perm-c", Reason: "tool_call", ToolCallID: "c"}}, RunID: "r1"}
-	require.NoError(t, src.SaveThread(ctx, th))
+	require.NoError(t, src.SaveThread(ctx, th, ""))
 	th.RecordTail = &store.RecordTail{Messages: storetest.RecordMessages("m1", "m2", "m3")}
-	require.NoError(t, src.SaveThread(ctx, th))
+	require.NoError(t, src.SaveThread(ctx, th, ""))
 	th.RecordTail = &store.RecordTail{From: 2, Messages: storetest.RecordMessages("x3", "x4")}
-	require.NoError(t, src.SaveThread(ctx, th))
+	require.NoError(t, src.SaveThread(ctx, th, ""))
 	// A long text held in parts, in a history and in a record: copied
 	// whole.
 	held := storetest.HoldInParts(t, storetest.PartsText, "ref-1", 100, func(p store.TextPart) error {
@@ -54,7 +54,7 @@ func TestCopySQLiteToPostgres(t *testing.T) {
 	long, err := json.Marshal(map[string]string{"id": "long", "role": "assistant", "content": held})
 	require.NoError(t, err)
 	require.NoError(t, src.SaveThread(ctx, &store.Thread{Owner: "k2", ID: "t1", SessionID: "sess_2",
-		RecordTail: &store.RecordTail{Messages: []json.RawMessage{long}}}))
+		RecordTail: &store.RecordTail{Messages: []json.RawMessage{long}}}, ""))
 
 	dst := openPostgresDSN(t, pgtest.Schema(t))
 	rep, err := transfer.Copy(ctx, dst, src)
@@ -94,7 +94,7 @@ func TestCopySQLiteToPostgres(t *testing.T) {
 	k1, err := dst.GetThread(ctx, "k1", "t1")
 	require.NoError(t, err)
 	k1.RecordTail = &store.RecordTail{From: k1.RecordLen, Messages: storetest.RecordMessages("m5")}
-	require.NoError(t, dst.SaveThread(ctx, k1), "a copied record goes on")
+	require.NoError(t, dst.SaveThread(ctx, k1, ""), "a copied record goes on")
 	assert.Equal(t, 5, k1.RecordLen)
 	l, err := store.TakeSession(ctx, dst, "s1", store.LeaseOptions{})
 	require.NoError(t, err, "locks are not copied")
@@ -102,7 +102,7 @@ func TestCopySQLiteToPostgres(t *testing.T) {
 
 	// New sessions come after the copied ones; appends go on.
 	fresh := storetest.Session("s4", "alice")
-	require.NoError(t, dst.CreateSession(ctx, fresh, nil))
+	require.NoError(t, dst.CreateSession(ctx, fresh, nil, 0))
 	s3, err := dst.GetSession(ctx, "alice", "s3")
 	require.NoError(t, err)
 	assert.Greater(t, fresh.Seq, s3.Seq)

@@ -37,9 +37,12 @@ func (s *AllocStore) count(write func() error) error {
 	return err
 }
 
-// SaveSessionUnlock counts the write.
-func (s *AllocStore) SaveSessionUnlock(ctx context.Context, sess *store.Session, appended []store.Entry, holder string) error {
-	return s.count(func() error { return s.Store.SaveSessionUnlock(ctx, sess, appended, holder) })
+// SaveSession counts a turn's end (the write that frees the lock).
+func (s *AllocStore) SaveSession(ctx context.Context, sess *store.Session, appended []store.Entry, holder string) error {
+	if holder == "" {
+		return s.Store.SaveSession(ctx, sess, appended, holder)
+	}
+	return s.count(func() error { return s.Store.SaveSession(ctx, sess, appended, holder) })
 }
 
 // ReplaceTail counts the write.
@@ -47,9 +50,12 @@ func (s *AllocStore) ReplaceTail(ctx context.Context, id string, from int, entri
 	return s.count(func() error { return s.Store.ReplaceTail(ctx, id, from, entries) })
 }
 
-// SaveThreadUnlock counts the write.
-func (s *AllocStore) SaveThreadUnlock(ctx context.Context, th *store.Thread, holder string) error {
-	return s.count(func() error { return s.Store.SaveThreadUnlock(ctx, th, holder) })
+// SaveThread counts a run's end (the write that frees the lock).
+func (s *AllocStore) SaveThread(ctx context.Context, th *store.Thread, holder string) error {
+	if holder == "" {
+		return s.Store.SaveThread(ctx, th, holder)
+	}
+	return s.count(func() error { return s.Store.SaveThread(ctx, th, holder) })
 }
 
 // AppendRunLog stores the batch without its frames.
