@@ -86,22 +86,22 @@ func Messages(entries []Entry) iter.Seq[aap.Message] {
 	}
 }
 
-// Background marks the writes made with the returned context as a turn's
+// Progress marks the writes made with the returned context as a turn's
 // progress, which no client waits for: a checkpoint of the message still
 // streaming, messages settled mid-turn. A store may let the writes that
 // clients wait for (a turn's start and end, a new session) go before them,
 // so that many streaming turns do not slow everyone's turn starts.
-func Background(ctx context.Context) context.Context {
-	return context.WithValue(ctx, backgroundKey{}, true)
+func Progress(ctx context.Context) context.Context {
+	return context.WithValue(ctx, progressKey{}, true)
 }
 
-// IsBackground reports whether ctx is Background's.
-func IsBackground(ctx context.Context) bool {
-	b, _ := ctx.Value(backgroundKey{}).(bool)
+// IsProgress reports whether ctx is Progress's.
+func IsProgress(ctx context.Context) bool {
+	b, _ := ctx.Value(progressKey{}).(bool)
 	return b
 }
 
-type backgroundKey struct{}
+type progressKey struct{}
 
 // SessionStore persists aap2agui's sessions. Methods taking an owner
 // return ErrNotFound for a session of another owner.

@@ -141,9 +141,9 @@ func (r *historyWriter) unsaved(msgs []aap.Message, ids []string) []store.Entry 
 }
 
 // append stores the run's messages that settled mid-turn: the turn's
-// progress (store.Background), which its end writes again if need be.
+// progress (store.Progress), which its end writes again if need be.
 func (r *historyWriter) append(ctx context.Context, msgs []aap.Message, ids []string) {
-	ctx = store.Background(ctx)
+	ctx = store.Progress(ctx)
 	entries := r.unsaved(msgs, ids)
 	if r.draft {
 		r.entries = append(r.entries, entries...)
@@ -417,7 +417,7 @@ func (r *historyWriter) checkpoint(ctx context.Context, now time.Time, every tim
 	// Stored or not, a failed write leaves the turn's end to take the
 	// draft out, as for a stored one.
 	r.draft, r.ckBytes, r.ckSettled = true, size, settled
-	if err := r.st.ReplaceTail(store.Background(ctx), r.sessID, r.baseLen, entries); err != nil && ctx.Err() == nil {
+	if err := r.st.ReplaceTail(store.Progress(ctx), r.sessID, r.baseLen, entries); err != nil && ctx.Err() == nil {
 		// (A turn that ended meanwhile stores its answer at its end.)
 		r.log.Error().Err(err).Str("session", r.sessID).Msg("storing a checkpoint of the streamed answer")
 	}

@@ -65,7 +65,7 @@ func (s *Store) StartRunLog(ctx context.Context, l *store.RunLog) error {
 // AppendRunLog implements store.RunLogStore in one transaction: the log's
 // count moves from b.First-1 only if it is there, and only then is the
 // batch stored. It goes on the lane its ctx asks for: behind the writes
-// clients wait for when it is store.Background.
+// clients wait for when it is store.Progress.
 func (s *Store) AppendRunLog(ctx context.Context, id string, b store.RunLogBatch, finished bool) error {
 	count := max(b.Count, 0)
 	frames := b.Frames

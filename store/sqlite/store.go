@@ -47,7 +47,7 @@ type Store struct {
 	w, r      *sql.DB
 	writes    chan *sqliteWrite
 	renewals  chan *sqliteWrite // lock renewals, ahead of writes (see writer)
-	progress  chan *sqliteWrite // store.Background writes, after writes (see writer)
+	progress  chan *sqliteWrite // store.Progress writes, after writes (see writer)
 	closing   sync.RWMutex      // held for reading while a write is handed over
 	closed    bool
 	wdone     chan struct{}

@@ -67,7 +67,7 @@ func (s *Store) submitWrite(w *sqliteWrite) error {
 	switch {
 	case w.renewal:
 		lane = s.renewals
-	case store.IsBackground(w.ctx):
+	case store.IsProgress(w.ctx):
 		lane = s.progress
 	}
 	select {
@@ -119,7 +119,7 @@ func (s *Store) execWrite(ctx context.Context, lock bool, query string, args ...
 // turn starts, their checkpoints: thousands of writes, each group an
 // fsync). Renewals are few and small; nothing else can starve them.
 //
-// A turn's progress (store.Background: checkpoints of streaming messages)
+// A turn's progress (store.Progress: checkpoints of streaming messages)
 // comes on a lane of its own too, behind the other writes: a group takes
 // at most sqliteProgressShare of them while other writes wait, so that a
 // turn start or end waits behind a bounded group however many turns are
@@ -172,7 +172,7 @@ func (s *Store) writer() {
 	}
 }
 
-// sqliteProgressShare is how many store.Background writes a group takes
+// sqliteProgressShare is how many store.Progress writes a group takes
 // while other writes are waiting.
 const sqliteProgressShare = 16
 

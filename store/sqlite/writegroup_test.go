@@ -170,7 +170,7 @@ func TestSQLiteQueuedWriteLeavesWithItsContext(t *testing.T) {
 	}
 }
 
-// A turn's progress (store.Background) waits behind the writes a client
+// A turn's progress (store.Progress) waits behind the writes a client
 // waits for: with a hundred progress writes queued, a turn's start queued
 // after them is committed in the next group, among at most
 // sqliteProgressShare of them, not after all of them.
@@ -180,7 +180,7 @@ func TestSQLiteProgressGoesBehind(t *testing.T) {
 	w := &writeOrder{}
 	var wg sync.WaitGroup
 	for i := range 100 {
-		wg.Go(func() { _ = s.write(store.Background(ctx), w.record(fmt.Sprint("progress ", i))) })
+		wg.Go(func() { _ = s.write(store.Progress(ctx), w.record(fmt.Sprint("progress ", i))) })
 	}
 	time.Sleep(50 * time.Millisecond)
 	wg.Go(func() { _ = s.write(ctx, w.record("start")) })
@@ -197,14 +197,14 @@ func TestSQLiteProgressGoesBehind(t *testing.T) {
 }
 
 // A run log's batch goes on the lane of its context: behind the writes
-// clients wait for when it is a turn's progress (store.Background), with
+// clients wait for when it is a turn's progress (store.Progress), with
 // them otherwise.
 func TestSQLiteRunLogAppendsTakeTheirLane(t *testing.T) {
 	ctx := context.Background()
 	s, release := heldWriter(t)
 	var wg sync.WaitGroup
 	errs := make([]error, 2)
-	for i, ctx := range []context.Context{store.Background(ctx), ctx} {
+	for i, ctx := range []context.Context{store.Progress(ctx), ctx} {
 		wg.Go(func() {
 			errs[i] = s.AppendRunLog(ctx, "nope", store.RunLogBatch{First: 1}, true)
 		})

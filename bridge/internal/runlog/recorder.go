@@ -288,7 +288,7 @@ func (r *Recorder) create() error {
 
 // write stores one batch.
 func (r *Recorder) write(b store.RunLogBatch, finished bool) error {
-	ctx, cancel := context.WithTimeout(store.Background(context.Background()), writeTimeout)
+	ctx, cancel := context.WithTimeout(store.Progress(context.Background()), writeTimeout)
 	defer cancel()
 	return r.st.AppendRunLog(ctx, r.rl.ID, b, finished)
 }
