@@ -3,6 +3,7 @@ package bridge_test
 import (
 	"context"
 	"encoding/json"
+	"github.com/aapagui/aapagui/bridge/internal/bridgetest"
 	"slices"
 	"testing"
 
@@ -322,7 +323,7 @@ func TestChain(t *testing.T) {
 			t.Parallel()
 			t.Run("meta", func(t *testing.T) {
 				c := newChain(t, opts)
-				ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
+				ctx, cancel := context.WithTimeout(context.Background(), bridgetest.Timeout)
 				defer cancel()
 				direct, err := c.Direct.Meta(ctx)
 				require.NoError(t, err)

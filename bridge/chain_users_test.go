@@ -3,6 +3,7 @@ package bridge_test
 import (
 	"context"
 	"encoding/json"
+	"github.com/aapagui/aapagui/bridge/internal/bridgetest"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -71,7 +72,7 @@ func (uc *userChain) run(t *testing.T, key, user, thread, text string) {
 	}
 	body, err := json.Marshal(in)
 	require.NoError(t, err)
-	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
+	ctx, cancel := context.WithTimeout(context.Background(), bridgetest.Timeout)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, uc.G+"/agents/demo", strings.NewReader(string(body)))
 	require.NoError(t, err)
@@ -129,7 +130,7 @@ func TestChainKeepsUsersApart(t *testing.T) {
 
 	// alice's second run is a thread of its own: two sessions.
 	want := [][]string{{"alice again", "alice says hi"}, {"bob says hi"}, {"the other alice says hi"}}
-	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
+	ctx, cancel := context.WithTimeout(context.Background(), bridgetest.Timeout)
 	defer cancel()
 	for i, u := range users {
 		cl := aap.NewClient(uc.P, aap.ClientOptions{APIKey: "p-key", Header: http.Header{"X-User-Id": {u}}})

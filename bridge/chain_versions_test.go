@@ -3,6 +3,7 @@ package bridge_test
 import (
 	"context"
 	"fmt"
+	"github.com/aapagui/aapagui/bridge/internal/bridgetest"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -36,7 +37,7 @@ func TestChainVersions(t *testing.T) {
 					t.Parallel()
 					t.Run("meta", func(t *testing.T) {
 						c := newVersionChain(t, opts, client, upstream)
-						ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
+						ctx, cancel := context.WithTimeout(context.Background(), bridgetest.Timeout)
 						defer cancel()
 						direct, err := c.Direct.Meta(ctx)
 						require.NoError(t, err)

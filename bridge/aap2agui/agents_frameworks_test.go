@@ -2,6 +2,7 @@ package aap2agui_test
 
 import (
 	"encoding/json"
+	"github.com/aapagui/aapagui/bridge/internal/bridgetest"
 	"maps"
 	"net/http"
 	"net/http/httputil"
@@ -78,7 +79,7 @@ func namedConversations(t *testing.T, convs []upstreamConversation, names ...str
 // metaNames are the names of the agents of GET /meta, in order.
 func metaNames(t *testing.T, e *env) []string {
 	t.Helper()
-	meta, err := e.Client.Meta(testContext(t))
+	meta, err := e.Client.Meta(bridgetest.Context(t))
 	require.NoError(t, err)
 	var names []string
 	for _, a := range meta.Agents {
@@ -198,7 +199,7 @@ func TestAgentsCopilotKitRuntime(t *testing.T) {
 	servedAgent{e: e, name: "helper"}.playAll(t, fromUpstream(copilotKitHelperConversations(), newCopilotKitIDs))
 
 	// One agent's tools are not the other's.
-	_, err := e.Client.CreateSession(testContext(t), &aap.PostSessionsRequest{
+	_, err := e.Client.CreateSession(bridgetest.Context(t), &aap.PostSessionsRequest{
 		Agent: aap.AgentConfig{Name: "helper", Tools: []aap.ServerToolRef{{Name: "delete_file"}}}})
 	requireHTTPError(t, err, http.StatusBadRequest, "invalid_request")
 }
@@ -281,7 +282,7 @@ func TestAgentsThreeFrameworks(t *testing.T) {
 
 	// One demo's tool is not the other's.
 	for agent, tool := range map[string]string{"demo": "doc_search", "docs": demo.SearchTool, "mastra": demo.SearchTool} {
-		_, err = e.Client.CreateSession(testContext(t), &aap.PostSessionsRequest{
+		_, err = e.Client.CreateSession(bridgetest.Context(t), &aap.PostSessionsRequest{
 			Agent: aap.AgentConfig{Name: agent, Tools: []aap.ServerToolRef{{Name: tool}}}})
 		requireHTTPError(t, err, http.StatusBadRequest, "invalid_request")
 	}

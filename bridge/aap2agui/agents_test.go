@@ -2,6 +2,7 @@ package aap2agui_test
 
 import (
 	"encoding/json"
+	"github.com/aapagui/aapagui/bridge/internal/bridgetest"
 	"net/http"
 	"net/http/httptest"
 	"slices"
@@ -63,7 +64,7 @@ func TestAgentsRouteSessions(t *testing.T) {
 	ta := newThreeAgents(t)
 	e := ta.server(t, store.NewMemory(), ta.cfgs)
 
-	meta, err := e.Client.Meta(testContext(t))
+	meta, err := e.Client.Meta(bridgetest.Context(t))
 	require.NoError(t, err)
 	var names []string
 	for _, a := range meta.Agents {
@@ -93,12 +94,12 @@ func TestAgentsRouteSessions(t *testing.T) {
 		}
 	}
 
-	r := do(t, http.MethodPost, e.URL+"/sessions", "", `{"agent":{"name":"delta"}}`)
+	r := doRaw(t, http.MethodPost, e.URL+"/sessions", "", `{"agent":{"name":"delta"}}`)
 	requireJSONError(t, r, http.StatusBadRequest, "unknown_agent")
 	for _, name := range names {
 		assert.Contains(t, r.Body, `\"`+name+`\"`, "the error names the agents served")
 	}
-	r = do(t, http.MethodPost, e.URL+"/sessions", "", `{"agent":{"name":"alpha","tools":[{"name":"lookup"}]}}`)
+	r = doRaw(t, http.MethodPost, e.URL+"/sessions", "", `{"agent":{"name":"alpha","tools":[{"name":"lookup"}]}}`)
 	requireJSONError(t, r, http.StatusBadRequest, "invalid_request")
 	assert.Contains(t, r.Body, `not a server tool of agent \"alpha\"`, "one agent's tools are not another's")
 }
@@ -126,7 +127,7 @@ func TestAgentsSetAgents(t *testing.T) {
 
 	inFlight := make(chan *aap.PostSessionTurnResponse, 1)
 	go func() {
-		resp, err := e.Client.Turn(testContext(t), beta, &aap.PostSessionTurnRequest{Stream: aap.StreamNone,
+		resp, err := e.Client.Turn(bridgetest.Context(t), beta, &aap.PostSessionTurnRequest{Stream: aap.StreamNone,
 			Messages: []aap.Message{&aap.UserMessage{Content: aap.TextContent("hello")}}})
 		assert.NoError(t, err)
 		inFlight <- resp
@@ -134,7 +135,7 @@ func TestAgentsSetAgents(t *testing.T) {
 	<-started
 	require.NoError(t, e.Server.SetAgents([]aap2agui.AgentConfig{ta.cfgs[0], ta.cfgs[2]})) // alpha, gamma
 	metaNames := func() (names []string) {
-		meta, err := e.Client.Meta(testContext(t))
+		meta, err := e.Client.Meta(bridgetest.Context(t))
 		require.NoError(t, err)
 		for _, a := range meta.Agents {
 			names = append(names, a.Name)
@@ -151,9 +152,9 @@ func TestAgentsSetAgents(t *testing.T) {
 	gamma := e.createSession(t, aap.PostSessionsRequest{Agent: aap.AgentConfig{Name: "gamma"}})
 	assert.Contains(t, sayHello(t, e, gamma, aap.StreamDelta), "this is gamma")
 	assert.Contains(t, sayHello(t, e, alpha, aap.StreamDelta), "this is alpha")
-	r := do(t, http.MethodPost, e.URL+"/sessions/"+beta+"/turns", "", `{"stream":"none","messages":[{"role":"user","content":"still there?"}]}`)
+	r := doRaw(t, http.MethodPost, e.URL+"/sessions/"+beta+"/turns", "", `{"stream":"none","messages":[{"role":"user","content":"still there?"}]}`)
 	requireJSONError(t, r, http.StatusNotFound, "unknown_agent")
-	r = do(t, http.MethodPost, e.URL+"/sessions", "", `{"agent":{"name":"beta"}}`)
+	r = doRaw(t, http.MethodPost, e.URL+"/sessions", "", `{"agent":{"name":"beta"}}`)
 	requireJSONError(t, r, http.StatusBadRequest, "unknown_agent")
 	assert.Len(t, e.history(t, beta, aap.HistoryFull), 2, "the session keeps its history")
 
@@ -179,7 +180,7 @@ func TestAgentsAcrossRestart(t *testing.T) {
 	ids := map[string]string{}
 	for _, name := range []string{"alpha", "gamma"} {
 		ids[name] = first.createSession(t, aap.PostSessionsRequest{Agent: aap.AgentConfig{Name: name, Options: map[string]string{}}})
-		_, err := first.Client.Turn(testContext(t), ids[name], &aap.PostSessionTurnRequest{Stream: aap.StreamNone,
+		_, err := first.Client.Turn(bridgetest.Context(t), ids[name], &aap.PostSessionTurnRequest{Stream: aap.StreamNone,
 			Messages: []aap.Message{&aap.UserMessage{Content: aap.TextContent("first")}}})
 		require.NoError(t, err)
 	}
@@ -188,13 +189,13 @@ func TestAgentsAcrossRestart(t *testing.T) {
 	// The next process serves alpha and beta only, in another order.
 	second := ta.server(t, st, []aap2agui.AgentConfig{ta.cfgs[1], ta.cfgs[0]})
 	before := ta.ups["alpha"].count()
-	_, err := second.Client.Turn(testContext(t), ids["alpha"], &aap.PostSessionTurnRequest{Stream: aap.StreamNone,
+	_, err := second.Client.Turn(bridgetest.Context(t), ids["alpha"], &aap.PostSessionTurnRequest{Stream: aap.StreamNone,
 		Messages: []aap.Message{&aap.UserMessage{Content: aap.TextContent("again")}}})
 	require.NoError(t, err)
 	assert.Equal(t, before+1, ta.ups["alpha"].count(), "alpha's session still goes to alpha")
 
 	gammaRuns := ta.ups["gamma"].count()
-	_, err = second.Client.Turn(testContext(t), ids["gamma"], &aap.PostSessionTurnRequest{Stream: aap.StreamNone,
+	_, err = second.Client.Turn(bridgetest.Context(t), ids["gamma"], &aap.PostSessionTurnRequest{Stream: aap.StreamNone,
 		Messages: []aap.Message{&aap.UserMessage{Content: aap.TextContent("again")}}})
 	requireHTTPError(t, err, http.StatusNotFound, "unknown_agent")
 	assert.Equal(t, gammaRuns, ta.ups["gamma"].count())
@@ -202,7 +203,7 @@ func TestAgentsAcrossRestart(t *testing.T) {
 	require.Len(t, hist, 2, "the history of a session whose agent left is still served")
 	assert.Contains(t, hist[1], "this is gamma")
 
-	info, err := second.Client.GetSession(testContext(t), secret)
+	info, err := second.Client.GetSession(bridgetest.Context(t), secret)
 	require.NoError(t, err)
 	assert.Equal(t, "***", info.Agent.Options["api_key"])
 }
@@ -242,7 +243,7 @@ func TestAgentsReadinessAndMetrics(t *testing.T) {
 	cfgs[2].Upstream = downURL + "/agent"
 	e := ta.server(t, store.NewMemory(), cfgs)
 
-	r := do(t, http.MethodGet, e.Root+"/readyz", "", "")
+	r := doRaw(t, http.MethodGet, e.Root+"/readyz", "", "")
 	require.Equal(t, http.StatusOK, r.Status, r.Body)
 	var ready struct {
 		Status    string
@@ -260,7 +261,7 @@ func TestAgentsReadinessAndMetrics(t *testing.T) {
 
 	for _, name := range []string{"alpha", "alpha", "beta", "gamma"} {
 		id := e.createSession(t, aap.PostSessionsRequest{Agent: aap.AgentConfig{Name: name}})
-		_, _ = e.Client.Turn(testContext(t), id, &aap.PostSessionTurnRequest{Stream: aap.StreamNone,
+		_, _ = e.Client.Turn(bridgetest.Context(t), id, &aap.PostSessionTurnRequest{Stream: aap.StreamNone,
 			Messages: []aap.Message{&aap.UserMessage{Content: aap.TextContent("hi")}}})
 	}
 	m := metricstest.Scrape(t, e.Root+"/metrics", "")
@@ -276,7 +277,7 @@ func sayHello(t *testing.T, e *env, id string, mode aap.StreamMode) string {
 	t.Helper()
 	req := aap.PostSessionTurnRequest{Stream: mode, Messages: []aap.Message{&aap.UserMessage{Content: aap.TextContent("hello")}}}
 	if mode == aap.StreamNone {
-		resp, err := e.Client.Turn(testContext(t), id, &req)
+		resp, err := e.Client.Turn(bridgetest.Context(t), id, &req)
 		require.NoError(t, err)
 		require.Equal(t, aap.StopEndTurn, resp.StopReason)
 		return strings.Join(messageLines(t, resp.Messages), "\n")

@@ -24,7 +24,7 @@ func TestAGUI10ToolResultParts(t *testing.T) {
 		t.Run(string(mode), func(t *testing.T) {
 			up := newFakeUpstream(t, func(w http.ResponseWriter, _ *http.Request, in *runInput, n int) {
 				sseEvents(w, concat([]string{runStarted(in)},
-					toolCall("call_1", "render", "m0", `{}`),
+					toolCallEvents("call_1", "render", "m0", `{}`),
 					[]string{`{"type":"TOOL_CALL_RESULT","messageId":"tr-1","toolCallId":"call_1","role":"tool","content":[` +
 						`{"type":"text","text":"a chart"},` +
 						`{"type":"image","source":{"type":"url","value":"https://example.com/c.png"}},` +
@@ -77,7 +77,7 @@ func TestAGUI10InterleavedChunks(t *testing.T) {
 		sseEvents(w, append(evs, runFinished(in))...)
 	})
 	e := newEnv(t, up.URL)
-	id := e.createSession(t, aap.PostSessionsRequest{Tools: []aap.ToolSpec{weatherTool}})
+	id := e.createSession(t, aap.PostSessionsRequest{Tools: []aap.ToolSpec{weatherSpec}})
 	evs, err := e.stream(t, id, userTurn(aap.StreamDelta, "weather?"))
 	require.NoError(t, err)
 	assert.Equal(t, []string{

@@ -2,6 +2,7 @@ package aap2agui_test
 
 import (
 	"fmt"
+	"github.com/aapagui/aapagui/bridge/internal/bridgetest"
 	"net/http"
 	"testing"
 
@@ -23,7 +24,7 @@ func TestGrantedWithoutResult(t *testing.T) {
 			up := newFakeUpstream(t, func(w http.ResponseWriter, _ *http.Request, in *runInput, n int) {
 				if n == 0 {
 					sseEvents(w, concat([]string{runStarted(in)},
-						toolCall("call_s", "web_search", "m0", `{"query":"x"}`),
+						toolCallEvents("call_s", "web_search", "m0", `{"query":"x"}`),
 						[]string{interruptFinish(in, `[{"id":"int-s","reason":"tool_call","toolCallId":"call_s"}]`)})...)
 					return
 				}
@@ -31,11 +32,11 @@ func TestGrantedWithoutResult(t *testing.T) {
 			})
 			e := newEnv(t, up.URL)
 			id := e.createSession(t, aap.PostSessionsRequest{Agent: aap.AgentConfig{Tools: []aap.ServerToolRef{{Name: demo.SearchTool}}}})
-			_, err := e.Client.Turn(testContext(t), id, &aap.PostSessionTurnRequest{Stream: aap.StreamNone, Messages: []aap.Message{aap.UserText("search x")}})
+			_, err := e.Client.Turn(bridgetest.Context(t), id, &aap.PostSessionTurnRequest{Stream: aap.StreamNone, Messages: []aap.Message{aap.UserText("search x")}})
 			require.NoError(t, err)
 			perm := aap.PostSessionTurnRequest{Stream: mode, Messages: []aap.Message{&aap.ToolPermissionMessage{ToolCallID: "call_s", Granted: true}}}
 			if mode == aap.StreamNone {
-				_, err = e.Client.Turn(testContext(t), id, &perm)
+				_, err = e.Client.Turn(bridgetest.Context(t), id, &perm)
 			} else {
 				_, err = e.stream(t, id, perm)
 			}
@@ -65,8 +66,8 @@ func TestClosingResultRightAfterItsCall(t *testing.T) {
 	up := newFakeUpstream(t, func(w http.ResponseWriter, _ *http.Request, in *runInput, n int) {
 		if n == 0 {
 			sseEvents(w, concat([]string{runStarted(in)},
-				toolCall("call_w", "get_weather", "m0", `{"location":"Oslo"}`),
-				toolCall("call_s", "web_search", "m0", `{"query":"oslo"}`),
+				toolCallEvents("call_w", "get_weather", "m0", `{"location":"Oslo"}`),
+				toolCallEvents("call_s", "web_search", "m0", `{"query":"oslo"}`),
 				[]string{`{"type":"TOOL_CALL_RESULT","messageId":"result-call_s","toolCallId":"call_s","content":"Oslo pages","role":"tool"}`},
 				textMessage("m1", "Checking the weather."),
 				[]string{runFinished(in)})...)
@@ -77,7 +78,7 @@ func TestClosingResultRightAfterItsCall(t *testing.T) {
 	e := newEnv(t, up.URL)
 	id := e.createSession(t, aap.PostSessionsRequest{
 		Agent: aap.AgentConfig{Tools: []aap.ServerToolRef{{Name: demo.SearchTool, Trust: true}}},
-		Tools: []aap.ToolSpec{weatherTool},
+		Tools: []aap.ToolSpec{weatherSpec},
 	})
 	evs, err := e.stream(t, id, userTurn(aap.StreamDelta, "weather in Oslo"))
 	require.NoError(t, err)

@@ -168,7 +168,7 @@ func (pydanticAIAgent) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	args, _ := json.Marshal(map[string]string{"query": q})
 	var schema map[string]any
 	_ = json.Unmarshal([]byte(pydanticApprovalSchema), &schema)
-	sseEvents(w, concat([]string{run.started()}, toolCall(id, demo.SearchTool, "pyd-"+last.ID, string(args)),
+	sseEvents(w, concat([]string{run.started()}, toolCallEvents(id, demo.SearchTool, "pyd-"+last.ID, string(args)),
 		[]string{run.interrupted(map[string]any{"id": "int-" + id, "reason": "tool_call", "toolCallId": id,
 			"message": "Approve " + demo.SearchTool + "(" + string(args) + ")?", "responseSchema": schema})})...)
 }
@@ -297,12 +297,12 @@ func (a *agentFrameworkAgent) ServeHTTP(w http.ResponseWriter, r *http.Request) 
 		a.pending[in.ThreadID] = map[string]types.ToolCall{}
 	}
 	a.pending[in.ThreadID][id] = call
-	evs := concat([]string{run.started()}, toolCall(id, demo.SearchTool, "af-"+last.ID, string(args)),
+	evs := concat([]string{run.started()}, toolCallEvents(id, demo.SearchTool, "af-"+last.ID, string(args)),
 		[]string{fmt.Sprintf(`{"type":"CUSTOM","name":"function_approval_request","value":{"id":%q,"function_call":{"call_id":%q,"name":%q,"arguments":%s}}}`, id, id, demo.SearchTool, args)})
 	if a.confirmChanges {
 		confirm, _ := json.Marshal(map[string]any{"function_name": demo.SearchTool, "function_call_id": id,
 			"function_arguments": json.RawMessage(args), "steps": []any{map[string]string{"description": "Execute " + demo.SearchTool, "status": "enabled"}}})
-		evs = append(evs, toolCall("confirm_"+id, "confirm_changes", "af-"+last.ID, string(confirm))...)
+		evs = append(evs, toolCallEvents("confirm_"+id, "confirm_changes", "af-"+last.ID, string(confirm))...)
 	}
 	calls := []types.ToolCall{call}
 	if a.confirmChanges {

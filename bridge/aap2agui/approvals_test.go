@@ -3,6 +3,7 @@ package aap2agui_test
 import (
 	"bytes"
 	"encoding/json"
+	"github.com/aapagui/aapagui/bridge/internal/bridgetest"
 	"io"
 	"net/http"
 	"slices"
@@ -31,7 +32,7 @@ func (e *env) say(t *testing.T, id string, mode aap.StreamMode, msgs ...aap.Mess
 	req := aap.PostSessionTurnRequest{Stream: mode, Messages: msgs}
 	var evs []aap.Event
 	if mode == aap.StreamNone {
-		resp, err := e.Client.Turn(testContext(t), id, &req)
+		resp, err := e.Client.Turn(bridgetest.Context(t), id, &req)
 		if err != nil {
 			return approvalTurn{}, err
 		}
@@ -211,7 +212,7 @@ func TestApprovalAnswerFollowsResponseSchema(t *testing.T) {
 func TestUnanswerableResponseSchema(t *testing.T) {
 	up := newFakeUpstream(t, func(w http.ResponseWriter, _ *http.Request, in *runInput, n int) {
 		if n == 0 {
-			sseEvents(w, concat([]string{runStarted(in)}, toolCall("c1", demo.SearchTool, "m0", `{"query":"x"}`),
+			sseEvents(w, concat([]string{runStarted(in)}, toolCallEvents("c1", demo.SearchTool, "m0", `{"query":"x"}`),
 				[]string{interruptFinish(in, `[{"id":"c1","toolCallId":"c1","reason":"tool_call","responseSchema":{"type":"object","properties":{"accepted":{"type":"boolean"},"steps":{"type":"array"}},"required":["accepted","steps"]}}]`)})...)
 			return
 		}

@@ -25,13 +25,13 @@ func TestAPIKeys(t *testing.T) {
 		secret = "sk-option-secret-55e1"
 	)
 	var logs bridgetest.SyncBuffer
-	e := newEnv(t, demoUpstream(t), func(c *aap2agui.Config) {
+	e := newEnv(t, demoAgent(t), func(c *aap2agui.Config) {
 		c.APIKeys = []string{keyA, keyB}
 		c.Logger = zerolog.New(&logs).Level(zerolog.DebugLevel)
 	})
 	a := aap.NewClient(e.URL, aap.ClientOptions{APIKey: keyA})
 	b := aap.NewClient(e.URL, aap.ClientOptions{APIKey: keyB})
-	ctx := testContext(t)
+	ctx := bridgetest.Context(t)
 
 	created, err := a.CreateSession(ctx, &aap.PostSessionsRequest{Agent: aap.AgentConfig{Name: agentName, Options: map[string]string{"api_key": secret}}})
 	require.NoError(t, err)
@@ -51,7 +51,7 @@ func TestAPIKeys(t *testing.T) {
 	}
 	for _, ep := range endpoints {
 		t.Run("another key: "+ep.name, func(t *testing.T) {
-			requireJSONError(t, do(t, ep.method, e.URL+ep.path, keyB, ep.body), http.StatusNotFound, "session_not_found")
+			requireJSONError(t, doRaw(t, ep.method, e.URL+ep.path, keyB, ep.body), http.StatusNotFound, "session_not_found")
 		})
 	}
 	t.Run("another key lists nothing", func(t *testing.T) {

@@ -3,6 +3,7 @@ package aap2agui_test
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/aapagui/aapagui/bridge/internal/bridgetest"
 	"net/http"
 	"strings"
 	"testing"
@@ -19,12 +20,12 @@ import (
 // API shows and what the store keeps (AG-UI ids, state, interrupts).
 func (e *env) sessionState(t *testing.T, id string) string {
 	t.Helper()
-	ctx := testContext(t)
+	ctx := bridgetest.Context(t)
 	sess, err := e.Store.GetSession(ctx, "", id)
 	require.NoError(t, err)
 	hist, err := e.Store.History(ctx, id)
 	require.NoError(t, err)
-	api := do(t, http.MethodGet, e.URL+"/sessions/"+id, "", "")
+	api := doRaw(t, http.MethodGet, e.URL+"/sessions/"+id, "", "")
 	require.Equal(t, http.StatusOK, api.Status)
 	b, err := json.Marshal(map[string]any{"session": sess, "history": hist, "api": json.RawMessage(api.Body)})
 	require.NoError(t, err)
@@ -39,12 +40,12 @@ func TestBadInput(t *testing.T) {
 		switch last.Content {
 		case "two calls":
 			sseEvents(w, concat([]string{runStarted(in)},
-				toolCall("call_a", "get_weather", "m", `{"location":"Rome"}`),
-				toolCall("call_b", "get_weather", "m", `{"location":"Oslo"}`),
+				toolCallEvents("call_a", "get_weather", "m", `{"location":"Rome"}`),
+				toolCallEvents("call_b", "get_weather", "m", `{"location":"Oslo"}`),
 				[]string{runFinished(in)})...)
 		case "perm":
 			sseEvents(w, concat([]string{runStarted(in)},
-				toolCall("call_p", "web_search", "m", `{"query":"q"}`),
+				toolCallEvents("call_p", "web_search", "m", `{"query":"q"}`),
 				[]string{fmt.Sprintf(`{"type":"RUN_FINISHED","threadId":%q,"runId":%q,"outcome":{"type":"interrupt","interrupts":[{"id":"perm-call_p","reason":"tool_call","toolCallId":"call_p"}]}}`, in.ThreadID, in.RunID)})...)
 		default:
 			sseEvents(w, textRun(in, fmt.Sprint("m", n), "ok")...)
@@ -53,11 +54,11 @@ func TestBadInput(t *testing.T) {
 	e := newEnv(t, up.URL, func(c *aap2agui.Config) { c.MaxBody = 4096 })
 	setup := aap.PostSessionsRequest{
 		Agent: aap.AgentConfig{Tools: []aap.ServerToolRef{{Name: demo.SearchTool}}, Options: map[string]string{"language": "French"}},
-		Tools: []aap.ToolSpec{weatherTool},
+		Tools: []aap.ToolSpec{weatherSpec},
 	}
 	start := func(text string) string {
 		id := e.createSession(t, setup)
-		_, err := e.Client.Turn(testContext(t), id, &aap.PostSessionTurnRequest{Messages: []aap.Message{aap.UserText(text)}})
+		_, err := e.Client.Turn(bridgetest.Context(t), id, &aap.PostSessionTurnRequest{Messages: []aap.Message{aap.UserText(text)}})
 		require.NoError(t, err)
 		return id
 	}
@@ -113,7 +114,7 @@ func TestBadInput(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			before, runs := e.sessionState(t, tt.session), up.count()
-			r := do(t, http.MethodPost, e.URL+"/sessions/"+tt.session+"/turns", "", tt.body)
+			r := doRaw(t, http.MethodPost, e.URL+"/sessions/"+tt.session+"/turns", "", tt.body)
 			requireJSONError(t, r, tt.wantStatus, tt.wantCode)
 			assert.Equal(t, before, e.sessionState(t, tt.session), "nothing stored changed")
 			assert.Equal(t, runs, up.count(), "the agent was not called")
@@ -134,7 +135,7 @@ func TestBadInput(t *testing.T) {
 			}},
 			{perm, []aap.Message{&aap.ToolPermissionMessage{ToolCallID: "call_p", Granted: true}}},
 		} {
-			_, err := e.Client.Turn(testContext(t), tc.id, &aap.PostSessionTurnRequest{Messages: tc.msgs})
+			_, err := e.Client.Turn(bridgetest.Context(t), tc.id, &aap.PostSessionTurnRequest{Messages: tc.msgs})
 			require.NoError(t, err)
 		}
 	})
@@ -143,7 +144,7 @@ func TestBadInput(t *testing.T) {
 // TestBadCreate checks that rejected POST /sessions requests create
 // nothing.
 func TestBadCreate(t *testing.T) {
-	e := newEnv(t, demoUpstream(t), func(c *aap2agui.Config) { c.MaxBody = 1024 })
+	e := newEnv(t, demoAgent(t), func(c *aap2agui.Config) { c.MaxBody = 1024 })
 	tests := []struct {
 		name       string
 		body       string
@@ -166,10 +167,10 @@ func TestBadCreate(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			requireJSONError(t, do(t, http.MethodPost, e.URL+"/sessions", "", tt.body), tt.wantStatus, tt.wantCode)
+			requireJSONError(t, doRaw(t, http.MethodPost, e.URL+"/sessions", "", tt.body), tt.wantStatus, tt.wantCode)
 		})
 	}
-	page, err := e.Client.ListSessions(testContext(t), "")
+	page, err := e.Client.ListSessions(bridgetest.Context(t), "")
 	require.NoError(t, err)
 	assert.Empty(t, page.Sessions)
 }

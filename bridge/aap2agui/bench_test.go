@@ -85,7 +85,7 @@ func measure(b *testing.B, prepare func() string, turn func(string)) {
 // mode, one new session per turn (so that every run sends the same
 // history), reading the response to its end.
 func benchTurn(b *testing.B, mode aap.StreamMode, configure ...func(*aap2agui.Config)) {
-	cfg := aap2agui.Config{Upstream: demoUpstream(b), Store: store.NewMemory()}
+	cfg := aap2agui.Config{Upstream: demoAgent(b), Store: store.NewMemory()}
 	for _, f := range configure {
 		f(&cfg)
 	}
@@ -145,7 +145,7 @@ func BenchmarkTurnNone10kDeltas(b *testing.B) { benchTurn(b, aap.StreamNone) }
 // BenchmarkDirect10kDeltas is the same run read directly from the demo
 // agent: the baseline of BenchmarkTurn10kDeltas.
 func BenchmarkDirect10kDeltas(b *testing.B) {
-	url := demoUpstream(b)
+	url := demoAgent(b)
 	const body = `{"threadId":"thread-1","runId":"run-1","state":{},"messages":[{"id":"msg-1","role":"user","content":"long 10000"}],"tools":[],"context":[],"forwardedProps":{}}`
 	resp := post(b, url, body)
 	got, _ := io.ReadAll(resp.Body)
@@ -161,7 +161,7 @@ func BenchmarkDirect10kDeltas(b *testing.B) {
 // message and a cancelled resume entry (CancelRunAuto watches it for a
 // message the agent did not read); the demo agent answers in that run.
 func BenchmarkTurnCancelling10kDeltas(b *testing.B) {
-	srv, err := aap2agui.New(aap2agui.Config{Upstream: demoUpstream(b), Store: store.NewMemory(),
+	srv, err := aap2agui.New(aap2agui.Config{Upstream: demoAgent(b), Store: store.NewMemory(),
 		Agent: aap.AgentInfo{Name: "agent", Tools: []aap.ToolSpec{demo.SearchToolSpec}}})
 	if err != nil {
 		b.Fatal(err)

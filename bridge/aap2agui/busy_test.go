@@ -46,7 +46,7 @@ func TestBusyStoreRefusesTheTurnStart(t *testing.T) {
 		c.StartTimeout = 50 * time.Millisecond
 	})
 	id := e.createSession(t, aap.PostSessionsRequest{})
-	r := do(t, http.MethodPost, e.URL+"/sessions/"+id+"/turns", "", `{"stream":"delta","messages":[{"role":"user","content":"hi"}]}`)
+	r := doRaw(t, http.MethodPost, e.URL+"/sessions/"+id+"/turns", "", `{"stream":"delta","messages":[{"role":"user","content":"hi"}]}`)
 	requireJSONError(t, r, http.StatusServiceUnavailable, "store_busy")
 	assert.Equal(t, "1", r.Header.Get("Retry-After"))
 	assert.False(t, called.Load(), "the agent was called")
@@ -76,7 +76,7 @@ func TestLockLostBeforeTheStreamIsNotTheUpstreamsFailure(t *testing.T) {
 		c.Store = &lostOnRenewal{stolenLock{Store: store.NewMemory(), taken: map[string]bool{}}}
 	})
 	id := e.createSession(t, aap.PostSessionsRequest{})
-	r := do(t, http.MethodPost, e.URL+"/sessions/"+id+"/turns", "", `{"stream":"delta","messages":[{"role":"user","content":"hi"}]}`)
+	r := doRaw(t, http.MethodPost, e.URL+"/sessions/"+id+"/turns", "", `{"stream":"delta","messages":[{"role":"user","content":"hi"}]}`)
 	requireJSONError(t, r, http.StatusServiceUnavailable, "lease_lost")
 	assert.NotEmpty(t, r.Header.Get("Retry-After"))
 	require.NotContains(t, r.Body, "upstream")

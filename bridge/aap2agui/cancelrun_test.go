@@ -3,6 +3,7 @@ package aap2agui_test
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/aapagui/aapagui/bridge/internal/bridgetest"
 	"net/http"
 	"sync/atomic"
 	"testing"
@@ -41,7 +42,7 @@ func TestSeparateCancelRun(t *testing.T) {
 				}
 			})
 			id := e.createSession(t, aap.PostSessionsRequest{})
-			_, err := e.Client.Turn(testContext(t), id, &aap.PostSessionTurnRequest{Messages: []aap.Message{aap.UserText("start")}})
+			_, err := e.Client.Turn(bridgetest.Context(t), id, &aap.PostSessionTurnRequest{Messages: []aap.Message{aap.UserText("start")}})
 			require.NoError(t, err)
 
 			evs, err := e.stream(t, id, userTurn(aap.StreamDelta, "something else"))
@@ -246,12 +247,12 @@ func TestCancelRunFollowUp(t *testing.T) {
 				})
 				e := newEnv(t, up.URL, func(c *aap2agui.Config) { c.CancelRun = tc.mode })
 				id := e.createSession(t, aap.PostSessionsRequest{})
-				_, err := e.Client.Turn(testContext(t), id, &aap.PostSessionTurnRequest{Messages: []aap.Message{aap.UserText("start")}})
+				_, err := e.Client.Turn(bridgetest.Context(t), id, &aap.PostSessionTurnRequest{Messages: []aap.Message{aap.UserText("start")}})
 				require.NoError(t, err)
 
 				req := userTurn(mode, "something else")
 				if mode == aap.StreamNone {
-					resp, err := e.Client.Turn(testContext(t), id, &req)
+					resp, err := e.Client.Turn(bridgetest.Context(t), id, &req)
 					require.NoError(t, err)
 					assert.Equal(t, tc.stop, resp.StopReason)
 				} else {
@@ -293,14 +294,14 @@ func TestCancelRunDemoAgent(t *testing.T) {
 			}))
 			e := newEnv(t, agent)
 			id := e.createSession(t, aap.PostSessionsRequest{Agent: aap.AgentConfig{Tools: []aap.ServerToolRef{{Name: demo.SearchTool}}}})
-			resp, err := e.Client.Turn(testContext(t), id, &aap.PostSessionTurnRequest{Messages: []aap.Message{aap.UserText("search dogs")}})
+			resp, err := e.Client.Turn(bridgetest.Context(t), id, &aap.PostSessionTurnRequest{Messages: []aap.Message{aap.UserText("search dogs")}})
 			require.NoError(t, err)
 			require.Equal(t, aap.StopToolUse, resp.StopReason, "the search waits for its permission")
 			callID := resp.Messages[0].(*aap.AssistantMessage).Content.Blocks[0].(*aap.ToolUseBlock).ToolCallID
 
 			req := userTurn(mode, "never mind")
 			if mode == aap.StreamNone {
-				resp, err := e.Client.Turn(testContext(t), id, &req)
+				resp, err := e.Client.Turn(bridgetest.Context(t), id, &req)
 				require.NoError(t, err)
 				assert.Equal(t, []string{assistantText("You said: never mind")}, messageLines(t, resp.Messages))
 			} else {
@@ -340,9 +341,9 @@ func TestCancelRunFollowUpCountsBothRuns(t *testing.T) {
 	})
 	e := newEnv(t, up.URL)
 	id := e.createSession(t, aap.PostSessionsRequest{})
-	_, err := e.Client.Turn(testContext(t), id, &aap.PostSessionTurnRequest{Messages: []aap.Message{aap.UserText("start")}})
+	_, err := e.Client.Turn(bridgetest.Context(t), id, &aap.PostSessionTurnRequest{Messages: []aap.Message{aap.UserText("start")}})
 	require.NoError(t, err)
-	resp, err := e.Client.Turn(testContext(t), id, &aap.PostSessionTurnRequest{Messages: []aap.Message{aap.UserText("something else")}})
+	resp, err := e.Client.Turn(bridgetest.Context(t), id, &aap.PostSessionTurnRequest{Messages: []aap.Message{aap.UserText("something else")}})
 	require.NoError(t, err)
 	require.Equal(t, aap.StopEndTurn, resp.StopReason)
 	require.Equal(t, 3, up.count(), "the message had a run of its own")

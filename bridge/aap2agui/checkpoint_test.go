@@ -25,7 +25,7 @@ import (
 func TestCheckpointsLeaveTheSameHistory(t *testing.T) {
 	up := newFakeUpstream(t, func(w http.ResponseWriter, _ *http.Request, in *runInput, n int) {
 		evs := concat([]string{runStarted(in)}, textMessage("m1", "thinking ", "aloud"),
-			toolCall("call_1", "web_search", "m2", `{"query":"q"}`),
+			toolCallEvents("call_1", "web_search", "m2", `{"query":"q"}`),
 			[]string{`{"type":"TOOL_CALL_RESULT","messageId":"r1","toolCallId":"call_1","content":"found"}`},
 			textMessage("m3", "so ", "there", " it is"))
 		if n%2 == 0 {

@@ -79,14 +79,14 @@ func TestClientLeftFinish(t *testing.T) {
 	id := e.createSession(t, aap.PostSessionsRequest{})
 
 	// The client leaves mid-answer.
-	streamtest.LeaveAfter(t, testContext(t), e.URL+"/sessions/"+id+"/turns", `{"stream":"delta","messages":[{"role":"user","content":"hello"}]}`, "the first half")
+	streamtest.LeaveAfter(t, bridgetest.Context(t), e.URL+"/sessions/"+id+"/turns", `{"stream":"delta","messages":[{"role":"user","content":"hello"}]}`, "the first half")
 	close(release)
 
 	bridgetest.RanToItsEnd(t, cancelled)
 	require.Eventually(t, func() bool {
 		h := e.history(t, id, aap.HistoryFull)
 		return len(h) == 2 && strings.Contains(h[1], "the first half, and the second.")
-	}, testTimeout, 10*time.Millisecond, "history holds the whole answer")
+	}, bridgetest.Timeout, 10*time.Millisecond, "history holds the whole answer")
 	// The session is free again: the next turn runs.
 	evs, err := e.stream(t, id, userTurn(aap.StreamMessage, "again"))
 	require.NoError(t, err)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"github.com/aapagui/aapagui/bridge/internal/bridgetest"
 	"io"
 	"net/http"
 	"regexp"
@@ -82,7 +83,7 @@ type httpResult struct {
 
 func doJSON(t *testing.T, method, url string, body []byte) httpResult {
 	t.Helper()
-	req, err := http.NewRequestWithContext(testContext(t), method, url, bytes.NewReader(body))
+	req, err := http.NewRequestWithContext(bridgetest.Context(t), method, url, bytes.NewReader(body))
 	require.NoError(t, err)
 	if body != nil {
 		req.Header.Set("Content-Type", "application/json")

@@ -78,7 +78,7 @@ func copilotKitConversations() []upstreamConversation {
 		failing,
 		{
 			name:    "history: the agent is sent every call with its result",
-			session: aap.PostSessionsRequest{Tools: []aap.ToolSpec{weatherTool}},
+			session: aap.PostSessionsRequest{Tools: []aap.ToolSpec{weatherSpec}},
 			steps: []upstreamStep{search, askWeather("weather in Paris", "Paris", "call#2"), weatherIs("Paris", "Rain"),
 				askHistory("web_search, get_weather")},
 		},

@@ -1,6 +1,7 @@
 package aap2agui_test
 
 import (
+	"github.com/aapagui/aapagui/bridge/internal/bridgetest"
 	"net/http"
 	"strings"
 	"testing"
@@ -15,7 +16,7 @@ import (
 // cross-origin call with an API key and a JSON body.
 func preflight(t *testing.T, url, origin, method string) *http.Response {
 	t.Helper()
-	req, err := http.NewRequestWithContext(testContext(t), http.MethodOptions, url, nil)
+	req, err := http.NewRequestWithContext(bridgetest.Context(t), http.MethodOptions, url, nil)
 	require.NoError(t, err)
 	req.Header.Set("Origin", origin)
 	req.Header.Set("Access-Control-Request-Method", method)
@@ -33,7 +34,7 @@ func preflight(t *testing.T, url, origin, method string) *http.Response {
 // credentials.
 func TestCORS(t *testing.T) {
 	const app = "https://aap-client.example"
-	e := newEnv(t, demoUpstream(t), func(c *aap2agui.Config) {
+	e := newEnv(t, demoAgent(t), func(c *aap2agui.Config) {
 		c.CORSOrigins = []string{app}
 		c.APIKeys = []string{"k1"}
 		c.BasePath = "/v1"
@@ -64,7 +65,7 @@ func TestCORS(t *testing.T) {
 	})
 
 	t.Run("answers carry the origin, errors included", func(t *testing.T) {
-		req, err := http.NewRequestWithContext(testContext(t), http.MethodPost, e.URL+"/sessions", strings.NewReader(`{"agent":{"name":"agent"}}`))
+		req, err := http.NewRequestWithContext(bridgetest.Context(t), http.MethodPost, e.URL+"/sessions", strings.NewReader(`{"agent":{"name":"agent"}}`))
 		require.NoError(t, err)
 		req.Header.Set("Origin", app)
 		req.Header.Set("Authorization", "Bearer k1")
@@ -86,7 +87,7 @@ func TestCORS(t *testing.T) {
 	})
 
 	t.Run("any origin, never with credentials", func(t *testing.T) {
-		anyOrigin := newEnv(t, demoUpstream(t), func(c *aap2agui.Config) { c.CORSOrigins, c.APIKeys = []string{"*"}, []string{"k1"} })
+		anyOrigin := newEnv(t, demoAgent(t), func(c *aap2agui.Config) { c.CORSOrigins, c.APIKeys = []string{"*"}, []string{"k1"} })
 		resp := preflight(t, anyOrigin.URL+"/sessions", "https://anyone.example", "POST")
 		assert.Equal(t, http.StatusNoContent, resp.StatusCode)
 		assert.Equal(t, "*", resp.Header.Get("Access-Control-Allow-Origin"))
@@ -94,7 +95,7 @@ func TestCORS(t *testing.T) {
 	})
 
 	t.Run("without --cors-origin preflights are refused", func(t *testing.T) {
-		closed := newEnv(t, demoUpstream(t))
+		closed := newEnv(t, demoAgent(t))
 		resp := preflight(t, closed.URL+"/meta", app, "GET")
 		assert.Equal(t, http.StatusForbidden, resp.StatusCode)
 		assert.Empty(t, resp.Header.Get("Access-Control-Allow-Origin"))
@@ -103,14 +104,14 @@ func TestCORS(t *testing.T) {
 	t.Run("any origin on a server without keys is a configuration error", func(t *testing.T) {
 		// Every web site the local user visits could otherwise list, read
 		// and run the sessions of an open bridge from the user's browser.
-		_, err := aap2agui.New(aap2agui.Config{Upstream: demoUpstream(t), Store: e.Store, Serving: aap2agui.Serving{CORSOrigins: []string{"https://app.example", "*"}}})
+		_, err := aap2agui.New(aap2agui.Config{Upstream: demoAgent(t), Store: e.Store, Serving: aap2agui.Serving{CORSOrigins: []string{"https://app.example", "*"}}})
 		require.Error(t, err)
 		assert.Contains(t, err.Error(), "CORS origin *")
 		assert.Contains(t, err.Error(), "--api-key")
 	})
 
 	t.Run("an origin that is not one is a configuration error", func(t *testing.T) {
-		_, err := aap2agui.New(aap2agui.Config{Upstream: demoUpstream(t), Store: e.Store, Serving: aap2agui.Serving{CORSOrigins: []string{"https://app.example/path"}}})
+		_, err := aap2agui.New(aap2agui.Config{Upstream: demoAgent(t), Store: e.Store, Serving: aap2agui.Serving{CORSOrigins: []string{"https://app.example/path"}}})
 		require.ErrorContains(t, err, "https://app.example/path")
 	})
 }

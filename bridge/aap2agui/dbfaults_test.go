@@ -3,6 +3,7 @@ package aap2agui_test
 import (
 	"context"
 	"fmt"
+	"github.com/aapagui/aapagui/bridge/internal/bridgetest"
 	"net/http"
 	"strings"
 	"sync"
@@ -96,9 +97,9 @@ func TestAcknowledgedTurnsSurviveDatabaseFaults(t *testing.T) {
 		var msgs []aap.Message
 		var err error
 		require.Eventually(t, func() bool {
-			msgs, err = replicas[0].Client.History(testContext(t), id, aap.HistoryFull)
+			msgs, err = replicas[0].Client.History(bridgetest.Context(t), id, aap.HistoryFull)
 			return err == nil
-		}, testTimeout, 50*time.Millisecond, "history of session %d", i)
+		}, bridgetest.Timeout, 50*time.Millisecond, "history of session %d", i)
 		seen := map[string]int{}
 		for j, m := range msgs {
 			u, ok := m.(*aap.UserMessage)

@@ -1,6 +1,7 @@
 package aap2agui_test
 
 import (
+	"github.com/aapagui/aapagui/bridge/internal/bridgetest"
 	"net/http"
 	"testing"
 
@@ -23,7 +24,7 @@ func TestDenialOfInterruptNamedByItsCall(t *testing.T) {
 			up := newFakeUpstream(t, func(w http.ResponseWriter, _ *http.Request, in *runInput, n int) {
 				if n == 0 {
 					sseEvents(w, concat([]string{runStarted(in)},
-						toolCall("call_ck", demo.SearchTool, "m0", `{"query":"x"}`),
+						toolCallEvents("call_ck", demo.SearchTool, "m0", `{"query":"x"}`),
 						[]string{interruptFinish(in, `[{"id":"call_ck","toolCallId":"call_ck","reason":"tool_call"}]`)})...)
 					return
 				}
@@ -31,12 +32,12 @@ func TestDenialOfInterruptNamedByItsCall(t *testing.T) {
 			})
 			e := newEnv(t, up.URL)
 			id := e.createSession(t, aap.PostSessionsRequest{Agent: aap.AgentConfig{Tools: []aap.ServerToolRef{{Name: demo.SearchTool}}}})
-			_, err := e.Client.Turn(testContext(t), id, &aap.PostSessionTurnRequest{Stream: aap.StreamNone, Messages: []aap.Message{aap.UserText("search x")}})
+			_, err := e.Client.Turn(bridgetest.Context(t), id, &aap.PostSessionTurnRequest{Stream: aap.StreamNone, Messages: []aap.Message{aap.UserText("search x")}})
 			require.NoError(t, err)
 
 			deny := aap.PostSessionTurnRequest{Stream: mode, Messages: []aap.Message{&aap.ToolPermissionMessage{ToolCallID: "call_ck", Reason: "too risky"}}}
 			if mode == aap.StreamNone {
-				resp, err := e.Client.Turn(testContext(t), id, &deny)
+				resp, err := e.Client.Turn(bridgetest.Context(t), id, &deny)
 				require.NoError(t, err)
 				assert.Equal(t, aap.StopEndTurn, resp.StopReason)
 			} else {

@@ -58,7 +58,7 @@ func (s *endFaults) SaveSession(ctx context.Context, sess *store.Session, append
 // turnRaw sends a turn and returns its status and body as they came.
 func turnRaw(t *testing.T, e *env, id string, mode aap.StreamMode, text string) rawResponse {
 	t.Helper()
-	return do(t, http.MethodPost, e.URL+"/sessions/"+id+"/turns", "",
+	return doRaw(t, http.MethodPost, e.URL+"/sessions/"+id+"/turns", "",
 		fmt.Sprintf(`{"stream":%q,"messages":[{"role":"user","content":%q}]}`, mode, text))
 }
 
@@ -99,7 +99,7 @@ func testTurnStopMeansStored(t *testing.T, mode aap.StreamMode, open func(t *tes
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			st := &endFaults{Store: open(t)}
-			e := newEnv(t, demoUpstream(t), func(cfg *aap2agui.Config) { cfg.Store = st })
+			e := newEnv(t, demoAgent(t), func(cfg *aap2agui.Config) { cfg.Store = st })
 			id := e.createSession(t, aap.PostSessionsRequest{})
 			st.fail.Store(c.fail)
 			st.lost.Store(c.lost)
@@ -131,7 +131,7 @@ func TestTurnNotStoredIsNotAcknowledged(t *testing.T) {
 		t.Run(string(mode), func(t *testing.T) {
 			t.Parallel()
 			st := &endFaults{Store: store.NewMemory()}
-			e := newEnv(t, demoUpstream(t), func(cfg *aap2agui.Config) { cfg.Store = st })
+			e := newEnv(t, demoAgent(t), func(cfg *aap2agui.Config) { cfg.Store = st })
 			id := e.createSession(t, aap.PostSessionsRequest{})
 			st.failAll.Store(true)
 			start := time.Now()
@@ -151,7 +151,7 @@ func TestTurnNotStoredIsNotAcknowledged(t *testing.T) {
 			st.failAll.Store(false)
 			require.Eventually(t, func() bool {
 				return turnRaw(t, e, id, aap.StreamNone, "again").Status == http.StatusOK
-			}, testTimeout, 50*time.Millisecond, "the session takes turns again")
+			}, bridgetest.Timeout, 50*time.Millisecond, "the session takes turns again")
 		})
 	}
 }
@@ -206,7 +206,7 @@ func TestClientThatStopsReading(t *testing.T) {
 	// the session takes a new turn only once the stall has ended it.
 	require.Eventually(t, func() bool {
 		return turnRaw(t, e, id, aap.StreamNone, "are you there?").Status == http.StatusOK
-	}, testTimeout, 50*time.Millisecond, "the session takes a new turn")
+	}, bridgetest.Timeout, 50*time.Millisecond, "the session takes a new turn")
 	assert.Positive(t, ended.Load(), "the agent's run was cancelled")
 	h := e.history(t, id, aap.HistoryFull)
 	require.Len(t, h, 4)
@@ -247,7 +247,7 @@ func TestUpstreamBounds(t *testing.T) {
 				return
 			}
 			require.Len(t, h, 2)
-			msgs, err := e.Client.History(testContext(t), id, aap.HistoryFull)
+			msgs, err := e.Client.History(bridgetest.Context(t), id, aap.HistoryFull)
 			require.NoError(t, err)
 			text := msgs[1].(*aap.AssistantMessage).Content.PlainText()
 			assert.True(t, strings.HasPrefix(text, c.kept), "kept %q", text)

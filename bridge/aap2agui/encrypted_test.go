@@ -55,14 +55,14 @@ func TestEncryptedReasoningAnthropic(t *testing.T) {
 				`{"type":"REASONING_ENCRYPTED_VALUE","subtype":"message","entityId":"th-2","encryptedValue":"EmwKAhgBEgyredacted=="}`,
 				`{"type":"REASONING_END","messageId":"rs-0"}`},
 				textMessage("m1", "Let me check."),
-				toolCall("toolu_1", weatherTool.Name, "m1", `{"location":"Lima"}`),
+				toolCallEvents("toolu_1", weatherSpec.Name, "m1", `{"location":"Lima"}`),
 				[]string{runFinished(in)})...)
 		default:
 			sseEvents(w, textRun(in, "m"+string(rune('2'+n-1)), "Sunny.")...)
 		}
 	})
 	e := newEnv(t, up.URL)
-	id := e.createSession(t, aap.PostSessionsRequest{Tools: []aap.ToolSpec{weatherTool}})
+	id := e.createSession(t, aap.PostSessionsRequest{Tools: []aap.ToolSpec{weatherSpec}})
 	evs, err := e.stream(t, id, userTurn(aap.StreamDelta, "weather in Lima?"))
 	require.NoError(t, err)
 	noSecrets(t, e, id, evs, "sig1", "redacted")
@@ -111,12 +111,12 @@ func TestEncryptedReasoningOpenAIResponses(t *testing.T) {
 			`{"type":"REASONING_ENCRYPTED_VALUE","subtype":"message","entityId":"rs_68a1","encryptedValue":"gAAAAABoENCRYPTEDone"}`},
 			textMessage("msg_a", "Checking."),
 			[]string{`{"type":"REASONING_ENCRYPTED_VALUE","subtype":"message","entityId":"msg_a","encryptedValue":"gAAAAABoENCRYPTEDmsg"}`},
-			toolCall("fc_1", weatherTool.Name, "msg_a", `{"location":"Lima"}`),
+			toolCallEvents("fc_1", weatherSpec.Name, "msg_a", `{"location":"Lima"}`),
 			[]string{`{"type":"REASONING_ENCRYPTED_VALUE","subtype":"tool-call","entityId":"fc_1","encryptedValue":"gAAAAABoENCRYPTEDcall"}`,
 				runFinished(in)})...)
 	})
 	e := newEnv(t, up.URL)
-	id := e.createSession(t, aap.PostSessionsRequest{Tools: []aap.ToolSpec{weatherTool}})
+	id := e.createSession(t, aap.PostSessionsRequest{Tools: []aap.ToolSpec{weatherSpec}})
 	evs, err := e.stream(t, id, userTurn(aap.StreamMessage, "weather in Lima?"))
 	require.NoError(t, err)
 	noSecrets(t, e, id, evs, "ENCRYPTED")
@@ -149,13 +149,13 @@ func TestEncryptedReasoningSnapshot(t *testing.T) {
 			`{"id":"` + user.ID + `","role":"user","content":"hi"},` +
 			`{"id":"r-1","role":"reasoning","content":"thinking","encryptedValue":"snapsig-1"},` +
 			`{"id":"r-2","role":"reasoning","content":"","encryptedValue":"snapsig-2"},` +
-			`{"id":"a-1","role":"assistant","content":"Hello","encryptedValue":"snapmsg","toolCalls":[{"id":"c-1","type":"function","function":{"name":"` + weatherTool.Name + `","arguments":"{}"},"encryptedValue":"snapcall"}]},` +
+			`{"id":"a-1","role":"assistant","content":"Hello","encryptedValue":"snapmsg","toolCalls":[{"id":"c-1","type":"function","function":{"name":"` + weatherSpec.Name + `","arguments":"{}"},"encryptedValue":"snapcall"}]},` +
 			`{"id":"t-1","role":"tool","toolCallId":"c-1","content":"22°C"},` +
 			`{"id":"a-3","role":"assistant","content":"Done."}]}`
 		sseEvents(w, runStarted(in), snap, runFinished(in))
 	})
 	e := newEnv(t, up.URL)
-	id := e.createSession(t, aap.PostSessionsRequest{Tools: []aap.ToolSpec{weatherTool}})
+	id := e.createSession(t, aap.PostSessionsRequest{Tools: []aap.ToolSpec{weatherSpec}})
 	evs, err := e.stream(t, id, userTurn(aap.StreamDelta, "hi"))
 	require.NoError(t, err)
 	noSecrets(t, e, id, evs, "snapsig", "snapmsg", "snapcall")

@@ -66,7 +66,7 @@ func TestUpstreamFailsBeforeStream(t *testing.T) {
 			e := newEnv(t, tt.upstream(t), func(c *aap2agui.Config) { c.ConnectTimeout = 200 * time.Millisecond })
 			id := e.createSession(t, aap.PostSessionsRequest{})
 			for _, mode := range []aap.StreamMode{aap.StreamDelta, aap.StreamMessage, aap.StreamNone} {
-				r := do(t, http.MethodPost, e.URL+"/sessions/"+id+"/turns", "", `{"stream":"`+string(mode)+`","messages":[{"role":"user","content":"hi"}]}`)
+				r := doRaw(t, http.MethodPost, e.URL+"/sessions/"+id+"/turns", "", `{"stream":"`+string(mode)+`","messages":[{"role":"user","content":"hi"}]}`)
 				requireJSONError(t, r, tt.wantStatus, tt.wantCode)
 				assert.NotContains(t, r.Body, "secret-internal-detail", "upstream text stays in the log")
 			}
@@ -152,7 +152,7 @@ func TestUpstreamFailsMidStream(t *testing.T) {
 				t.Run(string(mode), func(t *testing.T) {
 					id := e.createSession(t, aap.PostSessionsRequest{})
 					if mode == aap.StreamNone {
-						resp, err := e.Client.Turn(testContext(t), id, &aap.PostSessionTurnRequest{Messages: []aap.Message{aap.UserText("hi")}})
+						resp, err := e.Client.Turn(bridgetest.Context(t), id, &aap.PostSessionTurnRequest{Messages: []aap.Message{aap.UserText("hi")}})
 						require.NoError(t, err)
 						assert.Equal(t, aap.StopError, resp.StopReason)
 						assert.Equal(t, []string{assistantText("partial answer")}, messageLines(t, resp.Messages))
@@ -205,7 +205,7 @@ func TestOneTurnAtATime(t *testing.T) {
 	streaming := make(chan struct{})
 	go func() {
 		var o outcome
-		for ev, err := range e.Client.StreamTurn(testContext(t), id, &aap.PostSessionTurnRequest{Stream: aap.StreamDelta, Messages: []aap.Message{aap.UserText("slow")}}) {
+		for ev, err := range e.Client.StreamTurn(bridgetest.Context(t), id, &aap.PostSessionTurnRequest{Stream: aap.StreamDelta, Messages: []aap.Message{aap.UserText("slow")}}) {
 			if err != nil {
 				o.err = err
 				break
@@ -221,24 +221,24 @@ func TestOneTurnAtATime(t *testing.T) {
 	for _, ch := range []chan struct{}{started, streaming} {
 		select {
 		case <-ch:
-		case <-testContext(t).Done():
+		case <-bridgetest.Context(t).Done():
 			t.Fatal("the first turn never reached the agent")
 		}
 	}
 
 	for _, mode := range []aap.StreamMode{aap.StreamDelta, aap.StreamMessage, aap.StreamNone} {
 		t.Run("a second turn, "+string(mode), func(t *testing.T) {
-			r := do(t, http.MethodPost, e.URL+"/sessions/"+id+"/turns", "", `{"stream":"`+string(mode)+`","messages":[{"role":"user","content":"me too"}]}`)
+			r := doRaw(t, http.MethodPost, e.URL+"/sessions/"+id+"/turns", "", `{"stream":"`+string(mode)+`","messages":[{"role":"user","content":"me too"}]}`)
 			requireJSONError(t, r, http.StatusConflict, "turn_in_progress")
 			bridgetest.RequireLeaseLeft(t, r.Header, r.Body)
 		})
 	}
 	t.Run("a second turn through the client", func(t *testing.T) {
-		_, err := e.Client.Turn(testContext(t), id, &aap.PostSessionTurnRequest{Messages: []aap.Message{aap.UserText("me too")}})
+		_, err := e.Client.Turn(bridgetest.Context(t), id, &aap.PostSessionTurnRequest{Messages: []aap.Message{aap.UserText("me too")}})
 		requireHTTPError(t, err, http.StatusConflict, "turn_in_progress")
 	})
 	t.Run("another session is not held up", func(t *testing.T) {
-		resp, err := e.Client.Turn(testContext(t), other, &aap.PostSessionTurnRequest{Messages: []aap.Message{aap.UserText("hi")}})
+		resp, err := e.Client.Turn(bridgetest.Context(t), other, &aap.PostSessionTurnRequest{Messages: []aap.Message{aap.UserText("hi")}})
 		require.NoError(t, err)
 		assert.Equal(t, aap.StopEndTurn, resp.StopReason)
 		st.waitUnlocked(t, other)
@@ -254,7 +254,7 @@ func TestOneTurnAtATime(t *testing.T) {
 	st.waitUnlocked(t, id)
 
 	t.Run("after the first turn ends", func(t *testing.T) {
-		resp, err := e.Client.Turn(testContext(t), id, &aap.PostSessionTurnRequest{Messages: []aap.Message{aap.UserText("next")}})
+		resp, err := e.Client.Turn(bridgetest.Context(t), id, &aap.PostSessionTurnRequest{Messages: []aap.Message{aap.UserText("next")}})
 		require.NoError(t, err)
 		assert.Equal(t, aap.StopEndTurn, resp.StopReason)
 		assert.Equal(t, []string{
@@ -288,7 +288,7 @@ func TestClientDisconnect(t *testing.T) {
 			})
 			id := e.createSession(t, aap.PostSessionsRequest{})
 
-			ctx, cancel := context.WithCancel(testContext(t))
+			ctx, cancel := context.WithCancel(bridgetest.Context(t))
 			defer cancel()
 			done := make(chan error, 1)
 			if mode == aap.StreamNone {
@@ -317,7 +317,7 @@ func TestClientDisconnect(t *testing.T) {
 
 			select {
 			case <-cancelled:
-			case <-testContext(t).Done():
+			case <-bridgetest.Context(t).Done():
 				t.Fatal("the upstream call was not cancelled")
 			}
 			st.waitUnlocked(t, id)

@@ -3,6 +3,7 @@ package aap2agui_test
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/aapagui/aapagui/bridge/internal/bridgetest"
 	"net/http"
 	"strings"
 	"sync"
@@ -27,8 +28,8 @@ func TestMixedAnswer(t *testing.T) {
 	up := newFakeUpstream(t, func(w http.ResponseWriter, _ *http.Request, in *runInput, n int) {
 		if n == 0 {
 			sseEvents(w, concat([]string{runStarted(in)},
-				toolCall("call_w", "get_weather", "m0", `{"location":"Oslo"}`),
-				toolCall("call_s", "web_search", "m0", `{"query":"oslo"}`),
+				toolCallEvents("call_w", "get_weather", "m0", `{"location":"Oslo"}`),
+				toolCallEvents("call_s", "web_search", "m0", `{"query":"oslo"}`),
 				[]string{interruptFinish(in, `[{"id":"int-s","reason":"tool_call","toolCallId":"call_s"}]`)})...)
 			return
 		}
@@ -39,7 +40,7 @@ func TestMixedAnswer(t *testing.T) {
 	e := newEnv(t, up.URL)
 	id := e.createSession(t, aap.PostSessionsRequest{
 		Agent: aap.AgentConfig{Tools: []aap.ServerToolRef{{Name: demo.SearchTool}}},
-		Tools: []aap.ToolSpec{weatherTool},
+		Tools: []aap.ToolSpec{weatherSpec},
 	})
 	_, err := e.stream(t, id, userTurn(aap.StreamDelta, "go"))
 	require.NoError(t, err)
@@ -145,15 +146,15 @@ func TestToolInputBytes(t *testing.T) {
 	up := newFakeUpstream(t, func(w http.ResponseWriter, _ *http.Request, in *runInput, n int) {
 		if n == 0 {
 			sseEvents(w, concat([]string{runStarted(in)},
-				toolCall("call_1", "get_weather", "m0", args),
-				toolCall("call_2", "get_weather", "m0", `{"location":`),
+				toolCallEvents("call_1", "get_weather", "m0", args),
+				toolCallEvents("call_2", "get_weather", "m0", `{"location":`),
 				[]string{runFinished(in)})...)
 			return
 		}
 		sseEvents(w, textRun(in, "m1", "ok")...)
 	})
 	e := newEnv(t, up.URL)
-	id := e.createSession(t, aap.PostSessionsRequest{Tools: []aap.ToolSpec{weatherTool}})
+	id := e.createSession(t, aap.PostSessionsRequest{Tools: []aap.ToolSpec{weatherSpec}})
 	evs, err := e.stream(t, id, userTurn(aap.StreamDelta, "go <now> & fast"))
 	require.NoError(t, err)
 	assert.Equal(t, []string{
@@ -174,7 +175,7 @@ func TestToolInputBytes(t *testing.T) {
 	require.Len(t, in.Messages[1].ToolCalls, 2)
 	assert.Equal(t, args, in.Messages[1].ToolCalls[0].Function.Arguments)
 	assert.Equal(t, "<b>sunny</b> & warm", in.Messages[2].Content)
-	r := do(t, http.MethodGet, e.URL+"/sessions/"+id+"/history?type=full", "", "")
+	r := doRaw(t, http.MethodGet, e.URL+"/sessions/"+id+"/history?type=full", "", "")
 	assert.Contains(t, r.Body, `"input":`+args, "history keeps the bytes")
 	assert.Contains(t, r.Body, `"<b>sunny</b> & warm"`, "no HTML escaping")
 }
@@ -201,13 +202,13 @@ func TestLargeEvent(t *testing.T) {
 // TestSeededToolCall checks tool call resumption: a session seeded with a
 // call that has no result takes that result as its first turn.
 func TestSeededToolCall(t *testing.T) {
-	e := newEnv(t, demoUpstream(t))
+	e := newEnv(t, demoAgent(t))
 	id := e.createSession(t, aap.PostSessionsRequest{
 		Messages: []aap.Message{
 			aap.UserText("weather in Rome"),
 			&aap.AssistantMessage{Content: aap.BlockContent(&aap.ToolUseBlock{ToolCallID: "call_seed", Name: "get_weather", Input: json.RawMessage(`{"location":"Rome"}`)})},
 		},
-		Tools: []aap.ToolSpec{weatherTool},
+		Tools: []aap.ToolSpec{weatherSpec},
 	})
 	evs, err := e.stream(t, id, aap.PostSessionTurnRequest{Stream: aap.StreamMessage, Messages: []aap.Message{
 		&aap.ToolMessage{ToolCallID: "call_seed", Content: aap.TextContent("Hot")},
@@ -218,7 +219,7 @@ func TestSeededToolCall(t *testing.T) {
 
 // TestConcurrentSessions runs turns on many sessions at once.
 func TestConcurrentSessions(t *testing.T) {
-	e := newEnv(t, demoUpstream(t))
+	e := newEnv(t, demoAgent(t))
 	const sessions, turns = 12, 3
 	var wg sync.WaitGroup
 	errs := make(chan error, sessions)
@@ -233,7 +234,7 @@ func TestConcurrentSessions(t *testing.T) {
 			for j := range turns {
 				text := fmt.Sprintf("session %d turn %d", i, j)
 				var got strings.Builder
-				for ev, err := range e.Client.StreamTurn(testContext(t), id, &aap.PostSessionTurnRequest{Stream: aap.StreamDelta, Messages: []aap.Message{aap.UserText(text)}}) {
+				for ev, err := range e.Client.StreamTurn(bridgetest.Context(t), id, &aap.PostSessionTurnRequest{Stream: aap.StreamDelta, Messages: []aap.Message{aap.UserText(text)}}) {
 					if err != nil {
 						errs <- err
 						return
@@ -247,7 +248,7 @@ func TestConcurrentSessions(t *testing.T) {
 					return
 				}
 			}
-			msgs, err := e.Client.History(testContext(t), id, aap.HistoryFull)
+			msgs, err := e.Client.History(bridgetest.Context(t), id, aap.HistoryFull)
 			if err == nil && len(msgs) != 2*turns {
 				err = fmt.Errorf("session %d: %d history messages", i, len(msgs))
 			}
@@ -269,7 +270,7 @@ func TestDeniedWithoutResult(t *testing.T) {
 	up := newFakeUpstream(t, func(w http.ResponseWriter, _ *http.Request, in *runInput, n int) {
 		if n == 0 {
 			sseEvents(w, concat([]string{runStarted(in)},
-				toolCall("call_s", "web_search", "m0", `{"query":"x"}`),
+				toolCallEvents("call_s", "web_search", "m0", `{"query":"x"}`),
 				[]string{interruptFinish(in, `[{"id":"int-s","reason":"tool_call","toolCallId":"call_s"}]`)})...)
 			return
 		}
@@ -348,10 +349,10 @@ func TestStopReasons(t *testing.T) {
 			return concat(textRun(in, "m", "hi")[:4], []string{fmt.Sprintf(`{"type":"RUN_FINISHED","threadId":%q,"runId":%q,"result":{"stopReason":"refusal"}}`, in.ThreadID, in.RunID)})
 		}, aap.StopRefusal},
 		{"a client tool call without a result", func(in *runInput) []string {
-			return concat([]string{runStarted(in)}, toolCall("c1", "get_weather", "m", `{}`), []string{runFinished(in)})
+			return concat([]string{runStarted(in)}, toolCallEvents("c1", "get_weather", "m", `{}`), []string{runFinished(in)})
 		}, aap.StopToolUse},
 		{"an agent-run tool call with its result", func(in *runInput) []string {
-			return concat([]string{runStarted(in)}, toolCall("c1", "lookup", "m", `{}`),
+			return concat([]string{runStarted(in)}, toolCallEvents("c1", "lookup", "m", `{}`),
 				[]string{`{"type":"TOOL_CALL_RESULT","messageId":"r1","toolCallId":"c1","content":"42"}`}, textMessage("m2", "It is 42."), []string{runFinished(in)})
 		}, aap.StopEndTurn},
 		{"RUN_ERROR", func(in *runInput) []string {
@@ -362,8 +363,8 @@ func TestStopReasons(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			up := newFakeUpstream(t, func(w http.ResponseWriter, _ *http.Request, in *runInput, _ int) { sseEvents(w, tt.events(in)...) })
 			e := newEnv(t, up.URL)
-			id := e.createSession(t, aap.PostSessionsRequest{Tools: []aap.ToolSpec{weatherTool}})
-			resp, err := e.Client.Turn(testContext(t), id, &aap.PostSessionTurnRequest{Messages: []aap.Message{aap.UserText("go")}})
+			id := e.createSession(t, aap.PostSessionsRequest{Tools: []aap.ToolSpec{weatherSpec}})
+			resp, err := e.Client.Turn(bridgetest.Context(t), id, &aap.PostSessionTurnRequest{Messages: []aap.Message{aap.UserText("go")}})
 			require.NoError(t, err)
 			assert.Equal(t, tt.want, resp.StopReason)
 		})
@@ -411,14 +412,14 @@ func TestInterruptInputBytes(t *testing.T) {
 			e := newEnv(t, up.URL)
 			id := e.createSession(t, aap.PostSessionsRequest{})
 			wantCall := `{"toolCallId":"confirm-1","name":"agui_interrupt","input":` + compact + `}`
-			r := do(t, http.MethodPost, e.URL+"/sessions/"+id+"/turns", "", `{"stream":"`+string(mode)+`","messages":[{"role":"user","content":"deploy"}]}`)
+			r := doRaw(t, http.MethodPost, e.URL+"/sessions/"+id+"/turns", "", `{"stream":"`+string(mode)+`","messages":[{"role":"user","content":"deploy"}]}`)
 			require.Equal(t, http.StatusOK, r.Status, r.Body)
 			if mode == aap.StreamNone {
 				assert.Contains(t, r.Body, `{"type":"tool_use",`+strings.TrimPrefix(wantCall, "{"), "none-mode response")
 			} else {
 				assert.Contains(t, r.Body, "data: "+wantCall+"\n", "stream")
 			}
-			h := do(t, http.MethodGet, e.URL+"/sessions/"+id+"/history?type=full", "", "")
+			h := doRaw(t, http.MethodGet, e.URL+"/sessions/"+id+"/history?type=full", "", "")
 			assert.Contains(t, h.Body, `"input":`+compact+`}`, "history")
 		})
 	}

@@ -2,21 +2,15 @@ package aap2agui_test
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
+	"github.com/aapagui/aapagui/bridge/internal/bridgetest"
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"regexp"
-	"strconv"
 	"strings"
-	"sync"
 	"testing"
-	"time"
 
-	"github.com/ag-ui-protocol/ag-ui/sdks/community/go/pkg/core/types"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -25,10 +19,6 @@ import (
 	"github.com/aapagui/aapagui/demo"
 	"github.com/aapagui/aapagui/store"
 )
-
-// testTimeout bounds every test's requests, so that a bug shows as a
-// failure rather than a hung test run.
-const testTimeout = 20 * time.Second
 
 // The agent of the test servers: the bridge's default name and
 // capabilities, with the demo's web_search as a server tool and one option
@@ -41,9 +31,9 @@ var testOptions = []aap.AgentOption{
 	{Type: aap.OptionSecret, Name: "api_key", Default: ""},
 }
 
-// weatherTool is the client-side tool the demo agent calls for "weather
+// weatherSpec is the client-side tool the demo agent calls for "weather
 // in <place>".
-var weatherTool = aap.ToolSpec{
+var weatherSpec = aap.ToolSpec{
 	Name:        demo.WeatherTool,
 	Description: "Get the current weather for a place.",
 	Parameters:  json.RawMessage(`{"type":"object","properties":{"location":{"type":"string"}},"required":["location"]}`),
@@ -84,8 +74,8 @@ func newEnv(t *testing.T, upstream string, configure ...func(*aap2agui.Config)) 
 	return e
 }
 
-// demoUpstream starts the demo AG-UI agent and returns its URL.
-func demoUpstream(t testing.TB) string {
+// demoAgent starts the demo AG-UI agent and returns its URL.
+func demoAgent(t testing.TB) string {
 	t.Helper()
 	return serve(t, demo.AGUIAgent{})
 }
@@ -127,20 +117,13 @@ func serve(t testing.TB, h http.Handler) string {
 	return s.URL
 }
 
-// testContext is a context that ends with the test, or after testTimeout.
-func testContext(t *testing.T) context.Context {
-	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
-	t.Cleanup(cancel)
-	return ctx
-}
-
 // createSession creates a session of the test agent and returns its id.
 func (e *env) createSession(t *testing.T, req aap.PostSessionsRequest) string {
 	t.Helper()
 	if req.Agent.Name == "" {
 		req.Agent.Name = agentName
 	}
-	resp, err := e.Client.CreateSession(testContext(t), &req)
+	resp, err := e.Client.CreateSession(bridgetest.Context(t), &req)
 	require.NoError(t, err)
 	return resp.SessionID
 }
@@ -150,7 +133,7 @@ func (e *env) createSession(t *testing.T, req aap.PostSessionsRequest) string {
 func (e *env) stream(t *testing.T, id string, req aap.PostSessionTurnRequest) ([]aap.Event, error) {
 	t.Helper()
 	var evs []aap.Event
-	for ev, err := range e.Client.StreamTurn(testContext(t), id, &req) {
+	for ev, err := range e.Client.StreamTurn(bridgetest.Context(t), id, &req) {
 		if err != nil {
 			return evs, err
 		}
@@ -162,7 +145,7 @@ func (e *env) stream(t *testing.T, id string, req aap.PostSessionTurnRequest) ([
 // history returns the session's history of type ht as JSON lines.
 func (e *env) history(t *testing.T, id string, ht aap.HistoryType) []string {
 	t.Helper()
-	msgs, err := e.Client.History(testContext(t), id, ht)
+	msgs, err := e.Client.History(bridgetest.Context(t), id, ht)
 	require.NoError(t, err)
 	return messageLines(t, msgs)
 }
@@ -172,55 +155,6 @@ func userTurn(mode aap.StreamMode, text string) aap.PostSessionTurnRequest {
 	return aap.PostSessionTurnRequest{Stream: mode, Messages: []aap.Message{aap.UserText(text)}}
 }
 
-// eventLines renders events as "name data" lines, as a client sees them.
-func eventLines(t *testing.T, evs []aap.Event) []string {
-	t.Helper()
-	out := make([]string, len(evs))
-	for i, ev := range evs {
-		data, err := ev.AppendData(nil)
-		require.NoError(t, err)
-		out[i] = string(ev.EventName()) + " " + string(data)
-	}
-	return out
-}
-
-// messageLines renders messages as their JSON.
-func messageLines(t *testing.T, msgs []aap.Message) []string {
-	t.Helper()
-	out := make([]string, len(msgs))
-	for i, m := range msgs {
-		b, err := json.Marshal(m)
-		require.NoError(t, err)
-		out[i] = string(b)
-	}
-	return out
-}
-
-// idNormalizer replaces the random tool call ids the demo agent makes
-// (call_<32 hex>) with call#1, call#2… in the order it first sees them, so
-// that expectations can be written out in full.
-type idNormalizer struct {
-	ids []string
-}
-
-var callIDPattern = regexp.MustCompile(`call_[0-9a-f]{32}`)
-
-func (n *idNormalizer) lines(in []string) []string {
-	out := make([]string, len(in))
-	for i, s := range in {
-		out[i] = callIDPattern.ReplaceAllStringFunc(s, func(id string) string {
-			for j, known := range n.ids {
-				if known == id {
-					return "call#" + strconv.Itoa(j+1)
-				}
-			}
-			n.ids = append(n.ids, id)
-			return "call#" + strconv.Itoa(len(n.ids))
-		})
-	}
-	return out
-}
-
 // rawResponse is a response read in full.
 type rawResponse struct {
 	Status int
@@ -228,15 +162,15 @@ type rawResponse struct {
 	Body   string
 }
 
-// do sends a request with plain net/http: for what the AAP client would
+// doRaw sends a request with plain net/http: for what the AAP client would
 // not send (malformed bodies, wrong methods, missing keys).
-func do(t *testing.T, method, url, key, body string) rawResponse {
+func doRaw(t *testing.T, method, url, key, body string) rawResponse {
 	t.Helper()
 	var rd io.Reader
 	if body != "" {
 		rd = strings.NewReader(body)
 	}
-	req, err := http.NewRequestWithContext(testContext(t), method, url, rd)
+	req, err := http.NewRequestWithContext(bridgetest.Context(t), method, url, rd)
 	require.NoError(t, err)
 	if body != "" {
 		req.Header.Set("Content-Type", "application/json")
@@ -273,183 +207,6 @@ func requireHTTPError(t *testing.T, err error, status int, code string) {
 	assert.Equal(t, status, he.StatusCode, "error: %v", err)
 	assert.Equal(t, code, he.Code, "error: %v", err)
 	assert.NotEmpty(t, he.Message)
-}
-
-// runInput is one RunAgentInput an upstream received: decoded, and as raw
-// JSON for the fields whose exact shape matters.
-type runInput struct {
-	types.RunAgentInput
-	Raw    map[string]json.RawMessage
-	Header http.Header
-}
-
-// messageIDs returns the AG-UI ids of the run's messages.
-func (in *runInput) messageIDs() []string {
-	ids := make([]string, len(in.Messages))
-	for i, m := range in.Messages {
-		ids[i] = m.ID
-	}
-	return ids
-}
-
-// fakeUpstream is a scripted AG-UI agent: it records every RunAgentInput
-// and answers with what respond writes.
-type fakeUpstream struct {
-	URL string
-
-	mu     sync.Mutex
-	inputs []*runInput
-}
-
-// newFakeUpstream starts an AG-UI agent whose answer to each run is
-// written by respond (n counts runs from 0).
-func newFakeUpstream(t testing.TB, respond func(w http.ResponseWriter, r *http.Request, in *runInput, n int)) *fakeUpstream {
-	t.Helper()
-	f := &fakeUpstream{}
-	s := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		body, err := io.ReadAll(r.Body)
-		if err != nil {
-			http.Error(w, err.Error(), http.StatusBadRequest)
-			return
-		}
-		in := &runInput{Header: r.Header.Clone()}
-		if err := json.Unmarshal(body, &in.RunAgentInput); err != nil {
-			http.Error(w, err.Error(), http.StatusBadRequest)
-			return
-		}
-		if err := json.Unmarshal(body, &in.Raw); err != nil {
-			http.Error(w, err.Error(), http.StatusBadRequest)
-			return
-		}
-		r.Body = io.NopCloser(bytes.NewReader(body)) // for respond to read again
-		f.mu.Lock()
-		n := len(f.inputs)
-		f.inputs = append(f.inputs, in)
-		f.mu.Unlock()
-		respond(w, r, in, n)
-	}))
-	t.Cleanup(s.Close)
-	f.URL = s.URL
-	return f
-}
-
-// input returns the n-th (from 0) input received.
-func (f *fakeUpstream) input(t *testing.T, n int) *runInput {
-	t.Helper()
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	require.Greater(t, len(f.inputs), n, "the upstream got %d runs", len(f.inputs))
-	return f.inputs[n]
-}
-
-// count returns how many runs the upstream got.
-func (f *fakeUpstream) count() int {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return len(f.inputs)
-}
-
-// sseEvents writes AG-UI events (JSON objects) as an SSE stream and
-// flushes.
-func sseEvents(w http.ResponseWriter, evs ...string) {
-	if w.Header().Get("Content-Type") == "" {
-		w.Header().Set("Content-Type", "text/event-stream")
-	}
-	var b bytes.Buffer
-	for _, ev := range evs {
-		fmt.Fprintf(&b, "data: %s\n\n", ev)
-	}
-	_, _ = w.Write(b.Bytes())
-	if f, ok := w.(http.Flusher); ok {
-		f.Flush()
-	}
-}
-
-// AG-UI events for scripted upstreams.
-func runStarted(in *runInput) string {
-	return fmt.Sprintf(`{"type":"RUN_STARTED","threadId":%q,"runId":%q}`, in.ThreadID, in.RunID)
-}
-
-func runFinished(in *runInput) string {
-	return fmt.Sprintf(`{"type":"RUN_FINISHED","threadId":%q,"runId":%q}`, in.ThreadID, in.RunID)
-}
-
-// textMessage is a whole text message: start, one content event per
-// delta, end.
-func textMessage(id string, deltas ...string) []string {
-	out := []string{fmt.Sprintf(`{"type":"TEXT_MESSAGE_START","messageId":%q,"role":"assistant"}`, id)}
-	for _, d := range deltas {
-		b, _ := json.Marshal(d)
-		out = append(out, fmt.Sprintf(`{"type":"TEXT_MESSAGE_CONTENT","messageId":%q,"delta":%s}`, id, b))
-	}
-	return append(out, fmt.Sprintf(`{"type":"TEXT_MESSAGE_END","messageId":%q}`, id))
-}
-
-// toolCall is a whole tool call: start, the arguments in one delta, end.
-func toolCall(id, name, parent, args string) []string {
-	b, _ := json.Marshal(args)
-	return []string{
-		fmt.Sprintf(`{"type":"TOOL_CALL_START","toolCallId":%q,"toolCallName":%q,"parentMessageId":%q}`, id, name, parent),
-		fmt.Sprintf(`{"type":"TOOL_CALL_ARGS","toolCallId":%q,"delta":%s}`, id, b),
-		fmt.Sprintf(`{"type":"TOOL_CALL_END","toolCallId":%q}`, id),
-	}
-}
-
-// concat joins event lists.
-func concat(lists ...[]string) []string {
-	var out []string
-	for _, l := range lists {
-		out = append(out, l...)
-	}
-	return out
-}
-
-// textRun is a complete run saying one text message.
-func textRun(in *runInput, id string, deltas ...string) []string {
-	return concat([]string{runStarted(in)}, textMessage(id, deltas...), []string{runFinished(in)})
-}
-
-// notifyStore tells when a turn has released its session's lock: the
-// last thing a turn does, after storing everything it received.
-type notifyStore struct {
-	store.Store
-	unlocked chan string
-}
-
-func newNotifyStore(s store.Store) *notifyStore {
-	return &notifyStore{Store: s, unlocked: make(chan string, 64)}
-}
-
-func (s *notifyStore) Unlock(ctx context.Context, id, holder string) error {
-	err := s.Store.Unlock(ctx, id, holder)
-	s.unlocked <- id
-	return err
-}
-
-// SaveSession with a holder is a turn's usual end: its last save frees
-// the lock (a failed one is followed by Unlock).
-func (s *notifyStore) SaveSession(ctx context.Context, sess *store.Session, appended []store.Entry, holder string) error {
-	err := s.Store.SaveSession(ctx, sess, appended, holder)
-	if err == nil && holder != "" {
-		s.unlocked <- sess.ID
-	}
-	return err
-}
-
-// waitUnlocked waits for the turn of session id to end.
-func (s *notifyStore) waitUnlocked(t *testing.T, id string) {
-	t.Helper()
-	ctx := testContext(t)
-	for {
-		select {
-		case got := <-s.unlocked:
-			if got == id {
-				return
-			}
-		case <-ctx.Done():
-			t.Fatalf("the turn of session %s did not end", id)
-		}
-	}
 }
 
 // readAll reads and closes a response body.

@@ -58,7 +58,7 @@ func historyProblems(msgs []aap.Message) []string {
 
 func (e *env) historyMessages(t *testing.T, id string) []aap.Message {
 	t.Helper()
-	msgs, err := e.Client.History(testContext(t), id, aap.HistoryFull)
+	msgs, err := e.Client.History(bridgetest.Context(t), id, aap.HistoryFull)
 	require.NoError(t, err)
 	return msgs
 }
@@ -128,12 +128,12 @@ func TestResultForInterruptedCall(t *testing.T) {
 				})
 				e := newEnv(t, up.URL)
 				id := e.createSession(t, aap.PostSessionsRequest{})
-				_, err := e.Client.Turn(testContext(t), id, &aap.PostSessionTurnRequest{Stream: mode, Messages: []aap.Message{aap.UserText("publish hello world")}})
+				_, err := e.Client.Turn(bridgetest.Context(t), id, &aap.PostSessionTurnRequest{Stream: mode, Messages: []aap.Message{aap.UserText("publish hello world")}})
 				require.NoError(t, err)
 
 				var got []aap.Message
 				if mode == aap.StreamNone {
-					resp, err := e.Client.Turn(testContext(t), id, &aap.PostSessionTurnRequest{Messages: []aap.Message{tt.answer}})
+					resp, err := e.Client.Turn(bridgetest.Context(t), id, &aap.PostSessionTurnRequest{Messages: []aap.Message{tt.answer}})
 					require.NoError(t, err)
 					assert.Equal(t, aap.StopEndTurn, resp.StopReason)
 					got = resp.Messages
@@ -207,7 +207,7 @@ func TestOrphanResults(t *testing.T) {
 			name: "a second result for the same call",
 			events: func(in *runInput) []string {
 				return concat([]string{runStarted(in)},
-					toolCall("c1", "lookup", "m0", `{}`),
+					toolCallEvents("c1", "lookup", "m0", `{}`),
 					[]string{
 						`{"type":"TOOL_CALL_RESULT","toolCallId":"c1","content":"one","messageId":"r1","role":"tool"}`,
 						`{"type":"TOOL_CALL_RESULT","toolCallId":"c1","content":"two","messageId":"r2","role":"tool"}`,
@@ -221,7 +221,7 @@ func TestOrphanResults(t *testing.T) {
 		{
 			name: "a result, in a later run, for a call that already has one",
 			first: func(in *runInput) []string {
-				return concat([]string{runStarted(in)}, toolCall("c1", "lookup", "m0", `{}`),
+				return concat([]string{runStarted(in)}, toolCallEvents("c1", "lookup", "m0", `{}`),
 					[]string{`{"type":"TOOL_CALL_RESULT","toolCallId":"c1","content":"one","messageId":"r1","role":"tool"}`, runFinished(in)})
 			},
 			events: func(in *runInput) []string {
@@ -262,7 +262,7 @@ func TestOrphanResults(t *testing.T) {
 					_, err := e.stream(t, id, userTurn(aap.StreamDelta, "first"))
 					require.NoError(t, err)
 				}
-				r := do(t, http.MethodPost, e.URL+"/sessions/"+id+"/turns", "", `{"stream":"`+string(mode)+`","messages":[{"role":"user","content":"go"}]}`)
+				r := doRaw(t, http.MethodPost, e.URL+"/sessions/"+id+"/turns", "", `{"stream":"`+string(mode)+`","messages":[{"role":"user","content":"go"}]}`)
 				require.Equal(t, http.StatusOK, r.Status, r.Body)
 				assert.Contains(t, r.Body, "Done.")
 				assert.NotContains(t, r.Body, `"stopReason":"error"`)

@@ -52,7 +52,7 @@ func TestHugeMessageAllocations(t *testing.T) {
 		float64(turn)/(1<<20), float64(stored)/(1<<20))
 	assert.Greater(t, n, int64(size), "the client got the message")
 	assert.Less(t, turn-stored, uint64(4*size), "what the bridge allocated for a message of %d bytes", size)
-	hist, err := st.History(testContext(t), id)
+	hist, err := st.History(bridgetest.Context(t), id)
 	require.NoError(t, err)
 	require.Len(t, hist, 2)
 	am, ok := hist[1].Message.(*aap.AssistantMessage)
@@ -91,7 +91,7 @@ func TestLongAnswerHeldInParts(t *testing.T) {
 			assert.True(t, streamed.String() == long, "the client got the answer")
 			assert.Equal(t, int64(2), st.Parts.Load(), "2.5 MiB: two parts of a MiB, the rest in the entry")
 
-			msgs, err := e.Client.History(testContext(t), id, aap.HistoryFull)
+			msgs, err := e.Client.History(bridgetest.Context(t), id, aap.HistoryFull)
 			require.NoError(t, err)
 			require.Len(t, msgs, 2)
 			assert.True(t, msgs[1].(*aap.AssistantMessage).Content.Text == long, "the history holds the whole answer")

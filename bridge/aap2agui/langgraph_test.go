@@ -224,7 +224,7 @@ func langGraphConversations(interrupts string) []upstreamConversation {
 		longLangGraphConversation(interrupts),
 		{
 			name:    "history: the graph is sent every call with its result",
-			session: aap.PostSessionsRequest{Tools: []aap.ToolSpec{weatherTool}},
+			session: aap.PostSessionsRequest{Tools: []aap.ToolSpec{weatherSpec}},
 			steps: []upstreamStep{search, askWeather("weather in Paris", "Paris", "call#2"), weatherIs("Paris", "Rain"),
 				askHistory("web_search, get_weather")},
 		},
@@ -245,7 +245,7 @@ func longLangGraphConversation(interrupts string) upstreamConversation {
 	askPublish := askLangGraphPublish(interrupts)
 	return upstreamConversation{
 		name:    "a long conversation: later snapshots keep what earlier turns streamed",
-		session: aap.PostSessionsRequest{Tools: []aap.ToolSpec{weatherTool}},
+		session: aap.PostSessionsRequest{Tools: []aap.ToolSpec{weatherSpec}},
 		steps: []upstreamStep{
 			echo("hello there"),
 			thinkAboutCats,

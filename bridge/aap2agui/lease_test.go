@@ -24,14 +24,14 @@ import (
 // after taking the lock, and free it with Release.)
 func TestReleaseRetried(t *testing.T) {
 	st := &bridgetest.FailingUnlocks{Store: store.NewMemory()}
-	e := newEnv(t, demoUpstream(t), func(c *aap2agui.Config) { c.Store = st })
+	e := newEnv(t, demoAgent(t), func(c *aap2agui.Config) { c.Store = st })
 	id := e.createSession(t, aap.PostSessionsRequest{})
 	for i := range 3 {
 		st.N.Store(2)
-		_, err := e.Client.Turn(testContext(t), id, &aap.PostSessionTurnRequest{Agent: &aap.AgentConfig{Name: "another"}, Messages: []aap.Message{aap.UserText("hello " + strconv.Itoa(i))}})
+		_, err := e.Client.Turn(bridgetest.Context(t), id, &aap.PostSessionTurnRequest{Agent: &aap.AgentConfig{Name: "another"}, Messages: []aap.Message{aap.UserText("hello " + strconv.Itoa(i))}})
 		requireHTTPError(t, err, http.StatusBadRequest, "invalid_request")
 		assert.EqualValues(t, -1, st.N.Load(), "the release failed twice, then held")
-		resp, err := e.Client.Turn(testContext(t), id, &aap.PostSessionTurnRequest{Messages: []aap.Message{aap.UserText("hello " + strconv.Itoa(i))}})
+		resp, err := e.Client.Turn(bridgetest.Context(t), id, &aap.PostSessionTurnRequest{Messages: []aap.Message{aap.UserText("hello " + strconv.Itoa(i))}})
 		require.NoError(t, err, "turn %d", i)
 		assert.Equal(t, aap.StopEndTurn, resp.StopReason)
 	}
@@ -39,11 +39,11 @@ func TestReleaseRetried(t *testing.T) {
 
 // /readyz checks the store.
 func TestReadyzChecksTheStore(t *testing.T) {
-	up := newEnv(t, demoUpstream(t))
-	r := do(t, http.MethodGet, up.Root+"/readyz", "", "")
+	up := newEnv(t, demoAgent(t))
+	r := doRaw(t, http.MethodGet, up.Root+"/readyz", "", "")
 	assert.Equal(t, http.StatusOK, r.Status, r.Body)
-	down := newEnv(t, demoUpstream(t), func(c *aap2agui.Config) { c.Store = bridgetest.DownStore{Store: store.NewMemory()} })
-	r = do(t, http.MethodGet, down.Root+"/readyz", "", "")
+	down := newEnv(t, demoAgent(t), func(c *aap2agui.Config) { c.Store = bridgetest.DownStore{Store: store.NewMemory()} })
+	r = doRaw(t, http.MethodGet, down.Root+"/readyz", "", "")
 	requireJSONError(t, r, http.StatusServiceUnavailable, "not_ready")
 }
 
@@ -110,7 +110,7 @@ func TestTurnStopsWhenItsLockIsLost(t *testing.T) {
 	assert.Equal(t, "lease_lost", stop.Error.Code)
 
 	id = e.createSession(t, aap.PostSessionsRequest{})
-	r := do(t, http.MethodPost, e.URL+"/sessions/"+id+"/turns", "", `{"stream":"none","messages":[{"role":"user","content":"hi"}]}`)
+	r := doRaw(t, http.MethodPost, e.URL+"/sessions/"+id+"/turns", "", `{"stream":"none","messages":[{"role":"user","content":"hi"}]}`)
 	requireJSONError(t, r, http.StatusServiceUnavailable, "lease_lost")
 	assert.NotEmpty(t, r.Header.Get("Retry-After"))
 }

@@ -33,7 +33,7 @@ func requireTooMany(t *testing.T, r rawResponse, code string) {
 
 func sessionsOf(t *testing.T, e *env, key string) int {
 	t.Helper()
-	r := do(t, http.MethodGet, e.URL+"/sessions", key, "")
+	r := doRaw(t, http.MethodGet, e.URL+"/sessions", key, "")
 	require.Equal(t, http.StatusOK, r.Status, r.Body)
 	var page aap.GetSessionsResponse
 	require.NoError(t, json.Unmarshal([]byte(r.Body), &page))
@@ -44,30 +44,30 @@ func sessionsOf(t *testing.T, e *env, key string) int {
 // too_many_sessions for another, and nothing is stored; other keys are
 // not counted against it, and deleting a session frees its place.
 func TestSessionsPerKey(t *testing.T) {
-	e := newEnv(t, demoUpstream(t), func(c *aap2agui.Config) {
+	e := newEnv(t, demoAgent(t), func(c *aap2agui.Config) {
 		c.APIKeys = []string{limitKeyA, limitKeyB}
 		c.Limits.SessionsPerKey = 2
 	})
 	create := `{"agent":{"name":"agent"},"messages":[{"role":"user","content":"seed"}]}`
 	var ids []string
 	for range 2 {
-		r := do(t, http.MethodPost, e.URL+"/sessions", limitKeyA, create)
+		r := doRaw(t, http.MethodPost, e.URL+"/sessions", limitKeyA, create)
 		require.Equal(t, http.StatusCreated, r.Status, r.Body)
 		var created aap.PostSessionsResponse
 		require.NoError(t, json.Unmarshal([]byte(r.Body), &created))
 		ids = append(ids, created.SessionID)
 	}
-	r := do(t, http.MethodPost, e.URL+"/sessions", limitKeyA, create)
+	r := doRaw(t, http.MethodPost, e.URL+"/sessions", limitKeyA, create)
 	requireTooMany(t, r, "too_many_sessions")
 	assert.Contains(t, r.Body, "2 sessions")
 	assert.Equal(t, 2, sessionsOf(t, e, limitKeyA), "the refused session is not stored")
 
-	r = do(t, http.MethodPost, e.URL+"/sessions", limitKeyB, create)
+	r = doRaw(t, http.MethodPost, e.URL+"/sessions", limitKeyB, create)
 	assert.Equal(t, http.StatusCreated, r.Status, "another key has places of its own: %s", r.Body)
 
-	r = do(t, http.MethodDelete, e.URL+"/sessions/"+ids[0], limitKeyA, "")
+	r = doRaw(t, http.MethodDelete, e.URL+"/sessions/"+ids[0], limitKeyA, "")
 	require.Equal(t, http.StatusNoContent, r.Status, r.Body)
-	r = do(t, http.MethodPost, e.URL+"/sessions", limitKeyA, create)
+	r = doRaw(t, http.MethodPost, e.URL+"/sessions", limitKeyA, create)
 	assert.Equal(t, http.StatusCreated, r.Status, "a deleted session frees its place: %s", r.Body)
 }
 
@@ -90,7 +90,7 @@ func TestTurnsPerKey(t *testing.T) {
 		c.Limits.TurnsPerKey = 1
 	})
 	newSession := func(key string) string {
-		r := do(t, http.MethodPost, e.URL+"/sessions", key, `{"agent":{"name":"agent"}}`)
+		r := doRaw(t, http.MethodPost, e.URL+"/sessions", key, `{"agent":{"name":"agent"}}`)
 		require.Equal(t, http.StatusCreated, r.Status, r.Body)
 		var created aap.PostSessionsResponse
 		require.NoError(t, json.Unmarshal([]byte(r.Body), &created))
@@ -100,41 +100,41 @@ func TestTurnsPerKey(t *testing.T) {
 
 	held := make(chan rawResponse, 1)
 	go func() {
-		held <- do(t, http.MethodPost, e.URL+"/sessions/"+s1+"/turns", limitKeyA, `{"messages":[{"role":"user","content":"hold"}]}`)
+		held <- doRaw(t, http.MethodPost, e.URL+"/sessions/"+s1+"/turns", limitKeyA, `{"messages":[{"role":"user","content":"hold"}]}`)
 	}()
 	<-started
 
-	r := do(t, http.MethodPost, e.URL+"/sessions/"+s2+"/turns", limitKeyA, `{"messages":[{"role":"user","content":"hello"}]}`)
+	r := doRaw(t, http.MethodPost, e.URL+"/sessions/"+s2+"/turns", limitKeyA, `{"messages":[{"role":"user","content":"hello"}]}`)
 	requireTooMany(t, r, "too_many_turns")
 	assert.Empty(t, e.history(t, s2, aap.HistoryFull), "the refused turn stored nothing")
 
-	r = do(t, http.MethodPost, e.URL+"/sessions/"+sb+"/turns", limitKeyB, `{"messages":[{"role":"user","content":"hello"}]}`)
+	r = doRaw(t, http.MethodPost, e.URL+"/sessions/"+sb+"/turns", limitKeyB, `{"messages":[{"role":"user","content":"hello"}]}`)
 	assert.Equal(t, http.StatusOK, r.Status, "another key's turn runs: %s", r.Body)
 
 	close(release)
 	require.Equal(t, http.StatusOK, (<-held).Status)
-	r = do(t, http.MethodPost, e.URL+"/sessions/"+s2+"/turns", limitKeyA, `{"messages":[{"role":"user","content":"hello"}]}`)
+	r = doRaw(t, http.MethodPost, e.URL+"/sessions/"+s2+"/turns", limitKeyA, `{"messages":[{"role":"user","content":"hello"}]}`)
 	assert.Equal(t, http.StatusOK, r.Status, "the turn's place is free again: %s", r.Body)
 }
 
 // Limits.RequestsPerSecond: past its burst a key gets 429
 // too_many_requests with Retry-After; another key is not slowed.
 func TestRequestsPerKey(t *testing.T) {
-	e := newEnv(t, demoUpstream(t), func(c *aap2agui.Config) {
+	e := newEnv(t, demoAgent(t), func(c *aap2agui.Config) {
 		c.APIKeys = []string{limitKeyA, limitKeyB}
 		c.Limits.RequestsPerSecond, c.Limits.Burst = 0.5, 3
 	})
 	for range 3 {
-		r := do(t, http.MethodGet, e.URL+"/sessions", limitKeyA, "")
+		r := doRaw(t, http.MethodGet, e.URL+"/sessions", limitKeyA, "")
 		require.Equal(t, http.StatusOK, r.Status, r.Body)
 	}
-	r := do(t, http.MethodGet, e.URL+"/sessions", limitKeyA, "")
+	r := doRaw(t, http.MethodGet, e.URL+"/sessions", limitKeyA, "")
 	requireTooMany(t, r, "too_many_requests")
 	assert.Equal(t, "2", r.Header.Get("Retry-After"), "a request every 2 s")
-	r = do(t, http.MethodPost, e.URL+"/sessions", limitKeyA, `{"agent":{"name":"agent"}}`)
+	r = doRaw(t, http.MethodPost, e.URL+"/sessions", limitKeyA, `{"agent":{"name":"agent"}}`)
 	requireTooMany(t, r, "too_many_requests")
 	assert.Zero(t, sessionsOf(t, e, limitKeyB), "nothing stored, and the other key is served")
-	r = do(t, http.MethodGet, e.URL+"/sessions", "", "")
+	r = doRaw(t, http.MethodGet, e.URL+"/sessions", "", "")
 	requireJSONError(t, r, http.StatusUnauthorized, "unauthorized")
 }
 

@@ -36,7 +36,7 @@ var (
 // other errors and lost messages (history compared with what was sent),
 // which should all be zero.
 func BenchmarkLoad(b *testing.B) {
-	upstream := demoUpstream(b)
+	upstream := demoAgent(b)
 	type config struct {
 		name     string
 		replicas func(b *testing.B) []string

@@ -145,7 +145,7 @@ func mastraConversations() []upstreamConversation {
 		failing,
 		{
 			name:    "history: the agent is sent every call with its result",
-			session: aap.PostSessionsRequest{Tools: []aap.ToolSpec{weatherTool}},
+			session: aap.PostSessionsRequest{Tools: []aap.ToolSpec{weatherSpec}},
 			steps: []upstreamStep{
 				search,
 				askMastraPublish("call#2", "hi"),

@@ -27,12 +27,12 @@ import (
 // event stream, and the open interrupt.
 func TestMetrics(t *testing.T) {
 	const key = "metrics-key"
-	e := newEnv(t, demoUpstream(t), func(c *aap2agui.Config) { c.APIKeys = []string{key} })
+	e := newEnv(t, demoAgent(t), func(c *aap2agui.Config) { c.APIKeys = []string{key} })
 	metricsURL := e.Root + "/metrics"
 	turnsURL := func(id string) string { return e.URL + "/sessions/" + id + "/turns" }
 
 	// On the main listener /metrics is behind the API key.
-	requireJSONError(t, do(t, http.MethodGet, metricsURL, "", ""), http.StatusUnauthorized, "unauthorized")
+	requireJSONError(t, doRaw(t, http.MethodGet, metricsURL, "", ""), http.StatusUnauthorized, "unauthorized")
 	before := metricstest.Scrape(t, metricsURL, key)
 	assert.Equal(t, 0.0, before.Value("aap2agui_turns_in_flight"))
 	assert.Equal(t, 1.0, before.Value("aap2agui_build_info"))
@@ -41,12 +41,12 @@ func TestMetrics(t *testing.T) {
 
 	id := e.createSession(t, aap.PostSessionsRequest{
 		Agent: aap.AgentConfig{Tools: []aap.ServerToolRef{{Name: demo.SearchTool}}},
-		Tools: []aap.ToolSpec{weatherTool},
+		Tools: []aap.ToolSpec{weatherSpec},
 	})
 	sseBytes := 0
 	turn := func(body string) rawResponse {
 		t.Helper()
-		r := do(t, http.MethodPost, turnsURL(id), key, body)
+		r := doRaw(t, http.MethodPost, turnsURL(id), key, body)
 		require.Equal(t, http.StatusOK, r.Status, r.Body)
 		if strings.HasPrefix(r.Header.Get("Content-Type"), "text/event-stream") {
 			sseBytes += len(r.Body)
@@ -73,10 +73,10 @@ func TestMetrics(t *testing.T) {
 	// A long turn, a second turn that gets 409 while it runs, and the
 	// client leaving the long one.
 	leave := bridgetest.Streaming(t, turnsURL(id), key, `{"stream":"delta","messages":[{"role":"user","content":"long 1000000"}]}`, "event: text_delta", 3)
-	held := do(t, http.MethodPost, turnsURL(id), key, `{"messages":[{"role":"user","content":"me too"}]}`)
+	held := doRaw(t, http.MethodPost, turnsURL(id), key, `{"messages":[{"role":"user","content":"me too"}]}`)
 	requireJSONError(t, held, http.StatusConflict, "turn_in_progress")
 	leave()
-	do(t, http.MethodGet, e.Root+"/no/such/path", key, "")
+	doRaw(t, http.MethodGet, e.Root+"/no/such/path", key, "")
 
 	m := bridgetest.Settled(t, metricsURL, key, "aap2agui_turns_in_flight", "aap2agui_turn_duration_seconds", 6)
 
@@ -134,13 +134,13 @@ func TestMetricsSeparateListener(t *testing.T) {
 	t.Cleanup(api.Close)
 	mh := httptest.NewServer(srv.MetricsHandler())
 	t.Cleanup(mh.Close)
-	other := newEnv(t, demoUpstream(t))
+	other := newEnv(t, demoAgent(t))
 
-	requireJSONError(t, do(t, http.MethodGet, api.URL+"/metrics", "k", ""), http.StatusNotFound, "not_found")
-	created := do(t, http.MethodPost, api.URL+"/sessions", "k", `{"agent":{"name":"agent"}}`)
+	requireJSONError(t, doRaw(t, http.MethodGet, api.URL+"/metrics", "k", ""), http.StatusNotFound, "not_found")
+	created := doRaw(t, http.MethodPost, api.URL+"/sessions", "k", `{"agent":{"name":"agent"}}`)
 	require.Equal(t, http.StatusCreated, created.Status)
 	id := regexpFind(t, `"sessionId":"([^"]+)"`, created.Body)
-	requireJSONError(t, do(t, http.MethodPost, api.URL+"/sessions/"+id+"/turns", "k", `{"messages":[{"role":"user","content":"hi"}]}`),
+	requireJSONError(t, doRaw(t, http.MethodPost, api.URL+"/sessions/"+id+"/turns", "k", `{"messages":[{"role":"user","content":"hi"}]}`),
 		http.StatusBadGateway, "upstream_unreachable")
 
 	m := metricstest.Scrape(t, mh.URL, "")

@@ -83,7 +83,7 @@ func startNodeServer(t *testing.T, dir, script string, pkgs []string, env ...str
 	case p, ok := <-port:
 		require.True(t, ok, "%s did not say LISTENING; stderr:\n%s", script, stderr.String())
 		return "http://127.0.0.1:" + p
-	case <-testContext(t).Done():
+	case <-bridgetest.Context(t).Done():
 		t.Fatalf("%s did not start; stderr:\n%s", script, stderr.String())
 		return ""
 	}
@@ -108,7 +108,7 @@ func TestNodeAgent(t *testing.T) {
 		},
 		{
 			name:    "chunks: TEXT_MESSAGE_CHUNK and TOOL_CALL_CHUNK, then the tool result",
-			session: aap.PostSessionsRequest{Tools: []aap.ToolSpec{weatherTool}},
+			session: aap.PostSessionsRequest{Tools: []aap.ToolSpec{weatherSpec}},
 			steps: []step{
 				{
 					send: user("chunks"),

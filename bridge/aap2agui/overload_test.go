@@ -1,6 +1,7 @@
 package aap2agui_test
 
 import (
+	"github.com/aapagui/aapagui/bridge/internal/bridgetest"
 	"io"
 	"net/http"
 	"strings"
@@ -36,14 +37,14 @@ func TestOverloadedProcessRefusesTurnsUpFront(t *testing.T) {
 	id := e.createSession(t, aap.PostSessionsRequest{})
 	var refused rawResponse
 	require.Eventually(t, func() bool {
-		refused = do(t, http.MethodPost, e.URL+"/sessions/"+id+"/turns", "", `{"stream":"delta","messages":[{"role":"user","content":"hi"}]}`)
+		refused = doRaw(t, http.MethodPost, e.URL+"/sessions/"+id+"/turns", "", `{"stream":"delta","messages":[{"role":"user","content":"hi"}]}`)
 		return refused.Status != http.StatusOK
 	}, 10*time.Second, 10*time.Millisecond, "a start refused once the process's lateness is measured")
 	before := calls.Load()
 	requireJSONError(t, refused, http.StatusServiceUnavailable, "overloaded")
 	assert.NotEmpty(t, refused.Header.Get("Retry-After"))
 	assert.Contains(t, refused.Body, "scheduling_delay")
-	r := do(t, http.MethodPost, e.URL+"/sessions/"+id+"/turns", "", `{"stream":"none","messages":[{"role":"user","content":"hi"}]}`)
+	r := doRaw(t, http.MethodPost, e.URL+"/sessions/"+id+"/turns", "", `{"stream":"none","messages":[{"role":"user","content":"hi"}]}`)
 	requireJSONError(t, r, http.StatusServiceUnavailable, "overloaded")
 	assert.Equal(t, before, calls.Load(), "nothing of a refused turn reached the agent")
 	m := metricstest.Scrape(t, e.Root+"/metrics", "")
@@ -53,7 +54,7 @@ func TestOverloadedProcessRefusesTurnsUpFront(t *testing.T) {
 	open := newEnv(t, up, func(c *aap2agui.Config) { c.MaxSchedulingDelay, c.MaxRenewalLag = -1, -1 })
 	id = open.createSession(t, aap.PostSessionsRequest{})
 	for range 3 {
-		_, err := open.Client.Turn(testContext(t), id, &aap.PostSessionTurnRequest{Messages: []aap.Message{aap.UserText("hi")}})
+		_, err := open.Client.Turn(bridgetest.Context(t), id, &aap.PostSessionTurnRequest{Messages: []aap.Message{aap.UserText("hi")}})
 		require.NoError(t, err)
 	}
 	m = metricstest.Scrape(t, open.Root+"/metrics", "")
@@ -85,12 +86,12 @@ func TestRenewalLagRefusesTurns(t *testing.T) {
 	})
 	long := e.createSession(t, aap.PostSessionsRequest{})
 	go func() { // holds its lock, renewing it, until the test ends
-		_, _ = e.Client.Turn(testContext(t), long, &aap.PostSessionTurnRequest{Messages: []aap.Message{aap.UserText("hold")}})
+		_, _ = e.Client.Turn(bridgetest.Context(t), long, &aap.PostSessionTurnRequest{Messages: []aap.Message{aap.UserText("hold")}})
 	}()
 	id := e.createSession(t, aap.PostSessionsRequest{})
 	var r rawResponse
 	require.Eventually(t, func() bool {
-		r = do(t, http.MethodPost, e.URL+"/sessions/"+id+"/turns", "", `{"stream":"none","messages":[{"role":"user","content":"hi"}]}`)
+		r = doRaw(t, http.MethodPost, e.URL+"/sessions/"+id+"/turns", "", `{"stream":"none","messages":[{"role":"user","content":"hi"}]}`)
 		return r.Status == http.StatusServiceUnavailable
 	}, 10*time.Second, 20*time.Millisecond)
 	requireJSONError(t, r, http.StatusServiceUnavailable, "overloaded")

@@ -1,6 +1,7 @@
 package aap2agui_test
 
 import (
+	"github.com/aapagui/aapagui/bridge/internal/bridgetest"
 	"net/http"
 	"testing"
 
@@ -19,7 +20,7 @@ import (
 func TestInterruptInsideOwnTool(t *testing.T) {
 	up := newFakeUpstream(t, func(w http.ResponseWriter, _ *http.Request, in *runInput, n int) {
 		if n == 0 {
-			sseEvents(w, concat([]string{runStarted(in)}, toolCall("call_f", fetchTool.Name, "m0", `{"url":"https://example.com"}`),
+			sseEvents(w, concat([]string{runStarted(in)}, toolCallEvents("call_f", fetchTool.Name, "m0", `{"url":"https://example.com"}`),
 				[]string{interruptFinish(in, `[{"id":"int-9","reason":"confirmation","message":"Fetch it?"}]`)})...)
 			return
 		}
@@ -29,11 +30,11 @@ func TestInterruptInsideOwnTool(t *testing.T) {
 	})
 	e := newEnv(t, up.URL, func(c *aap2agui.Config) { c.OwnTools = []aap.ToolSpec{fetchTool} })
 	id := e.createSession(t, aap.PostSessionsRequest{})
-	resp, err := e.Client.Turn(testContext(t), id, &aap.PostSessionTurnRequest{Stream: aap.StreamNone, Messages: []aap.Message{aap.UserText("fetch")}})
+	resp, err := e.Client.Turn(bridgetest.Context(t), id, &aap.PostSessionTurnRequest{Stream: aap.StreamNone, Messages: []aap.Message{aap.UserText("fetch")}})
 	require.NoError(t, err)
 	require.Equal(t, aap.StopToolUse, resp.StopReason)
 
-	resp, err = e.Client.Turn(testContext(t), id, &aap.PostSessionTurnRequest{Stream: aap.StreamNone,
+	resp, err = e.Client.Turn(bridgetest.Context(t), id, &aap.PostSessionTurnRequest{Stream: aap.StreamNone,
 		Messages: []aap.Message{&aap.ToolPermissionMessage{ToolCallID: "int-9", Granted: true}}})
 	require.NoError(t, err, "the interrupt's answer is enough")
 	assert.Equal(t, aap.StopEndTurn, resp.StopReason)

@@ -28,7 +28,7 @@ var fetchTool = aap.ToolSpec{
 // result, then an answer.
 func inlineToolRun(in *runInput, tool string) []string {
 	return concat([]string{runStarted(in)},
-		toolCall("call_1", tool, "m0", `{"query":"x"}`),
+		toolCallEvents("call_1", tool, "m0", `{"query":"x"}`),
 		[]string{`{"type":"TOOL_CALL_RESULT","messageId":"result-call_1","toolCallId":"call_1","content":"ran","role":"tool"}`},
 		textMessage("m1", "Done."), []string{runFinished(in)})
 }
@@ -47,7 +47,7 @@ func TestOwnTools(t *testing.T) {
 		c.Logger = zerolog.New(&logs)
 	})
 
-	meta, err := e.Client.Meta(testContext(t))
+	meta, err := e.Client.Meta(bridgetest.Context(t))
 	require.NoError(t, err)
 	var names []string
 	for _, tool := range meta.Agents[0].Tools {
@@ -55,11 +55,11 @@ func TestOwnTools(t *testing.T) {
 	}
 	assert.Equal(t, []string{demo.SearchTool}, names, "only the tools the agent runs as sessions say are offered")
 
-	r := do(t, http.MethodPost, e.URL+"/sessions", "", `{"agent":{"name":"agent","tools":[{"name":"fetch_page","trust":true}]}}`)
+	r := doRaw(t, http.MethodPost, e.URL+"/sessions", "", `{"agent":{"name":"agent","tools":[{"name":"fetch_page","trust":true}]}}`)
 	requireJSONError(t, r, http.StatusBadRequest, "invalid_request")
 	assert.Contains(t, r.Body, `agent.tools[0].name`)
 	assert.Contains(t, r.Body, `on its own`)
-	r = do(t, http.MethodPost, e.URL+"/sessions", "", `{"agent":{"name":"agent"},"tools":[{"name":"fetch_page","description":"d","parameters":{}}]}`)
+	r = doRaw(t, http.MethodPost, e.URL+"/sessions", "", `{"agent":{"name":"agent"},"tools":[{"name":"fetch_page","description":"d","parameters":{}}]}`)
 	requireJSONError(t, r, http.StatusBadRequest, "invalid_request")
 	assert.Contains(t, r.Body, `tools[0].name`)
 
@@ -135,7 +135,7 @@ func TestToolRunAgainstSettings(t *testing.T) {
 	t.Run("granted, run after the resume", func(t *testing.T) {
 		up := newFakeUpstream(t, func(w http.ResponseWriter, _ *http.Request, in *runInput, n int) {
 			if n == 0 {
-				sseEvents(w, concat([]string{runStarted(in)}, toolCall("call_s", demo.SearchTool, "m0", `{"query":"x"}`),
+				sseEvents(w, concat([]string{runStarted(in)}, toolCallEvents("call_s", demo.SearchTool, "m0", `{"query":"x"}`),
 					[]string{interruptFinish(in, `[{"id":"perm-call_s","reason":"tool_call","toolCallId":"call_s"}]`)})...)
 				return
 			}

@@ -1,6 +1,7 @@
 package aap2agui_test
 
 import (
+	"github.com/aapagui/aapagui/bridge/internal/bridgetest"
 	"net/http"
 	"path/filepath"
 	"testing"
@@ -37,7 +38,7 @@ func TestRestart(t *testing.T) {
 		{
 			name:      "a client tool result",
 			respond:   demoAgent,
-			session:   aap.PostSessionsRequest{Tools: []aap.ToolSpec{weatherTool}},
+			session:   aap.PostSessionsRequest{Tools: []aap.ToolSpec{weatherSpec}},
 			first:     "weather in Paris",
 			firstWant: []part{call("call#1", "get_weather", `{"location":"Paris"}`)},
 			answer:    toolResult("Rainy, 12°C"),
@@ -71,12 +72,12 @@ func TestRestart(t *testing.T) {
 			respond: func(w http.ResponseWriter, _ *http.Request, in *runInput, n int) {
 				if n == 0 {
 					sseEvents(w, concat([]string{runStarted(in), `{"type":"STATE_SNAPSHOT","snapshot":{"cart":["apple"]}}`},
-						toolCall("call_00000000000000000000000000000001", "get_weather", "m0", `{"location":"Lima"}`), []string{runFinished(in)})...)
+						toolCallEvents("call_00000000000000000000000000000001", "get_weather", "m0", `{"location":"Lima"}`), []string{runFinished(in)})...)
 					return
 				}
 				sseEvents(w, textRun(in, "m1", "thanks")...)
 			},
-			session:   aap.PostSessionsRequest{Tools: []aap.ToolSpec{weatherTool}},
+			session:   aap.PostSessionsRequest{Tools: []aap.ToolSpec{weatherSpec}},
 			first:     "go",
 			firstWant: []part{call("call#1", "get_weather", `{"location":"Lima"}`)},
 			answer:    toolResult("warm"),
@@ -107,8 +108,8 @@ func TestRestart(t *testing.T) {
 			evs, err := e.stream(t, id, userTurn(aap.StreamDelta, tt.first))
 			require.NoError(t, err)
 			require.Equal(t, eventsOf(t, aap.StreamDelta, tt.firstWant, aap.StopToolUse), norm.lines(eventLines(t, evs)))
-			sessionBefore := do(t, http.MethodGet, e.URL+"/sessions/"+id, "", "").Body
-			entries, err := st.History(testContext(t), id)
+			sessionBefore := doRaw(t, http.MethodGet, e.URL+"/sessions/"+id, "", "").Body
+			entries, err := st.History(bridgetest.Context(t), id)
 			require.NoError(t, err)
 			var idsBefore []string
 			for _, en := range entries {
@@ -119,7 +120,7 @@ func TestRestart(t *testing.T) {
 			require.NoError(t, st.Close())
 
 			e, _ = open()
-			assert.JSONEq(t, sessionBefore, do(t, http.MethodGet, e.URL+"/sessions/"+id, "", "").Body, "the session's settings survive")
+			assert.JSONEq(t, sessionBefore, doRaw(t, http.MethodGet, e.URL+"/sessions/"+id, "", "").Body, "the session's settings survive")
 			evs, err = e.stream(t, id, aap.PostSessionTurnRequest{Stream: aap.StreamDelta, Messages: tt.answer(norm.ids)})
 			require.NoError(t, err)
 			assert.Equal(t, eventsOf(t, aap.StreamDelta, tt.want, aap.StopEndTurn), norm.lines(eventLines(t, evs)))

@@ -47,7 +47,7 @@ func TestReadyzTellsOnlyKeyHolders(t *testing.T) {
 		})
 		_, down := st.(bridgetest.DownStore)
 		for _, key := range []string{"", "wrong"} {
-			r := do(t, http.MethodGet, e.Root+"/readyz", key, "")
+			r := doRaw(t, http.MethodGet, e.Root+"/readyz", key, "")
 			if down {
 				requireJSONError(t, r, http.StatusServiceUnavailable, "not_ready")
 				assert.NotContains(t, r.Body, "store", "key %q", key)
@@ -56,7 +56,7 @@ func TestReadyzTellsOnlyKeyHolders(t *testing.T) {
 			require.Equal(t, http.StatusOK, r.Status, r.Body)
 			assert.JSONEq(t, `{"status":"ok"}`, r.Body, "key %q", key)
 		}
-		r := do(t, http.MethodGet, e.Root+"/readyz", "k1", "")
+		r := doRaw(t, http.MethodGet, e.Root+"/readyz", "k1", "")
 		if down {
 			requireJSONError(t, r, http.StatusServiceUnavailable, "not_ready")
 			assert.Contains(t, r.Body, "the store is not reachable")
@@ -82,18 +82,18 @@ func TestReadyzProbesOncePerTTL(t *testing.T) {
 	var wg sync.WaitGroup
 	for range 20 {
 		wg.Go(func() {
-			assert.Equal(t, http.StatusOK, do(t, http.MethodGet, e.Root+"/readyz", "", "").Status)
+			assert.Equal(t, http.StatusOK, doRaw(t, http.MethodGet, e.Root+"/readyz", "", "").Status)
 		})
 	}
 	wg.Wait()
 	for range 5 {
-		assert.Equal(t, http.StatusOK, do(t, http.MethodGet, e.Root+"/readyz", "", "").Status)
+		assert.Equal(t, http.StatusOK, doRaw(t, http.MethodGet, e.Root+"/readyz", "", "").Status)
 	}
 	assert.EqualValues(t, 1, probes.Load(), "one probe for 25 callers")
 
 	mu.Lock()
 	now = now.Add(3 * time.Second)
 	mu.Unlock()
-	assert.Equal(t, http.StatusOK, do(t, http.MethodGet, e.Root+"/readyz", "", "").Status)
+	assert.Equal(t, http.StatusOK, doRaw(t, http.MethodGet, e.Root+"/readyz", "", "").Status)
 	assert.EqualValues(t, 2, probes.Load(), "a stale result is checked again")
 }

@@ -34,7 +34,7 @@ func TestUpstreamRedirectIsNotFollowed(t *testing.T) {
 			})
 			id := e.createSession(t, aap.PostSessionsRequest{Agent: aap.AgentConfig{Name: "agent"}})
 			for _, mode := range []string{"none", "delta"} {
-				r := do(t, http.MethodPost, e.URL+"/sessions/"+id+"/turns", "",
+				r := doRaw(t, http.MethodPost, e.URL+"/sessions/"+id+"/turns", "",
 					`{"stream":"`+mode+`","messages":[{"role":"user","content":"hello"}]}`)
 				requireJSONError(t, r, http.StatusBadGateway, "upstream_redirect")
 				assert.Contains(t, r.Body, "HTTP 307", mode)
@@ -42,7 +42,7 @@ func TestUpstreamRedirectIsNotFollowed(t *testing.T) {
 				assert.NotContains(t, r.Body, "t0ken", mode)
 				assert.NotContains(t, r.Body, "s3cret-header", mode)
 			}
-			assert.Equal(t, http.StatusOK, do(t, http.MethodGet, e.Root+"/readyz", "", "").Status)
+			assert.Equal(t, http.StatusOK, doRaw(t, http.MethodGet, e.Root+"/readyz", "", "").Status)
 			assert.Zero(t, reached.Load(), "the redirect's target got no request")
 		})
 	}

@@ -63,20 +63,20 @@ func testRejoinTurn(t *testing.T, st store.Store) {
 	id := e.createSession(t, aap.PostSessionsRequest{})
 	turn := e.URL + "/sessions/" + id + "/turn"
 
-	none := streamtest.Open(t, testContext(t), http.MethodGet, turn, "", nil)
+	none := streamtest.Open(t, bridgetest.Context(t), http.MethodGet, turn, "", nil)
 	assert.Equal(t, http.StatusNoContent, none.Status, "no turn yet")
 
-	first := streamtest.Open(t, testContext(t), http.MethodPost, e.URL+"/sessions/"+id+"/turns", `{"stream":"delta","messages":[{"role":"user","content":"a long story"}]}`, nil)
+	first := streamtest.Open(t, bridgetest.Context(t), http.MethodPost, e.URL+"/sessions/"+id+"/turns", `{"stream":"delta","messages":[{"role":"user","content":"a long story"}]}`, nil)
 	require.Equal(t, http.StatusOK, first.Status, first.Body)
 	had := first.Until(t, "w49 ", 1)
 	first.Leave()
 	streamtest.RequireNumbered(t, had, 1)
 
-	mismatch := streamtest.Open(t, testContext(t), http.MethodGet, turn+"?stream=message", "", nil)
+	mismatch := streamtest.Open(t, bridgetest.Context(t), http.MethodGet, turn+"?stream=message", "", nil)
 	assert.Equal(t, http.StatusBadRequest, mismatch.Status)
 	assert.Contains(t, mismatch.Body, `"code":"stream_mode_differs"`)
 
-	join := streamtest.Open(t, testContext(t), http.MethodGet, turn+"?stream=delta", "", nil)
+	join := streamtest.Open(t, bridgetest.Context(t), http.MethodGet, turn+"?stream=delta", "", nil)
 	require.Equal(t, http.StatusOK, join.Status, join.Body)
 	assert.Equal(t, had, join.Until(t, "w49 ", 1), "the turn from its start, ids and bytes as the first client had them")
 	let()
@@ -94,17 +94,17 @@ func testRejoinTurn(t *testing.T, st store.Store) {
 		assert.Equal(t, 1, strings.Count(text.String(), fmt.Sprintf(`w%d `, i)), "word %d once", i)
 	}
 
-	again := streamtest.Open(t, testContext(t), http.MethodGet, turn, "", http.Header{"Last-Event-ID": {had[len(had)-1].ID}})
+	again := streamtest.Open(t, bridgetest.Context(t), http.MethodGet, turn, "", http.Header{"Last-Event-ID": {had[len(had)-1].ID}})
 	require.Equal(t, http.StatusOK, again.Status, again.Body)
 	assert.Equal(t, rest, again.Rest(), "exactly the rest")
 
-	after := streamtest.Open(t, testContext(t), http.MethodGet, turn, "", nil)
+	after := streamtest.Open(t, bridgetest.Context(t), http.MethodGet, turn, "", nil)
 	assert.Equal(t, http.StatusNoContent, after.Status, "the turn is over")
 	h := e.history(t, id, aap.HistoryFull)
 	require.Len(t, h, 2)
 	assert.Contains(t, h[1], "w0 w1 ")
 	assert.Contains(t, h[1], "w58 w59 ")
 
-	other := streamtest.Open(t, testContext(t), http.MethodGet, e.URL+"/sessions/nope/turn", "", nil)
+	other := streamtest.Open(t, bridgetest.Context(t), http.MethodGet, e.URL+"/sessions/nope/turn", "", nil)
 	assert.Equal(t, http.StatusNotFound, other.Status)
 }

@@ -26,24 +26,24 @@ func TestCallStreamedAgainOnResume(t *testing.T) {
 		t.Run(string(mode), func(t *testing.T) {
 			up := newFakeUpstream(t, func(w http.ResponseWriter, _ *http.Request, in *runInput, n int) {
 				if n == 0 {
-					sseEvents(w, concat([]string{runStarted(in)}, toolCall("call_s", demo.SearchTool, "m0", `{"query":"x"}`),
+					sseEvents(w, concat([]string{runStarted(in)}, toolCallEvents("call_s", demo.SearchTool, "m0", `{"query":"x"}`),
 						[]string{interruptFinish(in, `[{"id":"lg-int-1","reason":"tool_call","toolCallId":"call_s"}]`)})...)
 					return
 				}
-				sseEvents(w, concat([]string{runStarted(in)}, toolCall("call_s", demo.SearchTool, "m0", `{"query":"x"}`),
+				sseEvents(w, concat([]string{runStarted(in)}, toolCallEvents("call_s", demo.SearchTool, "m0", `{"query":"x"}`),
 					[]string{`{"type":"TOOL_CALL_RESULT","messageId":"result-call_s","toolCallId":"call_s","content":"x pages","role":"tool"}`},
 					textMessage("m1", "Found it."), []string{runFinished(in)})...)
 			})
 			var logs bridgetest.SyncBuffer
 			e := newEnv(t, up.URL, func(c *aap2agui.Config) { c.Logger = zerolog.New(&logs) })
 			id := e.createSession(t, aap.PostSessionsRequest{Agent: aap.AgentConfig{Tools: []aap.ServerToolRef{{Name: demo.SearchTool}}}})
-			_, err := e.Client.Turn(testContext(t), id, &aap.PostSessionTurnRequest{Stream: aap.StreamNone, Messages: []aap.Message{aap.UserText("search x")}})
+			_, err := e.Client.Turn(bridgetest.Context(t), id, &aap.PostSessionTurnRequest{Stream: aap.StreamNone, Messages: []aap.Message{aap.UserText("search x")}})
 			require.NoError(t, err)
 
 			grant := aap.PostSessionTurnRequest{Stream: mode, Messages: []aap.Message{&aap.ToolPermissionMessage{ToolCallID: "call_s", Granted: true}}}
 			produced := []string{toolMessage("call_s", "x pages"), assistantText("Found it.")}
 			if mode == aap.StreamNone {
-				resp, err := e.Client.Turn(testContext(t), id, &grant)
+				resp, err := e.Client.Turn(bridgetest.Context(t), id, &grant)
 				require.NoError(t, err)
 				assert.Equal(t, aap.StopEndTurn, resp.StopReason)
 				assert.Equal(t, produced, messageLines(t, resp.Messages))

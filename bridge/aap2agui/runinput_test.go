@@ -3,6 +3,7 @@ package aap2agui_test
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/aapagui/aapagui/bridge/internal/bridgetest"
 	"net/http"
 	"strings"
 	"testing"
@@ -38,12 +39,12 @@ func TestRunAgentInput(t *testing.T) {
 			aap.UserText("earlier question"),
 			&aap.AssistantMessage{Content: aap.TextContent("earlier answer")},
 		},
-		Tools: []aap.ToolSpec{weatherTool},
+		Tools: []aap.ToolSpec{weatherSpec},
 	})
 
 	var prev []string // the message ids of the previous run
 	for n, text := range []string{"first", "second", "third"} {
-		_, err := e.Client.Turn(testContext(t), id, &aap.PostSessionTurnRequest{Messages: []aap.Message{aap.UserText(text)}})
+		_, err := e.Client.Turn(bridgetest.Context(t), id, &aap.PostSessionTurnRequest{Messages: []aap.Message{aap.UserText(text)}})
 		require.NoError(t, err)
 		in := up.input(t, n)
 
@@ -212,7 +213,7 @@ func TestMessagesSnapshot(t *testing.T) {
 			e := newEnv(t, up.URL)
 			id := e.createSession(t, aap.PostSessionsRequest{})
 			for _, text := range []string{"one", "two", "three"} {
-				_, err := e.Client.Turn(testContext(t), id, &aap.PostSessionTurnRequest{Messages: []aap.Message{aap.UserText(text)}})
+				_, err := e.Client.Turn(bridgetest.Context(t), id, &aap.PostSessionTurnRequest{Messages: []aap.Message{aap.UserText(text)}})
 				require.NoError(t, err)
 				if text == "two" {
 					assert.Equal(t, tt.want, e.history(t, id, aap.HistoryFull))
@@ -243,15 +244,15 @@ func TestNewMessageClosesOpenCalls(t *testing.T) {
 		}
 		sseEvents(w, concat(
 			[]string{runStarted(in)},
-			toolCall("call_w", "get_weather", "m0", `{"location":"Paris"}`),
-			toolCall("call_s", "web_search", "m0", `{"query":"news"}`),
+			toolCallEvents("call_w", "get_weather", "m0", `{"location":"Paris"}`),
+			toolCallEvents("call_s", "web_search", "m0", `{"query":"news"}`),
 			[]string{fmt.Sprintf(`{"type":"RUN_FINISHED","threadId":%q,"runId":%q,"outcome":{"type":"interrupt","interrupts":[{"id":"int-1","reason":"tool_call","toolCallId":"call_s","message":"Allow web_search?"}]}}`, in.ThreadID, in.RunID)},
 		)...)
 	})
 	e := newEnv(t, up.URL)
 	id := e.createSession(t, aap.PostSessionsRequest{
 		Agent: aap.AgentConfig{Tools: []aap.ServerToolRef{{Name: demo.SearchTool}}},
-		Tools: []aap.ToolSpec{weatherTool},
+		Tools: []aap.ToolSpec{weatherSpec},
 	})
 
 	evs, err := e.stream(t, id, userTurn(aap.StreamDelta, "start"))

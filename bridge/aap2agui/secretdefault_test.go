@@ -22,11 +22,11 @@ func TestSecretOptionDefault(t *testing.T) {
 		{Type: aap.OptionSecret, Name: "api_key", Default: secret},
 		{Type: aap.OptionSecret, Name: "org_key", Default: ""},
 	}
-	e := newEnv(t, demoUpstream(t), allVersions, func(c *aap2agui.Config) { c.Agent.Options = options })
+	e := newEnv(t, demoAgent(t), allVersions, func(c *aap2agui.Config) { c.Agent.Options = options })
 	check := func(t *testing.T, secret string) {
 		t.Helper()
 		for _, path := range []string{"/meta", "/v1/meta", "/v2/meta"} {
-			r := do(t, http.MethodGet, e.URL+path, "", "")
+			r := doRaw(t, http.MethodGet, e.URL+path, "", "")
 			require.Equal(t, http.StatusOK, r.Status, r.Body)
 			assert.NotContains(t, r.Body, secret, path)
 			assert.Contains(t, r.Body, `"name":"api_key","default":"***"`, path)
@@ -38,6 +38,6 @@ func TestSecretOptionDefault(t *testing.T) {
 	assert.Equal(t, secret, options[1].Default, "the Config's description is not changed")
 
 	options[1].Default = later
-	require.NoError(t, e.Server.SetAgents([]aap2agui.AgentConfig{{Agent: aap.AgentInfo{Name: agentName, Options: options}, Upstream: demoUpstream(t)}}))
+	require.NoError(t, e.Server.SetAgents([]aap2agui.AgentConfig{{Agent: aap.AgentInfo{Name: agentName, Options: options}, Upstream: demoAgent(t)}}))
 	check(t, later)
 }

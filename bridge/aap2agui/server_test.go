@@ -3,6 +3,7 @@ package aap2agui_test
 import (
 	"encoding/base64"
 	"encoding/json"
+	"github.com/aapagui/aapagui/bridge/internal/bridgetest"
 	"net/http"
 	"net/url"
 	"regexp"
@@ -33,11 +34,11 @@ func TestMeta(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			e := newEnv(t, demoUpstream(t), func(c *aap2agui.Config) {
+			e := newEnv(t, demoAgent(t), func(c *aap2agui.Config) {
 				c.APIKeys = []string{key}
 				c.PublicMeta = tt.publicMeta
 			})
-			r := do(t, http.MethodGet, e.URL+"/meta", tt.key, "")
+			r := doRaw(t, http.MethodGet, e.URL+"/meta", tt.key, "")
 			if tt.wantStatus != http.StatusOK {
 				requireJSONError(t, r, tt.wantStatus, "unauthorized")
 				return
@@ -56,14 +57,14 @@ func TestMeta(t *testing.T) {
 			assert.Equal(t, aap2agui.DefaultAgent().Capabilities, a.Capabilities)
 
 			// PublicMeta opens /meta only.
-			requireJSONError(t, do(t, http.MethodGet, e.URL+"/sessions", "", ""), http.StatusUnauthorized, "unauthorized")
+			requireJSONError(t, doRaw(t, http.MethodGet, e.URL+"/sessions", "", ""), http.StatusUnauthorized, "unauthorized")
 		})
 	}
 }
 
 func TestCreateSession(t *testing.T) {
-	e := newEnv(t, demoUpstream(t))
-	weather := specJSON(t, weatherTool)
+	e := newEnv(t, demoAgent(t))
+	weather := specJSON(t, weatherSpec)
 	tests := []struct {
 		name       string
 		body       string
@@ -101,7 +102,7 @@ func TestCreateSession(t *testing.T) {
 	created := map[string]bool{}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			r := do(t, http.MethodPost, e.URL+"/sessions", "", tt.body)
+			r := doRaw(t, http.MethodPost, e.URL+"/sessions", "", tt.body)
 			if tt.wantCode != "" {
 				requireJSONError(t, r, tt.wantStatus, tt.wantCode)
 				return
@@ -116,14 +117,14 @@ func TestCreateSession(t *testing.T) {
 			created[id] = true
 		})
 	}
-	page, err := e.Client.ListSessions(testContext(t), "")
+	page, err := e.Client.ListSessions(bridgetest.Context(t), "")
 	require.NoError(t, err)
 	assert.Len(t, page.Sessions, len(created), "rejected requests create nothing")
 }
 
 func TestListSessions(t *testing.T) {
-	e := newEnv(t, demoUpstream(t), func(c *aap2agui.Config) { c.PageSize = 50 })
-	ctx := testContext(t)
+	e := newEnv(t, demoAgent(t), func(c *aap2agui.Config) { c.PageSize = 50 })
+	ctx := bridgetest.Context(t)
 	var ids []string
 	for range 120 {
 		ids = append(ids, e.createSession(t, aap.PostSessionsRequest{}))
@@ -155,7 +156,7 @@ func TestListSessions(t *testing.T) {
 		require.NoError(t, err)
 		p2, err := e.Client.ListSessions(ctx, p1.Next)
 		require.NoError(t, err)
-		r := do(t, http.MethodGet, e.URL+"/sessions?after="+p2.Next, "", "")
+		r := doRaw(t, http.MethodGet, e.URL+"/sessions?after="+p2.Next, "", "")
 		require.Equal(t, http.StatusOK, r.Status)
 		var raw map[string]json.RawMessage
 		require.NoError(t, json.Unmarshal([]byte(r.Body), &raw))
@@ -193,7 +194,7 @@ func TestListSessions(t *testing.T) {
 		{"not a number", base64.RawURLEncoding.EncodeToString([]byte("after:x"))},
 	} {
 		t.Run("bad cursor: "+tt.name, func(t *testing.T) {
-			requireJSONError(t, do(t, http.MethodGet, e.URL+"/sessions?after="+url.QueryEscape(tt.cursor), "", ""), http.StatusBadRequest, "invalid_cursor")
+			requireJSONError(t, doRaw(t, http.MethodGet, e.URL+"/sessions?after="+url.QueryEscape(tt.cursor), "", ""), http.StatusBadRequest, "invalid_cursor")
 		})
 	}
 }
@@ -210,10 +211,10 @@ func TestSecretOptions(t *testing.T) {
 	check := func(t *testing.T, secret string) {
 		t.Helper()
 		want := `{"sessionId":"` + id + `","agent":{"name":"agent","options":{"api_key":"***","language":"German"}}}`
-		r := do(t, http.MethodGet, e.URL+"/sessions/"+id, "", "")
+		r := doRaw(t, http.MethodGet, e.URL+"/sessions/"+id, "", "")
 		require.Equal(t, http.StatusOK, r.Status)
 		assert.JSONEq(t, want, r.Body)
-		list := do(t, http.MethodGet, e.URL+"/sessions", "", "")
+		list := doRaw(t, http.MethodGet, e.URL+"/sessions", "", "")
 		require.Equal(t, http.StatusOK, list.Status)
 		assert.JSONEq(t, `{"sessions":[`+want+`]}`, list.Body)
 		assert.NotContains(t, r.Body+list.Body, secret)
@@ -222,7 +223,7 @@ func TestSecretOptions(t *testing.T) {
 	t.Run("after an override", func(t *testing.T) {
 		req := userTurn(aap.StreamNone, "hi")
 		req.Agent = &aap.AgentConfig{Options: map[string]string{"api_key": "sk-second-secret"}}
-		_, err := e.Client.Turn(testContext(t), id, &req)
+		_, err := e.Client.Turn(bridgetest.Context(t), id, &req)
 		require.NoError(t, err)
 		check(t, "sk-second-secret")
 		assert.Contains(t, string(up.input(t, 0).Raw["forwardedProps"]), `"api_key":"sk-second-secret"`)
@@ -230,13 +231,13 @@ func TestSecretOptions(t *testing.T) {
 }
 
 func TestDeleteSession(t *testing.T) {
-	e := newEnv(t, demoUpstream(t))
+	e := newEnv(t, demoAgent(t))
 	id := e.createSession(t, aap.PostSessionsRequest{})
 	other := e.createSession(t, aap.PostSessionsRequest{})
-	_, err := e.Client.Turn(testContext(t), id, &aap.PostSessionTurnRequest{Messages: []aap.Message{aap.UserText("hello")}})
+	_, err := e.Client.Turn(bridgetest.Context(t), id, &aap.PostSessionTurnRequest{Messages: []aap.Message{aap.UserText("hello")}})
 	require.NoError(t, err)
 
-	r := do(t, http.MethodDelete, e.URL+"/sessions/"+id, "", "")
+	r := doRaw(t, http.MethodDelete, e.URL+"/sessions/"+id, "", "")
 	assert.Equal(t, http.StatusNoContent, r.Status)
 	assert.Empty(t, r.Body)
 
@@ -248,25 +249,25 @@ func TestDeleteSession(t *testing.T) {
 		{"history", http.MethodGet, "/sessions/" + id + "/history?type=full", ""},
 	} {
 		t.Run(tt.name+" after delete", func(t *testing.T) {
-			requireJSONError(t, do(t, tt.method, e.URL+tt.path, "", tt.body), http.StatusNotFound, "session_not_found")
+			requireJSONError(t, doRaw(t, tt.method, e.URL+tt.path, "", tt.body), http.StatusNotFound, "session_not_found")
 		})
 	}
-	page, err := e.Client.ListSessions(testContext(t), "")
+	page, err := e.Client.ListSessions(bridgetest.Context(t), "")
 	require.NoError(t, err)
 	require.Len(t, page.Sessions, 1)
 	assert.Equal(t, other, page.Sessions[0].SessionID)
 }
 
 func TestHistoryEndpoint(t *testing.T) {
-	e := newEnv(t, demoUpstream(t))
-	fullOnly := newEnv(t, demoUpstream(t), func(c *aap2agui.Config) {
+	e := newEnv(t, demoAgent(t))
+	fullOnly := newEnv(t, demoAgent(t), func(c *aap2agui.Config) {
 		c.Agent.Capabilities = &aap.Capabilities{
 			History: &aap.HistoryCapabilities{Full: &aap.Empty{}},
 			Stream:  &aap.StreamCapabilities{Delta: &aap.Empty{}, None: &aap.Empty{}},
 		}
 	})
 	id := e.createSession(t, aap.PostSessionsRequest{Messages: []aap.Message{&aap.SystemMessage{Content: "Be brief."}}})
-	_, err := e.Client.Turn(testContext(t), id, &aap.PostSessionTurnRequest{Messages: []aap.Message{aap.UserText("hello")}})
+	_, err := e.Client.Turn(bridgetest.Context(t), id, &aap.PostSessionTurnRequest{Messages: []aap.Message{aap.UserText("hello")}})
 	require.NoError(t, err)
 	empty := e.createSession(t, aap.PostSessionsRequest{})
 	fullOnlyID := fullOnly.createSession(t, aap.PostSessionsRequest{})
@@ -290,7 +291,7 @@ func TestHistoryEndpoint(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			r := do(t, http.MethodGet, tt.url, "", "")
+			r := doRaw(t, http.MethodGet, tt.url, "", "")
 			if tt.wantStatus != http.StatusOK {
 				requireJSONError(t, r, tt.wantStatus, tt.want)
 				return
@@ -304,9 +305,9 @@ func TestHistoryEndpoint(t *testing.T) {
 func TestBasePath(t *testing.T) {
 	for _, base := range []string{"/v1", "/v1/"} {
 		t.Run(base, func(t *testing.T) {
-			e := newEnv(t, demoUpstream(t), func(c *aap2agui.Config) { c.BasePath = base })
+			e := newEnv(t, demoAgent(t), func(c *aap2agui.Config) { c.BasePath = base })
 			require.True(t, strings.HasSuffix(e.URL, "/v1"))
-			ctx := testContext(t)
+			ctx := bridgetest.Context(t)
 			meta, err := e.Client.Meta(ctx)
 			require.NoError(t, err)
 			assert.Equal(t, aap.Version, meta.Version)
@@ -317,14 +318,14 @@ func TestBasePath(t *testing.T) {
 			_, err = e.Client.GetSession(ctx, id)
 			require.NoError(t, err)
 
-			requireJSONError(t, do(t, http.MethodGet, e.Root+"/meta", "", ""), http.StatusNotFound, "not_found")
-			requireJSONError(t, do(t, http.MethodGet, e.Root+"/sessions/"+id, "", ""), http.StatusNotFound, "not_found")
+			requireJSONError(t, doRaw(t, http.MethodGet, e.Root+"/meta", "", ""), http.StatusNotFound, "not_found")
+			requireJSONError(t, doRaw(t, http.MethodGet, e.Root+"/sessions/"+id, "", ""), http.StatusNotFound, "not_found")
 		})
 	}
 }
 
 func TestRouting(t *testing.T) {
-	e := newEnv(t, demoUpstream(t))
+	e := newEnv(t, demoAgent(t))
 	tests := []struct {
 		name, method, path string
 		wantStatus         int
@@ -339,7 +340,7 @@ func TestRouting(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			requireJSONError(t, do(t, tt.method, e.URL+tt.path, "", ""), tt.wantStatus, tt.wantCode)
+			requireJSONError(t, doRaw(t, tt.method, e.URL+tt.path, "", ""), tt.wantStatus, tt.wantCode)
 		})
 	}
 }

@@ -18,7 +18,7 @@ import (
 // saying that the session no longer exists; a well-formed unknown id is
 // still a 404 naming it.
 func TestSessionIDChecked(t *testing.T) {
-	e := newEnv(t, demoUpstream(t), allVersions)
+	e := newEnv(t, demoAgent(t), allVersions)
 	turn := `{"messages":[{"role":"user","content":"hi"}]}`
 	tests := []struct {
 		name, method, path, body string
@@ -35,7 +35,7 @@ func TestSessionIDChecked(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			r := do(t, tt.method, e.Root+tt.path, "", tt.body)
+			r := doRaw(t, tt.method, e.Root+tt.path, "", tt.body)
 			requireJSONError(t, r, tt.status, tt.code)
 			var er aap.ErrorResponse
 			require.NoError(t, json.Unmarshal([]byte(r.Body), &er))

@@ -49,7 +49,7 @@ func TestSnapshotMatchingTheStream(t *testing.T) {
 				e := newEnv(t, up.URL)
 				id := e.createSession(t, aap.PostSessionsRequest{})
 				for _, say := range []string{"hello", "and again", "once more"} {
-					r := do(t, http.MethodPost, e.URL+"/sessions/"+id+"/turns", "", `{"stream":"`+string(mode)+`","messages":[{"role":"user","content":"`+say+`"}]}`)
+					r := doRaw(t, http.MethodPost, e.URL+"/sessions/"+id+"/turns", "", `{"stream":"`+string(mode)+`","messages":[{"role":"user","content":"`+say+`"}]}`)
 					require.Equal(t, http.StatusOK, r.Status, r.Body)
 					answers[i] = append(answers[i], r.Body)
 				}

@@ -56,7 +56,7 @@ func bearer(key string) http.Header { return http.Header{"Authorization": {"Bear
 // status and the body.
 func stopTurn(t *testing.T, base, id, key string) (int, string) {
 	t.Helper()
-	return bridgetest.Delete(t, testContext(t), base+"/sessions/"+id+"/turn", bearer(key))
+	return bridgetest.Delete(t, bridgetest.Context(t), base+"/sessions/"+id+"/turn", bearer(key))
 }
 
 // A turn under --on-client-gone finish, whose client left, is stopped
@@ -88,12 +88,12 @@ func testStopTurn(t *testing.T, stA, stB store.Store) {
 	assert.Equal(t, http.StatusNotFound, status, "no turn yet")
 	assert.Contains(t, body, `"code":"no_run_in_flight"`)
 
-	first := streamtest.Open(t, testContext(t), http.MethodPost, a.URL+"/sessions/"+id+"/turns", `{"stream":"delta","messages":[{"role":"user","content":"a long story"}]}`, bearer(stopKeyA))
+	first := streamtest.Open(t, bridgetest.Context(t), http.MethodPost, a.URL+"/sessions/"+id+"/turns", `{"stream":"delta","messages":[{"role":"user","content":"a long story"}]}`, bearer(stopKeyA))
 	require.Equal(t, http.StatusOK, first.Status, first.Body)
 	had := first.Until(t, "w4 ", 1)
 	first.Leave() // under finish, the turn goes on
 
-	join := streamtest.Open(t, testContext(t), http.MethodGet, b.URL+"/sessions/"+id+"/turn", "", bearer(stopKeyA))
+	join := streamtest.Open(t, bridgetest.Context(t), http.MethodGet, b.URL+"/sessions/"+id+"/turn", "", bearer(stopKeyA))
 	require.Equal(t, http.StatusOK, join.Status, join.Body)
 	assert.Equal(t, had, join.Until(t, "w4 ", 1), "the turn from its start")
 

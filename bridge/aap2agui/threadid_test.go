@@ -2,6 +2,7 @@ package aap2agui_test
 
 import (
 	"fmt"
+	"github.com/aapagui/aapagui/bridge/internal/bridgetest"
 	"net/http"
 	"regexp"
 	"testing"
@@ -55,7 +56,7 @@ func TestThreadIDs(t *testing.T) {
 				require.Regexp(t, uuidPattern, want)
 			}
 			for n := range 2 {
-				_, err := e.Client.Turn(testContext(t), id, &aap.PostSessionTurnRequest{Messages: []aap.Message{aap.UserText("hi")}})
+				_, err := e.Client.Turn(bridgetest.Context(t), id, &aap.PostSessionTurnRequest{Messages: []aap.Message{aap.UserText("hi")}})
 				require.NoError(t, err)
 				assert.Equal(t, want, up.input(t, n).ThreadID, "run %d", n)
 			}
@@ -72,12 +73,12 @@ func TestThreadIDOfStoredSession(t *testing.T) {
 	})
 	old := newEnv(t, up.URL, func(c *aap2agui.Config) { c.ThreadIDs = aap2agui.ThreadIDsSession })
 	id := old.createSession(t, aap.PostSessionsRequest{})
-	_, err := old.Client.Turn(testContext(t), id, &aap.PostSessionTurnRequest{Messages: []aap.Message{aap.UserText("hi")}})
+	_, err := old.Client.Turn(bridgetest.Context(t), id, &aap.PostSessionTurnRequest{Messages: []aap.Message{aap.UserText("hi")}})
 	require.NoError(t, err)
 	assert.Equal(t, id, up.input(t, 0).ThreadID)
 
 	e := newEnv(t, up.URL, func(c *aap2agui.Config) { c.Store = old.Store })
-	_, err = e.Client.Turn(testContext(t), id, &aap.PostSessionTurnRequest{Messages: []aap.Message{aap.UserText("again")}})
+	_, err = e.Client.Turn(bridgetest.Context(t), id, &aap.PostSessionTurnRequest{Messages: []aap.Message{aap.UserText("again")}})
 	require.NoError(t, err)
 	assert.Equal(t, aap2agui.ThreadID(id), up.input(t, 1).ThreadID)
 	assert.Len(t, up.input(t, 1).Messages, 3, "the same session, its history included")

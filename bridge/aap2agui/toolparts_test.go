@@ -22,15 +22,15 @@ func TestToolResultParts(t *testing.T) {
 		up := newFakeUpstream(t, func(w http.ResponseWriter, _ *http.Request, in *runInput, n int) {
 			if n == 0 {
 				sseEvents(w, concat([]string{runStarted(in)},
-					toolCall("call_1", weatherTool.Name, "m0", `{"location":"Lima"}`),
-					toolCall("call_2", weatherTool.Name, "m0", `{"location":"Cusco"}`),
+					toolCallEvents("call_1", weatherSpec.Name, "m0", `{"location":"Lima"}`),
+					toolCallEvents("call_2", weatherSpec.Name, "m0", `{"location":"Cusco"}`),
 					[]string{runFinished(in)})...)
 				return
 			}
 			sseEvents(w, textRun(in, "m1", "ok")...)
 		})
 		e := newEnv(t, up.URL, func(c *aap2agui.Config) { c.ToolResultParts = parts })
-		id := e.createSession(t, aap.PostSessionsRequest{Tools: []aap.ToolSpec{weatherTool}})
+		id := e.createSession(t, aap.PostSessionsRequest{Tools: []aap.ToolSpec{weatherSpec}})
 		_, err := e.stream(t, id, userTurn(aap.StreamDelta, "chart"))
 		require.NoError(t, err)
 		_, err = e.stream(t, id, aap.PostSessionTurnRequest{Stream: aap.StreamDelta, Messages: []aap.Message{

@@ -30,7 +30,7 @@ func TestTracing(t *testing.T) {
 	id := e.createSession(t, aap.PostSessionsRequest{})
 
 	const clientTrace, clientSpan = "0af7651916cd43dd8448eb211c80319c", "b7ad6b7169203331"
-	req, err := http.NewRequestWithContext(testContext(t), http.MethodPost, e.URL+"/sessions/"+id+"/turns",
+	req, err := http.NewRequestWithContext(bridgetest.Context(t), http.MethodPost, e.URL+"/sessions/"+id+"/turns",
 		strings.NewReader(`{"stream":"delta","messages":[{"role":"user","content":"hello"}]}`))
 	require.NoError(t, err)
 	req.Header.Set("Content-Type", "application/json")
@@ -76,7 +76,7 @@ func TestNoTracing(t *testing.T) {
 	up := bridgetest.TraceUpstream(t, demo.AGUIAgent{}, nil)
 	e := newEnv(t, up.URL)
 	id := e.createSession(t, aap.PostSessionsRequest{})
-	req, err := http.NewRequestWithContext(testContext(t), http.MethodPost, e.URL+"/sessions/"+id+"/turns",
+	req, err := http.NewRequestWithContext(bridgetest.Context(t), http.MethodPost, e.URL+"/sessions/"+id+"/turns",
 		strings.NewReader(`{"messages":[{"role":"user","content":"hello"}]}`))
 	require.NoError(t, err)
 	req.Header.Set("Content-Type", "application/json")

@@ -3,6 +3,7 @@ package aap2agui_test
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/aapagui/aapagui/bridge/internal/bridgetest"
 	"net/http"
 	"strings"
 	"testing"
@@ -149,7 +150,7 @@ func demoConversations() []struct {
 		},
 		{
 			name:    "weather with get_weather declared: a client tool round trip",
-			session: aap.PostSessionsRequest{Tools: []aap.ToolSpec{weatherTool}},
+			session: aap.PostSessionsRequest{Tools: []aap.ToolSpec{weatherSpec}},
 			steps: []step{
 				{
 					send: user("What is the weather in Tokyo?"),
@@ -248,7 +249,7 @@ func demoConversations() []struct {
 // each stream mode, checking the exact events (or JSON response) and that
 // the stored history is exactly the conversation.
 func TestDemoScript(t *testing.T) {
-	e := newEnv(t, demoUpstream(t))
+	e := newEnv(t, demoAgent(t))
 	for _, conv := range demoConversations() {
 		for _, mode := range []aap.StreamMode{aap.StreamDelta, aap.StreamMessage, aap.StreamNone} {
 			t.Run(conv.name+"/"+string(mode), func(t *testing.T) {
@@ -259,7 +260,7 @@ func TestDemoScript(t *testing.T) {
 					msgs := st.send(norm.ids)
 					req := aap.PostSessionTurnRequest{Stream: mode, Messages: msgs, Agent: st.agent, Tools: st.tools}
 					if mode == aap.StreamNone {
-						resp, err := e.Client.Turn(testContext(t), id, &req)
+						resp, err := e.Client.Turn(bridgetest.Context(t), id, &req)
 						require.NoError(t, err, "step %d", i)
 						assert.Equal(t, st.stop, resp.StopReason, "step %d", i)
 						assert.Equal(t, st.produced, norm.lines(messageLines(t, resp.Messages)), "step %d: response messages", i)
@@ -296,7 +297,7 @@ func TestSettingsPersist(t *testing.T) {
 			Tools:   []aap.ServerToolRef{{Name: demo.SearchTool}},
 			Options: map[string]string{"language": "French", "model": "small"},
 		},
-		Tools: []aap.ToolSpec{weatherTool},
+		Tools: []aap.ToolSpec{weatherSpec},
 	})
 
 	steps := []struct {
@@ -309,14 +310,14 @@ func TestSettingsPersist(t *testing.T) {
 	}{
 		{
 			name:      "no overrides: the settings of the session",
-			want:      `{"sessionId":"ID","agent":{"name":"agent","tools":[{"name":"web_search"}],"options":{"language":"French","model":"small"}},"tools":[` + specJSON(t, weatherTool) + `]}`,
+			want:      `{"sessionId":"ID","agent":{"name":"agent","tools":[{"name":"web_search"}],"options":{"language":"French","model":"small"}},"tools":[` + specJSON(t, weatherSpec) + `]}`,
 			wantProps: `{"aap":{"agent":{"name":"agent","tools":[{"name":"web_search"}],"options":{"language":"French","model":"small"}}}}`,
 			wantTools: []string{"get_weather"},
 		},
 		{
 			name:      "options merge by key",
 			agent:     &aap.AgentConfig{Options: map[string]string{"model": "large"}},
-			want:      `{"sessionId":"ID","agent":{"name":"agent","tools":[{"name":"web_search"}],"options":{"language":"French","model":"large"}},"tools":[` + specJSON(t, weatherTool) + `]}`,
+			want:      `{"sessionId":"ID","agent":{"name":"agent","tools":[{"name":"web_search"}],"options":{"language":"French","model":"large"}},"tools":[` + specJSON(t, weatherSpec) + `]}`,
 			wantProps: `{"aap":{"agent":{"name":"agent","tools":[{"name":"web_search"}],"options":{"language":"French","model":"large"}}}}`,
 			wantTools: []string{"get_weather"},
 		},
@@ -346,9 +347,9 @@ func TestSettingsPersist(t *testing.T) {
 		t.Run(st.name, func(t *testing.T) {
 			req := userTurn(aap.StreamNone, "hi")
 			req.Agent, req.Tools = st.agent, st.tools
-			_, err := e.Client.Turn(testContext(t), id, &req)
+			_, err := e.Client.Turn(bridgetest.Context(t), id, &req)
 			require.NoError(t, err)
-			got := do(t, http.MethodGet, e.URL+"/sessions/"+id, "", "")
+			got := doRaw(t, http.MethodGet, e.URL+"/sessions/"+id, "", "")
 			require.Equal(t, http.StatusOK, got.Status)
 			assert.JSONEq(t, strings.ReplaceAll(st.want, "ID", id), got.Body)
 

@@ -32,16 +32,16 @@ func TestTurnLogLine(t *testing.T) {
 		c.Logger = zerolog.New(&logs).Level(zerolog.InfoLevel)
 		c.UpstreamHeader = http.Header{"X-Agent-Key": {agentSecret}}
 	}
-	e := newEnv(t, demoUpstream(t), cfg)
+	e := newEnv(t, demoAgent(t), cfg)
 	create := func(e *env) string {
-		r := do(t, http.MethodPost, e.URL+"/sessions", key, `{"agent":{"name":"agent","options":{"api_key":"`+secret+`"}}}`)
+		r := doRaw(t, http.MethodPost, e.URL+"/sessions", key, `{"agent":{"name":"agent","options":{"api_key":"`+secret+`"}}}`)
 		require.Equal(t, http.StatusCreated, r.Status, r.Body)
 		return regexpFind(t, `"sessionId":"([^"]+)"`, r.Body)
 	}
 	id := create(e)
 	turn := func(e *env, id, body string, status int) {
 		t.Helper()
-		r := do(t, http.MethodPost, e.URL+"/sessions/"+id+"/turns", key, body)
+		r := doRaw(t, http.MethodPost, e.URL+"/sessions/"+id+"/turns", key, body)
 		require.Equal(t, status, r.Status, r.Body)
 	}
 	turn(e, id, `{"stream":"delta","messages":[{"role":"user","content":"`+said+`"}]}`, http.StatusOK)
@@ -57,7 +57,7 @@ func TestTurnLogLine(t *testing.T) {
 	require.Eventually(t, func() bool {
 		lines = bridgetest.LogLines(t, logs.String(), "turn finished")
 		return len(lines) == 4
-	}, testTimeout, 5*time.Millisecond, "one line per turn")
+	}, bridgetest.Timeout, 5*time.Millisecond, "one line per turn")
 	want := []struct {
 		session, mode, stop, upstream string
 		out                           bool

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"errors"
+	"github.com/aapagui/aapagui/bridge/internal/bridgetest"
 	"net/http"
 	"strings"
 	"sync/atomic"
@@ -52,11 +53,11 @@ func TestTurnStartSaveFails(t *testing.T) {
 	for _, mode := range []aap.StreamMode{aap.StreamDelta, aap.StreamMessage, aap.StreamNone} {
 		t.Run(string(mode), func(t *testing.T) {
 			st := &gatedStore{Store: store.NewMemory()}
-			e := newEnv(t, demoUpstream(t), func(c *aap2agui.Config) { c.Store = st })
+			e := newEnv(t, demoAgent(t), func(c *aap2agui.Config) { c.Store = st })
 			id := e.createSession(t, aap.PostSessionsRequest{})
 
 			st.setGate(func() error { return errors.New("disk full") })
-			r := do(t, http.MethodPost, e.URL+"/sessions/"+id+"/turns", "",
+			r := doRaw(t, http.MethodPost, e.URL+"/sessions/"+id+"/turns", "",
 				`{"stream":"`+string(mode)+`","messages":[{"role":"user","content":"hello"}]}`)
 			requireJSONError(t, r, http.StatusInternalServerError, "store_error")
 			assert.NotContains(t, r.Body, "turn_start")
@@ -95,14 +96,14 @@ func TestNothingSentBeforeTheTurnIsSaved(t *testing.T) {
 	st.setGate(func() error {
 		select {
 		case <-answered:
-		case <-time.After(testTimeout / 2):
+		case <-time.After(bridgetest.Timeout / 2):
 			return errors.New("the agent was not called while the turn was being saved")
 		}
 		saved.Store(true)
 		return nil
 	})
 	first := true
-	for ev, err := range e.Client.StreamTurn(testContext(t), id, &aap.PostSessionTurnRequest{Stream: aap.StreamDelta, Messages: []aap.Message{aap.UserText("hello")}}) {
+	for ev, err := range e.Client.StreamTurn(bridgetest.Context(t), id, &aap.PostSessionTurnRequest{Stream: aap.StreamDelta, Messages: []aap.Message{aap.UserText("hello")}}) {
 		require.NoError(t, err)
 		if first {
 			assert.True(t, saved.Load(), "the client got %s before the turn's messages were stored", ev.EventName())
@@ -139,7 +140,7 @@ func TestTurnSaveFailsAfterKeepAlive(t *testing.T) {
 		<-release
 		return errors.New("disk full")
 	})
-	req, err := http.NewRequestWithContext(testContext(t), http.MethodPost, e.URL+"/sessions/"+id+"/turns",
+	req, err := http.NewRequestWithContext(bridgetest.Context(t), http.MethodPost, e.URL+"/sessions/"+id+"/turns",
 		strings.NewReader(`{"stream":"delta","messages":[{"role":"user","content":"hello"}]}`))
 	require.NoError(t, err)
 	req.Header.Set("Content-Type", "application/json")

@@ -107,7 +107,7 @@ const (
 // as a model does before its first token: the store's writes that overlap
 // that wait add nothing to the time to the first text.
 func BenchmarkTurnStart(b *testing.B) {
-	upstream := demoUpstream(b)
+	upstream := demoAgent(b)
 	if *benchThink > 0 {
 		upstream = lateUpstream(b, func(r *http.Request) bool {
 			select {
@@ -163,7 +163,7 @@ func BenchmarkTurnStart(b *testing.B) {
 // with each store, and reports the seconds it took for each; "direct"
 // opens the same number of runs on the demo agent itself.
 func BenchmarkOpenStreams(b *testing.B) {
-	upstream := demoUpstream(b)
+	upstream := demoAgent(b)
 	n := *benchStreams
 	direct := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 512}}
 	const directBody = `{"threadId":"t","runId":"r","state":{},"messages":[{"id":"m","role":"user","content":"hello"}],"tools":[],"context":[],"forwardedProps":{}}`

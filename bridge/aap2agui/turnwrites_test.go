@@ -3,6 +3,7 @@ package aap2agui_test
 import (
 	"context"
 	"fmt"
+	"github.com/aapagui/aapagui/bridge/internal/bridgetest"
 	"net/http"
 	"strings"
 	"sync"
@@ -60,7 +61,7 @@ func TestSettledMessagesStoredBeforeTheyAreSent(t *testing.T) {
 			id := e.createSession(t, aap.PostSessionsRequest{})
 
 			var got []string
-			for ev, err := range e.Client.StreamTurn(testContext(t), id, &aap.PostSessionTurnRequest{Stream: aap.StreamDelta, Messages: []aap.Message{aap.UserText("hello")}}) {
+			for ev, err := range e.Client.StreamTurn(bridgetest.Context(t), id, &aap.PostSessionTurnRequest{Stream: aap.StreamDelta, Messages: []aap.Message{aap.UserText("hello")}}) {
 				require.NoError(t, err)
 				got = append(got, string(ev.EventName()))
 				if _, ok := ev.(*aap.ToolResult); ok {
@@ -101,14 +102,14 @@ func TestTurnIsTwoWrites(t *testing.T) {
 					}
 				}
 			}
-			e := newEnv(t, demoUpstream(t), func(c *aap2agui.Config) { c.Store = store.Observe(store.NewMemory(), count) })
+			e := newEnv(t, demoAgent(t), func(c *aap2agui.Config) { c.Store = store.Observe(store.NewMemory(), count) })
 			id := e.createSession(t, aap.PostSessionsRequest{})
 			mu.Lock()
 			clear(writes)
 			mu.Unlock()
 
 			turn := userTurn(mode, "hello")
-			_, err := e.Client.Turn(testContext(t), id, &turn)
+			_, err := e.Client.Turn(bridgetest.Context(t), id, &turn)
 			require.NoError(t, err)
 			mu.Lock()
 			assert.Equal(t, map[string]int{"SaveSession": 1, "SaveSessionUnlock": 1}, writes)
@@ -140,7 +141,7 @@ func TestRunLetGoOnceAnswered(t *testing.T) {
 	tr := &capturingTransport{}
 	e := newEnv(t, pausingAgent(t, "found", more), func(c *aap2agui.Config) { c.HTTPClient = &http.Client{Transport: tr} })
 	id := e.createSession(t, aap.PostSessionsRequest{})
-	for ev, err := range e.Client.StreamTurn(testContext(t), id, &aap.PostSessionTurnRequest{Stream: aap.StreamDelta, Messages: []aap.Message{aap.UserText("hello")}}) {
+	for ev, err := range e.Client.StreamTurn(bridgetest.Context(t), id, &aap.PostSessionTurnRequest{Stream: aap.StreamDelta, Messages: []aap.Message{aap.UserText("hello")}}) {
 		require.NoError(t, err)
 		if _, ok := ev.(*aap.ToolResult); ok {
 			tr.mu.Lock()

@@ -1,6 +1,7 @@
 package aap2agui_test
 
 import (
+	"github.com/aapagui/aapagui/bridge/internal/bridgetest"
 	"regexp"
 	"slices"
 	"strconv"
@@ -159,7 +160,7 @@ func (a servedAgent) play(t *testing.T, conv playedConversation, mode aap.Stream
 	}
 	id := a.e.createSession(t, session)
 	if a.name != "" {
-		info, err := a.e.Client.GetSession(testContext(t), id)
+		info, err := a.e.Client.GetSession(bridgetest.Context(t), id)
 		require.NoError(t, err)
 		require.Equal(t, a.name, info.Agent.Name)
 	}
@@ -200,7 +201,7 @@ func (a servedAgent) turn(t *testing.T, id string, mode aap.StreamMode, st playe
 	msgs := st.send()
 	req := aap.PostSessionTurnRequest{Stream: mode, Messages: msgs}
 	if mode == aap.StreamNone {
-		resp, err := a.e.Client.Turn(testContext(t), id, &req)
+		resp, err := a.e.Client.Turn(bridgetest.Context(t), id, &req)
 		require.NoError(t, err, "step %d", i)
 		assert.Equal(t, st.stop, resp.StopReason, "step %d", i)
 		produced := st.produced
@@ -322,7 +323,7 @@ var (
 
 	weatherRoundTrip = upstreamConversation{
 		name:    "weather: a client tool round trip",
-		session: aap.PostSessionsRequest{Tools: []aap.ToolSpec{weatherTool}},
+		session: aap.PostSessionsRequest{Tools: []aap.ToolSpec{weatherSpec}},
 		steps:   []upstreamStep{askWeather("What is the weather in Tokyo?", "Tokyo", "call#1"), weatherIs("Tokyo", "Sunny, 22°C")},
 	}
 

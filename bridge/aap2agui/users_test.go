@@ -38,7 +38,7 @@ func userClient(url, key, user string) *aap.Client {
 // doAs is do with the user header (none for "").
 func doAs(t *testing.T, method, url, key, user, body string) rawResponse {
 	t.Helper()
-	req, err := http.NewRequestWithContext(testContext(t), method, url, strings.NewReader(body))
+	req, err := http.NewRequestWithContext(bridgetest.Context(t), method, url, strings.NewReader(body))
 	require.NoError(t, err)
 	if body != "" {
 		req.Header.Set("Content-Type", "application/json")
@@ -67,14 +67,14 @@ func testUsersUnderOneKey(t *testing.T, st store.Store) {
 		bob   = "user-bob-77b93c"
 	)
 	var logs bridgetest.SyncBuffer
-	e := newEnv(t, demoUpstream(t), allVersions, func(c *aap2agui.Config) {
+	e := newEnv(t, demoAgent(t), allVersions, func(c *aap2agui.Config) {
 		c.APIKeys = []string{key}
 		c.Users.Header = userHeader
 		c.Store = st
 		c.Limits.SessionsPerKey = 2
 		c.Logger = zerolog.New(&logs).Level(zerolog.DebugLevel)
 	})
-	ctx := testContext(t)
+	ctx := bridgetest.Context(t)
 	a, b := userClient(e.URL, key, alice), userClient(e.URL, key, bob)
 	created, err := a.CreateSession(ctx, &aap.PostSessionsRequest{Agent: aap.AgentConfig{Name: agentName}})
 	require.NoError(t, err)
@@ -156,13 +156,13 @@ func TestUserTokens(t *testing.T) {
 	secret := []byte("a-test-signing-secret-of-40-bytes-00000")
 	file := filepath.Join(t.TempDir(), "jwt.key")
 	require.NoError(t, os.WriteFile(file, append([]byte("hs256:"), secret...), 0o600))
-	e := newEnv(t, demoUpstream(t), func(c *aap2agui.Config) {
+	e := newEnv(t, demoAgent(t), func(c *aap2agui.Config) {
 		c.Users.JWTKeyFile, c.Users.JWTAudience = file, "aap-bridge"
 	})
 	token := func(sub, aud string, exp time.Duration, key []byte) string {
 		return bridgetest.Token(t, key, sub, aud, exp)
 	}
-	ctx := testContext(t)
+	ctx := bridgetest.Context(t)
 	alice := aap.NewClient(e.URL, aap.ClientOptions{APIKey: token("alice", "aap-bridge", time.Hour, secret)})
 	bob := aap.NewClient(e.URL, aap.ClientOptions{APIKey: token("bob", "aap-bridge", time.Hour, secret)})
 	created, err := alice.CreateSession(ctx, &aap.PostSessionsRequest{Agent: aap.AgentConfig{Name: agentName}})
@@ -183,7 +183,7 @@ func TestUserTokens(t *testing.T) {
 	} {
 		t.Run(name, func(t *testing.T) {
 			for _, path := range []string{"/sessions", "/sessions/" + created.SessionID, "/meta"} {
-				r := do(t, http.MethodGet, e.URL+path, tok, "")
+				r := doRaw(t, http.MethodGet, e.URL+path, tok, "")
 				requireJSONError(t, r, http.StatusUnauthorized, "unauthorized")
 				assert.Contains(t, r.Header.Get("WWW-Authenticate"), "Bearer")
 			}

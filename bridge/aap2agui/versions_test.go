@@ -27,19 +27,19 @@ func allVersions(c *aap2agui.Config) {
 func (e *env) versionClient(t *testing.T, path, key string, version int) *aap.Client {
 	t.Helper()
 	c := aap.NewClient(e.Root+path, aap.ClientOptions{APIKey: key})
-	got, err := c.Version(testContext(t))
+	got, err := c.Version(bridgetest.Context(t))
 	require.NoError(t, err)
 	require.Equal(t, version, got, "GET %s/meta names its version", path)
 	return c
 }
 
 // weatherToolV1 is weatherTool as versions 1 and 2 declare it.
-var weatherToolV1 = weatherTool.V1()
+var weatherToolV1 = weatherSpec.V1()
 
 func TestVersionsMeta(t *testing.T) {
-	e := newEnv(t, demoUpstream(t), allVersions)
+	e := newEnv(t, demoAgent(t), allVersions)
 	for path, version := range map[string]int{"": 3, "/v1": 1, "/v2": 2} {
-		r := do(t, "GET", e.Root+path+"/meta", "", "")
+		r := doRaw(t, "GET", e.Root+path+"/meta", "", "")
 		require.Equal(t, http.StatusOK, r.Status, r.Body)
 		var m struct {
 			Version int `json:"version"`
@@ -60,13 +60,13 @@ func TestVersionsMeta(t *testing.T) {
 }
 
 func TestVersionsRoutes(t *testing.T) {
-	e := newEnv(t, demoUpstream(t), allVersions)
+	e := newEnv(t, demoAgent(t), allVersions)
 	// Each path serves its version's routes only.
-	requireJSONError(t, do(t, "PUT", e.Root+"/session", "", `{}`), http.StatusNotFound, "not_found")
-	requireJSONError(t, do(t, "GET", e.Root+"/v1/sessions/s1", "", ""), http.StatusNotFound, "not_found")
-	requireJSONError(t, do(t, "POST", e.Root+"/v1/sessions", "", `{}`), http.StatusMethodNotAllowed, "method_not_allowed")
-	requireJSONError(t, do(t, "GET", e.Root+"/v1/session/s1/history?type=full", "", ""), http.StatusNotFound, "not_found")
-	requireJSONError(t, do(t, "POST", e.Root+"/v2/session/s1/turns", "", `{}`), http.StatusNotFound, "not_found")
+	requireJSONError(t, doRaw(t, "PUT", e.Root+"/session", "", `{}`), http.StatusNotFound, "not_found")
+	requireJSONError(t, doRaw(t, "GET", e.Root+"/v1/sessions/s1", "", ""), http.StatusNotFound, "not_found")
+	requireJSONError(t, doRaw(t, "POST", e.Root+"/v1/sessions", "", `{}`), http.StatusMethodNotAllowed, "method_not_allowed")
+	requireJSONError(t, doRaw(t, "GET", e.Root+"/v1/session/s1/history?type=full", "", ""), http.StatusNotFound, "not_found")
+	requireJSONError(t, doRaw(t, "POST", e.Root+"/v2/session/s1/turns", "", `{}`), http.StatusNotFound, "not_found")
 	// Unknown sessions are 404 on every route of versions 1 and 2.
 	for _, r := range []struct{ method, path, body string }{
 		{"GET", "/v1/session/nope", ""},
@@ -78,7 +78,7 @@ func TestVersionsRoutes(t *testing.T) {
 		{"DELETE", "/v2/session/nope", ""},
 		{"POST", "/v2/session/nope", `{"stream":"delta","messages":[{"role":"user","content":"hi"}]}`},
 	} {
-		requireJSONError(t, do(t, r.method, e.Root+r.path, "", r.body), http.StatusNotFound, "session_not_found")
+		requireJSONError(t, doRaw(t, r.method, e.Root+r.path, "", r.body), http.StatusNotFound, "session_not_found")
 	}
 }
 
@@ -122,13 +122,13 @@ func putRequest(mode aap.StreamMode, tools []aap.ServerToolRef, msgs ...aap.Mess
 func put(t *testing.T, c *aap.Client, req *aap.PutSessionRequest) (string, []string) {
 	t.Helper()
 	if req.Mode() == aap.StreamNone {
-		resp, err := c.PutSession(testContext(t), req)
+		resp, err := c.PutSession(bridgetest.Context(t), req)
 		require.NoError(t, err)
 		require.NotEmpty(t, resp.SessionID)
 		return resp.SessionID, turnLines(t, resp.Turn())
 	}
 	var evs []aap.Event
-	for ev, err := range c.StreamPutSession(testContext(t), req) {
+	for ev, err := range c.StreamPutSession(bridgetest.Context(t), req) {
 		require.NoError(t, err)
 		evs = append(evs, ev)
 	}
@@ -143,12 +143,12 @@ func put(t *testing.T, c *aap.Client, req *aap.PutSessionRequest) (string, []str
 func send(t *testing.T, c *aap.Client, id string, req aap.PostSessionTurnRequest) []string {
 	t.Helper()
 	if req.Mode() == aap.StreamNone {
-		resp, err := c.Turn(testContext(t), id, &req)
+		resp, err := c.Turn(bridgetest.Context(t), id, &req)
 		require.NoError(t, err)
 		return turnLines(t, resp)
 	}
 	var evs []aap.Event
-	for ev, err := range c.StreamTurn(testContext(t), id, &req) {
+	for ev, err := range c.StreamTurn(bridgetest.Context(t), id, &req) {
 		require.NoError(t, err)
 		evs = append(evs, ev)
 	}
@@ -167,7 +167,7 @@ func turnLines(t *testing.T, resp *aap.PostSessionTurnResponse) []string {
 func TestVersionsConversation(t *testing.T) {
 	for _, mode := range []aap.StreamMode{aap.StreamDelta, aap.StreamMessage, aap.StreamNone} {
 		t.Run(string(mode), func(t *testing.T) {
-			e := newEnv(t, demoUpstream(t), allVersions)
+			e := newEnv(t, demoAgent(t), allVersions)
 			untrusted := []aap.ServerToolRef{{Name: demo.SearchTool}}
 			seed := []aap.Message{&aap.SystemMessage{Content: "Be brief."}, aap.UserText("hello there")}
 			// The turns after the first; calls holds the tool call ids seen.
@@ -207,16 +207,16 @@ func TestVersionsConversation(t *testing.T) {
 					}
 					transcript = append(transcript, n.lines(got)...)
 				}
-				hist, err := c.History(testContext(t), id, aap.HistoryFull)
+				hist, err := c.History(bridgetest.Context(t), id, aap.HistoryFull)
 				require.NoError(t, err)
 				return transcript, n.lines(messageLines(t, hist))
 			}
 
 			// Version 3: POST /sessions, then the first turn.
 			v3 := e.versionClient(t, "", "", 3)
-			created, err := v3.CreateSession(testContext(t), &aap.PostSessionsRequest{
+			created, err := v3.CreateSession(bridgetest.Context(t), &aap.PostSessionsRequest{
 				Agent:    aap.AgentConfig{Name: agentName, Tools: untrusted, Options: map[string]string{"api_key": "sk-secret", "language": "French"}},
-				Messages: seed[:1], Tools: []aap.ToolSpec{weatherTool},
+				Messages: seed[:1], Tools: []aap.ToolSpec{weatherSpec},
 			})
 			require.NoError(t, err)
 			want, wantHist := play(v3, created.SessionID, send(t, v3, created.SessionID, aap.PostSessionTurnRequest{Stream: mode, Messages: seed[1:]}))
@@ -232,10 +232,10 @@ func TestVersionsConversation(t *testing.T) {
 				assert.Equal(t, want, got, "version %d answers as version 3", v.version)
 				assert.Equal(t, wantHist, gotHist, "version %d history", v.version)
 
-				info, err := c.GetSession(testContext(t), id)
+				info, err := c.GetSession(bridgetest.Context(t), id)
 				require.NoError(t, err)
 				assert.Equal(t, "***", info.Agent.Options["api_key"], "secret options are redacted")
-				assert.Equal(t, []aap.ToolSpec{weatherTool}, info.Tools)
+				assert.Equal(t, []aap.ToolSpec{weatherSpec}, info.Tools)
 			}
 		})
 	}
@@ -245,35 +245,35 @@ func TestVersionsConversation(t *testing.T) {
 // 1: the history asked for, inline, when the agent declares that type;
 // nothing otherwise.
 func TestVersion1InlineHistory(t *testing.T) {
-	e := newEnv(t, demoUpstream(t), allVersions, func(c *aap2agui.Config) {
+	e := newEnv(t, demoAgent(t), allVersions, func(c *aap2agui.Config) {
 		c.Agent.Capabilities = aap2agui.DefaultAgent().Capabilities
 		c.Agent.Capabilities.History = &aap.HistoryCapabilities{Compacted: &aap.Empty{}}
 	})
 	c := e.versionClient(t, "/v1", "", 1)
 	id, _ := put(t, c, putRequest(aap.StreamDelta, nil, aap.UserText("hello there")))
 
-	r := do(t, "GET", e.Root+"/v1/session/"+id+"?history=compacted", "", "")
+	r := doRaw(t, "GET", e.Root+"/v1/session/"+id+"?history=compacted", "", "")
 	require.Equal(t, http.StatusOK, r.Status, r.Body)
 	assert.JSONEq(t, `{"sessionId":"`+id+`","agent":{"name":"agent","options":{"api_key":"***","language":"French"}},`+
 		`"tools":[{"name":"get_weather","description":"Get the current weather for a place.","inputSchema":{"type":"object","properties":{"location":{"type":"string"}},"required":["location"]}}],`+
 		`"history":{"compacted":[{"role":"user","content":"hello there"},{"role":"assistant","content":"You said: hello there"}]}}`, r.Body)
 
 	for _, q := range []string{"", "?history=full"} {
-		r := do(t, "GET", e.Root+"/v1/session/"+id+q, "", "")
+		r := doRaw(t, "GET", e.Root+"/v1/session/"+id+q, "", "")
 		require.Equal(t, http.StatusOK, r.Status, r.Body)
 		assert.NotContains(t, r.Body, `"history"`, "%q: no history unless asked for and declared", q)
 	}
-	_, err := c.History(testContext(t), id, aap.HistoryFull)
+	_, err := c.History(bridgetest.Context(t), id, aap.HistoryFull)
 	require.ErrorIs(t, err, aap.ErrHistoryNotServed)
-	requireJSONError(t, do(t, "GET", e.Root+"/v1/session/"+id+"?history=everything", "", ""), http.StatusBadRequest, "invalid_request")
+	requireJSONError(t, doRaw(t, "GET", e.Root+"/v1/session/"+id+"?history=everything", "", ""), http.StatusBadRequest, "invalid_request")
 
 	// Version 2 has no inline history: the parameter is not one of its own.
-	r = do(t, "GET", e.Root+"/v2/session/"+id+"?history=compacted", "", "")
+	r = doRaw(t, "GET", e.Root+"/v2/session/"+id+"?history=compacted", "", "")
 	require.Equal(t, http.StatusOK, r.Status, r.Body)
 	assert.NotContains(t, r.Body, `"history"`)
-	requireJSONError(t, do(t, "GET", e.Root+"/v2/session/"+id+"/history?type=full", "", ""), http.StatusNotFound, "history_type_not_supported")
-	requireJSONError(t, do(t, "GET", e.Root+"/v2/session/"+id+"/history", "", ""), http.StatusBadRequest, "invalid_request")
-	r = do(t, "GET", e.Root+"/v2/session/"+id+"/history?type=compacted", "", "")
+	requireJSONError(t, doRaw(t, "GET", e.Root+"/v2/session/"+id+"/history?type=full", "", ""), http.StatusNotFound, "history_type_not_supported")
+	requireJSONError(t, doRaw(t, "GET", e.Root+"/v2/session/"+id+"/history", "", ""), http.StatusBadRequest, "invalid_request")
+	r = doRaw(t, "GET", e.Root+"/v2/session/"+id+"/history?type=compacted", "", "")
 	require.Equal(t, http.StatusOK, r.Status, r.Body)
 	assert.JSONEq(t, `{"history":{"compacted":[{"role":"user","content":"hello there"},{"role":"assistant","content":"You said: hello there"}]}}`, r.Body)
 }
@@ -282,23 +282,23 @@ func TestVersion1InlineHistory(t *testing.T) {
 // same sessions, a page at a time: ids (1), objects with inputSchema (2),
 // objects with parameters (3).
 func TestVersionsListSessions(t *testing.T) {
-	e := newEnv(t, demoUpstream(t), allVersions, func(c *aap2agui.Config) { c.PageSize = 2 })
+	e := newEnv(t, demoAgent(t), allVersions, func(c *aap2agui.Config) { c.PageSize = 2 })
 	var ids []string
 	for i := range 3 {
 		id, _ := put(t, e.versionClient(t, "/v1", "", 1), putRequest(aap.StreamNone, nil, aap.UserText("hello "+string(rune('a'+i)))))
 		ids = append(ids, id)
 	}
-	r := do(t, "GET", e.Root+"/v1/sessions", "", "")
+	r := doRaw(t, "GET", e.Root+"/v1/sessions", "", "")
 	require.Equal(t, http.StatusOK, r.Status)
 	var page1 aap.SessionListResponseV1
 	require.NoError(t, json.Unmarshal([]byte(r.Body), &page1))
 	assert.Equal(t, ids[:2], page1.Sessions)
 	require.NotEmpty(t, page1.Next)
-	r = do(t, "GET", e.Root+"/v1/sessions?after="+page1.Next, "", "")
+	r = doRaw(t, "GET", e.Root+"/v1/sessions?after="+page1.Next, "", "")
 	require.NoError(t, json.Unmarshal([]byte(r.Body), &page1))
 	assert.Equal(t, aap.SessionListResponseV1{Sessions: ids[2:]}, page1)
 
-	r = do(t, "GET", e.Root+"/v2/sessions", "", "")
+	r = doRaw(t, "GET", e.Root+"/v2/sessions", "", "")
 	var page2 aap.SessionListResponseV2
 	require.NoError(t, json.Unmarshal([]byte(r.Body), &page2))
 	require.Len(t, page2.Sessions, 2)
@@ -309,19 +309,19 @@ func TestVersionsListSessions(t *testing.T) {
 	assert.Equal(t, "***", page2.Sessions[0].Agent.Options["api_key"])
 
 	var all []string
-	for s, err := range e.versionClient(t, "", "", 3).Sessions(testContext(t)) {
+	for s, err := range e.versionClient(t, "", "", 3).Sessions(bridgetest.Context(t)) {
 		require.NoError(t, err)
-		assert.Equal(t, []aap.ToolSpec{weatherTool}, s.Tools)
+		assert.Equal(t, []aap.ToolSpec{weatherSpec}, s.Tools)
 		all = append(all, s.SessionID)
 	}
 	assert.Equal(t, ids, all)
-	requireJSONError(t, do(t, "GET", e.Root+"/v1/sessions?after=bogus", "", ""), http.StatusBadRequest, "invalid_cursor")
+	requireJSONError(t, doRaw(t, "GET", e.Root+"/v1/sessions?after=bogus", "", ""), http.StatusBadRequest, "invalid_cursor")
 }
 
 // TestVersionsPutErrors checks that a PUT /session that cannot run its
 // first turn is refused before anything is stored.
 func TestVersionsPutErrors(t *testing.T) {
-	e := newEnv(t, demoUpstream(t), allVersions)
+	e := newEnv(t, demoAgent(t), allVersions)
 	tool := `"tools":[{"name":"get_weather","description":"d","inputSchema":{"type":"object"}}]`
 	for _, tt := range []struct {
 		name, body string
@@ -341,15 +341,15 @@ func TestVersionsPutErrors(t *testing.T) {
 		{"not JSON", `{"agent":`, 400, "invalid_json"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			requireJSONError(t, do(t, "PUT", e.Root+"/v1/session", "", tt.body), tt.status, tt.code)
+			requireJSONError(t, doRaw(t, "PUT", e.Root+"/v1/session", "", tt.body), tt.status, tt.code)
 		})
 	}
-	r := do(t, "PUT", e.Root+"/v2/session", "", `{"agent":{"name":"agent"},"messages":[{"role":"assistant","content":"hello"}]}`)
+	r := doRaw(t, "PUT", e.Root+"/v2/session", "", `{"agent":{"name":"agent"},"messages":[{"role":"assistant","content":"hello"}]}`)
 	requireJSONError(t, r, 400, "invalid_request")
 	assert.Contains(t, r.Body, "the last message must be a user message")
 
 	var n int
-	for _, err := range e.Client.Sessions(testContext(t)) {
+	for _, err := range e.Client.Sessions(bridgetest.Context(t)) {
 		require.NoError(t, err)
 		n++
 	}
@@ -361,10 +361,10 @@ func TestVersionsPutErrors(t *testing.T) {
 func TestVersionsPutUpstreamDown(t *testing.T) {
 	e := newEnv(t, "http://127.0.0.1:1/", allVersions)
 	for _, mode := range []string{"delta", "none"} {
-		r := do(t, "PUT", e.Root+"/v1/session", "", `{"agent":{"name":"agent"},"stream":"`+mode+`","messages":[{"role":"user","content":"hi"}]}`)
+		r := doRaw(t, "PUT", e.Root+"/v1/session", "", `{"agent":{"name":"agent"},"stream":"`+mode+`","messages":[{"role":"user","content":"hi"}]}`)
 		requireJSONError(t, r, http.StatusBadGateway, "upstream_unreachable")
 	}
-	r := do(t, "GET", e.Root+"/v1/sessions", "", "")
+	r := doRaw(t, "GET", e.Root+"/v1/sessions", "", "")
 	assert.JSONEq(t, `{"sessions":[]}`, r.Body)
 }
 
@@ -372,8 +372,8 @@ func TestVersionsPutUpstreamDown(t *testing.T) {
 // stream opens with session_start then turn_start; a none answer carries
 // sessionId before stopReason.
 func TestVersionsPutWire(t *testing.T) {
-	e := newEnv(t, demoUpstream(t), allVersions)
-	r := do(t, "PUT", e.Root+"/v1/session", "", `{"agent":{"name":"agent"},"stream":"message","messages":[{"role":"user","content":"hello there"}]}`)
+	e := newEnv(t, demoAgent(t), allVersions)
+	r := doRaw(t, "PUT", e.Root+"/v1/session", "", `{"agent":{"name":"agent"},"stream":"message","messages":[{"role":"user","content":"hello there"}]}`)
 	require.Equal(t, http.StatusOK, r.Status, r.Body)
 	assert.Equal(t, "text/event-stream", r.Header.Get("Content-Type"))
 	id := strings.TrimSuffix(strings.TrimPrefix(strings.SplitN(r.Body, "\n", 4)[2], `data: {"sessionId":"`), `"}`)
@@ -383,7 +383,7 @@ func TestVersionsPutWire(t *testing.T) {
 		"id: <log>:3\nevent: text\ndata: {\"text\":\"You said: hello there\"}\n\n"+
 		"id: <log>:4\nevent: turn_stop\ndata: {\"stopReason\":\"end_turn\"}\n\n", namedLogs(r.Body))
 
-	r = do(t, "PUT", e.Root+"/v2/session", "", `{"agent":{"name":"agent"},"messages":[{"role":"user","content":"hello there"}]}`)
+	r = doRaw(t, "PUT", e.Root+"/v2/session", "", `{"agent":{"name":"agent"},"messages":[{"role":"user","content":"hello there"}]}`)
 	require.Equal(t, http.StatusOK, r.Status, r.Body)
 	assert.Equal(t, "application/json", r.Header.Get("Content-Type"))
 	assert.Regexp(t, `^\{"sessionId":"sess_[^"]+","stopReason":"end_turn","messages":\[\{"role":"assistant","content":"You said: hello there"\}\]\}\n?$`, r.Body)
@@ -394,7 +394,7 @@ func TestVersionsPutWire(t *testing.T) {
 // (version 3), one made by POST /sessions at POST /session/:id (version
 // 2); each version sees the same session, tools and history.
 func TestVersionsCrossContinuation(t *testing.T) {
-	e := newEnv(t, demoUpstream(t), allVersions)
+	e := newEnv(t, demoAgent(t), allVersions)
 	v1 := e.versionClient(t, "/v1", "", 1)
 	v2 := e.versionClient(t, "/v2", "", 2)
 	v3 := e.versionClient(t, "", "", 3)
@@ -411,9 +411,9 @@ func TestVersionsCrossContinuation(t *testing.T) {
 	call := callIDPattern.FindString(first[1])
 	got := send(t, v3, id, aap.PostSessionTurnRequest{Stream: aap.StreamMessage, Messages: []aap.Message{&aap.ToolMessage{ToolCallID: call, Content: aap.TextContent("Snow")}}})
 	assert.Equal(t, []string{`turn_start {}`, `text {"text":"The weather in Oslo: Snow"}`, `turn_stop {"stopReason":"end_turn"}`}, got)
-	info, err := v3.GetSession(testContext(t), id)
+	info, err := v3.GetSession(bridgetest.Context(t), id)
 	require.NoError(t, err)
-	assert.Equal(t, []aap.ToolSpec{weatherTool}, info.Tools, "the version 1 tool spec reads as version 3's")
+	assert.Equal(t, []aap.ToolSpec{weatherSpec}, info.Tools, "the version 1 tool spec reads as version 3's")
 	want := []string{
 		`{"role":"user","content":"weather in Oslo"}`,
 		`{"role":"assistant","content":[{"type":"tool_use","toolCallId":"call#1","name":"get_weather","input":{"location":"Oslo"}}]}`,
@@ -421,25 +421,25 @@ func TestVersionsCrossContinuation(t *testing.T) {
 		`{"role":"assistant","content":"The weather in Oslo: Snow"}`,
 	}
 	for _, c := range []*aap.Client{v1, v2, v3} {
-		hist, err := c.History(testContext(t), id, aap.HistoryFull)
+		hist, err := c.History(bridgetest.Context(t), id, aap.HistoryFull)
 		require.NoError(t, err)
 		assert.Equal(t, want, n.lines(messageLines(t, hist)))
 	}
 
 	// POST /sessions, then turns through version 2 with new tools.
-	created, err := v3.CreateSession(testContext(t), &aap.PostSessionsRequest{Agent: aap.AgentConfig{Name: agentName}})
+	created, err := v3.CreateSession(bridgetest.Context(t), &aap.PostSessionsRequest{Agent: aap.AgentConfig{Name: agentName}})
 	require.NoError(t, err)
-	got = send(t, v2, created.SessionID, aap.PostSessionTurnRequest{Messages: []aap.Message{aap.UserText("weather in Rome")}, Tools: []aap.ToolSpec{weatherTool}})
+	got = send(t, v2, created.SessionID, aap.PostSessionTurnRequest{Messages: []aap.Message{aap.UserText("weather in Rome")}, Tools: []aap.ToolSpec{weatherSpec}})
 	require.Len(t, got, 2)
 	assert.Contains(t, got[1], `"name":"get_weather"`, "the tools a version 2 turn sets are the session's")
-	r := do(t, "GET", e.Root+"/sessions/"+created.SessionID, "", "")
+	r := doRaw(t, "GET", e.Root+"/sessions/"+created.SessionID, "", "")
 	assert.Contains(t, r.Body, `"parameters"`)
-	r = do(t, "GET", e.Root+"/v2/session/"+created.SessionID, "", "")
+	r = doRaw(t, "GET", e.Root+"/v2/session/"+created.SessionID, "", "")
 	assert.Contains(t, r.Body, `"inputSchema"`)
 
 	// Deleted through version 1, gone for version 3.
-	require.NoError(t, v1.DeleteSession(testContext(t), created.SessionID))
-	_, err = v3.GetSession(testContext(t), created.SessionID)
+	require.NoError(t, v1.DeleteSession(bridgetest.Context(t), created.SessionID))
+	_, err = v3.GetSession(bridgetest.Context(t), created.SessionID)
 	requireHTTPError(t, err, http.StatusNotFound, "session_not_found")
 }
 
@@ -455,14 +455,14 @@ func TestVersionsKeysAndLocks(t *testing.T) {
 		sseEvents(w, textRun(in, "m1", "ok")...)
 	})
 	e := newEnv(t, up.URL, allVersions, func(c *aap2agui.Config) { c.APIKeys = []string{"key-a", "key-b"} })
-	requireJSONError(t, do(t, "PUT", e.Root+"/v1/session", "", `{"agent":{"name":"agent"},"messages":[{"role":"user","content":"hi"}]}`), http.StatusUnauthorized, "unauthorized")
+	requireJSONError(t, doRaw(t, "PUT", e.Root+"/v1/session", "", `{"agent":{"name":"agent"},"messages":[{"role":"user","content":"hi"}]}`), http.StatusUnauthorized, "unauthorized")
 
 	a := e.versionClient(t, "/v1", "key-a", 1)
 	id, _ := put(t, a, putRequest(aap.StreamNone, nil, aap.UserText("hi")))
 	b := e.versionClient(t, "/v2", "key-b", 2)
-	_, err := b.GetSession(testContext(t), id)
+	_, err := b.GetSession(bridgetest.Context(t), id)
 	requireHTTPError(t, err, http.StatusNotFound, "session_not_found")
-	page, err := b.ListSessions(testContext(t), "")
+	page, err := b.ListSessions(bridgetest.Context(t), "")
 	require.NoError(t, err)
 	assert.Empty(t, page.Sessions, "another key's sessions are not listed")
 
@@ -470,11 +470,11 @@ func TestVersionsKeysAndLocks(t *testing.T) {
 	v3 := aap.NewClient(e.Root, aap.ClientOptions{APIKey: "key-a"})
 	done := make(chan error, 1)
 	go func() {
-		_, err := v3.Turn(testContext(t), id, &aap.PostSessionTurnRequest{Messages: []aap.Message{aap.UserText("slow")}})
+		_, err := v3.Turn(bridgetest.Context(t), id, &aap.PostSessionTurnRequest{Messages: []aap.Message{aap.UserText("slow")}})
 		done <- err
 	}()
-	require.Eventually(t, func() bool { return up.count() == 2 }, testTimeout, 5e6)
-	r := do(t, "POST", e.Root+"/v1/session/"+id, "key-a", `{"messages":[{"role":"user","content":"again"}]}`)
+	require.Eventually(t, func() bool { return up.count() == 2 }, bridgetest.Timeout, 5e6)
+	r := doRaw(t, "POST", e.Root+"/v1/session/"+id, "key-a", `{"messages":[{"role":"user","content":"again"}]}`)
 	requireJSONError(t, r, http.StatusConflict, "turn_in_progress")
 	bridgetest.RequireLeaseLeft(t, r.Header, r.Body)
 	close(release)

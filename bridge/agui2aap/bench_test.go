@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"github.com/aapagui/aapagui/bridge/internal/bridgetest"
 	"net/http"
 	"strconv"
 	"strings"
@@ -99,9 +100,9 @@ func BenchmarkRun10kDeltas(b *testing.B) {
 // BenchmarkDirect10kDeltas: the same turn read directly from the AAP demo
 // agent with the AAP client (stream delta): a new session, one turn.
 func BenchmarkDirect10kDeltas(b *testing.B) {
-	up := demoUpstream(b)
+	up := demoAAPServer(b)
 	cl := aap.NewClient(up, aap.ClientOptions{})
-	ctx := testContext(b)
+	ctx := bridgetest.Context(b)
 	b.ReportAllocs()
 	b.ResetTimer()
 	events := 0
@@ -146,7 +147,7 @@ func BenchmarkRunHistory1000x2KB(b *testing.B) {
 func benchRunHistory(b *testing.B, n int, pad string) {
 	e := newEnv(b)
 	url := e.URL + "/agents/demo"
-	ctx := testContext(b)
+	ctx := bridgetest.Context(b)
 	prepare := func(op int) []types.Message {
 		msgs := make([]types.Message, 0, n+1)
 		for i := range n - 1 {

@@ -95,7 +95,7 @@ func TestClientLeft(t *testing.T) {
 				_ = threads.UnlockThread(context.Background(), "", in.ThreadID, "probe")
 			}
 			return ok && err == nil
-		}, testTimeout, 5*time.Millisecond, "the thread is freed")
+		}, bridgetest.Timeout, 5*time.Millisecond, "the thread is freed")
 	}
 
 	stallUpstream.Store(true)
@@ -160,14 +160,14 @@ func TestClientLeftFinish(t *testing.T) {
 	body, err := json.Marshal(c.input("", nil))
 	require.NoError(t, err)
 	// The client leaves mid-answer.
-	streamtest.LeaveAfter(t, testContext(t), e.URL+"/agents/demo", string(body), "the first half")
+	streamtest.LeaveAfter(t, bridgetest.Context(t), e.URL+"/agents/demo", string(body), "the first half")
 	close(release)
 
 	bridgetest.RanToItsEnd(t, cancelled)
 	require.Eventually(t, func() bool {
-		th, err := e.Store.GetThread(testContext(t), "", "finish")
+		th, err := e.Store.GetThread(bridgetest.Context(t), "", "finish")
 		return err == nil && len(th.Delivered) == 2
-	}, testTimeout, 10*time.Millisecond, "the thread saved with the answer delivered")
+	}, bridgetest.Timeout, 10*time.Millisecond, "the thread saved with the answer delivered")
 
 	// The client comes back with the answer it would have had: the next
 	// run is the same session's next turn, not a new session.

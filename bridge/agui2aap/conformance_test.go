@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"github.com/aapagui/aapagui/bridge/internal/bridgetest"
 	"io"
 	"net/http"
 	"testing"
@@ -50,7 +51,7 @@ func runConformance(t *testing.T, arc *txtar.Archive) map[string]string {
 	e := newBridge(t, f.URL)
 	input, ok := txtartest.Section(arc, "input")
 	require.True(t, ok, "no input section")
-	req, err := http.NewRequestWithContext(testContext(t), http.MethodPost, e.URL+"/agents/demo", bytes.NewReader(input))
+	req, err := http.NewRequestWithContext(bridgetest.Context(t), http.MethodPost, e.URL+"/agents/demo", bytes.NewReader(input))
 	require.NoError(t, err)
 	req.Header.Set("Content-Type", "application/json")
 	resp, err := http.DefaultClient.Do(req)
@@ -64,7 +65,7 @@ func runConformance(t *testing.T, arc *txtar.Archive) map[string]string {
 	}
 	_ = json.Unmarshal(input, &threadID)
 	var thread any = nil
-	if th, err := e.Store.GetThread(testContext(t), "", threadID.ThreadID); err == nil {
+	if th, err := e.Store.GetThread(bridgetest.Context(t), "", threadID.ThreadID); err == nil {
 		thread = map[string]any{"sessionId": th.SessionID, "agent": th.Agent, "delivered": th.Delivered,
 			"clientCalls": th.ClientCalls, "interrupts": th.Interrupts, "title": th.Title}
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/aapagui/aapagui/bridge/internal/bridgetest"
 	"net/http"
 	"strings"
 	"sync"
@@ -77,14 +78,14 @@ func TestConnectRejoinsRun(t *testing.T) {
 	body, err := json.Marshal(c.input("run-1", nil))
 	require.NoError(t, err)
 
-	first := streamtest.Open(t, testContext(t), http.MethodPost, e.URL+"/agents/demo", string(body), nil)
+	first := streamtest.Open(t, bridgetest.Context(t), http.MethodPost, e.URL+"/agents/demo", string(body), nil)
 	require.Equal(t, http.StatusOK, first.Status, first.Body)
 	had := first.Until(t, "TEXT_MESSAGE_CONTENT", 50)
 	first.Leave()
 	streamtest.RequireNumbered(t, had, 1)
 
 	// Joined while the run is paused: from its start, live.
-	join := streamtest.Open(t, testContext(t), http.MethodPost, e.URL+"/agents/demo/connect", `{"threadId":"rejoin"}`, nil)
+	join := streamtest.Open(t, bridgetest.Context(t), http.MethodPost, e.URL+"/agents/demo/connect", `{"threadId":"rejoin"}`, nil)
 	require.Equal(t, http.StatusOK, join.Status, join.Body)
 	assert.Equal(t, had, joined(t, join.Until(t, "TEXT_MESSAGE_CONTENT", 50), "tell me a long story"), "the run from its RUN_STARTED, ids and bytes as the first client had them")
 	let()
@@ -108,13 +109,13 @@ func TestConnectRejoinsRun(t *testing.T) {
 	// With the last id the first client had, the run finished: exactly
 	// the rest.
 	h := http.Header{"Last-Event-ID": {had[len(had)-1].ID}}
-	again := streamtest.Open(t, testContext(t), http.MethodPost, e.URL+"/agents/demo/connect", `{"threadId":"rejoin"}`, h)
+	again := streamtest.Open(t, bridgetest.Context(t), http.MethodPost, e.URL+"/agents/demo/connect", `{"threadId":"rejoin"}`, h)
 	require.Equal(t, http.StatusOK, again.Status, again.Body)
 	assert.Equal(t, rest, again.Rest())
 
 	// No run in flight and no id: the thread's conversation, as a
 	// hydration answers.
-	hyd := streamtest.Open(t, testContext(t), http.MethodPost, e.URL+"/agents/demo/connect", `{"threadId":"rejoin"}`, nil)
+	hyd := streamtest.Open(t, bridgetest.Context(t), http.MethodPost, e.URL+"/agents/demo/connect", `{"threadId":"rejoin"}`, nil)
 	frames := hyd.Rest()
 	require.Len(t, frames, 3)
 	assert.Contains(t, frames[1].Data, `"type":"MESSAGES_SNAPSHOT"`)
@@ -135,7 +136,7 @@ func TestConnectBadLastEventID(t *testing.T) {
 		c.say("hi")
 		body, err := json.Marshal(c.input("", nil))
 		require.NoError(t, err)
-		frames := streamtest.Open(t, testContext(t), http.MethodPost, e.URL+"/agents/demo", string(body), nil).Rest()
+		frames := streamtest.Open(t, bridgetest.Context(t), http.MethodPost, e.URL+"/agents/demo", string(body), nil).Rest()
 		last = frames[len(frames)-1].ID
 	}
 	for _, tc := range []struct {
@@ -148,12 +149,12 @@ func TestConnectBadLastEventID(t *testing.T) {
 		{"0123456789abcdef:3", http.StatusNotFound, "run_not_kept"},
 		{last, http.StatusNotFound, "run_not_kept"}, // b's run, connecting to a
 	} {
-		s := streamtest.Open(t, testContext(t), http.MethodPost, e.URL+"/agents/demo/connect", `{"threadId":"a"}`, http.Header{"Last-Event-ID": {tc.id}})
+		s := streamtest.Open(t, bridgetest.Context(t), http.MethodPost, e.URL+"/agents/demo/connect", `{"threadId":"a"}`, http.Header{"Last-Event-ID": {tc.id}})
 		assert.Equal(t, tc.status, s.Status, tc.id)
 		assert.Contains(t, s.Body, `"code":"`+tc.code+`"`, tc.id)
 	}
 	// b's own id: the run's end (nothing after its last event).
-	s := streamtest.Open(t, testContext(t), http.MethodPost, e.URL+"/agents/demo/connect", `{"threadId":"b"}`, http.Header{"Last-Event-ID": {last}})
+	s := streamtest.Open(t, bridgetest.Context(t), http.MethodPost, e.URL+"/agents/demo/connect", `{"threadId":"b"}`, http.Header{"Last-Event-ID": {last}})
 	require.Equal(t, http.StatusOK, s.Status, s.Body)
 	assert.Empty(t, s.Rest())
 }
@@ -183,12 +184,12 @@ func TestConnectOnAnotherReplica(t *testing.T) {
 	c.say("tell me a long story")
 	body, err := json.Marshal(c.input("run-1", nil))
 	require.NoError(t, err)
-	first := streamtest.Open(t, testContext(t), http.MethodPost, a.URL+"/agents/demo", string(body), nil)
+	first := streamtest.Open(t, bridgetest.Context(t), http.MethodPost, a.URL+"/agents/demo", string(body), nil)
 	require.Equal(t, http.StatusOK, first.Status, first.Body)
 	had := first.Until(t, "TEXT_MESSAGE_CONTENT", 50)
 	first.Leave()
 
-	join := streamtest.Open(t, testContext(t), http.MethodPost, b.URL+"/agents/demo/connect", `{"threadId":"replicas"}`, nil)
+	join := streamtest.Open(t, bridgetest.Context(t), http.MethodPost, b.URL+"/agents/demo/connect", `{"threadId":"replicas"}`, nil)
 	require.Equal(t, http.StatusOK, join.Status, join.Body)
 	assert.Equal(t, had, joined(t, join.Until(t, "TEXT_MESSAGE_CONTENT", 50), "tell me a long story"), "the run from its RUN_STARTED, on the other replica")
 	let() // the AAP server goes on: the rest comes live
@@ -199,7 +200,7 @@ func TestConnectOnAnotherReplica(t *testing.T) {
 	assert.Equal(t, 10, strings.Count(fmt.Sprint(rest), "TEXT_MESSAGE_CONTENT"), "the ten words after the pause, once")
 
 	h := http.Header{"Last-Event-ID": {had[len(had)-1].ID}}
-	again := streamtest.Open(t, testContext(t), http.MethodPost, b.URL+"/agents/demo/connect", `{"threadId":"replicas"}`, h)
+	again := streamtest.Open(t, bridgetest.Context(t), http.MethodPost, b.URL+"/agents/demo/connect", `{"threadId":"replicas"}`, h)
 	require.Equal(t, http.StatusOK, again.Status, again.Body)
 	assert.Equal(t, rest, again.Rest())
 }
@@ -226,11 +227,11 @@ func TestConnectJoinsWithTheConversation(t *testing.T) {
 	c.say("second question")
 	body, err := json.Marshal(c.input("run-2", nil))
 	require.NoError(t, err)
-	first := streamtest.Open(t, testContext(t), http.MethodPost, e.URL+"/agents/demo", string(body), nil)
+	first := streamtest.Open(t, bridgetest.Context(t), http.MethodPost, e.URL+"/agents/demo", string(body), nil)
 	first.Until(t, "TEXT_MESSAGE_CONTENT", 2)
 	first.Leave()
 
-	join := streamtest.Open(t, testContext(t), http.MethodPost, e.URL+"/agents/demo/connect", `{"threadId":"talk"}`, nil)
+	join := streamtest.Open(t, bridgetest.Context(t), http.MethodPost, e.URL+"/agents/demo/connect", `{"threadId":"talk"}`, nil)
 	frames := join.Until(t, "TEXT_MESSAGE_CONTENT", 2)
 	joined(t, frames, "second question")
 	var snap struct {

@@ -2,6 +2,7 @@ package agui2aap_test
 
 import (
 	"encoding/json"
+	"github.com/aapagui/aapagui/bridge/internal/bridgetest"
 	"strings"
 	"testing"
 
@@ -377,7 +378,7 @@ func TestToolsChangedBetweenRuns(t *testing.T) {
 	c.say("hello")
 	c.run(t)
 	id := e.onlySession(t)
-	info, err := e.AAPClient.GetSession(testContext(t), id)
+	info, err := e.AAPClient.GetSession(bridgetest.Context(t), id)
 	require.NoError(t, err)
 	assert.Empty(t, info.Tools)
 
@@ -385,7 +386,7 @@ func TestToolsChangedBetweenRuns(t *testing.T) {
 	c.say("weather in Rome")
 	r := c.run(t)
 	require.Len(t, r.Calls, 1, "the agent saw get_weather")
-	info, err = e.AAPClient.GetSession(testContext(t), id)
+	info, err = e.AAPClient.GetSession(bridgetest.Context(t), id)
 	require.NoError(t, err)
 	require.Len(t, info.Tools, 1)
 	assert.Equal(t, demo.WeatherTool, info.Tools[0].Name)
@@ -397,7 +398,7 @@ func TestToolsChangedBetweenRuns(t *testing.T) {
 	c.say("weather in Oslo")
 	r = c.run(t)
 	assert.Equal(t, []string{demo.NoWeatherTool}, r.Text, "the tool was withdrawn")
-	info, err = e.AAPClient.GetSession(testContext(t), id)
+	info, err = e.AAPClient.GetSession(bridgetest.Context(t), id)
 	require.NoError(t, err)
 	assert.Empty(t, info.Tools)
 	assert.Len(t, e.sessions(t), 1)
@@ -417,7 +418,7 @@ func TestForwardedPropsAgent(t *testing.T) {
 	assert.Equal(t, "success", r.outcome(), "trusted through forwardedProps: no interrupt")
 	assert.Equal(t, demo.SearchAnswer(demo.SearchResult("dogs")), r.lastText())
 	id := e.onlySession(t)
-	info, err := e.AAPClient.GetSession(testContext(t), id)
+	info, err := e.AAPClient.GetSession(bridgetest.Context(t), id)
 	require.NoError(t, err)
 	assert.Equal(t, "French", info.Agent.Options["language"])
 	assert.Equal(t, []aap.ServerToolRef{{Name: demo.SearchTool, Trust: true}}, info.Agent.Tools)
@@ -425,7 +426,7 @@ func TestForwardedPropsAgent(t *testing.T) {
 	c.ForwardedProps = map[string]any{"aap": map[string]any{"agent": map[string]any{"options": map[string]any{"language": "German"}}}}
 	c.say("hello")
 	c.run(t)
-	info, err = e.AAPClient.GetSession(testContext(t), id)
+	info, err = e.AAPClient.GetSession(bridgetest.Context(t), id)
 	require.NoError(t, err)
 	assert.Equal(t, "German", info.Agent.Options["language"], "a later run's override")
 	assert.Len(t, e.sessions(t), 1)

@@ -2,6 +2,7 @@ package agui2aap_test
 
 import (
 	"fmt"
+	"github.com/aapagui/aapagui/bridge/internal/bridgetest"
 	"net/http"
 	"sync"
 	"sync/atomic"
@@ -29,7 +30,7 @@ func TestFinishedRunsSurviveDatabaseFaults(t *testing.T) {
 		t.Skip("a load test")
 	}
 	dsn, app := pgtest.Tagged(t)
-	upstream := demoUpstream(t)
+	upstream := demoAAPServer(t)
 	var replicas []*env
 	for range 2 {
 		st, err := store.Open(dsn)
@@ -76,9 +77,9 @@ func TestFinishedRunsSurviveDatabaseFaults(t *testing.T) {
 		var th *store.Thread
 		var err error
 		require.Eventually(t, func() bool {
-			th, err = replicas[0].Store.GetThread(testContext(t), "", c.ThreadID)
+			th, err = replicas[0].Store.GetThread(bridgetest.Context(t), "", c.ThreadID)
 			return err == nil
-		}, testTimeout, 50*time.Millisecond, "thread %d", i)
+		}, bridgetest.Timeout, 50*time.Millisecond, "thread %d", i)
 		delivered := map[string]int{}
 		for _, id := range th.Delivered {
 			delivered[id]++

@@ -121,7 +121,7 @@ func TestRunBounds(t *testing.T) {
 				require.NotEmpty(t, r.Text)
 				assert.True(t, strings.HasPrefix(r.Text[0], c.kept), "kept %q", r.Text[0])
 			}
-			assert.Eventually(t, func() bool { return ended.Load() == 1 }, testTimeout, 10*time.Millisecond, "the AAP turn was cancelled")
+			assert.Eventually(t, func() bool { return ended.Load() == 1 }, bridgetest.Timeout, 10*time.Millisecond, "the AAP turn was cancelled")
 		})
 	}
 }
@@ -172,7 +172,7 @@ func TestRunClientStopsReading(t *testing.T) {
 	cv.say("are you there?")
 	require.Eventually(t, func() bool {
 		return cv.e.post(t, "/agents/demo", cv.input("", nil)).Status == http.StatusOK
-	}, testTimeout, 50*time.Millisecond, "the thread takes a new run")
+	}, bridgetest.Timeout, 50*time.Millisecond, "the thread takes a new run")
 	assert.Less(t, time.Since(start), stall+store.LeaseTTL)
 	assert.EqualValues(t, 1, ended.Load(), "the AAP turn was cancelled")
 }

@@ -3,6 +3,7 @@ package agui2aap_test
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/aapagui/aapagui/bridge/internal/bridgetest"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -163,12 +164,12 @@ func TestForwardAuth(t *testing.T) {
 	for key, want := range map[string][]string{"k1": {"from one", "one again"}, "k2": {"from two"}} {
 		cl := aap.NewClient(up, aap.ClientOptions{APIKey: key})
 		var ss []aap.SessionInfo
-		for s, err := range cl.Sessions(testContext(t)) {
+		for s, err := range cl.Sessions(bridgetest.Context(t)) {
 			require.NoError(t, err)
 			ss = append(ss, s)
 		}
 		require.Len(t, ss, 1, "key %s has its own session", key)
-		hist, err := cl.History(testContext(t), ss[0].SessionID, aap.HistoryFull)
+		hist, err := cl.History(bridgetest.Context(t), ss[0].SessionID, aap.HistoryFull)
 		require.NoError(t, err)
 		assert.Equal(t, want, userTexts(hist))
 	}

@@ -5,16 +5,14 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/aapagui/aapagui/bridge/internal/bridgetest"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
-	"sync"
 	"testing"
-	"time"
 
 	"github.com/ag-ui-protocol/ag-ui/sdks/community/go/pkg/core/events"
-	"github.com/ag-ui-protocol/ag-ui/sdks/community/go/pkg/core/types"
 	"github.com/stretchr/testify/require"
 
 	"github.com/aapagui/aapagui/aap"
@@ -24,29 +22,6 @@ import (
 	"github.com/aapagui/aapagui/internal/sse"
 	"github.com/aapagui/aapagui/store"
 )
-
-// testTimeout bounds every request of a test, so that a hang shows as a
-// failure rather than a stuck test run.
-const testTimeout = 20 * time.Second
-
-// testContext ends with the test, or after testTimeout.
-func testContext(t testing.TB) context.Context {
-	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
-	t.Cleanup(cancel)
-	return ctx
-}
-
-// weatherTool is the frontend tool the demo agent calls for "weather in
-// <place>", as an AG-UI client declares it.
-var weatherTool = types.Tool{
-	Name:        demo.WeatherTool,
-	Description: "Get the current weather for a place.",
-	Parameters: map[string]any{
-		"type":       "object",
-		"properties": map[string]any{"location": map[string]any{"type": "string"}},
-		"required":   []any{"location"},
-	},
-}
 
 // env is agui2aap, over real HTTP, in front of an AAP server.
 type env struct {
@@ -62,11 +37,11 @@ type env struct {
 // Config.
 func newEnv(t testing.TB, configure ...func(*agui2aap.Config)) *env {
 	t.Helper()
-	return newBridge(t, demoUpstream(t), configure...)
+	return newBridge(t, demoAAPServer(t), configure...)
 }
 
-// demoUpstream starts the AAP demo agent and returns its URL.
-func demoUpstream(t testing.TB) string {
+// demoAAPServer starts the AAP demo agent and returns its URL.
+func demoAAPServer(t testing.TB) string {
 	t.Helper()
 	s := httptest.NewServer(demo.NewAAPAgent(demo.AAPAgentOptions{}))
 	t.Cleanup(s.Close)
@@ -147,7 +122,7 @@ func (r *response) types() []string {
 // bridge the way HttpAgent does, with extra headers as name/value pairs.
 func (e *env) post(t testing.TB, path string, body any, headers ...string) *response {
 	t.Helper()
-	return e.postCtx(testContext(t), t, path, body, headers...)
+	return e.postCtx(bridgetest.Context(t), t, path, body, headers...)
 }
 
 func (e *env) postCtx(ctx context.Context, t testing.TB, path string, body any, headers ...string) *response {
@@ -176,7 +151,7 @@ func (e *env) postCtx(ctx context.Context, t testing.TB, path string, body any, 
 // get sends a GET with extra headers as name/value pairs.
 func (e *env) get(t testing.TB, path string, headers ...string) *response {
 	t.Helper()
-	req, err := http.NewRequestWithContext(testContext(t), http.MethodGet, e.URL+path, nil)
+	req, err := http.NewRequestWithContext(bridgetest.Context(t), http.MethodGet, e.URL+path, nil)
 	require.NoError(t, err)
 	for i := 0; i+1 < len(headers); i += 2 {
 		req.Header.Set(headers[i], headers[i+1])
@@ -235,262 +210,12 @@ func decodeStream(t testing.TB, body []byte) []events.Event {
 	return evs
 }
 
-// conv is an AG-UI client's side of one thread, kept the way HttpAgent
-// keeps it: every run sends the whole history, and the events of the run
-// are applied to it.
-type conv struct {
-	e              *env
-	ThreadID       string
-	Messages       []types.Message
-	Tools          []types.Tool
-	Context        []types.Context
-	ForwardedProps any
-	// Headers are sent with every run (name/value pairs).
-	Headers []string
-	n       int
-}
-
-func (e *env) conv(threadID string) *conv {
-	return &conv{e: e, ThreadID: threadID}
-}
-
-func (c *conv) newID(prefix string) string {
-	c.n++
-	return fmt.Sprintf("%s-%s-%d", prefix, c.ThreadID, c.n)
-}
-
-// say adds a user message and returns its id.
-func (c *conv) say(text string) string {
-	id := c.newID("user")
-	c.Messages = append(c.Messages, types.Message{ID: id, Role: types.RoleUser, Content: text})
-	return id
-}
-
-// answer adds the tool message for a call.
-func (c *conv) answer(toolCallID, content string) {
-	c.Messages = append(c.Messages, types.Message{ID: c.newID("tool"), Role: types.RoleTool, ToolCallID: toolCallID, Content: content})
-}
-
-// input is the RunAgentInput of the next run.
-func (c *conv) input(runID string, resume []types.ResumeEntry) types.RunAgentInput {
-	if runID == "" {
-		runID = c.newID("run")
-	}
-	tools := c.Tools
-	if tools == nil {
-		tools = []types.Tool{}
-	}
-	ctx := c.Context
-	if ctx == nil {
-		ctx = []types.Context{}
-	}
-	fwd := c.ForwardedProps
-	if fwd == nil {
-		fwd = map[string]any{}
-	}
-	msgs := c.Messages
-	if msgs == nil {
-		msgs = []types.Message{}
-	}
-	return types.RunAgentInput{
-		ThreadID: c.ThreadID, RunID: runID, State: map[string]any{}, Messages: msgs,
-		Tools: tools, Context: ctx, ForwardedProps: fwd, Resume: resume,
-	}
-}
-
-// run starts a run with a new run id.
-func (c *conv) run(t testing.TB, resume ...types.ResumeEntry) *result {
-	t.Helper()
-	return c.runAs(t, "", resume...)
-}
-
-// runAs starts a run with the given run id ("" for a new one) and applies
-// its events to the history.
-func (c *conv) runAs(t testing.TB, runID string, resume ...types.ResumeEntry) *result {
-	t.Helper()
-	in := c.input(runID, resume)
-	r := c.e.post(t, "/agents/demo", in, c.Headers...)
-	require.Equal(t, http.StatusOK, r.Status, "run answered %d: %s", r.Status, r.Body)
-	res := summarize(r)
-	if rs, ok := r.Events[0].(*events.RunStartedEvent); ok {
-		require.Equal(t, in.ThreadID, rs.ThreadID())
-		require.Equal(t, in.RunID, rs.RunID())
-	}
-	c.apply(r.Events)
-	return res
-}
-
-// apply adds a run's messages to the history as HttpAgent does.
-func (c *conv) apply(evs []events.Event) {
-	find := func(id string) int {
-		for i := range c.Messages {
-			if c.Messages[i].ID == id {
-				return i
-			}
-		}
-		return -1
-	}
-	findCall := func(id string) (int, int) {
-		for i := range c.Messages {
-			for j := range c.Messages[i].ToolCalls {
-				if c.Messages[i].ToolCalls[j].ID == id {
-					return i, j
-				}
-			}
-		}
-		return -1, -1
-	}
-	appendText := func(i int, delta string) {
-		s, _ := c.Messages[i].Content.(string)
-		c.Messages[i].Content = s + delta
-	}
-	for _, ev := range evs {
-		switch e := ev.(type) {
-		case *events.TextMessageStartEvent:
-			if find(e.MessageID) < 0 {
-				c.Messages = append(c.Messages, types.Message{ID: e.MessageID, Role: types.RoleAssistant, Content: ""})
-			}
-		case *events.TextMessageContentEvent:
-			appendText(find(e.MessageID), e.Delta)
-		case *events.ReasoningMessageStartEvent:
-			if find(e.MessageID) < 0 {
-				c.Messages = append(c.Messages, types.Message{ID: e.MessageID, Role: types.RoleReasoning, Content: ""})
-			}
-		case *events.ReasoningMessageContentEvent:
-			appendText(find(e.MessageID), e.Delta)
-		case *events.ToolCallStartEvent:
-			i := -1
-			if e.ParentMessageID != nil {
-				i = find(*e.ParentMessageID)
-			}
-			if i < 0 {
-				id := e.ToolCallID
-				if e.ParentMessageID != nil {
-					id = *e.ParentMessageID
-				}
-				c.Messages = append(c.Messages, types.Message{ID: id, Role: types.RoleAssistant})
-				i = len(c.Messages) - 1
-			}
-			c.Messages[i].ToolCalls = append(c.Messages[i].ToolCalls, types.ToolCall{ID: e.ToolCallID, Type: "function", Function: types.FunctionCall{Name: e.ToolCallName}})
-		case *events.ToolCallArgsEvent:
-			i, j := findCall(e.ToolCallID)
-			c.Messages[i].ToolCalls[j].Function.Arguments += e.Delta
-		case *events.ToolCallResultEvent:
-			m := types.Message{ID: e.MessageID, Role: types.RoleTool, ToolCallID: e.ToolCallID, Content: e.Content}
-			i, _ := findCall(e.ToolCallID)
-			if i < 0 {
-				c.Messages = append(c.Messages, m)
-				continue
-			}
-			at := i + 1
-			for at < len(c.Messages) && c.Messages[at].Role == types.RoleTool {
-				at++
-			}
-			c.Messages = append(c.Messages[:at], append([]types.Message{m}, c.Messages[at:]...)...)
-		}
-	}
-}
-
-// dropLast removes the last message (a regenerate) and returns it.
-func (c *conv) dropLast() types.Message {
-	m := c.Messages[len(c.Messages)-1]
-	c.Messages = c.Messages[:len(c.Messages)-1]
-	return m
-}
-
-// toolCall is one tool call of a run.
-type toolCall struct {
-	ID, Name, Args, Parent string
-}
-
-// result summarizes a run's stream.
-type result struct {
-	*response
-	Text      []string          // the text of each text message, in order
-	Reasoning []string          // the text of each reasoning message
-	Calls     []toolCall        // tool calls, in order
-	Results   map[string]string // tool call id → result content
-	Finished  *events.RunFinishedEvent
-	Error     *events.RunErrorEvent
-}
-
-func summarize(r *response) *result {
-	res := &result{response: r, Results: map[string]string{}}
-	text := map[string]int{}
-	reasoning := map[string]int{}
-	calls := map[string]int{}
-	for _, ev := range r.Events {
-		switch e := ev.(type) {
-		case *events.TextMessageStartEvent:
-			text[e.MessageID] = len(res.Text)
-			res.Text = append(res.Text, "")
-		case *events.TextMessageContentEvent:
-			res.Text[text[e.MessageID]] += e.Delta
-		case *events.ReasoningMessageStartEvent:
-			reasoning[e.MessageID] = len(res.Reasoning)
-			res.Reasoning = append(res.Reasoning, "")
-		case *events.ReasoningMessageContentEvent:
-			res.Reasoning[reasoning[e.MessageID]] += e.Delta
-		case *events.ToolCallStartEvent:
-			calls[e.ToolCallID] = len(res.Calls)
-			c := toolCall{ID: e.ToolCallID, Name: e.ToolCallName}
-			if e.ParentMessageID != nil {
-				c.Parent = *e.ParentMessageID
-			}
-			res.Calls = append(res.Calls, c)
-		case *events.ToolCallArgsEvent:
-			res.Calls[calls[e.ToolCallID]].Args += e.Delta
-		case *events.ToolCallResultEvent:
-			res.Results[e.ToolCallID] = e.Content
-		case *events.RunFinishedEvent:
-			res.Finished = e
-		case *events.RunErrorEvent:
-			res.Error = e
-		}
-	}
-	return res
-}
-
-// outcome is the RUN_FINISHED outcome type, "" when there is none (or the
-// run failed).
-func (r *result) outcome() string {
-	if r.Finished == nil || r.Finished.Outcome == nil {
-		return ""
-	}
-	return string(r.Finished.Outcome.Type)
-}
-
-// interrupts are the run's interrupts.
-func (r *result) interrupts() []types.Interrupt {
-	if r.Finished == nil || r.Finished.Outcome == nil {
-		return nil
-	}
-	return r.Finished.Outcome.Interrupts
-}
-
-// lastText is the text of the run's last text message.
-func (r *result) lastText() string {
-	if len(r.Text) == 0 {
-		return ""
-	}
-	return r.Text[len(r.Text)-1]
-}
-
-// approve and deny are resume entries answering a permission interrupt.
-func approve(interruptID string) types.ResumeEntry {
-	return types.ResumeEntry{InterruptID: interruptID, Status: types.ResumeStatusResolved, Payload: map[string]any{"approved": true}}
-}
-
-func deny(interruptID, reason string) types.ResumeEntry {
-	return types.ResumeEntry{InterruptID: interruptID, Status: types.ResumeStatusResolved, Payload: map[string]any{"approved": false, "reason": reason}}
-}
-
 // sessions lists the AAP server's sessions (the demo agent without keys
 // shows every session to everyone).
 func (e *env) sessions(t testing.TB) []aap.SessionInfo {
 	t.Helper()
 	var out []aap.SessionInfo
-	for s, err := range e.AAPClient.Sessions(testContext(t)) {
+	for s, err := range e.AAPClient.Sessions(bridgetest.Context(t)) {
 		require.NoError(t, err)
 		out = append(out, s)
 	}
@@ -509,7 +234,7 @@ func (e *env) onlySession(t testing.TB) string {
 // history is the AAP session's full history.
 func (e *env) history(t testing.TB, id string) []aap.Message {
 	t.Helper()
-	msgs, err := e.AAPClient.History(testContext(t), id, aap.HistoryFull)
+	msgs, err := e.AAPClient.History(bridgetest.Context(t), id, aap.HistoryFull)
 	require.NoError(t, err)
 	return msgs
 }
@@ -517,150 +242,7 @@ func (e *env) history(t testing.TB, id string) []aap.Message {
 // thread is the stored thread of the open (keyless) bridge.
 func (e *env) thread(t testing.TB, id string) *store.Thread {
 	t.Helper()
-	th, err := e.Store.GetThread(testContext(t), "", id)
+	th, err := e.Store.GetThread(bridgetest.Context(t), "", id)
 	require.NoError(t, err)
 	return th
-}
-
-// userTexts are the texts of the history's user messages, in order.
-func userTexts(hist []aap.Message) []string {
-	var out []string
-	for _, m := range hist {
-		if u, ok := m.(*aap.UserMessage); ok {
-			out = append(out, u.Content.PlainText())
-		}
-	}
-	return out
-}
-
-// toolMessages are the history's tool messages, by tool call id.
-func toolMessages(hist []aap.Message) map[string][]string {
-	out := map[string][]string{}
-	for _, m := range hist {
-		if tm, ok := m.(*aap.ToolMessage); ok {
-			out[tm.ToolCallID] = append(out[tm.ToolCallID], tm.Content.PlainText())
-		}
-	}
-	return out
-}
-
-// roles are the roles of the history, in order.
-func roles(hist []aap.Message) []string {
-	out := make([]string, len(hist))
-	for i, m := range hist {
-		out[i] = string(m.Role())
-	}
-	return out
-}
-
-// fakeAAP is a scripted AAP server for what the demo agent cannot do:
-// fail, hang, cut streams, declare fewer stream modes, call two tools.
-type fakeAAP struct {
-	URL    string
-	server *httptest.Server
-	meta   aap.GetMetaResponse
-	// turn answers the n-th turn (from 0).
-	turn func(w http.ResponseWriter, r *http.Request, n int, req *aap.PostSessionTurnRequest)
-
-	mu      sync.Mutex
-	creates []aap.PostSessionsRequest
-	turns   []aap.PostSessionTurnRequest
-}
-
-// newFakeAAP starts a fake AAP server with one agent, "demo", that has the
-// demo's web_search server tool and every stream mode.
-func newFakeAAP(t testing.TB, turn func(w http.ResponseWriter, r *http.Request, n int, req *aap.PostSessionTurnRequest)) *fakeAAP {
-	t.Helper()
-	f := &fakeAAP{turn: turn, meta: aap.GetMetaResponse{Version: aap.Version, Agents: []aap.AgentInfo{{
-		Name: "demo", Version: "1.0.0", Tools: []aap.ToolSpec{demo.SearchToolSpec},
-		Capabilities: &aap.Capabilities{
-			Stream:      &aap.StreamCapabilities{Delta: &aap.Empty{}, Message: &aap.Empty{}, None: &aap.Empty{}},
-			Application: &aap.ApplicationCapabilities{Tools: &aap.Empty{}},
-		},
-	}}}}
-	mux := http.NewServeMux()
-	mux.HandleFunc("GET /meta", func(w http.ResponseWriter, _ *http.Request) {
-		writeJSON(w, http.StatusOK, f.meta)
-	})
-	mux.HandleFunc("POST /sessions", func(w http.ResponseWriter, r *http.Request) {
-		var req aap.PostSessionsRequest
-		if !readJSON(w, r, &req) {
-			return
-		}
-		f.mu.Lock()
-		f.creates = append(f.creates, req)
-		n := len(f.creates)
-		f.mu.Unlock()
-		writeJSON(w, http.StatusCreated, aap.PostSessionsResponse{SessionID: fmt.Sprintf("sess-%d", n)})
-	})
-	mux.HandleFunc("POST /sessions/{id}/turns", func(w http.ResponseWriter, r *http.Request) {
-		var req aap.PostSessionTurnRequest
-		if !readJSON(w, r, &req) {
-			return
-		}
-		f.mu.Lock()
-		f.turns = append(f.turns, req)
-		n := len(f.turns) - 1
-		f.mu.Unlock()
-		f.turn(w, r, n, &req)
-	})
-	f.server = httptest.NewServer(mux)
-	t.Cleanup(f.server.Close)
-	f.URL = f.server.URL
-	return f
-}
-
-// turnRequests returns the turns received so far.
-func (f *fakeAAP) turnRequests() []aap.PostSessionTurnRequest {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return append([]aap.PostSessionTurnRequest(nil), f.turns...)
-}
-
-func readJSON(w http.ResponseWriter, r *http.Request, v json.Unmarshaler) bool {
-	data, err := io.ReadAll(r.Body)
-	if err == nil {
-		err = v.UnmarshalJSON(data)
-	}
-	if err != nil {
-		writeJSON(w, http.StatusBadRequest, aap.ErrorResponse{Error: aap.ErrorBody{Code: "invalid_request", Message: err.Error()}})
-		return false
-	}
-	return true
-}
-
-func jsonUnmarshal(s string, v any) error { return json.Unmarshal([]byte(s), v) }
-
-func writeJSON(w http.ResponseWriter, status int, v any) {
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(status)
-	_ = json.NewEncoder(w).Encode(v)
-}
-
-// writeEvents writes AAP events as an SSE response and flushes.
-func writeEvents(w http.ResponseWriter, evs ...aap.Event) {
-	if w.Header().Get("Content-Type") == "" {
-		w.Header().Set("Content-Type", "text/event-stream")
-		w.WriteHeader(http.StatusOK)
-	}
-	var buf []byte
-	for _, ev := range evs {
-		var err error
-		if buf, err = aap.AppendFrame(buf, ev); err != nil {
-			panic(err) // the tests' own events
-		}
-	}
-	_, _ = w.Write(buf)
-	_ = http.NewResponseController(w).Flush()
-}
-
-// answerText is a fake turn that says text and ends the turn.
-func answerText(text string) func(http.ResponseWriter, *http.Request, int, *aap.PostSessionTurnRequest) {
-	return func(w http.ResponseWriter, _ *http.Request, _ int, req *aap.PostSessionTurnRequest) {
-		if req.Mode() == aap.StreamNone {
-			writeJSON(w, http.StatusOK, aap.PostSessionTurnResponse{StopReason: aap.StopEndTurn, Messages: []aap.Message{&aap.AssistantMessage{Content: aap.TextContent(text)}}})
-			return
-		}
-		writeEvents(w, &aap.TurnStart{}, &aap.TextDelta{Delta: text}, &aap.TurnStop{StopReason: aap.StopEndTurn})
-	}
 }

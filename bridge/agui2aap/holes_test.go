@@ -1,6 +1,7 @@
 package agui2aap_test
 
 import (
+	"github.com/aapagui/aapagui/bridge/internal/bridgetest"
 	"net/http"
 	"net/url"
 	"testing"
@@ -73,7 +74,7 @@ func TestForwardAuthNeedsAKey(t *testing.T) {
 	}
 	for _, auth := range []string{"", "Basic azE6", "Bearer ", "Bearer"} {
 		for _, rt := range routes {
-			req, err := http.NewRequestWithContext(testContext(t), rt.method, e.URL+rt.path, nil)
+			req, err := http.NewRequestWithContext(bridgetest.Context(t), rt.method, e.URL+rt.path, nil)
 			require.NoError(t, err)
 			if auth != "" {
 				req.Header.Set("Authorization", auth)

@@ -64,7 +64,7 @@ func TestBadInput(t *testing.T) {
 			assert.Equal(t, "application/json", r.Header.Get("Content-Type"))
 			assert.Equal(t, tc.code, r.errorCode(), r.Body)
 			assert.Contains(t, r.errorMessage(), tc.says)
-			_, err := e.Store.GetThread(testContext(t), "", "bad")
+			_, err := e.Store.GetThread(bridgetest.Context(t), "", "bad")
 			assert.Error(t, err, "nothing stored")
 		})
 	}
@@ -153,7 +153,7 @@ func TestThreadsScopedToKeys(t *testing.T) {
 func TestCORS(t *testing.T) {
 	e := newEnv(t, func(c *agui2aap.Config) { c.CORSOrigins = []string{"https://app.example"} })
 	preflight := func(origin string) *http.Response {
-		req, err := http.NewRequestWithContext(testContext(t), http.MethodOptions, e.URL+"/agents/demo", nil)
+		req, err := http.NewRequestWithContext(bridgetest.Context(t), http.MethodOptions, e.URL+"/agents/demo", nil)
 		require.NoError(t, err)
 		req.Header.Set("Origin", origin)
 		req.Header.Set("Access-Control-Request-Method", "POST")
@@ -240,7 +240,7 @@ func TestConcurrentRunOnOneThread(t *testing.T) {
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
-		req, err := http.NewRequestWithContext(testContext(t), http.MethodPost, e.URL+"/agents/demo", bytes.NewReader(body))
+		req, err := http.NewRequestWithContext(bridgetest.Context(t), http.MethodPost, e.URL+"/agents/demo", bytes.NewReader(body))
 		if err != nil {
 			slowErr = err
 			return
@@ -254,7 +254,7 @@ func TestConcurrentRunOnOneThread(t *testing.T) {
 	}()
 	select {
 	case <-started:
-	case <-time.After(testTimeout):
+	case <-time.After(bridgetest.Timeout):
 		t.Fatal("the first run never reached the AAP server")
 	}
 

@@ -52,7 +52,7 @@ func TestHugeMessageAllocations(t *testing.T) {
 	assert.Greater(t, n, int64(size), "the client got the message")
 	assert.Less(t, run-stored, uint64(4*size), "what the bridge allocated for a message of %d bytes", size)
 	th := e.thread(t, "t1")
-	raw, err := st.ThreadRecord(testContext(t), th.Owner, th.ID)
+	raw, err := st.ThreadRecord(bridgetest.Context(t), th.Owner, th.ID)
 	require.NoError(t, err)
 	require.Len(t, raw, 2)
 	var m types.Message
@@ -90,7 +90,7 @@ func TestLongAnswerHeldInParts(t *testing.T) {
 			assert.Equal(t, "RUN_FINISHED", r.types()[len(r.Events)-1])
 			assert.Equal(t, int64(2), st.Parts.Load(), "2.5 MiB: two parts of a MiB, the rest in the record")
 
-			raw, err := st.ThreadRecord(testContext(t), "", "t1")
+			raw, err := st.ThreadRecord(bridgetest.Context(t), "", "t1")
 			require.NoError(t, err)
 			require.Len(t, raw, 2)
 			var m types.Message

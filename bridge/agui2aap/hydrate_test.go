@@ -2,6 +2,7 @@ package agui2aap_test
 
 import (
 	"encoding/json"
+	"github.com/aapagui/aapagui/bridge/internal/bridgetest"
 	"net/http"
 	"slices"
 	"testing"
@@ -218,7 +219,7 @@ func TestHydrationFromOwnRecord(t *testing.T) {
 	require.Len(t, r.Calls, 1)
 	c.answer(r.Calls[0].ID, "Sunny, 21°C")
 	c.run(t)
-	require.NoError(t, e.AAPClient.DeleteSession(testContext(t), e.onlySession(t)))
+	require.NoError(t, e.AAPClient.DeleteSession(bridgetest.Context(t), e.onlySession(t)))
 
 	msgs, finished := c.hydrate(t)
 	assert.Equal(t, conversational(t, c.Messages), conversational(t, msgs), "the conversation from agui2aap's record")
@@ -240,7 +241,7 @@ func TestHydrationFromOwnRecord(t *testing.T) {
 	tab.say("a different question")
 	tab.run(t)
 	for _, s := range e.sessions(t) {
-		require.NoError(t, e.AAPClient.DeleteSession(testContext(t), s.SessionID))
+		require.NoError(t, e.AAPClient.DeleteSession(bridgetest.Context(t), s.SessionID))
 	}
 	msgs, _ = tab.hydrate(t)
 	assert.Equal(t, conversational(t, tab.Messages), conversational(t, msgs), "the record of the moved thread")

@@ -2,6 +2,7 @@ package agui2aap_test
 
 import (
 	"encoding/json"
+	"github.com/aapagui/aapagui/bridge/internal/bridgetest"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -164,7 +165,7 @@ func TestMaxMessageSize(t *testing.T) {
 	select {
 	case c := <-cancelled:
 		assert.True(t, c, "the AAP turn is cancelled")
-	case <-time.After(testTimeout):
+	case <-time.After(bridgetest.Timeout):
 		t.Fatal("the AAP turn went on")
 	}
 }

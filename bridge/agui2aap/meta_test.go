@@ -2,6 +2,7 @@ package agui2aap_test
 
 import (
 	"fmt"
+	"github.com/aapagui/aapagui/bridge/internal/bridgetest"
 	"net/http"
 	"net/http/httptest"
 	"sync"
@@ -33,7 +34,7 @@ func TestMetaFetchedOnceByConcurrentRuns(t *testing.T) {
 			metas.Add(1)
 			select {
 			case <-allArrived:
-			case <-time.After(testTimeout / 2):
+			case <-time.After(bridgetest.Timeout / 2):
 			}
 		}
 		agent.ServeHTTP(w, r)

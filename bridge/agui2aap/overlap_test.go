@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/aapagui/aapagui/bridge/internal/bridgetest"
 	"net/http"
 	"sync"
 	"sync/atomic"
@@ -99,7 +100,7 @@ func TestOverlappingConnectsAndRuns(t *testing.T) {
 		case <-st.arrived:
 		case i := <-early:
 			fail("connect %d answered %d while %d others read the thread: %s", i, answers[i].Status, n, answers[i].Body)
-		case <-time.After(testTimeout):
+		case <-time.After(bridgetest.Timeout):
 			fail("only %d of %d connects read the thread side by side", n, readers)
 		}
 	}
@@ -108,7 +109,7 @@ func TestOverlappingConnectsAndRuns(t *testing.T) {
 	c.say("tell me more")
 	body, err := json.Marshal(c.input("run-2", nil))
 	require.NoError(t, err)
-	run := streamtest.Open(t, testContext(t), http.MethodPost, e.URL+"/agents/demo", string(body), nil)
+	run := streamtest.Open(t, bridgetest.Context(t), http.MethodPost, e.URL+"/agents/demo", string(body), nil)
 	require.Equal(t, http.StatusOK, run.Status, "a run while the thread is read: %s", run.Body)
 	had := run.Until(t, "TEXT_MESSAGE_CONTENT", 3)
 
@@ -123,7 +124,7 @@ func TestOverlappingConnectsAndRuns(t *testing.T) {
 	assert.Contains(t, busy.errorMessage(), "a run is already in progress on this thread")
 
 	// A connect during the run joins it.
-	join := streamtest.Open(t, testContext(t), http.MethodPost, e.URL+"/agents/demo/connect", `{"threadId":"busy"}`, nil)
+	join := streamtest.Open(t, bridgetest.Context(t), http.MethodPost, e.URL+"/agents/demo/connect", `{"threadId":"busy"}`, nil)
 	require.Equal(t, http.StatusOK, join.Status, join.Body)
 	assert.Equal(t, had, joined(t, join.Until(t, "TEXT_MESSAGE_CONTENT", 3), "tell me more"))
 
@@ -150,7 +151,7 @@ func TestOverlappingConnectsAndRuns(t *testing.T) {
 	require.Eventually(t, func() bool {
 		msgs, _ = c.hydrate(t)
 		return len(msgs) == 4
-	}, testTimeout, 20*time.Millisecond, "hello, first answer, tell me more and its answer, once the run is saved")
+	}, bridgetest.Timeout, 20*time.Millisecond, "hello, first answer, tell me more and its answer, once the run is saved")
 	c.Messages = msgs
 	c.say("and now")
 	assert.Equal(t, []string{"answer 2"}, c.run(t).Text)
@@ -172,7 +173,7 @@ func TestHydrationRenumbersOnlyWhenFree(t *testing.T) {
 	c.say("and again")
 	c.run(t)
 	session := e.onlySession(t)
-	ctx := testContext(t)
+	ctx := bridgetest.Context(t)
 	th := e.thread(t, "renumber")
 	th.Delivered = th.Delivered[:len(th.Delivered)-1] // one id short: the history no longer matches
 	require.NoError(t, e.Store.SaveThread(ctx, th, ""))

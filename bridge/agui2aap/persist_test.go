@@ -21,7 +21,7 @@ func withSQLite(s *sqlite.Store) func(*agui2aap.Config) {
 // A restart: the thread's cursor lives in the SQLite file, so a new
 // server on the same file continues the same AAP session.
 func TestRestartPersistence(t *testing.T) {
-	up := demoUpstream(t)
+	up := demoAAPServer(t)
 	path := filepath.Join(t.TempDir(), "threads.db")
 
 	st1, err := sqlite.Open(path)
@@ -57,7 +57,7 @@ func TestRestartPersistence(t *testing.T) {
 // Two replicas on the same SQLite file take turns on one thread, an
 // interrupt opened on one answered on the other.
 func TestTwoReplicas(t *testing.T) {
-	up := demoUpstream(t)
+	up := demoAAPServer(t)
 	path := filepath.Join(t.TempDir(), "threads.db")
 	open := func() *sqlite.Store {
 		s, err := sqlite.Open(path)

@@ -78,7 +78,7 @@ func TestReadyzUsesNoCallerCredential(t *testing.T) {
 // ready; a key holder learns what is not.
 func TestReadyzTellsOnlyKeyHolders(t *testing.T) {
 	keyed := func(c *agui2aap.Config) { c.APIKeys = []string{"k1"} }
-	up := newBridge(t, demoUpstream(t), keyed)
+	up := newBridge(t, demoAAPServer(t), keyed)
 	for _, auth := range []string{"", "Bearer wrong"} {
 		r := up.get(t, "/readyz", "Authorization", auth)
 		require.Equal(t, http.StatusOK, r.Status, r.Body)

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"github.com/aapagui/aapagui/bridge/internal/bridgetest"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -178,7 +179,7 @@ func TestStoredResultDoesNotHoldTheAnswer(t *testing.T) {
 	in.Resume = append(in.Resume, approve(r.interrupts()[0].ID))
 	body, err := json.Marshal(in)
 	require.NoError(t, err)
-	req, err := http.NewRequestWithContext(testContext(t), http.MethodPost, e.URL+"/agents/demo", bytes.NewReader(body))
+	req, err := http.NewRequestWithContext(bridgetest.Context(t), http.MethodPost, e.URL+"/agents/demo", bytes.NewReader(body))
 	require.NoError(t, err)
 	req.Header.Set("Content-Type", "application/json")
 	resp, err := http.DefaultClient.Do(req)

@@ -43,7 +43,7 @@ func TestRunLogLine(t *testing.T) {
 	require.Eventually(t, func() bool {
 		lines = bridgetest.LogLines(t, logs.String(), "run finished")
 		return len(lines) == 4
-	}, testTimeout, 5*time.Millisecond, "one line per run")
+	}, bridgetest.Timeout, 5*time.Millisecond, "one line per run")
 	for i, w := range []struct{ stop, upstream string }{
 		{"end_turn", "ok"}, {"tool_use", "ok"}, {"end_turn", "ok"}, {"error", "agent_error"},
 	} {

@@ -35,7 +35,7 @@ func TestSessionLogLines(t *testing.T) {
 			require.Eventually(t, func() bool {
 				started = bridgetest.LogLines(t, logs.String(), "thread started on a new AAP session")
 				return len(started) == 1
-			}, testTimeout, 5*time.Millisecond)
+			}, bridgetest.Timeout, 5*time.Millisecond)
 			first := started[0]["session"]
 			assert.NotEmpty(t, first)
 			assert.Equal(t, "logged", started[0]["thread"])
@@ -48,7 +48,7 @@ func TestSessionLogLines(t *testing.T) {
 			require.Eventually(t, func() bool {
 				moved = bridgetest.LogLines(t, logs.String(), "thread moved to a new AAP session")
 				return len(moved) == 1
-			}, testTimeout, 5*time.Millisecond)
+			}, bridgetest.Timeout, 5*time.Millisecond)
 			assert.Equal(t, first, moved[0]["from"])
 			assert.NotEqual(t, first, moved[0]["session"])
 			assert.Len(t, bridgetest.LogLines(t, logs.String(), "thread started on a new AAP session"), 1)

@@ -58,7 +58,7 @@ func as(user string) http.Header {
 // the status and the body.
 func stopRun(t *testing.T, base, threadID, user string) (int, string) {
 	t.Helper()
-	return bridgetest.Delete(t, testContext(t), base+"/agents/demo/threads/"+threadID+"/run", as(user))
+	return bridgetest.Delete(t, bridgetest.Context(t), base+"/agents/demo/threads/"+threadID+"/run", as(user))
 }
 
 // A run of agui2aap under --on-client-gone finish, whose client left, is
@@ -94,12 +94,12 @@ func testStopRun(t *testing.T, stA, stB store.Store) {
 	c.say("tell me a long story")
 	in, err := json.Marshal(c.input("run-1", nil))
 	require.NoError(t, err)
-	first := streamtest.Open(t, testContext(t), http.MethodPost, a.URL+"/agents/demo", string(in), as(stopAlice))
+	first := streamtest.Open(t, bridgetest.Context(t), http.MethodPost, a.URL+"/agents/demo", string(in), as(stopAlice))
 	require.Equal(t, http.StatusOK, first.Status, first.Body)
 	had := first.Until(t, "TEXT_MESSAGE_CONTENT", 5)
 	first.Leave() // under finish, the run goes on
 
-	join := streamtest.Open(t, testContext(t), http.MethodPost, b.URL+"/agents/demo/connect", `{"threadId":"stopped"}`, as(stopAlice))
+	join := streamtest.Open(t, bridgetest.Context(t), http.MethodPost, b.URL+"/agents/demo/connect", `{"threadId":"stopped"}`, as(stopAlice))
 	require.Equal(t, http.StatusOK, join.Status, join.Body)
 	assert.Equal(t, had, joined(t, join.Until(t, "TEXT_MESSAGE_CONTENT", 5), "tell me a long story"))
 
@@ -171,10 +171,10 @@ func TestStoppedAnswerKeptAsDelivered(t *testing.T) {
 	c.say("long 1000")
 	in, err := json.Marshal(c.input("run-1", nil))
 	require.NoError(t, err)
-	run := streamtest.Open(t, testContext(t), http.MethodPost, e.URL+"/agents/demo", string(in), nil)
+	run := streamtest.Open(t, bridgetest.Context(t), http.MethodPost, e.URL+"/agents/demo", string(in), nil)
 	require.Equal(t, http.StatusOK, run.Status, run.Body)
 	frames := run.Until(t, "TEXT_MESSAGE_CONTENT", 10)
-	status, body := bridgetest.Delete(t, testContext(t), e.URL+"/agents/demo/threads/stop-kept/run", nil)
+	status, body := bridgetest.Delete(t, bridgetest.Context(t), e.URL+"/agents/demo/threads/stop-kept/run", nil)
 	require.Equal(t, http.StatusAccepted, status, body)
 	frames = append(frames, run.Rest()...)
 	require.Contains(t, frames[len(frames)-1].Data, `"type":"RUN_FINISHED"`)
@@ -192,7 +192,7 @@ func TestStoppedAnswerKeptAsDelivered(t *testing.T) {
 	require.Eventually(t, func() bool {
 		msgs, _ = c.hydrate(t)
 		return len(msgs) == 2
-	}, testTimeout, 20*time.Millisecond, "the stopped answer is saved")
+	}, bridgetest.Timeout, 20*time.Millisecond, "the stopped answer is saved")
 	assert.Equal(t, delivered.String(), msgs[1].Content, "the answer as delivered")
 	session := e.onlySession(t)
 	hist := e.history(t, session)

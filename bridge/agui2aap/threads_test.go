@@ -3,6 +3,7 @@ package agui2aap_test
 import (
 	"encoding/base64"
 	"encoding/json"
+	"github.com/aapagui/aapagui/bridge/internal/bridgetest"
 	"net/http"
 	"strings"
 	"testing"
@@ -38,7 +39,7 @@ func (e *env) listThreads(t *testing.T, query, key string) threadList {
 
 func (e *env) deleteThread(t *testing.T, id, key string) *response {
 	t.Helper()
-	req, err := http.NewRequestWithContext(testContext(t), http.MethodDelete, e.URL+"/agents/demo/threads/"+id, nil)
+	req, err := http.NewRequestWithContext(bridgetest.Context(t), http.MethodDelete, e.URL+"/agents/demo/threads/"+id, nil)
 	require.NoError(t, err)
 	req.Header.Set("Authorization", "Bearer "+key)
 	return do(t, req)

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"github.com/aapagui/aapagui/bridge/internal/bridgetest"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -280,7 +281,7 @@ func TestClientDisconnectCancelsUpstream(t *testing.T) {
 		select {
 		case <-r.Context().Done():
 			close(ended)
-		case <-time.After(testTimeout):
+		case <-time.After(bridgetest.Timeout):
 		}
 	})
 	e := newBridge(t, f.URL)
@@ -288,7 +289,7 @@ func TestClientDisconnectCancelsUpstream(t *testing.T) {
 	c.say("hello")
 	body, err := json.Marshal(c.input("", nil))
 	require.NoError(t, err)
-	ctx, cancel := context.WithCancel(testContext(t))
+	ctx, cancel := context.WithCancel(bridgetest.Context(t))
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, e.URL+"/agents/demo", strings.NewReader(string(body)))
 	require.NoError(t, err)

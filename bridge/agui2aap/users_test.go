@@ -120,7 +120,7 @@ func testUsersUnderOneKey(t *testing.T, st store.Store) {
 
 func (e *env) deleteAs(t *testing.T, id string, headers []string) *response {
 	t.Helper()
-	req, err := http.NewRequestWithContext(testContext(t), http.MethodDelete, e.URL+"/agents/demo/threads/"+id, nil)
+	req, err := http.NewRequestWithContext(bridgetest.Context(t), http.MethodDelete, e.URL+"/agents/demo/threads/"+id, nil)
 	require.NoError(t, err)
 	for i := 0; i+1 < len(headers); i += 2 {
 		req.Header.Set(headers[i], headers[i+1])

@@ -3,6 +3,7 @@ package agui2aap_test
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/aapagui/aapagui/bridge/internal/bridgetest"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -164,7 +165,7 @@ func TestLegacyFrontendTool(t *testing.T) {
 		assert.Nil(t, r.Finished.Outcome)
 
 		id := e.onlySession(t)
-		info, err := e.AAPClient.GetSession(testContext(t), id)
+		info, err := e.AAPClient.GetSession(bridgetest.Context(t), id)
 		require.NoError(t, err)
 		require.Len(t, info.Tools, 1)
 		assert.JSONEq(t, `{"type":"object","properties":{"location":{"type":"string"}},"required":["location"]}`, string(info.Tools[0].Parameters))
@@ -269,7 +270,7 @@ func TestLegacyReseed(t *testing.T) {
 		assert.Equal(t, []string{"first", "second"}, userTexts(e.history(t, fresh)))
 
 		// The server loses the session.
-		require.NoError(t, e.AAPClient.DeleteSession(testContext(t), fresh))
+		require.NoError(t, e.AAPClient.DeleteSession(bridgetest.Context(t), fresh))
 		c.say("still there?")
 		r = c.run(t)
 		require.Nil(t, r.Error, "%s", r.Body)
@@ -293,7 +294,7 @@ func TestLegacyReseedWithToolResults(t *testing.T) {
 	c.say("weather in Oslo")
 	r := c.run(t)
 	first := r.Calls[0].ID
-	require.NoError(t, e.AAPClient.DeleteSession(testContext(t), e.onlySession(t)))
+	require.NoError(t, e.AAPClient.DeleteSession(bridgetest.Context(t), e.onlySession(t)))
 	c.answer(first, "Snow")
 	r = c.run(t)
 	require.Nil(t, r.Error, "%s", r.Body)
