@@ -15,7 +15,7 @@ import (
 )
 
 // A turn's stream is recorded in the session's run log as it goes
-// (turns.Turn.Record), each event with an SSE id; a client that lost it
+// (turns.Turn.KeepRunLog), each event with an SSE id; a client that lost it
 // rejoins the turn with GET /sessions/:id/turn, an extension of AAP.
 
 // rejoin answers GET /sessions/:id/turn: the session's running turn from

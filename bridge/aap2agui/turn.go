@@ -249,7 +249,7 @@ func (t *sessionTurn) keepRunLog(turn *turns.Turn) {
 	if t.req.Mode() == aap.StreamNone {
 		return
 	}
-	turn.Record(t.env.cfg.Store, store.RunLog{Owner: t.sess.Owner, Key: runKey(t.sess.ID), RunID: t.adm.run.RunID, Form: string(t.req.Mode())})
+	turn.KeepRunLog(t.env.cfg.Store, store.RunLog{Owner: t.sess.Owner, Key: runKey(t.sess.ID), RunID: t.adm.run.RunID, Form: string(t.req.Mode())})
 }
 
 // Store stores the rest of the run (turnRun.store).

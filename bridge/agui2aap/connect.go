@@ -21,7 +21,7 @@ import (
 )
 
 // A run's stream is recorded in the thread's run log as it goes
-// (turns.Turn.Record), each event with an SSE id; a client that lost it
+// (turns.Turn.KeepRunLog), each event with an SSE id; a client that lost it
 // (a reloaded page, a restarted runtime) rejoins it with POST
 // /agents/:name/connect, on any replica.
 

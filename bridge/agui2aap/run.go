@@ -63,7 +63,7 @@ func (r *runner) prepareStream(ctx context.Context) {
 	})
 	r.results = map[string]bool{}
 	r.keepForRecord()
-	r.record()
+	r.keepRunLog()
 	r.turn.OpenStream(r.rw)
 }
 
@@ -283,8 +283,8 @@ func (r *runner) turnDone(result string) {
 	r.turn.Line.Upstream = result
 }
 
-// record makes the run's stream recorded, with what it was asked.
-func (r *runner) record() {
+// keepRunLog makes the run's stream kept in its run log, with what it was asked.
+func (r *runner) keepRunLog() {
 	st := r.env.cfg.Store
 	in := runInput{From: min(len(r.th.Delivered), r.th.RecordLen), Messages: r.recordable}
 	if r.p.Fresh {
@@ -295,5 +295,5 @@ func (r *runner) record() {
 		r.log.Warn().Err(err).Str("thread", r.in.ThreadID).Msg("the run's input could not be kept with its log")
 		data = nil
 	}
-	r.turn.Record(st, store.RunLog{Owner: r.th.Owner, Key: runKey(r.in.ThreadID), RunID: r.in.RunID, Form: "agui", Input: data})
+	r.turn.KeepRunLog(st, store.RunLog{Owner: r.th.Owner, Key: runKey(r.in.ThreadID), RunID: r.in.RunID, Form: "agui", Input: data})
 }

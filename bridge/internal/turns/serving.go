@@ -131,7 +131,7 @@ type Serving struct {
 	// (OpenTelemetry); nil means no tracing.
 	TracerProvider trace.TracerProvider
 
-	runs *runlog.Hub // the runs this process records (Turn.Record)
+	runs *runlog.Hub // the runs this process records (Turn.KeepRunLog)
 }
 
 // SetDefaults gives the zero fields their defaults and checks the rest;

@@ -34,8 +34,8 @@ type Turn struct {
 	Line TurnEnd
 	// Lease is the lock of the turn's conversation.
 	Lease *store.Lease
-	// Rec records the turn's stream in its run log (Record), or is nil.
-	Rec *runlog.Recorder
+	// RunLog records the turn's stream in its run log (KeepRunLog), or is nil.
+	RunLog *runlog.Recorder
 
 	serving *Serving
 	onEnd   []func()
@@ -70,19 +70,19 @@ func (t *Turn) Release() {
 	}
 	t.stop()
 	t.Lease.Release()
-	if t.Rec != nil {
-		t.Rec.Finish()
+	if t.RunLog != nil {
+		t.RunLog.Finish()
 	}
 }
 
-// Record makes the turn's stream recorded in st as run rl (its Owner,
+// KeepRunLog makes the turn's stream recorded in st as run rl (its Owner,
 // Key, RunID, Form and Input: store.RunLog), each of its events with an
 // SSE id, so that a client can rejoin it (Serving.Rejoin), and stoppable
 // on request (Serving.StopRun: the turn's context then ends with
 // ErrRunStopped); call it before OpenStream.
-func (t *Turn) Record(st store.RunLogStore, rl store.RunLog) {
-	t.Rec = t.serving.runs.Start(st, t.Log, rl)
-	unstop := t.serving.runs.Stoppable(st, t.Rec.ID(), func() { t.end(fault.ErrRunStopped) })
+func (t *Turn) KeepRunLog(st store.RunLogStore, rl store.RunLog) {
+	t.RunLog = t.serving.runs.Start(st, t.Log, rl)
+	unstop := t.serving.runs.Stoppable(st, t.RunLog.ID(), func() { t.end(fault.ErrRunStopped) })
 	stop := t.stop
 	t.stop = func() { unstop(); stop() }
 }
@@ -103,7 +103,7 @@ func (t *Turn) OpenStream(w http.ResponseWriter) *ssestream.Stream {
 	t.Out = ssestream.New(w)
 	t.Out.KeepAlive = t.serving.KeepAlive
 	t.Out.StallTimeout = t.serving.StallTimeout
-	t.Out.Recorder = t.Rec
+	t.Out.Recorder = t.RunLog
 	if t.serving.OnClientGone != ClientGoneFinish {
 		t.Out.Cancel = t.end
 	}
@@ -167,7 +167,7 @@ func (t *Turn) Ended(ctx context.Context, failure error) (result string, inBand 
 		log.Error().Err(cause).Str(t.Line.IDKey, t.Line.ID).Msg("the " + t.Line.What + " stopped: its lock could not be kept")
 		return "lease_lost", cause
 	case errors.Is(cause, fault.ErrRunStopped):
-		log.Info().Str(t.Line.IDKey, t.Line.ID).Str("run_log", t.Rec.ID()).Msg("the " + t.Line.What + " was stopped on request; upstream cancelled")
+		log.Info().Str(t.Line.IDKey, t.Line.ID).Str("run_log", t.RunLog.ID()).Msg("the " + t.Line.What + " was stopped on request; upstream cancelled")
 		return metrics.OutcomeStopped, nil
 	case errors.Is(cause, fault.ErrClientStalled):
 		log.Info().Str(t.Line.IDKey, t.Line.ID).Msg("client stopped reading; upstream cancelled")

@@ -42,7 +42,7 @@ func (w *Writer[E]) Write(t *Turn, evs []E, beforeFull func()) {
 // that is not final. A frame that cannot be written is logged and left
 // out, as Write leaves out an event.
 func (w *Writer[E]) WriteFrame(t *Turn, name string, appendFrame func([]byte) ([]byte, error), beforeFull func()) {
-	buf, err := appendRecorded(t.Out.Buffer(), t.Rec, appendFrame)
+	buf, err := appendRecorded(t.Out.Buffer(), t.RunLog, appendFrame)
 	switch {
 	case err != nil:
 		t.Log.Error().Err(err).Str("event", name).Msg("encoding an event for the client")
@@ -96,9 +96,9 @@ func (w *Writer[E]) Send(t *Turn, ev E) {
 }
 
 // appendTo appends evs to buf as Append does, each frame with its SSE id
-// and recorded when the turn is (Turn.Record).
+// and recorded when the turn is (Turn.KeepRunLog).
 func (w *Writer[E]) appendTo(t *Turn, buf []byte, evs []E) []byte {
-	return w.appendFrames(buf, evs, t.Log, t.Met, t.Rec)
+	return w.appendFrames(buf, evs, t.Log, t.Met, t.RunLog)
 }
 
 // Append appends evs to buf as SSE frames, counting each on met when it
