@@ -112,43 +112,53 @@ func (r *turnRun) read(ctx context.Context, body *upstream.IdleBody) (failure, u
 
 // readRun reads the events of one run of the turn (body).
 func (r *turnRun) readRun(ctx context.Context, body *upstream.IdleBody) (failure, unsaved error) {
-	var dec agui.Decoder
-	for frame, err := range sse.Read(r.source(ctx, body), sse.ReadOptions{MaxEventSize: r.env.cfg.MaxEventSize}) {
-		if r.saving != nil { // the first event only
-			if err := r.awaitSave(ctx); err != nil {
-				return nil, err
-			}
-		}
-		if err != nil {
-			return err, nil
-		}
-		body.Touch()
-		if r.follow.holding() {
-			continue // the rest of a run that did not read the message
-		}
-		ev, err := r.decode(ctx, &dec, frame.Data)
-		if err != nil {
-			return fmt.Errorf("%w: %w", fault.ErrBadEvent, err), nil
-		}
-		if ev == nil {
-			continue // a plain text delta, written
-		}
-		if r.follow != nil && !r.follow.pass(ev, frame.Data) {
-			continue
-		}
-		data := frame.Data
-		if dec.Plain() {
-			data = nil // nothing beyond ev in it: nobody need look
-		}
-		done, err := r.takeEvent(ctx, ev, data)
-		if err != nil {
-			return err, nil
-		}
-		if done {
+	// A loop of its own over the reader, not a range over sse.Read: the
+	// goroutine waits here for as long as the stream is open, and a
+	// range keeps the loop's body and the iterator's frames on its stack.
+	events := sse.NewReader(r.source(ctx, body), sse.ReadOptions{MaxEventSize: r.env.cfg.MaxEventSize})
+	dec := new(agui.Decoder)
+	for {
+		frame, err := events.Next()
+		if err == io.EOF {
 			return nil, nil
 		}
+		done, failure, unsaved := r.readFrame(ctx, body, dec, frame.Data, err)
+		if done || failure != nil || unsaved != nil {
+			return failure, unsaved
+		}
 	}
-	return nil, nil
+}
+
+// readFrame takes one frame of the agent's stream (data, or the error
+// that ended it: readErr): done reports the run's end.
+func (r *turnRun) readFrame(ctx context.Context, body *upstream.IdleBody, dec *agui.Decoder, data []byte, readErr error) (done bool, failure, unsaved error) {
+	if r.saving != nil { // the first event only
+		if err := r.awaitSave(ctx); err != nil {
+			return false, nil, err
+		}
+	}
+	if readErr != nil {
+		return false, readErr, nil
+	}
+	body.Touch()
+	if r.follow.holding() {
+		return false, nil, nil // the rest of a run that did not read the message
+	}
+	ev, err := r.decode(ctx, dec, data)
+	if err != nil {
+		return false, fmt.Errorf("%w: %w", fault.ErrBadEvent, err), nil
+	}
+	if ev == nil {
+		return false, nil, nil // a plain text delta, written
+	}
+	if r.follow != nil && !r.follow.pass(ev, data) {
+		return false, nil, nil
+	}
+	if dec.Plain() {
+		data = nil // nothing beyond ev in it: nobody need look
+	}
+	done, err = r.takeEvent(ctx, ev, data)
+	return done, err, nil
 }
 
 // source is what readRun reads body through. Before each read of the

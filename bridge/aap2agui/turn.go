@@ -227,6 +227,12 @@ func (t *sessionTurn) save(ctx context.Context) (<-chan error, error) {
 // produces as it goes (turnRun, stream.go).
 func (t *sessionTurn) Stream(ctx context.Context, turn *turns.Turn) error {
 	defer t.body.Close()
+	t.newRun(ctx, turn) // (its frame is large: not kept below the stream's wait)
+	return t.run.stream(ctx, t.body)
+}
+
+// newRun makes the turn's run (turnRun) once the agent took it.
+func (t *sessionTurn) newRun(ctx context.Context, turn *turns.Turn) {
 	hist, added := t.adm.hist, t.adm.added
 	t.keepRunLog(turn)
 	tr := translate.NewAGUIToAAP(translate.AGUIToAAPOptions{Mode: t.req.Mode(), Prior: translate.PriorCallsOf(historyMessages(hist, added)),
@@ -240,7 +246,6 @@ func (t *sessionTurn) Stream(ctx context.Context, turn *turns.Turn) error {
 	t.run.history = historyWriter{st: t.st, sessID: t.sess.ID, log: t.log, tr: tr,
 		own: entryIDs(added), perms: permissionsOf(t.req.Messages), movedOn: t.adm.movedOn, baseLen: len(hist) + len(added)}
 	t.run.obs = observer{log: t.log, sess: t.sess, agent: t.agent, tr: tr, met: t.env.met, history: &t.run.history, state: t.sess.State}
-	return t.run.stream(ctx, t.body)
 }
 
 // recordRun makes the turn's stream recorded in the session's run log

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/aapagui/aapagui/internal/aside"
 	"net/http"
 	"strings"
 	"time"
@@ -33,7 +34,11 @@ import (
 // JSON error (returned); one the AG-UI interrupt rules refuse, with
 // RUN_STARTED then RUN_ERROR (serveInput).
 func (s *Server) run(c *gin.Context) error {
-	in, err := readRunInput(c.Request)
+	var in *types.RunAgentInput
+	err := aside.Do(func() (err error) { // decoding goes deep: see internal/aside
+		in, err = readRunInput(c.Request)
+		return err
+	})
 	if err != nil {
 		return err
 	}
@@ -46,7 +51,15 @@ func (s *Server) run(c *gin.Context) error {
 func (s *Server) serveInput(c *gin.Context, in *types.RunAgentInput) error {
 	log := edge.Logger(c)
 	name := c.Param("name")
-	cl, info, version, err := s.agent(c.Request.Context(), c.Request, name)
+	var (
+		cl      *aap.Client
+		info    *aap.AgentInfo
+		version int
+	)
+	err := aside.Do(func() (err error) {
+		cl, info, version, err = s.agent(c.Request.Context(), c.Request, name)
+		return err
+	})
 	if err != nil {
 		return err
 	}

@@ -3,6 +3,7 @@ package sse_test
 import (
 	"bytes"
 	"errors"
+	"io"
 	"strings"
 	"testing"
 
@@ -142,4 +143,34 @@ func (s *stallReader) Read(p []byte) (int, error) {
 		return 0, errStall
 	}
 	return s.r.Read(p[:min(len(p), 1)])
+}
+
+// FuzzReaderLikeRead checks that Reader.Next gives, for any input and size
+// limit, exactly the events and the error Read yields, and io.EOF at a
+// clean end.
+func FuzzReaderLikeRead(f *testing.F) {
+	for _, seed := range []string{"", "data: x\n\n", "event: a\r\ndata: 1\r\n\r\n", "data: x\n", "\xEF\xBBdata: 1\n\n", ": c\n\ndata: a\ndata: b\n\n"} {
+		f.Add([]byte(seed), uint16(0))
+		f.Add([]byte(seed), uint16(4))
+	}
+	f.Fuzz(func(t *testing.T, input []byte, limit uint16) {
+		opts := sse.ReadOptions{MaxEventSize: int(limit)}
+		want, wantErr := readAll(t, bytes.NewReader(input), opts)
+		r := sse.NewReader(bytes.NewReader(input), opts)
+		var got []event
+		var err error
+		for {
+			var ev sse.Event
+			if ev, err = r.Next(); err != nil {
+				break
+			}
+			got = append(got, event{Name: ev.Name, Data: string(ev.Data)})
+		}
+		assert.Equal(t, want, got)
+		if wantErr == nil {
+			assert.ErrorIs(t, err, io.EOF)
+		} else {
+			assert.Equal(t, wantErr.Error(), err.Error())
+		}
+	})
 }

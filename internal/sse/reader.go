@@ -113,6 +113,27 @@ func Read(r io.Reader, opts ReadOptions) iter.Seq2[Event, error] {
 	}
 }
 
+// Reader reads the events of a stream one at a time, as Read yields them,
+// for a caller that pulls them in a loop of its own (a range over Read
+// holds the loop's body and the iterator's frames on the stack while it
+// waits for the stream).
+type Reader struct{ p parser }
+
+// NewReader returns a Reader of r's events.
+func NewReader(r io.Reader, opts ReadOptions) *Reader {
+	return &Reader{p: parser{r: r, limit: opts.maxEventSize(), lf: search{at: -1}, cr: search{at: -1}}}
+}
+
+// Next returns the next event, which is valid until the next call (its
+// Data is reused), or io.EOF at a clean end; any other error is Read's,
+// after which the stream is over.
+func (r *Reader) Next() (Event, error) {
+	if r.p.r == nil {
+		return Event{}, errors.New("sse: nil reader")
+	}
+	return r.p.next()
+}
+
 const (
 	byteOrderMark = "\xEF\xBB\xBF"
 	minBuffer     = 1 << 10

@@ -105,29 +105,40 @@ const loggerKey = "edge.logger"
 func RequestLog(base zerolog.Logger) gin.HandlerFunc {
 	return func(c *gin.Context) {
 		start := time.Now()
-		id := c.GetHeader("X-Request-Id")
-		if id == "" || len(id) > 64 {
-			id = newRequestID()
-		}
-		c.Header("X-Request-Id", id)
-		lc := base.With().Str("request_id", id)
-		if sc := trace.SpanContextFromContext(c.Request.Context()); sc.IsValid() {
-			lc = lc.Str("trace_id", sc.TraceID().String())
-		}
-		l := lc.Logger()
-		c.Set(loggerKey, &l)
-		c.Next()
-		route := c.FullPath()
-		if route == "" {
-			route = "(no route)"
-		}
-		ev := l.Info()
-		if c.Writer.Status() >= 500 {
-			ev = l.Warn()
-		}
-		ev.Str("method", c.Request.Method).Str("route", route).Int("status", c.Writer.Status()).
-			Dur("duration", time.Since(start)).Msg("request")
+		l := requestLogger(c, &base)
+		c.Next() // (what the route does runs below this frame: keep it small)
+		logRequest(c, l, start)
 	}
+}
+
+// requestLogger gives the request its id and its logger.
+func requestLogger(c *gin.Context, base *zerolog.Logger) *zerolog.Logger {
+	id := c.GetHeader("X-Request-Id")
+	if id == "" || len(id) > 64 {
+		id = newRequestID()
+	}
+	c.Header("X-Request-Id", id)
+	lc := base.With().Str("request_id", id)
+	if sc := trace.SpanContextFromContext(c.Request.Context()); sc.IsValid() {
+		lc = lc.Str("trace_id", sc.TraceID().String())
+	}
+	l := lc.Logger()
+	c.Set(loggerKey, &l)
+	return &l
+}
+
+// logRequest writes the request's line once it is answered.
+func logRequest(c *gin.Context, l *zerolog.Logger, start time.Time) {
+	route := c.FullPath()
+	if route == "" {
+		route = "(no route)"
+	}
+	ev := l.Info()
+	if c.Writer.Status() >= 500 {
+		ev = l.Warn()
+	}
+	ev.Str("method", c.Request.Method).Str("route", route).Int("status", c.Writer.Status()).
+		Dur("duration", time.Since(start)).Msg("request")
 }
 
 // BodyLimit caps request bodies; reading past the limit fails with

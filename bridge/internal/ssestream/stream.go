@@ -3,6 +3,7 @@ package ssestream
 import (
 	"context"
 	"github.com/aapagui/aapagui/bridge/internal/fault"
+	"github.com/aapagui/aapagui/internal/aside"
 	"io"
 	"net/http"
 	"sync"
@@ -23,6 +24,7 @@ type Stream struct {
 	pooled  *[]byte // the pool's handle of buf, reused to give it back without allocating
 	err     error
 	started bool
+	sent    bool // something was written: the headers are on the wire
 	// MaxBuffer is the size at which the buffer is written out; zero means
 	// 64 KiB.
 	MaxBuffer int
@@ -209,6 +211,14 @@ func (s *Stream) keepAlive() {
 	s.timer.Reset(s.KeepAlive)
 }
 
+// send writes b and flushes it.
+func (s *Stream) send(b []byte) error {
+	if _, err := s.w.Write(b); err != nil {
+		return err
+	}
+	return s.rc.Flush()
+}
+
 // write writes b and flushes it, within StallTimeout; the first failure is
 // kept in s.err and its cause told to Cancel.
 func (s *Stream) write(b []byte) {
@@ -220,9 +230,15 @@ func (s *Stream) write(b []byte) {
 			_ = s.rc.SetWriteDeadline(s.deadline)
 		}
 	}
-	_, err := s.w.Write(b)
-	if err == nil {
-		err = s.rc.Flush()
+	var err error
+	if s.sent {
+		err = s.send(b)
+	} else {
+		// The first write puts the headers on the wire, net/http's
+		// deepest write (and a drain of what the client sent unread):
+		// aside, off the goroutine that waits on the stream.
+		_ = aside.Do(func() error { err = s.send(b); return nil })
+		s.sent = true
 	}
 	if err != nil {
 		s.err = err

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 
+	"github.com/aapagui/aapagui/internal/aside"
+
 	"github.com/gin-gonic/gin"
 
 	"github.com/aapagui/aapagui/bridge/internal/edge"
@@ -70,7 +72,11 @@ var ErrEndedInBand = errors.New("the turn ended in-band; nothing of it is to be 
 // (edge.ClientLeft asks it whether the client went away).
 func (b *Base) Run(c *gin.Context, line TurnEnd, p Protocol) error {
 	ctx, log := c.Request.Context(), edge.Logger(c)
-	lease, err := b.take(ctx, p, b.serving.LeaseOptions(b, log, line.IDKey, line.ID))
+	var lease *store.Lease
+	err := aside.Do(func() (err error) {
+		lease, err = b.take(ctx, p, b.serving.LeaseOptions(b, log, line.IDKey, line.ID))
+		return err
+	})
 	if err != nil {
 		return err
 	}
@@ -79,11 +85,14 @@ func (b *Base) Run(c *gin.Context, line TurnEnd, p Protocol) error {
 	outer := c.Request
 	c.Request = c.Request.WithContext(ctx)
 	defer func() { c.Request = outer }()
-	if err := p.Prepare(ctx, t); err != nil {
+	// The steps before the stream and the last write go deep (the store,
+	// the upstream call): they run aside, so that the goroutine that
+	// waits on the stream stays small (internal/aside).
+	if err := aside.Do(func() error { return p.Prepare(ctx, t) }); err != nil {
 		return fault.CauseOf(ctx, err)
 	}
 	defer t.End()
-	if err := p.Call(ctx, t); err != nil {
+	if err := aside.Do(func() error { return p.Call(ctx, t) }); err != nil {
 		return fault.CauseOf(ctx, err)
 	}
 	if err := p.Stream(ctx, t); errors.Is(err, ErrEndedInBand) {
@@ -91,7 +100,7 @@ func (b *Base) Run(c *gin.Context, line TurnEnd, p Protocol) error {
 	} else if err != nil {
 		return fault.CauseOf(ctx, err)
 	}
-	stored := t.store(ctx, p.Store)
+	stored := aside.Do(func() error { return t.store(ctx, p.Store) })
 	t.Free()
 	return p.Acknowledge(t, stored)
 }
