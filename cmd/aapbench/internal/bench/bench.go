@@ -613,10 +613,30 @@ func writeProfiles(prefix string) {
 // after a collection) and of goroutine stacks, the stacks among it, and its
 // goroutines. Live bytes rather than heap spans in use: spans half filled
 // by an earlier path's streams would hide a later path's growth.
+//
+// The streams are idle once what their first events set going has ended
+// (a run log's batch being stored, say): it waits, up to a second, for the
+// number of goroutines to hold still for 50 ms before it measures.
 func memNow() processMem {
+	settle()
+	runtime.GC()
 	ms := new(runtime.MemStats) // (5 KB: not on the asking goroutine's stack)
 	runtime.ReadMemStats(ms)
 	return processMem{InUse: int64(ms.HeapAlloc + ms.StackInuse), Stacks: int64(ms.StackInuse), Goroutines: runtime.NumGoroutine()}
+}
+
+// settle waits, up to a second, until the process's goroutines have held
+// still for 50 ms.
+func settle() {
+	n, since := runtime.NumGoroutine(), time.Now()
+	for deadline := since.Add(time.Second); time.Now().Before(deadline); {
+		time.Sleep(10 * time.Millisecond)
+		if m := runtime.NumGoroutine(); m != n {
+			n, since = m, time.Now()
+		} else if time.Since(since) >= 50*time.Millisecond {
+			return
+		}
+	}
 }
 
 // raiseFileLimit lifts the soft limit on open files to the hard one: each
