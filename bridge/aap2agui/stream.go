@@ -362,35 +362,6 @@ func (r *turnRun) newMessage() {
 	}
 }
 
-// deltaSize is what ev adds to the message being built: the bytes of its
-// text, thinking or tool-argument delta.
-func deltaSize(ev events.Event) int {
-	switch e := ev.(type) {
-	case *events.TextMessageContentEvent:
-		return len(e.Delta)
-	case *events.ToolCallArgsEvent:
-		return len(e.Delta)
-	case *events.ReasoningMessageContentEvent:
-		return len(e.Delta)
-	case *events.ThinkingTextMessageContentEvent:
-		return len(e.Delta)
-	case *events.TextMessageChunkEvent:
-		return lenOf(e.Delta)
-	case *events.ToolCallChunkEvent:
-		return lenOf(e.Delta)
-	case *events.ReasoningMessageChunkEvent:
-		return lenOf(e.Delta)
-	}
-	return 0
-}
-
-func lenOf(s *string) int {
-	if s == nil {
-		return 0
-	}
-	return len(*s)
-}
-
 // feedError logs what the translator reported about an event.
 func (r *turnRun) feedError(err error) {
 	var dropped *translate.DroppedResultError
