@@ -7,8 +7,9 @@ import (
 	"unicode/utf16"
 	"unicode/utf8"
 
-	"github.com/aapagui/aapagui/internal/jsonenc"
 	"github.com/ag-ui-protocol/ag-ui/sdks/community/go/pkg/core/events"
+
+	"github.com/aapagui/aapagui/internal/jsonenc"
 )
 
 // Bits for the top-level keys the scanner knows.

@@ -4,8 +4,9 @@ import (
 	"bytes"
 	"encoding/json"
 
-	"github.com/aapagui/aapagui/internal/jsonenc"
 	"github.com/ag-ui-protocol/ag-ui/sdks/community/go/pkg/core/types"
+
+	"github.com/aapagui/aapagui/internal/jsonenc"
 )
 
 // A long conversation's RunAgentInput is mostly its messages' contents:

@@ -3,7 +3,6 @@ package bridge_test
 import (
 	"context"
 	"fmt"
-	"github.com/aapagui/aapagui/bridge/internal/bridgetest"
 	"net/http/httptest"
 	"strings"
 	"testing"
@@ -13,6 +12,7 @@ import (
 	"github.com/aapagui/aapagui/aap"
 	"github.com/aapagui/aapagui/bridge/aap2agui"
 	"github.com/aapagui/aapagui/bridge/agui2aap"
+	"github.com/aapagui/aapagui/bridge/internal/bridgetest"
 	"github.com/aapagui/aapagui/demo"
 	"github.com/aapagui/aapagui/store"
 )

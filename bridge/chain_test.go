@@ -3,13 +3,13 @@ package bridge_test
 import (
 	"context"
 	"encoding/json"
-	"github.com/aapagui/aapagui/bridge/internal/bridgetest"
 	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/aapagui/aapagui/aap"
+	"github.com/aapagui/aapagui/bridge/internal/bridgetest"
 	"github.com/aapagui/aapagui/demo"
 )
 

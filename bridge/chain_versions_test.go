@@ -3,12 +3,12 @@ package bridge_test
 import (
 	"context"
 	"fmt"
-	"github.com/aapagui/aapagui/bridge/internal/bridgetest"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/aapagui/aapagui/aap"
+	"github.com/aapagui/aapagui/bridge/internal/bridgetest"
 	"github.com/aapagui/aapagui/demo"
 )
 

@@ -9,6 +9,8 @@ import (
 	"net/url"
 	"slices"
 
+	"github.com/ag-ui-protocol/ag-ui/sdks/community/go/pkg/core/types"
+
 	"github.com/aapagui/aapagui/aap"
 	"github.com/aapagui/aapagui/agui"
 	"github.com/aapagui/aapagui/bridge/internal/fault"
@@ -18,7 +20,6 @@ import (
 	"github.com/aapagui/aapagui/internal/redirect"
 	"github.com/aapagui/aapagui/internal/reqbody"
 	"github.com/aapagui/aapagui/store"
-	"github.com/ag-ui-protocol/ag-ui/sdks/community/go/pkg/core/types"
 )
 
 // agent is one agent the Server serves: what GET /meta says of it and how

@@ -2,7 +2,6 @@ package aap2agui_test
 
 import (
 	"fmt"
-	"github.com/aapagui/aapagui/bridge/internal/bridgetest"
 	"net/http"
 	"testing"
 
@@ -10,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/aapagui/aapagui/aap"
+	"github.com/aapagui/aapagui/bridge/internal/bridgetest"
 	"github.com/aapagui/aapagui/demo"
 )
 

@@ -3,7 +3,6 @@ package aap2agui_test
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/aapagui/aapagui/bridge/internal/bridgetest"
 	"net/http"
 	"sync/atomic"
 	"testing"
@@ -14,6 +13,7 @@ import (
 
 	"github.com/aapagui/aapagui/aap"
 	"github.com/aapagui/aapagui/bridge/aap2agui"
+	"github.com/aapagui/aapagui/bridge/internal/bridgetest"
 	"github.com/aapagui/aapagui/demo"
 	"github.com/aapagui/aapagui/internal/testkit/metricstest"
 )

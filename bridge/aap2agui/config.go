@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/url"
 	"strings"
 	"time"
 
@@ -12,7 +13,6 @@ import (
 	"github.com/aapagui/aapagui/internal/header"
 	"github.com/aapagui/aapagui/internal/redact"
 	"github.com/aapagui/aapagui/store"
-	"net/url"
 )
 
 // Serving are the options both bridges serve with (the upstream's client

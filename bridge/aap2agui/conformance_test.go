@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"github.com/aapagui/aapagui/bridge/internal/bridgetest"
 	"io"
 	"net/http"
 	"regexp"
@@ -12,9 +11,11 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/aapagui/aapagui/internal/testkit/txtartest"
 	"github.com/stretchr/testify/require"
 	"golang.org/x/tools/txtar"
+
+	"github.com/aapagui/aapagui/bridge/internal/bridgetest"
+	"github.com/aapagui/aapagui/internal/testkit/txtartest"
 )
 
 // TestConformance runs the HTTP-level cases of testdata/conformance: each

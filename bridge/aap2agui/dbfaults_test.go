@@ -3,7 +3,6 @@ package aap2agui_test
 import (
 	"context"
 	"fmt"
-	"github.com/aapagui/aapagui/bridge/internal/bridgetest"
 	"net/http"
 	"strings"
 	"sync"
@@ -16,6 +15,7 @@ import (
 
 	"github.com/aapagui/aapagui/aap"
 	"github.com/aapagui/aapagui/bridge/aap2agui"
+	"github.com/aapagui/aapagui/bridge/internal/bridgetest"
 	"github.com/aapagui/aapagui/internal/testkit/pgtest"
 	"github.com/aapagui/aapagui/store"
 	_ "github.com/aapagui/aapagui/store/postgres"

@@ -2,9 +2,9 @@ package aap2agui_test
 
 import (
 	"context"
-	"github.com/aapagui/aapagui/bridge/internal/bridgetest"
 	"testing"
 
+	"github.com/aapagui/aapagui/bridge/internal/bridgetest"
 	"github.com/aapagui/aapagui/store"
 )
 

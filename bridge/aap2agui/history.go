@@ -6,11 +6,12 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/rs/zerolog"
+
 	"github.com/aapagui/aapagui/aap"
 	"github.com/aapagui/aapagui/internal/ident"
 	"github.com/aapagui/aapagui/store"
 	"github.com/aapagui/aapagui/translate"
-	"github.com/rs/zerolog"
 )
 
 // What a run stores of itself as it goes: the messages that settle, a

@@ -6,6 +6,7 @@ import (
 
 	"github.com/ag-ui-protocol/ag-ui/sdks/community/go/pkg/core/events"
 	jsonpatch "github.com/evanphx/json-patch/v5"
+	"github.com/rs/zerolog"
 
 	"github.com/aapagui/aapagui/aap"
 	"github.com/aapagui/aapagui/agui"
@@ -13,7 +14,6 @@ import (
 	"github.com/aapagui/aapagui/internal/ident"
 	"github.com/aapagui/aapagui/store"
 	"github.com/aapagui/aapagui/translate"
-	"github.com/rs/zerolog"
 )
 
 // The events that change the session rather than the stream: state,

@@ -1,7 +1,6 @@
 package aap2agui_test
 
 import (
-	"github.com/aapagui/aapagui/bridge/internal/bridgetest"
 	"net/http"
 	"testing"
 
@@ -10,6 +9,7 @@ import (
 
 	"github.com/aapagui/aapagui/aap"
 	"github.com/aapagui/aapagui/bridge/aap2agui"
+	"github.com/aapagui/aapagui/bridge/internal/bridgetest"
 )
 
 // TestInterruptInsideOwnTool: a tool the agent runs on its own

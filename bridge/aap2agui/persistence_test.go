@@ -1,7 +1,6 @@
 package aap2agui_test
 
 import (
-	"github.com/aapagui/aapagui/bridge/internal/bridgetest"
 	"net/http"
 	"path/filepath"
 	"testing"
@@ -11,6 +10,7 @@ import (
 
 	"github.com/aapagui/aapagui/aap"
 	"github.com/aapagui/aapagui/bridge/aap2agui"
+	"github.com/aapagui/aapagui/bridge/internal/bridgetest"
 	"github.com/aapagui/aapagui/demo"
 	"github.com/aapagui/aapagui/store"
 	"github.com/aapagui/aapagui/store/sqlite"

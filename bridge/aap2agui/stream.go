@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"sync/atomic"
 	"time"
 
 	"github.com/ag-ui-protocol/ag-ui/sdks/community/go/pkg/core/events"
@@ -22,7 +23,6 @@ import (
 	"github.com/aapagui/aapagui/internal/sse"
 	"github.com/aapagui/aapagui/store"
 	"github.com/aapagui/aapagui/translate"
-	"sync/atomic"
 )
 
 // turnRun is one turn once the agent took its run: it reads the agent's

@@ -2,7 +2,6 @@ package agui2aap_test
 
 import (
 	"encoding/json"
-	"github.com/aapagui/aapagui/bridge/internal/bridgetest"
 	"strings"
 	"testing"
 
@@ -13,6 +12,7 @@ import (
 
 	"github.com/aapagui/aapagui/aap"
 	"github.com/aapagui/aapagui/bridge/agui2aap"
+	"github.com/aapagui/aapagui/bridge/internal/bridgetest"
 	"github.com/aapagui/aapagui/demo"
 	"github.com/aapagui/aapagui/internal/ident"
 )

@@ -2,7 +2,6 @@ package agui2aap_test
 
 import (
 	"encoding/json"
-	"github.com/aapagui/aapagui/bridge/internal/bridgetest"
 	"net/http"
 	"slices"
 	"testing"
@@ -13,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/aapagui/aapagui/bridge/agui2aap"
+	"github.com/aapagui/aapagui/bridge/internal/bridgetest"
 	"github.com/aapagui/aapagui/demo"
 )
 

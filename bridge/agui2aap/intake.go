@@ -4,10 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/aapagui/aapagui/internal/aside"
 	"net/http"
 	"strings"
 	"time"
+
+	"github.com/ag-ui-protocol/ag-ui/sdks/community/go/pkg/core/types"
+	"github.com/gin-gonic/gin"
 
 	"github.com/aapagui/aapagui/aap"
 	"github.com/aapagui/aapagui/agui"
@@ -16,11 +18,10 @@ import (
 	"github.com/aapagui/aapagui/bridge/internal/metrics"
 	"github.com/aapagui/aapagui/bridge/internal/ssestream"
 	"github.com/aapagui/aapagui/bridge/internal/turns"
+	"github.com/aapagui/aapagui/internal/aside"
 	"github.com/aapagui/aapagui/internal/ident"
 	"github.com/aapagui/aapagui/store"
 	"github.com/aapagui/aapagui/translate"
-	"github.com/ag-ui-protocol/ag-ui/sdks/community/go/pkg/core/types"
-	"github.com/gin-gonic/gin"
 )
 
 // A run's intake: the handler reads and checks the RunAgentInput, finds

@@ -2,11 +2,11 @@ package agui2aap
 
 import (
 	"context"
+	"encoding/json"
 	"iter"
 
 	"github.com/ag-ui-protocol/ag-ui/sdks/community/go/pkg/core/events"
 
-	"encoding/json"
 	"github.com/aapagui/aapagui/aap"
 	"github.com/aapagui/aapagui/agui"
 	"github.com/aapagui/aapagui/bridge/internal/fault"

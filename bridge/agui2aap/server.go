@@ -6,14 +6,14 @@ import (
 	"net/http"
 	"strings"
 	"sync"
+	"time"
 
 	"golang.org/x/sync/singleflight"
+	"golang.org/x/time/rate"
 
 	"github.com/aapagui/aapagui/aap"
 	"github.com/aapagui/aapagui/bridge/internal/edge"
 	"github.com/aapagui/aapagui/bridge/internal/turns"
-	"golang.org/x/time/rate"
-	"time"
 )
 
 // Server is the agui2aap HTTP handler.

@@ -2,15 +2,16 @@ package agui2aap
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
 
-	"encoding/json"
-	"github.com/aapagui/aapagui/bridge/internal/fault"
-	"github.com/aapagui/aapagui/store"
 	"github.com/ag-ui-protocol/ag-ui/sdks/community/go/pkg/core/types"
 	"github.com/rs/zerolog"
+
+	"github.com/aapagui/aapagui/bridge/internal/fault"
+	"github.com/aapagui/aapagui/store"
 )
 
 // takeThread takes the thread's run lock. A thread a run holds is

@@ -2,12 +2,12 @@ package agui2aap
 
 import (
 	"context"
+	"errors"
 	"io"
 	"iter"
 	"net/http"
 	"time"
 
-	"errors"
 	"github.com/aapagui/aapagui/aap"
 	"github.com/aapagui/aapagui/bridge/internal/metrics"
 	"github.com/aapagui/aapagui/bridge/internal/ssestream"

@@ -1,18 +1,18 @@
 package agui2aap
 
 import (
+	"context"
+	"fmt"
 	"math"
 	"net/http"
 	"time"
 
+	"github.com/gin-gonic/gin"
 	"golang.org/x/time/rate"
 
-	"context"
-	"fmt"
 	"github.com/aapagui/aapagui/aap"
 	"github.com/aapagui/aapagui/bridge/internal/edge"
 	"github.com/aapagui/aapagui/bridge/internal/fault"
-	"github.com/gin-gonic/gin"
 )
 
 // Under ForwardAuth without API keys the bridge holds no key to check a

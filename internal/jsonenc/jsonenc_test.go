@@ -7,8 +7,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/aapagui/aapagui/internal/jsonenc"
 	"github.com/stretchr/testify/require"
+
+	"github.com/aapagui/aapagui/internal/jsonenc"
 )
 
 // stdlib is encoding/json's encoding of s, its \ufffd escapes (Go 1.26's

@@ -11,10 +11,10 @@ import (
 	"sync"
 	"time"
 
-	"github.com/aapagui/aapagui/store"
-
 	// The pure-Go SQLite driver, registered as "sqlite".
 	_ "modernc.org/sqlite"
+
+	"github.com/aapagui/aapagui/store"
 )
 
 func init() { store.Register("sqlite", openSpec) }

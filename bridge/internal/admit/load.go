@@ -3,11 +3,11 @@ package admit
 import (
 	"context"
 	"errors"
-	"github.com/aapagui/aapagui/bridge/internal/fault"
 	"math"
 	"sync"
 	"time"
 
+	"github.com/aapagui/aapagui/bridge/internal/fault"
 	"github.com/aapagui/aapagui/bridge/internal/metrics"
 )
 

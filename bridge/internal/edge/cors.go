@@ -2,13 +2,14 @@ package edge
 
 import (
 	"fmt"
-	"github.com/aapagui/aapagui/bridge/internal/fault"
 	"net/http"
 	"net/url"
 	"slices"
 	"strings"
 
 	"github.com/gin-gonic/gin"
+
+	"github.com/aapagui/aapagui/bridge/internal/fault"
 )
 
 // corsHeaders are the request headers a page on an allowed origin may

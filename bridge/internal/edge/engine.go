@@ -1,11 +1,12 @@
 package edge
 
 import (
-	"github.com/aapagui/aapagui/bridge/internal/fault"
 	"net/http"
 
 	"github.com/gin-gonic/gin"
 	"github.com/rs/zerolog"
+
+	"github.com/aapagui/aapagui/bridge/internal/fault"
 )
 
 func init() { gin.SetMode(gin.ReleaseMode) }

@@ -1,7 +1,6 @@
 package edge
 
 import (
-	"github.com/aapagui/aapagui/bridge/internal/fault"
 	"io"
 	"mime"
 	"net"
@@ -10,6 +9,8 @@ import (
 	"time"
 
 	"github.com/gin-gonic/gin"
+
+	"github.com/aapagui/aapagui/bridge/internal/fault"
 )
 
 // JSONBody answers 415 to a request that carries a body not declared as

@@ -3,10 +3,11 @@ package edge
 import (
 	"context"
 	"errors"
-	"github.com/aapagui/aapagui/bridge/internal/fault"
 
 	"github.com/gin-gonic/gin"
 	"github.com/rs/zerolog"
+
+	"github.com/aapagui/aapagui/bridge/internal/fault"
 )
 
 // StatusClientClosedRequest is the status recorded for a request whose

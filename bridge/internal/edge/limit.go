@@ -3,9 +3,9 @@ package edge
 import (
 	"errors"
 	"fmt"
-	"github.com/aapagui/aapagui/bridge/internal/fault"
 	"time"
 
+	"github.com/aapagui/aapagui/bridge/internal/fault"
 	"github.com/aapagui/aapagui/internal/limit"
 )
 

@@ -2,13 +2,14 @@ package edge
 
 import (
 	"context"
-	"github.com/aapagui/aapagui/bridge/internal/fault"
-	"github.com/gin-gonic/gin"
 	"net/http"
 	"sync"
 	"time"
 
+	"github.com/gin-gonic/gin"
 	"golang.org/x/sync/singleflight"
+
+	"github.com/aapagui/aapagui/bridge/internal/fault"
 )
 
 // ReadyTTL is how long a readiness check's result answers GET /readyz:

@@ -2,7 +2,6 @@ package edge
 
 import (
 	"bytes"
-	"github.com/aapagui/aapagui/bridge/internal/fault"
 	"net/http"
 	"strconv"
 	"time"
@@ -12,6 +11,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/aapagui/aapagui/aap"
+	"github.com/aapagui/aapagui/bridge/internal/fault"
 	"github.com/aapagui/aapagui/internal/jsonenc"
 )
 

@@ -2,10 +2,11 @@ package edge
 
 import (
 	"errors"
-	"github.com/aapagui/aapagui/bridge/internal/fault"
-	"github.com/gin-gonic/gin"
 	"net/http"
 
+	"github.com/gin-gonic/gin"
+
+	"github.com/aapagui/aapagui/bridge/internal/fault"
 	"github.com/aapagui/aapagui/internal/userid"
 )
 

@@ -2,14 +2,14 @@ package ssestream
 
 import (
 	"context"
-	"github.com/aapagui/aapagui/bridge/internal/fault"
-	"github.com/aapagui/aapagui/internal/aside"
 	"io"
 	"net/http"
 	"sync"
 	"time"
 
+	"github.com/aapagui/aapagui/bridge/internal/fault"
 	"github.com/aapagui/aapagui/bridge/internal/runlog"
+	"github.com/aapagui/aapagui/internal/aside"
 )
 
 // Stream writes SSE frames to a client, coalescing them: frames are

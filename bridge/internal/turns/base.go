@@ -2,13 +2,13 @@ package turns
 
 import (
 	"errors"
-	"github.com/aapagui/aapagui/bridge/internal/admit"
-	"github.com/aapagui/aapagui/bridge/internal/edge"
 	"net/http"
 	"slices"
 
 	"github.com/gin-gonic/gin"
 
+	"github.com/aapagui/aapagui/bridge/internal/admit"
+	"github.com/aapagui/aapagui/bridge/internal/edge"
 	"github.com/aapagui/aapagui/bridge/internal/metrics"
 	"github.com/aapagui/aapagui/internal/apikey"
 	"github.com/aapagui/aapagui/internal/limit"

@@ -3,14 +3,14 @@ package turns
 import (
 	"context"
 	"errors"
-	"github.com/aapagui/aapagui/bridge/internal/edge"
-	"github.com/aapagui/aapagui/bridge/internal/fault"
-	"github.com/aapagui/aapagui/bridge/internal/ssestream"
 	"time"
 
 	"github.com/gin-gonic/gin"
 
+	"github.com/aapagui/aapagui/bridge/internal/edge"
+	"github.com/aapagui/aapagui/bridge/internal/fault"
 	"github.com/aapagui/aapagui/bridge/internal/runlog"
+	"github.com/aapagui/aapagui/bridge/internal/ssestream"
 	"github.com/aapagui/aapagui/internal/ident"
 	"github.com/aapagui/aapagui/store"
 )

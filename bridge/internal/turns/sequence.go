@@ -4,12 +4,11 @@ import (
 	"context"
 	"errors"
 
-	"github.com/aapagui/aapagui/internal/aside"
-
 	"github.com/gin-gonic/gin"
 
 	"github.com/aapagui/aapagui/bridge/internal/edge"
 	"github.com/aapagui/aapagui/bridge/internal/fault"
+	"github.com/aapagui/aapagui/internal/aside"
 	"github.com/aapagui/aapagui/store"
 )
 

@@ -2,15 +2,15 @@ package turns
 
 import (
 	"fmt"
-	"github.com/aapagui/aapagui/bridge/internal/edge"
-	"github.com/aapagui/aapagui/bridge/internal/upstream"
 	"net/http"
 	"time"
 
 	"github.com/rs/zerolog"
 	"go.opentelemetry.io/otel/trace"
 
+	"github.com/aapagui/aapagui/bridge/internal/edge"
 	"github.com/aapagui/aapagui/bridge/internal/runlog"
+	"github.com/aapagui/aapagui/bridge/internal/upstream"
 	"github.com/aapagui/aapagui/internal/redirect"
 	"github.com/aapagui/aapagui/internal/userid"
 	"github.com/aapagui/aapagui/store"

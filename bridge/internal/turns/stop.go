@@ -3,10 +3,10 @@ package turns
 import (
 	"context"
 	"errors"
-	"github.com/aapagui/aapagui/bridge/internal/fault"
 
 	"github.com/rs/zerolog"
 
+	"github.com/aapagui/aapagui/bridge/internal/fault"
 	"github.com/aapagui/aapagui/store"
 )
 

@@ -3,15 +3,15 @@ package turns
 import (
 	"context"
 	"errors"
-	"github.com/aapagui/aapagui/bridge/internal/fault"
-	"github.com/aapagui/aapagui/bridge/internal/ssestream"
 	"net/http"
 	"time"
 
 	"github.com/rs/zerolog"
 
+	"github.com/aapagui/aapagui/bridge/internal/fault"
 	"github.com/aapagui/aapagui/bridge/internal/metrics"
 	"github.com/aapagui/aapagui/bridge/internal/runlog"
+	"github.com/aapagui/aapagui/bridge/internal/ssestream"
 	"github.com/aapagui/aapagui/store"
 )
 

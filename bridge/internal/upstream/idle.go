@@ -2,11 +2,12 @@ package upstream
 
 import (
 	"context"
-	"github.com/aapagui/aapagui/bridge/internal/fault"
 	"io"
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/aapagui/aapagui/bridge/internal/fault"
 )
 
 // IdleTimeout returns body with an idle timer: when no event arrives for

@@ -4,12 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/aapagui/aapagui/bridge/internal/fault"
 	"io"
 	"net"
 	"net/http"
 	"time"
 
+	"github.com/aapagui/aapagui/bridge/internal/fault"
 	"github.com/aapagui/aapagui/internal/redirect"
 )
 
