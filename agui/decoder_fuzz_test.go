@@ -71,7 +71,8 @@ func TestDecoderPlain(t *testing.T) {
 // FuzzDecodeText checks that DecodeText reads every event as Decode does,
 // in one pass: a TEXT_MESSAGE_CONTENT it leaves unmade is one of that
 // message id and delta, whose delta bytes can be written into a JSON
-// string as they are; any other event, or error, is Decode's.
+// string as they are; an event it leaves to Decode (Deep) is one Decode
+// does not read by its fast path; any other event, or error, is Decode's.
 func FuzzDecodeText(f *testing.F) {
 	for data := range textContentCases {
 		f.Add([]byte(data))
@@ -84,8 +85,16 @@ func FuzzDecodeText(f *testing.F) {
 		got, id, delta, gotErr := d.DecodeText(data)
 		want, err := agui.DecodeEvent(data)
 		if got != nil || gotErr != nil {
+			require.False(t, d.Deep())
 			require.Equal(t, err, gotErr)
 			require.Equal(t, want, got)
+			return
+		}
+		if d.Deep() {
+			again, againErr := d.Decode(data)
+			require.Equal(t, err, againErr)
+			require.Equal(t, want, again)
+			require.False(t, d.Plain(), "an event of the fast path was left to Decode")
 			return
 		}
 		require.True(t, jsonenc.Plain(delta), "%q", delta)
@@ -98,21 +107,23 @@ func FuzzDecodeText(f *testing.F) {
 	})
 }
 
-// textContentCases are events and whether DecodeText leaves them unmade:
-// a TEXT_MESSAGE_CONTENT of the fast path whose id and delta need no
-// escape; anything else is made an event.
-var textContentCases = map[string]bool{
-	`{"type":"TEXT_MESSAGE_CONTENT","messageId":"m1","delta":"Hel"}`:               true,
-	`{"type":"TEXT_MESSAGE_CONTENT","messageId":"m1","delta":"é","timestamp":5}`:   true,
-	`{"type":"TEXT_MESSAGE_CONTENT","delta":"lo","messageId":"m1"}`:                true,
-	`{"type":"TEXT_MESSAGE_CONTENT","messageId":"m1","delta":"a\nb"}`:              false,
-	`{"type":"TEXT_MESSAGE_CONTENT","messageId":"m1","delta":"a` + "\u2028" + `"}`: false,
-	`{"type":"TEXT_MESSAGE_CONTENT","messageId":"m1","delta":""}`:                  true,
-	`{"type":"TEXT_MESSAGE_CONTENT","messageId":"m\u0031","delta":"a"}`:            false,
-	`{"type":"TEXT_MESSAGE_CONTENT","delta":"a"}`:                                  false,
-	`{"type": "TEXT_MESSAGE_CONTENT", "messageId": "m1", "delta": "a"}`:            true,
-	`{"type":"TEXT_MESSAGE_CONTENT","messageId":"m1","delta":"a","extra":1}`:       false,
-	`{"type":"TOOL_CALL_ARGS","toolCallId":"c","delta":"{"}`:                       false,
+// textContentCases are events and what DecodeText makes of them: a
+// TEXT_MESSAGE_CONTENT of the fast path whose id and delta need no escape
+// is left unmade ("text"), any other event of the fast path is made
+// ("event"), and one that takes encoding/json is left to Decode ("deep").
+var textContentCases = map[string]string{
+	`{"type":"TEXT_MESSAGE_CONTENT","messageId":"m1","delta":"Hel"}`:               "text",
+	`{"type":"TEXT_MESSAGE_CONTENT","messageId":"m1","delta":"é","timestamp":5}`:   "text",
+	`{"type":"TEXT_MESSAGE_CONTENT","delta":"lo","messageId":"m1"}`:                "text",
+	`{"type":"TEXT_MESSAGE_CONTENT","messageId":"m1","delta":"a\nb"}`:              "event",
+	`{"type":"TEXT_MESSAGE_CONTENT","messageId":"m1","delta":"a` + "\u2028" + `"}`: "event",
+	`{"type":"TEXT_MESSAGE_CONTENT","messageId":"m1","delta":""}`:                  "text",
+	`{"type":"TEXT_MESSAGE_CONTENT","messageId":"m\u0031","delta":"a"}`:            "event",
+	`{"type":"TEXT_MESSAGE_CONTENT","delta":"a"}`:                                  "event",
+	`{"type": "TEXT_MESSAGE_CONTENT", "messageId": "m1", "delta": "a"}`:            "text",
+	`{"type":"TEXT_MESSAGE_CONTENT","messageId":"m1","delta":"a","extra":1}`:       "deep",
+	`{"type":"TOOL_CALL_ARGS","toolCallId":"c","delta":"{"}`:                       "event",
+	`{"type":"RUN_STARTED","threadId":"t","runId":"r"}`:                            "deep",
 }
 
 func TestDecodeText(t *testing.T) {
@@ -120,7 +131,13 @@ func TestDecodeText(t *testing.T) {
 		var d agui.Decoder
 		ev, _, _, err := d.DecodeText([]byte(data))
 		require.NoError(t, err, data)
-		require.Equal(t, want, ev == nil, data)
+		got := "text"
+		if ev != nil {
+			got = "event"
+		} else if d.Deep() {
+			got = "deep"
+		}
+		require.Equal(t, want, got, data)
 	}
 	var d agui.Decoder
 	_, _, _, err := d.DecodeText([]byte(`{"type":"TEXT_MESSAGE_CONTENT","messageId":"m1","delta":"a"`))

@@ -86,6 +86,7 @@ type Decoder struct {
 	texts     slab.Text // the deltas with nothing to unescape
 	lastID    string
 	plain     bool // the last event was read by the fast path
+	deep      bool // DecodeText left the last event to Decode
 }
 
 // Decode decodes one event; see [DecodeEvent].
@@ -97,17 +98,27 @@ func (d *Decoder) Decode(data []byte) (events.Event, error) { return decodeEvent
 // subagent's run id or a usage report included.
 func (d *Decoder) Plain() bool { return d.plain }
 
-// DecodeText is Decode, in the same one pass over data, except for a
-// TEXT_MESSAGE_CONTENT that Decode reads by its fast path (Plain) with a
-// plain message id and delta (no escape, valid UTF-8, neither U+2028 nor
-// U+2029: bytes written into a JSON string as they are): ev is then nil,
-// and id and delta are the event's, delta a part of data, not copied. A
-// stream's deltas are most of it: the caller passes them on without an
-// event made of each (aap2agui, AGUIToAAP.AddTextDelta), and decodes one
-// it does not take with Decode.
+// DecodeText is Decode, in the same one pass over data, as far as the
+// decoder's own scanner reads an event, and no further:
+//
+//   - a TEXT_MESSAGE_CONTENT that Decode reads by its fast path (Plain)
+//     with a plain message id and delta (no escape, valid UTF-8, neither
+//     U+2028 nor U+2029: bytes written into a JSON string as they are) is
+//     not made an event: ev is nil, and id and delta are the event's,
+//     delta a part of data, not copied. A stream's deltas are most of it:
+//     the caller passes them on without an event made of each (aap2agui,
+//     AGUIToAAP.AddTextDelta), and decodes one it does not take with
+//     Decode;
+//   - any other event of the fast path is returned, as Decode returns it;
+//   - an event that takes encoding/json (a RUN_STARTED, a tool call's
+//     start, a STATE_SNAPSHOT, …) is left undecoded: ev is nil, Deep
+//     reports it, and Decode reads it. Its decoding goes as deep as its
+//     JSON: the caller may do it where a deep stack costs nothing.
+//
+// Malformed data is Decode's error.
 func (d *Decoder) DecodeText(data []byte) (ev events.Event, id string, delta []byte, err error) {
 	s := eventScan{data: data, dec: d}
-	d.plain = false
+	d.plain, d.deep = false, false
 	if !s.scan() {
 		return nil, "", nil, malformedEvent(s.typeSoFar(), data)
 	}
@@ -115,9 +126,17 @@ func (d *Decoder) DecodeText(data []byte) (ev events.Event, id string, delta []b
 		d.plain = true
 		return nil, id, delta, nil
 	}
-	ev, err = s.decode()
-	return ev, "", nil, err
+	if ev := s.fastEvent(); ev != nil {
+		d.plain = true
+		return ev, "", nil, nil
+	}
+	d.deep = true
+	return nil, "", nil, nil
 }
+
+// Deep reports whether DecodeText left the last event undecoded, for
+// Decode: it takes encoding/json.
+func (d *Decoder) Deep() bool { return d.deep }
 
 // plainText is the message id and delta of a TEXT_MESSAGE_CONTENT of the
 // fast path whose id and delta are plain (DecodeText); the id is the

@@ -2,12 +2,15 @@ package aap2agui
 
 import (
 	"bytes"
+	"context"
 	"strings"
 
 	"github.com/ag-ui-protocol/ag-ui/sdks/community/go/pkg/core/events"
 	"github.com/ag-ui-protocol/ag-ui/sdks/community/go/pkg/core/types"
 
 	"github.com/aapagui/aapagui/agui"
+	"github.com/aapagui/aapagui/bridge/internal/upstream"
+	"github.com/aapagui/aapagui/internal/ident"
 	"github.com/aapagui/aapagui/translate"
 )
 
@@ -155,4 +158,36 @@ func (r *firstRun) unread(e *events.RunFinishedEvent, msgID string) bool {
 		return !r.holds
 	}
 	return !r.answered
+}
+
+// followUp sends the run of the new message, once the first run was read
+// to its end (a framework may hold the thread until its stream ends, as
+// the LangGraph API server does). It returns that run's body, or nil and
+// the first run's RUN_FINISHED or RUN_ERROR (the event and its JSON) when
+// it could not be sent, which then ends the turn.
+func (r *turnRun) followUp(ctx context.Context) (*upstream.IdleBody, events.Event, []byte) {
+	f := r.follow
+	run := messageRun(f.run, f.first.unresulted(f.movedOn))
+	run.RunID = ident.Random("run-")
+	log := r.log.With().Str("thread_id", run.ThreadID).Str("run_id", run.RunID).Logger()
+	body, err := r.agent.post(ctx, run, f.calls)
+	if err != nil {
+		log.Warn().Err(err).Msg("the run carrying the user message could not be sent: the turn ends with the run that cancelled the interrupts")
+		ev, finished := f.finishedE, f.finished
+		f.finished, f.finishedE, f.second = nil, nil, true
+		return nil, ev, finished
+	}
+	if e, ok := f.finishedE.(*events.RunErrorEvent); ok && f.refused {
+		code := ""
+		if e.Code != nil {
+			code = *e.Code
+		}
+		log.Warn().Str("session", r.sess.ID).Str("agent_code", code).Str("agent_message", e.Message).
+			Msg("the agent refused, before any output, the run that cancelled its interrupts beside the user message: the message follows in a run of its own, the calls it held closed in its history")
+	} else {
+		log.Info().Msg("the agent ended the run that cancelled the interrupts without reading the user message: a run carrying the message follows in the same turn")
+	}
+	f.usage = agui.Usage(f.finished)
+	f.finished, f.finishedE, f.second, f.skipStart = nil, nil, true, true
+	return body, nil, nil
 }

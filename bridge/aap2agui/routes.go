@@ -56,7 +56,7 @@ func (s *Server) route(e *gin.Engine, m Mount) (err error) {
 		}
 	}()
 	g := e.Group(strings.TrimSuffix(m.Path, "/"))
-	auth, id, place := s.handle(s.authUser), s.handle(checkSessionID), s.handle(s.turnPlace)
+	auth, id, place := s.handle(s.authUser), s.handle(checkSessionID), s.handleHere(s.turnPlace)
 	if s.cfg.PublicMeta {
 		g.GET("/meta", s.meta(m.Version))
 	} else {
@@ -68,17 +68,17 @@ func (s *Server) route(e *gin.Engine, m Mount) (err error) {
 		g.GET("/sessions/:id", auth, id, s.handle(s.getSession(m.Version)))
 		g.DELETE("/sessions/:id", auth, id, s.handle(s.deleteSession))
 		g.GET("/sessions/:id/history", auth, id, s.handle(s.history))
-		g.POST("/sessions/:id/turns", auth, id, place, edge.JSONBody, s.handle(s.turnV3))
-		g.GET("/sessions/:id/turn", auth, id, s.handle(s.rejoin))
+		g.POST("/sessions/:id/turns", auth, id, place, edge.JSONBody, s.handleHere(s.turnV3))
+		g.GET("/sessions/:id/turn", auth, id, s.handleHere(s.rejoin))
 		g.DELETE("/sessions/:id/turn", auth, id, s.handle(s.stopTurn))
 		return nil
 	}
 	// Versions 1 and 2: singular routes, PUT /session runs the first turn.
 	g.GET("/sessions", auth, s.handle(s.listSessions(m.Version)))
-	g.PUT("/session", auth, place, edge.JSONBody, s.handle(s.putSession))
+	g.PUT("/session", auth, place, edge.JSONBody, s.handleHere(s.putSession))
 	g.GET("/session/:id", auth, id, s.handle(s.getSession(m.Version)))
 	g.DELETE("/session/:id", auth, id, s.handle(s.deleteSession))
-	g.POST("/session/:id", auth, id, place, edge.JSONBody, s.handle(s.turnV1))
+	g.POST("/session/:id", auth, id, place, edge.JSONBody, s.handleHere(s.turnV1))
 	if m.Version == aap.Version2 {
 		g.GET("/session/:id/history", auth, id, s.handle(s.history))
 	}

@@ -19,6 +19,7 @@ import (
 	"github.com/aapagui/aapagui/bridge/internal/fault"
 	"github.com/aapagui/aapagui/bridge/internal/tracing"
 	"github.com/aapagui/aapagui/bridge/internal/turns"
+	"github.com/aapagui/aapagui/internal/aside"
 	"github.com/aapagui/aapagui/internal/cursor"
 	"github.com/aapagui/aapagui/internal/ident"
 	"github.com/aapagui/aapagui/store"
@@ -341,8 +342,19 @@ func (s *Server) historyOf(c *gin.Context, sess *store.Session, ht aap.HistoryTy
 }
 
 // handle adapts a handler that returns its error to gin: the error is
-// answered by fail.
+// answered by fail. The handler and its answer run aside (see
+// internal/aside): a stream later served on the same connection (a
+// client's POST /sessions, then its turn) keeps the small stack it needs
+// instead of the one decoding and storing a session grew.
 func (s *Server) handle(h func(c *gin.Context) error) gin.HandlerFunc {
+	here := s.handleHere(h)
+	return func(c *gin.Context) { _ = aside.Do(func() error { here(c); return nil }) }
+}
+
+// handleHere is handle on the connection's goroutine, for a handler that
+// streams or goes on down the chain: its deep steps run aside on their own
+// (turns.Base.Run).
+func (s *Server) handleHere(h func(c *gin.Context) error) gin.HandlerFunc {
 	return func(c *gin.Context) {
 		if err := h(c); err != nil {
 			s.fail(c, err)

@@ -19,7 +19,7 @@ import (
 	"github.com/aapagui/aapagui/bridge/internal/metrics"
 	"github.com/aapagui/aapagui/bridge/internal/turns"
 	"github.com/aapagui/aapagui/bridge/internal/upstream"
-	"github.com/aapagui/aapagui/internal/ident"
+	"github.com/aapagui/aapagui/internal/aside"
 	"github.com/aapagui/aapagui/internal/sse"
 	"github.com/aapagui/aapagui/store"
 	"github.com/aapagui/aapagui/translate"
@@ -130,7 +130,11 @@ func (r *turnRun) readRun(ctx context.Context, body *upstream.IdleBody) (failure
 }
 
 // readFrame takes one frame of the agent's stream (data, or the error
-// that ended it: readErr): done reports the run's end.
+// that ended it: readErr): done reports the run's end. A delta is taken on
+// the stream's goroutine; an event that takes encoding/json (decodeFast)
+// is decoded and taken aside (internal/aside), as is every event of a run
+// that may be followed by another: the goroutine that waits on the stream
+// for as long as it is open keeps the stack a delta needs.
 func (r *turnRun) readFrame(ctx context.Context, body *upstream.IdleBody, dec *agui.Decoder, data []byte, readErr error) (done bool, failure, unsaved error) {
 	if r.saving != nil { // the first event only
 		if err := r.awaitSave(ctx); err != nil {
@@ -144,21 +148,51 @@ func (r *turnRun) readFrame(ctx context.Context, body *upstream.IdleBody, dec *a
 	if r.follow.holding() {
 		return false, nil, nil // the rest of a run that did not read the message
 	}
-	ev, err := r.decode(ctx, dec, data)
-	if err != nil {
-		return false, fmt.Errorf("%w: %w", fault.ErrBadEvent, err), nil
+	if r.follow == nil {
+		ev, err := r.decodeFast(ctx, dec, data)
+		if err != nil {
+			return false, fmt.Errorf("%w: %w", fault.ErrBadEvent, err), nil
+		}
+		if ev != nil {
+			done, failure = r.takeEvent(ctx, ev, nil) // (Plain: nothing beyond ev in data)
+			return done, failure, nil
+		}
+		if !dec.Deep() {
+			return false, nil, nil // a plain text delta, written
+		}
 	}
-	if ev == nil {
-		return false, nil, nil // a plain text delta, written
+	_ = aside.Do(func() error { done, failure = r.decodeAndTake(ctx, dec, data); return nil })
+	return done, failure, nil
+}
+
+// decodeFast reads one event of the agent's, data, as far as the decoder's
+// scanner goes (agui.Decoder.DecodeText): a plain text delta the
+// translator takes is written at once (textDelta), and ev is nil; another
+// event of the scanner's is returned for takeEvent; one that takes
+// encoding/json is left for decodeAndTake (ev nil, dec.Deep).
+func (r *turnRun) decodeFast(ctx context.Context, dec *agui.Decoder, data []byte) (events.Event, error) {
+	ev, id, delta, err := dec.DecodeText(data)
+	if err != nil || ev != nil || dec.Deep() || r.textDelta(ctx, id, delta) {
+		return ev, err
+	}
+	return dec.Decode(data) // a delta the translator's general path takes (a message's first): decoded again
+}
+
+// decodeAndTake decodes one event of the agent's, data, with encoding/json
+// where it needs to, and takes it (takeEvent), unless it belongs to a run
+// that did not read the turn's message (followUp).
+func (r *turnRun) decodeAndTake(ctx context.Context, dec *agui.Decoder, data []byte) (done bool, failure error) {
+	ev, err := dec.Decode(data)
+	if err != nil {
+		return false, fmt.Errorf("%w: %w", fault.ErrBadEvent, err)
 	}
 	if r.follow != nil && !r.follow.pass(ev, data) {
-		return false, nil, nil
+		return false, nil
 	}
 	if dec.Plain() {
 		data = nil // nothing beyond ev in it: nobody need look
 	}
-	done, err = r.takeEvent(ctx, ev, data)
-	return done, err, nil
+	return r.takeEvent(ctx, ev, data)
 }
 
 // source is what readRun reads body through. Before each read of the
@@ -196,21 +230,6 @@ func (r *turnRun) takeEvent(ctx context.Context, ev events.Event, data []byte) (
 	}
 	r.write(ctx, evs)
 	return r.tr.Done(), nil
-}
-
-// decode reads one event of the agent's, data: a plain text delta the
-// translator takes is written at once (textDelta), and ev is nil; any
-// other event is returned for takeEvent. A run that may be followed by
-// another is read event by event.
-func (r *turnRun) decode(ctx context.Context, dec *agui.Decoder, data []byte) (events.Event, error) {
-	if r.follow != nil {
-		return dec.Decode(data)
-	}
-	ev, id, delta, err := dec.DecodeText(data)
-	if err != nil || ev != nil || r.textDelta(ctx, id, delta) {
-		return ev, err
-	}
-	return dec.Decode(data) // a delta the translator's general path takes (a message's first): decoded again
 }
 
 // textDelta takes a TEXT_MESSAGE_CONTENT that the decoder read as its
@@ -447,38 +466,6 @@ func (r *turnRun) kept(err error) error {
 		r.env.kept.keep(r.sess.ID, r.history.st)
 	}
 	return err
-}
-
-// followUp sends the run of the new message, once the first run was read
-// to its end (a framework may hold the thread until its stream ends, as
-// the LangGraph API server does). It returns that run's body, or nil and
-// the first run's RUN_FINISHED or RUN_ERROR (the event and its JSON) when
-// it could not be sent, which then ends the turn.
-func (r *turnRun) followUp(ctx context.Context) (*upstream.IdleBody, events.Event, []byte) {
-	f := r.follow
-	run := messageRun(f.run, f.first.unresulted(f.movedOn))
-	run.RunID = ident.Random("run-")
-	log := r.log.With().Str("thread_id", run.ThreadID).Str("run_id", run.RunID).Logger()
-	body, err := r.agent.post(ctx, run, f.calls)
-	if err != nil {
-		log.Warn().Err(err).Msg("the run carrying the user message could not be sent: the turn ends with the run that cancelled the interrupts")
-		ev, finished := f.finishedE, f.finished
-		f.finished, f.finishedE, f.second = nil, nil, true
-		return nil, ev, finished
-	}
-	if e, ok := f.finishedE.(*events.RunErrorEvent); ok && f.refused {
-		code := ""
-		if e.Code != nil {
-			code = *e.Code
-		}
-		log.Warn().Str("session", r.sess.ID).Str("agent_code", code).Str("agent_message", e.Message).
-			Msg("the agent refused, before any output, the run that cancelled its interrupts beside the user message: the message follows in a run of its own, the calls it held closed in its history")
-	} else {
-		log.Info().Msg("the agent ended the run that cancelled the interrupts without reading the user message: a run carrying the message follows in the same turn")
-	}
-	f.usage = agui.Usage(f.finished)
-	f.finished, f.finishedE, f.second, f.skipStart = nil, nil, true, true
-	return body, nil, nil
 }
 
 // turnEnv is what a turn uses of the server it runs on, handed down to it:
