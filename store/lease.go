@@ -271,6 +271,15 @@ func (l *Lease) loseLocked(cause error) {
 // holder took stops instead of running beside the new one. stop frees it.
 func (l *Lease) Bind(parent context.Context) (ctx context.Context, stop func()) {
 	ctx, cancel := context.WithCancelCause(parent)
+	l.CancelOnLoss(cancel)
+	return ctx, func() { cancel(context.Canceled) }
+}
+
+// CancelOnLoss is Bind for a context the caller already cancels: cancel
+// is called with ErrLeaseLost if the lease is lost (at once when it is),
+// and is kept until then or until the lease ends. A turn's own context
+// ends so without another context made for it.
+func (l *Lease) CancelOnLoss(cancel context.CancelCauseFunc) {
 	l.mu.Lock()
 	select {
 	case <-l.lost:
@@ -279,7 +288,6 @@ func (l *Lease) Bind(parent context.Context) (ctx context.Context, stop func()) 
 		l.binds = append(l.binds, cancel)
 	}
 	l.mu.Unlock()
-	return ctx, func() { cancel(context.Canceled) }
 }
 
 // renew is the heartbeat: it runs every TTL/3 on the timer's goroutine,

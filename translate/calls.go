@@ -39,7 +39,7 @@ type InterruptedCall struct {
 // tool messages, and the interrupts presented as calls of
 // InterruptToolName (their input is the interrupt).
 func PriorCallsOf(msgs []aap.Message) *PriorCalls {
-	p := &PriorCalls{Open: map[string]bool{}, Answered: map[string]bool{}, Interrupted: map[string]InterruptedCall{}}
+	p := new(PriorCalls) // (maps made for what they hold: most conversations have no open call)
 	var c Calls
 	for _, m := range msgs {
 		c.Read(m)
@@ -47,7 +47,7 @@ func PriorCallsOf(msgs []aap.Message) *PriorCalls {
 			for _, b := range am.Content.Blocks {
 				if tu, ok := b.(*aap.ToolUseBlock); ok && tu.Name == InterruptToolName {
 					if id, call, ok := CallFromInterrupt(tu.Input); ok {
-						p.Interrupted[id] = call
+						p.Interrupted = setKey(p.Interrupted, id, call)
 					}
 				}
 			}
@@ -55,11 +55,11 @@ func PriorCallsOf(msgs []aap.Message) *PriorCalls {
 	}
 	for id := range c.madeAt {
 		if c.Awaits(id) {
-			p.Open[id] = true
+			p.Open = setKey(p.Open, id, true)
 		}
 	}
 	for id := range c.answered {
-		p.Answered[id] = true
+		p.Answered = setKey(p.Answered, id, true)
 	}
 	for id := range p.Interrupted {
 		if p.Open[id] || p.Answered[id] {
@@ -288,4 +288,13 @@ func ResultPlaces(hist iter.Seq[aap.Message], results []aap.Message) (after []in
 		}
 	}
 	return after, n
+}
+
+// setKey sets m[k] to v, making m first when it is nil.
+func setKey[V any](m map[string]V, k string, v V) map[string]V {
+	if m == nil {
+		m = make(map[string]V)
+	}
+	m[k] = v
+	return m
 }

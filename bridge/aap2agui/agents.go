@@ -226,25 +226,14 @@ func (a *agent) post(ctx context.Context, in *types.RunAgentInput, calls map[str
 	if err != nil {
 		return nil, &upstreamError{fault.KindUpstream, "upstream_request", "could not encode the run for the agent", err}
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, a.cfg.Upstream, nil)
-	if err != nil {
-		return nil, &upstreamError{fault.KindUpstream, "upstream_request", "could not build the request to the agent", err}
-	}
-	// The run holds the whole conversation: its bytes go once the answer
-	// has begun, not when the stream ends.
-	rb := reqbody.Set(req, data)
-	for k, vs := range a.cfg.UpstreamHeader {
-		for _, v := range vs {
-			req.Header.Add(k, v)
-		}
-	}
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "text/event-stream")
-
 	// The wait for response headers only is bounded: the stream itself
 	// may run for as long as the agent takes.
 	body, err := upstream.Dial(ctx, a.cfg.ConnectTimeout, a.cfg.IdleTimeout, func(ctx context.Context) (io.ReadCloser, error) {
-		resp, err := a.client.Do(req.WithContext(ctx))
+		req, rb, err := a.request(ctx, data)
+		if err != nil {
+			return nil, err
+		}
+		resp, err := a.client.Do(req)
 		rb.Release()
 		if err != nil {
 			// A refused redirect without the URL it pointed to in full; any other
@@ -265,6 +254,26 @@ func (a *agent) post(ctx context.Context, in *types.RunAgentInput, calls map[str
 	}
 	f := upstream.Failure(err, "the agent", a.cfg.ConnectTimeout)
 	return nil, &upstreamError{f.Kind, f.Code, f.Message, err}
+}
+
+// request is the POST of a run's JSON, data, to the agent, made with ctx
+// (the request is made once, with the context of the call).
+func (a *agent) request(ctx context.Context, data []byte) (*http.Request, *reqbody.Body, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, a.cfg.Upstream, nil)
+	if err != nil {
+		return nil, nil, &upstreamError{fault.KindUpstream, "upstream_request", "could not build the request to the agent", err}
+	}
+	// The run holds the whole conversation: its bytes go once the answer
+	// has begun, not when the stream ends.
+	rb := reqbody.Set(req, data)
+	for k, vs := range a.cfg.UpstreamHeader {
+		for _, v := range vs {
+			req.Header.Add(k, v)
+		}
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "text/event-stream")
+	return req, rb, nil
 }
 
 // redactedValue stands for the value of a secret option, in a session

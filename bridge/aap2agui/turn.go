@@ -218,8 +218,8 @@ func (t *sessionTurn) save(ctx context.Context) (<-chan error, error) {
 	if t.form.opening != nil {
 		return nil, st.SaveSession(ctx, sess, t.adm.added, "")
 	}
-	saved := make(chan error, 1)
-	go func() { saved <- st.SaveSession(ctx, sess, t.adm.added, "") }()
+	saved, added := make(chan error, 1), t.adm.added
+	go func() { saved <- st.SaveSession(ctx, sess, added, "") }()
 	return saved, nil
 }
 
@@ -246,6 +246,7 @@ func (t *sessionTurn) newRun(ctx context.Context, turn *turns.Turn) {
 	t.run.history = historyWriter{st: t.st, sessID: t.sess.ID, log: t.log, tr: tr,
 		own: entryIDs(added), perms: permissionsOf(t.req.Messages), movedOn: t.adm.movedOn, baseLen: len(hist) + len(added)}
 	t.run.obs = observer{log: t.log, sess: t.sess, agent: t.agent, tr: tr, met: t.env.met, history: &t.run.history, state: t.sess.State}
+	t.adm = nil // the run the agent took (its messages, its forwarded props) is not held while the stream is open
 }
 
 // recordRun makes the turn's stream recorded in the session's run log

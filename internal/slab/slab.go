@@ -4,9 +4,10 @@ const (
 	// Size is how many elements a slab holds.
 	Size = 32
 	// FirstSize is the size of a stream's first slab of each kind: a
-	// stream that stays idle after its first few events (most open
-	// streams) then holds a few small events, not Size of them.
-	FirstSize = 4
+	// stream that stays idle after its first event of a kind (most open
+	// streams: a message's first delta, then the wait for the next
+	// token) then holds that one event, not Size of them.
+	FirstSize = 1
 )
 
 // Next returns a pointer to a new element of *s, the zero value, taking

@@ -86,8 +86,10 @@ func (o ReadOptions) maxEventSize() int {
 // exactly like one with a single empty `data:` line, skipping both. Neither
 // occurs in AAP or AG-UI, whose data is always JSON.
 //
-// Read does not allocate per event: it reads into one buffer (1 KiB,
-// doubled while reads fill it, up to 64 KiB or what one line needs), copies
+// Read does not allocate per event: it reads into one buffer (256 bytes,
+// doubled while reads fill it, up to 64 KiB or what one line needs, and
+// back to 256 bytes once everything read is parsed and reads trickle
+// again: an open stream that waits holds little), copies
 // data into one reused buffer, and allocates Event.Name once per change of
 // name.
 func Read(r io.Reader, opts ReadOptions) iter.Seq2[Event, error] {
@@ -136,7 +138,7 @@ func (r *Reader) Next() (Event, error) {
 
 const (
 	byteOrderMark = "\xEF\xBB\xBF"
-	minBuffer     = 1 << 10
+	minBuffer     = 256
 	maxBuffer     = 64 << 10 // what reads grow the buffer to; longer lines grow it further
 )
 
@@ -156,6 +158,7 @@ type parser struct {
 	eof      bool
 	ioErr    error
 	empty    int  // consecutive reads that returned nothing
+	last     int  // what the last read returned
 	midEvent bool // a non-empty line since the last event boundary
 	size     int  // bytes of the current event so far, blank lines before it included
 
@@ -327,6 +330,11 @@ func (p *parser) fill() error {
 		copy(nb, p.buf[p.start:p.end])
 		p.buf = nb
 		p.shift(p.start)
+	case pending == 0 && len(p.buf) > minBuffer && p.last < len(p.buf)/4:
+		// Everything read is parsed, and the last read was a trickle: the
+		// buffer a burst grew goes back (the next burst grows one again).
+		p.buf = make([]byte, minBuffer)
+		p.shift(p.start)
 	case p.start > 0:
 		copy(p.buf, p.buf[p.start:p.end])
 		p.shift(p.start)
@@ -336,7 +344,7 @@ func (p *parser) fill() error {
 		p.ioErr = fmt.Errorf("invalid count %d from %T.Read", n, p.r)
 		return fmt.Errorf("sse: reading stream: %w", p.ioErr)
 	}
-	p.end += n
+	p.end, p.last = p.end+n, n
 	if p.end == len(p.buf) && len(p.buf) < maxBuffer && p.start == 0 && n > 0 && pending < n {
 		// Reads fill the buffer: a burst. Read bigger pieces next time.
 		nb := make([]byte, 2*len(p.buf))

@@ -2,6 +2,7 @@ package edge
 
 import (
 	"bytes"
+	"io"
 	"net/http"
 	"strconv"
 	"time"
@@ -118,13 +119,27 @@ func requestLogger(c *gin.Context, base *zerolog.Logger) *zerolog.Logger {
 		id = newRequestID()
 	}
 	c.Header("X-Request-Id", id)
-	lc := base.With().Str("request_id", id)
+	f := requestFields{id: id}
 	if sc := trace.SpanContextFromContext(c.Request.Context()); sc.IsValid() {
-		lc = lc.Str("trace_id", sc.TraceID().String())
+		f.trace = sc.TraceID().String()
 	}
-	l := lc.Logger()
+	// A hook, not a logger With the fields: With gives each logger a
+	// 500-byte buffer, which a streaming request would hold for as long
+	// as it is open.
+	l := base.Hook(f)
 	c.Set(loggerKey, &l)
 	return &l
+}
+
+// requestFields are what every line a request's logger writes carries:
+// its request id, and its trace id when it is traced.
+type requestFields struct{ id, trace string }
+
+func (f requestFields) Run(e *zerolog.Event, _ zerolog.Level, _ string) {
+	e.Str("request_id", f.id)
+	if f.trace != "" {
+		e.Str("trace_id", f.trace)
+	}
 }
 
 // logRequest writes the request's line once it is answered.
@@ -153,15 +168,21 @@ func BodyLimit(limit int64) gin.HandlerFunc {
 }
 
 // ReadBody reads a request's body whole. A body that says its length
-// (Content-Length) is read into one buffer of that size, up to
+// (Content-Length) is read into one buffer of that size exactly, up to
 // bodySizeHint: a 2 MB RunAgentInput read by doubling a buffer allocates
-// about twice its size. An error is BodyFailure's.
+// about twice its size, and what is decoded from the body may keep it for
+// as long as the run streams (agui.DecodeRunAgentInput). An error is
+// BodyFailure's.
 func ReadBody(r *http.Request) ([]byte, error) {
 	n := r.ContentLength
-	if n < 0 || n > bodySizeHint {
-		n = 0
+	if n > 0 && n <= bodySizeHint {
+		buf := make([]byte, n)
+		if _, err := io.ReadFull(r.Body, buf); err != nil {
+			return nil, fault.BodyFailure(err)
+		}
+		return buf, nil
 	}
-	buf := bytes.NewBuffer(make([]byte, 0, n+bytes.MinRead))
+	buf := bytes.NewBuffer(make([]byte, 0, bytes.MinRead))
 	if _, err := buf.ReadFrom(r.Body); err != nil {
 		return nil, fault.BodyFailure(err)
 	}

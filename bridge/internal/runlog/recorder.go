@@ -48,6 +48,9 @@ const (
 	// batch holds maxPending and a frame at most, unless a frame is
 	// larger (a whole message, in mode message).
 	maxSpare = 2 * maxPending
+	// quietBatch is the size under which a batch that leaves nothing
+	// pending lets the recorder's buffers go (drain).
+	quietBatch = 1 << 10
 	// finishWait bounds the wait for the last batch at the run's end.
 	finishWait = 10 * time.Second
 	// writeTimeout bounds one batch's write.
@@ -61,12 +64,13 @@ type Recorder struct {
 	st     store.RunLogStore
 	hub    *Hub
 	log    *zerolog.Logger
-	rl     store.RunLog
-	idLine []byte // the id line of the next frame: "id: <log>:<next>\n"
-	stage  []byte // the events added since the last Flush (appendEvent)
-	staged int    // how many
-	last   []byte // the frame added last, until Flush
-	hint   int    // how much it shared with the one before it
+	id     string
+	rl     *store.RunLog // until the log is created (create)
+	idLine []byte        // the id line of the next frame: "id: <log>:<next>\n"
+	stage  []byte        // the events added since the last Flush (appendEvent)
+	staged int           // how many
+	last   []byte        // the frame added last, until Flush
+	hint   int           // how much it shared with the one before it
 
 	mu       sync.Mutex
 	pending  []byte // events not handed to the store yet
@@ -77,11 +81,10 @@ type Recorder struct {
 	failed   bool // a write failed: the log stops where it was
 	room     *sync.Cond
 
-	writing  bool        // a drain goroutine is running
-	stored   bool        // the log is in the store (drain's own)
-	finalled bool        // the finished batch is stored
-	timer    *time.Timer // runs kick after linger, when armed
-	armed    bool
+	writing  bool // a drain goroutine is running
+	stored   bool // the log is in the store (drain's own)
+	finalled bool // the finished batch is stored
+	armed    bool // a timer runs kick after linger
 
 	done    chan struct{} // closed once the finished batch is stored, or the log failed
 	created chan struct{} // closed once the log is in the store (or could not be)
@@ -97,19 +100,19 @@ func (h *Hub) Start(st store.RunLogStore, log *zerolog.Logger, rl store.RunLog) 
 	_, _ = rand.Read(b[:])
 	rl.ID, rl.Started = base64.RawURLEncoding.EncodeToString(b[:]), time.Now().UTC()
 	r := &Recorder{
-		st: st, hub: h, log: log, rl: rl,
+		st: st, hub: h, log: log, id: rl.ID, rl: &rl,
 		first: 1,
 		done:  make(chan struct{}), created: make(chan struct{}), writing: true,
 	}
-	r.idLine = append(append([]byte("id: "), r.rl.ID...), ":1\n"...)
+	r.idLine = append(append([]byte("id: "), r.id...), ":1\n"...)
 	r.room = sync.NewCond(&r.mu)
-	h.running(r.rl.ID)
+	h.running(r.id)
 	go r.drain()
 	return r
 }
 
 // ID is the log's id.
-func (r *Recorder) ID() string { return r.rl.ID }
+func (r *Recorder) ID() string { return r.id }
 
 // AppendID appends the SSE id line of the next event to buf; Add records
 // the event and numbers the one after it, once its frame is written (a
@@ -178,10 +181,9 @@ func (r *Recorder) Flush() {
 	switch {
 	case full:
 		r.kick()
-	case arm && r.timer == nil:
-		r.timer = time.AfterFunc(r.hub.linger(), r.kick)
 	case arm:
-		r.timer.Reset(r.hub.linger())
+		// A timer each time, not one kept: an idle run holds none.
+		time.AfterFunc(r.hub.linger(), r.kick)
 	}
 }
 
@@ -224,7 +226,7 @@ func (r *Recorder) Finish() {
 	select {
 	case <-r.done:
 	case <-time.After(finishWait):
-		r.log.Warn().Str("run_log", r.rl.ID).Msg("run log: its last batch is not stored yet; the run's followers may stop short of its end")
+		r.log.Warn().Str("run_log", r.id).Msg("run log: its last batch is not stored yet; the run's followers may stop short of its end")
 	}
 }
 
@@ -254,6 +256,13 @@ func (r *Recorder) drain() {
 		finished := r.finished
 		if b.Count == 0 && !finished {
 			r.writing = false
+			if len(written) < quietBatch {
+				// Nothing more for now, and the last batch was small
+				// (a run that trickles, or has gone quiet): the buffers
+				// go, so that a waiting run holds none. A run that
+				// writes large batches keeps them for the next.
+				r.pending, r.spare = nil, nil
+			}
 			r.mu.Unlock()
 			return
 		}
@@ -265,12 +274,12 @@ func (r *Recorder) drain() {
 			return
 		}
 		written = b.Frames
-		r.hub.notify(r.rl.ID)
+		r.hub.notify(r.id)
 		if finished {
 			r.mu.Lock()
 			r.finalled, r.writing = true, false
 			r.mu.Unlock()
-			r.hub.stopped(r.rl.ID)
+			r.hub.stopped(r.id)
 			close(r.done)
 			return
 		}
@@ -283,25 +292,26 @@ func (r *Recorder) create() error {
 	ctx, cancel := context.WithTimeout(context.Background(), writeTimeout)
 	defer cancel()
 	rl := r.rl
-	return r.st.StartRunLog(ctx, &rl)
+	r.rl = nil // what only the store needs (the run's input, say) is not held while the run is open
+	return r.st.StartRunLog(ctx, rl)
 }
 
 // write stores one batch.
 func (r *Recorder) write(b store.RunLogBatch, finished bool) error {
 	ctx, cancel := context.WithTimeout(store.Progress(context.Background()), writeTimeout)
 	defer cancel()
-	return r.st.AppendRunLog(ctx, r.rl.ID, b, finished)
+	return r.st.AppendRunLog(ctx, r.id, b, finished)
 }
 
 // fail stops the log where it is: the run goes on, unrecorded, and holds
 // nothing more for it.
 func (r *Recorder) fail(err error) {
-	r.log.Error().Err(err).Str("run_log", r.rl.ID).Msg("run log: it could not be stored; the run goes on unrecorded from here")
+	r.log.Error().Err(err).Str("run_log", r.id).Msg("run log: it could not be stored; the run goes on unrecorded from here")
 	r.mu.Lock()
 	r.failed, r.pending, r.spare, r.writing = true, nil, nil, false
 	r.room.Broadcast()
 	r.mu.Unlock()
-	r.hub.stopped(r.rl.ID)
+	r.hub.stopped(r.id)
 	close(r.done)
 }
 

@@ -66,8 +66,8 @@ var ErrEndedInBand = errors.New("the turn ended in-band; nothing of it is to be 
 // The start's store work (the lock and the reads) is bounded by
 // StartTimeout: past it the turn is refused, 503 store_busy, before
 // anything of it ran; a process too busy to take it is refused first,
-// 503 overloaded (admit.Load). While the turn runs, the request carries
-// the turn's context; an error returned is answered on the request's own
+// 503 overloaded (admit.Load). The turn's steps get the turn's context;
+// the request keeps its own, on which an error returned is answered
 // (edge.ClientLeft asks it whether the client went away).
 func (b *Base) Run(c *gin.Context, line TurnEnd, p Protocol) error {
 	ctx, log := c.Request.Context(), edge.Logger(c)
@@ -81,9 +81,6 @@ func (b *Base) Run(c *gin.Context, line TurnEnd, p Protocol) error {
 	}
 	ctx, t := b.serving.BeginTurn(ctx, lease, log, line)
 	defer t.Release()
-	outer := c.Request
-	c.Request = c.Request.WithContext(ctx)
-	defer func() { c.Request = outer }()
 	// The steps before the stream and the last write go deep (the store,
 	// the upstream call): they run aside, so that the goroutine that
 	// waits on the stream stays small (internal/aside).

@@ -57,9 +57,9 @@ func (s *Serving) BeginTurn(ctx context.Context, lease *store.Lease, log *zerolo
 	if s.OnClientGone == ClientGoneFinish {
 		ctx = context.WithoutCancel(ctx) // the request's values (its trace) stay
 	}
-	ctx, unbind := lease.Bind(ctx)
 	ctx, end, stop := TurnContext(ctx, s.MaxTurnDuration)
-	return ctx, &Turn{Log: log, Line: line, Lease: lease, serving: s, end: end, stop: func() { stop(); unbind() }}
+	lease.CancelOnLoss(end)
+	return ctx, &Turn{Log: log, Line: line, Lease: lease, serving: s, end: end, stop: stop}
 }
 
 // Release closes the client's stream, ends the turn's context, frees its
