@@ -62,18 +62,14 @@ type LeaseOptions struct {
 // has run out by itself, so a release is never lost.
 type Lease struct {
 	holder  string
-	lock    func(ctx context.Context, ttl time.Duration) (bool, time.Duration, error)
-	renewf  func(ctx context.Context, ttl time.Duration) (bool, error) // the heartbeat's statement
-	unlock  func(ctx context.Context) error
+	calls   lockCalls // the lease's calls to its store
 	ttl     time.Duration
 	onErr   func(op string, err error)
 	onRenew func(lag time.Duration)
 
-	lost     chan struct{}
-	once     sync.Once
-	beatCtx  context.Context // ends when Release starts: a renewal in flight stops
-	stopBeat context.CancelFunc
-	beating  sync.WaitGroup // the renewal in flight, if any
+	lost    chan struct{} // made by Lost when asked for
+	once    sync.Once
+	beating sync.WaitGroup // the renewal in flight, if any
 
 	mu       sync.Mutex
 	timer    *time.Timer // the next renewal
@@ -82,7 +78,9 @@ type Lease struct {
 	gone     bool        // lost: another holder took the lock
 	lapsed   bool        // no renewal succeeded in time: the hold is unconfirmed until the next one
 	renewing bool        // a renewal is in flight
-	due      time.Time   // when the next renewal is due
+	// stopBeat cancels the renewal in flight, if any (Release stops it).
+	stopBeat context.CancelFunc
+	due      time.Time // when the next renewal is due
 	binds    []context.CancelCauseFunc
 	expires  time.Time // a lower bound of when the store lets the lease go
 }
@@ -96,37 +94,57 @@ func (l *Lease) margin() time.Duration { return l.ttl / 8 }
 // live lease holds is a *HeldError; a missing session is ErrNotFound.
 func TakeSession(ctx context.Context, s SessionLocker, id string, opts LeaseOptions) (*Lease, error) {
 	holder := newHolder()
-	return take(ctx, holder, opts, lockFuncs{
-		lock: func(ctx context.Context, ttl time.Duration) (bool, time.Duration, error) {
-			return s.Lock(ctx, id, holder, ttl)
-		},
-		renew: func(ctx context.Context, ttl time.Duration) (bool, error) {
-			return s.RenewLock(ctx, id, holder, ttl)
-		},
-		unlock: func(ctx context.Context) error { return s.Unlock(ctx, id, holder) }})
+	return take(ctx, holder, opts, &sessionLock{st: s, id: id, holder: holder})
 }
+
+// sessionLock is a session's turn lock (TakeSession).
+type sessionLock struct {
+	st         SessionLocker
+	id, holder string
+}
+
+func (c *sessionLock) lock(ctx context.Context, ttl time.Duration) (bool, time.Duration, error) {
+	return c.st.Lock(ctx, c.id, c.holder, ttl)
+}
+
+func (c *sessionLock) renew(ctx context.Context, ttl time.Duration) (bool, error) {
+	return c.st.RenewLock(ctx, c.id, c.holder, ttl)
+}
+
+func (c *sessionLock) unlock(ctx context.Context) error { return c.st.Unlock(ctx, c.id, c.holder) }
 
 // TakeThread takes the run lock of thread id of owner in s (the thread need
 // not exist yet). A lock that another live lease holds is a *HeldError.
 func TakeThread(ctx context.Context, s ThreadLocker, owner, id string, opts LeaseOptions) (*Lease, error) {
 	holder := newHolder()
-	return take(ctx, holder, opts, lockFuncs{
-		lock: func(ctx context.Context, ttl time.Duration) (bool, time.Duration, error) {
-			return s.LockThread(ctx, owner, id, holder, ttl)
-		},
-		renew: func(ctx context.Context, ttl time.Duration) (bool, error) {
-			return s.RenewThreadLock(ctx, owner, id, holder, ttl)
-		},
-		unlock: func(ctx context.Context) error { return s.UnlockThread(ctx, owner, id, holder) }})
+	return take(ctx, holder, opts, &threadLock{st: s, owner: owner, id: id, holder: holder})
 }
 
-// lockFuncs are a lease's calls to its store: lock takes the lock (and
+// threadLock is a thread's run lock (TakeThread).
+type threadLock struct {
+	st                ThreadLocker
+	owner, id, holder string
+}
+
+func (c *threadLock) lock(ctx context.Context, ttl time.Duration) (bool, time.Duration, error) {
+	return c.st.LockThread(ctx, c.owner, c.id, c.holder, ttl)
+}
+
+func (c *threadLock) renew(ctx context.Context, ttl time.Duration) (bool, error) {
+	return c.st.RenewThreadLock(ctx, c.owner, c.id, c.holder, ttl)
+}
+
+func (c *threadLock) unlock(ctx context.Context) error {
+	return c.st.UnlockThread(ctx, c.owner, c.id, c.holder)
+}
+
+// lockCalls are a lease's calls to its store: lock takes the lock (and
 // says how long another holder has left), renew is the heartbeat's,
-// unlock frees it.
-type lockFuncs struct {
-	lock   func(ctx context.Context, ttl time.Duration) (bool, time.Duration, error)
-	renew  func(ctx context.Context, ttl time.Duration) (bool, error)
-	unlock func(ctx context.Context) error
+// unlock frees it. One small value per lease rather than three closures.
+type lockCalls interface {
+	lock(ctx context.Context, ttl time.Duration) (bool, time.Duration, error)
+	renew(ctx context.Context, ttl time.Duration) (bool, error)
+	unlock(ctx context.Context) error
 }
 
 // TakeAndLoadSession takes the turn lock of owner's session id and reads
@@ -136,31 +154,40 @@ type lockFuncs struct {
 // not read, and hist is nil, when the caller holds it at version known.
 func TakeAndLoadSession(ctx context.Context, st SessionLocker, owner, id string, known int64, opts LeaseOptions) (*Lease, *Session, []Entry, error) {
 	holder := newHolder()
-	var (
-		sess  *Session
-		hist  []Entry
-		first = true // take calls lock once before it returns; renewals come later
-	)
-	l, err := take(ctx, holder, opts, lockFuncs{
-		lock: func(ctx context.Context, ttl time.Duration) (bool, time.Duration, error) {
-			if first {
-				first = false
-				var ok bool
-				var left time.Duration
-				var err error
-				sess, hist, ok, left, err = st.LockLoadSession(ctx, owner, id, holder, known, ttl)
-				return ok, left, err
-			}
-			return st.Lock(ctx, id, holder, ttl)
-		},
-		renew: func(ctx context.Context, ttl time.Duration) (bool, error) {
-			return st.RenewLock(ctx, id, holder, ttl)
-		},
-		unlock: func(ctx context.Context) error { return st.Unlock(ctx, id, holder) }})
+	c := &sessionLoadLock{sessionLock: sessionLock{st: st, id: id, holder: holder}, owner: owner, known: known}
+	l, err := take(ctx, holder, opts, c)
+	sess, hist := c.sess, c.hist
+	c.sess, c.hist, c.loaded = nil, nil, true // the lease keeps none of it
 	if err != nil {
 		return nil, nil, nil, err
 	}
 	return l, sess, hist, nil
+}
+
+// sessionLoadLock is a session's turn lock whose first taking reads the
+// session and its history under it (TakeAndLoadSession); it is a
+// sessionLock after that.
+type sessionLoadLock struct {
+	sessionLock
+	owner  string
+	known  int64
+	loaded bool // take called lock once before it returned; renewals come later
+	sess   *Session
+	hist   []Entry
+}
+
+func (c *sessionLoadLock) lock(ctx context.Context, ttl time.Duration) (bool, time.Duration, error) {
+	if c.loaded {
+		return c.sessionLock.lock(ctx, ttl)
+	}
+	c.loaded = true
+	var (
+		ok   bool
+		left time.Duration
+		err  error
+	)
+	c.sess, c.hist, ok, left, err = c.st.LockLoadSession(ctx, c.owner, c.id, c.holder, c.known, ttl)
+	return ok, left, err
 }
 
 func newHolder() string {
@@ -169,8 +196,8 @@ func newHolder() string {
 	return "lease-" + hex.EncodeToString(b[:])
 }
 
-func take(ctx context.Context, holder string, opts LeaseOptions, f lockFuncs) (*Lease, error) {
-	l := &Lease{holder: holder, lock: f.lock, renewf: f.renew, unlock: f.unlock, ttl: opts.TTL, onErr: opts.OnError, onRenew: opts.OnRenew, lost: make(chan struct{})}
+func take(ctx context.Context, holder string, opts LeaseOptions, calls lockCalls) (*Lease, error) {
+	l := &Lease{holder: holder, calls: calls, ttl: opts.TTL, onErr: opts.OnError, onRenew: opts.OnRenew}
 	if l.ttl <= 0 {
 		l.ttl = LeaseTTL
 	}
@@ -178,7 +205,7 @@ func take(ctx context.Context, holder string, opts LeaseOptions, f lockFuncs) (*
 		l.onErr = func(string, error) {}
 	}
 	start := time.Now()
-	ok, left, err := l.lock(ctx, l.ttl)
+	ok, left, err := l.calls.lock(ctx, l.ttl)
 	if err != nil {
 		return nil, err
 	}
@@ -186,7 +213,6 @@ func take(ctx context.Context, holder string, opts LeaseOptions, f lockFuncs) (*
 		return nil, &HeldError{Left: left}
 	}
 	l.expires = start.Add(l.ttl)
-	l.beatCtx, l.stopBeat = context.WithCancel(context.Background())
 	l.mu.Lock()
 	l.due = time.Now().Add(l.ttl / 3)
 	l.timer = time.AfterFunc(l.ttl/3, l.renew)
@@ -200,7 +226,17 @@ func take(ctx context.Context, holder string, opts LeaseOptions, f lockFuncs) (*
 // another turn took the lock meanwhile). A renewal that is late, even past
 // the TTL, keeps a lock nobody else took: the store renews a lock by its
 // holder, not by its time.
-func (l *Lease) Lost() <-chan struct{} { return l.lost }
+func (l *Lease) Lost() <-chan struct{} {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.lost == nil {
+		l.lost = make(chan struct{})
+		if l.gone {
+			close(l.lost)
+		}
+	}
+	return l.lost
+}
 
 // ErrLeaseLost is the cause of a Bind context's end when the lease was
 // lost.
@@ -257,7 +293,9 @@ func (l *Lease) loseLocked(cause error) {
 	}
 	l.gone = true
 	l.onErr("lost", cause)
-	close(l.lost)
+	if l.lost != nil {
+		close(l.lost)
+	}
 	for _, cancel := range l.binds {
 		cancel(cause)
 	}
@@ -281,10 +319,9 @@ func (l *Lease) Bind(parent context.Context) (ctx context.Context, stop func()) 
 // ends so without another context made for it.
 func (l *Lease) CancelOnLoss(cancel context.CancelCauseFunc) {
 	l.mu.Lock()
-	select {
-	case <-l.lost:
+	if l.gone {
 		cancel(ErrLeaseLost)
-	default:
+	} else {
 		l.binds = append(l.binds, cancel)
 	}
 	l.mu.Unlock()
@@ -301,16 +338,17 @@ func (l *Lease) renew() {
 	}
 	l.renewing = true
 	l.beating.Add(1) // under mu: Release waits for it, or it never starts
+	ctx, cancel := context.WithTimeout(context.Background(), l.ttl/3)
+	l.stopBeat = cancel
 	l.mu.Unlock()
 	defer l.beating.Done()
 
 	start := time.Now()
-	ctx, cancel := context.WithTimeout(l.beatCtx, l.ttl/3)
-	ok, err := l.renewf(ctx, l.ttl)
+	ok, err := l.calls.renew(ctx, l.ttl)
 	cancel()
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	l.renewing = false
+	l.renewing, l.stopBeat = false, nil
 	switch {
 	case l.stopped || l.gone:
 		return
@@ -422,7 +460,7 @@ func (l *Lease) writeRetrying(write func(holder string) error) error {
 		// (SaveThread, SaveSession with the holder), and a renewal, which
 		// only extends a lock still there, would take that for a lost
 		// lease. Taking it is right as long as no other holder has it.
-		ok, _, lerr := l.lock(ctx, l.ttl)
+		ok, _, lerr := l.calls.lock(ctx, l.ttl)
 		cancel()
 		switch {
 		case lerr != nil:
@@ -449,7 +487,7 @@ func (l *Lease) confirm() bool {
 		return true
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), l.ttl/3)
-	ok, err := l.renewf(ctx, l.ttl)
+	ok, err := l.calls.renew(ctx, l.ttl)
 	cancel()
 	if err != nil || ok {
 		return true
@@ -468,8 +506,10 @@ func (l *Lease) stop() (lost bool) {
 	l.timer.Stop()
 	l.doom.Stop()
 	lost = l.gone
+	if l.stopBeat != nil {
+		l.stopBeat() // the renewal in flight stops
+	}
 	l.mu.Unlock()
-	l.stopBeat()
 	l.beating.Wait()
 	return lost
 }
@@ -513,7 +553,7 @@ func (l *Lease) releaseLater(backoff time.Duration) {
 func (l *Lease) tryRelease() bool {
 	ctx, cancel := context.WithTimeout(context.Background(), l.ttl/2)
 	defer cancel()
-	if err := l.unlock(ctx); err != nil {
+	if err := l.calls.unlock(ctx); err != nil {
 		l.onErr("release", err)
 		return false
 	}

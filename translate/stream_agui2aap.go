@@ -55,13 +55,14 @@ type AGUIToAAP struct {
 	thinkingSlab []aap.ThinkingDelta
 	started      bool
 	done         bool
+	chunking     bool // a TOOL_CALL_CHUNK call may be open
+	incomplete   bool
 	stop         aap.StopReason
 
 	texts     []openText // open text messages (usually at most one)
 	thoughts  []openText // open reasoning messages
 	chunkText string     // id of the text message opened by TEXT_MESSAGE_CHUNK
 	chunkRsn  string     // id of the reasoning message opened by REASONING_MESSAGE_CHUNK
-	chunking  bool       // a TOOL_CALL_CHUNK call may be open
 	args      ArgsAccumulator
 
 	called     map[string]bool // tool calls completed in this run
@@ -82,7 +83,6 @@ type AGUIToAAP struct {
 	// being fed, as the agent sent them (see FeedJSON); nil when unknown.
 	rawInterrupts []json.RawMessage
 	runError      *events.RunErrorEvent
-	incomplete    bool
 	spill         TextSpill // Spill, in StreamDelta mode
 	agui10
 }

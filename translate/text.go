@@ -23,8 +23,10 @@ type TextSpill func(ref string, i int, part []byte) error
 // Bounds of a streamedText's chunks.
 const (
 	// textChunkFirst is the size of a message's first chunk: most
-	// messages are short.
-	textChunkFirst = 256
+	// messages are short, and an open stream that waits for its next
+	// token holds its message's chunk (a long one doubles its way up in
+	// a few steps).
+	textChunkFirst = 64
 	// textChunkMax is the size the chunks double to.
 	textChunkMax = 64 << 10
 	// textAlone is the length from which a delta is kept as the string

@@ -68,7 +68,7 @@ func (s *Server) authAs(c *gin.Context, user bool) error {
 	if err := edge.Allow(s.base.Limits, owner); err != nil {
 		return err
 	}
-	c.Set(edge.OwnerKey, owner)
+	edge.SetOwner(c, owner)
 	return nil
 }
 

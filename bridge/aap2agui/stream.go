@@ -40,7 +40,6 @@ type turnRun struct {
 	obs            observer      // what the agent's events change of the session (observe.go)
 	history        historyWriter // what the run has stored of itself (history.go)
 	follow         *followUp     // the run that may be followed by one of the new message (CancelRunAuto), else nil
-	movingOn       bool          // the turn's user message cancelled the open interrupts
 
 	ans    answer       // what the client gets (answer.go)
 	saving <-chan error // the save of the turn's own messages, until awaited
@@ -54,10 +53,12 @@ type turnRun struct {
 	// How the stream ended (ended), for the stop the client gets once the
 	// run is stored (acknowledge).
 	result  string         // the upstream's result
-	cut     bool           // cut short before the run's end
 	named   *aap.TurnError // what ended it, when the bridge knows
+	cut     bool           // cut short before the run's end
 	stopped bool           // stopped on request (DELETE of the run)
 	refused bool           // the agent refused the run outright
+
+	movingOn bool // the turn's user message cancelled the open interrupts
 }
 
 // stream reads the agent's events, writes the AAP response and stores
@@ -161,8 +162,16 @@ func (r *turnRun) readFrame(ctx context.Context, body *upstream.IdleBody, dec *a
 			return false, nil, nil // a plain text delta, written
 		}
 	}
-	_ = aside.Do(func() error { done, failure = r.decodeAndTake(ctx, dec, data); return nil })
+	done, failure = r.decodeAndTakeAside(ctx, dec, data)
 	return done, failure, nil
+}
+
+// decodeAndTakeAside is decodeAndTake on a goroutine of its own
+// (internal/aside). (A function of its own: a closure in readFrame would
+// move readFrame's results to the heap on every delta.)
+func (r *turnRun) decodeAndTakeAside(ctx context.Context, dec *agui.Decoder, data []byte) (done bool, failure error) {
+	_ = aside.Do(func() error { done, failure = r.decodeAndTake(ctx, dec, data); return nil })
+	return done, failure
 }
 
 // decodeFast reads one event of the agent's, data, as far as the decoder's

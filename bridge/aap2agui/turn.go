@@ -85,7 +85,7 @@ func (s *Server) takeBack(c *gin.Context, sess *store.Session) {
 type sessionTurn struct {
 	env   *turnEnv
 	log   *zerolog.Logger
-	start time.Time // the request's (metrics.RequestStart)
+	start time.Time // the request's (edge.Start)
 	owner string
 	id    string // the session's
 	req   *aap.PostSessionTurnRequest
@@ -112,7 +112,7 @@ type sessionTurn struct {
 // of the session, whatever happens to the stream.
 func (s *Server) runTurn(c *gin.Context, id string, req *aap.PostSessionTurnRequest, form answerForm) (started bool, err error) {
 	env := &turnEnv{cfg: &s.cfg, roster: s.roster.Load(), met: s.base.Metrics, kept: s.kept, streaming: &s.streaming}
-	t := &sessionTurn{env: env, log: edge.Logger(c), start: metrics.RequestStart(c), owner: edge.Owner(c), id: id, req: req, form: form, rw: c.Writer}
+	t := &sessionTurn{env: env, log: edge.Logger(c), start: edge.Start(c), owner: edge.Owner(c), id: id, req: req, form: form, rw: c.Writer}
 	err = s.base.Run(c, turns.TurnEnd{What: "turn", IDKey: "session", ID: id}, t)
 	if t.st != nil {
 		// The history the turn leaves is kept for the next (a turn that
@@ -246,7 +246,10 @@ func (t *sessionTurn) newRun(ctx context.Context, turn *turns.Turn) {
 	t.run.history = historyWriter{st: t.st, sessID: t.sess.ID, log: t.log, tr: tr,
 		own: entryIDs(added), perms: permissionsOf(t.req.Messages), movedOn: t.adm.movedOn, baseLen: len(hist) + len(added)}
 	t.run.obs = observer{log: t.log, sess: t.sess, agent: t.agent, tr: tr, met: t.env.met, history: &t.run.history, state: t.sess.State}
-	t.adm = nil // the run the agent took (its messages, its forwarded props) is not held while the stream is open
+	// What the run took over is not held twice while the stream is open:
+	// the run the agent took (its messages, its forwarded props) and the
+	// save of the turn's messages, which the run awaits.
+	t.adm, t.saving = nil, nil
 }
 
 // recordRun makes the turn's stream recorded in the session's run log

@@ -15,7 +15,6 @@ import (
 	"github.com/aapagui/aapagui/agui"
 	"github.com/aapagui/aapagui/bridge/internal/edge"
 	"github.com/aapagui/aapagui/bridge/internal/fault"
-	"github.com/aapagui/aapagui/bridge/internal/metrics"
 	"github.com/aapagui/aapagui/bridge/internal/ssestream"
 	"github.com/aapagui/aapagui/bridge/internal/turns"
 	"github.com/aapagui/aapagui/internal/aside"
@@ -67,7 +66,7 @@ func (s *Server) serveInput(c *gin.Context, in *types.RunAgentInput) error {
 	if isHydration(in) {
 		return s.hydrate(c, cl, info, in)
 	}
-	r := &runner{env: s.env(), rw: c.Writer, w: aguiWriter, start: metrics.RequestStart(c), cl: cl, version: version, in: in, info: info, log: log,
+	r := &runner{env: s.env(), rw: c.Writer, w: aguiWriter, start: edge.Start(c), cl: cl, version: version, in: in, info: info, log: log,
 		owner: edge.Owner(c), agentName: name}
 	r.openSession = r.openerFor(version)
 	if r.clientTools, r.fwd, err = runOptions(in); err != nil {

@@ -13,6 +13,7 @@ import (
 	"github.com/aapagui/aapagui/bridge/internal/metrics"
 	"github.com/aapagui/aapagui/bridge/internal/tracing"
 	"github.com/aapagui/aapagui/bridge/internal/turns"
+	"github.com/aapagui/aapagui/internal/aside"
 	"github.com/aapagui/aapagui/store"
 	"github.com/aapagui/aapagui/translate"
 )
@@ -179,7 +180,7 @@ func (r *runner) stream(ctx context.Context, evs iter.Seq2[aap.Event, error]) []
 		if next := r.policyTurn(ev); next != nil {
 			return next
 		}
-		r.feed(ev)
+		r.take(ev)
 		if r.a2g.Done() {
 			return nil
 		}
@@ -188,6 +189,27 @@ func (r *runner) stream(ctx context.Context, evs iter.Seq2[aap.Event, error]) []
 		r.release(ctx, &h)
 	}
 	return nil
+}
+
+// take translates and writes one event of the AAP server's (feed): a
+// delta on the stream's goroutine, any other event aside (a run's start
+// or end, a tool call: its encoding goes deeper), so that the goroutine
+// that waits on the stream for as long as it is open keeps the stack a
+// delta needs (internal/aside).
+func (r *runner) take(ev aap.Event) {
+	switch ev.(type) {
+	case *aap.TextDelta, *aap.ThinkingDelta:
+		r.feed(ev)
+	default:
+		r.feedAside(ev)
+	}
+}
+
+// feedAside is feed on a goroutine of its own (internal/aside). (A
+// function of its own: a closure in take would move its event to the heap
+// for every delta.)
+func (r *runner) feedAside(ev aap.Event) {
+	_ = aside.Do(func() error { r.feed(ev); return nil })
 }
 
 // grow counts what ev adds to the message the agent is building and

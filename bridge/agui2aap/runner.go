@@ -29,7 +29,7 @@ import (
 type runner struct {
 	env       runEnv
 	rw        http.ResponseWriter
-	start     time.Time // the request's (metrics.RequestStart)
+	start     time.Time // the request's (edge.Start)
 	cl        *aap.Client
 	version   int // the AAP server's protocol version
 	owner     string

@@ -116,7 +116,7 @@ func (s *Server) authAs(c *gin.Context, user bool) {
 		s.fail(c, err)
 		return
 	}
-	c.Set(edge.OwnerKey, owner)
+	edge.SetOwner(c, owner)
 }
 
 // owner is the caller of r (see auth), or why it may not call.

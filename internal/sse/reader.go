@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"io"
 	"iter"
+	"math/bits"
 	"strconv"
+	"sync"
 )
 
 // DefaultMaxEventSize is the event size limit [Read] applies when
@@ -86,10 +88,11 @@ func (o ReadOptions) maxEventSize() int {
 // exactly like one with a single empty `data:` line, skipping both. Neither
 // occurs in AAP or AG-UI, whose data is always JSON.
 //
-// Read does not allocate per event: it reads into one buffer (256 bytes,
-// doubled while reads fill it, up to 64 KiB or what one line needs, and
-// back to 256 bytes once everything read is parsed and reads trickle
-// again: an open stream that waits holds little), copies
+// Read does not allocate per event: it reads into one buffer of its own
+// (256 bytes) and, while reads fill it, into larger ones (doubling up to
+// 64 KiB, or what one line needs) taken from a pool the process's streams
+// share and given back once everything read is parsed: an open stream that
+// waits holds 256 bytes. It copies
 // data into one reused buffer, and allocates Event.Name once per change of
 // name.
 func Read(r io.Reader, opts ReadOptions) iter.Seq2[Event, error] {
@@ -147,7 +150,9 @@ type parser struct {
 	r     io.Reader
 	limit int
 
-	buf        []byte // buf[start:end] is read and not yet parsed
+	buf        []byte    // buf[start:end] is read and not yet parsed
+	own        []byte    // the parser's own buffer, minBuffer bytes
+	burst      *burstBuf // buf, when it is a larger one (use)
 	start, end int
 	// lf and cr cache where the next LF and CR are: at is its index in
 	// buf, or -1 when none is known; from is where the search resumes
@@ -158,7 +163,6 @@ type parser struct {
 	eof      bool
 	ioErr    error
 	empty    int  // consecutive reads that returned nothing
-	last     int  // what the last read returned
 	midEvent bool // a non-empty line since the last event boundary
 	size     int  // bytes of the current event so far, blank lines before it included
 
@@ -321,19 +325,20 @@ func (p *parser) fill() error {
 	}
 	switch {
 	case p.buf == nil:
-		p.buf = make([]byte, minBuffer)
+		p.own = make([]byte, minBuffer)
+		p.buf = p.own
 	case pending == len(p.buf):
 		// A line longer than the buffer: double it, up to what the limit
 		// allows (one byte past it, so that the limit check can fire).
 		n := min(2*len(p.buf), p.limit-p.size+1)
-		nb := make([]byte, max(n, len(p.buf)+1))
-		copy(nb, p.buf[p.start:p.end])
-		p.buf = nb
+		nb := takeBuf(max(n, len(p.buf)+1))
+		copy(nb.b, p.buf[p.start:p.end])
+		p.use(nb)
 		p.shift(p.start)
-	case pending == 0 && len(p.buf) > minBuffer && p.last < len(p.buf)/4:
-		// Everything read is parsed, and the last read was a trickle: the
-		// buffer a burst grew goes back (the next burst grows one again).
-		p.buf = make([]byte, minBuffer)
+	case pending == 0 && p.burst != nil:
+		// Everything read is parsed: the larger buffer goes back to the
+		// pool, and the stream waits on its own.
+		p.use(nil)
 		p.shift(p.start)
 	case p.start > 0:
 		copy(p.buf, p.buf[p.start:p.end])
@@ -344,12 +349,12 @@ func (p *parser) fill() error {
 		p.ioErr = fmt.Errorf("invalid count %d from %T.Read", n, p.r)
 		return fmt.Errorf("sse: reading stream: %w", p.ioErr)
 	}
-	p.end, p.last = p.end+n, n
+	p.end += n
 	if p.end == len(p.buf) && len(p.buf) < maxBuffer && p.start == 0 && n > 0 && pending < n {
 		// Reads fill the buffer: a burst. Read bigger pieces next time.
-		nb := make([]byte, 2*len(p.buf))
-		p.end = copy(nb, p.buf[:p.end])
-		p.buf = nb
+		nb := takeBuf(2 * len(p.buf))
+		p.end = copy(nb.b, p.buf[:p.end])
+		p.use(nb)
 	}
 	switch {
 	case err == io.EOF: // io.Reader returns io.EOF itself, never wrapped
@@ -370,6 +375,50 @@ func (p *parser) fill() error {
 		p.empty = 0
 	}
 	return nil
+}
+
+// burstBuf is a buffer larger than a parser's own: of a size
+// that is minBuffer doubled up to maxBuffer, it comes from and goes back to
+// burstPools; of another (a line longer than the last), it is let go.
+type burstBuf struct{ b []byte }
+
+// burstPools holds the burstBufs of each size minBuffer<<i, i from 1 to
+// 8 (maxBuffer).
+var burstPools [9]sync.Pool
+
+// poolIndex is the index in burstPools of buffers of n bytes, or 0 when
+// none holds them.
+func poolIndex(n int) int {
+	if n <= minBuffer || n > maxBuffer || n&(n-1) != 0 {
+		return 0
+	}
+	return bits.Len(uint(n/minBuffer)) - 1
+}
+
+// takeBuf returns a buffer of n bytes, from its pool when it has one.
+func takeBuf(n int) *burstBuf {
+	if i := poolIndex(n); i > 0 {
+		if b, ok := burstPools[i].Get().(*burstBuf); ok {
+			return b
+		}
+	}
+	return &burstBuf{b: make([]byte, n)}
+}
+
+// use makes b the parser's buffer (nil: its own), giving the larger one it
+// had back to its pool. The caller has copied what it needed of it.
+func (p *parser) use(b *burstBuf) {
+	if old := p.burst; old != nil {
+		if i := poolIndex(len(old.b)); i > 0 {
+			burstPools[i].Put(old)
+		}
+	}
+	p.burst = b
+	if b == nil {
+		p.buf = p.own
+		return
+	}
+	p.buf = b.b
 }
 
 // shift moves the buffered bytes back by off after a copy to the front.

@@ -90,14 +90,42 @@ func WriteJSON(w http.ResponseWriter, status int, v any) {
 
 // Logger returns the request's logger.
 func Logger(c *gin.Context) *zerolog.Logger {
-	if l, ok := c.Get(loggerKey); ok {
-		return l.(*zerolog.Logger)
+	if w := served(c); w != nil {
+		return &w.log
 	}
 	l := zerolog.Nop()
 	return &l
 }
 
-const loggerKey = "edge.logger"
+// Start is when the request arrived (RequestLog saw it; now if it did
+// not).
+func Start(c *gin.Context) time.Time {
+	if w := served(c); w != nil {
+		return w.start
+	}
+	return time.Now()
+}
+
+// servedWriter is the response writer of a request RequestLog serves,
+// holding what the bridge keeps of the request while it is served: its
+// logger, its owner (SetOwner) and when it arrived. They ride on the
+// writer rather than in gin's Keys, a map that a request would hold for
+// as long as its stream is open (some 300 bytes).
+type servedWriter struct {
+	gin.ResponseWriter
+	log   zerolog.Logger
+	owner string
+	start time.Time
+}
+
+// Unwrap gives http.ResponseController the writer underneath.
+func (w *servedWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+// served is c's servedWriter, or nil when RequestLog does not serve it.
+func served(c *gin.Context) *servedWriter {
+	w, _ := c.Writer.(*servedWriter)
+	return w
+}
 
 // RequestLog attaches a request-scoped logger (with a request id, and the
 // trace id when the request is traced) and logs one line per request when
@@ -105,15 +133,16 @@ const loggerKey = "edge.logger"
 // credentials cannot leak into logs.
 func RequestLog(base zerolog.Logger) gin.HandlerFunc {
 	return func(c *gin.Context) {
-		start := time.Now()
-		l := requestLogger(c, &base)
+		w := &servedWriter{ResponseWriter: c.Writer, start: time.Now()}
+		w.log = requestLogger(c, &base)
+		c.Writer = w
 		c.Next() // (what the route does runs below this frame: keep it small)
-		logRequest(c, l, start)
+		logRequest(c, &w.log, w.start)
 	}
 }
 
 // requestLogger gives the request its id and its logger.
-func requestLogger(c *gin.Context, base *zerolog.Logger) *zerolog.Logger {
+func requestLogger(c *gin.Context, base *zerolog.Logger) zerolog.Logger {
 	id := c.GetHeader("X-Request-Id")
 	if id == "" || len(id) > 64 {
 		id = newRequestID()
@@ -126,9 +155,7 @@ func requestLogger(c *gin.Context, base *zerolog.Logger) *zerolog.Logger {
 	// A hook, not a logger With the fields: With gives each logger a
 	// 500-byte buffer, which a streaming request would hold for as long
 	// as it is open.
-	l := base.Hook(f)
-	c.Set(loggerKey, &l)
-	return &l
+	return base.Hook(f)
 }
 
 // requestFields are what every line a request's logger writes carries:

@@ -36,10 +36,23 @@ func userFailure(users *userid.Users, err error) *fault.Failure {
 	return fault.Fail(fault.KindInvalid, "invalid_user", err.Error())
 }
 
-// OwnerKey is the key under which a bridge's authentication leaves the
-// request's owner (the key, or the key and its user: Scope) in its gin
-// context, for the handlers after it (Owner).
-const OwnerKey = "owner"
+// SetOwner is how a bridge's authentication leaves the request's owner
+// (the key, or the key and its user: Scope) for the handlers after it
+// (Owner).
+func SetOwner(c *gin.Context, owner string) {
+	if w := served(c); w != nil {
+		w.owner = owner
+		return
+	}
+	c.Set(ownerKey, owner) // (a request RequestLog does not serve)
+}
 
-// Owner is the request's owner, as its authentication left it (OwnerKey).
-func Owner(c *gin.Context) string { return c.GetString(OwnerKey) }
+// Owner is the request's owner, as its authentication left it (SetOwner).
+func Owner(c *gin.Context) string {
+	if w := served(c); w != nil {
+		return w.owner
+	}
+	return c.GetString(ownerKey)
+}
+
+const ownerKey = "owner"

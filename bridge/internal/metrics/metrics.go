@@ -204,7 +204,7 @@ type Turn struct {
 }
 
 // StartTurn counts a turn of the named agent in flight from now on. start
-// is the arrival of its request (RequestStart), mode its upstream stream
+// is the arrival of its request (edge.Start), mode its upstream stream
 // mode.
 func (m *Metrics) StartTurn(start time.Time, agent, mode string) *Turn {
 	m.inFlight.Inc()
@@ -274,17 +274,6 @@ type lastCounter struct {
 	c   prometheus.Counter
 }
 
-const startKey = "metrics.start"
-
-// RequestStart is when the metrics middleware saw the request arrive (now
-// if it did not).
-func RequestStart(c *gin.Context) time.Time {
-	if t, ok := c.Get(startKey); ok {
-		return t.(time.Time)
-	}
-	return time.Now()
-}
-
 // Middleware counts and times every request (by route template, never
 // the path), counts 409s as conflicts, and counts the bytes of event
 // streams as they are written. It runs before everything else, so that
@@ -292,7 +281,6 @@ func RequestStart(c *gin.Context) time.Time {
 func (m *Metrics) Middleware() gin.HandlerFunc {
 	return func(c *gin.Context) {
 		start := time.Now()
-		c.Set(startKey, start)
 		c.Writer = &countingWriter{ResponseWriter: c.Writer, bytes: m.sseBytes}
 		c.Next() // (what the route does runs below this frame: keep it small)
 		m.counted(c, start)

@@ -77,18 +77,17 @@ type Recorder struct {
 	spare    []byte // a stored batch's buffer, empty, for the next pending
 	count    int    // how many frames pending holds
 	first    int64  // the number of pending's first frame
+	room     *sync.Cond
 	finished bool
 	failed   bool // a write failed: the log stops where it was
-	room     *sync.Cond
-
 	writing  bool // a drain goroutine is running
 	stored   bool // the log is in the store (drain's own)
 	finalled bool // the finished batch is stored
 	armed    bool // a timer runs kick after linger
 
-	done    chan struct{} // closed once the finished batch is stored, or the log failed
-	created chan struct{} // closed once the log is in the store (or could not be)
 	shown   bool          // Shown has waited for created
+	done    chan struct{} // closed once the finished batch is stored, or the log failed
+	created chan struct{} // closed once the log is in the store (or could not be); nil once Shown saw it
 }
 
 // Start begins recording a run (rl: its Owner, Key, RunID, Form and
@@ -211,6 +210,7 @@ func (r *Recorder) Shown() {
 	r.shown = true
 	select {
 	case <-r.created:
+		r.created = nil // (create closed it: nothing waits on it again)
 	case <-time.After(finishWait):
 	}
 }

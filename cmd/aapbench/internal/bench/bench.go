@@ -92,24 +92,34 @@ const (
 // newBridge is the bridge named kind in front of upstream, with the store
 // st (nil: a memory store). The bridges call their upstreams with their default HTTP client,
 // so that the figures are what a deployment gets.
-func newBridge(kind, upstream string, st store.Store) (http.Handler, error) {
+func newBridge(kind, upstream string, st store.Store, hc *http.Client) (http.Handler, error) {
 	if st == nil {
 		st = store.NewMemory()
+	}
+	if hc == nil {
+		hc = upstreamClient()
 	}
 	switch kind {
 	case bridgeAAP2AGUI:
 		return aap2agui.New(aap2agui.Config{Upstream: upstream, Store: st,
-			Agent: aap.AgentInfo{Name: "bench", Version: "1", Capabilities: &aap.Capabilities{Stream: &aap.StreamCapabilities{Delta: &aap.Empty{}}, History: &aap.HistoryCapabilities{Full: &aap.Empty{}}}}, Serving: aap2agui.Serving{Logger: zerolog.Nop()},
+			Agent: aap.AgentInfo{Name: "bench", Version: "1", Capabilities: &aap.Capabilities{Stream: &aap.StreamCapabilities{Delta: &aap.Empty{}}, History: &aap.HistoryCapabilities{Full: &aap.Empty{}}}}, Serving: aap2agui.Serving{Logger: zerolog.Nop(), HTTPClient: hc},
 		})
 	case bridgeAGUI2AAP:
-		return agui2aap.New(agui2aap.Config{Upstream: upstream, Store: st, Serving: agui2aap.Serving{Logger: zerolog.New(os.Stderr).Level(zerolog.WarnLevel)}})
+		return agui2aap.New(agui2aap.Config{Upstream: upstream, Store: st, Serving: agui2aap.Serving{Logger: zerolog.New(os.Stderr).Level(zerolog.WarnLevel), HTTPClient: hc}})
 	case relayProxy:
-		return &relay{upstream: strings.TrimSuffix(upstream, "/"), hc: &http.Client{Transport: &http.Transport{
-			MaxIdleConns: 256, MaxIdleConnsPerHost: 64, IdleConnTimeout: 90 * time.Second,
-			WriteBufferSize: 1 << 10, ReadBufferSize: 1 << 10,
-		}}}, nil
+		return &relay{upstream: strings.TrimSuffix(upstream, "/"), hc: hc}, nil
 	}
 	return nil, fmt.Errorf("no bridge %q (aap2agui, agui2aap or relay)", kind)
+}
+
+// upstreamClient is the client a bridge calls its upstream with, as the
+// bridges make it when given none (bridge/internal/upstream.NewClient: a
+// pool sized for a proxy, 1 KiB connection buffers), and the relay's.
+func upstreamClient() *http.Client {
+	t := http.DefaultTransport.(*http.Transport).Clone()
+	t.MaxIdleConns, t.MaxIdleConnsPerHost, t.IdleConnTimeout = 256, 64, 90*time.Second
+	t.WriteBufferSize, t.ReadBufferSize = 1<<10, 1<<10
+	return &http.Client{Transport: t}
 }
 
 // env is the servers of one harness run.
@@ -167,21 +177,21 @@ func newEnv() (*env, error) {
 		return nil, err
 	}
 	newA2G := func(up string) (string, error) {
-		h, err := newBridge(bridgeAAP2AGUI, up, nil)
+		h, err := newBridge(bridgeAAP2AGUI, up, nil, nil)
 		if err != nil {
 			return "", err
 		}
 		return add(h)
 	}
 	newG2A := func(up string) (string, error) {
-		h, err := newBridge(bridgeAGUI2AAP, up, nil)
+		h, err := newBridge(bridgeAGUI2AAP, up, nil, nil)
 		if err != nil {
 			return "", err
 		}
 		u, err := add(h)
 		return u + agui2aapAgentPath, err
 	}
-	rl, err := newBridge(relayProxy, e.aguiURL, nil)
+	rl, err := newBridge(relayProxy, e.aguiURL, nil, nil)
 	if err != nil {
 		return nil, err
 	}

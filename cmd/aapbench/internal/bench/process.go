@@ -50,12 +50,18 @@ func ServeBridge(ctx context.Context, kind, upstream, storeSpec string, out io.W
 		return err
 	}
 	defer st.Close()
-	h, err := newBridge(kind, upstream, st)
+	hc := upstreamClient()
+	h, err := newBridge(kind, upstream, st, hc)
 	if err != nil {
 		return err
 	}
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET "+memStatsPath, func(w http.ResponseWriter, _ *http.Request) {
+		// Connections idle in the upstream pool belong to no stream: left
+		// by streams that started together (a call on a connection that
+		// was being put back dials another), they come and go with the
+		// timing of the starts, and the pool bounds them (64).
+		hc.CloseIdleConnections()
 		runtime.GC()
 		w.Header().Set("Content-Type", "application/json")
 		_ = json.NewEncoder(w).Encode(memNow())
@@ -92,9 +98,32 @@ type bridgeProcess struct {
 	root  string // the server's root, for memstats
 }
 
+// ImageGODEBUG is the GODEBUG the container image runs the bridges with
+// (deploy/container/Containerfile): the processes measured here, the
+// relay's included, run with it, as deployed.
+const ImageGODEBUG = "adaptivestackstart=0"
+
+// processEnv is env with ImageGODEBUG added to its GODEBUG (a setting of
+// the caller's own, later in the list, wins).
+func processEnv(env []string) []string {
+	out := make([]string, 0, len(env)+1)
+	godebug := ImageGODEBUG
+	for _, kv := range env {
+		if v, ok := strings.CutPrefix(kv, "GODEBUG="); ok {
+			if v != "" {
+				godebug += "," + v
+			}
+			continue
+		}
+		out = append(out, kv)
+	}
+	return append(out, "GODEBUG="+godebug)
+}
+
 func startBridgeProcess(argv []string, kind, upstream string) (*bridgeProcess, error) {
 	cmd := exec.Command(argv[0], append(argv[1:], "-serve-bridge", kind, "-upstream", upstream)...)
 	cmd.Stderr = os.Stderr
+	cmd.Env = processEnv(os.Environ())
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		return nil, err
