@@ -91,8 +91,8 @@ func (o ReadOptions) maxEventSize() int {
 // Read does not allocate per event: it reads into one buffer of its own
 // (256 bytes) and, while reads fill it, into larger ones (doubling up to
 // 64 KiB, or what one line needs) taken from a pool the process's streams
-// share and given back once everything read is parsed: an open stream that
-// waits holds 256 bytes. It copies
+// share and given back once everything read is parsed and reads trickle
+// again: an open stream that waits holds 256 bytes. It copies
 // data into one reused buffer, and allocates Event.Name once per change of
 // name.
 func Read(r io.Reader, opts ReadOptions) iter.Seq2[Event, error] {
@@ -163,6 +163,7 @@ type parser struct {
 	eof      bool
 	ioErr    error
 	empty    int  // consecutive reads that returned nothing
+	last     int  // what the last read returned
 	midEvent bool // a non-empty line since the last event boundary
 	size     int  // bytes of the current event so far, blank lines before it included
 
@@ -335,9 +336,11 @@ func (p *parser) fill() error {
 		copy(nb.b, p.buf[p.start:p.end])
 		p.use(nb)
 		p.shift(p.start)
-	case pending == 0 && p.burst != nil:
-		// Everything read is parsed: the larger buffer goes back to the
-		// pool, and the stream waits on its own.
+	case pending == 0 && p.burst != nil && p.last < len(p.buf)/4:
+		// Everything read is parsed and reads trickle again: the larger
+		// buffer goes back to the pool, and the stream waits on its own.
+		// (A stream read as fast as it comes keeps it: its reads are
+		// larger.)
 		p.use(nil)
 		p.shift(p.start)
 	case p.start > 0:
@@ -349,7 +352,7 @@ func (p *parser) fill() error {
 		p.ioErr = fmt.Errorf("invalid count %d from %T.Read", n, p.r)
 		return fmt.Errorf("sse: reading stream: %w", p.ioErr)
 	}
-	p.end += n
+	p.end, p.last = p.end+n, n
 	if p.end == len(p.buf) && len(p.buf) < maxBuffer && p.start == 0 && n > 0 && pending < n {
 		// Reads fill the buffer: a burst. Read bigger pieces next time.
 		nb := takeBuf(2 * len(p.buf))
