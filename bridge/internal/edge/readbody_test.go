@@ -26,3 +26,12 @@ func TestReadBody(t *testing.T) {
 		})
 	}
 }
+
+// A body that ends before the length it claims is a cut request: an
+// error (400), not what arrived taken for the whole.
+func TestReadBodyCutShort(t *testing.T) {
+	r := httptest.NewRequest(http.MethodPost, "/", strings.NewReader(`{"threadId":"t"`))
+	r.ContentLength = 100
+	_, err := edge.ReadBody(r)
+	require.Error(t, err)
+}
