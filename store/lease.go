@@ -157,7 +157,7 @@ func TakeAndLoadSession(ctx context.Context, st SessionLocker, owner, id string,
 	c := &sessionLoadLock{sessionLock: sessionLock{st: st, id: id, holder: holder}, owner: owner, known: known}
 	l, err := take(ctx, holder, opts, c)
 	sess, hist := c.sess, c.hist
-	c.sess, c.hist, c.loaded = nil, nil, true // the lease keeps none of it
+	c.sess, c.hist = nil, nil // the lease keeps none of it
 	if err != nil {
 		return nil, nil, nil, err
 	}
@@ -181,12 +181,8 @@ func (c *sessionLoadLock) lock(ctx context.Context, ttl time.Duration) (bool, ti
 		return c.sessionLock.lock(ctx, ttl)
 	}
 	c.loaded = true
-	var (
-		ok   bool
-		left time.Duration
-		err  error
-	)
-	c.sess, c.hist, ok, left, err = c.st.LockLoadSession(ctx, c.owner, c.id, c.holder, c.known, ttl)
+	sess, hist, ok, left, err := c.st.LockLoadSession(ctx, c.owner, c.id, c.holder, c.known, ttl)
+	c.sess, c.hist = sess, hist
 	return ok, left, err
 }
 
