@@ -2,6 +2,7 @@ package aap
 
 import (
 	"bytes"
+	"io"
 	"strconv"
 	"testing"
 
@@ -48,5 +49,24 @@ func TestReadEventsDeltaAllocations(t *testing.T) {
 	}
 	if want := " token" + strconv.Itoa(n-1); last != want {
 		t.Fatalf("last delta %q, want %q", last, want)
+	}
+	// So does an EventReader that decodes the other events aside: a
+	// delta never goes there.
+	allocs = testing.AllocsPerRun(5, func() {
+		er := NewEventReader(bytes.NewReader(stream), 0)
+		er.DecodeAside = true
+		for {
+			ev, err := er.Next()
+			if err == io.EOF {
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			last = ev.(*TextDelta).Delta
+		}
+	})
+	if per := allocs / n; per > 0.1 {
+		t.Fatalf("EventReader with DecodeAside: %.3f allocations per delta, want at most 0.1", per)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"iter"
 	"strings"
 
+	"github.com/aapagui/aapagui/internal/aside"
 	"github.com/aapagui/aapagui/internal/slab"
 	"github.com/aapagui/aapagui/internal/sse"
 )
@@ -53,50 +54,78 @@ var ErrIncompleteEvent = sse.ErrIncompleteEvent
 // string, but keeping one keeps its chunk (at most 4 KiB) alive.
 func ReadEvents(r io.Reader, maxEventSize int) iter.Seq2[Event, error] {
 	return func(yield func(Event, error) bool) {
-		// The per-token events are allocated a slab at a time, and their
-		// texts a chunk of bytes at a time (internal/slab; each is still
-		// its own value, never reused), so that a long stream costs a
-		// fraction of an allocation per delta.
-		var (
-			texts    []TextDelta
-			thoughts []ThinkingDelta
-			text     slab.Text
-		)
-		for f, err := range sse.Read(r, sse.ReadOptions{MaxEventSize: maxEventSize}) {
-			if err != nil {
-				yield(nil, err)
-				return
-			}
-			name := f.Name
-			var ev Event
-			switch EventName(name) {
-			case EventTextDelta:
-				if d, ok := fastDelta(f.Data); ok {
-					ev = slabEvent(&texts, TextDelta{Delta: text.String(d)})
-				}
-			case EventThinkingDelta:
-				if d, ok := fastDelta(f.Data); ok {
-					ev = slabEvent(&thoughts, ThinkingDelta{Delta: text.String(d)})
-				}
-			case "":
-				name = "message"
-			}
-			if ev != nil {
-				if !yield(ev, nil) {
-					return
-				}
-				continue
-			}
-			ev, err := DecodeEvent(name, f.Data)
-			if err != nil {
-				yield(nil, err)
-				return
-			}
-			if !yield(ev, nil) {
+		er := NewEventReader(r, maxEventSize)
+		for {
+			ev, err := er.Next()
+			if err == io.EOF || !yield(ev, err) || err != nil {
 				return
 			}
 		}
 	}
+}
+
+// EventReader reads the events of a stream one at a time, as ReadEvents
+// yields them, for a caller that pulls them in a loop of its own: a range
+// over ReadEvents holds the iterator's frames on the caller's stack while
+// it waits for the stream, about 1.5 KB more than a call of Next.
+type EventReader struct {
+	sse *sse.Reader
+	// DecodeAside decodes the events the per-token fast path does not
+	// take (turn_start, message_start, tool calls, turn_stop) on a
+	// goroutine of their own (internal/aside), for a reader whose
+	// goroutine waits on the stream for long (a bridge's, between
+	// tokens): encoding/json goes several kilobytes deep, and a
+	// goroutine's stack stays at the deepest it went. A delta costs the
+	// same; any other event about a microsecond more.
+	DecodeAside bool
+
+	// The per-token events are allocated a slab at a time, and their
+	// texts a chunk of bytes at a time (internal/slab; each is still its
+	// own value, never reused), so that a long stream costs a fraction of
+	// an allocation per delta.
+	texts    []TextDelta
+	thoughts []ThinkingDelta
+	text     slab.Text
+}
+
+// NewEventReader returns an EventReader of r's events; maxEventSize is
+// ReadEvents'.
+func NewEventReader(r io.Reader, maxEventSize int) *EventReader {
+	return &EventReader{sse: sse.NewReader(r, sse.ReadOptions{MaxEventSize: maxEventSize})}
+}
+
+// Next returns the next event, or io.EOF at a clean end of the stream;
+// any other error is ReadEvents', after which the stream is over.
+func (r *EventReader) Next() (Event, error) {
+	f, err := r.sse.Next()
+	if err != nil {
+		return nil, err
+	}
+	name := f.Name
+	switch EventName(name) {
+	case EventTextDelta:
+		if d, ok := fastDelta(f.Data); ok {
+			return slabEvent(&r.texts, TextDelta{Delta: r.text.String(d)}), nil
+		}
+	case EventThinkingDelta:
+		if d, ok := fastDelta(f.Data); ok {
+			return slabEvent(&r.thoughts, ThinkingDelta{Delta: r.text.String(d)}), nil
+		}
+	case "":
+		name = "message"
+	}
+	if r.DecodeAside {
+		return decodeAside(name, f.Data)
+	}
+	return DecodeEvent(name, f.Data)
+}
+
+// decodeAside is DecodeEvent on a goroutine of its own (internal/aside).
+// (A function of its own: a closure in Next would move its variables to
+// the heap for every delta.)
+func decodeAside(name string, data []byte) (ev Event, err error) {
+	_ = aside.Do(func() error { ev, err = DecodeEvent(name, data); return nil })
+	return ev, err
 }
 
 // slabEvent returns a pointer to a new element of slab s (internal/slab)

@@ -170,6 +170,20 @@ func readStream(t *testing.T, body []byte) []aap.Event {
 		evs = append(evs, ev)
 	}
 	require.NotEmpty(t, evs)
+	// A bridge pulls them with an EventReader, decoding all but the
+	// deltas aside: the same events.
+	er := aap.NewEventReader(bytes.NewReader(append(bytes.Clone(body), '\n')), 0)
+	er.DecodeAside = true
+	var pulled []aap.Event
+	for {
+		ev, err := er.Next()
+		if err == io.EOF {
+			break
+		}
+		require.NoError(t, err)
+		pulled = append(pulled, ev)
+	}
+	require.Equal(t, evs, pulled, "EventReader with DecodeAside")
 	return evs
 }
 

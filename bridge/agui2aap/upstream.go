@@ -151,9 +151,19 @@ func (r *runner) open(ctx context.Context, session string, req *aap.PostSessionT
 		r.turn.Line.Upstream = r.env.upstreamCall(ctx, "turn", r.info.Name, err)
 		return nil, err
 	}
+	// The stream's goroutine waits here between tokens for as long as the
+	// stream is open: it pulls the events (aap.EventReader, not a range
+	// over aap.ReadEvents, whose frames would stay on its stack) and
+	// decodes all but the deltas aside.
+	er := aap.NewEventReader(ssestream.FlushBeforeRead(idle, r.turn.Out), r.env.cfg.MaxEventSize)
+	er.DecodeAside = true
 	return func(yield func(aap.Event, error) bool) {
 		defer idle.Close()
-		for ev, err := range aap.ReadEvents(ssestream.FlushBeforeRead(idle, r.turn.Out), r.env.cfg.MaxEventSize) {
+		for {
+			ev, err := er.Next()
+			if err == io.EOF {
+				return
+			}
 			if err == nil {
 				idle.Touch()
 			}

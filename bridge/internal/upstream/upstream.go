@@ -18,9 +18,9 @@ import (
 // HTTP/2 settings, a pool sized for a proxy (many concurrent turns to one
 // upstream: the standard library keeps only 2 idle connections per host,
 // so a burst of turns would open and close a connection each), and small
-// connection buffers. It follows no redirect (redirect.Refuse): the
-// place a redirect points to would get the turn and the upstream's
-// headers.
+// connection buffers; it asks for no compression. It follows no
+// redirect (redirect.Refuse): the place a redirect points to would get
+// the turn and the upstream's headers.
 func NewClient() *http.Client {
 	return &http.Client{CheckRedirect: redirect.Refuse, Transport: &http.Transport{
 		Proxy:               http.ProxyFromEnvironment,
@@ -34,6 +34,12 @@ func NewClient() *http.Client {
 		// into its own larger buffer, which bypasses this one.
 		WriteBufferSize: 1 << 10,
 		ReadBufferSize:  1 << 10,
+		// No "Accept-Encoding: gzip" of the transport's own: a stream
+		// is relayed as it comes, and a compressed one would hold its
+		// tokens in the agent's compressor; the header the transport
+		// adds is also a map of its own on every call (352 bytes,
+		// kept for as long as the stream is open).
+		DisableCompression: true,
 	}}
 }
 

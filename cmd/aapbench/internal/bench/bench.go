@@ -114,11 +114,13 @@ func newBridge(kind, upstream string, st store.Store, hc *http.Client) (http.Han
 
 // upstreamClient is the client a bridge calls its upstream with, as the
 // bridges make it when given none (bridge/internal/upstream.NewClient: a
-// pool sized for a proxy, 1 KiB connection buffers), and the relay's.
+// pool sized for a proxy, 1 KiB connection buffers, no compression asked
+// for), and the relay's.
 func upstreamClient() *http.Client {
 	t := http.DefaultTransport.(*http.Transport).Clone()
 	t.MaxIdleConns, t.MaxIdleConnsPerHost, t.IdleConnTimeout = 256, 64, 90*time.Second
 	t.WriteBufferSize, t.ReadBufferSize = 1<<10, 1<<10
+	t.DisableCompression = true
 	return &http.Client{Transport: t}
 }
 
