@@ -29,7 +29,7 @@ type historyWriter struct {
 	sessID string
 	log    *zerolog.Logger
 	tr     *translate.AGUIToAAP
-	own    map[string]bool              // the AG-UI ids of the turn's own entries (its messages, the results it closed)
+	own    []string                     // the AG-UI ids of the turn's own entries (its messages, the results it closed)
 	perms  []*aap.ToolPermissionMessage // the permissions this turn answers
 	// movedOn are the calls this turn's user message left to their
 	// interrupts' cancelled resume entries (admission.movedOn).
@@ -351,7 +351,7 @@ func (r *historyWriter) mergeSnapshot(base, snap []store.Entry) []store.Entry {
 	for i, e := range snap {
 		s[i] = translate.HistoryEntry(e)
 	}
-	merged := translate.MergeSnapshot(s, translate.SnapshotBase{History: hist, Own: r.own, Run: idSet(r.tr.MessageIDs())})
+	merged := translate.MergeSnapshot(s, translate.SnapshotBase{History: hist, Own: idSet(r.own), Run: idSet(r.tr.MessageIDs())})
 	out := make([]store.Entry, len(merged))
 	for i, e := range merged {
 		out[i] = store.Entry(e)

@@ -14,11 +14,12 @@ func idSet(ids []string) map[string]bool {
 	return set
 }
 
-// entryIDs returns the set of the AG-UI ids of entries.
-func entryIDs(entries []store.Entry) map[string]bool {
-	ids := make(map[string]bool, len(entries))
-	for _, e := range entries {
-		ids[e.AGUIID] = true
+// entryIDs returns the AG-UI ids of entries (a slice: the set is made
+// only when a snapshot needs it, idSet).
+func entryIDs(entries []store.Entry) []string {
+	ids := make([]string, len(entries))
+	for i, e := range entries {
+		ids[i] = e.AGUIID
 	}
 	return ids
 }

@@ -61,7 +61,7 @@ func (r *runner) storedResults(ctx context.Context, missing map[string]permissio
 				continue
 			}
 			r.feed(&aap.ToolResult{ToolCallID: tm.ToolCallID, Content: tm.Content})
-			r.results[tm.ToolCallID] = true
+			r.resulted(tm.ToolCallID)
 			delete(missing, tm.ToolCallID)
 		}
 	}
@@ -75,7 +75,7 @@ func (r *runner) storedResults(ctx context.Context, missing map[string]permissio
 		}
 		if !p.granted {
 			r.feed(&aap.ToolResult{ToolCallID: id, Content: aap.TextContent(aap.DeniedResult(p.reason))})
-			r.results[id] = true
+			r.resulted(id)
 		} else {
 			r.log.Info().Str("session", r.th.SessionID).Str("tool_call", id).Msg("the AAP server neither sent nor stored the result of a granted call")
 		}
@@ -116,11 +116,20 @@ func (r *runner) missingResults() map[string]permission {
 	return missing
 }
 
+// resulted records that the client has call id's result (results: made
+// with the first, as most runs have none).
+func (r *runner) resulted(id string) {
+	if r.results == nil {
+		r.results = map[string]bool{}
+	}
+	r.results[id] = true
+}
+
 // lateResult records a tool result. One that was missing while the answer
 // is held back goes to the client at once, before the answer (true: ev is
 // done with), releasing the answer once none is missing.
 func (r *runner) lateResult(ctx context.Context, h *heldAnswer, e *aap.ToolResult) bool {
-	r.results[e.ToolCallID] = true
+	r.resulted(e.ToolCallID)
 	_, wanted := h.missing[e.ToolCallID]
 	delete(h.missing, e.ToolCallID)
 	if !wanted || !h.holding {

@@ -3,7 +3,7 @@ package agui2aap
 import (
 	"context"
 	"encoding/json"
-	"iter"
+	"io"
 
 	"github.com/ag-ui-protocol/ag-ui/sdks/community/go/pkg/core/events"
 
@@ -51,7 +51,9 @@ func (r *runner) Stream(ctx context.Context, _ *turns.Turn) error {
 
 // prepareStream sets up the translator and the client's stream.
 func (r *runner) prepareStream(ctx context.Context) {
-	r.clients = map[string]bool{}
+	if len(r.in.Tools) > 0 {
+		r.clients = make(map[string]bool, len(r.in.Tools))
+	}
 	for _, t := range r.in.Tools {
 		r.clients[t.Name] = true
 	}
@@ -62,7 +64,6 @@ func (r *runner) prepareStream(ctx context.Context) {
 		IsClientTool: func(name string) bool { return r.clients[name] || !interrupting },
 		Spill:        r.spill(ctx),
 	})
-	r.results = map[string]bool{}
 	r.keepForRecord()
 	r.keepRunLog()
 	r.turn.OpenStream(r.rw)
@@ -86,7 +87,7 @@ func (r *runner) dropConversation() {
 // pump translates the turn's events to the client, running follow-up turns
 // when the permission policy answers for the client. A run stopped on
 // request (turns.Stopped) ends with RUN_FINISHED.
-func (r *runner) pump(ctx context.Context, evs iter.Seq2[aap.Event, error], req *aap.PostSessionTurnRequest) {
+func (r *runner) pump(ctx context.Context, evs *turnEvents, req *aap.PostSessionTurnRequest) {
 	r.answered = answersOf(req.Messages)
 	for {
 		next := r.stream(ctx, evs)
@@ -130,13 +131,18 @@ func (r *runner) pump(ctx context.Context, evs iter.Seq2[aap.Event, error], req 
 // session's history when the answer begins. A server that has not stored it
 // yet by then (it saves the turn at its end) makes the bridge hold the
 // answer back until the turn ends and read the history again.
-func (r *runner) stream(ctx context.Context, evs iter.Seq2[aap.Event, error]) []aap.Message {
+func (r *runner) stream(ctx context.Context, evs *turnEvents) []aap.Message {
 	first := r.followUp == 0
 	r.turn.Line.Stop = ""
 	result := "" // set by a failure; else worked out from the stop reason
 	defer func() { r.turnDone(result) }()
+	defer evs.close()
 	h := heldAnswer{missing: r.missingResults()}
-	for ev, err := range evs {
+	for {
+		ev, err := evs.next()
+		if err == io.EOF {
+			break
+		}
 		if err != nil {
 			if h.holding {
 				r.release(ctx, &h)

@@ -3,7 +3,6 @@ package agui2aap
 import (
 	"context"
 	"errors"
-	"iter"
 	"net/http"
 	"time"
 
@@ -50,7 +49,7 @@ type runner struct {
 	movedFrom   string                     // the session a PUT /session replaces ("" for a thread's first)
 
 	req      *aap.PostSessionTurnRequest // the run's first turn
-	evs      iter.Seq2[aap.Event, error] // its events, once the AAP server took it
+	evs      *turnEvents                 // its events, once the AAP server took it
 	a2g      *translate.AAPToAGUI
 	clients  map[string]bool // client tool names
 	results  map[string]bool // toolCallIds with a tool_result in this run

@@ -3,7 +3,6 @@ package agui2aap
 import (
 	"context"
 	"errors"
-	"iter"
 	"net/http"
 
 	"github.com/aapagui/aapagui/aap"
@@ -19,7 +18,7 @@ import (
 // thread's session (an in-memory server restarted, expiry, deletion), the
 // thread moves to a new session seeded with the client's history, as for
 // a rewritten history.
-func (r *runner) openFirst(ctx context.Context, req *aap.PostSessionTurnRequest) (iter.Seq2[aap.Event, error], error) {
+func (r *runner) openFirst(ctx context.Context, req *aap.PostSessionTurnRequest) (*turnEvents, error) {
 	evs, err := r.open(ctx, r.th.SessionID, req)
 	if err != nil && !r.p.Fresh && sessionGone(err) {
 		r.log.Warn().Str("thread", r.in.ThreadID).Str("session", r.th.SessionID).

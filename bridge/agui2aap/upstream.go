@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"io"
-	"iter"
 	"net/http"
 	"time"
 
@@ -111,7 +110,7 @@ func (e runEnv) upstreamCall(ctx context.Context, call, agent string, err error)
 
 // open starts a turn and returns its events; an error before any event is
 // the upstream refusing the turn.
-func (r *runner) open(ctx context.Context, session string, req *aap.PostSessionTurnRequest) (iter.Seq2[aap.Event, error], error) {
+func (r *runner) open(ctx context.Context, session string, req *aap.PostSessionTurnRequest) (*turnEvents, error) {
 	put := r.put // the turn starts a session on a version 1 or 2 server
 	r.put = nil
 	if req.Stream == aap.StreamNone {
@@ -131,13 +130,7 @@ func (r *runner) open(ctx context.Context, session string, req *aap.PostSessionT
 			return nil, err
 		}
 		evs = append(evs, translate.EventsFromResponse(resp)...)
-		return func(yield func(aap.Event, error) bool) {
-			for _, ev := range evs {
-				if !yield(ev, nil) {
-					return
-				}
-			}
-		}, nil
+		return &turnEvents{list: evs}, nil
 	}
 	// The response headers are waited for ConnectTimeout at most; then the
 	// stream may run as long as it keeps sending within IdleTimeout.
@@ -151,27 +144,49 @@ func (r *runner) open(ctx context.Context, session string, req *aap.PostSessionT
 		r.turn.Line.Upstream = r.env.upstreamCall(ctx, "turn", r.info.Name, err)
 		return nil, err
 	}
-	// The stream's goroutine waits here between tokens for as long as the
-	// stream is open: it pulls the events (aap.EventReader, not a range
-	// over aap.ReadEvents, whose frames would stay on its stack) and
-	// decodes all but the deltas aside.
 	er := aap.NewEventReader(ssestream.FlushBeforeRead(idle, r.turn.Out), r.env.cfg.MaxEventSize)
 	er.DecodeAside = true
-	return func(yield func(aap.Event, error) bool) {
-		defer idle.Close()
-		for {
-			ev, err := er.Next()
-			if err == io.EOF {
-				return
-			}
-			if err == nil {
-				idle.Touch()
-			}
-			if !yield(ev, err) || err != nil {
-				return
-			}
+	return &turnEvents{er: er, body: idle}, nil
+}
+
+// turnEvents are a turn's events, pulled one at a time (next) by the
+// goroutine that waits on the stream between tokens for as long as it is
+// open: a range over an iterator would keep the iterator's frames on its
+// stack and move the loop's variables to the heap, for every stream. The
+// stream's events are decoded aside, all but the deltas
+// (aap.EventReader.DecodeAside).
+type turnEvents struct {
+	list []aap.Event        // a turn answered in one JSON body, or
+	er   *aap.EventReader   // its stream, read from
+	body *upstream.IdleBody // this, closed once read
+}
+
+// next returns the turn's next event, or io.EOF after the last; the
+// stream is closed at its end or its first error.
+func (e *turnEvents) next() (aap.Event, error) {
+	if e.er == nil {
+		if len(e.list) == 0 {
+			return nil, io.EOF
 		}
-	}, nil
+		ev := e.list[0]
+		e.list = e.list[1:]
+		return ev, nil
+	}
+	ev, err := e.er.Next()
+	if err != nil {
+		e.close()
+		return nil, err
+	}
+	e.body.Touch()
+	return ev, nil
+}
+
+// close ends the turn's stream, read or not.
+func (e *turnEvents) close() {
+	if e.body != nil {
+		e.body.Close()
+		e.body, e.er = nil, nil
+	}
 }
 
 // env is what a run uses of the server (runEnv).

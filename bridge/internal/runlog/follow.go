@@ -18,7 +18,7 @@ import (
 // also knows how to stop them (Stoppable, Stop: stop.go).
 type Hub struct {
 	mu      sync.Mutex
-	runs    map[string]chan struct{} // log id → closed (and replaced) when a batch is stored
+	runs    map[string]chan struct{} // log id → closed when a batch is stored; made when a follower waits (changed)
 	stops   map[string]func()        // log id → what stops its run (Stoppable)
 	polling bool                     // pollStops is running
 	// Poll is how often a follower of another process's run reads the
@@ -38,17 +38,21 @@ const DefaultPoll = 200 * time.Millisecond
 // NewHub returns a hub with no runs.
 func NewHub() *Hub { return &Hub{runs: map[string]chan struct{}{}} }
 
+// A run's channel is made only when a follower of it waits, and let go
+// once closed: a run nobody follows (most) holds none, and its batches
+// make none.
+
 func (h *Hub) running(id string) {
 	h.mu.Lock()
-	h.runs[id] = make(chan struct{})
+	h.runs[id] = nil
 	h.mu.Unlock()
 }
 
 func (h *Hub) notify(id string) {
 	h.mu.Lock()
-	if ch, ok := h.runs[id]; ok {
+	if ch := h.runs[id]; ch != nil {
 		close(ch)
-		h.runs[id] = make(chan struct{})
+		h.runs[id] = nil
 	}
 	h.mu.Unlock()
 }
@@ -56,7 +60,9 @@ func (h *Hub) notify(id string) {
 func (h *Hub) stopped(id string) {
 	h.mu.Lock()
 	if ch, ok := h.runs[id]; ok {
-		close(ch)
+		if ch != nil {
+			close(ch)
+		}
 		delete(h.runs, id)
 	}
 	h.mu.Unlock()
@@ -84,7 +90,12 @@ func (h *Hub) linger() time.Duration {
 func (h *Hub) changed(id string) <-chan struct{} {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	return h.runs[id]
+	ch, ok := h.runs[id]
+	if ok && ch == nil {
+		ch = make(chan struct{})
+		h.runs[id] = ch
+	}
+	return ch
 }
 
 func (h *Hub) poll() time.Duration {

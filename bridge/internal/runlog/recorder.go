@@ -83,10 +83,11 @@ type Recorder struct {
 	writing  bool // a drain goroutine is running
 	stored   bool // the log is in the store (drain's own)
 	finalled bool // the finished batch is stored
+	over     bool // the hub let go of the log: finalled or failed (end)
 	armed    bool // a timer runs kick after linger
 
 	shown   bool          // Shown has waited for created
-	done    chan struct{} // closed once the finished batch is stored, or the log failed
+	done    chan struct{} // made by Finish, closed once the log is over (end)
 	created chan struct{} // closed once the log is in the store (or could not be); nil once Shown saw it
 }
 
@@ -100,11 +101,10 @@ func (h *Hub) Start(st store.RunLogStore, log *zerolog.Logger, rl store.RunLog) 
 	rl.ID, rl.Started = base64.RawURLEncoding.EncodeToString(b[:]), time.Now().UTC()
 	r := &Recorder{
 		st: st, hub: h, log: log, id: rl.ID, rl: &rl,
-		first: 1,
-		done:  make(chan struct{}), created: make(chan struct{}), writing: true,
+		first:   1,
+		created: make(chan struct{}), writing: true,
 	}
 	r.idLine = append(append([]byte("id: "), r.id...), ":1\n"...)
-	r.room = sync.NewCond(&r.mu)
 	h.running(r.id)
 	go r.drain()
 	return r
@@ -161,6 +161,9 @@ func (r *Recorder) Flush() {
 	}
 	r.mu.Lock()
 	for n > 0 && len(r.pending) >= maxPending && !r.failed {
+		if r.room == nil {
+			r.room = sync.NewCond(&r.mu) // made when first needed: most runs never wait
+		}
 		r.room.Wait()
 	}
 	if n > 0 && !r.failed {
@@ -221,10 +224,17 @@ func (r *Recorder) Finish() {
 	r.Flush()
 	r.mu.Lock()
 	r.finished = true
+	if r.done == nil && !r.over {
+		r.done = make(chan struct{})
+	}
+	done, over := r.done, r.over
 	r.mu.Unlock()
 	r.kick()
+	if over {
+		return
+	}
 	select {
-	case <-r.done:
+	case <-done:
 	case <-time.After(finishWait):
 		r.log.Warn().Str("run_log", r.id).Msg("run log: its last batch is not stored yet; the run's followers may stop short of its end")
 	}
@@ -267,7 +277,7 @@ func (r *Recorder) drain() {
 			return
 		}
 		r.pending, r.spare, r.count, r.first = r.spare, nil, 0, r.first+int64(r.count)
-		r.room.Broadcast()
+		r.wake()
 		r.mu.Unlock()
 		if err := r.write(b, finished); err != nil {
 			r.fail(err)
@@ -279,8 +289,7 @@ func (r *Recorder) drain() {
 			r.mu.Lock()
 			r.finalled, r.writing = true, false
 			r.mu.Unlock()
-			r.hub.stopped(r.id)
-			close(r.done)
+			r.end()
 			return
 		}
 	}
@@ -309,10 +318,30 @@ func (r *Recorder) fail(err error) {
 	r.log.Error().Err(err).Str("run_log", r.id).Msg("run log: it could not be stored; the run goes on unrecorded from here")
 	r.mu.Lock()
 	r.failed, r.pending, r.spare, r.writing = true, nil, nil, false
-	r.room.Broadcast()
+	r.wake()
 	r.mu.Unlock()
+	r.end()
+}
+
+// wake wakes a Flush that waits for room; r.mu is held.
+func (r *Recorder) wake() {
+	if r.room != nil {
+		r.room.Broadcast()
+	}
+}
+
+// end marks the log over, its last batch stored or a write failed, once
+// the hub has let go of it, and wakes Finish. (The channel Finish waits
+// on is made only by Finish: a run that is still open holds none.)
+func (r *Recorder) end() {
 	r.hub.stopped(r.id)
-	close(r.done)
+	r.mu.Lock()
+	r.over = true
+	done := r.done
+	r.mu.Unlock()
+	if done != nil {
+		close(done)
+	}
 }
 
 // ErrBadEventID is ParseEventID's for an id that is not one of a run
