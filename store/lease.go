@@ -54,8 +54,10 @@ type LeaseOptions struct {
 // until Release. A holder that dies stops its heartbeat, so its lease runs
 // out within the TTL and the next turn takes the lock over.
 //
-// The heartbeat is a timer, not a goroutine: an idle stream's lease costs
-// no goroutine between renewals.
+// The heartbeat is one timer, not a goroutine: an idle stream's lease
+// costs no goroutine between renewals. The timer fires for what comes
+// first, the next renewal or, while a renewal is in flight or failing,
+// the point shortly before the store may let the lock go (see tick).
 //
 // Release frees the lock with a context of its own (the request's may be
 // gone by then) and retries a failed attempt until it holds or the lease
@@ -72,8 +74,7 @@ type Lease struct {
 	beating sync.WaitGroup // the renewal in flight, if any
 
 	mu       sync.Mutex
-	timer    *time.Timer // the next renewal
-	doom     *time.Timer // fires at expires less the margin: see expire
+	timer    *time.Timer // the next renewal, or the lease's doom before it (arm)
 	stopped  bool        // Release has begun: no more renewals
 	gone     bool        // lost: another holder took the lock
 	lapsed   bool        // no renewal succeeded in time: the hold is unconfirmed until the next one
@@ -211,8 +212,7 @@ func take(ctx context.Context, holder string, opts LeaseOptions, calls lockCalls
 	l.expires = start.Add(l.ttl)
 	l.mu.Lock()
 	l.due = time.Now().Add(l.ttl / 3)
-	l.timer = time.AfterFunc(l.ttl/3, l.renew)
-	l.doom = time.AfterFunc(time.Until(l.expires)-l.margin(), l.expire)
+	l.timer = time.AfterFunc(l.ttl/3, l.tick)
 	l.mu.Unlock()
 	return l, nil
 }
@@ -253,23 +253,44 @@ var ErrLeaseExpired = fmt.Errorf("%w: it could not be renewed in time", ErrLease
 // it (ErrLeaseLost).
 var ErrLeaseLate = errors.New("store: the turn lock's renewal is late")
 
-// expire runs when the lease is about to run out in the store: unless a
-// renewal has just moved expires on, the lease is lapsed and renews now.
-func (l *Lease) expire() {
+// doomIn is how long until the lease is about to run out in the store
+// (its doom: expires less the margin); l.mu is held.
+func (l *Lease) doomIn() time.Duration { return time.Until(l.expires) - l.margin() }
+
+// armLocked sets the timer for what comes first: the next renewal, in
+// next, or, unless the lease is lapsed already, its doom; l.mu is held.
+func (l *Lease) armLocked(next time.Duration) {
+	if d := l.doomIn(); !l.lapsed && d < next {
+		next = max(d, 0)
+	}
+	l.timer.Reset(next)
+}
+
+// tick is the timer's. At the lease's doom, unless a renewal has moved
+// expires on, the lease is lapsed (told to OnError as "late") and renews
+// now, or, with a renewal in flight, when that one ends. A renewal that is
+// due runs.
+func (l *Lease) tick() {
 	l.mu.Lock()
-	defer l.mu.Unlock()
 	if l.stopped || l.gone {
+		l.mu.Unlock()
 		return
 	}
-	if left := time.Until(l.expires) - l.margin(); left > 0 {
-		l.doom.Reset(left)
+	if !l.lapsed && l.doomIn() <= 0 {
+		l.lapsed = true
+		l.onErr("late", ErrLeaseLate)
+	}
+	if l.renewing {
+		l.mu.Unlock() // the renewal in flight sets the timer when it ends
 		return
 	}
-	l.lapsed = true
-	l.onErr("late", ErrLeaseLate)
-	if !l.renewing {
-		l.timer.Reset(0)
+	if !l.lapsed && time.Now().Before(l.due) {
+		l.armLocked(time.Until(l.due)) // a doom that a renewal moved on
+		l.mu.Unlock()
+		return
 	}
+	l.mu.Unlock()
+	l.renew()
 }
 
 // Lapsed reports whether the lease's renewals are late: no renewal
@@ -297,7 +318,6 @@ func (l *Lease) loseLocked(cause error) {
 	}
 	l.binds = nil
 	l.timer.Stop()
-	l.doom.Stop()
 }
 
 // Bind returns a context derived from parent that ends (with cause
@@ -323,9 +343,10 @@ func (l *Lease) CancelOnLoss(cancel context.CancelCauseFunc) {
 	l.mu.Unlock()
 }
 
-// renew is the heartbeat: it runs every TTL/3 on the timer's goroutine,
-// renews the lock and sets the timer again, until Release or until the
-// lock turns out to have been taken by another holder.
+// renew is the heartbeat: it runs every TTL/3 on the timer's goroutine
+// (tick), renews the lock and sets the timer again, until Release or until
+// the lock turns out to have been taken by another holder. While it waits
+// for the store, the timer is set for the lease's doom.
 func (l *Lease) renew() {
 	l.mu.Lock()
 	if l.stopped || l.gone || l.renewing {
@@ -336,6 +357,9 @@ func (l *Lease) renew() {
 	l.beating.Add(1) // under mu: Release waits for it, or it never starts
 	ctx, cancel := context.WithTimeout(context.Background(), l.ttl/3)
 	l.stopBeat = cancel
+	if d := l.doomIn(); !l.lapsed && d > 0 {
+		l.timer.Reset(d)
+	}
 	l.mu.Unlock()
 	defer l.beating.Done()
 
@@ -358,10 +382,7 @@ func (l *Lease) renew() {
 		if l.onRenew != nil {
 			l.onRenew(time.Since(l.due))
 		}
-		if l.lapsed {
-			l.lapsed = false
-			l.doom.Reset(time.Until(l.expires) - l.margin())
-		}
+		l.lapsed = false
 	}
 	next := l.ttl / 3
 	if l.lapsed {
@@ -370,7 +391,7 @@ func (l *Lease) renew() {
 	if err == nil {
 		l.due = time.Now().Add(next) // a failed renewal is still due
 	}
-	l.timer.Reset(next)
+	l.armLocked(next)
 }
 
 // releaseWait is how long Release itself keeps trying before it leaves the
@@ -500,7 +521,6 @@ func (l *Lease) stop() (lost bool) {
 	l.mu.Lock()
 	l.stopped = true
 	l.timer.Stop()
-	l.doom.Stop()
 	lost = l.gone
 	if l.stopBeat != nil {
 		l.stopBeat() // the renewal in flight stops

@@ -90,6 +90,9 @@ func TestLeaseBindOutlivesRelease(t *testing.T) {
 type stuckLocks struct {
 	store.Store
 	stuck atomic.Bool
+	// refused: renewals fail at once instead, as PostgreSQL's do while
+	// it restarts ("connection refused").
+	refused atomic.Bool
 }
 
 func (s *stuckLocks) Lock(ctx context.Context, id, holder string, ttl time.Duration) (bool, time.Duration, error) {
@@ -101,6 +104,9 @@ func (s *stuckLocks) Lock(ctx context.Context, id, holder string, ttl time.Durat
 }
 
 func (s *stuckLocks) RenewLock(ctx context.Context, id, holder string, ttl time.Duration) (bool, error) {
+	if s.refused.Load() {
+		return false, errors.New("dial tcp 127.0.0.1:5432: connect: connection refused")
+	}
 	if s.stuck.Load() {
 		<-ctx.Done()
 		return false, ctx.Err()
@@ -213,4 +219,41 @@ func TestReleaseWithRetries(t *testing.T) {
 	other, err := store.TakeSession(ctx, s, "s1", store.LeaseOptions{})
 	require.NoError(t, err, "the lock is free")
 	other.Release()
+}
+
+// A lease whose renewals fail at once (a store that refuses connections
+// while it restarts) is late shortly before the store may let its lock
+// go, and renews every margin from then: the first renewal that goes
+// through keeps the lock, and its turn goes on.
+func TestLeaseRefusedRenewalsAreLate(t *testing.T) {
+	const ttl = 400 * time.Millisecond
+	ctx := context.Background()
+	s := &stuckLocks{Store: store.NewMemory()}
+	require.NoError(t, s.CreateSession(ctx, storetest.Session("s1", ""), nil, 0))
+	var renewErrs, lates atomic.Int32
+	l, err := store.TakeSession(ctx, s, "s1", store.LeaseOptions{TTL: ttl, OnError: func(op string, err error) {
+		switch op {
+		case "renew":
+			renewErrs.Add(1)
+		case "late":
+			lates.Add(1)
+		}
+	}})
+	require.NoError(t, err)
+	t.Cleanup(l.Release)
+	bound, unbind := l.Bind(ctx)
+	t.Cleanup(unbind)
+	s.refused.Store(true)
+	require.Eventually(t, l.Lapsed, 10*time.Second, time.Millisecond, "renewals refused past the lease's doom make it late")
+	assert.Equal(t, int32(1), lates.Load(), "late is told once")
+	// Lapsed, it renews every margin (ttl/8: about 8 in a ttl), not every
+	// ttl/3.
+	before := renewErrs.Load()
+	time.Sleep(ttl)
+	assert.GreaterOrEqual(t, renewErrs.Load()-before, int32(4), "renewals while late, in a ttl")
+	s.refused.Store(false)
+	require.Eventually(t, func() bool { return !l.Lapsed() }, 10*time.Second, time.Millisecond, "a renewal that went through kept the lock")
+	assert.NoError(t, bound.Err(), "the turn goes on")
+	_, err = store.TakeSession(ctx, s, "s1", store.LeaseOptions{})
+	require.ErrorIs(t, err, store.ErrHeld, "held again")
 }

@@ -39,26 +39,27 @@ type historyWriter struct {
 	entries  []store.Entry   // the run's entries stored so far
 	baseLen  int             // how many entries the history had before them
 	baseHist []store.Entry   // those entries, once read (or a snapshot's)
-	replaced bool            // a MESSAGES_SNAPSHOT replaced the history
-	snapIDs  map[string]bool // the AG-UI ids of that snapshot's messages
-	draft    bool            // a draft is stored after entries
-	draftID  string
+	snapIDs  map[string]bool // the AG-UI ids of the snapshot's messages (replaced, below)
+	draftID  string          // the id of the draft (draft, below)
 	// The checkpoint last stored: when, the draft's size and the settled
 	// messages then.
 	lastCheckpoint     time.Time
 	ckBytes, ckSettled int
-	// uncertain: a write of the run failed, and may or may not have been
-	// stored (a connection that broke at the commit): the run's end
-	// writes the whole history, which is the same whether it was or not.
-	uncertain bool
 
 	// The run's last write (storeEnd): whole when it is the whole of the
 	// run's entries (a draft to take out, answered permissions to record,
 	// or a write of unknown outcome), else the entries it adds (last);
 	// tries counts its tries.
-	whole bool
 	last  []store.Entry
 	tries int
+	whole bool
+
+	replaced bool // a MESSAGES_SNAPSHOT replaced the history
+	draft    bool // a draft is stored after entries
+	// uncertain: a write of the run failed, and may or may not have been
+	// stored (a connection that broke at the commit): the run's end
+	// writes the whole history, which is the same whether it was or not.
+	uncertain bool
 }
 
 // prepareEnd works out the run's last write, once the run has ended
