@@ -23,7 +23,7 @@ import (
 // for its events.
 func (r *runner) Call(ctx context.Context, _ *turns.Turn) error {
 	tracing.Agent(ctx, r.info.Name)
-	r.openBefore = len(r.th.Interrupts)
+	r.openBefore = int32(len(r.th.Interrupts))
 	req, err := r.begin(ctx)
 	if err != nil {
 		return err
@@ -94,7 +94,7 @@ func (r *runner) pump(ctx context.Context, evs *turnEvents, req *aap.PostSession
 		if next == nil {
 			break
 		}
-		if r.followUp++; r.followUp > r.env.cfg.MaxFollowUps {
+		if r.followUp++; int(r.followUp) > r.env.cfg.MaxFollowUps {
 			r.write(r.a2g.Fail(inBand(errTooManyFollowUps)))
 			return
 		}

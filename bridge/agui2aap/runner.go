@@ -54,12 +54,12 @@ type runner struct {
 	clients  map[string]bool // client tool names
 	results  map[string]bool // toolCallIds with a tool_result in this run
 	answered answers         // the permissions the current turn answers
-	followUp int
 	// size counts what the agent streamed of the message it is building
 	// (Serving.MaxMessageSize).
 	size turns.MessageSize
 
-	openBefore int // interrupts open when the run started
+	followUp   int32 // the follow-up turns run so far
+	openBefore int32 // interrupts open when the run started
 	// recordable are the client's messages the thread's record will get
 	// at the save (keepForRecord).
 	recordable []types.Message

@@ -23,7 +23,7 @@ func (r *runner) Acknowledge(turn *turns.Turn, stored error) error {
 	if stored != nil {
 		r.log.Error().Err(stored).Str("thread", r.th.ID).Msg("store: save thread: the run ends with RUN_ERROR")
 	} else {
-		r.env.met.InterruptsChanged(len(r.th.Interrupts) - r.openBefore)
+		r.env.met.InterruptsChanged(len(r.th.Interrupts) - int(r.openBefore))
 	}
 	fin, ok := r.w.Held()
 	if !ok {

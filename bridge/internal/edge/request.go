@@ -199,7 +199,10 @@ func BodyLimit(limit int64) gin.HandlerFunc {
 // bodySizeHint: a 2 MB RunAgentInput read by doubling a buffer allocates
 // about twice its size, and what is decoded from the body may keep it for
 // as long as the run streams (agui.DecodeRunAgentInput). An error is
-// BodyFailure's.
+// BodyFailure's. A body read whole is let go (r.Body is http.NoBody
+// after it): its readers (BodyLimit's, the body timeout's) are not held
+// while a turn streams. (The server drains and closes the body it made
+// itself.)
 func ReadBody(r *http.Request) ([]byte, error) {
 	n := r.ContentLength
 	if n > 0 && n <= bodySizeHint {
@@ -207,12 +210,14 @@ func ReadBody(r *http.Request) ([]byte, error) {
 		if _, err := io.ReadFull(r.Body, buf); err != nil {
 			return nil, fault.BodyFailure(err)
 		}
+		r.Body = http.NoBody
 		return buf, nil
 	}
 	buf := bytes.NewBuffer(make([]byte, 0, bytes.MinRead))
 	if _, err := buf.ReadFrom(r.Body); err != nil {
 		return nil, fault.BodyFailure(err)
 	}
+	r.Body = http.NoBody
 	return buf.Bytes(), nil
 }
 

@@ -5,6 +5,7 @@ import (
 	"errors"
 
 	"github.com/gin-gonic/gin"
+	"github.com/rs/zerolog"
 
 	"github.com/aapagui/aapagui/bridge/internal/edge"
 	"github.com/aapagui/aapagui/bridge/internal/fault"
@@ -70,27 +71,15 @@ var ErrEndedInBand = errors.New("the turn ended in-band; nothing of it is to be 
 // the request keeps its own, on which an error returned is answered
 // (edge.ClientLeft asks it whether the client went away).
 func (b *Base) Run(c *gin.Context, line TurnEnd, p Protocol) error {
-	ctx, log := c.Request.Context(), edge.Logger(c)
-	var lease *store.Lease
-	err := aside.Do(func() (err error) {
-		lease, err = b.take(ctx, p, b.serving.LeaseOptions(b, log, line.IDKey, line.ID))
+	var st turnStart
+	defer st.finish()
+	// The steps before the stream go deep (the store, the upstream call):
+	// they run aside, on one goroutine, so that the goroutine that waits
+	// on the stream stays small (internal/aside).
+	if err := aside.Do(func() error { return b.start(c.Request.Context(), edge.Logger(c), line, p, &st) }); err != nil {
 		return err
-	})
-	if err != nil {
-		return err
 	}
-	ctx, t := b.serving.BeginTurn(ctx, lease, log, line)
-	defer t.Release()
-	// The steps before the stream and the last write go deep (the store,
-	// the upstream call): they run aside, so that the goroutine that
-	// waits on the stream stays small (internal/aside).
-	if err := aside.Do(func() error { return p.Prepare(ctx, t) }); err != nil {
-		return fault.CauseOf(ctx, err)
-	}
-	defer t.End()
-	if err := aside.Do(func() error { return p.Call(ctx, t) }); err != nil {
-		return fault.CauseOf(ctx, err)
-	}
+	ctx, t := st.ctx, st.t
 	if err := p.Stream(ctx, t); errors.Is(err, ErrEndedInBand) {
 		return nil
 	} else if err != nil {
@@ -99,6 +88,46 @@ func (b *Base) Run(c *gin.Context, line TurnEnd, p Protocol) error {
 	stored := aside.Do(func() error { return t.store(ctx, p.Store) })
 	t.Free()
 	return p.Acknowledge(t, stored)
+}
+
+// turnStart is what a turn's start (Base.start) has made so far: its
+// context and Turn once begun, and whether it was prepared.
+type turnStart struct {
+	ctx      context.Context
+	t        *Turn
+	prepared bool
+}
+
+// finish ends the turn (Turn.End) once it was prepared and releases it
+// once begun, whatever stopped it, a panic too.
+func (st *turnStart) finish() {
+	if st.t == nil {
+		return
+	}
+	if st.prepared {
+		st.t.End()
+	}
+	st.t.Release()
+}
+
+// start runs the turn's steps before its stream, recording in st what it
+// made: admission and the lock (take), the turn's context (BeginTurn),
+// Prepare and Call. An error after the turn began is the turn context's
+// cause, when it has one.
+func (b *Base) start(ctx context.Context, log *zerolog.Logger, line TurnEnd, p Protocol, st *turnStart) error {
+	lease, err := b.take(ctx, p, b.serving.LeaseOptions(b, log, line.IDKey, line.ID))
+	if err != nil {
+		return err
+	}
+	st.ctx, st.t = b.serving.BeginTurn(ctx, lease, log, line)
+	if err := p.Prepare(st.ctx, st.t); err != nil {
+		return fault.CauseOf(st.ctx, err)
+	}
+	st.prepared = true
+	if err := p.Call(st.ctx, st.t); err != nil {
+		return fault.CauseOf(st.ctx, err)
+	}
+	return nil
 }
 
 // take admits the turn's start and takes its lock (Protocol.Take), within
