@@ -6,7 +6,6 @@ import (
 	"iter"
 	"strings"
 
-	"github.com/aapagui/aapagui/internal/aside"
 	"github.com/aapagui/aapagui/internal/slab"
 	"github.com/aapagui/aapagui/internal/sse"
 )
@@ -70,15 +69,6 @@ func ReadEvents(r io.Reader, maxEventSize int) iter.Seq2[Event, error] {
 // it waits for the stream, about 1.5 KB more than a call of Next.
 type EventReader struct {
 	sse *sse.Reader
-	// DecodeAside decodes the events the per-token fast path does not
-	// take (turn_start, message_start, tool calls, turn_stop) on a
-	// goroutine of their own (internal/aside), for a reader whose
-	// goroutine waits on the stream for long (a bridge's, between
-	// tokens): encoding/json goes several kilobytes deep, and a
-	// goroutine's stack stays at the deepest it went. A delta costs the
-	// same; any other event about a microsecond more.
-	DecodeAside bool
-
 	// The per-token events are allocated a slab at a time, and their
 	// texts a chunk of bytes at a time (internal/slab; each is still its
 	// own value, never reused), so that a long stream costs a fraction of
@@ -97,35 +87,39 @@ func NewEventReader(r io.Reader, maxEventSize int) *EventReader {
 // Next returns the next event, or io.EOF at a clean end of the stream;
 // any other error is ReadEvents', after which the stream is over.
 func (r *EventReader) Next() (Event, error) {
+	ev, name, data, err := r.NextRaw()
+	if ev != nil || err != nil {
+		return ev, err
+	}
+	return DecodeEvent(name, data)
+}
+
+// NextRaw is Next for a caller that decodes the events the per-token
+// fast path does not take (turn_start, message_start, tool calls,
+// turn_stop) where it likes: on a goroutine of its own, say, since
+// encoding/json goes several kilobytes deep and a goroutine that waits on
+// the stream between tokens keeps the deepest stack it had. Such an event
+// comes as ev nil with its name and data, which DecodeEvent takes (data is
+// valid until the next call); a delta comes decoded, as from Next.
+func (r *EventReader) NextRaw() (ev Event, name string, data []byte, err error) {
 	f, err := r.sse.Next()
 	if err != nil {
-		return nil, err
+		return nil, "", nil, err
 	}
-	name := f.Name
+	name = f.Name
 	switch EventName(name) {
 	case EventTextDelta:
 		if d, ok := fastDelta(f.Data); ok {
-			return slabEvent(&r.texts, TextDelta{Delta: r.text.String(d)}), nil
+			return slabEvent(&r.texts, TextDelta{Delta: r.text.String(d)}), "", nil, nil
 		}
 	case EventThinkingDelta:
 		if d, ok := fastDelta(f.Data); ok {
-			return slabEvent(&r.thoughts, ThinkingDelta{Delta: r.text.String(d)}), nil
+			return slabEvent(&r.thoughts, ThinkingDelta{Delta: r.text.String(d)}), "", nil, nil
 		}
 	case "":
 		name = "message"
 	}
-	if r.DecodeAside {
-		return decodeAside(name, f.Data)
-	}
-	return DecodeEvent(name, f.Data)
-}
-
-// decodeAside is DecodeEvent on a goroutine of its own (internal/aside).
-// (A function of its own: a closure in Next would move its variables to
-// the heap for every delta.)
-func decodeAside(name string, data []byte) (ev Event, err error) {
-	_ = aside.Do(func() error { ev, err = DecodeEvent(name, data); return nil })
-	return ev, err
+	return nil, name, f.Data, nil
 }
 
 // slabEvent returns a pointer to a new element of slab s (internal/slab)

@@ -132,90 +132,105 @@ func (r *runner) pump(ctx context.Context, evs *turnEvents, req *aap.PostSession
 // yet by then (it saves the turn at its end) makes the bridge hold the
 // answer back until the turn ends and read the history again.
 func (r *runner) stream(ctx context.Context, evs *turnEvents) []aap.Message {
-	first := r.followUp == 0
+	t := turnRead{first: r.followUp == 0, h: heldAnswer{missing: r.missingResults()}}
 	r.turn.Line.Stop = ""
-	result := "" // set by a failure; else worked out from the stop reason
-	defer func() { r.turnDone(result) }()
+	defer func() { r.turnDone(t.result) }()
 	defer evs.close()
-	h := heldAnswer{missing: r.missingResults()}
 	for {
-		ev, err := evs.next()
+		ev, raw, err := evs.next()
 		if err == io.EOF {
 			break
 		}
-		if err != nil {
-			if h.holding {
-				r.release(ctx, &h)
-			}
-			result = r.failed(ctx, err)
-			return nil
-		}
-		if d, ok := ev.(*aap.TextDelta); ok && !h.holding && len(h.missing) == 0 && r.textDelta(d.Delta) {
-			continue
-		}
-		_, unknown := ev.(*aap.UnknownEvent)
-		r.turn.CountIn(string(ev.EventName()), !unknown)
-		if err := r.grow(ev); err != nil {
-			if h.holding {
-				r.release(ctx, &h)
-			}
-			result = r.failed(ctx, err)
-			return nil
-		}
-		switch e := ev.(type) {
-		case *aap.TurnStart:
-			if !first {
-				continue // one run, several turns
-			}
-		case *aap.ToolResult:
-			if r.lateResult(ctx, &h, e) {
+		var over bool
+		switch ev.(type) {
+		case *aap.TextDelta, *aap.ThinkingDelta:
+			// A delta is taken here, on the stream's goroutine: no
+			// goroutine is started for it, and no allocation made.
+			if d, ok := ev.(*aap.TextDelta); ok && !t.h.holding && len(t.h.missing) == 0 && r.textDelta(d.Delta) {
 				continue
 			}
-		case *aap.SessionStart:
-			r.started(e.SessionID)
-			continue
-		case *aap.UnknownEvent:
-			r.log.Debug().Str("event", string(e.Name)).Msg("unknown AAP event skipped")
-			continue
-		case *aap.TurnStop:
-			r.turn.Line.Stop = string(e.StopReason)
+			over = r.event(ctx, &t, ev, nil)
+		default:
+			over = r.eventAside(ctx, &t, ev, raw, err)
 		}
-		if r.holdAnswer(ctx, &h, ev) {
-			continue
-		}
-		if next := r.policyTurn(ev); next != nil {
-			return next
-		}
-		r.take(ev)
-		if r.a2g.Done() {
-			return nil
+		if over {
+			return t.next
 		}
 	}
-	if h.holding {
-		r.release(ctx, &h)
+	if t.h.holding {
+		r.release(ctx, &t.h)
 	}
 	return nil
 }
 
-// take translates and writes one event of the AAP server's (feed): a
-// delta on the stream's goroutine, any other event aside (a run's start
-// or end, a tool call: its encoding goes deeper), so that the goroutine
-// that waits on the stream for as long as it is open keeps the stack a
-// delta needs (internal/aside).
-func (r *runner) take(ev aap.Event) {
-	switch ev.(type) {
-	case *aap.TextDelta, *aap.ThinkingDelta:
-		r.feed(ev)
-	default:
-		r.feedAside(ev)
-	}
+// turnRead is where the reading of one turn's events (runner.stream)
+// stands.
+type turnRead struct {
+	first  bool          // the run's first turn
+	h      heldAnswer    // the answer held back for results still missing
+	result string        // set by a failure; else worked out from the stop reason
+	next   []aap.Message // the permissions of a follow-up turn the policy answers
 }
 
-// feedAside is feed on a goroutine of its own (internal/aside). (A
-// function of its own: a closure in take would move its event to the heap
-// for every delta.)
-func (r *runner) feedAside(ev aap.Event) {
-	_ = aside.Do(func() error { r.feed(ev); return nil })
+// eventAside is event for an event other than a delta, decoded first when
+// it came undecoded (raw), on a goroutine of its own: decoding, a run's
+// start or end, a tool call go deeper than a delta, and the goroutine that
+// waits on the stream for as long as it is open keeps the stack a delta
+// needs (internal/aside). (A function of its own: a closure in stream
+// would move its variables to the heap for every delta.)
+func (r *runner) eventAside(ctx context.Context, t *turnRead, ev aap.Event, raw *rawEvent, err error) (over bool) {
+	_ = aside.Do(func() error {
+		if raw != nil {
+			ev, err = raw.decode()
+		}
+		over = r.event(ctx, t, ev, err)
+		return nil
+	})
+	return over
+}
+
+// event takes one event of the turn (or the error that ended its
+// stream), translating and writing it (feed); it reports whether the
+// turn's reading is over, with t.next set when a follow-up turn is to run.
+func (r *runner) event(ctx context.Context, t *turnRead, ev aap.Event, err error) (over bool) {
+	if err == nil {
+		_, unknown := ev.(*aap.UnknownEvent)
+		r.turn.CountIn(string(ev.EventName()), !unknown)
+		err = r.grow(ev)
+	}
+	if err != nil {
+		if t.h.holding {
+			r.release(ctx, &t.h)
+		}
+		t.result = r.failed(ctx, err)
+		return true
+	}
+	switch e := ev.(type) {
+	case *aap.TurnStart:
+		if !t.first {
+			return false // one run, several turns
+		}
+	case *aap.ToolResult:
+		if r.lateResult(ctx, &t.h, e) {
+			return false
+		}
+	case *aap.SessionStart:
+		r.started(e.SessionID)
+		return false
+	case *aap.UnknownEvent:
+		r.log.Debug().Str("event", string(e.Name)).Msg("unknown AAP event skipped")
+		return false
+	case *aap.TurnStop:
+		r.turn.Line.Stop = string(e.StopReason)
+	}
+	if r.holdAnswer(ctx, &t.h, ev) {
+		return false
+	}
+	if t.next = r.policyTurn(ev); t.next != nil {
+		return true
+	}
+	r.feed(ev)
+	return r.a2g.Done()
 }
 
 // grow counts what ev adds to the message the agent is building and

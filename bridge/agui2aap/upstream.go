@@ -145,7 +145,6 @@ func (r *runner) open(ctx context.Context, session string, req *aap.PostSessionT
 		return nil, err
 	}
 	er := aap.NewEventReader(ssestream.FlushBeforeRead(idle, r.turn.Out), r.env.cfg.MaxEventSize)
-	er.DecodeAside = true
 	return &turnEvents{er: er, body: idle}, nil
 }
 
@@ -153,39 +152,53 @@ func (r *runner) open(ctx context.Context, session string, req *aap.PostSessionT
 // goroutine that waits on the stream between tokens for as long as it is
 // open: a range over an iterator would keep the iterator's frames on its
 // stack and move the loop's variables to the heap, for every stream. The
-// stream's events are decoded aside, all but the deltas
-// (aap.EventReader.DecodeAside).
+// stream's events other than its deltas come undecoded (rawEvent), to be
+// decoded where they are taken, aside (runner.stream).
 type turnEvents struct {
 	list []aap.Event        // a turn answered in one JSON body, or
 	er   *aap.EventReader   // its stream, read from
 	body *upstream.IdleBody // this, closed once read
+	raw  rawEvent           // the last event next left undecoded
 }
 
-// next returns the turn's next event, or io.EOF after the last; the
-// stream is closed at its end or its first error.
-func (e *turnEvents) next() (aap.Event, error) {
+// rawEvent is an event of the stream not decoded yet: its name and data,
+// valid until the next read.
+type rawEvent struct {
+	name string
+	data []byte
+}
+
+func (e *rawEvent) decode() (aap.Event, error) { return aap.DecodeEvent(e.name, e.data) }
+
+// next returns the turn's next event, decoded, or undecoded as raw, or
+// io.EOF after the last; the stream is closed at its end or its first
+// error.
+func (e *turnEvents) next() (ev aap.Event, raw *rawEvent, err error) {
 	if e.er == nil {
 		if len(e.list) == 0 {
-			return nil, io.EOF
+			return nil, nil, io.EOF
 		}
-		ev := e.list[0]
+		ev = e.list[0]
 		e.list = e.list[1:]
-		return ev, nil
+		return ev, nil, nil
 	}
-	ev, err := e.er.Next()
+	ev, e.raw.name, e.raw.data, err = e.er.NextRaw()
 	if err != nil {
 		e.close()
-		return nil, err
+		return nil, nil, err
 	}
 	e.body.Touch()
-	return ev, nil
+	if ev == nil {
+		return nil, &e.raw, nil
+	}
+	return ev, nil, nil
 }
 
 // close ends the turn's stream, read or not.
 func (e *turnEvents) close() {
 	if e.body != nil {
 		e.body.Close()
-		e.body, e.er = nil, nil
+		e.body, e.er, e.raw = nil, nil, rawEvent{}
 	}
 }
 
