@@ -198,4 +198,19 @@ func (t *AGUIToAAP) Encrypted(msgs []aap.Message, i int, id string) json.RawMess
 }
 
 // HasEncrypted reports whether the run carried any encrypted value.
-func (t *AGUIToAAP) HasEncrypted() bool { return len(t.enc.calls)+len(t.enc.msgs) > 0 }
+func (t *AGUIToAAP) HasEncrypted() bool { return t.enc != nil && len(t.enc.calls)+len(t.enc.msgs) > 0 }
+
+// encAfter is encryptedRun.after, the state made with the run's first
+// event of reasoning: a run without any (most) holds none.
+func (t *AGUIToAAP) encAfter(ev events.Event) {
+	if t.enc == nil {
+		switch ev.(type) {
+		case *events.ReasoningMessageStartEvent, *events.ReasoningMessageContentEvent, *events.ReasoningMessageChunkEvent,
+			*events.ThinkingTextMessageStartEvent, *events.ReasoningEncryptedValueEvent:
+			t.enc = &encryptedRun{}
+		default:
+			return // nothing of reasoning noted: nothing to place
+		}
+	}
+	t.enc.after(t, ev)
+}

@@ -45,7 +45,7 @@ type AGUIToAAPOptions struct {
 // The AAP stream it produces always starts with turn_start and ends with
 // exactly one turn_stop, whatever it is fed.
 type AGUIToAAP struct {
-	enc   encryptedRun // the run's encrypted reasoning values (encrypted_run.go)
+	enc   *encryptedRun // the run's encrypted reasoning values (encrypted_run.go), from its first reasoning event
 	mode  aap.StreamMode
 	prior *PriorCalls
 	out   []aap.Event
@@ -284,7 +284,7 @@ func (t *AGUIToAAP) FeedJSON(ev events.Event, data []byte) ([]aap.Event, error) 
 	}
 	out, err := t.Feed(ev)
 	if sa == "" {
-		t.enc.after(t, ev)
+		t.encAfter(ev)
 	}
 	return out, err
 }

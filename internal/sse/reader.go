@@ -157,20 +157,22 @@ type parser struct {
 	// lf and cr cache where the next LF and CR are: at is its index in
 	// buf, or -1 when none is known; from is where the search resumes
 	// (nothing before it, from start on, is that byte).
-	lf, cr   search
+	lf, cr search
+	ioErr  error
+	empty  int // consecutive reads that returned nothing
+	last   int // what the last read returned
+	size   int // bytes of the current event so far, blank lines before it included
+
+	data    []byte // data lines, each followed by LF
+	nameBuf []byte
+	name    string // the last yielded name, reused while it does not change
+
+	// (The flags together: a parser is one 240-byte allocation.)
 	bomDone  bool
 	skipLF   bool // the last line ended with CR: an LF next completes a CRLF
 	eof      bool
-	ioErr    error
-	empty    int  // consecutive reads that returned nothing
-	last     int  // what the last read returned
 	midEvent bool // a non-empty line since the last event boundary
-	size     int  // bytes of the current event so far, blank lines before it included
-
-	data    []byte // data lines, each followed by LF
-	hasData bool
-	nameBuf []byte
-	name    string // the last yielded name, reused while it does not change
+	hasData  bool
 }
 
 type search struct{ at, from int }

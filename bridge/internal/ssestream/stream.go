@@ -18,13 +18,11 @@ import (
 // A trickling upstream thus gets per-event latency and a burst gets large
 // writes. Stream is not safe for concurrent use.
 type Stream struct {
-	w       http.ResponseWriter
-	rc      *http.ResponseController
-	buf     []byte
-	pooled  *[]byte // the pool's handle of buf, reused to give it back without allocating
-	err     error
-	started bool
-	sent    bool // something was written: the headers are on the wire
+	w      http.ResponseWriter
+	rc     *http.ResponseController
+	buf    []byte
+	pooled *[]byte // the pool's handle of buf, reused to give it back without allocating
+	err    error
 	// MaxBuffer is the size at which the buffer is written out; zero means
 	// 64 KiB.
 	MaxBuffer int
@@ -51,12 +49,16 @@ type Stream struct {
 	// While the handler waits in an upstream read (idle), only the
 	// keep-alive timer writes; mu orders the two.
 	mu    sync.Mutex
-	idle  bool
 	timer *time.Timer
 
 	deadline time.Time // the connection's write deadline, when set
 
 	Recorder *runlog.Recorder // the turn's run log, told of each flush
+
+	// (The flags together: a stream is one 160-byte allocation.)
+	idle    bool // (mu) the handler waits in an upstream read
+	started bool
+	sent    bool // something was written: the headers are on the wire
 }
 
 // New prepares w for an SSE response.
