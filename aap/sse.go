@@ -79,9 +79,11 @@ type EventReader struct {
 }
 
 // NewEventReader returns an EventReader of r's events; maxEventSize is
-// ReadEvents'.
+// ReadEvents'. It waits on a buffer of 128 bytes, what an AAP delta's
+// frame takes (some 45 bytes and its text); a larger frame, or a burst,
+// is read into larger buffers the process's streams share.
 func NewEventReader(r io.Reader, maxEventSize int) *EventReader {
-	return &EventReader{sse: sse.NewReader(r, sse.ReadOptions{MaxEventSize: maxEventSize})}
+	return &EventReader{sse: sse.NewReader(r, sse.ReadOptions{MaxEventSize: maxEventSize, SmallBuffer: true})}
 }
 
 // Next returns the next event, or io.EOF at a clean end of the stream;

@@ -49,9 +49,11 @@ func FuzzReadLikeGoSSE(f *testing.F) {
 			}
 		}
 		for _, rd := range readers {
-			got, err := readAll(t, rd.wrap(string(input)), sse.ReadOptions{})
-			require.NoError(t, err, rd.name)
-			require.Equal(t, want, got, rd.name)
+			for _, small := range []bool{false, true} {
+				got, err := readAll(t, rd.wrap(string(input)), sse.ReadOptions{SmallBuffer: small})
+				require.NoError(t, err, rd.name)
+				require.Equal(t, want, got, "%s, small buffer %v", rd.name, small)
+			}
 		}
 	})
 }

@@ -59,6 +59,12 @@ type ReadOptions struct {
 	// included. A larger event stops the stream with *EventTooLargeError.
 	// Zero or negative means DefaultMaxEventSize.
 	MaxEventSize int
+	// SmallBuffer makes the reader's own buffer, the one a stream waits
+	// on, 128 bytes instead of 256: for a protocol whose per-token frames
+	// are small (AAP's text_delta is some 45 bytes and its text; AG-UI's
+	// TEXT_MESSAGE_CONTENT over 100). A frame that does not fit is read
+	// into a larger buffer from the pool, as a burst is.
+	SmallBuffer bool
 }
 
 func (o ReadOptions) maxEventSize() int {
@@ -89,10 +95,11 @@ func (o ReadOptions) maxEventSize() int {
 // occurs in AAP or AG-UI, whose data is always JSON.
 //
 // Read does not allocate per event: it reads into one buffer of its own
-// (256 bytes) and, while reads fill it, into larger ones (doubling up to
-// 64 KiB, or what one line needs) taken from a pool the process's streams
-// share and given back once everything read is parsed and reads trickle
-// again: an open stream that waits holds 256 bytes. It copies
+// (256 bytes, 128 with SmallBuffer) and, while reads fill it, into larger
+// ones (doubling up to 64 KiB, or what one line needs) taken from a pool
+// the process's streams share and given back once everything read is
+// parsed and reads trickle again: an open stream that waits holds its own
+// buffer alone. It copies
 // data into one reused buffer, and allocates Event.Name once per change of
 // name.
 func Read(r io.Reader, opts ReadOptions) iter.Seq2[Event, error] {
@@ -101,7 +108,7 @@ func Read(r io.Reader, opts ReadOptions) iter.Seq2[Event, error] {
 			yield(Event{}, errors.New("sse: nil reader"))
 			return
 		}
-		p := parser{r: r, limit: opts.maxEventSize(), lf: search{at: -1}, cr: search{at: -1}}
+		p := parser{r: r, limit: opts.maxEventSize(), small: opts.SmallBuffer, lf: search{at: -1}, cr: search{at: -1}}
 		for {
 			ev, err := p.next()
 			if err == io.EOF {
@@ -126,7 +133,7 @@ type Reader struct{ p parser }
 
 // NewReader returns a Reader of r's events.
 func NewReader(r io.Reader, opts ReadOptions) *Reader {
-	return &Reader{p: parser{r: r, limit: opts.maxEventSize(), lf: search{at: -1}, cr: search{at: -1}}}
+	return &Reader{p: parser{r: r, limit: opts.maxEventSize(), small: opts.SmallBuffer, lf: search{at: -1}, cr: search{at: -1}}}
 }
 
 // Next returns the next event, which is valid until the next call (its
@@ -141,7 +148,7 @@ func (r *Reader) Next() (Event, error) {
 
 const (
 	byteOrderMark = "\xEF\xBB\xBF"
-	minBuffer     = 256
+	minBuffer     = 128      // the smaller own buffer (ReadOptions.SmallBuffer); the pool's sizes are it doubled
 	maxBuffer     = 64 << 10 // what reads grow the buffer to; longer lines grow it further
 )
 
@@ -151,7 +158,7 @@ type parser struct {
 	limit int
 
 	buf        []byte    // buf[start:end] is read and not yet parsed
-	own        []byte    // the parser's own buffer, minBuffer bytes
+	own        []byte    // the parser's own buffer, 256 bytes, or 128 (small)
 	burst      *burstBuf // buf, when it is a larger one (use)
 	start, end int
 	// lf and cr cache where the next LF and CR are: at is its index in
@@ -173,6 +180,7 @@ type parser struct {
 	eof      bool
 	midEvent bool // a non-empty line since the last event boundary
 	hasData  bool
+	small    bool // ReadOptions.SmallBuffer
 }
 
 type search struct{ at, from int }
@@ -328,7 +336,11 @@ func (p *parser) fill() error {
 	}
 	switch {
 	case p.buf == nil:
-		p.own = make([]byte, minBuffer)
+		n := 2 * minBuffer
+		if p.small {
+			n = minBuffer
+		}
+		p.own = make([]byte, n)
 		p.buf = p.own
 	case pending == len(p.buf):
 		// A line longer than the buffer: double it, up to what the limit
@@ -388,8 +400,8 @@ func (p *parser) fill() error {
 type burstBuf struct{ b []byte }
 
 // burstPools holds the burstBufs of each size minBuffer<<i, i from 1 to
-// 8 (maxBuffer).
-var burstPools [9]sync.Pool
+// 9 (maxBuffer).
+var burstPools [10]sync.Pool
 
 // poolIndex is the index in burstPools of buffers of n bytes, or 0 when
 // none holds them.
