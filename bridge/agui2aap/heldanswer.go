@@ -107,9 +107,12 @@ type heldAnswer struct {
 // missingResults are the calls the turn answers whose results the client
 // has not been sent.
 func (r *runner) missingResults() map[string]permission {
-	missing := map[string]permission{}
+	var missing map[string]permission // (nil when none: most turns answer no permission)
 	for id, p := range r.answered.by {
 		if !r.results[id] {
+			if missing == nil {
+				missing = map[string]permission{}
+			}
 			missing[id] = p
 		}
 	}

@@ -71,14 +71,16 @@ func (r *runner) prepareStream(ctx context.Context) {
 
 // dropConversation lets go of what grows with the conversation once the turn
 // is under way, so that an open stream's memory does not: the client's
-// messages (the thread's title is taken from them first) and the plan's
-// seed. With SnapshotAfterRuns the messages stay, for the snapshot at the
-// end.
+// messages (the thread's title is taken from them first), the plan's
+// seed, and what only the turn's start read of the input (its tools, their
+// schemas with them, its context, state and forwarded props). With
+// SnapshotAfterRuns the messages stay, for the snapshot at the end.
 func (r *runner) dropConversation() {
 	if r.th.Title == "" {
 		r.th.Title = threadTitle(r.in.Messages)
 	}
 	r.p.Seed = nil
+	r.in.Tools, r.in.Context, r.in.State, r.in.ForwardedProps, r.clientTools = nil, nil, nil, nil, nil
 	if !r.env.cfg.SnapshotAfterRuns {
 		r.in.Messages = nil
 	}

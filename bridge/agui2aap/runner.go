@@ -156,9 +156,12 @@ type answers struct {
 
 // answersOf returns the tool_permission answers among a turn's messages.
 func answersOf(msgs []aap.Message) answers {
-	a := answers{by: map[string]permission{}}
+	var a answers // (by nil when none: most turns answer no permission)
 	for _, m := range msgs {
 		if pm, ok := m.(*aap.ToolPermissionMessage); ok {
+			if a.by == nil {
+				a.by = map[string]permission{}
+			}
 			a.order = append(a.order, pm.ToolCallID)
 			a.by[pm.ToolCallID] = permission{granted: pm.Granted, reason: pm.Reason}
 		}
