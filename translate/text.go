@@ -194,5 +194,9 @@ func (t *streamedText) heldString() string {
 	s := b.String()
 	clear(t.parts)
 	t.parts = append(t.parts[:0], textPart{s: s})
+	// The last chunk's spare room goes too: it would keep the whole
+	// chunk, whose bytes s now holds, alive (up to textChunkMax more for
+	// a message a checkpoint read). The next delta starts a small one.
+	t.chunk, t.size = nil, 0
 	return s
 }

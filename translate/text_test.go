@@ -96,3 +96,26 @@ func allocatedBytes(f func()) uint64 {
 	runtime.ReadMemStats(&m1)
 	return m1.TotalAlloc - m0.TotalAlloc
 }
+
+// A text read in the middle of its stream (a checkpoint's draft) is then
+// held as the one string String joined, with nothing of the chunks it
+// came in: a stream that waits after it holds its text once, not its text
+// and the last chunk that text was copied from (up to 64 KiB more).
+func TestStreamedTextLetsItsChunksGo(t *testing.T) {
+	var st streamedText
+	delta := strings.Repeat("w", 19)
+	for st.Len() < 40<<10 {
+		st.Add(delta)
+	}
+	s := st.String()
+	if cap(st.chunk) != 0 {
+		t.Fatalf("after String, the text keeps a chunk of %d bytes", cap(st.chunk))
+	}
+	st.Add(delta)
+	if cap(st.chunk) > textChunkFirst {
+		t.Fatalf("the next delta went into a chunk of %d bytes, want %d", cap(st.chunk), textChunkFirst)
+	}
+	if got := st.String(); got != s+delta {
+		t.Fatalf("the text reads %d bytes, want %d", len(got), len(s)+len(delta))
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"golang.org/x/sync/singleflight"
@@ -29,6 +30,11 @@ type Server struct {
 
 	readiness *edge.Ready[readyCheck] // GET /readyz's check, reused for edge.ReadyTTL
 	forwarded *forwarded              // the forwarded keys the AAP server refused, and the rate of new ones (verify.go)
+
+	// shared are the AAP clients of the requests when none forwards its
+	// caller's key or user (ForwardAuth, ForwardUser): [0] as configured,
+	// [v] speaking version v; each made once, not for every run (client).
+	shared [aap.Version3 + 1]atomic.Pointer[aap.Client]
 }
 
 // ServeHTTP implements http.Handler.
