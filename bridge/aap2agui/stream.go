@@ -170,7 +170,13 @@ func (r *turnRun) readFrame(ctx context.Context, body *upstream.IdleBody, dec *a
 // (internal/aside). (A function of its own: a closure in readFrame would
 // move readFrame's results to the heap on every delta.)
 func (r *turnRun) decodeAndTakeAside(ctx context.Context, dec *agui.Decoder, data []byte) (done bool, failure error) {
-	_ = aside.Do(func() error { done, failure = r.decodeAndTake(ctx, dec, data); return nil })
+	_ = aside.Do(func() error {
+		done, failure = r.decodeAndTake(ctx, dec, data)
+		if out := r.turn.Out; out != nil && !out.Sent() {
+			out.FlushDeep() // the stream's first bytes, here rather than aside again
+		}
+		return nil
+	})
 	return done, failure
 }
 

@@ -186,6 +186,9 @@ func (r *runner) eventAside(ctx context.Context, t *turnRead, ev aap.Event, raw 
 			ev, err = raw.decode()
 		}
 		over = r.event(ctx, t, ev, err)
+		if out := r.turn.Out; out != nil && !out.Sent() {
+			out.FlushDeep() // the stream's first bytes, here rather than aside again
+		}
 		return nil
 	})
 	return over

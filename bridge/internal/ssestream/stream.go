@@ -59,6 +59,7 @@ type Stream struct {
 	idle    bool // (mu) the handler waits in an upstream read
 	started bool
 	sent    bool // something was written: the headers are on the wire
+	deep    bool // FlushDeep: the first write is made here, not aside
 }
 
 // New prepares w for an SSE response.
@@ -138,6 +139,19 @@ func (s *Stream) Flush() {
 		bufferPool.Put(s.pooled)
 	}
 	s.buf, s.pooled = nil, nil
+}
+
+// Sent reports whether the stream's first bytes (and its headers) were
+// written.
+func (s *Stream) Sent() bool { return s.sent }
+
+// FlushDeep is Flush for a caller that runs aside already, off the
+// goroutine that waits on the stream (internal/aside): the first write,
+// which goes deep, is made there, not on yet another goroutine.
+func (s *Stream) FlushDeep() {
+	s.deep = true
+	s.Flush()
+	s.deep = false
 }
 
 // Done ends the stream's use of the connection: it stops the keep-alive
@@ -233,8 +247,9 @@ func (s *Stream) write(b []byte) {
 		}
 	}
 	var err error
-	if s.sent {
+	if s.sent || s.deep {
 		err = s.send(b)
+		s.sent = true
 	} else {
 		// The first write puts the headers on the wire, net/http's
 		// deepest write (and a drain of what the client sent unread):
