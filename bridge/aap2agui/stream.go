@@ -172,9 +172,7 @@ func (r *turnRun) readFrame(ctx context.Context, body *upstream.IdleBody, dec *a
 func (r *turnRun) decodeAndTakeAside(ctx context.Context, dec *agui.Decoder, data []byte) (done bool, failure error) {
 	_ = aside.Do(func() error {
 		done, failure = r.decodeAndTake(ctx, dec, data)
-		if out := r.turn.Out; out != nil && !out.Sent() {
-			out.FlushDeep() // the stream's first bytes, here rather than aside again
-		}
+		r.turn.Out.FlushFirst()
 		return nil
 	})
 	return done, failure

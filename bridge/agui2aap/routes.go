@@ -22,6 +22,9 @@ func New(cfg Config) (*Server, error) {
 	}
 	cfg.Store = store.ObserveThreads(cfg.Store, b.Observe)
 	s := &Server{cfg: cfg, base: b, meta: map[string]metaEntry{}}
+	if !cfg.ForwardAuth {
+		s.shared = s.newClient(cfg.UpstreamAPIKey, nil)
+	}
 	s.readiness = edge.NewReady(cfg.Clock, s.checkReady)
 	s.forwarded = newForwarded(cfg.Limits)
 	e, m := b.Engine, b.Metrics

@@ -143,14 +143,16 @@ func (r *runner) stream(ctx context.Context, evs *turnEvents) []aap.Message {
 		if err == io.EOF {
 			break
 		}
+		// A delta is taken here, on the stream's goroutine: no goroutine
+		// is started for it, and no allocation made.
 		var over bool
-		switch ev.(type) {
-		case *aap.TextDelta, *aap.ThinkingDelta:
-			// A delta is taken here, on the stream's goroutine: no
-			// goroutine is started for it, and no allocation made.
-			if d, ok := ev.(*aap.TextDelta); ok && !t.h.holding && len(t.h.missing) == 0 && r.textDelta(d.Delta) {
+		switch d := ev.(type) {
+		case *aap.TextDelta:
+			if !t.h.holding && len(t.h.missing) == 0 && r.textDelta(d.Delta) {
 				continue
 			}
+			over = r.event(ctx, &t, ev, nil)
+		case *aap.ThinkingDelta:
 			over = r.event(ctx, &t, ev, nil)
 		default:
 			over = r.eventAside(ctx, &t, ev, raw, err)
@@ -186,9 +188,7 @@ func (r *runner) eventAside(ctx context.Context, t *turnRead, ev aap.Event, raw 
 			ev, err = raw.decode()
 		}
 		over = r.event(ctx, t, ev, err)
-		if out := r.turn.Out; out != nil && !out.Sent() {
-			out.FlushDeep() // the stream's first bytes, here rather than aside again
-		}
+		r.turn.Out.FlushFirst()
 		return nil
 	})
 	return over

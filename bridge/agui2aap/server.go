@@ -31,10 +31,12 @@ type Server struct {
 	readiness *edge.Ready[readyCheck] // GET /readyz's check, reused for edge.ReadyTTL
 	forwarded *forwarded              // the forwarded keys the AAP server refused, and the rate of new ones (verify.go)
 
-	// shared are the AAP clients of the requests when none forwards its
-	// caller's key or user (ForwardAuth, ForwardUser): [0] as configured,
-	// [v] speaking version v; each made once, not for every run (client).
-	shared [aap.Version3 + 1]atomic.Pointer[aap.Client]
+	// shared is the AAP client of the requests that forward neither their
+	// caller's key nor its user (nil with ForwardAuth), and versions[v] it
+	// speaking version v, made when first needed: made once, not for every
+	// run (client, upstream).
+	shared   *aap.Client
+	versions [aap.Version3 + 1]atomic.Pointer[aap.Client]
 }
 
 // ServeHTTP implements http.Handler.

@@ -29,8 +29,8 @@ func (s *Server) client(r *http.Request) (*aap.Client, string) {
 	if u, ok := r.Context().Value(forwardUserKey{}).(string); ok {
 		h = http.Header{http.CanonicalHeaderKey(s.cfg.ForwardUser): {u}}
 	}
-	if !s.cfg.ForwardAuth && h == nil {
-		return s.sharedClient(0, nil), key
+	if s.shared != nil && h == nil {
+		return s.shared, key
 	}
 	return s.newClient(key, h), key
 }
@@ -39,22 +39,14 @@ func (s *Server) newClient(key string, h http.Header) *aap.Client {
 	return aap.NewClient(s.cfg.Upstream, aap.ClientOptions{HTTPClient: s.cfg.HTTPClient, APIKey: key, Header: h, MaxEventSize: s.cfg.MaxEventSize, Version: s.cfg.UpstreamVersion})
 }
 
-// sharedClient is shared[v], made once: the configured client (v 0), or
-// base speaking version v.
-func (s *Server) sharedClient(v int, base *aap.Client) *aap.Client {
-	if cl := s.shared[v].Load(); cl != nil {
+// sharedVersion is the shared client speaking version v (versions[v]),
+// made once.
+func (s *Server) sharedVersion(v int) *aap.Client {
+	if cl := s.versions[v].Load(); cl != nil {
 		return cl
 	}
-	var cl *aap.Client
-	if v == 0 {
-		cl = s.newClient(s.cfg.UpstreamAPIKey, nil)
-	} else {
-		cl = base.WithVersion(v)
-	}
-	if !s.shared[v].CompareAndSwap(nil, cl) {
-		cl = s.shared[v].Load()
-	}
-	return cl
+	s.versions[v].CompareAndSwap(nil, s.shared.WithVersion(v))
+	return s.versions[v].Load()
 }
 
 // forwardUserKey keys the user a request is scoped to, for the AAP server

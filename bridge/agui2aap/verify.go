@@ -155,8 +155,8 @@ func (s *Server) upstream(ctx context.Context, cl *aap.Client, key string) (*aap
 	if !aap.KnownVersion(v) {
 		return nil, nil, fmt.Errorf("%w %d: agui2aap speaks 1, 2 and 3 (--upstream-aap-version forces one)", aap.ErrUnsupportedVersion, v)
 	}
-	if cl == s.shared[0].Load() {
-		return s.sharedClient(v, cl), meta, nil
+	if cl == s.shared {
+		return s.sharedVersion(v), meta, nil
 	}
 	return cl.WithVersion(v), meta, nil
 }

@@ -59,7 +59,6 @@ type Stream struct {
 	idle    bool // (mu) the handler waits in an upstream read
 	started bool
 	sent    bool // something was written: the headers are on the wire
-	deep    bool // FlushDeep: the first write is made here, not aside
 }
 
 // New prepares w for an SSE response.
@@ -120,7 +119,22 @@ func (s *Stream) Full(buf []byte) bool {
 }
 
 // Flush writes and flushes whatever is buffered.
-func (s *Stream) Flush() {
+func (s *Stream) Flush() { s.flush(false) }
+
+// FlushFirst is Flush for a caller that runs aside already, off the
+// goroutine that waits on the stream (internal/aside), while the stream
+// has sent nothing: its first write, which goes deep, is made there, not
+// on yet another goroutine. Once the stream has sent, or on a nil stream
+// (an answer that does not stream), it does nothing: the flush before the
+// next upstream read sends the rest.
+func (s *Stream) FlushFirst() {
+	if s != nil && !s.sent {
+		s.flush(true)
+	}
+}
+
+// flush is Flush; here makes the first write on the caller's goroutine.
+func (s *Stream) flush(here bool) {
 	if s.buf == nil {
 		return
 	}
@@ -132,26 +146,13 @@ func (s *Stream) Flush() {
 			s.Recorder.Shown()
 		}
 		s.Start()
-		s.write(s.buf)
+		s.write(s.buf, here)
 	}
 	if s.pooled != nil && cap(s.buf) <= maxPooledSize {
 		*s.pooled = s.buf[:0]
 		bufferPool.Put(s.pooled)
 	}
 	s.buf, s.pooled = nil, nil
-}
-
-// Sent reports whether the stream's first bytes (and its headers) were
-// written.
-func (s *Stream) Sent() bool { return s.sent }
-
-// FlushDeep is Flush for a caller that runs aside already, off the
-// goroutine that waits on the stream (internal/aside): the first write,
-// which goes deep, is made there, not on yet another goroutine.
-func (s *Stream) FlushDeep() {
-	s.deep = true
-	s.Flush()
-	s.deep = false
 }
 
 // Done ends the stream's use of the connection: it stops the keep-alive
@@ -221,7 +222,7 @@ func (s *Stream) keepAlive() {
 	if !s.idle || s.err != nil {
 		return
 	}
-	if s.write(keepAliveFrame); s.err != nil {
+	if s.write(keepAliveFrame, false); s.err != nil {
 		return
 	}
 	s.timer.Reset(s.KeepAlive)
@@ -236,8 +237,9 @@ func (s *Stream) send(b []byte) error {
 }
 
 // write writes b and flushes it, within StallTimeout; the first failure is
-// kept in s.err and its cause told to Cancel.
-func (s *Stream) write(b []byte) {
+// kept in s.err and its cause told to Cancel. The first write goes aside
+// unless here (FlushFirst).
+func (s *Stream) write(b []byte, here bool) {
 	if s.StallTimeout > 0 {
 		// A deadline the connection cannot take (a writer that is not
 		// net/http's) leaves the write unbounded, as before.
@@ -247,7 +249,7 @@ func (s *Stream) write(b []byte) {
 		}
 	}
 	var err error
-	if s.sent || s.deep {
+	if s.sent || here {
 		err = s.send(b)
 		s.sent = true
 	} else {
