@@ -69,11 +69,14 @@ type Recorder struct {
 	idLine []byte        // the id line of the next frame: "id: <log>:<next>\n"
 	stage  []byte        // the events added since the last Flush (appendEvent)
 	staged int           // how many
+	head   []byte        // the first frame added since the last Flush, until Flush
+	headAt int           // where its event ends in stage
 	last   []byte        // the frame added last, until Flush
 	hint   int           // how much it shared with the one before it
 
 	mu       sync.Mutex
 	pending  []byte // events not handed to the store yet
+	tail     []byte // a copy of pending's last frame (none: empty), which the next Flush's first frame is kept against
 	spare    []byte // a stored batch's buffer, empty, for the next pending
 	count    int    // how many frames pending holds
 	first    int64  // the number of pending's first frame
@@ -124,6 +127,9 @@ func (r *Recorder) AppendID(buf []byte) []byte { return append(buf, r.idLine...)
 // is until the stream's next Flush, which takes the events added.
 func (r *Recorder) Add(frame []byte) {
 	r.stage, r.hint = appendEvent(r.stage, r.last, frame, r.hint)
+	if r.last == nil {
+		r.head, r.headAt = frame, len(r.stage)
+	}
 	r.last = frame
 	r.staged++
 	r.advance()
@@ -154,8 +160,8 @@ const maxStage = 1 << 20
 // at once past batchSize: a burst is a few large writes, not one per
 // flush. It waits while the run is maxPending ahead of its store.
 func (r *Recorder) Flush() {
-	stage, n := r.stage, r.staged
-	r.staged, r.last, r.hint = 0, nil, 0
+	stage, n, head, headAt, last := r.stage, r.staged, r.head, r.headAt, r.last
+	r.staged, r.head, r.last, r.hint = 0, nil, nil, 0
 	if r.stage = stage[:0]; cap(stage) > maxStage {
 		r.stage = nil
 	}
@@ -173,7 +179,7 @@ func (r *Recorder) Flush() {
 			// its store in a few steps.
 			r.pending = slices.Grow(r.pending, max(need, min(2*cap(r.pending), maxPending+batchSize))-len(r.pending))
 		}
-		r.pending = append(r.pending, stage...)
+		r.pending = r.appendStage(stage, head, headAt, last)
 		r.count += n
 	}
 	full := len(r.pending) >= batchSize
@@ -187,6 +193,34 @@ func (r *Recorder) Flush() {
 		// A timer each time, not one kept: an idle run holds none.
 		time.AfterFunc(r.hub.linger(), r.kick)
 	}
+}
+
+// maxTail is the largest frame kept for the next Flush's first frame to
+// be kept against.
+const maxTail = 4 << 10
+
+// appendStage appends the events staged since the last Flush (head their
+// first frame, its event stage[:headAt], and last their last frame) to
+// pending, with r.mu held. A stream that trickles flushes every event,
+// and the first of a stage shares nothing with what came before it; so
+// when pending already holds events, that one is kept again as what it
+// shares with pending's last frame (tail) and the rest, as if the two
+// Flushes had been one: a trickled run is stored in what a burst is. A
+// batch's first event still shares nothing (drain empties tail with
+// pending).
+func (r *Recorder) appendStage(stage, head []byte, headAt int, last []byte) []byte {
+	pending := r.pending
+	if len(pending) > 0 && len(r.tail) > 0 {
+		pending, _ = appendEvent(pending, r.tail, head, 0)
+		stage = stage[headAt:]
+	}
+	pending = append(pending, stage...)
+	if len(last) <= maxTail {
+		r.tail = append(r.tail[:0], last...)
+	} else {
+		r.tail = r.tail[:0]
+	}
+	return pending
 }
 
 // kick starts a goroutine writing what was recorded, unless one is
@@ -271,12 +305,13 @@ func (r *Recorder) drain() {
 				// (a run that trickles, or has gone quiet): the buffers
 				// go, so that a waiting run holds none. A run that
 				// writes large batches keeps them for the next.
-				r.pending, r.spare = nil, nil
+				r.pending, r.spare, r.tail = nil, nil, nil
 			}
 			r.mu.Unlock()
 			return
 		}
 		r.pending, r.spare, r.count, r.first = r.spare, nil, 0, r.first+int64(r.count)
+		r.tail = r.tail[:0] // the next batch's first event shares nothing
 		r.wake()
 		r.mu.Unlock()
 		if err := r.write(b, finished); err != nil {
@@ -317,7 +352,7 @@ func (r *Recorder) write(b store.RunLogBatch, finished bool) error {
 func (r *Recorder) fail(err error) {
 	r.log.Error().Err(err).Str("run_log", r.id).Msg("run log: it could not be stored; the run goes on unrecorded from here")
 	r.mu.Lock()
-	r.failed, r.pending, r.spare, r.writing = true, nil, nil, false
+	r.failed, r.pending, r.spare, r.tail, r.writing = true, nil, nil, nil, false
 	r.wake()
 	r.mu.Unlock()
 	r.end()
