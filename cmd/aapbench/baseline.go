@@ -146,7 +146,7 @@ func memoryRun(o bench.MemoryOptions, baseline string) int {
 	}
 	for _, r := range rows {
 		if r.Build == "this" && r.Over(o.Bound) {
-			fmt.Fprintf(os.Stderr, "aapbench: %s on %s holds %.1f KB per stream, %.2f× the relay's, past %.2f×\n", r.Path, r.Store, r.KB, r.Ratio, o.Bound)
+			fmt.Fprintln(os.Stderr, "aapbench:", r.Verdict(o.Bound))
 			return 3
 		}
 	}

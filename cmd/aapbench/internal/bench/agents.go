@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/aapagui/aapagui/internal/reqbody"
@@ -72,10 +73,12 @@ var base = time.Now()
 
 func stamp() int64 { return int64(time.Since(base)) }
 
-// release ends every held stream of both agents.
+// release ends every held stream of both agents; sent counts the bytes
+// both have written into their streams.
 type release struct {
-	mu sync.Mutex
-	ch chan struct{}
+	mu   sync.Mutex
+	ch   chan struct{}
+	sent atomic.Int64
 }
 
 func newRelease() *release { return &release{ch: make(chan struct{})} }
@@ -96,18 +99,19 @@ func (r *release) all() {
 // streamer writes pre-encoded SSE frames: a burst goes out in 32 KiB
 // writes, a trickle as one write and flush per frame.
 type streamer struct {
-	w   http.ResponseWriter
-	rc  *http.ResponseController
-	buf []byte
-	err error
+	w    http.ResponseWriter
+	rc   *http.ResponseController
+	buf  []byte
+	err  error
+	sent *atomic.Int64 // counts what is written
 }
 
-func newStreamer(w http.ResponseWriter) *streamer {
+func newStreamer(w http.ResponseWriter, sent *atomic.Int64) *streamer {
 	h := w.Header()
 	h.Set("Content-Type", "text/event-stream")
 	h.Set("Cache-Control", "no-cache")
 	w.WriteHeader(http.StatusOK)
-	return &streamer{w: w, rc: http.NewResponseController(w), buf: make([]byte, 0, 40<<10)}
+	return &streamer{w: w, rc: http.NewResponseController(w), buf: make([]byte, 0, 40<<10), sent: sent}
 }
 
 func (s *streamer) add(frame ...[]byte) {
@@ -128,7 +132,9 @@ func (s *streamer) flush() {
 
 func (s *streamer) write() {
 	if s.err == nil && len(s.buf) > 0 {
-		_, s.err = s.w.Write(s.buf)
+		var n int
+		n, s.err = s.w.Write(s.buf)
+		s.sent.Add(int64(n))
 	}
 	s.buf = s.buf[:0]
 }
@@ -194,7 +200,7 @@ func (rel *release) serve(w http.ResponseWriter, r *http.Request, f frames) {
 		return
 	}
 	released := rel.wait()
-	s := newStreamer(w)
+	s := newStreamer(w, &rel.sent)
 	s.add(f.start...)
 	if !s.deltas(p, f.deltaPre, f.deltaPost, r.Context().Done()) {
 		return

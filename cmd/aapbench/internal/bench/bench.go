@@ -541,6 +541,7 @@ func (s *suite) idle(ctx context.Context, w *tabwriter.Writer) error {
 // and whether the bridge was measured in a process of its own.
 type idleRow struct {
 	per, gs, stacks float64
+	sent            float64 // KB per stream the agent sent (a stalled measure)
 	errs            int64
 	alone           bool
 }

@@ -88,11 +88,21 @@ type MemoryRow struct {
 	Ratio      float64
 	Goroutines float64 // per stream
 	StacksKB   float64 // of KB, the goroutines' stacks
+	RelayKB    float64 // the relay's KB, for the same streams in the same run
+	// SentKB is, of a stalled row, what the agent sent into each stream:
+	// the most a bridge may hold for a client that stopped reading beside
+	// what it holds for an idle one, since it reads nothing more of its
+	// agent while a write to the client waits (up to the stall timeout,
+	// which then ends the turn). 0 for an idle row.
+	SentKB float64
 }
 
-// Over reports whether the row's bytes per stream are past bound times
-// the relay's.
-func (r MemoryRow) Over(bound float64) bool { return r.Ratio > bound }
+// Over reports whether a bridge's row is past what it may hold: bound
+// times the relay's bytes per stream, and of a stalled stream what its
+// agent sent it as well.
+func (r MemoryRow) Over(bound float64) bool {
+	return r.Path != relayProxy && r.KB > bound*r.RelayKB+r.SentKB
+}
 
 // memoryCase is one process measured by Memory.
 type memoryCase struct {
@@ -215,15 +225,18 @@ func memoryRun(ctx context.Context, e *env, o MemoryOptions, cases []memoryCase,
 	}
 	rows := make([]MemoryRow, len(cases))
 	for i, c := range cases {
-		var kb, gs, st []float64
+		var kb, gs, st, sent []float64
 		for _, r := range samples[i] {
-			kb, gs, st = append(kb, r.per), append(gs, r.gs), append(st, r.stacks)
+			kb, gs, st, sent = append(kb, r.per), append(gs, r.gs), append(st, r.stacks), append(sent, r.sent)
 		}
 		rows[i] = MemoryRow{Streams: n, Stalled: stalled, Store: c.store, Path: c.path, Build: c.build,
-			KB: median(kb), Goroutines: median(gs), StacksKB: median(st)}
+			KB: median(kb), Goroutines: median(gs), StacksKB: median(st), SentKB: median(sent)}
 	}
-	for i := 1; i < len(rows); i++ {
-		rows[i].Ratio = rows[i].KB / rows[0].KB
+	for i := range rows {
+		rows[i].RelayKB = rows[0].KB
+		if i > 0 {
+			rows[i].Ratio = rows[i].KB / rows[0].KB
+		}
 	}
 	return rows, nil
 }
@@ -251,6 +264,7 @@ func measureProcess(ctx context.Context, e *env, c memoryCase, n int, stalled bo
 	}
 	pr := prompt{n: 1, hold: true}
 	open := openIdleAll
+	sent0 := e.rel.sent.Load()
 	if stalled {
 		pr = prompt{n: deltas, interval: time.Millisecond, hold: true}
 		open = openStalled
@@ -277,12 +291,16 @@ func measureProcess(ctx context.Context, e *env, c memoryCase, n int, stalled bo
 	if err != nil {
 		return idleRow{}, err
 	}
-	return idleRow{
+	r := idleRow{
 		per:    float64(m1.InUse-m0.InUse) / float64(n) / 1024,
 		gs:     float64(m1.Goroutines-m0.Goroutines) / float64(n),
 		stacks: float64(m1.Stacks-m0.Stacks) / float64(n) / 1024,
 		alone:  true,
-	}, nil
+	}
+	if stalled {
+		r.sent = float64(e.rel.sent.Load()-sent0) / float64(n) / 1024
+	}
+	return r, nil
 }
 
 // openStreams is the streams a measurement opened: close ends them all
@@ -430,18 +448,43 @@ func printMemory(o MemoryOptions, rows []MemoryRow) error {
 	for _, r := range rows {
 		if t := memoryTitle(r); t != title {
 			title = t
-			fmt.Fprintf(w, "\n%s\tstore\tbuild\tKB/stream\t÷ relay\tgoroutines/stream\tof which stacks KB/stream\t\n", t)
+			fmt.Fprintf(w, "\n%s\tstore\tbuild\tKB/stream\t÷ relay\tgoroutines/stream\tof which stacks KB/stream\t%s\n", t, memoryLimitTitle(r, o.Bound))
 		}
-		ratio, mark := "1×", ""
+		ratio, limit, mark := "1×", "", ""
 		if r.Path != relayProxy {
 			ratio = fmt.Sprintf("%.2f×", r.Ratio)
+			if r.Stalled {
+				limit = fmt.Sprintf("%.1f\t%.1f\t", r.SentKB, o.Bound*r.RelayKB+r.SentKB)
+			}
 			if r.Over(o.Bound) {
 				mark = fmt.Sprintf("  OVER %.2f× the relay", o.Bound)
+				if r.Stalled {
+					mark += " + what its agent sent"
+				}
 			}
 		}
-		fmt.Fprintf(w, "%s\t%s\t%s\t%.1f\t%s\t%.1f\t%.1f\t%s\n", memoryPathName(r.Path), cmp.Or(r.Store, "–"), r.Build, r.KB, ratio, r.Goroutines, r.StacksKB, mark)
+		if r.Stalled && limit == "" {
+			limit = fmt.Sprintf("%.1f\t\t", r.SentKB)
+		}
+		fmt.Fprintf(w, "%s\t%s\t%s\t%.1f\t%s\t%.1f\t%.1f\t%s%s\n", memoryPathName(r.Path), cmp.Or(r.Store, "–"), r.Build, r.KB, ratio, r.Goroutines, r.StacksKB, limit, mark)
 	}
 	return w.Flush()
+}
+
+// memoryLimitTitle heads the column of what a stalled row may hold.
+// Verdict says of a row past bound what it holds and what it may.
+func (r MemoryRow) Verdict(bound float64) string {
+	if r.Stalled {
+		return fmt.Sprintf("%s on %s holds %.1f KB per stream whose client stopped reading, past %.2f× the relay's %.1f plus the %.1f its agent sent", r.Path, r.Store, r.KB, bound, r.RelayKB, r.SentKB)
+	}
+	return fmt.Sprintf("%s on %s holds %.1f KB per idle stream, %.2f× the relay's, past %.2f×", r.Path, r.Store, r.KB, r.Ratio, bound)
+}
+
+func memoryLimitTitle(r MemoryRow, bound float64) string {
+	if !r.Stalled {
+		return ""
+	}
+	return fmt.Sprintf("its agent sent KB/stream\tmay hold KB/stream (%.2f× relay + sent)\t", bound)
 }
 
 func memoryTitle(r MemoryRow) string {
