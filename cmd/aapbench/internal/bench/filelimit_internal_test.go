@@ -27,4 +27,9 @@ func TestCheckFileLimit(t *testing.T) {
 	trickled := Options{Idle: -1, Streams: []int{1, 1000}}
 	assert.Equal(t, 6100, filesNeeded(trickled), "six per trickled stream through the chain")
 	assert.Error(t, checkFileLimit(trickled, 4096))
+
+	memory := MemoryOptions{Command: []string{"aapbench"}, Streams: []int{1000, 9_900}}
+	assert.NoError(t, checkFileLimit(memory.files(), 20_000), "-memory with 9,900 streams: two per stream here, the bridge's in its process")
+	memory.Streams = []int{10_000}
+	assert.Error(t, checkFileLimit(memory.files(), 20_000))
 }

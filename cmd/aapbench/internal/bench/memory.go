@@ -118,7 +118,7 @@ func Memory(ctx context.Context, o MemoryOptions) ([]MemoryRow, error) {
 	if len(o.Command) == 0 {
 		return nil, errors.New("memory: no bridge command")
 	}
-	if err := checkFileLimit(Options{Idle: maxInt(o.Streams), Streams: []int{1}}, raiseFileLimit()); err != nil {
+	if err := checkFileLimit(o.files(), raiseFileLimit()); err != nil {
 		return nil, err
 	}
 	e, err := newEnv()
@@ -156,6 +156,13 @@ func Memory(ctx context.Context, o MemoryOptions) ([]MemoryRow, error) {
 	}
 	fmt.Fprintf(o.Out, "load average at the end %s\n", loadavg())
 	return rows, nil
+}
+
+// files is what o needs open in this process, as Options: each stream's
+// connections to the bridge and from it to the agent (the bridge is in a
+// process of its own).
+func (o MemoryOptions) files() Options {
+	return Options{Idle: maxInt(o.Streams), Streams: []int{1}, BridgeProcess: o.Command}
 }
 
 func maxInt(xs []int) int {
