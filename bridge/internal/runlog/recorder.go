@@ -18,6 +18,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/base64"
+	"encoding/binary"
 	"errors"
 	"slices"
 	"strconv"
@@ -67,16 +68,17 @@ type Recorder struct {
 	id     string
 	rl     *store.RunLog // until the log is created (create)
 	idLine []byte        // the id line of the next frame: "id: <log>:<next>\n"
-	stage  []byte        // the events added since the last Flush (appendEvent)
-	staged int           // how many
-	head   []byte        // the first frame added since the last Flush, until Flush
-	headAt int           // where its event ends in stage
-	last   []byte        // the frame added last, until Flush
-	hint   int           // how much it shared with the one before it
+	// stage is a copy of the frame the last Flush took last (stage[:tail])
+	// and then the events added since (appendEvent), the first of them
+	// kept against that copy.
+	stage  []byte
+	last   []byte // the frame added last: until Flush, or the copy in stage
+	staged int32  // how many events stage holds
+	tail   int32  // how many bytes of stage are the copy
+	hint   int32  // how much last shared with the frame before it
 
 	mu       sync.Mutex
 	pending  []byte // events not handed to the store yet
-	tail     []byte // a copy of pending's last frame (none: empty), which the next Flush's first frame is kept against
 	spare    []byte // a stored batch's buffer, empty, for the next pending
 	count    int    // how many frames pending holds
 	first    int64  // the number of pending's first frame
@@ -126,11 +128,9 @@ func (r *Recorder) AppendID(buf []byte) []byte { return append(buf, r.idLine...)
 // added before it and the rest (see appendEvent); frame must stay as it
 // is until the stream's next Flush, which takes the events added.
 func (r *Recorder) Add(frame []byte) {
-	r.stage, r.hint = appendEvent(r.stage, r.last, frame, r.hint)
-	if r.last == nil {
-		r.head, r.headAt = frame, len(r.stage)
-	}
-	r.last = frame
+	var hint int
+	r.stage, hint = appendEvent(r.stage, r.last, frame, int(r.hint))
+	r.last, r.hint = frame, int32(hint)
 	r.staged++
 	r.advance()
 }
@@ -160,11 +160,8 @@ const maxStage = 1 << 20
 // at once past batchSize: a burst is a few large writes, not one per
 // flush. It waits while the run is maxPending ahead of its store.
 func (r *Recorder) Flush() {
-	stage, n, head, headAt, last := r.stage, r.staged, r.head, r.headAt, r.last
-	r.staged, r.head, r.last, r.hint = 0, nil, nil, 0
-	if r.stage = stage[:0]; cap(stage) > maxStage {
-		r.stage = nil
-	}
+	stage, tail, n := r.stage, int(r.tail), int(r.staged)
+	r.staged, r.hint = 0, 0
 	r.mu.Lock()
 	for n > 0 && len(r.pending) >= maxPending && !r.failed {
 		if r.room == nil {
@@ -179,13 +176,16 @@ func (r *Recorder) Flush() {
 			// its store in a few steps.
 			r.pending = slices.Grow(r.pending, max(need, min(2*cap(r.pending), maxPending+batchSize))-len(r.pending))
 		}
-		r.pending = r.appendStage(stage, head, headAt, last)
+		r.pending = appendStage(r.pending, stage[:tail], stage[tail:])
 		r.count += n
 	}
 	full := len(r.pending) >= batchSize
 	arm := !full && !r.armed && !r.writing && !r.failed && !r.finalled && r.count > 0
 	r.armed = r.armed || arm
 	r.mu.Unlock()
+	if n > 0 {
+		r.keepLast(stage)
+	}
 	switch {
 	case full:
 		r.kick()
@@ -195,32 +195,44 @@ func (r *Recorder) Flush() {
 	}
 }
 
-// maxTail is the largest frame kept for the next Flush's first frame to
-// be kept against.
+// maxTail is the largest frame kept for the first event of the next
+// Flush to be kept against.
 const maxTail = 4 << 10
 
-// appendStage appends the events staged since the last Flush (head their
-// first frame, its event stage[:headAt], and last their last frame) to
-// pending, with r.mu held. A stream that trickles flushes every event,
-// and the first of a stage shares nothing with what came before it; so
-// when pending already holds events, that one is kept again as what it
-// shares with pending's last frame (tail) and the rest, as if the two
-// Flushes had been one: a trickled run is stored in what a burst is. A
-// batch's first event still shares nothing (drain empties tail with
-// pending).
-func (r *Recorder) appendStage(stage, head []byte, headAt int, last []byte) []byte {
-	pending := r.pending
-	if len(pending) > 0 && len(r.tail) > 0 {
-		pending, _ = appendEvent(pending, r.tail, head, 0)
-		stage = stage[headAt:]
+// keepLast makes stage, the buffer Flush took, a copy of the frame added
+// last, for the next Flush's first event to be kept against: a stream
+// that trickles flushes after every event, and its log would otherwise
+// keep each one whole. (The frame is the stream's, let go of once Flush
+// returns.)
+func (r *Recorder) keepLast(stage []byte) {
+	last := r.last
+	if r.stage, r.tail, r.last = stage[:0], 0, nil; cap(stage) > maxStage {
+		r.stage = nil
 	}
-	pending = append(pending, stage...)
 	if len(last) <= maxTail {
-		r.tail = append(r.tail[:0], last...)
-	} else {
-		r.tail = r.tail[:0]
+		r.stage = append(r.stage, last...)
+		r.tail, r.last = int32(len(last)), r.stage
 	}
-	return pending
+}
+
+// appendStage appends to pending the events a Flush took, the first of
+// them kept against tail, the frame the Flush before it took last. That
+// is pending's last frame, when pending holds any; otherwise the events
+// begin a batch, whose first event shares nothing, and the first is
+// written whole.
+func appendStage(pending, tail, events []byte) []byte {
+	if len(pending) > 0 || len(tail) == 0 {
+		return append(pending, events...)
+	}
+	shared, n1 := binary.Uvarint(events)
+	size, n2 := binary.Uvarint(events[n1:])
+	if shared == 0 {
+		return append(pending, events...)
+	}
+	rest := events[n1+n2:]
+	pending = binary.AppendUvarint(binary.AppendUvarint(pending, 0), shared+size)
+	pending = append(append(pending, tail[:shared]...), rest[:size]...)
+	return append(pending, rest[size:]...)
 }
 
 // kick starts a goroutine writing what was recorded, unless one is
@@ -305,13 +317,12 @@ func (r *Recorder) drain() {
 				// (a run that trickles, or has gone quiet): the buffers
 				// go, so that a waiting run holds none. A run that
 				// writes large batches keeps them for the next.
-				r.pending, r.spare, r.tail = nil, nil, nil
+				r.pending, r.spare = nil, nil
 			}
 			r.mu.Unlock()
 			return
 		}
 		r.pending, r.spare, r.count, r.first = r.spare, nil, 0, r.first+int64(r.count)
-		r.tail = r.tail[:0] // the next batch's first event shares nothing
 		r.wake()
 		r.mu.Unlock()
 		if err := r.write(b, finished); err != nil {
@@ -352,7 +363,7 @@ func (r *Recorder) write(b store.RunLogBatch, finished bool) error {
 func (r *Recorder) fail(err error) {
 	r.log.Error().Err(err).Str("run_log", r.id).Msg("run log: it could not be stored; the run goes on unrecorded from here")
 	r.mu.Lock()
-	r.failed, r.pending, r.spare, r.tail, r.writing = true, nil, nil, nil, false
+	r.failed, r.pending, r.spare, r.writing = true, nil, nil, false
 	r.wake()
 	r.mu.Unlock()
 	r.end()
