@@ -68,17 +68,14 @@ type Recorder struct {
 	id     string
 	rl     *store.RunLog // until the log is created (create)
 	idLine []byte        // the id line of the next frame: "id: <log>:<next>\n"
-	// stage is a copy of the frame the last Flush took last (stage[:tail])
-	// and then the events added since (appendEvent), the first of them
-	// kept against that copy.
-	stage  []byte
-	last   []byte // the frame added last: until Flush, or the copy in stage
-	staged int32  // how many events stage holds
-	tail   int32  // how many bytes of stage are the copy
-	hint   int32  // how much last shared with the frame before it
+	stage  *stage        // the events added since the last Flush; nil when none
+	staged int           // how many
+	last   []byte        // the frame added last, until Flush
+	hint   int           // how much it shared with the one before it
 
 	mu       sync.Mutex
 	pending  []byte // events not handed to the store yet
+	tail     []byte // a copy of pending's last frame, while pending holds it (empty: none)
 	spare    []byte // a stored batch's buffer, empty, for the next pending
 	count    int    // how many frames pending holds
 	first    int64  // the number of pending's first frame
@@ -128,9 +125,11 @@ func (r *Recorder) AppendID(buf []byte) []byte { return append(buf, r.idLine...)
 // added before it and the rest (see appendEvent); frame must stay as it
 // is until the stream's next Flush, which takes the events added.
 func (r *Recorder) Add(frame []byte) {
-	var hint int
-	r.stage, hint = appendEvent(r.stage, r.last, frame, int(r.hint))
-	r.last, r.hint = frame, int32(hint)
+	if r.stage == nil {
+		r.stage = stagePool.Get().(*stage)
+	}
+	r.stage.b, r.hint = appendEvent(r.stage.b, r.last, frame, r.hint)
+	r.last = frame
 	r.staged++
 	r.advance()
 }
@@ -160,8 +159,11 @@ const maxStage = 1 << 20
 // at once past batchSize: a burst is a few large writes, not one per
 // flush. It waits while the run is maxPending ahead of its store.
 func (r *Recorder) Flush() {
-	stage, tail, n := r.stage, int(r.tail), int(r.staged)
-	r.staged, r.hint = 0, 0
+	stage, n, last := r.stage, r.staged, r.last
+	r.stage, r.staged, r.last, r.hint = nil, 0, nil, 0
+	if stage != nil {
+		defer stage.put()
+	}
 	r.mu.Lock()
 	for n > 0 && len(r.pending) >= maxPending && !r.failed {
 		if r.room == nil {
@@ -170,22 +172,19 @@ func (r *Recorder) Flush() {
 		r.room.Wait()
 	}
 	if n > 0 && !r.failed {
-		if need := len(r.pending) + len(stage); need > cap(r.pending) {
+		if need := len(r.pending) + len(stage.b); need > cap(r.pending) {
 			// Twice the room, not append's quarter more: the buffer is
 			// used again (drain), and grows to what the run gets ahead of
 			// its store in a few steps.
 			r.pending = slices.Grow(r.pending, max(need, min(2*cap(r.pending), maxPending+batchSize))-len(r.pending))
 		}
-		r.pending = appendStage(r.pending, stage[:tail], stage[tail:])
+		r.appendStage(stage.b, last)
 		r.count += n
 	}
 	full := len(r.pending) >= batchSize
 	arm := !full && !r.armed && !r.writing && !r.failed && !r.finalled && r.count > 0
 	r.armed = r.armed || arm
 	r.mu.Unlock()
-	if n > 0 {
-		r.keepLast(stage)
-	}
 	switch {
 	case full:
 		r.kick()
@@ -195,44 +194,45 @@ func (r *Recorder) Flush() {
 	}
 }
 
-// maxTail is the largest frame kept for the first event of the next
-// Flush to be kept against.
-const maxTail = 4 << 10
+// A stage is the buffer a Flush's events are added to, taken from
+// stagePool by the first and given back by Flush: a stream waiting for
+// its upstream holds none.
+type stage struct{ b []byte }
 
-// keepLast makes stage, the buffer Flush took, a copy of the frame added
-// last, for the next Flush's first event to be kept against: a stream
-// that trickles flushes after every event, and its log would otherwise
-// keep each one whole. (The frame is the stream's, let go of once Flush
-// returns.)
-func (r *Recorder) keepLast(stage []byte) {
-	last := r.last
-	if r.stage, r.tail, r.last = stage[:0], 0, nil; cap(stage) > maxStage {
-		r.stage = nil
-	}
-	if len(last) <= maxTail {
-		r.stage = append(r.stage, last...)
-		r.tail, r.last = int32(len(last)), r.stage
+var stagePool = sync.Pool{New: func() any { return new(stage) }}
+
+func (s *stage) put() {
+	if cap(s.b) <= maxStage {
+		s.b = s.b[:0]
+		stagePool.Put(s)
 	}
 }
 
-// appendStage appends to pending the events a Flush took, the first of
-// them kept against tail, the frame the Flush before it took last. That
-// is pending's last frame, when pending holds any; otherwise the events
-// begin a batch, whose first event shares nothing, and the first is
-// written whole.
-func appendStage(pending, tail, events []byte) []byte {
-	if len(pending) > 0 || len(tail) == 0 {
-		return append(pending, events...)
+// maxTail is the largest frame kept for the next Flush's first event to
+// be kept against.
+const maxTail = 4 << 10
+
+// appendStage appends the events a Flush took (last: the frame added
+// last) to pending, with r.mu held. The first of them shares nothing:
+// it is kept again as what it shares with pending's last frame (tail),
+// when pending holds some, as if the two Flushes had been one, so that a
+// stream that trickles, flushing after every event, is stored in what a
+// burst is, not in a whole frame per event. A batch's first event still
+// shares nothing (drain empties tail as it takes pending).
+func (r *Recorder) appendStage(events, last []byte) {
+	if len(r.pending) > 0 && len(r.tail) > 0 {
+		_, n1 := binary.Uvarint(events)
+		size, n2 := binary.Uvarint(events[n1:])
+		first := events[n1+n2:]
+		r.pending, _ = appendEvent(r.pending, r.tail, first[:size], 0)
+		events = first[size:]
 	}
-	shared, n1 := binary.Uvarint(events)
-	size, n2 := binary.Uvarint(events[n1:])
-	if shared == 0 {
-		return append(pending, events...)
+	r.pending = append(r.pending, events...)
+	if len(last) <= maxTail {
+		r.tail = append(r.tail[:0], last...)
+	} else {
+		r.tail = r.tail[:0]
 	}
-	rest := events[n1+n2:]
-	pending = binary.AppendUvarint(binary.AppendUvarint(pending, 0), shared+size)
-	pending = append(append(pending, tail[:shared]...), rest[:size]...)
-	return append(pending, rest[size:]...)
 }
 
 // kick starts a goroutine writing what was recorded, unless one is
@@ -317,12 +317,13 @@ func (r *Recorder) drain() {
 				// (a run that trickles, or has gone quiet): the buffers
 				// go, so that a waiting run holds none. A run that
 				// writes large batches keeps them for the next.
-				r.pending, r.spare = nil, nil
+				r.pending, r.spare, r.tail = nil, nil, nil
 			}
 			r.mu.Unlock()
 			return
 		}
 		r.pending, r.spare, r.count, r.first = r.spare, nil, 0, r.first+int64(r.count)
+		r.tail = r.tail[:0] // the next batch's first event shares nothing
 		r.wake()
 		r.mu.Unlock()
 		if err := r.write(b, finished); err != nil {
@@ -363,7 +364,7 @@ func (r *Recorder) write(b store.RunLogBatch, finished bool) error {
 func (r *Recorder) fail(err error) {
 	r.log.Error().Err(err).Str("run_log", r.id).Msg("run log: it could not be stored; the run goes on unrecorded from here")
 	r.mu.Lock()
-	r.failed, r.pending, r.spare, r.writing = true, nil, nil, false
+	r.failed, r.pending, r.spare, r.tail, r.writing = true, nil, nil, nil, false
 	r.wake()
 	r.mu.Unlock()
 	r.end()
