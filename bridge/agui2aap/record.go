@@ -3,6 +3,7 @@ package agui2aap
 import (
 	"context"
 	"encoding/json"
+	"strconv"
 	"strings"
 
 	"github.com/ag-ui-protocol/ag-ui/sdks/community/go/pkg/core/types"
@@ -22,10 +23,21 @@ import (
 // and produced; a thread moved to a new session rewrites the record from
 // where the two part.
 
+// recordable is one of the client's messages kept for the record: its id
+// and its JSON (recordJSON; nil when it could not be written), not the
+// message, whose content may be a piece of the request's body and would
+// keep the body, with every message and tool schema in it, for as long
+// as the run streams.
+type recordable struct {
+	id   string
+	json []byte
+}
+
 // keepForRecord keeps, of the client's messages, those the save will add
 // to the record: the ones this run delivers, and those delivered before
-// that the record lacks (a thread saved before records were kept). Called
-// before the run lets go of the client's messages (dropConversation).
+// that the record lacks (a thread saved before records were kept), each
+// written as the record keeps it. Called before the run lets go of the
+// client's messages (dropConversation).
 func (r *runner) keepForRecord() {
 	need := make(map[string]bool, len(r.p.Delivered))
 	for _, id := range r.p.Delivered {
@@ -36,11 +48,34 @@ func (r *runner) keepForRecord() {
 			need[id] = true
 		}
 	}
-	for _, m := range r.in.Messages {
-		if need[m.ID] {
-			r.recordable = append(r.recordable, m)
+	for i := range r.in.Messages {
+		m := &r.in.Messages[i]
+		if !need[m.ID] {
+			continue
 		}
+		data, err := recordJSON(m)
+		if err != nil {
+			r.log.Warn().Err(err).Str("thread", r.th.ID).Msg("a message could not be added to the thread's record")
+		}
+		r.recordable = append(r.recordable, recordable{id: m.ID, json: data})
 	}
+}
+
+// appendRunInput appends the run's input for its log (runInput) to buf:
+// from, and the recordable messages; false when one of them could not be
+// written.
+func appendRunInput(buf []byte, from int, msgs []recordable) ([]byte, bool) {
+	buf = append(strconv.AppendInt(append(buf, `{"from":`...), int64(from), 10), `,"messages":[`...)
+	for i, m := range msgs {
+		if m.json == nil {
+			return nil, false
+		}
+		if i > 0 {
+			buf = append(buf, ',')
+		}
+		buf = append(buf, m.json...)
+	}
+	return append(buf, "]}"...), true
 }
 
 // recordTail is what the save writes of the record: the messages of the
@@ -51,23 +86,25 @@ func (r *runner) keepForRecord() {
 // later run starts again from there.
 func (r *runner) recordTail(before int, produced []types.Message) *store.RecordTail {
 	from := min(before, r.th.RecordLen)
-	byID := make(map[string]*types.Message, len(r.recordable)+len(produced))
-	for i := range r.recordable {
-		byID[r.recordable[i].ID] = &r.recordable[i]
+	kept := make(map[string][]byte, len(r.recordable))
+	for _, m := range r.recordable {
+		kept[m.id] = m.json
 	}
+	byID := make(map[string]*types.Message, len(produced))
 	for i := range produced {
 		byID[produced[i].ID] = &produced[i]
 	}
 	tail := &store.RecordTail{From: from}
 	for _, id := range r.th.Delivered[from:] {
-		m, ok := byID[id]
-		if !ok {
-			break
-		}
-		data, err := recordJSON(m)
-		if err != nil {
-			r.log.Warn().Err(err).Str("thread", r.th.ID).Msg("a message could not be added to the thread's record")
-			break
+		data, ok := kept[id]
+		if m, own := byID[id]; own {
+			var err error
+			if data, err = recordJSON(m); err != nil {
+				r.log.Warn().Err(err).Str("thread", r.th.ID).Msg("a message could not be added to the thread's record")
+				break
+			}
+		} else if !ok || data == nil {
+			break // none, or one keepForRecord could not write (and said so)
 		}
 		tail.Messages = append(tail.Messages, data)
 	}

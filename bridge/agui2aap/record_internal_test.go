@@ -9,6 +9,11 @@ import (
 	"testing"
 
 	"github.com/ag-ui-protocol/ag-ui/sdks/community/go/pkg/core/types"
+	"github.com/rs/zerolog"
+
+	"github.com/aapagui/aapagui/agui"
+	"github.com/aapagui/aapagui/store"
+	"github.com/aapagui/aapagui/translate"
 )
 
 // A record's message is json.Marshal's bytes, whatever it holds: every
@@ -80,5 +85,49 @@ func TestRecordJSONOfALongAnswer(t *testing.T) {
 	runtime.ReadMemStats(&m1)
 	if n := m1.TotalAlloc - m0.TotalAlloc; n > uint64(len(data))+64<<10 {
 		t.Errorf("the record of a message of %d bytes allocated %d", len(data), n)
+	}
+}
+
+// The messages a run keeps for its thread's record hold nothing of the
+// request's body (a message's content is a piece of the body until it is
+// decoded): once the run streams, the body goes, with every message and
+// tool schema in it, and the record and the run's log still get what the
+// client sent, in the order the thread delivered it.
+func TestKeptForRecordHoldsNothingOfTheBody(t *testing.T) {
+	body := []byte(`{"threadId":"t","runId":"r","state":{},"messages":[` +
+		`{"id":"a","role":"user","content":"what the record lacks"},` +
+		`{"id":"b","role":"assistant","content":"an answer the record has"},` +
+		`{"id":"c","role":"user","content":"the run's question"}],"tools":[],"context":[],"forwardedProps":{}}`)
+	in, err := agui.DecodeRunAgentInputLazy(body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	log := zerolog.Nop()
+	r := &runner{in: in, log: &log,
+		th: &store.Thread{ID: "t", Delivered: []string{"b", "a"}, RecordLen: 1},
+		p:  &translate.RunPlan{Delivered: []string{"c"}}}
+	r.keepForRecord()
+	clear(body) // the body's buffer, let go of and used again
+	r.in.Messages = nil
+	r.th.Delivered = append(r.th.Delivered, "c", "d")
+	produced := []types.Message{{ID: "d", Role: types.RoleAssistant, Content: "the run's answer"}}
+	tail := r.recordTail(1, produced)
+	want := []string{
+		`{"id":"a","role":"user","content":"what the record lacks"}`,
+		`{"id":"c","role":"user","content":"the run's question"}`,
+		`{"id":"d","role":"assistant","content":"the run's answer"}`,
+	}
+	got := make([]string, len(tail.Messages))
+	for i, m := range tail.Messages {
+		got[i] = string(m)
+	}
+	if tail.From != 1 || !reflect.DeepEqual(got, want) {
+		t.Errorf("record from %d: %q, want from 1: %q", tail.From, got, want)
+	}
+	data, ok := appendRunInput(nil, 1, r.recordable)
+	var kept runInput
+	if !ok || json.Unmarshal(data, &kept) != nil || kept.From != 1 || len(kept.Messages) != 2 ||
+		kept.Messages[0].Content != "what the record lacks" || kept.Messages[1].ID != "c" {
+		t.Errorf("the run's input for its log: %s (%v)", data, ok)
 	}
 }

@@ -2,7 +2,6 @@ package agui2aap
 
 import (
 	"context"
-	"encoding/json"
 	"io"
 
 	"github.com/ag-ui-protocol/ag-ui/sdks/community/go/pkg/core/events"
@@ -334,14 +333,13 @@ func (r *runner) turnDone(result string) {
 // keepRunLog makes the run's stream kept in its run log, with what it was asked.
 func (r *runner) keepRunLog() {
 	st := r.env.cfg.Store
-	in := runInput{From: min(len(r.th.Delivered), r.th.RecordLen), Messages: r.recordable}
+	from := min(len(r.th.Delivered), r.th.RecordLen)
 	if r.p.Fresh {
-		in.From = 0
+		from = 0
 	}
-	data, err := json.Marshal(in)
-	if err != nil {
-		r.log.Warn().Err(err).Str("thread", r.in.ThreadID).Msg("the run's input could not be kept with its log")
-		data = nil
+	data, ok := appendRunInput(nil, from, r.recordable)
+	if !ok {
+		r.log.Warn().Str("thread", r.in.ThreadID).Msg("the run's input could not be kept with its log: one of its messages could not be written")
 	}
 	r.turn.KeepRunLog(st, store.RunLog{Owner: r.th.Owner, Key: runKey(r.in.ThreadID), RunID: r.in.RunID, Form: "agui", Input: data})
 }

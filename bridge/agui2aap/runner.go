@@ -62,7 +62,7 @@ type runner struct {
 	openBefore int32 // interrupts open when the run started
 	// recordable are the client's messages the thread's record will get
 	// at the save (keepForRecord).
-	recordable []types.Message
+	recordable []recordable
 }
 
 // runEnv is what a run uses of the server it runs on, handed down to it:
