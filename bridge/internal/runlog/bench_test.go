@@ -1,6 +1,7 @@
 package runlog_test
 
 import (
+	"fmt"
 	"strconv"
 	"testing"
 
@@ -8,12 +9,17 @@ import (
 	"github.com/aapagui/aapagui/store"
 )
 
-// BenchmarkRecordDeltas records text deltas as a stream writes them: 45
-// events a write, each frame after its id line, the recorder told of each
-// flush; the memory store keeps what it is given. B/op is what the log
-// holds of them.
+// BenchmarkRecordDeltas records text deltas as a stream writes them: a
+// burst of 45 events a write, or a trickle of one (a flush per event),
+// each frame after its id line, the recorder told of each flush; the
+// memory store keeps what it is given. B/op is what the log holds of them.
 func BenchmarkRecordDeltas(b *testing.B) {
-	const perWrite = 45
+	for _, perWrite := range []int{45, 1} {
+		b.Run(fmt.Sprintf("per-write=%d", perWrite), func(b *testing.B) { recordDeltas(b, perWrite) })
+	}
+}
+
+func recordDeltas(b *testing.B, perWrite int) {
 	r := runlog.NewHub().Start(store.NewMemory(), &nop, store.RunLog{Owner: "", Key: "session/s", RunID: "run-1", Form: "delta"})
 	var buf []byte
 	b.ReportAllocs()
