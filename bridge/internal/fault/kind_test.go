@@ -1,8 +1,6 @@
 package fault_test
 
 import (
-	"context"
-	"errors"
 	"net/http"
 	"net/http/httptest"
 	"testing"
@@ -13,7 +11,6 @@ import (
 
 	"github.com/aapagui/aapagui/bridge/internal/edge"
 	"github.com/aapagui/aapagui/bridge/internal/fault"
-	"github.com/aapagui/aapagui/bridge/internal/upstream"
 )
 
 // Reply answers each kind with its status; a lock held and a limit add
@@ -43,21 +40,4 @@ func TestReply(t *testing.T) {
 			assert.True(t, c.IsAborted())
 		})
 	}
-}
-
-// Connect's timer cancels the call with ErrConnectTimeout; a call that
-// returned in time is left alone.
-func TestConnect(t *testing.T) {
-	ctx, cancel, connected := upstream.Connect(context.Background(), time.Millisecond)
-	<-ctx.Done()
-	err := connected(context.Cause(ctx))
-	assert.ErrorIs(t, err, upstream.ErrConnectTimeout)
-	cancel(nil)
-
-	ctx, cancel, connected = upstream.Connect(context.Background(), time.Hour)
-	assert.NoError(t, connected(nil))
-	refused := errors.New("refused")
-	assert.Equal(t, refused, connected(refused))
-	assert.NoError(t, ctx.Err())
-	cancel(nil)
 }

@@ -2,6 +2,8 @@ package upstream
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"io"
 	"sync"
 	"sync/atomic"
@@ -10,53 +12,90 @@ import (
 	"github.com/aapagui/aapagui/bridge/internal/fault"
 )
 
-// IdleTimeout returns body with an idle timer: when no event arrives for
-// d (within a quarter of it: the reader of the stream calls Touch for each
-// event it reads) the request is cancelled through cancel, and the read
-// that fails because of it returns ErrUpstreamIdle. Bytes alone do not
-// count: an upstream that sends only SSE comments, or nothing whole, is
-// idle. Zero or negative d: no timer. (Cancelling the request, not closing
-// the body, is what unblocks a read in progress: net/http's Close waits
-// for the read to return.)
-func IdleTimeout(body io.ReadCloser, d time.Duration, cancel context.CancelCauseFunc) *IdleBody {
-	b := &IdleBody{ReadCloser: body, d: d}
-	if d <= 0 {
-		return b
-	}
-	b.on = true
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	// A timer reset per event, or a clock read, would cost more than the
-	// event: Touch only marks that an event came, and the timer looks
-	// every quarter of d; four quarters without one are idle.
-	quarters := 0
-	b.timer = time.AfterFunc(d/4, func() {
-		if b.seen.Swap(false) {
-			quarters = 0
-		} else if quarters++; quarters >= 4 {
-			b.fired.Store(true)
-			cancel(fault.ErrUpstreamIdle)
-			return
-		}
-		b.mu.Lock()
-		b.timer.Reset(d / 4)
-		b.mu.Unlock()
-	})
-	return b
-}
-
-// IdleBody is an upstream body with an idle timer (IdleTimeout).
+// IdleBody is an upstream call's streamed body (Dial) with an idle
+// timer: when no event arrives for d (within a quarter of it: the reader
+// of the stream calls Touch for each event it reads) the call's context
+// is cancelled, and the read that fails because of it returns
+// ErrUpstreamIdle. Bytes alone do not count: an upstream that sends only
+// SSE comments, or nothing whole, is idle. Zero or negative d: no idle
+// bound. (Cancelling the request, not closing the body, is what unblocks
+// a read in progress: net/http's Close waits for the read to return.)
+//
+// One timer bounds the call: first the wait for its response headers
+// (connect), then the stream's idle time.
 type IdleBody struct {
 	io.ReadCloser
-	d     time.Duration
-	on    bool        // a timer runs
-	seen  atomic.Bool // an event came since the timer last looked
-	mu    sync.Mutex  // guards timer
-	timer *time.Timer
-	fired atomic.Bool
-	// release, when set (Dial), ends the call's context once the body is
-	// closed.
-	release context.CancelCauseFunc
+	d      time.Duration
+	cancel context.CancelCauseFunc // ends the call's context
+	mu     sync.Mutex              // guards timer, phase and quarters
+	timer  *time.Timer
+	seen   atomic.Bool // an event came since the timer last looked
+	fired  atomic.Bool // the idle bound cancelled the call
+	on     bool        // an idle bound (d > 0)
+	phase  phase
+	// quarters counts the timer's looks without an event since the last
+	// one that found one.
+	quarters uint8
+}
+
+// phase is what the timer of an IdleBody bounds.
+type phase uint8
+
+const (
+	connecting phase = iota // the wait for the response headers
+	watching                // the stream's idle time
+	over                    // nothing: it fired, or the body was closed or has no idle bound
+)
+
+// tick is the timer's: past the connect bound the call is cancelled with
+// ErrConnectTimeout; while watching, four quarters of d without an event
+// cancel it with ErrUpstreamIdle. The cancel is made with mu held, so
+// that connected sees a connect bound that fired with its cause. (A timer
+// reset per event, or a clock read, would cost more than the event: Touch
+// only marks that an event came.)
+func (b *IdleBody) tick() {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	switch b.phase {
+	case connecting:
+		b.phase = over
+		b.cancel(ErrConnectTimeout)
+	case watching:
+		if b.seen.Swap(false) {
+			b.quarters = 0
+		} else if b.quarters++; b.quarters >= 4 {
+			b.phase = over
+			b.fired.Store(true)
+			b.cancel(fault.ErrUpstreamIdle)
+			return
+		}
+		b.timer.Reset(b.d / 4)
+	}
+}
+
+// connected ends the wait for the response headers, the call having
+// returned err: the timer goes on as the idle bound, unless the connect
+// bound fired. It returns the call's outcome: err, or err wrapped with
+// ErrConnectTimeout when the bound fired (also when it fired just as the
+// headers arrived, err being nil: the caller then closes the response
+// it got).
+func (b *IdleBody) connected(ctx context.Context, err error) error {
+	b.mu.Lock()
+	b.timer.Stop()
+	if b.phase == connecting && err == nil && b.on {
+		b.phase = watching
+		b.timer.Reset(b.d / 4)
+	} else if b.phase == connecting {
+		b.phase = over
+	}
+	b.mu.Unlock()
+	if !errors.Is(context.Cause(ctx), ErrConnectTimeout) {
+		return err
+	}
+	if err == nil || errors.Is(err, ErrConnectTimeout) {
+		return ErrConnectTimeout
+	}
+	return fmt.Errorf("%w: %w", ErrConnectTimeout, err)
 }
 
 // Touch tells the timer that an event arrived.
@@ -75,16 +114,13 @@ func (b *IdleBody) Read(p []byte) (int, error) {
 }
 
 // Close stops the timer and closes the body, then ends the call's
-// context when Dial made it.
+// context.
 func (b *IdleBody) Close() error {
-	if b.on {
-		b.mu.Lock()
-		b.timer.Stop()
-		b.mu.Unlock()
-	}
+	b.mu.Lock()
+	b.timer.Stop()
+	b.phase = over
+	b.mu.Unlock()
 	err := b.ReadCloser.Close()
-	if b.release != nil {
-		b.release(nil)
-	}
+	b.cancel(nil)
 	return err
 }

@@ -44,54 +44,32 @@ func NewClient() *http.Client {
 }
 
 // ErrConnectTimeout is the cause of an upstream call whose response
-// headers did not arrive within the connect timeout (see Connect).
+// headers did not arrive within the connect timeout (see Dial).
 var ErrConnectTimeout = errors.New("upstream connect timeout")
-
-// Connect bounds the wait for an upstream's response headers, and only
-// that: the stream read after them may run as long as it keeps sending
-// (IdleTimeout). The upstream call is made with ctx, derived from parent;
-// d after Connect, ctx is cancelled with the cause ErrConnectTimeout
-// unless connected has been called. connected(err), called with the
-// call's error once it returns, stops the timer and returns the call's
-// outcome: nil, or err wrapped with ErrConnectTimeout when the timer
-// fired (also when it fired just as the headers arrived, err being nil:
-// the caller then closes the response it got). cancel ends ctx: the
-// caller calls it when the call failed or once the stream is read.
-func Connect(parent context.Context, d time.Duration) (ctx context.Context, cancel context.CancelCauseFunc, connected func(error) error) {
-	ctx, cancel = context.WithCancelCause(parent)
-	timer := time.AfterFunc(d, func() { cancel(ErrConnectTimeout) })
-	return ctx, cancel, func(err error) error {
-		timer.Stop()
-		if !errors.Is(context.Cause(ctx), ErrConnectTimeout) {
-			return err
-		}
-		if err == nil || errors.Is(err, ErrConnectTimeout) {
-			return ErrConnectTimeout
-		}
-		return fmt.Errorf("%w: %w", ErrConnectTimeout, err)
-	}
-}
 
 // Dial makes a turn's streaming call to its upstream: call is made with a
 // context derived from ctx, whose response headers are waited for connect
-// at most (Connect: the error is then wrapped with ErrConnectTimeout, and
-// a body that came just too late is closed); the body it returns is read
-// for as long as it keeps sending events within idle (IdleTimeout).
-// Closing the body ends the call's context. On error nothing is left
-// open. call checks the response (status, content type) itself, closing
-// what it refuses.
+// at most (the error is then wrapped with ErrConnectTimeout, and a body
+// that came just too late is closed); the body it returns is read for as
+// long as it keeps sending events within idle (IdleBody). Closing the
+// body ends the call's context. On error nothing is left open. call
+// checks the response (status, content type) itself, closing what it
+// refuses.
 func Dial(ctx context.Context, connect, idle time.Duration, call func(context.Context) (io.ReadCloser, error)) (*IdleBody, error) {
-	ctx, cancel, connected := Connect(ctx, connect)
+	ctx, cancel := context.WithCancelCause(ctx)
+	b := &IdleBody{d: idle, cancel: cancel, on: idle > 0}
+	b.mu.Lock()
+	b.timer = time.AfterFunc(connect, b.tick)
+	b.mu.Unlock()
 	body, err := call(ctx)
-	if err = connected(err); err != nil {
+	if err = b.connected(ctx, err); err != nil {
 		if body != nil {
-			body.Close() // the timer fired just as the headers arrived
+			body.Close() // the bound fired just as the headers arrived
 		}
 		cancel(nil)
 		return nil, err
 	}
-	b := IdleTimeout(body, idle, cancel)
-	b.release = cancel
+	b.ReadCloser = body
 	return b, nil
 }
 
