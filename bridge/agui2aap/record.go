@@ -3,7 +3,6 @@ package agui2aap
 import (
 	"context"
 	"encoding/json"
-	"strconv"
 	"strings"
 
 	"github.com/ag-ui-protocol/ag-ui/sdks/community/go/pkg/core/types"
@@ -53,29 +52,35 @@ func (r *runner) keepForRecord() {
 		if !need[m.ID] {
 			continue
 		}
-		data, err := recordJSON(m)
-		if err != nil {
-			r.log.Warn().Err(err).Str("thread", r.th.ID).Msg("a message could not be added to the thread's record")
-		}
-		r.recordable = append(r.recordable, recordable{id: m.ID, json: data})
+		r.recordable = append(r.recordable, recordable{id: m.ID, json: r.messageJSON(m)})
 	}
 }
 
-// appendRunInput appends the run's input for its log (runInput) to buf:
-// from, and the recordable messages; false when one of them could not be
-// written.
-func appendRunInput(buf []byte, from int, msgs []recordable) ([]byte, bool) {
-	buf = append(strconv.AppendInt(append(buf, `{"from":`...), int64(from), 10), `,"messages":[`...)
+// messageJSON is recordJSON(m), or nil, said in the log, when m could not
+// be written.
+func (r *runner) messageJSON(m *types.Message) []byte {
+	data, err := recordJSON(m)
+	if err != nil {
+		r.log.Warn().Err(err).Str("thread", r.th.ID).Msg("a message could not be added to the thread's record")
+	}
+	return data
+}
+
+// runInputJSON is the run's input for its log (runInput): from, and the
+// recordable messages; false when one of them could not be written.
+func runInputJSON(from int, msgs []recordable) ([]byte, bool) {
+	in := struct {
+		From     int               `json:"from"`
+		Messages []json.RawMessage `json:"messages"`
+	}{From: from, Messages: make([]json.RawMessage, len(msgs))}
 	for i, m := range msgs {
 		if m.json == nil {
 			return nil, false
 		}
-		if i > 0 {
-			buf = append(buf, ',')
-		}
-		buf = append(buf, m.json...)
+		in.Messages[i] = m.json
 	}
-	return append(buf, "]}"...), true
+	data, err := json.Marshal(in)
+	return data, err == nil
 }
 
 // recordTail is what the save writes of the record: the messages of the
@@ -90,21 +95,18 @@ func (r *runner) recordTail(before int, produced []types.Message) *store.RecordT
 	for _, m := range r.recordable {
 		kept[m.id] = m.json
 	}
-	byID := make(map[string]*types.Message, len(produced))
+	own := make(map[string]*types.Message, len(produced))
 	for i := range produced {
-		byID[produced[i].ID] = &produced[i]
+		own[produced[i].ID] = &produced[i]
 	}
 	tail := &store.RecordTail{From: from}
 	for _, id := range r.th.Delivered[from:] {
-		data, ok := kept[id]
-		if m, own := byID[id]; own {
-			var err error
-			if data, err = recordJSON(m); err != nil {
-				r.log.Warn().Err(err).Str("thread", r.th.ID).Msg("a message could not be added to the thread's record")
-				break
-			}
-		} else if !ok || data == nil {
-			break // none, or one keepForRecord could not write (and said so)
+		data := kept[id]
+		if m, ok := own[id]; ok {
+			data = r.messageJSON(m)
+		}
+		if data == nil {
+			break // no message, or one that could not be written (and was said so)
 		}
 		tail.Messages = append(tail.Messages, data)
 	}

@@ -124,7 +124,7 @@ func TestKeptForRecordHoldsNothingOfTheBody(t *testing.T) {
 	if tail.From != 1 || !reflect.DeepEqual(got, want) {
 		t.Errorf("record from %d: %q, want from 1: %q", tail.From, got, want)
 	}
-	data, ok := appendRunInput(nil, 1, r.recordable)
+	data, ok := runInputJSON(1, r.recordable)
 	var kept runInput
 	if !ok || json.Unmarshal(data, &kept) != nil || kept.From != 1 || len(kept.Messages) != 2 ||
 		kept.Messages[0].Content != "what the record lacks" || kept.Messages[1].ID != "c" {

@@ -337,7 +337,7 @@ func (r *runner) keepRunLog() {
 	if r.p.Fresh {
 		from = 0
 	}
-	data, ok := appendRunInput(nil, from, r.recordable)
+	data, ok := runInputJSON(from, r.recordable)
 	if !ok {
 		r.log.Warn().Str("thread", r.in.ThreadID).Msg("the run's input could not be kept with its log: one of its messages could not be written")
 	}

@@ -39,6 +39,15 @@ func appendEvent(batch, prev, frame []byte, hint int) ([]byte, int) {
 	return append(batch, frame[shared:]...), shared
 }
 
+// firstEvent splits events whose first shares nothing (a Flush's, or a
+// batch) into that event's frame and the events after it.
+func firstEvent(events []byte) (frame, rest []byte) {
+	_, n1 := binary.Uvarint(events)
+	size, n2 := binary.Uvarint(events[n1:])
+	frame = events[n1+n2:]
+	return frame[:size], frame[size:]
+}
+
 // sharedPrefix is commonPrefix(a, b), found from hint on when a and b
 // share hint bytes.
 func sharedPrefix(a, b []byte, hint int) int {

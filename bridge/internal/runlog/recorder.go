@@ -18,7 +18,6 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/base64"
-	"encoding/binary"
 	"errors"
 	"slices"
 	"strconv"
@@ -221,11 +220,9 @@ const maxTail = 4 << 10
 // shares nothing (drain empties tail as it takes pending).
 func (r *Recorder) appendStage(events, last []byte) {
 	if len(r.pending) > 0 && len(r.tail) > 0 {
-		_, n1 := binary.Uvarint(events)
-		size, n2 := binary.Uvarint(events[n1:])
-		first := events[n1+n2:]
-		r.pending, _ = appendEvent(r.pending, r.tail, first[:size], 0)
-		events = first[size:]
+		var first []byte
+		first, events = firstEvent(events)
+		r.pending, _ = appendEvent(r.pending, r.tail, first, 0)
 	}
 	r.pending = append(r.pending, events...)
 	if len(last) <= maxTail {

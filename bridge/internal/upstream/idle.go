@@ -31,7 +31,6 @@ type IdleBody struct {
 	timer  *time.Timer
 	seen   atomic.Bool // an event came since the timer last looked
 	fired  atomic.Bool // the idle bound cancelled the call
-	on     bool        // an idle bound (d > 0)
 	phase  phase
 	// quarters counts the timer's looks without an event since the last
 	// one that found one.
@@ -82,11 +81,12 @@ func (b *IdleBody) tick() {
 func (b *IdleBody) connected(ctx context.Context, err error) error {
 	b.mu.Lock()
 	b.timer.Stop()
-	if b.phase == connecting && err == nil && b.on {
-		b.phase = watching
-		b.timer.Reset(b.d / 4)
-	} else if b.phase == connecting {
+	if b.phase == connecting {
 		b.phase = over
+		if err == nil && b.d > 0 {
+			b.phase = watching
+			b.timer.Reset(b.d / 4)
+		}
 	}
 	b.mu.Unlock()
 	if !errors.Is(context.Cause(ctx), ErrConnectTimeout) {
@@ -100,7 +100,7 @@ func (b *IdleBody) connected(ctx context.Context, err error) error {
 
 // Touch tells the timer that an event arrived.
 func (b *IdleBody) Touch() {
-	if b.on && !b.seen.Load() {
+	if b.d > 0 && !b.seen.Load() {
 		b.seen.Store(true)
 	}
 }

@@ -57,7 +57,7 @@ var ErrConnectTimeout = errors.New("upstream connect timeout")
 // refuses.
 func Dial(ctx context.Context, connect, idle time.Duration, call func(context.Context) (io.ReadCloser, error)) (*IdleBody, error) {
 	ctx, cancel := context.WithCancelCause(ctx)
-	b := &IdleBody{d: idle, cancel: cancel, on: idle > 0}
+	b := &IdleBody{d: idle, cancel: cancel}
 	b.mu.Lock()
 	b.timer = time.AfterFunc(connect, b.tick)
 	b.mu.Unlock()

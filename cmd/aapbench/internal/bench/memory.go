@@ -101,8 +101,12 @@ type MemoryRow struct {
 // times the relay's bytes per stream, and of a stalled stream what its
 // agent sent it as well.
 func (r MemoryRow) Over(bound float64) bool {
-	return r.Path != relayProxy && r.KB > bound*r.RelayKB+r.SentKB
+	return r.Path != relayProxy && r.KB > r.Limit(bound)
 }
+
+// Limit is what a bridge's row may hold: bound times the relay's bytes
+// per stream, plus what its agent sent (of a stalled row).
+func (r MemoryRow) Limit(bound float64) float64 { return bound*r.RelayKB + r.SentKB }
 
 // memoryCase is one process measured by Memory.
 type memoryCase struct {
@@ -459,10 +463,7 @@ func printMemory(o MemoryOptions, rows []MemoryRow) error {
 		}
 		ratio, limit, mark := "1×", "", ""
 		if r.Path != relayProxy {
-			ratio = fmt.Sprintf("%.2f×", r.Ratio)
-			if r.Stalled {
-				limit = fmt.Sprintf("%.1f\t%.1f\t", r.SentKB, o.Bound*r.RelayKB+r.SentKB)
-			}
+			ratio, limit = fmt.Sprintf("%.2f×", r.Ratio), fmt.Sprintf("%.1f", r.Limit(o.Bound))
 			if r.Over(o.Bound) {
 				mark = fmt.Sprintf("  OVER %.2f× the relay", o.Bound)
 				if r.Stalled {
@@ -470,15 +471,15 @@ func printMemory(o MemoryOptions, rows []MemoryRow) error {
 				}
 			}
 		}
-		if r.Stalled && limit == "" {
-			limit = fmt.Sprintf("%.1f\t\t", r.SentKB)
+		stalled := ""
+		if r.Stalled {
+			stalled = fmt.Sprintf("%.1f\t%s\t", r.SentKB, limit)
 		}
-		fmt.Fprintf(w, "%s\t%s\t%s\t%.1f\t%s\t%.1f\t%.1f\t%s%s\n", memoryPathName(r.Path), cmp.Or(r.Store, "–"), r.Build, r.KB, ratio, r.Goroutines, r.StacksKB, limit, mark)
+		fmt.Fprintf(w, "%s\t%s\t%s\t%.1f\t%s\t%.1f\t%.1f\t%s%s\n", memoryPathName(r.Path), cmp.Or(r.Store, "–"), r.Build, r.KB, ratio, r.Goroutines, r.StacksKB, stalled, mark)
 	}
 	return w.Flush()
 }
 
-// memoryLimitTitle heads the column of what a stalled row may hold.
 // Verdict says of a row past bound what it holds and what it may.
 func (r MemoryRow) Verdict(bound float64) string {
 	if r.Stalled {
@@ -487,6 +488,8 @@ func (r MemoryRow) Verdict(bound float64) string {
 	return fmt.Sprintf("%s on %s holds %.1f KB per idle stream, %.2f× the relay's, past %.2f×", r.Path, r.Store, r.KB, r.Ratio, bound)
 }
 
+// memoryLimitTitle heads the columns of a stalled row: what its agent
+// sent, and what it may hold.
 func memoryLimitTitle(r MemoryRow, bound float64) string {
 	if !r.Stalled {
 		return ""
