@@ -127,31 +127,40 @@ func parseSecret(secret []byte) ([]key, error) {
 	return []key{{alg: jose.HS256, key: secret}}, nil
 }
 
+// parseJWKs reads a JWKS or a single JWK. The file holds public keys
+// only, as an identity provider publishes them: a private key (a JWK
+// with "d") or a symmetric one (kty "oct") stops the start, like a PEM
+// private key, and an HS256 secret comes only by the hs256: mark.
 func parseJWKs(data []byte) ([]key, error) {
-	var set jose.JSONWebKeySet
-	if err := json.Unmarshal(data, &set); err != nil || len(set.Keys) == 0 {
-		var one jose.JSONWebKey
-		if err1 := json.Unmarshal(data, &one); err1 != nil {
-			if err == nil {
-				err = err1
-			}
-			return nil, fmt.Errorf("not a JWKS or a JWK: %w", err)
-		}
-		set.Keys = []jose.JSONWebKey{one}
+	raws, err := jwkObjects(data)
+	if err != nil {
+		return nil, err
 	}
 	var keys []key
-	for _, k := range set.Keys {
+	for _, raw := range raws {
+		var peek struct {
+			Kid string          `json:"kid"`
+			D   json.RawMessage `json:"d"`
+		}
+		if err := json.Unmarshal(raw, &peek); err != nil {
+			return nil, fmt.Errorf("not a JWK: %w", err)
+		}
+		if peek.D != nil {
+			return nil, fmt.Errorf("key %q is a private key (it has \"d\"), which does not belong here: give its public JWK (without \"d\", \"p\", \"q\", \"dp\", \"dq\", \"qi\")", peek.Kid)
+		}
+		var k jose.JSONWebKey
+		if err := json.Unmarshal(raw, &k); err != nil {
+			return nil, fmt.Errorf("key %q is not a JWK: %w", peek.Kid, err)
+		}
 		if k.Use != "" && k.Use != "sig" {
 			continue
-		}
-		if !k.IsPublic() {
-			if pub := k.Public(); pub.Key != nil {
-				k = pub
-			}
 		}
 		alg, err := algorithmOf(k.Key, k.Algorithm)
 		if err != nil {
 			return nil, fmt.Errorf("key %q: %w", k.KeyID, err)
+		}
+		if alg == jose.HS256 {
+			return nil, fmt.Errorf("key %q is a symmetric JWK (kty \"oct\"), a secret: give an HS256 secret as a file of its own that starts with %q, the secret (32 bytes or more) right after it", k.KeyID, HS256Prefix)
 		}
 		keys = append(keys, key{id: k.KeyID, alg: alg, key: k.Key})
 	}
@@ -159,6 +168,20 @@ func parseJWKs(data []byte) ([]key, error) {
 		return nil, errors.New("no signing key")
 	}
 	return keys, nil
+}
+
+// jwkObjects is the keys of a JWKS, or the one JWK the file is.
+func jwkObjects(data []byte) ([]json.RawMessage, error) {
+	var set struct {
+		Keys []json.RawMessage `json:"keys"`
+	}
+	if err := json.Unmarshal(data, &set); err != nil {
+		return nil, fmt.Errorf("not a JWKS or a JWK: %w", err)
+	}
+	if len(set.Keys) == 0 {
+		return []json.RawMessage{data}, nil
+	}
+	return set.Keys, nil
 }
 
 // parsePEM reads every PEM block of data, a public key or a certificate

@@ -169,3 +169,50 @@ func TestMarkedSecret(t *testing.T) {
 		})
 	}
 }
+
+// TestKeyFileSecretJWK: a JWK or JWKS file holds what an identity
+// provider publishes, public keys. A symmetric JWK (kty "oct"), short or
+// long, alone or in a set, is not taken for an HS256 secret (those come
+// only marked hs256:, 32 bytes or more), and a private RSA or EC JWK —
+// as a key generator exports it, or a provider's own signing set —
+// stops the start as a PEM private key does, naming why.
+func TestKeyFileSecretJWK(t *testing.T) {
+	p := newIDP(t)
+	ec, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	require.NoError(t, err)
+	jwk := func(k jose.JSONWebKey) string {
+		b, err := json.Marshal(k)
+		require.NoError(t, err)
+		return string(b)
+	}
+	rsaPriv := jwk(jose.JSONWebKey{Key: p.key, KeyID: "rsa-2026", Algorithm: "RS256", Use: "sig"})
+	ecPriv := jwk(jose.JSONWebKey{Key: ec, KeyID: "ec-2026", Algorithm: "ES256", Use: "sig"})
+	rsaPub := jwk(jose.JSONWebKey{Key: &p.key.PublicKey, KeyID: "rsa-2026", Algorithm: "RS256", Use: "sig"})
+	// A private JWK that leaves out the optional CRT values: d alone.
+	var dOnly map[string]any
+	require.NoError(t, json.Unmarshal([]byte(rsaPriv), &dOnly))
+	for _, f := range []string{"p", "q", "dp", "dq", "qi"} {
+		delete(dOnly, f)
+	}
+	dOnlyJSON, err := json.Marshal(dOnly)
+	require.NoError(t, err)
+	long := `{"kty":"oct","kid":"hmac-1","use":"sig","alg":"HS256","k":"` + strings.Repeat("c2VjcmV0", 8) + `"}`
+	for name, tc := range map[string]struct{ file, want string }{
+		"short oct":              {`{"kty":"oct","k":"AA"}`, `kty "oct"`},
+		"long oct":               {long + "\n", `starts with "hs256:"`},
+		"oct in a set":           {`{"keys":[` + rsaPub + `,` + long + `]}`, `key "hmac-1" is a symmetric JWK`},
+		"private RSA JWK":        {rsaPriv + "\n", `key "rsa-2026" is a private key`},
+		"private EC JWK":         {ecPriv, `key "ec-2026" is a private key`},
+		"provider's signing set": {`{"keys":[` + rsaPriv + `,` + ecPriv + `]}`, "private key"},
+		"private, d alone":       {string(dOnlyJSON), "private key"},
+		"private encryption key": {`{"keys":[` + rsaPub + `,` + strings.Replace(rsaPriv, `"use":"sig"`, `"use":"enc"`, 1) + `]}`, "private key"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			file := writeFile(t, []byte(tc.file))
+			_, err := userid.New(userid.Options{JWTKeyFile: file, JWTAudience: "bridge"}, false)
+			require.Error(t, err, "the start stops")
+			assert.Contains(t, err.Error(), file, "the error names the file")
+			assert.Contains(t, err.Error(), tc.want)
+		})
+	}
+}
