@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -201,7 +200,7 @@ type CompletedCall struct {
 // tool calls reaches a steady state of one allocation per call (the arguments
 // string End returns).
 type ArgsAccumulator struct {
-	open    []*argsCall          // open calls, in start order
+	open    holed[argsCall]      // open calls, in start order
 	byID    map[string]*argsCall // open calls by toolCallId
 	ended   map[string]struct{}  // toolCallIds of calls already ended
 	last    *argsCall            // one-entry cache: the call most recently appended to
@@ -213,6 +212,7 @@ type ArgsAccumulator struct {
 type argsCall struct {
 	id, name, parent string
 	buf              []byte
+	at               int // index in open
 }
 
 const (
@@ -261,7 +261,7 @@ func (a *ArgsAccumulator) start(id, name, parent string) (*argsCall, error) {
 		a.byID = make(map[string]*argsCall)
 	}
 	a.byID[id] = c
-	a.open = append(a.open, c)
+	c.at = a.open.push(c)
 	return c, nil
 }
 
@@ -299,10 +299,10 @@ func (a *ArgsAccumulator) end(c *argsCall) CompletedCall {
 		Arguments:       string(c.buf),
 	}
 	delete(a.byID, c.id)
-	for i, o := range a.open {
-		if o == c {
-			a.open = slices.Delete(a.open, i, i+1)
-			break
+	a.open.drop(c.at)
+	if a.open.tidy() {
+		for i, o := range a.open.items() {
+			o.at = i
 		}
 	}
 	if a.ended == nil {
@@ -411,12 +411,14 @@ func (a *ArgsAccumulator) EndChunked() (CompletedCall, bool) {
 // Open returns the ids of the calls still open, in start order (nil if none).
 // The bridge closes them (or reports them) when the stream ends.
 func (a *ArgsAccumulator) Open() []string {
-	if len(a.open) == 0 {
+	if a.open.len() == 0 {
 		return nil
 	}
-	ids := make([]string, len(a.open))
-	for i, c := range a.open {
-		ids[i] = c.id
+	ids := make([]string, 0, a.open.len())
+	for _, c := range a.open.items() {
+		if c != nil {
+			ids = append(ids, c.id)
+		}
 	}
 	return ids
 }
@@ -424,11 +426,12 @@ func (a *ArgsAccumulator) Open() []string {
 // Reset forgets every call, open or ended, so the accumulator can serve a new
 // stream; buffers are kept for reuse.
 func (a *ArgsAccumulator) Reset() {
-	for i, c := range a.open {
-		a.recycle(c)
-		a.open[i] = nil
+	for _, c := range a.open.items() {
+		if c != nil {
+			a.recycle(c)
+		}
 	}
-	a.open = a.open[:0]
+	a.open.reset()
 	clear(a.byID)
 	clear(a.ended)
 	a.last, a.chunked = nil, nil

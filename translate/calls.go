@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"iter"
-	"slices"
 	"sort"
 
 	"github.com/ag-ui-protocol/ag-ui/sdks/community/go/pkg/core/types"
@@ -176,7 +175,8 @@ type Calls struct {
 	read     int
 	madeAt   map[string]int // call id → index of the message that made it
 	answered map[string]bool
-	open     []*aap.ToolUseBlock
+	open     holed[aap.ToolUseBlock] // the calls open since the last user message, in the order made
+	openAt   map[string][]int        // call id → indexes in open of its tool_use blocks
 }
 
 // Read adds m, the next message of the history. For a user message it
@@ -184,15 +184,16 @@ type Calls struct {
 func (c *Calls) Read(m aap.Message) (left []*aap.ToolUseBlock) {
 	switch m := m.(type) {
 	case *aap.UserMessage:
-		left, c.open = c.open, nil
+		left = c.open.take()
+		clear(c.openAt)
 	case *aap.AssistantMessage:
 		for _, b := range m.Content.Blocks {
 			if tu, ok := b.(*aap.ToolUseBlock); ok {
 				if c.madeAt == nil {
-					c.madeAt = map[string]int{}
+					c.madeAt, c.openAt = map[string]int{}, map[string][]int{}
 				}
 				c.madeAt[tu.ToolCallID] = c.read
-				c.open = append(c.open, tu)
+				c.openAt[tu.ToolCallID] = append(c.openAt[tu.ToolCallID], c.open.push(tu))
 			}
 		}
 	case *aap.ToolMessage:
@@ -200,10 +201,32 @@ func (c *Calls) Read(m aap.Message) (left []*aap.ToolUseBlock) {
 			c.answered = map[string]bool{}
 		}
 		c.answered[m.ToolCallID] = true
-		c.open = slices.DeleteFunc(c.open, func(tu *aap.ToolUseBlock) bool { return tu.ToolCallID == m.ToolCallID })
+		c.closeCall(m.ToolCallID)
 	}
 	c.read++
 	return left
+}
+
+// closeCall takes the open tool_use blocks of call id out of the open
+// calls, in time that does not grow with the calls left open: a message
+// making thousands of calls and their thousands of results cost what they
+// hold, not its square.
+func (c *Calls) closeCall(id string) {
+	at, ok := c.openAt[id]
+	if !ok {
+		return
+	}
+	delete(c.openAt, id)
+	for _, i := range at {
+		c.open.drop(i)
+	}
+	if !c.open.tidy() {
+		return
+	}
+	clear(c.openAt)
+	for i, tu := range c.open.items() {
+		c.openAt[tu.ToolCallID] = append(c.openAt[tu.ToolCallID], i)
+	}
 }
 
 // MadeAt returns the index of the message that made call id (the last one,
@@ -223,10 +246,16 @@ func (c *Calls) Awaits(id string) bool {
 // Open returns the calls made since the last user message that have no
 // result, in the order they were made; nil when there are none.
 func (c *Calls) Open() []*aap.ToolUseBlock {
-	if len(c.open) == 0 {
+	if c.open.len() == 0 {
 		return nil
 	}
-	return slices.Clone(c.open)
+	out := make([]*aap.ToolUseBlock, 0, c.open.len())
+	for _, tu := range c.open.items() {
+		if tu != nil {
+			out = append(out, tu)
+		}
+	}
+	return out
 }
 
 // OrphanResults returns the indexes of the tool messages of msgs that break
