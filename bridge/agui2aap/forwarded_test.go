@@ -13,7 +13,9 @@ import (
 
 	"github.com/aapagui/aapagui/aap"
 	"github.com/aapagui/aapagui/bridge/agui2aap"
+	"github.com/aapagui/aapagui/bridge/internal/bridgetest"
 	"github.com/aapagui/aapagui/demo"
+	"github.com/aapagui/aapagui/store"
 )
 
 // fixedClock is a clock that moves only when the test moves it.
@@ -121,4 +123,42 @@ func TestMadeUpKeysCannotFlushTheMetaCache(t *testing.T) {
 	mu.Lock()
 	defer mu.Unlock()
 	assert.Equal(t, 1, metaFor["Bearer k1"], "k1's /meta is still cached")
+}
+
+// A flood of made-up keys from one address does not keep another
+// caller's real key out: the rate of keys not yet accepted is shared
+// fairly between addresses, so that the real key, retried once a second
+// as Retry-After asks, passes within a second or two, while the flood
+// keeps the GET /meta it costs within the shared rate. The clock moves
+// only when the test moves it.
+func TestMadeUpKeysFromOneAddressLeaveRoomForAnother(t *testing.T) {
+	up := newKeyedAAP(t, "the-real-key")
+	clock := newFixedClock()
+	cfg := agui2aap.Config{Upstream: up.URL, Store: store.NewMemory(), ForwardAuth: true}
+	cfg.Clock = clock.Now
+	srv, err := agui2aap.New(cfg)
+	require.NoError(t, err)
+	get := func(addr, key string) int {
+		r := httptest.NewRequestWithContext(bridgetest.Context(t), http.MethodGet, "http://localhost/agents", nil)
+		r.RemoteAddr, r.Header["Authorization"] = addr, []string{"Bearer " + key}
+		w := httptest.NewRecorder()
+		srv.ServeHTTP(w, r)
+		return w.Code
+	}
+
+	made, tries, passed := 0, []int{}, false
+	for step := 1; step <= 100 && !passed; step++ { // 10 s, 200 made-up keys a second
+		clock.Add(100 * time.Millisecond)
+		for range 20 {
+			made++
+			get("198.51.100.7:40000", fmt.Sprint("made-up-", made))
+		}
+		if step%10 == 0 {
+			code := get("203.0.113.9:50000", "the-real-key")
+			tries, passed = append(tries, code), code == http.StatusOK
+		}
+	}
+	assert.True(t, passed, "the real key's tries during the flood: %v", tries)
+	assert.LessOrEqual(t, len(tries), 2, "the real key passes within two tries: %v", tries)
+	assert.LessOrEqual(t, len(up.metaAuth()), 40+20*len(tries), "the flood's GET /meta stay within the shared rate")
 }

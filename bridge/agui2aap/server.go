@@ -10,11 +10,11 @@ import (
 	"time"
 
 	"golang.org/x/sync/singleflight"
-	"golang.org/x/time/rate"
 
 	"github.com/aapagui/aapagui/aap"
 	"github.com/aapagui/aapagui/bridge/internal/edge"
 	"github.com/aapagui/aapagui/bridge/internal/turns"
+	"github.com/aapagui/aapagui/internal/limit"
 )
 
 // Server is the agui2aap HTTP handler.
@@ -82,5 +82,5 @@ type metaEntry struct {
 type forwarded struct {
 	mu         sync.Mutex
 	refused    map[string]time.Time // by credentialKey: when the AAP server refused it
-	unverified *rate.Limiter        // the keys not yet accepted, all together
+	unverified *limit.Fair          // the keys not yet accepted, all together, fair between addresses
 }

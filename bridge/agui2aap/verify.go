@@ -8,11 +8,11 @@ import (
 	"time"
 
 	"github.com/gin-gonic/gin"
-	"golang.org/x/time/rate"
 
 	"github.com/aapagui/aapagui/aap"
 	"github.com/aapagui/aapagui/bridge/internal/edge"
 	"github.com/aapagui/aapagui/bridge/internal/fault"
+	"github.com/aapagui/aapagui/internal/limit"
 )
 
 // Under ForwardAuth without API keys the bridge holds no key to check a
@@ -26,28 +26,31 @@ import (
 //   - keys not yet accepted share one rate (Limits.RequestsPerSecond and
 //     Burst when set, else unverifiedRate and unverifiedBurst), taken
 //     before the upstream is asked: however many keys a caller makes up,
-//     they cost at most that many GET /meta;
+//     they cost at most that many GET /meta; the rate is shared fairly
+//     between the callers' addresses (limit.Fair), so that one address
+//     flooding it with made-up keys leaves room for another's real key;
 //   - a key the AAP server accepted keeps its /meta cache entry, which
 //     made-up keys cannot push out (upstreamMeta).
 
 // The shared rate of keys the AAP server has not accepted yet when
 // Limits sets no rate: a cold start with many callers' keys passes
 // within a few seconds, a flood of made-up ones costs 20 GET /meta a
-// second at most.
+// second at most, and while one address floods, another's key passes
+// within about a second (limit.Fair).
 const (
 	unverifiedRate  = 20
 	unverifiedBurst = 40
 )
 
 func newForwarded(l Limits) *forwarded {
-	r, burst := rate.Limit(unverifiedRate), unverifiedBurst
+	r, burst := float64(unverifiedRate), unverifiedBurst
 	if l.RequestsPerSecond > 0 {
-		r, burst = rate.Limit(l.RequestsPerSecond), l.Burst
+		r, burst = l.RequestsPerSecond, l.Burst
 		if burst <= 0 {
 			burst = max(int(math.Ceil(l.RequestsPerSecond)), 1)
 		}
 	}
-	return &forwarded{refused: map[string]time.Time{}, unverified: rate.NewLimiter(r, burst)}
+	return &forwarded{refused: map[string]time.Time{}, unverified: limit.NewFair(r, burst)}
 }
 
 // errRefusedKey answers a key the AAP server refused.
@@ -71,12 +74,7 @@ func (s *Server) verify(r *http.Request) error {
 	if known {
 		return nil // accepted before; upstreamMeta asks again when its entry is stale
 	}
-	if res := f.unverified.ReserveN(now, 1); !res.OK() || res.DelayFrom(now) > 0 {
-		wait := time.Second
-		if res.OK() {
-			wait = res.DelayFrom(now)
-			res.CancelAt(now)
-		}
+	if ok, wait := f.unverified.Take(limit.Client(r.RemoteAddr), now); !ok {
 		return fault.Throttled("too_many_requests", "too many requests with keys the AAP server has not accepted yet; retry later", wait)
 	}
 	cl, _ := s.client(r)
