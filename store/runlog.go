@@ -12,7 +12,8 @@ import (
 // its start, or after the last event it had (Last-Event-ID).
 //
 // A log belongs to one run of one key of an owner: a session of aap2agui
-// ("session/<id>") or a thread of agui2aap ("thread/<id>"). The runs of a
+// ("session/<id>") or an agent's thread of agui2aap
+// ("agent/<agent>/thread/<id>"; "thread/<id>" before). The runs of a
 // key are one at a time (its lock), and a key keeps the logs of its
 // running run and of the last run that finished before it (StartRunLog
 // drops the others).

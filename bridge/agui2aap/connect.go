@@ -68,7 +68,7 @@ func (s *Server) connect(c *gin.Context) error {
 	{
 		st := s.cfg.Store
 		lastID := c.GetHeader("Last-Event-ID")
-		l, after, err := turns.FindRun(c.Request.Context(), st, edge.Owner(c), runKey(in.ThreadID), lastID, interruptedRun)
+		l, after, err := s.findRun(c.Request.Context(), edge.Owner(c), c.Param("name"), in.ThreadID, lastID)
 		switch {
 		case err == nil && (lastID != "" || !l.Finished):
 			var prologue []byte
@@ -131,15 +131,7 @@ func (s *Server) stopping(c *gin.Context) (*turns.RunStopping, error) {
 	if err := checkThreadID(id); err != nil {
 		return nil, fault.Fail(fault.KindInvalid, "invalid_request", err.Error())
 	}
-	st := s.cfg.Store
-	th, err := s.cfg.Store.GetThread(ctx, owner, id)
-	switch {
-	case err == nil && th.Agent != "" && th.Agent != c.Param("name"):
-		return nil, turns.NoRunInFlight()
-	case err != nil && !errors.Is(err, store.ErrNotFound):
-		return nil, &storeError{"get thread", err}
-	}
-	stopping, err := s.cfg.StopRun(ctx, edge.Logger(c), st, owner, runKey(id))
+	stopping, err := s.stopAgentRun(ctx, edge.Logger(c), owner, c.Param("name"), id)
 	var f *fault.Failure
 	if err != nil && !errors.As(err, &f) {
 		return nil, &storeError{"stop run", err}

@@ -165,6 +165,9 @@ func (r *runner) Take(start context.Context, lo store.LeaseOptions) (*store.Leas
 		lease.Release()
 		return nil, err
 	}
+	if r.th != nil {
+		r.storedAgent = r.th.Agent
+	}
 	return lease, nil
 }
 

@@ -64,7 +64,7 @@ func (r *runner) prepareStream(ctx context.Context) {
 		Spill:        r.spill(ctx),
 	})
 	r.keepForRecord()
-	r.keepRunLog()
+	r.keepRunLog(ctx)
 	r.turn.OpenStream(r.rw)
 }
 
@@ -331,7 +331,7 @@ func (r *runner) turnDone(result string) {
 }
 
 // keepRunLog makes the run's stream kept in its run log, with what it was asked.
-func (r *runner) keepRunLog() {
+func (r *runner) keepRunLog(ctx context.Context) {
 	st := r.env.cfg.Store
 	from := min(len(r.th.Delivered), r.th.RecordLen)
 	if r.p.Fresh {
@@ -341,5 +341,10 @@ func (r *runner) keepRunLog() {
 	if !ok {
 		r.log.Warn().Str("thread", r.in.ThreadID).Msg("the run's input could not be kept with its log: one of its messages could not be written")
 	}
-	r.turn.KeepRunLog(st, store.RunLog{Owner: r.th.Owner, Key: runKey(r.in.ThreadID), RunID: r.in.RunID, Form: "agui", Input: data})
+	if r.storedAgent != "" && r.storedAgent != r.agentName {
+		// The thread is now this agent's: another's runs are no longer
+		// its own to join (and the legacy key's would become this one's).
+		r.env.cfg.dropRunLogs(ctx, r.log, r.th.Owner, r.storedAgent, r.in.ThreadID)
+	}
+	r.turn.KeepRunLog(st, store.RunLog{Owner: r.th.Owner, Key: runKey(r.agentName, r.in.ThreadID), RunID: r.in.RunID, Form: "agui", Input: data})
 }

@@ -39,6 +39,7 @@ type runner struct {
 	in          *types.RunAgentInput
 	info        *aap.AgentInfo
 	th          *store.Thread
+	storedAgent string // the agent the thread was stored with ("" for a new thread)
 	p           *translate.RunPlan
 	log         *zerolog.Logger
 	turn        *turns.Turn // the lease, the run's stream, metrics and log line

@@ -136,9 +136,7 @@ func (s *Server) removeThread(c *gin.Context) error {
 	if err := s.cfg.Store.DeleteThread(ctx, owner, id); err != nil && !errors.Is(err, store.ErrNotFound) {
 		return &storeError{"delete thread", err}
 	}
-	if err := s.cfg.Store.DeleteRunLogs(ctx, owner, runKey(id)); err != nil {
-		log.Warn().Err(err).Str("thread", id).Msg("the deleted thread's run logs could not be dropped")
-	}
+	s.cfg.dropRunLogs(ctx, log, owner, agent, id)
 	log.Info().Str("thread", id).Str("session", th.SessionID).Msg("thread deleted")
 	return nil
 }

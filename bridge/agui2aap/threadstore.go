@@ -5,12 +5,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/url"
 	"time"
 
 	"github.com/ag-ui-protocol/ag-ui/sdks/community/go/pkg/core/types"
 	"github.com/rs/zerolog"
 
 	"github.com/aapagui/aapagui/bridge/internal/fault"
+	"github.com/aapagui/aapagui/bridge/internal/turns"
 	"github.com/aapagui/aapagui/store"
 )
 
@@ -41,8 +43,77 @@ func (cfg *Config) loadThread(ctx context.Context, owner, id string) (*store.Thr
 	return th, nil
 }
 
-// runKey is the run-log key of a thread's runs.
-func runKey(threadID string) string { return "thread/" + threadID }
+// runKey is the run-log key of the runs of agent's thread threadID. The
+// agent is part of it, so that a run is joined and stopped only through
+// its own agent's routes; its name is escaped (it holds no "/" then), so
+// that no two agents and threads share a key.
+func runKey(agent, threadID string) string {
+	return "agent/" + url.PathEscape(agent) + "/thread/" + threadID
+}
+
+// legacyRunKey is the key a thread's runs were kept under before the
+// agent was part of it. Logs kept so are still found (findRun, stopAgentRun)
+// through the agent the thread is stored with, and only through it.
+func legacyRunKey(threadID string) string { return "thread/" + threadID }
+
+// findRun is turns.FindRun for agent's thread id: under its run key, else
+// (no run there, or the id names none of it) under the legacy key when
+// the thread is stored with agent.
+func (s *Server) findRun(ctx context.Context, owner, agent, id, lastID string) (*store.RunLog, int64, error) {
+	st := s.cfg.Store
+	l, after, err := turns.FindRun(ctx, st, owner, runKey(agent, id), lastID, interruptedRun)
+	if !noRun(err) {
+		return l, after, err
+	}
+	if ok, terr := s.cfg.storedWith(ctx, owner, agent, id); terr != nil {
+		return nil, 0, terr
+	} else if !ok {
+		return nil, 0, err
+	}
+	if ll, la, lerr := turns.FindRun(ctx, st, owner, legacyRunKey(id), lastID, interruptedRun); !noRun(lerr) {
+		return ll, la, lerr
+	}
+	return l, after, err
+}
+
+// stopAgentRun is turns.Serving.StopRun for agent's thread id, under its run
+// key, else under the legacy key when the thread is stored with agent.
+func (s *Server) stopAgentRun(ctx context.Context, log *zerolog.Logger, owner, agent, id string) (*turns.RunStopping, error) {
+	st := s.cfg.Store
+	stopping, err := s.cfg.StopRun(ctx, log, st, owner, runKey(agent, id))
+	if !noRun(err) {
+		return stopping, err
+	}
+	if ok, terr := s.cfg.storedWith(ctx, owner, agent, id); terr != nil {
+		return nil, terr
+	} else if !ok {
+		return nil, err
+	}
+	return s.cfg.StopRun(ctx, log, st, owner, legacyRunKey(id))
+}
+
+// noRun reports whether err says a run key has no run to join or stop.
+func noRun(err error) bool {
+	var f *fault.Failure
+	return errors.Is(err, turns.ErrNoRun) || errors.As(err, &f) && (f.Code == "run_not_kept" || f.Code == "no_run_in_flight")
+}
+
+// storedWith reports whether owner's thread id is stored with agent.
+func (cfg *Config) storedWith(ctx context.Context, owner, agent, id string) (bool, error) {
+	th, err := cfg.loadThread(ctx, owner, id)
+	return th != nil && th.Agent == agent, err
+}
+
+// dropRunLogs drops the logs of owner's thread id kept under agent's run
+// key and under the legacy key (the thread is deleted, or now another
+// agent's).
+func (cfg *Config) dropRunLogs(ctx context.Context, log *zerolog.Logger, owner, agent, id string) {
+	for _, key := range []string{runKey(agent, id), legacyRunKey(id)} {
+		if err := cfg.Store.DeleteRunLogs(ctx, owner, key); err != nil {
+			log.Warn().Err(err).Str("thread", id).Msg("the thread's run logs could not be dropped")
+		}
+	}
+}
 
 // runInput is what a run's log keeps of what the run was asked
 // (store.RunLog.Input), for a client joining it from nothing: the client's
