@@ -1,11 +1,14 @@
 package aap2agui_test
 
 import (
+	"context"
 	"encoding/json"
 	"io"
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -13,6 +16,8 @@ import (
 
 	"github.com/aapagui/aapagui/aap"
 	"github.com/aapagui/aapagui/bridge/aap2agui"
+	"github.com/aapagui/aapagui/bridge/internal/bridgetest"
+	"github.com/aapagui/aapagui/internal/testkit/streamtest"
 	"github.com/aapagui/aapagui/store"
 )
 
@@ -148,4 +153,68 @@ func TestLimitsValidation(t *testing.T) {
 	_, err := aap2agui.New(aap2agui.Config{Upstream: "http://127.0.0.1:1", Store: store.NewMemory(), UpstreamHeader: http.Header{"X-Token": {"s3cret\r\nX-Evil: 1"}}})
 	require.Error(t, err, "a header value with CR LF")
 	assert.NotContains(t, err.Error(), "s3cret")
+}
+
+// readCounter counts the store's reads of a session and of a run log, the
+// first reads of a rejoin.
+type readCounter struct {
+	store.Store
+	reads atomic.Int64
+}
+
+func (s *readCounter) GetSession(ctx context.Context, owner, id string) (*store.Session, error) {
+	s.reads.Add(1)
+	return s.Store.GetSession(ctx, owner, id)
+}
+
+func (s *readCounter) LatestRunLog(ctx context.Context, owner, key string) (*store.RunLog, error) {
+	s.reads.Add(1)
+	return s.Store.LatestRunLog(ctx, owner, key)
+}
+
+// Limits.TurnsPerKey bounds the rejoins a key holds open too: 4 for each
+// turn it may run (a bound of their own, so that a key running its one
+// turn still rejoins it). Past it GET /sessions/:id/turn gets 429
+// too_many_streams naming the bound, before the store is read; a rejoin
+// that ended gives its place back.
+func TestRejoinsPerKey(t *testing.T) {
+	release := make(chan struct{})
+	st := &readCounter{Store: store.NewMemory()}
+	e := newEnv(t, pausingRun(t, 60, 50, release), func(c *aap2agui.Config) {
+		c.Store = st
+		c.Limits.TurnsPerKey = 1
+	})
+	let := sync.OnceFunc(func() { close(release) })
+	t.Cleanup(let)
+	id := e.createSession(t, aap.PostSessionsRequest{})
+	turn := e.URL + "/sessions/" + id + "/turn"
+
+	first := streamtest.Open(t, bridgetest.Context(t), http.MethodPost, e.URL+"/sessions/"+id+"/turns", `{"stream":"delta","messages":[{"role":"user","content":"a long story"}]}`, nil)
+	require.Equal(t, http.StatusOK, first.Status, first.Body)
+	had := first.Until(t, "w49 ", 1)
+
+	var joins []*streamtest.Stream
+	for range 4 {
+		j := streamtest.Open(t, bridgetest.Context(t), http.MethodGet, turn, "", nil)
+		require.Equal(t, http.StatusOK, j.Status, "the key runs its one turn and still rejoins it: %s", j.Body)
+		j.Until(t, "w49 ", 1)
+		joins = append(joins, j)
+	}
+	reads := st.reads.Load()
+	past := streamtest.Open(t, bridgetest.Context(t), http.MethodGet, turn, "", nil)
+	require.Equal(t, http.StatusTooManyRequests, past.Status, past.Body)
+	var er aap.ErrorResponse
+	require.NoError(t, json.Unmarshal([]byte(past.Body), &er), past.Body)
+	assert.Equal(t, "too_many_streams", er.Error.Code)
+	assert.Contains(t, er.Error.Message, "4 streams", "the bound is named")
+	assert.Equal(t, reads, st.reads.Load(), "refused before the store is read")
+
+	let()
+	first.Rest()
+	for _, j := range joins {
+		j.Rest()
+	}
+	again := streamtest.Open(t, bridgetest.Context(t), http.MethodGet, turn, "", http.Header{"Last-Event-ID": {had[len(had)-1].ID}})
+	assert.Equal(t, http.StatusOK, again.Status, "the rejoins that ended gave their places back: %s", again.Body)
+	again.Rest()
 }

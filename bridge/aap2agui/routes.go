@@ -56,7 +56,7 @@ func (s *Server) route(e *gin.Engine, m Mount) (err error) {
 		}
 	}()
 	g := e.Group(strings.TrimSuffix(m.Path, "/"))
-	auth, id, place := s.handle(s.authUser), s.handle(checkSessionID), s.handleHere(s.turnPlace)
+	auth, id, place, follow := s.handle(s.authUser), s.handle(checkSessionID), s.handleHere(s.turnPlace), s.handleHere(s.followPlace)
 	if s.cfg.PublicMeta {
 		g.GET("/meta", s.meta(m.Version))
 	} else {
@@ -69,7 +69,7 @@ func (s *Server) route(e *gin.Engine, m Mount) (err error) {
 		g.DELETE("/sessions/:id", auth, id, s.handle(s.deleteSession))
 		g.GET("/sessions/:id/history", auth, id, s.handle(s.history))
 		g.POST("/sessions/:id/turns", auth, id, place, edge.JSONBody, s.handleHere(s.turnV3))
-		g.GET("/sessions/:id/turn", auth, id, s.handleHere(s.rejoin))
+		g.GET("/sessions/:id/turn", auth, id, follow, s.handleHere(s.rejoin))
 		g.DELETE("/sessions/:id/turn", auth, id, s.handle(s.stopTurn))
 		return nil
 	}
@@ -89,6 +89,19 @@ func (s *Server) route(e *gin.Engine, m Mount) (err error) {
 // for the rest of the request, or fails with a 429.
 func (s *Server) turnPlace(c *gin.Context) error {
 	release, err := edge.Place(s.base.Limits, edge.Owner(c), "too_many_turns", "turns")
+	if err != nil {
+		return err
+	}
+	defer release()
+	c.Next()
+	return nil
+}
+
+// followPlace holds one of the caller's places to follow a turn's stream
+// (limit.FollowsPerTurn for each of Limits.TurnsPerKey) for the rest of
+// the request, or fails with a 429 before the store is read.
+func (s *Server) followPlace(c *gin.Context) error {
+	release, err := edge.Follow(s.base.Limits, edge.Owner(c), "turns")
 	if err != nil {
 		return err
 	}

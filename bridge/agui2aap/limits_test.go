@@ -1,11 +1,14 @@
 package agui2aap_test
 
 import (
+	"context"
 	"encoding/json"
 	"net/http"
 	"net/url"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -16,6 +19,7 @@ import (
 	"github.com/aapagui/aapagui/bridge/agui2aap"
 	"github.com/aapagui/aapagui/bridge/internal/bridgetest"
 	"github.com/aapagui/aapagui/demo"
+	"github.com/aapagui/aapagui/internal/testkit/streamtest"
 	"github.com/aapagui/aapagui/store"
 )
 
@@ -168,4 +172,68 @@ func TestMaxMessageSize(t *testing.T) {
 	case <-time.After(bridgetest.Timeout):
 		t.Fatal("the AAP turn went on")
 	}
+}
+
+// runLogReads counts the store's reads of a thread's run log, the first
+// read of a connect.
+type runLogReads struct {
+	store.Threads
+	reads atomic.Int64
+}
+
+func (s *runLogReads) LatestRunLog(ctx context.Context, owner, key string) (*store.RunLog, error) {
+	s.reads.Add(1)
+	return s.Threads.LatestRunLog(ctx, owner, key)
+}
+
+// Limits.RunsPerKey bounds the connects a key holds open too: 4 for each
+// run it may have going (a bound of their own, so that a key running its
+// one run still connects to it). Past it POST /agents/:name/connect gets
+// 429 too_many_streams naming the bound, before the store is read; a
+// connect that ended gives its place back.
+func TestConnectsPerKey(t *testing.T) {
+	release := make(chan struct{})
+	f := newFakeAAP(t, pausingAnswer(60, 50, release))
+	st := &runLogReads{Threads: store.NewMemory()}
+	e := newBridge(t, f.URL, func(c *agui2aap.Config) {
+		c.Store = st
+		c.Limits.RunsPerKey = 1
+	})
+	let := sync.OnceFunc(func() { close(release) })
+	t.Cleanup(let)
+	c := e.conv("held")
+	c.say("tell me a long story")
+	body, err := json.Marshal(c.input("run-1", nil))
+	require.NoError(t, err)
+	first := streamtest.Open(t, bridgetest.Context(t), http.MethodPost, e.URL+"/agents/demo", string(body), nil)
+	require.Equal(t, http.StatusOK, first.Status, first.Body)
+	had := first.Until(t, "TEXT_MESSAGE_CONTENT", 50)
+
+	connect := func(h http.Header) *streamtest.Stream {
+		return streamtest.Open(t, bridgetest.Context(t), http.MethodPost, e.URL+"/agents/demo/connect", `{"threadId":"held"}`, h)
+	}
+	var joins []*streamtest.Stream
+	for range 4 {
+		j := connect(nil)
+		require.Equal(t, http.StatusOK, j.Status, "the key runs its one run and still connects to it: %s", j.Body)
+		j.Until(t, "TEXT_MESSAGE_CONTENT", 50)
+		joins = append(joins, j)
+	}
+	reads := st.reads.Load()
+	past := connect(nil)
+	require.Equal(t, http.StatusTooManyRequests, past.Status, past.Body)
+	var er aap.ErrorResponse
+	require.NoError(t, json.Unmarshal([]byte(past.Body), &er), past.Body)
+	assert.Equal(t, "too_many_streams", er.Error.Code)
+	assert.Contains(t, er.Error.Message, "4 streams", "the bound is named")
+	assert.Equal(t, reads, st.reads.Load(), "refused before the store is read")
+
+	let()
+	first.Rest()
+	for _, j := range joins {
+		j.Rest()
+	}
+	again := connect(http.Header{"Last-Event-ID": {had[len(had)-1].ID}})
+	assert.Equal(t, http.StatusOK, again.Status, "the connects that ended gave their places back: %s", again.Body)
+	again.Rest()
 }

@@ -40,7 +40,7 @@ func New(cfg Config) (*Server, error) {
 	}
 	e.GET("/agents", s.auth, s.listAgents)
 	e.POST("/agents/:name", s.authUser, s.runPlace, edge.JSONBody, s.handle(s.run))
-	e.POST("/agents/:name/connect", s.authUser, edge.JSONBody, s.handle(s.connect))
+	e.POST("/agents/:name/connect", s.authUser, s.followPlace, edge.JSONBody, s.handle(s.connect))
 	e.GET("/agents/:name/threads", s.authUser, s.listThreads)
 	e.DELETE("/agents/:name/threads/:threadId", s.authUser, s.deleteThread)
 	e.DELETE("/agents/:name/threads/:threadId/run", s.authUser, s.stopRun)
@@ -74,6 +74,19 @@ func unescapeParams(c *gin.Context) {
 // the rest of the request, or answers 429.
 func (s *Server) runPlace(c *gin.Context) {
 	release, err := edge.Place(s.base.Limits, edge.Owner(c), "too_many_runs", "runs")
+	if err != nil {
+		s.fail(c, err)
+		return
+	}
+	defer release()
+	c.Next()
+}
+
+// followPlace holds one of the caller's places to follow a run's stream
+// (limit.FollowsPerTurn for each of Limits.RunsPerKey) for the rest of
+// the request, or answers 429 before the store is read.
+func (s *Server) followPlace(c *gin.Context) {
+	release, err := edge.Follow(s.base.Limits, edge.Owner(c), "runs")
 	if err != nil {
 		s.fail(c, err)
 		return

@@ -61,7 +61,7 @@ func bind(p *cli.Program) *flags {
 	fl.historyCache = f.Int64("history-cache", 64<<20, "bytes of session histories kept in memory between turns, so that a turn on a session whose last turn ran here reads none of its history from the store (0: none kept)")
 	p.BindShutdown("turns")
 	fl.maxSessions = f.Int64("max-sessions-per-key", 0, "sessions one API key may hold, across replicas (0: no limit); over it, 429")
-	fl.maxTurns = f.Int64("max-turns-per-key", 0, "turns one API key may run at once, per process (0: no limit); over it, 429")
+	fl.maxTurns = f.Int64("max-turns-per-key", 0, "turns one API key may run at once, per process, and 4 times as many rejoins held open (0: no limit); over it, 429")
 	p.BindRate("API key")
 	return fl
 }

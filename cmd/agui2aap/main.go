@@ -48,7 +48,7 @@ func bind(p *cli.Program) *flags {
 	p.BindStream()
 	p.BindShutdown("runs")
 	fl.maxThreads = f.Int64("max-threads-per-key", 0, "threads one key (API key, or forwarded key) may hold (0: no limit); over it, 429")
-	fl.maxRuns = f.Int64("max-runs-per-key", 0, "runs one key may have going at once, per process (0: no limit); over it, 429")
+	fl.maxRuns = f.Int64("max-runs-per-key", 0, "runs one key may have going at once, per process, and 4 times as many connects held open (0: no limit); over it, 429")
 	p.BindRate("key")
 	return fl
 }

@@ -21,10 +21,21 @@ type Keys struct {
 }
 
 type key struct {
-	bucket *rate.Limiter
-	turns  int
-	used   time.Time
+	bucket  *rate.Limiter
+	turns   int
+	follows int // streams of turns followed (rejoins, connects): Follow
+	used    time.Time
 }
+
+// idle reports whether e holds no turn and no followed stream.
+func (e *key) idle() bool { return e.turns == 0 && e.follows == 0 }
+
+// FollowsPerTurn is how many streams of running turns (a rejoin, a
+// connect) a key may follow at once for each turn it may run: a turn's
+// own client, a reloaded page and a tab or two beside it. The bound is
+// apart from the turns', so that a key running its limit of turns can
+// still follow them.
+const FollowsPerTurn = 4
 
 // sweepEvery is how often idle keys are forgotten: a key with no turn
 // running and a full bucket is the same as a key never seen.
@@ -70,7 +81,7 @@ func (k *Keys) get(owner string, now time.Time) *key {
 func (k *Keys) sweep(now time.Time) {
 	k.swept = now
 	for owner, e := range k.keys {
-		if e.turns == 0 && (e.bucket == nil || e.bucket.TokensAt(now) >= float64(k.burst)) {
+		if e.idle() && (e.bucket == nil || e.bucket.TokensAt(now) >= float64(k.burst)) {
 			delete(k.keys, owner)
 		}
 	}
@@ -115,20 +126,40 @@ func (k *Keys) Acquire(owner string) (release func(), ok bool) {
 	if k == nil || k.turns == 0 {
 		return func() {}, true
 	}
+	return k.hold(owner, func(e *key) *int { return &e.turns }, k.turns)
+}
+
+// Follows is the bound of the streams a key follows at once (Follow): 0 if
+// there is none.
+func (k *Keys) Follows() int { return k.Turns() * FollowsPerTurn }
+
+// Follow takes one of owner's places to follow a running turn's stream (a
+// rejoin, a connect), counted apart from its turns (FollowsPerTurn);
+// release gives it back (once). It returns false when owner already
+// follows Follows streams. With no turn limit there is no bound.
+func (k *Keys) Follow(owner string) (release func(), ok bool) {
+	if k == nil || k.turns == 0 {
+		return func() {}, true
+	}
+	return k.hold(owner, func(e *key) *int { return &e.follows }, k.Follows())
+}
+
+// hold takes one of owner's places counted by n, of most.
+func (k *Keys) hold(owner string, n func(*key) *int, most int) (release func(), ok bool) {
 	k.mu.Lock()
 	defer k.mu.Unlock()
 	e := k.get(owner, time.Now())
-	if e.turns >= k.turns {
+	if *n(e) >= most {
 		return nil, false
 	}
-	e.turns++
+	*n(e)++
 	var once sync.Once
 	return func() {
 		once.Do(func() {
 			k.mu.Lock()
 			defer k.mu.Unlock()
-			e.turns--
-			if e.turns == 0 && e.bucket == nil {
+			*n(e)--
+			if e.idle() && e.bucket == nil {
 				delete(k.keys, owner)
 			}
 		})

@@ -65,3 +65,40 @@ func TestTurns(t *testing.T) {
 	rb()
 	assert.Zero(t, k.Len(), "keys with nothing running are forgotten")
 }
+
+// The streams a key follows (rejoins, connects) have a bound of their
+// own, FollowsPerTurn for each turn: a key running its limit of turns
+// still follows them, and one following its limit of streams still
+// starts a turn.
+func TestFollows(t *testing.T) {
+	k := limit.New(0, 0, 1)
+	assert.Equal(t, limit.FollowsPerTurn, k.Follows())
+	turn, ok := k.Acquire("a")
+	require.True(t, ok)
+	var releases []func()
+	for range limit.FollowsPerTurn {
+		r, ok := k.Follow("a")
+		require.True(t, ok, "a key running its turn follows it")
+		releases = append(releases, r)
+	}
+	_, ok = k.Follow("a")
+	assert.False(t, ok, "one stream past the bound")
+	_, ok = k.Follow("b")
+	assert.True(t, ok, "each key has its own bound")
+	turn()
+	_, ok = k.Acquire("a")
+	assert.True(t, ok, "followed streams take no turn place")
+	releases[0]()
+	releases[0]()
+	r, ok := k.Follow("a")
+	require.True(t, ok)
+	_, ok = k.Follow("a")
+	assert.False(t, ok, "a release gives back one place, not two")
+	r()
+
+	k = limit.New(5, 0, 0)
+	for range 100 {
+		_, ok := k.Follow("a")
+		require.True(t, ok, "no turn limit: no bound on streams")
+	}
+}

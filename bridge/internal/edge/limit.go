@@ -50,3 +50,16 @@ func Place(k *limit.Keys, owner, code, what string) (release func(), err error) 
 	}
 	return release, nil
 }
+
+// Follow takes one of owner's places to follow a running turn's stream
+// (a rejoin, a connect: limit.Keys.Follow), or returns the 429
+// too_many_streams naming the bound, limit.FollowsPerTurn for each of
+// what (turns, runs) the key may run, with Retry-After 1 s.
+func Follow(k *limit.Keys, owner, what string) (release func(), err error) {
+	release, ok := k.Follow(owner)
+	if !ok {
+		return nil, fault.Throttled("too_many_streams", fmt.Sprintf("this key already follows %d streams of running %s at once (rejoins, connects), its limit: %d for each of the %d %s it may run; retry once one has closed",
+			k.Follows(), what, limit.FollowsPerTurn, k.Turns(), what), time.Second)
+	}
+	return release, nil
+}
