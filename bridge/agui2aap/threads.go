@@ -9,7 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode/utf8"
+	"unicode"
 
 	"github.com/ag-ui-protocol/ag-ui/sdks/community/go/pkg/core/types"
 	"github.com/gin-gonic/gin"
@@ -159,7 +159,8 @@ func (s *Server) deleteSession(ctx context.Context, r *http.Request, session str
 }
 
 // threadTitle is the first user message's text, on one line, cut to
-// titleRunes runes.
+// titleRunes runes. It reads no more of the message than the title takes:
+// a message of thousands of text parts costs what its first runes do.
 func threadTitle(msgs []types.Message) string {
 	for _, m := range msgs {
 		if m.Role != types.RoleUser {
@@ -172,26 +173,67 @@ func threadTitle(msgs []types.Message) string {
 				content = nil
 			}
 		}
-		text, ok := content.(string)
-		if !ok {
-			if parts, isList := content.([]any); isList {
-				for _, p := range parts {
-					if mp, isMap := p.(map[string]any); isMap && mp["type"] == "text" {
-						if s, isString := mp["text"].(string); isString {
-							text += s + " "
-						}
+		var t titleText
+		switch c := content.(type) {
+		case string:
+			t.add(c)
+		case []any:
+			for _, p := range c {
+				if mp, isMap := p.(map[string]any); isMap && mp["type"] == "text" {
+					if s, isString := mp["text"].(string); isString && !t.add(s) {
+						t.add(" ") // parts are joined by a space
 					}
+				}
+				if t.full() {
+					break
 				}
 			}
 		}
-		text = strings.Join(strings.Fields(text), " ")
-		if utf8.RuneCountInString(text) > titleRunes {
-			r := []rune(text)
-			text = strings.TrimSpace(string(r[:titleRunes-1])) + "…"
-		}
-		return text
+		return t.String()
 	}
 	return ""
+}
+
+// titleText gathers a title: the words of what it is given, one space
+// between them, until it holds more than titleRunes runes.
+type titleText struct {
+	b     strings.Builder
+	runes int
+	space bool // a space is due before the next word
+}
+
+// add takes s and reports whether the title is full.
+func (t *titleText) add(s string) bool {
+	for _, r := range s {
+		if t.full() {
+			break
+		}
+		if unicode.IsSpace(r) {
+			t.space = t.runes > 0
+			continue
+		}
+		if t.space {
+			t.b.WriteByte(' ')
+			t.runes++
+			t.space = false
+		}
+		t.b.WriteRune(r)
+		t.runes++
+	}
+	return t.full()
+}
+
+func (t *titleText) full() bool { return t.runes > titleRunes }
+
+// String returns the title, cut to titleRunes-1 runes and an ellipsis
+// when the text was longer.
+func (t *titleText) String() string {
+	text := t.b.String()
+	if !t.full() {
+		return text
+	}
+	r := []rune(text)
+	return strings.TrimSpace(string(r[:titleRunes-1])) + "…"
 }
 
 func encodeCursor(p store.ThreadPage) string {
