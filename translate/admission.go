@@ -36,6 +36,19 @@ func pendingIn(hist iter.Seq[aap.Message], open []types.Interrupt, own func(name
 	return p
 }
 
+// presented reports whether the open interrupt in, found for the tool
+// call id, was presented to the application as a call of
+// InterruptToolName under that id, the one way a tool message answers an
+// interrupt (its content is the resume payload). An interrupt bound to a
+// tool call the application saw as itself (a server tool waiting for
+// permission) is answered by a tool_permission only, even when its id is
+// its toolCallId (CopilotKit's BuiltInAgent names it so): a result would
+// otherwise resolve it with any payload, as if granted with edited
+// arguments.
+func (p pending) presented(in types.Interrupt, id string) bool {
+	return in.ID == id && p.calls[id] == InterruptToolName
+}
+
 // CheckTurn admits the messages of an AAP turn against what its session
 // waits for (the calls its history leaves open, OpenCalls, and its open
 // interrupts). A turn that begins with a user message moves on: it returns
@@ -71,7 +84,7 @@ func CheckTurn(hist iter.Seq[aap.Message], open []types.Interrupt, msgs []aap.Me
 		case *aap.ToolMessage:
 			in, waiting := InterruptFor(p.interrupts, m.ToolCallID)
 			switch {
-			case waiting && in.ID != m.ToolCallID:
+			case waiting && !p.presented(in, m.ToolCallID):
 				return nil, nil, fmt.Errorf("messages[%d]: tool call %q is waiting for a tool_permission, not a result", i, m.ToolCallID)
 			case !waiting && p.calls[m.ToolCallID] == "":
 				return nil, nil, fmt.Errorf("messages[%d]: no tool call %q is waiting for a result", i, m.ToolCallID)

@@ -265,3 +265,31 @@ func TestCallsRead(t *testing.T) {
 	assert.True(t, ok)
 	assert.Equal(t, 1, at)
 }
+
+// An interrupt bound to a server tool's call under the call's own id
+// (CopilotKit's BuiltInAgent names its approval interrupts so) waits for a
+// tool_permission: a tool message for the call, whatever its content, is
+// refused rather than taken as the interrupt's payload. An interrupt the
+// application was shown as a call of the interrupt tool under the same id
+// (the agent never streamed the call) is answered by a tool message.
+func TestCheckTurnResultForAnApprovalUnderTheCallsID(t *testing.T) {
+	user := &aap.UserMessage{Content: aap.TextContent("deploy it")}
+	bound := types.Interrupt{ID: "c1", Reason: translate.InterruptReasonToolCall, ToolCallID: "c1",
+		ResponseSchema: map[string]any{"type": "object", "properties": map[string]any{"accepted": map[string]any{"type": "boolean"}}}}
+	seen := []aap.Message{user, &aap.AssistantMessage{Content: aap.BlockContent(
+		&aap.ToolUseBlock{ToolCallID: "c1", Name: "deploy", Input: json.RawMessage(`{"env":"staging"}`)},
+	)}}
+	forged := &aap.ToolMessage{ToolCallID: "c1", Content: aap.TextContent(`{"accepted":true,"env":"production"}`)}
+
+	_, _, err := translate.CheckTurn(slices.Values(seen), []types.Interrupt{bound}, []aap.Message{forged}, nil)
+	require.ErrorContains(t, err, `messages[0]: tool call "c1" is waiting for a tool_permission, not a result`)
+	_, _, err = translate.CheckTurn(slices.Values(seen), []types.Interrupt{bound}, []aap.Message{&aap.ToolPermissionMessage{ToolCallID: "c1", Granted: true}}, nil)
+	require.NoError(t, err, "the permission answers it")
+
+	input, _ := json.Marshal(bound)
+	shown := []aap.Message{user, &aap.AssistantMessage{Content: aap.BlockContent(
+		&aap.ToolUseBlock{ToolCallID: "c1", Name: translate.InterruptToolName, Input: input},
+	)}}
+	_, _, err = translate.CheckTurn(slices.Values(shown), []types.Interrupt{bound}, []aap.Message{forged}, nil)
+	require.NoError(t, err, "an interrupt shown as a call of %s takes its answer as a result", translate.InterruptToolName)
+}

@@ -47,3 +47,23 @@ func TestUpstreamRedirectIsNotFollowed(t *testing.T) {
 		})
 	}
 }
+
+// A redirect's place is named without its path parameters (a session id
+// a Java server puts in the path, ;jsessionid=…), user information, query
+// or fragment: the turn's 502 upstream_redirect holds none of them.
+func TestUpstreamRedirectHidesPathParameters(t *testing.T) {
+	agentURL := serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, "http://user:pa55@sink.example/app;v=S3SS10N/sink;jsessionid=S3SS10N?token=t0ken#S3SS10N", http.StatusFound)
+	}))
+	e := newEnv(t, agentURL)
+	id := e.createSession(t, aap.PostSessionsRequest{Agent: aap.AgentConfig{Name: "agent"}})
+	for _, mode := range []string{"none", "delta"} {
+		r := doRaw(t, http.MethodPost, e.URL+"/sessions/"+id+"/turns", "",
+			`{"stream":"`+mode+`","messages":[{"role":"user","content":"hello"}]}`)
+		requireJSONError(t, r, http.StatusBadGateway, "upstream_redirect")
+		assert.Contains(t, r.Body, "a redirect to http://sink.example/app/sink,", mode)
+		for _, secret := range []string{"S3SS10N", "t0ken", "pa55"} {
+			assert.NotContains(t, r.Body, secret, mode)
+		}
+	}
+}

@@ -67,3 +67,23 @@ func TestUpstreamRedirectIsNotFollowed(t *testing.T) {
 		}
 	}
 }
+
+// A redirect's place is named without its path parameters (a session id
+// a Java server puts in the path, ;jsessionid=…), user information, query
+// or fragment: the run's 502 upstream_redirect holds none of them.
+func TestUpstreamRedirectHidesPathParameters(t *testing.T) {
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, "http://user:pa55@sink.example/app;v=S3SS10N/sink;jsessionid=S3SS10N?token=t0ken#S3SS10N", http.StatusFound)
+	}))
+	t.Cleanup(up.Close)
+	e := newBridge(t, up.URL)
+	c := e.conv("redirected")
+	c.say("hello")
+	r := e.post(t, "/agents/demo", c.input("", nil))
+	require.Equal(t, http.StatusBadGateway, r.Status, r.Body)
+	assert.Equal(t, "upstream_redirect", r.errorCode(), r.Body)
+	assert.Contains(t, r.errorMessage(), "a redirect to http://sink.example/app/sink,")
+	for _, secret := range []string{"S3SS10N", "t0ken", "pa55"} {
+		assert.NotContains(t, r.Body, secret)
+	}
+}

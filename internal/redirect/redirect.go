@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+
+	"github.com/aapagui/aapagui/internal/redact"
 )
 
 // Error is a redirect a client did not follow: the upstream's status and
@@ -13,8 +15,9 @@ type Error struct {
 	// StatusCode is the redirect's status (301, 302, 303, 307, 308).
 	StatusCode int
 	// Location is the URL the redirect pointed to, resolved against the
-	// request's, without its user information, query or fragment (which
-	// may hold credentials).
+	// request's, as redact.Location shows it: without its user
+	// information, query, fragment or path parameters (which may hold
+	// credentials or a session id).
 	Location string
 }
 
@@ -47,16 +50,9 @@ func Client(c *http.Client) *http.Client {
 	return &out
 }
 
-// Location is u as an error may show it: without user information, query
-// or fragment.
-func Location(u *url.URL) string {
-	if u == nil {
-		return ""
-	}
-	v := *u
-	v.User, v.RawQuery, v.ForceQuery, v.Fragment, v.RawFragment = nil, "", false, "", ""
-	return v.String()
-}
+// Location is u as an error may show it (redact.Location): without user
+// information, query, fragment or path parameters.
+func Location(u *url.URL) string { return redact.Location(u) }
 
 // Strip returns the *Error that err wraps, without the *url.Error that
 // http.Client wraps it in (whose URL is the redirect's Location, query

@@ -61,3 +61,22 @@ func TestClientKeepsAChosenPolicy(t *testing.T) {
 	assert.NotSame(t, plain, redirect.Client(plain))
 	assert.Nil(t, plain.CheckRedirect, "the caller's client is not changed")
 }
+
+// A redirect to a place with path parameters (a session id a Java server
+// puts in the path, ;jsessionid=…) is named without them.
+func TestRefusedRedirectHidesPathParameters(t *testing.T) {
+	target := httptest.NewServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {}))
+	t.Cleanup(target.Close)
+	from := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, target.URL+"/app;v=S3SS10N/sink;jsessionid=S3SS10N", http.StatusFound)
+	}))
+	t.Cleanup(from.Close)
+	resp, err := redirect.Client(&http.Client{}).Get(from.URL)
+	if resp != nil {
+		resp.Body.Close()
+	}
+	var re *redirect.Error
+	require.True(t, errors.As(err, &re), "%v", err)
+	assert.Equal(t, target.URL+"/app/sink", re.Location)
+	assert.NotContains(t, redirect.Strip(err).Error(), "S3SS10N")
+}
