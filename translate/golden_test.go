@@ -28,7 +28,10 @@ var update = flag.Bool("update", false, "rewrite the derived sections of the gol
 
 // A golden file holds one conversation in both protocols. Its sections:
 //
-//	options.json              {"mode": "delta"|"message"|"none", "source": "aap"|"agui", "clientTools": [...]}
+//	options.json              {"mode": "delta"|"message"|"none", "source": "aap"|"agui", "clientTools": [...], "serverTools": [...]}
+//	                          (serverTools, when present, are the server tools the agent declares: a call of any other
+//	                          tool that is not a client tool is the agent's own, translate.ToolOwners; absent, the
+//	                          translators' defaults: every call waits on the client)
 //	turnN.aap.request.json    the AAP messages of turn N's request (hand-written)
 //	turnN.aap.sse             the AAP stream of turn N (hand-written when source is aap)
 //	turnN.aap.json            the StreamNone response of turn N (mode none; hand-written when source is aap)
@@ -43,6 +46,20 @@ type goldenOptions struct {
 	Mode        aap.StreamMode `json:"mode"`
 	Source      string         `json:"source"`
 	ClientTools []string       `json:"clientTools"`
+	ServerTools []string       `json:"serverTools"`
+}
+
+// owners are the translators' options of whose each tool is: none when the
+// file does not say which server tools the agent declares.
+func (o goldenOptions) owners() (isServer, isAgents func(name string) bool) {
+	if o.ServerTools == nil {
+		return nil, nil
+	}
+	owners := translate.ToolOwners{
+		Client: func(name string) bool { return slices.Contains(o.ClientTools, name) },
+		Server: func(name string) bool { return slices.Contains(o.ServerTools, name) },
+	}
+	return owners.Server, owners.Agents
 }
 
 const threadID = "thread-1"
@@ -128,6 +145,7 @@ func runGolden(g *golden) {
 		}
 	}
 	require.Positive(t, turns)
+	isServer, isAgents := opts.owners()
 
 	streamIDs := translate.SequentialIDs("msg-")
 	requestIDs := translate.SequentialIDs("in-")
@@ -151,6 +169,7 @@ func runGolden(g *golden) {
 		a2g := translate.NewAAPToAGUI(translate.AAPToAGUIOptions{
 			ThreadID: threadID, RunID: runID, NewID: streamIDs,
 			IsClientTool: func(name string) bool { return slices.Contains(opts.ClientTools, name) },
+			IsServerTool: isServer,
 		})
 		if opts.Source == "aap" {
 			var src []aap.Event
@@ -166,7 +185,7 @@ func runGolden(g *golden) {
 			g.check(prefix+"agui.sse", encodeAGUI(t, aguiEvs))
 
 			// AAP → AG-UI → AAP in memory gives back the same bytes.
-			g2a := translate.NewAGUIToAAP(translate.AGUIToAAPOptions{Mode: opts.Mode})
+			g2a := translate.NewAGUIToAAP(translate.AGUIToAAPOptions{Mode: opts.Mode, IsAgentTool: isAgents})
 			round := feedAGUIToAAP(t, g2a, aguiEvs)
 			if opts.Mode == aap.StreamNone {
 				require.Equal(t, string(g.must(prefix+"aap.json")), string(indentJSON(t, g2a.Response())), "round trip")
@@ -177,7 +196,7 @@ func runGolden(g *golden) {
 
 		// AG-UI → AAP from the bytes of the AG-UI stream.
 		aguiEvs := readAGUI(t, g.must(prefix+"agui.sse"))
-		g2a := translate.NewAGUIToAAP(translate.AGUIToAAPOptions{Mode: opts.Mode})
+		g2a := translate.NewAGUIToAAP(translate.AGUIToAAPOptions{Mode: opts.Mode, IsAgentTool: isAgents})
 		out := feedAGUIToAAP(t, g2a, aguiEvs)
 		if opts.Mode == aap.StreamNone {
 			g.check(prefix+"aap.json", indentJSON(t, g2a.Response()))

@@ -26,6 +26,12 @@ type AAPToAGUIOptions struct {
 	// an interrupt outcome, one interrupt per call. nil means every tool is a
 	// client tool.
 	IsClientTool func(name string) bool
+	// IsServerTool reports whether a tool name is a server tool the agent
+	// declares (GET /meta). An unanswered call of a tool that is neither a
+	// client tool nor a server tool is the agent's own (ToolOwners): it
+	// raises no interrupt, and a run that waits for nothing else ends with
+	// a plain RUN_FINISHED. nil means every tool that is not a client tool.
+	IsServerTool func(name string) bool
 	// Spill holds the assistant messages' texts apart as they stream
 	// (TextSpill): the content of Messages then holds the marker of their
 	// parts. A caller that sends Messages whole (a MESSAGES_SNAPSHOT)
@@ -324,10 +330,8 @@ func (t *AAPToAGUI) stop(r aap.StopReason) {
 		return
 	case aap.StopToolUse:
 		var interrupts []types.Interrupt
-		for _, c := range t.PendingCalls() {
-			if t.opts.IsClientTool == nil || t.opts.IsClientTool(c.Name) {
-				continue
-			}
+		_, server := t.owners().Waiting(t.PendingCalls())
+		for _, c := range server {
 			interrupts = append(interrupts, PermissionInterrupt(c))
 		}
 		if len(interrupts) > 0 {
@@ -342,6 +346,19 @@ func (t *AAPToAGUI) stop(r aap.StopReason) {
 		t.runFinished(&events.RunFinishedOutcome{Type: events.RunFinishedOutcomeTypeSuccess}, nil)
 	}
 }
+
+// owners is whose each tool is, as the options say (ToolOwners).
+func (t *AAPToAGUI) owners() ToolOwners {
+	o := ToolOwners{Client: t.opts.IsClientTool, Server: t.opts.IsServerTool}
+	if o.Client == nil {
+		o.Client = anyTool
+	} else if o.Server == nil {
+		o.Server = anyTool
+	}
+	return o
+}
+
+func anyTool(string) bool { return true }
 
 func (t *AAPToAGUI) runFinished(outcome *events.RunFinishedOutcome, result any) {
 	t.closeAll()

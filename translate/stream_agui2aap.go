@@ -35,6 +35,11 @@ type AGUIToAAPOptions struct {
 	// the marker of their parts. The other modes send the texts whole,
 	// and hold them.
 	Spill TextSpill
+	// IsAgentTool reports a tool whose calls are the agent's own business
+	// (ToolOwners.Agents: neither the client's nor a declared server
+	// tool): a call of it that the run leaves without a result does not
+	// stop the turn for tool_use. nil: every call waits on the client.
+	IsAgentTool func(name string) bool
 }
 
 // AGUIToAAP translates the AG-UI events of one run into the AAP events of
@@ -48,6 +53,7 @@ type AGUIToAAP struct {
 	enc   *encryptedRun // the run's encrypted reasoning values (encrypted_run.go), from its first reasoning event
 	mode  aap.StreamMode
 	prior *PriorCalls
+	isOwn func(name string) bool // IsAgentTool
 	out   []aap.Event
 	// Slabs of the per-token events (internal/slab); each event is still
 	// its own value, never reused.
@@ -69,7 +75,8 @@ type AGUIToAAP struct {
 	again      map[string]bool // calls of earlier turns streamed again in this run
 	answered   map[string]bool // tool calls of this run with a TOOL_CALL_RESULT in it
 	resulted   map[string]bool // every call with a TOOL_CALL_RESULT in this run
-	unanswered int             // completed calls without a result
+	agents     map[string]bool // completed calls of the agent's own tools (IsAgentTool)
+	unanswered int             // completed calls without a result, the agent's own aside
 
 	history    []aap.Message
 	ids        []string           // the AG-UI id of each history message
@@ -102,7 +109,7 @@ func NewAGUIToAAP(opts AGUIToAAPOptions) *AGUIToAAP {
 	if mode == "" {
 		mode = aap.StreamDelta
 	}
-	t := &AGUIToAAP{mode: mode, prior: opts.Prior}
+	t := &AGUIToAAP{mode: mode, prior: opts.Prior, isOwn: opts.IsAgentTool}
 	if mode == aap.StreamDelta {
 		t.spill = opts.Spill
 	}
@@ -619,6 +626,10 @@ func (t *AGUIToAAP) toolCall(c CompletedCall) {
 		t.called = make(map[string]bool)
 	}
 	t.called[c.ToolCallID] = true
+	if t.isOwn != nil && t.isOwn(c.Name) {
+		t.agents = setKey(t.agents, c.ToolCallID, true)
+		return
+	}
 	t.unanswered++
 }
 
@@ -673,7 +684,9 @@ func (t *AGUIToAAP) toolResult(toolCallID, messageID string, content aap.Content
 			t.answered = make(map[string]bool)
 		}
 		t.answered[toolCallID] = true
-		t.unanswered--
+		if !t.agents[toolCallID] {
+			t.unanswered--
+		}
 	}
 	return nil
 }

@@ -1,0 +1,57 @@
+package translate_test
+
+import (
+	"encoding/json"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+
+	"github.com/aapagui/aapagui/aap"
+	"github.com/aapagui/aapagui/translate"
+)
+
+// predictive are the tools of the predictive-state page and agent: the
+// page's confirm_changes, and the agent's write_document_local, which it
+// declares nowhere (integrations/server-starter-all-features/python/
+// examples/example_server/predictive_state_updates.py in ag-ui).
+var predictive = translate.ToolOwners{
+	Client: translate.ToolNamed([]aap.ToolSpec{{Name: "confirm_changes"}}),
+	Server: translate.ToolNamed([]aap.ToolSpec{{Name: "web_search"}}),
+}
+
+func TestToolOwners(t *testing.T) {
+	cases := []struct {
+		name   string
+		owners translate.ToolOwners
+		tool   string
+		want   translate.CallOwner
+	}{
+		{"a client tool", predictive, "confirm_changes", translate.OwnerClient},
+		{"a declared server tool", predictive, "web_search", translate.OwnerServer},
+		{"a tool nobody declares is the agent's", predictive, "write_document_local", translate.OwnerAgent},
+		{"an agent's interrupt presented as a call waits for its answer", predictive, translate.InterruptToolName, translate.OwnerServer},
+		{"a client tool named as a server tool is the client's", translate.ToolOwners{Client: func(string) bool { return true }, Server: func(string) bool { return true }}, "x", translate.OwnerClient},
+		{"no tools known: the agent's", translate.ToolOwners{}, "x", translate.OwnerAgent},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			assert.Equal(t, tc.want, tc.owners.Of(tc.tool))
+			assert.Equal(t, tc.want == translate.OwnerAgent, tc.owners.Agents(tc.tool))
+		})
+	}
+}
+
+// Waiting leaves out the agent's own calls: what a turn leaves for the
+// client is its own tools' calls and the server tools' permissions.
+func TestToolOwnersWaiting(t *testing.T) {
+	call := func(id, name string) *aap.ToolCall {
+		return &aap.ToolCall{ToolCallID: id, Name: name, Input: json.RawMessage(`{}`)}
+	}
+	doc, confirm, search := call("c1", "write_document_local"), call("c2", "confirm_changes"), call("c3", "web_search")
+	client, server := predictive.Waiting([]*aap.ToolCall{doc, confirm, search})
+	assert.Equal(t, []*aap.ToolCall{confirm}, client)
+	assert.Equal(t, []*aap.ToolCall{search}, server)
+	client, server = predictive.Waiting([]*aap.ToolCall{doc})
+	assert.Empty(t, client)
+	assert.Empty(t, server)
+}
