@@ -20,8 +20,8 @@ type pending struct {
 	calls      map[string]string // toolCallId → tool name: calls without a result
 	order      []string          // their ids, in order
 	interrupts []types.Interrupt // open interrupts
-	// own reports a tool the agent runs on its own (aap2agui's OwnTools):
-	// the application is not asked for its calls' results.
+	// own reports a tool whose calls are the agent's own (ToolOwners.Agents):
+	// the application is not asked for their results or permissions.
 	own func(name string) bool
 }
 
@@ -61,8 +61,8 @@ func (p pending) presented(in types.Interrupt, id string) bool {
 // no result for, see MovedOnCalls).
 // Any other turn must answer every open call and interrupt, each as it
 // waits (a result, or a tool_permission); a call of a tool own reports
-// (one the agent runs on its own; nil: none) may stay open. An error names
-// what breaks the rule.
+// (the agent's own business, ToolOwners.Agents; nil: none) may stay open,
+// and takes no tool_permission. An error names what breaks the rule.
 func CheckTurn(hist iter.Seq[aap.Message], open []types.Interrupt, msgs []aap.Message, own func(name string) bool) (closing []aap.Message, cancelled []types.ResumeEntry, err error) {
 	p := pendingIn(hist, open, own)
 	if u, ok := msgs[0].(*aap.UserMessage); ok && u != nil {
@@ -91,6 +91,9 @@ func CheckTurn(hist iter.Seq[aap.Message], open []types.Interrupt, msgs []aap.Me
 			}
 		case *aap.ToolPermissionMessage:
 			if _, waiting := InterruptFor(p.interrupts, m.ToolCallID); !waiting {
+				if name := p.calls[m.ToolCallID]; name != "" && p.own != nil && p.own(name) {
+					return nil, nil, fmt.Errorf("messages[%d]: tool call %q is the agent's own (%s is neither a client tool nor a server tool it declares): it takes no tool_permission", i, m.ToolCallID, name)
+				}
 				return nil, nil, fmt.Errorf("messages[%d]: tool call %q is not waiting for permission", i, m.ToolCallID)
 			}
 		}

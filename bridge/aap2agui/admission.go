@@ -47,7 +47,9 @@ func (a *agent) admit(log *zerolog.Logger, sess *store.Session, hist []store.Ent
 	if req.Agent != nil && req.Agent.Name != "" && req.Agent.Name != sess.Agent.Name {
 		return nil, invalid("invalid_request", fmt.Sprintf("agent.name: a session's agent cannot change (it is %q)", sess.Agent.Name))
 	}
-	closing, cancelled, err := translate.CheckTurn(store.Messages(hist), sess.Interrupts, req.Messages, a.ownTool)
+	// Whose the open calls are is read as the turn that made them saw it:
+	// the session's tools before this turn's.
+	closing, cancelled, err := translate.CheckTurn(store.Messages(hist), sess.Interrupts, req.Messages, a.owners(sess.Tools).Agents)
 	if err != nil {
 		return nil, invalid("invalid_turn", err.Error())
 	}

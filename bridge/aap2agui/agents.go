@@ -20,6 +20,7 @@ import (
 	"github.com/aapagui/aapagui/internal/redirect"
 	"github.com/aapagui/aapagui/internal/reqbody"
 	"github.com/aapagui/aapagui/store"
+	"github.com/aapagui/aapagui/translate"
 )
 
 // agent is one agent the Server serves: what GET /meta says of it and how
@@ -128,6 +129,15 @@ func (a *agent) ownTool(name string) bool {
 func (a *agent) serverTool(name string) bool {
 	_, ok := a.cfg.Agent.Tool(name)
 	return ok
+}
+
+// owners is whose each tool is in a session of the agent whose client
+// tools are tools (translate.ToolOwners): those, and the server tools the
+// agent declares in GET /meta. A call of any other tool (one declared
+// permissions: none, or one the agent never declared) is the agent's
+// own: the turn does not stop for it, and no answer is waited for.
+func (a *agent) owners(tools []aap.ToolSpec) translate.ToolOwners {
+	return translate.ToolOwners{Client: translate.ToolNamed(tools), Server: a.serverTool}
 }
 
 // threadID is the threadId of the session's runs under the agent's
