@@ -61,6 +61,7 @@ func (r *runner) prepareStream(ctx context.Context) {
 		ThreadID: r.in.ThreadID, RunID: r.in.RunID,
 		// Under a grant or deny policy nothing is ever interrupted.
 		IsClientTool: func(name string) bool { return r.clients[name] || !interrupting },
+		IsServerTool: r.owners().Server,
 		Spill:        r.spill(ctx),
 	})
 	r.keepForRecord()
@@ -299,18 +300,32 @@ func (r *runner) failed(ctx context.Context, err error) string {
 	return result
 }
 
-// policyAnswers returns the permissions the policy gives when every pending
-// call is an untrusted server tool; nil otherwise (client tools pending:
-// the run ends and the policy answers with the client's results).
+// policyAnswers returns the permissions the policy gives when the pending
+// calls that wait on the client are all untrusted server tools; nil
+// otherwise (client tools pending: the run ends and the policy answers
+// with the client's results; or nothing waits: the agent's own calls
+// alone, translate.ToolOwners).
 func (r *runner) policyAnswers() []aap.Message {
+	client, server := r.owners().Waiting(r.a2g.PendingCalls())
+	if len(client) > 0 {
+		return nil
+	}
 	var out []aap.Message
-	for _, c := range r.a2g.PendingCalls() {
-		if r.clients[c.Name] {
-			return nil
-		}
+	for _, c := range server {
 		out = append(out, translate.PolicyPermission(c.ToolCallID, r.env.cfg.Policy))
 	}
 	return out
+}
+
+// owners is whose each tool of the run is (translate.ToolOwners): the
+// client's tools, the server tools the agent declares in GET /meta. A
+// call of any other tool is the agent's own: no interrupt, no policy's
+// answer, nothing the thread waits on.
+func (r *runner) owners() translate.ToolOwners {
+	return translate.ToolOwners{
+		Client: func(name string) bool { return r.clients[name] },
+		Server: translate.ToolNamed(r.info.Tools),
+	}
 }
 
 // turnDone counts an upstream turn that streamed: its result is the

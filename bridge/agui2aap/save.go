@@ -63,12 +63,12 @@ func (r *runner) prepareSave() {
 	}
 	th.RecordTail = r.recordTail(before, produced)
 	th.ClientCalls, th.Interrupts = nil, nil
-	for _, call := range r.a2g.PendingCalls() {
-		if r.clients[call.Name] {
-			th.ClientCalls = append(th.ClientCalls, call.ToolCallID)
-		} else {
-			th.Interrupts = append(th.Interrupts, translate.PermissionInterrupt(call))
-		}
+	client, server := r.owners().Waiting(r.a2g.PendingCalls())
+	for _, call := range client {
+		th.ClientCalls = append(th.ClientCalls, call.ToolCallID)
+	}
+	for _, call := range server {
+		th.Interrupts = append(th.Interrupts, translate.PermissionInterrupt(call))
 	}
 	th.RunID = r.in.RunID
 }
