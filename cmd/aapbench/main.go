@@ -50,16 +50,11 @@ func main() {
 	bridges := flag.String("bridges", "", "with -conversation: the aapbench binary whose bridges to measure (a baseline build's); empty: this one's")
 	copilotKit := flag.String("copilotkit", "", "with -history, also measure the CopilotKit runtime relaying the same run to the agent: the path of interop/copilotkit-agent/relay.mjs (its npm packages installed), run with node")
 	memory := memoryFlags()
+	scaling := scalingFlags()
 	baseline := flag.String("baseline", "", "compare this build's bridges with a baseline build's, interleaved: an aapbench binary, or a git revision to build one from (e.g. 5077368); prints each ratio with its spread, with -n and -reps (at least 5)")
 	flag.Parse()
 	if *serveBridge != "" {
-		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-		defer stop()
-		if err := bench.ServeBridge(ctx, *serveBridge, *upstream, *bridgeStore, os.Stdout); err != nil {
-			fmt.Fprintln(os.Stderr, "aapbench:", err)
-			os.Exit(1)
-		}
-		return
+		os.Exit(serveBridgeRun(*serveBridge, *upstream, *bridgeStore, *cpuProfile))
 	}
 	if *conversation > 0 {
 		o := bench.ConversationOptions{Turns: *conversation, Bytes: *historyBytes, Window: *window}
@@ -73,6 +68,9 @@ func main() {
 	}
 	if memory.on {
 		os.Exit(memory.run(o.Idle, *reps, *baseline))
+	}
+	if scaling.on {
+		os.Exit(scaling.run(*reps))
 	}
 	if *baseline != "" {
 		n := "100000"
@@ -121,6 +119,22 @@ func main() {
 		pprof.StopCPUProfile()
 		os.Exit(1)
 	}
+}
+
+// serveBridgeRun runs -serve-bridge, profiling the bridge's CPU into
+// cpuProfile when set (-scaling-profile), and returns the exit code.
+func serveBridgeRun(kind, upstream, store, cpuProfile string) int {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	if cpuProfile != "" {
+		startCPUProfile(cpuProfile)
+		defer pprof.StopCPUProfile()
+	}
+	if err := bench.ServeBridge(ctx, kind, upstream, store, os.Stdout); err != nil {
+		fmt.Fprintln(os.Stderr, "aapbench:", err)
+		return 1
+	}
+	return 0
 }
 
 // memoryOptions are the flags of -memory.

@@ -105,7 +105,10 @@ func newBridge(kind, upstream string, st store.Store, hc *http.Client) (http.Han
 			Agent: aap.AgentInfo{Name: "bench", Version: "1", Capabilities: &aap.Capabilities{Stream: &aap.StreamCapabilities{Delta: &aap.Empty{}}, History: &aap.HistoryCapabilities{Full: &aap.Empty{}}}}, Serving: aap2agui.Serving{Logger: zerolog.Nop(), HTTPClient: hc},
 		})
 	case bridgeAGUI2AAP:
-		return agui2aap.New(agui2aap.Config{Upstream: upstream, Store: st, Serving: agui2aap.Serving{Logger: zerolog.New(os.Stderr).Level(zerolog.WarnLevel), HTTPClient: hc}})
+		// The server tools of the scaling runs' AAP agent: the bench
+		// agent declares none, so that they change nothing for it.
+		tools := []agui2aap.ServerTool{{Name: scaleServerTool}, {Name: scaleTrustedTool, Trust: true}}
+		return agui2aap.New(agui2aap.Config{Upstream: upstream, Store: st, ServerTools: tools, Serving: agui2aap.Serving{Logger: zerolog.New(os.Stderr).Level(zerolog.WarnLevel), HTTPClient: hc}})
 	case relayProxy:
 		return &relay{upstream: strings.TrimSuffix(upstream, "/"), hc: hc}, nil
 	}

@@ -29,6 +29,10 @@ const memStatsPath = "/_bench/memstats"
 // profilePath+"heap" and +"goroutine" serve a bridge process's profiles.
 const profilePath = "/_bench/pprof/"
 
+// gcPath (POST) makes a bridge process collect its garbage, so that what
+// comes next does not pay for what came before.
+const gcPath = "/_bench/gc"
+
 // processMem is a process's live memory (see memNow) and goroutines.
 type processMem struct {
 	InUse      int64 `json:"inUse"`
@@ -41,7 +45,8 @@ type processMem struct {
 // threads in the store storeSpec names (see store.Open; "" for memory), as the harness does in
 // its own process, and writes its base URL (the AAP base URL, or
 // agui2aap's agent endpoint) as one line to out. It also serves its memory
-// at /_bench/memstats and its profiles under /_bench/pprof/. It returns
+// at /_bench/memstats and its profiles under /_bench/pprof/, and collects
+// its garbage on POST /_bench/gc. It returns
 // when ctx ends or stdin closes (the harness that started it is gone).
 func ServeBridge(ctx context.Context, kind, upstream, storeSpec string, out io.Writer) error {
 	raiseFileLimit()
@@ -65,6 +70,10 @@ func ServeBridge(ctx context.Context, kind, upstream, storeSpec string, out io.W
 		runtime.GC()
 		w.Header().Set("Content-Type", "application/json")
 		_ = json.NewEncoder(w).Encode(memNow())
+	})
+	mux.HandleFunc("POST "+gcPath, func(w http.ResponseWriter, _ *http.Request) {
+		runtime.GC()
+		w.WriteHeader(http.StatusNoContent)
 	})
 	for _, name := range []string{"heap", "goroutine"} {
 		mux.Handle("GET "+profilePath+name, pprof.Handler(name))
