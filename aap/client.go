@@ -135,8 +135,12 @@ const (
 // HTTPError is an error status from the server. Code and Message come from
 // the body when it is the project's error shape (see ErrorResponse) and are
 // empty otherwise; Body holds the start of the body (see
-// ClientOptions.MaxErrorBody). The client's methods return it wrapped with
-// the endpoint: use errors.As, or IsNotFound.
+// ClientOptions.MaxErrorBody). A server or proxy may echo the request's
+// headers in its error, so the client masks in Body (and so in Code and
+// Message) the credentials its request sent and any the body names
+// (redact.Echoed), and Error masks those the body names once more. The
+// client's methods return it wrapped with the endpoint: use errors.As, or
+// IsNotFound.
 type HTTPError struct {
 	StatusCode int
 	Code       string
@@ -155,10 +159,10 @@ func (e *HTTPError) Error() string {
 	switch {
 	case e.Code != "" || e.Message != "":
 		if e.Code != "" {
-			sb.WriteString(": " + e.Code)
+			sb.WriteString(": " + redact.Echoed(e.Code, nil))
 		}
 		if e.Message != "" {
-			sb.WriteString(": " + e.Message)
+			sb.WriteString(": " + redact.Echoed(e.Message, nil))
 		}
 	case len(e.Body) > 0:
 		// Quoted so that an HTML error page stays on one line.
@@ -167,7 +171,7 @@ func (e *HTTPError) Error() string {
 		if len(body) > maxShown {
 			body = body[:maxShown]
 		}
-		sb.WriteString(": " + strconv.Quote(strings.ToValidUTF8(string(body), string(utf8.RuneError))))
+		sb.WriteString(": " + strconv.Quote(redact.Echoed(strings.ToValidUTF8(string(body), string(utf8.RuneError)), nil)))
 	}
 	return sb.String()
 }
@@ -849,7 +853,8 @@ func (c *Client) do(ctx context.Context, method, endpoint, path string, body any
 	}
 	defer resp.Body.Close()
 	he := &HTTPError{StatusCode: resp.StatusCode}
-	he.Body, _ = io.ReadAll(io.LimitReader(resp.Body, int64(c.maxErrorBody)))
+	echoed, _ := io.ReadAll(io.LimitReader(resp.Body, int64(c.maxErrorBody)))
+	he.Body = []byte(redact.Echoed(string(echoed), req.Header))
 	var er ErrorResponse
 	if json.Unmarshal(he.Body, &er) == nil {
 		he.Code, he.Message = er.Error.Code, er.Error.Message

@@ -1152,3 +1152,23 @@ func TestClientDoesNotFollowRedirects(t *testing.T) {
 	}
 	assert.Zero(t, reached.Load(), "the redirect's target got no request")
 }
+
+// A server (or a proxy before it) that echoes the request's Authorization
+// in its error body gets the client's key into neither the HTTPError's
+// Body, Code and Message nor its Error: what reaches a log is masked.
+func TestClientHTTPErrorMasksAnEchoedKey(t *testing.T) {
+	const key = "sk-echo/5e1d+0a=="
+	srv, _ := newServer(t, func(w http.ResponseWriter, r *http.Request) {
+		auth := r.Header.Get("Authorization")
+		reply(http.StatusBadGateway, `{"error":{"code":"proxy_error","message":"upstream refused `+auth+`"},"headers":{"Authorization":"`+strings.ReplaceAll(auth, "/", `\/`)+`"}}`)(w, r)
+	})
+	_, err := aap.NewClient(srv.URL, aap.ClientOptions{APIKey: key, Version: aap.Version3}).GetSession(context.Background(), "s1")
+	require.Error(t, err)
+	var he *aap.HTTPError
+	require.True(t, errors.As(err, &he))
+	assert.Equal(t, "proxy_error", he.Code)
+	assert.Equal(t, "upstream refused ***", he.Message)
+	for _, s := range []string{err.Error(), he.Message, string(he.Body)} {
+		assert.NotContains(t, s, "5e1d")
+	}
+}

@@ -197,7 +197,7 @@ func runGolden(g *golden) {
 		// AG-UI → AAP from the bytes of the AG-UI stream.
 		aguiEvs := readAGUI(t, g.must(prefix+"agui.sse"))
 		g2a := translate.NewAGUIToAAP(translate.AGUIToAAPOptions{Mode: opts.Mode, IsAgentTool: isAgents})
-		out := feedAGUIToAAP(t, g2a, aguiEvs)
+		out := feedRun(t, g2a, aguiEvs, entries)
 		if opts.Mode == aap.StreamNone {
 			g.check(prefix+"aap.json", indentJSON(t, g2a.Response()))
 		} else {
@@ -270,13 +270,44 @@ func withSnapshot(t *testing.T, entries []translate.HistoryEntry, g2a *translate
 	if snapshot == nil {
 		return entries
 	}
-	snapMsgs, snapIDs, err := translate.MessagesToAAPWithIDs(snapshot.Messages)
-	require.NoError(t, err)
-	snap := make([]translate.HistoryEntry, len(snapMsgs))
-	for i, m := range snapMsgs {
-		snap[i] = translate.HistoryEntry{Message: m, AGUIID: snapIDs[i]}
+	return translate.MergeSnapshot(snapshotEntries(t, snapshot), translate.SnapshotBase{History: entries, Own: own, Run: run})
+}
+
+// feedRun is feedAGUIToAAP for a run that was sent sent (the history
+// before it, the turn's own messages included), as a bridge feeds it: a
+// MESSAGES_SNAPSHOT streams what it holds that is new in the run
+// (AGUIToAAP.FeedSnapshot), and the history a later snapshot replaces is
+// that one.
+func feedRun(t *testing.T, tr *translate.AGUIToAAP, src []events.Event, sent []translate.HistoryEntry) []aap.Event {
+	t.Helper()
+	var out []aap.Event
+	for _, ev := range src {
+		var evs []aap.Event
+		var err error
+		if e, ok := ev.(*events.MessagesSnapshotEvent); ok {
+			snap := snapshotEntries(t, e)
+			evs, err = tr.FeedSnapshot(snap, sent, nil)
+			sent = snap
+		} else {
+			evs, err = tr.Feed(ev)
+		}
+		require.NoError(t, err)
+		out = append(out, evs...)
 	}
-	return translate.MergeSnapshot(snap, translate.SnapshotBase{History: entries, Own: own, Run: run})
+	return append(out, tr.Finish()...)
+}
+
+// snapshotEntries are the messages of a MESSAGES_SNAPSHOT as history
+// entries, under their AG-UI ids.
+func snapshotEntries(t *testing.T, e *events.MessagesSnapshotEvent) []translate.HistoryEntry {
+	t.Helper()
+	msgs, ids, err := translate.MessagesToAAPWithIDs(e.Messages)
+	require.NoError(t, err)
+	out := make([]translate.HistoryEntry, len(msgs))
+	for i, m := range msgs {
+		out[i] = translate.HistoryEntry{Message: m, AGUIID: ids[i]}
+	}
+	return out
 }
 
 func entryMessages(entries []translate.HistoryEntry) []aap.Message {

@@ -96,7 +96,8 @@ func checkAAPStream(t *testing.T, mode aap.StreamMode, out []aap.Event) {
 }
 
 // FuzzAGUIToAAP feeds AG-UI SSE streams (as bytes) to the AG-UI→AAP
-// translator in every mode.
+// translator in every mode, a MESSAGES_SNAPSHOT as a bridge does
+// (fuzzSnapshot).
 func FuzzAGUIToAAP(f *testing.F) {
 	for _, s := range goldenSections(f, ".agui.sse") {
 		f.Add(s)
@@ -115,7 +116,12 @@ func FuzzAGUIToAAP(f *testing.F) {
 			tr := translate.NewAGUIToAAP(translate.AGUIToAAPOptions{Mode: mode})
 			var out []aap.Event
 			for _, ev := range evs {
-				o, _ := tr.Feed(ev)
+				var o []aap.Event
+				if e, ok := ev.(*events.MessagesSnapshotEvent); ok {
+					o = fuzzSnapshot(t, tr, e, out)
+				} else {
+					o, _ = tr.Feed(ev)
+				}
 				out = append(out, o...)
 			}
 			out = append(out, tr.Finish()...)
@@ -131,6 +137,50 @@ func FuzzAGUIToAAP(f *testing.F) {
 			}
 		}
 	})
+}
+
+// fuzzSnapshot feeds a MESSAGES_SNAPSHOT (AGUIToAAP.FeedSnapshot) to a
+// run that was sent the snapshot's messages up to its last user message,
+// and checks that what it streams shows no call or result that the stream
+// (out, so far) or the snapshot's own events showed already.
+func fuzzSnapshot(t *testing.T, tr *translate.AGUIToAAP, e *events.MessagesSnapshotEvent, out []aap.Event) []aap.Event {
+	t.Helper()
+	msgs, ids, err := translate.MessagesToAAPWithIDs(e.Messages)
+	if err != nil {
+		return nil
+	}
+	snap := make([]translate.HistoryEntry, len(msgs))
+	sent := 0
+	for i, m := range msgs {
+		snap[i] = translate.HistoryEntry{Message: m, AGUIID: ids[i]}
+		if m.Role() == aap.RoleUser {
+			sent = i + 1
+		}
+	}
+	o, _ := tr.FeedSnapshot(snap, snap[:sent], nil)
+	seen := map[string]bool{}
+	note := func(ev aap.Event) (key string, again bool) {
+		switch x := ev.(type) {
+		case *aap.ToolCall:
+			key = "call " + x.ToolCallID
+		case *aap.ToolResult:
+			key = "result " + x.ToolCallID
+		default:
+			return "", false
+		}
+		again = seen[key]
+		seen[key] = true
+		return key, again
+	}
+	for _, ev := range out {
+		note(ev)
+	}
+	for _, ev := range o {
+		if key, again := note(ev); again {
+			t.Fatalf("the snapshot streamed the %s again", key)
+		}
+	}
+	return o
 }
 
 // FuzzAGUIToAAPOps drives the AG-UI→AAP translator with event sequences

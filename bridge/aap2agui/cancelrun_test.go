@@ -157,11 +157,12 @@ func cancelTurns(t *testing.T) []cancelTurn {
 			history: append(asked[:3:3], `{"role":"user","content":"something else"}`, assistantText("Cancelled."), assistantText("About that message.")),
 		},
 		{
+			// The answer, given only in the snapshot, is streamed.
 			name: "a snapshot holding the message: read, no other run",
 			first: func(w http.ResponseWriter, in *runInput) {
 				sseEvents(w, runStarted(in), snapshotOf(t, in.Messages, "answer", "About that message."), runFinished(in))
 			},
-			stop: aap.StopEndTurn, history: answered,
+			want: []part{whole("About that message.")}, stop: aap.StopEndTurn, history: answered,
 		},
 		{
 			// The demo agent, agui2aap, CopilotKit's BuiltInAgent.

@@ -337,22 +337,53 @@ func (r *historyWriter) refreshEncrypted(msgs []aap.Message, ids []string) bool 
 	return changed
 }
 
+// snapshot makes entries (a MESSAGES_SNAPSHOT's) the session's history
+// (replaceWith), once the run has streamed what they hold that is new in
+// it (translate.AGUIToAAP.FeedSnapshot, against the history the run was
+// sent, base; the calls the turn denied have no tool_result): it returns
+// those events, and the translator's error. When that history cannot be
+// read, nothing of the snapshot is streamed.
+func (r *historyWriter) snapshot(ctx context.Context, entries []store.Entry) ([]aap.Event, error) {
+	base, err := r.base(ctx)
+	if err != nil {
+		r.log.Warn().Err(err).Str("session", r.sessID).Msg("MESSAGES_SNAPSHOT: the history it replaces could not be read; what the snapshot leaves out of it is not kept, nor streamed")
+		r.replaceWith(ctx, entries)
+		return nil, nil
+	}
+	var denied []string
+	for _, pm := range r.perms {
+		if !pm.Granted {
+			denied = append(denied, pm.ToolCallID)
+		}
+	}
+	out, err := r.tr.FeedSnapshot(historyEntries(entries), historyEntries(base), denied)
+	r.replaceWith(ctx, r.mergeSnapshot(base, entries))
+	return out, err
+}
+
+// historyEntries are the entries of lists, one after the other, as
+// translate's.
+func historyEntries(lists ...[]store.Entry) []translate.HistoryEntry {
+	n := 0
+	for _, list := range lists {
+		n += len(list)
+	}
+	out := make([]translate.HistoryEntry, 0, n)
+	for _, list := range lists {
+		for _, e := range list {
+			out = append(out, translate.HistoryEntry(e))
+		}
+	}
+	return out
+}
+
 // mergeSnapshot is snap (the entries a MESSAGES_SNAPSHOT makes) with what
 // the history it replaces holds and the snapshot left out
 // (translate.MergeSnapshot): base, then the run's entries, stored or not.
 func (r *historyWriter) mergeSnapshot(base, snap []store.Entry) []store.Entry {
 	unsaved := r.unsaved(r.tr.Messages(), r.tr.MessageIDs())
-	hist := make([]translate.HistoryEntry, 0, len(base)+len(r.entries)+len(unsaved))
-	for _, list := range [][]store.Entry{base, r.entries, unsaved} {
-		for _, e := range list {
-			hist = append(hist, translate.HistoryEntry(e))
-		}
-	}
-	s := make([]translate.HistoryEntry, len(snap))
-	for i, e := range snap {
-		s[i] = translate.HistoryEntry(e)
-	}
-	merged := translate.MergeSnapshot(s, translate.SnapshotBase{History: hist, Own: idSet(r.own), Run: idSet(r.tr.MessageIDs())})
+	hist := historyEntries(base, r.entries, unsaved)
+	merged := translate.MergeSnapshot(historyEntries(snap), translate.SnapshotBase{History: hist, Own: idSet(r.own), Run: idSet(r.tr.MessageIDs())})
 	out := make([]store.Entry, len(merged))
 	for i, e := range merged {
 		out[i] = store.Entry(e)
@@ -360,15 +391,9 @@ func (r *historyWriter) mergeSnapshot(base, snap []store.Entry) []store.Entry {
 	return out
 }
 
-// replaceWith makes entries (a MESSAGES_SNAPSHOT's) the session's history,
-// with what the history it replaces holds and the snapshot left out; the
-// run's later messages follow it.
+// replaceWith makes entries (a MESSAGES_SNAPSHOT's, merged) the session's
+// history; the run's later messages follow it.
 func (r *historyWriter) replaceWith(ctx context.Context, entries []store.Entry) {
-	if base, err := r.base(ctx); err != nil {
-		r.log.Warn().Err(err).Str("session", r.sessID).Msg("MESSAGES_SNAPSHOT: the history it replaces could not be read; what the snapshot leaves out of it is not kept")
-	} else {
-		entries = r.mergeSnapshot(base, entries)
-	}
 	if err := r.st.ReplaceTail(ctx, r.sessID, 0, entries); err != nil {
 		r.uncertain = true // it may have been stored: the turn's end writes the history whole
 		r.log.Error().Err(err).Msg("storing MESSAGES_SNAPSHOT")

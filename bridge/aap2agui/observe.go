@@ -3,6 +3,7 @@ package aap2agui
 import (
 	"context"
 	"encoding/json"
+	"errors"
 
 	"github.com/ag-ui-protocol/ag-ui/sdks/community/go/pkg/core/events"
 	jsonpatch "github.com/evanphx/json-patch/v5"
@@ -39,23 +40,23 @@ type observer struct {
 
 // observe handles the events that change the session rather than the
 // stream (data: ev's JSON); it reports whether ev goes on to the
-// translator.
-func (r *observer) observe(ctx context.Context, ev events.Event, data []byte) bool {
+// translator. A MESSAGES_SNAPSHOT does not: what it holds that is new in
+// the run is streamed, given back as out.
+func (r *observer) observe(ctx context.Context, ev events.Event, data []byte) (pass bool, out []aap.Event) {
 	switch e := ev.(type) {
 	case *events.StateSnapshotEvent:
 		b, err := json.Marshal(e.Snapshot)
 		if err != nil {
 			r.log.Warn().Err(err).Msg("STATE_SNAPSHOT")
-			return false
+			return false, nil
 		}
 		r.state, r.stateChanged = b, true
-		return false
+		return false, nil
 	case *events.StateDeltaEvent:
 		r.applyDelta(e)
-		return false
+		return false, nil
 	case *events.MessagesSnapshotEvent:
-		r.snapshot(ctx, e, data)
-		return false
+		return false, r.snapshot(ctx, e, data)
 	case *events.ToolCallStartEvent:
 		r.nameCall(e.ToolCallID, e.ToolCallName)
 	case *events.ToolCallChunkEvent:
@@ -68,12 +69,12 @@ func (r *observer) observe(ctx context.Context, ev events.Event, data []byte) bo
 		r.checkRanAsAllowed(e.ToolCallID)
 	case *agui.UnknownEvent:
 		r.log.Debug().Str("type", string(e.Type())).Msg("unknown AG-UI event skipped")
-		return false
+		return false, nil
 	case *events.StepStartedEvent, *events.StepFinishedEvent, *events.ActivitySnapshotEvent,
 		*events.ActivityDeltaEvent, *events.RawEvent, *events.CustomEvent:
 		r.log.Debug().Str("type", string(ev.Type())).Msg("AG-UI event with no AAP meaning")
 	}
-	return true
+	return true, nil
 }
 
 func (r *observer) nameCall(id, name string) {
@@ -132,12 +133,13 @@ func (r *observer) applyDelta(e *events.StateDeltaEvent) {
 
 // snapshot makes a MESSAGES_SNAPSHOT the session's history (data: the
 // event's JSON, which holds the tool calls' encrypted values: the SDK's
-// messages have no field for them).
-func (r *observer) snapshot(ctx context.Context, e *events.MessagesSnapshotEvent, data []byte) {
+// messages have no field for them), and returns the events that stream
+// what it holds that is new in the run (historyWriter.snapshot).
+func (r *observer) snapshot(ctx context.Context, e *events.MessagesSnapshotEvent, data []byte) []aap.Event {
 	msgs, ids, err := translate.MessagesToAAPWithIDs(e.Messages)
 	if err != nil {
 		r.log.Warn().Err(err).Msg("MESSAGES_SNAPSHOT could not be translated; history unchanged")
-		return
+		return nil
 	}
 	extras := translate.SnapshotEncrypted(e.Messages, data)
 	orphans := map[int]bool{}
@@ -161,5 +163,9 @@ func (r *observer) snapshot(ctx context.Context, e *events.MessagesSnapshotEvent
 		}
 		entries = append(entries, store.Entry{Message: m, AGUIID: id, AGUI: agui})
 	}
-	r.history.replaceWith(ctx, entries)
+	out, err := r.history.snapshot(ctx, entries)
+	if err != nil && !errors.Is(err, translate.ErrTerminated) {
+		r.log.Warn().Err(err).Str("session", r.sess.ID).Msg("MESSAGES_SNAPSHOT: a tool message without its call left out of the stream")
+	}
+	return out
 }

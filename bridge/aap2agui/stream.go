@@ -231,7 +231,10 @@ func (r *turnRun) source(ctx context.Context, body *upstream.IdleBody) io.Reader
 func (r *turnRun) takeEvent(ctx context.Context, ev events.Event, data []byte) (done bool, failure error) {
 	_, unknown := ev.(*agui.UnknownEvent)
 	r.turn.CountIn(string(ev.Type()), !unknown)
-	if !r.obs.observe(ctx, ev, data) {
+	if pass, out := r.obs.observe(ctx, ev, data); !pass {
+		if len(out) > 0 {
+			r.write(ctx, out) // what a MESSAGES_SNAPSHOT holds that the run had not streamed
+		}
 		return false, nil
 	}
 	if err := r.grow(ev); err != nil {

@@ -5,4 +5,6 @@
 // left (scheme, host, path, the query's keys) still tells an operator
 // which address was meant. A place an upstream points to (Location) is
 // shown by scheme, host and path alone, its path parameters left out.
+// Echoed masks the credentials an upstream's answer echoes of the
+// request it was sent.
 package redact
