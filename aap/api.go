@@ -33,7 +33,13 @@ func (r StopReason) Valid() bool {
 type GetMetaResponse struct {
 	Version int         `json:"version"`
 	Agents  []AgentInfo `json:"agents"`
+	// Extensions are the extensions the server granted in the response's
+	// ExtensionsHeader (Client.Meta fills it in): not part of the body.
+	Extensions http.Header `json:"-"`
 }
+
+// Grants reports whether the server granted the extension ext.
+func (m *GetMetaResponse) Grants(ext string) bool { return m != nil && HasExtension(m.Extensions, ext) }
 
 // Agent returns the agent with the given name.
 func (m *GetMetaResponse) Agent(name string) (*AgentInfo, bool) {
@@ -190,6 +196,9 @@ type PostSessionsRequest struct {
 	// Messages seed the history; tool permissions are not allowed.
 	Messages []Message  `json:"messages,omitzero"`
 	Tools    []ToolSpec `json:"tools,omitzero"`
+	// AGUI is what the AG-UI extension carries (ExtensionAGUI); a server
+	// takes it only from a request that asked for the extension.
+	AGUI *AGUIInput `json:"agui,omitempty"`
 }
 
 // UnmarshalJSON decodes the request, requiring agent.name and checking the
@@ -199,7 +208,7 @@ func (r *PostSessionsRequest) UnmarshalJSON(data []byte) error {
 	if err != nil {
 		return err
 	}
-	*r = PostSessionsRequest{Agent: p.agent, Messages: p.messages, Tools: p.tools}
+	*r = PostSessionsRequest{Agent: p.agent, Messages: p.messages, Tools: p.tools, AGUI: p.agui}
 	return nil
 }
 
@@ -210,6 +219,7 @@ type createParts[T any] struct {
 	stream   *string // versions 1 and 2 only
 	messages []Message
 	tools    []T
+	agui     *AGUIInput
 }
 
 // decodeCreate decodes a request that creates a session, with tool specs
@@ -223,6 +233,7 @@ func decodeCreate[T any, P interface {
 		Stream   *string           `json:"stream"`
 		Messages []json.RawMessage `json:"messages"`
 		Tools    []json.RawMessage `json:"tools"`
+		AGUI     json.RawMessage   `json:"agui"`
 	}
 	var out createParts[T]
 	if err := decodeObject(data, &w); err != nil {
@@ -250,7 +261,8 @@ func decodeCreate[T any, P interface {
 		return out, within("tools", err)
 	}
 	out.tools = tools
-	return out, nil
+	out.agui, err = decodeAGUIInput(w.AGUI)
+	return out, err
 }
 
 // PostSessionsResponse is the body of a 201 from POST /sessions.
@@ -269,6 +281,9 @@ type PostSessionTurnRequest struct {
 	Messages []Message `json:"messages"`
 	// Tools, when non-nil, replaces the session's client-side tools.
 	Tools []ToolSpec `json:"tools,omitzero"`
+	// AGUI is what the AG-UI extension carries (ExtensionAGUI); a server
+	// takes it only from a request that asked for the extension.
+	AGUI *AGUIInput `json:"agui,omitempty"`
 }
 
 // Mode returns the requested stream mode, StreamNone when unset.
@@ -286,7 +301,7 @@ func (r *PostSessionTurnRequest) UnmarshalJSON(data []byte) error {
 	if err != nil {
 		return err
 	}
-	*r = PostSessionTurnRequest{Agent: p.agent, Stream: p.stream, Messages: p.messages, Tools: p.tools}
+	*r = PostSessionTurnRequest{Agent: p.agent, Stream: p.stream, Messages: p.messages, Tools: p.tools, AGUI: p.agui}
 	return nil
 }
 
@@ -296,6 +311,7 @@ type turnParts[T any] struct {
 	stream   StreamMode
 	messages []Message
 	tools    []T
+	agui     *AGUIInput
 }
 
 // decodeTurn decodes a turn request with tool specs of type T.
@@ -308,6 +324,7 @@ func decodeTurn[T any, P interface {
 		Stream   *string           `json:"stream"`
 		Messages []json.RawMessage `json:"messages"`
 		Tools    []json.RawMessage `json:"tools"`
+		AGUI     json.RawMessage   `json:"agui"`
 	}
 	var out turnParts[T]
 	if err := decodeObject(data, &w); err != nil {
@@ -337,7 +354,8 @@ func decodeTurn[T any, P interface {
 	if out.tools, err = decodeList(w.Tools, unmarshalInto[T, P]); err != nil {
 		return out, within("tools", err)
 	}
-	return out, nil
+	out.agui, err = decodeAGUIInput(w.AGUI)
+	return out, err
 }
 
 // PostSessionTurnResponse is the body of a turn in StreamNone mode.

@@ -224,11 +224,18 @@ func (e *endpointError) Unwrap() error { return e.err }
 // follow.
 func (c *Client) Meta(ctx context.Context) (*GetMetaResponse, error) {
 	var out metaBody
-	if err := c.call(ctx, http.MethodGet, epMeta, "/meta", nil, &out); err != nil {
+	granted, err := c.callHeader(ctx, http.MethodGet, epMeta, "/meta", nil, &out)
+	if err != nil {
 		return nil, err
 	}
 	if v, err := versionOf(out.meta.Version); err == nil {
 		c.detected.Store(int64(v))
+	}
+	for _, v := range granted.Values(ExtensionsHeader) {
+		if out.meta.Extensions == nil {
+			out.meta.Extensions = http.Header{}
+		}
+		out.meta.Extensions.Add(ExtensionsHeader, v)
 	}
 	return &out.meta, nil
 }
@@ -748,26 +755,32 @@ func sessionPath(endpoint, prefix, id, suffix string) (string, error) {
 // call sends a request with an optional JSON body and decodes a successful
 // response into out (nil: the body is discarded).
 func (c *Client) call(ctx context.Context, method, endpoint, path string, body, out any) error {
+	_, err := c.callHeader(ctx, method, endpoint, path, body, out)
+	return err
+}
+
+// callHeader is call that also returns the response's header.
+func (c *Client) callHeader(ctx context.Context, method, endpoint, path string, body, out any) (http.Header, error) {
 	resp, err := c.do(ctx, method, endpoint, path, body, "application/json")
 	if err != nil {
-		return err
+		return nil, err
 	}
 	defer resp.Body.Close()
 	if out == nil {
 		_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, int64(c.maxErrorBody)))
-		return nil
+		return resp.Header, nil
 	}
 	data, err := readBody(resp)
 	if err != nil {
 		if ctxErr := ctx.Err(); ctxErr != nil {
-			return &endpointError{endpoint: endpoint, what: "reading response", err: ctxErr}
+			return nil, &endpointError{endpoint: endpoint, what: "reading response", err: ctxErr}
 		}
-		return &endpointError{endpoint: endpoint, what: "reading response", err: err}
+		return nil, &endpointError{endpoint: endpoint, what: "reading response", err: err}
 	}
 	if err := decodeBody(data, out); err != nil {
-		return &endpointError{endpoint: endpoint, what: "invalid response body", err: err}
+		return nil, &endpointError{endpoint: endpoint, what: "invalid response body", err: err}
 	}
-	return nil
+	return resp.Header, nil
 }
 
 // presizeMax is the largest Content-Length readBody reads into a buffer
@@ -833,7 +846,7 @@ func (c *Client) do(ctx context.Context, method, endpoint, path string, body any
 		defer rb.Release()
 	}
 	for k, vs := range c.header {
-		req.Header[k] = append([]string(nil), vs...)
+		req.Header[http.CanonicalHeaderKey(k)] = append([]string(nil), vs...)
 	}
 	req.Header.Set("Accept", accept)
 	if body != nil {

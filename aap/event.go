@@ -291,6 +291,8 @@ func DecodeEvent(name string, data []byte) (Event, error) {
 		ev, err = decodeSessionStart(data)
 	case EventTurnStop:
 		ev, err = decodeTurnStop(data)
+	case EventAGUI:
+		ev, err = decodeAGUIEvent(data)
 	default:
 		return &UnknownEvent{Name: n, Data: bytes.Clone(data)}, nil
 	}
