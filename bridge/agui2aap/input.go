@@ -6,6 +6,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/ag-ui-protocol/ag-ui/sdks/community/go/pkg/core/types"
+
+	"github.com/aapagui/aapagui/internal/ident"
 )
 
 // maxThreadID bounds threadId, which becomes a store key.
@@ -36,7 +38,10 @@ func checkThreadID(id string) error {
 }
 
 // checkInput refuses a RunAgentInput the bridge could only misread: a
-// thread id that is empty, too long or holds control characters; two
+// thread id that is empty, too long, or whose text is not what it shows
+// (control, zero-width or bidi characters, U+FFFD: ident.Check; the
+// thread routes take such ids still, so that threads stored before can
+// be listed and deleted); two
 // messages with one id (new messages are found by id); a tool message
 // without a toolCallId or answering a call no assistant message made; a
 // state that is not an object. Each error names the problem; nothing is
@@ -44,6 +49,9 @@ func checkThreadID(id string) error {
 func checkInput(in *types.RunAgentInput) error {
 	if err := checkThreadID(in.ThreadID); err != nil {
 		return err
+	}
+	if err := ident.Check(in.ThreadID); err != nil {
+		return fmt.Errorf("threadId %w", err)
 	}
 	switch in.State.(type) {
 	case nil, map[string]any:

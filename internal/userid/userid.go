@@ -9,6 +9,8 @@ import (
 	"strings"
 	"time"
 	"unicode"
+
+	"github.com/aapagui/aapagui/internal/ident"
 )
 
 // Options say where a request's user comes from. The zero value names no
@@ -129,16 +131,16 @@ func (u *Users) User(r *http.Request) (string, error) {
 	return vals[0], checkUser(u.header+" header", vals[0])
 }
 
-// checkUser refuses a user id that is too long or holds control
-// characters (where: what carried it, for the message).
+// checkUser refuses a user id that is too long or whose text is not
+// what it shows: not UTF-8, control, zero-width or bidi characters,
+// U+FFFD (ident.Check), so that two users that read alike are never two
+// owners (where: what carried it, for the message).
 func checkUser(where, user string) error {
 	if len(user) > MaxUserID {
 		return &InvalidError{Reason: fmt.Sprintf("the %s is longer than %d bytes", where, MaxUserID)}
 	}
-	for _, r := range user {
-		if unicode.IsControl(r) || r == unicode.ReplacementChar {
-			return &InvalidError{Reason: "the " + where + " holds a control character or is not UTF-8"}
-		}
+	if err := ident.Check(user); err != nil {
+		return &InvalidError{Reason: "the " + where + " " + err.Error()}
 	}
 	return nil
 }

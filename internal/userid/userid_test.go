@@ -209,3 +209,29 @@ func TestJWTInAuthorization(t *testing.T) {
 	assert.ErrorIs(t, err, userid.ErrMissing, "Authorization needs the Bearer scheme")
 	assert.Equal(t, "JWT in Authorization", u.Describe())
 }
+
+// TestUserReadsAsItShows: a user id, from the header or a token's sub,
+// holding a character that shows as nothing or reorders the text
+// (zero-width, bidi) or U+FFFD is refused, naming the code point and not
+// the id: "al\u200bice" is never a second alice.
+func TestUserReadsAsItShows(t *testing.T) {
+	u, err := userid.New(userid.Options{Header: "X-User-Id"}, true)
+	require.NoError(t, err)
+	secret := []byte("a-test-secret-of-forty-bytes-0123456789")
+	tokens, err := userid.New(userid.Options{JWTKeyFile: writeFile(t, []byte("hs256:"+string(secret))), JWTAudience: "bridge", Now: func() time.Time { return now }}, false)
+	require.NoError(t, err)
+	for user, want := range map[string]string{"al\u200bice": "U+200B", "\u202eecila": "U+202E", "alice\u2066": "U+2066", "alice\ufffd": "U+FFFD"} {
+		for where, got := range map[string]func() (string, error){
+			"header": func() (string, error) { return u.User(request("X-User-Id", user)) },
+			"token": func() (string, error) {
+				return tokens.User(request("Authorization", "Bearer "+sign(t, jose.HS256, secret, "", claims(user, "bridge"))))
+			},
+		} {
+			_, err := got()
+			var inv *userid.InvalidError
+			require.ErrorAs(t, err, &inv, "%s %q", where, user)
+			assert.Contains(t, err.Error(), want, where)
+			assert.NotContains(t, err.Error(), "lice", where)
+		}
+	}
+}
