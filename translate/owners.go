@@ -74,8 +74,17 @@ func (o ToolOwners) Waiting(calls []*aap.ToolCall) (client, server []*aap.ToolCa
 }
 
 // ToolNamed returns a Client or Server function that knows the names of
-// specs.
+// specs: a look through them while they are few, a set made once when
+// they are many (a call's lookup then costs the same for 1,000 tools as
+// for 16).
 func ToolNamed(specs []aap.ToolSpec) func(name string) bool {
+	if len(specs) > manyTools {
+		set := make(map[string]bool, len(specs))
+		for _, s := range specs {
+			set[s.Name] = true
+		}
+		return func(name string) bool { return set[name] }
+	}
 	return func(name string) bool {
 		for _, s := range specs {
 			if s.Name == name {
@@ -85,3 +94,6 @@ func ToolNamed(specs []aap.ToolSpec) func(name string) bool {
 		return false
 	}
 }
+
+// manyTools is where ToolNamed makes a set rather than look through.
+const manyTools = 16

@@ -2,6 +2,7 @@ package translate_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -54,4 +55,21 @@ func TestToolOwnersWaiting(t *testing.T) {
 	client, server = predictive.Waiting([]*aap.ToolCall{doc})
 	assert.Empty(t, client)
 	assert.Empty(t, server)
+}
+
+// ToolNamed knows the same names however many tools there are (a set
+// past a few).
+func TestToolNamed(t *testing.T) {
+	for _, n := range []int{0, 1, 16, 17, 1000} {
+		specs := make([]aap.ToolSpec, n)
+		for i := range specs {
+			specs[i] = aap.ToolSpec{Name: fmt.Sprintf("tool_%d", i)}
+		}
+		named := translate.ToolNamed(specs)
+		for i := range n {
+			assert.True(t, named(fmt.Sprintf("tool_%d", i)), "%d tools: tool_%d", n, i)
+		}
+		assert.False(t, named(fmt.Sprintf("tool_%d", n)), "%d tools", n)
+		assert.False(t, named(""), "%d tools", n)
+	}
 }
