@@ -38,3 +38,17 @@ func TestTracesOverOTLP(t *testing.T) {
 		Service: "aap2agui",
 	})
 }
+
+// TestMetricsListenOffLoopback: --metrics-listen on every interface starts
+// with a warning that /metrics is served without a key to anyone who can
+// reach it.
+func TestMetricsListenOffLoopback(t *testing.T) {
+	t.Parallel()
+	clitest.MetricsListenOffLoopback(t)
+}
+
+// TestCORSWildcard: a --cors-origin with a wildcard stops the start,
+// naming why.
+func TestCORSWildcard(t *testing.T) {
+	clitest.CORSWildcard(t, run)
+}

@@ -22,11 +22,16 @@ const corsHeaders = "Authorization, Content-Type, Accept, X-Request-Id"
 const corsExposed = "X-Request-Id, Retry-After"
 
 // CheckOrigins validates CORS origins: "*" or a scheme://host[:port] with
-// no path, as a browser sends it in Origin.
+// no path, as a browser sends it in Origin. An origin is matched exactly,
+// so one holding a wildcard (http://*.example.com), which would match no
+// browser's Origin, is refused, naming why.
 func CheckOrigins(origins []string) error {
 	for _, o := range origins {
 		if o == "*" {
 			continue
+		}
+		if strings.Contains(o, "*") {
+			return fmt.Errorf("CORS origin %q holds a wildcard, which origins do not take: each origin is matched exactly, so list every one (scheme://host[:port]), or give * alone for any origin", o)
 		}
 		u, err := url.Parse(o)
 		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" ||

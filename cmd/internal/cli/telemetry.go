@@ -45,7 +45,8 @@ func Tracing(log zerolog.Logger, service string) (trace.TracerProvider, func(), 
 
 // ServeMetrics serves h as GET /metrics on a listener of its own at addr
 // (--metrics-listen), without any key: it is meant for a port only the
-// scraper reaches. It returns a function that stops it.
+// scraper reaches, and a listener on another address than loopback is
+// warned of at start. It returns a function that stops it.
 func ServeMetrics(log zerolog.Logger, addr string, h http.Handler) (func(), error) {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
@@ -60,6 +61,10 @@ func ServeMetrics(log zerolog.Logger, addr string, h http.Handler) (func(), erro
 		}
 	}()
 	log.Info().Str("metrics_listen", ln.Addr().String()).Msg("serving GET /metrics")
+	if tcp, ok := ln.Addr().(*net.TCPAddr); !ok || !tcp.IP.IsLoopback() {
+		log.Warn().Str("metrics_listen", ln.Addr().String()).Bool("metrics_keyless", true).
+			Msg("--metrics-listen is not a loopback address: GET /metrics is served without a key to everyone who can reach it; listen on 127.0.0.1 or keep the port to the scraper's network")
+	}
 	return func() { _ = srv.Close() }, nil
 }
 

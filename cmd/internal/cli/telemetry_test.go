@@ -1,9 +1,14 @@
 package cli
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
+	"net/http"
+	"strings"
 	"testing"
 
+	"github.com/rs/zerolog"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -50,4 +55,32 @@ func TestTracerFromEnv(t *testing.T) {
 	require.NoError(t, err)
 	assert.NotNil(t, tp)
 	assert.NoError(t, shutdown(context.Background()))
+}
+
+// TestServeMetricsOffLoopback: a metrics listener on an address other
+// than loopback is warned of, in a line with its address; one on
+// loopback is not.
+func TestServeMetricsOffLoopback(t *testing.T) {
+	for addr, warns := range map[string]bool{"0.0.0.0:0": true, ":0": true, "127.0.0.1:0": false, "localhost:0": false} {
+		var buf bytes.Buffer
+		stop, err := ServeMetrics(zerolog.New(&buf), addr, http.NotFoundHandler())
+		require.NoError(t, err, addr)
+		stop()
+		var warning struct {
+			Level, Message string
+			Listen         string `json:"metrics_listen"`
+		}
+		for _, line := range strings.Split(buf.String(), "\n") {
+			if strings.Contains(line, `"level":"warn"`) {
+				require.NoError(t, json.Unmarshal([]byte(line), &warning))
+			}
+		}
+		if !warns {
+			assert.Empty(t, warning.Level, "%s: no warning", addr)
+			continue
+		}
+		assert.Equal(t, "warn", warning.Level, addr)
+		assert.Contains(t, warning.Message, "served without a key to everyone who can reach it", addr)
+		assert.NotEmpty(t, warning.Listen, addr)
+	}
 }

@@ -173,6 +173,49 @@ func MetricsListen(t *testing.T, program string) {
 	assert.Equal(t, http.StatusNotFound, resp.StatusCode)
 }
 
+// MetricsListenOffLoopback starts the program with --metrics-listen on
+// every interface: it serves, and its log holds a warning, a line of its
+// own with the metrics address, that /metrics is served without a key to
+// everyone who can reach it. On loopback there is no such line.
+func MetricsListenOffLoopback(t *testing.T) {
+	warned := func(p *proctest.Proc) bool {
+		for _, line := range strings.Split(p.Log(), "\n") {
+			var l struct {
+				Level, Message string
+				Keyless        bool   `json:"metrics_keyless"`
+				Listen         string `json:"metrics_listen"`
+			}
+			if json.Unmarshal([]byte(line), &l) == nil && l.Keyless {
+				assert.Equal(t, "warn", l.Level)
+				assert.Contains(t, l.Message, "without a key to everyone who can reach it")
+				assert.NotEmpty(t, l.Listen)
+				return true
+			}
+		}
+		return false
+	}
+	open := proctest.Start(t, nil, "--listen", "127.0.0.1:0", "--store", "memory:", "--api-key", "k", "--metrics-listen", "0.0.0.0:0")
+	assert.True(t, warned(open), "a warning names the open metrics port:\n%s", open.Log())
+	local := proctest.Start(t, nil, "--listen", "127.0.0.1:0", "--store", "memory:", "--api-key", "k", "--metrics-listen", "127.0.0.1:0")
+	assert.False(t, warned(local), "no warning on loopback")
+}
+
+// CORSWildcard checks that a --cors-origin holding a wildcard, which no
+// browser's Origin would match, stops the start, naming the origin and
+// why, and that an exact origin and * (with a key) start.
+func CORSWildcard(t *testing.T, run func(args []string) error) {
+	for _, o := range []string{"http://*.example.com", "https://app.*", "*.example.com"} {
+		msg := proctest.Refuses(t, run, "--api-key", "k", "--cors-origin", o)
+		assert.Contains(t, msg, o)
+		assert.Contains(t, msg, "wildcard")
+		assert.Contains(t, msg, "matched exactly")
+	}
+	for _, o := range []string{"https://app.example.com", "*"} {
+		p := proctest.Start(t, nil, "--listen", "127.0.0.1:0", "--store", "memory:", "--api-key", "k", "--cors-origin", o)
+		assert.NotEmpty(t, p.Addr, o)
+	}
+}
+
 // Traces is what TracesOverOTLP needs of a program.
 type Traces struct {
 	// Env is the environment that sends its traces to the collector at
