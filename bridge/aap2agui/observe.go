@@ -36,6 +36,7 @@ type observer struct {
 	state        json.RawMessage // the session's state, as the run leaves it
 	stateChanged bool
 	callNames    map[string]string // toolCallId → tool name of the calls this run streamed
+	dropped      *notCarried       // what the AAP client is not sent (notcarried.go), nil while nothing
 }
 
 // observe handles the events that change the session rather than the
@@ -45,6 +46,7 @@ type observer struct {
 func (r *observer) observe(ctx context.Context, ev events.Event, data []byte) (pass bool, out []aap.Event) {
 	switch e := ev.(type) {
 	case *events.StateSnapshotEvent:
+		r.notCarried(ncStateSnapshot, 1) // (kept as the session's state)
 		b, err := json.Marshal(e.Snapshot)
 		if err != nil {
 			r.log.Warn().Err(err).Msg("STATE_SNAPSHOT")
@@ -53,6 +55,7 @@ func (r *observer) observe(ctx context.Context, ev events.Event, data []byte) (p
 		r.state, r.stateChanged = b, true
 		return false, nil
 	case *events.StateDeltaEvent:
+		r.notCarried(ncStateDelta, 1)
 		r.applyDelta(e)
 		return false, nil
 	case *events.MessagesSnapshotEvent:
@@ -68,11 +71,17 @@ func (r *observer) observe(ctx context.Context, ev events.Event, data []byte) (p
 	case *agui.ToolCallResultPartsEvent:
 		r.checkRanAsAllowed(e.ToolCallID)
 	case *agui.UnknownEvent:
+		r.notCarried(ncUnknown, 1)
 		r.log.Debug().Str("type", string(e.Type())).Msg("unknown AG-UI event skipped")
 		return false, nil
 	case *events.StepStartedEvent, *events.StepFinishedEvent, *events.ActivitySnapshotEvent,
-		*events.ActivityDeltaEvent, *events.RawEvent, *events.CustomEvent:
-		r.log.Debug().Str("type", string(ev.Type())).Msg("AG-UI event with no AAP meaning")
+		*events.ActivityDeltaEvent, *events.RawEvent, *events.CustomEvent, *events.RunFinishedEvent:
+		if k, ok := notCarriedKindOf(ev); ok {
+			r.notCarried(k, 1)
+			if k != ncRunResult {
+				r.log.Debug().Str("type", string(ev.Type())).Msg("AG-UI event with no AAP meaning")
+			}
+		}
 	}
 	return true, nil
 }
@@ -141,6 +150,7 @@ func (r *observer) snapshot(ctx context.Context, e *events.MessagesSnapshotEvent
 		r.log.Warn().Err(err).Msg("MESSAGES_SNAPSHOT could not be translated; history unchanged")
 		return nil
 	}
+	r.notCarried(ncActivityMessage, activityMessages(e.Messages))
 	extras := translate.SnapshotEncrypted(e.Messages, data)
 	orphans := map[int]bool{}
 	for _, i := range translate.OrphanResults(msgs) {

@@ -316,6 +316,7 @@ func (r *turnRun) ended(ctx context.Context, failure error) {
 	if u := r.usage(); len(u) > 0 {
 		r.turn.Met.Tokens(agui.UsageCounts(u))
 	}
+	r.obs.dropped.report(log, r.env.met, sess.ID)
 	if r.tr.Cancelled() {
 		r.result = "agent_cancelled"
 		log.Warn().Str("session", sess.ID).Msg("the agent cancelled the run (RUN_FINISHED outcome cancelled): the turn ends with an error stop")

@@ -46,6 +46,7 @@ type Metrics struct {
 	sseBytes        prometheus.Counter
 	interrupts      prometheus.Gauge
 	toolsAgainst    *prometheus.CounterVec
+	notCarried      *prometheus.CounterVec
 	ns              string
 	tokensOnce      sync.Once
 	tokens          *prometheus.CounterVec
@@ -108,6 +109,8 @@ func New(o Options) *Metrics {
 		Help: "Tool permissions waiting for an answer: those this process opened minus those it closed since it started."})
 	m.toolsAgainst = f.counterVec(prometheus.CounterOpts{Namespace: ns, Name: "tools_run_against_settings_total",
 		Help: "Server tools declared with permissions: aap that the agent ran although the session had not enabled them with trust, by tool (declared in the agent config) and session setting (not_enabled, untrusted)."}, "tool", "setting")
+	m.notCarried = f.counterVec(prometheus.CounterOpts{Namespace: ns, Name: "events_not_carried_total",
+		Help: "What the upstream sent that no event of the client's protocol carries, so that the client was not sent it (aap2agui: AG-UI events an AAP client gets nothing of), by type; counted at each " + u + "'s end."}, "type")
 	m.load = newLoadMetrics(f, ns, u)
 	b := buildinfo.Read()
 	f.gauge(prometheus.GaugeOpts{Namespace: ns, Name: "build_info",
@@ -169,6 +172,12 @@ func (m *Metrics) Upstream(call, agent, result string) {
 // (a bounded set), setting "not_enabled" or "untrusted".
 func (m *Metrics) ToolRanAgainstSettings(tool, setting string) {
 	m.toolsAgainst.WithLabelValues(tool, setting).Inc()
+}
+
+// NotCarried counts n of what the upstream sent, of type typ (one of a
+// fixed set the program names), that the client was not sent.
+func (m *Metrics) NotCarried(typ string, n int) {
+	m.notCarried.WithLabelValues(typ).Add(float64(n))
 }
 
 // InterruptsChanged adds delta (negative when interrupts were answered)
