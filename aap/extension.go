@@ -122,8 +122,15 @@ type AGUIEvent struct {
 // EventName returns EventAGUI.
 func (*AGUIEvent) EventName() EventName { return EventAGUI }
 
-// AppendData appends the event's JSON as it is.
-func (e *AGUIEvent) AppendData(dst []byte) ([]byte, error) { return append(dst, e.Data...), nil }
+// AppendData appends the event's JSON compacted (one SSE data line), its
+// bytes otherwise as they are.
+func (e *AGUIEvent) AppendData(dst []byte) ([]byte, error) {
+	buf := bytes.NewBuffer(dst)
+	if err := json.Compact(buf, e.Data); err != nil {
+		return dst, fmt.Errorf("aap: agui event: %w", err)
+	}
+	return buf.Bytes(), nil
+}
 
 // decodeAGUIEvent decodes an EventAGUI event's data: a JSON object with a
 // string "type".

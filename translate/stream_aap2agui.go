@@ -113,6 +113,8 @@ func (t *AAPToAGUI) Feed(ev aap.Event) ([]events.Event, error) {
 		t.toolResult(e)
 	case *aap.TurnStop:
 		t.stop(e.StopReason)
+	case *aap.AGUIEvent:
+		return t.out, t.carried(e)
 	}
 	return t.out, nil
 }

@@ -58,6 +58,9 @@ func (a *agent) admit(log *zerolog.Logger, sess *store.Session, hist []store.Ent
 		movedOn = translate.MovedOnCalls(store.Messages(hist), sess.Interrupts)
 	}
 	mergeAgent(sess, req)
+	if req.AGUI != nil && req.AGUI.State != nil {
+		sess.State = req.AGUI.State // the page's state is the run's (AG-UI extension)
+	}
 
 	// The new history entries: closing results, each right after its
 	// call, then the turn's own messages (tool permissions are answers,
@@ -96,6 +99,9 @@ func (a *agent) admit(log *zerolog.Logger, sess *store.Session, hist []store.Ent
 	}
 
 	run, err := a.runInput(sess, append(hist[:len(hist):len(hist)], added...), append(cancelled, input.Resume...))
+	if err == nil {
+		err = translate.WithAGUIInput(run, req.AGUI)
+	}
 	if err != nil {
 		return nil, invalid("invalid_turn", err.Error())
 	}

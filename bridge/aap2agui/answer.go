@@ -24,6 +24,10 @@ type answer struct {
 	mode aap.StreamMode
 	form answerForm
 	w    turns.Writer[aap.Event]
+	// carry: the client was granted the AG-UI extension and the turn
+	// streams, so the agent's events AAP has no event for go to it too
+	// (extension.go).
+	carry bool
 }
 
 // aapWriter writes a turn's AAP events, holding its turn_stop back.

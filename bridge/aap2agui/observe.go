@@ -37,6 +37,7 @@ type observer struct {
 	stateChanged bool
 	callNames    map[string]string // toolCallId → tool name of the calls this run streamed
 	dropped      *notCarried       // what the AAP client is not sent (notcarried.go), nil while nothing
+	carry        bool              // the client gets the events the AG-UI extension carries (extension.go)
 }
 
 // observe handles the events that change the session rather than the

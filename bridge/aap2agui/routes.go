@@ -56,6 +56,9 @@ func (s *Server) route(e *gin.Engine, m Mount) (err error) {
 		}
 	}()
 	g := e.Group(strings.TrimSuffix(m.Path, "/"))
+	if m.Version == aap.Version3 {
+		g.Use(grantAGUI)
+	}
 	auth, id, place, follow := s.handle(s.authUser), s.handle(checkSessionID), s.handleHere(s.turnPlace), s.handleHere(s.followPlace)
 	if s.cfg.PublicMeta {
 		g.GET("/meta", s.meta(m.Version))

@@ -122,6 +122,9 @@ func (s *Server) createSession(c *gin.Context) error {
 	if err := readBody(c, &req); err != nil {
 		return err
 	}
+	if err := checkCarried(c, req.AGUI); err != nil {
+		return err
+	}
 	sess, err := s.newSession(c, &req, nil)
 	if err != nil {
 		return err
@@ -157,6 +160,9 @@ func (s *Server) newSession(c *gin.Context, req *aap.PostSessionsRequest, first 
 	sess := &store.Session{
 		ID: ident.Random("sess_"), Owner: edge.Owner(c), Agent: req.Agent, Tools: req.Tools,
 		CreatedAt: s.cfg.Clock().UTC(),
+	}
+	if req.AGUI != nil {
+		sess.State = req.AGUI.State // the page's, under the AG-UI extension
 	}
 	// A seed that ends with calls of the agent's server tools left
 	// unanswered (a conversation carried over from elsewhere) waits for

@@ -26,6 +26,9 @@ func (s *Server) turnV3(c *gin.Context) error {
 	if err := readBody(c, &req); err != nil {
 		return err
 	}
+	if err := checkCarried(c, req.AGUI); err != nil {
+		return err
+	}
 	_, err := s.runTurn(c, c.Param("id"), &req, turnForm)
 	return err
 }
@@ -91,6 +94,7 @@ type sessionTurn struct {
 	req   *aap.PostSessionTurnRequest
 	form  answerForm
 	rw    gin.ResponseWriter
+	carry bool // granted the AG-UI extension (extension.go)
 
 	sess  *store.Session
 	agent *agent        // the session's agent
@@ -112,7 +116,7 @@ type sessionTurn struct {
 // of the session, whatever happens to the stream.
 func (s *Server) runTurn(c *gin.Context, id string, req *aap.PostSessionTurnRequest, form answerForm) (started bool, err error) {
 	env := &turnEnv{cfg: &s.cfg, roster: s.roster.Load(), met: s.base.Metrics, kept: s.kept, streaming: &s.streaming}
-	t := &sessionTurn{env: env, log: edge.Logger(c), start: edge.Start(c), owner: edge.Owner(c), id: id, req: req, form: form, rw: c.Writer}
+	t := &sessionTurn{env: env, log: edge.Logger(c), start: edge.Start(c), owner: edge.Owner(c), id: id, req: req, form: form, rw: c.Writer, carry: carries(c)}
 	err = s.base.Run(c, turns.TurnEnd{What: "turn", IDKey: "session", ID: id}, t)
 	if t.st != nil {
 		// The history the turn leaves is kept for the next (a turn that
@@ -243,10 +247,10 @@ func (t *sessionTurn) newRun(ctx context.Context, turn *turns.Turn) {
 	t.run = &turnRun{env: t.env, log: t.log, sess: t.sess, agent: t.agent, turn: turn, prevInterrupts: t.prevInterrupts,
 		tr: tr, follow: newFollowUp(t.agent.cfg.CancelRun, t.adm.run, t.adm.calls, t.adm.movedOn), saving: t.saving,
 		movingOn: cancelsWithMessage(t.adm.run), size: turns.MessageSize{Max: t.env.cfg.MaxMessageSize},
-		ans: answer{turn: turn, rw: t.rw, mode: t.req.Mode(), form: t.form, w: aapWriter}}
+		ans: answer{turn: turn, rw: t.rw, mode: t.req.Mode(), form: t.form, w: aapWriter, carry: t.carry && t.req.Mode() != aap.StreamNone}}
 	t.run.history = historyWriter{st: t.st, sessID: t.sess.ID, log: t.log, tr: tr,
 		own: entryIDs(added), perms: permissionsOf(t.req.Messages), movedOn: t.adm.movedOn, baseLen: len(hist) + len(added)}
-	t.run.obs = observer{log: t.log, sess: t.sess, agent: t.agent, tr: tr, met: t.env.met, history: &t.run.history, state: t.sess.State}
+	t.run.obs = observer{log: t.log, sess: t.sess, agent: t.agent, tr: tr, met: t.env.met, history: &t.run.history, state: t.sess.State, carry: t.run.ans.carry}
 	// What the run took over is not held twice while the stream is open:
 	// the run the agent took (its messages, its forwarded props) and the
 	// save of the turn's messages, which the run awaits.

@@ -51,24 +51,20 @@ func (s *Server) run(c *gin.Context) error {
 func (s *Server) serveInput(c *gin.Context, in *types.RunAgentInput) error {
 	log := edge.Logger(c)
 	name := c.Param("name")
-	var (
-		cl      *aap.Client
-		info    *aap.AgentInfo
-		version int
-	)
+	var ua upstreamAgent
 	err := aside.Do(func() (err error) {
-		cl, info, version, err = s.agent(c.Request.Context(), c.Request, name)
+		ua, err = s.agent(c.Request.Context(), c.Request, name)
 		return err
 	})
 	if err != nil {
 		return err
 	}
 	if isHydration(in) {
-		return s.hydrate(c, cl, info, in)
+		return s.hydrate(c, ua.cl, ua.info, in)
 	}
-	r := &runner{env: s.env(), rw: c.Writer, w: aguiWriter, start: edge.Start(c), cl: cl, version: version, in: in, info: info, log: log,
-		owner: edge.Owner(c), agentName: name}
-	r.openSession = r.openerFor(version)
+	r := &runner{env: s.env(), rw: c.Writer, w: aguiWriter, start: edge.Start(c), cl: ua.cl, version: ua.version, in: in, info: ua.info, log: log,
+		owner: edge.Owner(c), agentName: name, carry: ua.carry}
+	r.openSession = r.openerFor(ua.version)
 	if r.clientTools, r.fwd, err = runOptions(in); err != nil {
 		return err
 	}
@@ -110,24 +106,31 @@ func readRunInput(r *http.Request) (*types.RunAgentInput, error) {
 	return in, nil
 }
 
-// agent returns the client speaking the AAP server's version for the
-// request, that version (chosen here, once: the run never asks again)
-// and the agent name names there.
-func (s *Server) agent(ctx context.Context, r *http.Request, name string) (*aap.Client, *aap.AgentInfo, int, error) {
+// upstreamAgent is the agent a request names on the AAP server, and how
+// to reach it.
+type upstreamAgent struct {
+	cl      *aap.Client // speaking the server's version
+	info    *aap.AgentInfo
+	version int  // the server's protocol version (chosen once: the run never asks again)
+	carry   bool // the server grants the AG-UI extension (extension.go)
+}
+
+// agent returns the agent name names on the AAP server, for the request.
+func (s *Server) agent(ctx context.Context, r *http.Request, name string) (upstreamAgent, error) {
 	cl, key := s.client(r)
 	cl, meta, err := s.upstream(ctx, cl, key)
 	if err != nil {
-		return nil, nil, 0, &upstreamError{err}
+		return upstreamAgent{}, &upstreamError{err}
 	}
 	info, ok := meta.Agent(name)
 	if !ok {
-		return nil, nil, 0, fault.Fail(fault.KindNotFound, "unknown_agent", "no agent "+name+" on the AAP server")
+		return upstreamAgent{}, fault.Fail(fault.KindNotFound, "unknown_agent", "no agent "+name+" on the AAP server")
 	}
 	v, err := cl.Version(ctx) // known: s.upstream gave cl its version
 	if err != nil {
-		return nil, nil, 0, &upstreamError{err}
+		return upstreamAgent{}, &upstreamError{err}
 	}
-	return cl, info, v, nil
+	return upstreamAgent{cl: cl, info: info, version: v, carry: v == aap.Version3 && meta.Grants(aap.ExtensionAGUI)}, nil
 }
 
 // runOptions are the run's client tools in AAP form and what its

@@ -225,6 +225,11 @@ func (r *runner) event(ctx context.Context, t *turnRead, ev aap.Event, err error
 	case *aap.UnknownEvent:
 		r.log.Debug().Str("event", string(e.Name)).Msg("unknown AAP event skipped")
 		return false
+	case *aap.AGUIEvent:
+		if !r.carry { // an AG-UI event from a server that did not grant the extension
+			r.log.Debug().Msg("agui event of a server that does not grant the AG-UI extension skipped")
+			return false
+		}
 	case *aap.TurnStop:
 		r.turn.Line.Stop = string(e.StopReason)
 	}

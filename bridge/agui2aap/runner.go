@@ -64,6 +64,8 @@ type runner struct {
 	// recordable are the client's messages the thread's record will get
 	// at the save (keepForRecord).
 	recordable []recordable
+	// carry: the AAP server grants the AG-UI extension (extension.go).
+	carry bool
 }
 
 // runEnv is what a run uses of the server it runs on, handed down to it:

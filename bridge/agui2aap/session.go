@@ -47,6 +47,10 @@ func (r *runner) begin(ctx context.Context) (*aap.PostSessionTurnRequest, error)
 		contextDigest = digest(in.Context)
 	}
 	req := &aap.PostSessionTurnRequest{Stream: r.mode(), Messages: p.Turn}
+	if r.carry {
+		// The context goes to the agent as context (extension.go).
+		req.AGUI, contextDigest = carriedInput(in), ""
+	}
 	if u, ok := p.Turn[0].(*aap.UserMessage); ok {
 		if contextDigest != "" && (p.Fresh || contextDigest != th.ContextDigest) {
 			req.Messages = []aap.Message{translate.WithContext(u, in.Context)}

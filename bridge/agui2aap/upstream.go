@@ -36,6 +36,14 @@ func (s *Server) client(r *http.Request) (*aap.Client, string) {
 }
 
 func (s *Server) newClient(key string, h http.Header) *aap.Client {
+	// Every request asks for the AG-UI extension: an AAP server that
+	// grants it (aap2agui) then carries what AAP has no field for, one
+	// that does not ignores the header (extension.go).
+	h = h.Clone()
+	if h == nil {
+		h = http.Header{}
+	}
+	h.Set(aap.ExtensionsHeader, aap.ExtensionAGUI)
 	return aap.NewClient(s.cfg.Upstream, aap.ClientOptions{HTTPClient: s.cfg.HTTPClient, APIKey: key, Header: h, MaxEventSize: s.cfg.MaxEventSize, Version: s.cfg.UpstreamVersion})
 }
 

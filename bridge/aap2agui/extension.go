@@ -1,0 +1,54 @@
+package aap2agui
+
+import (
+	"bytes"
+	"encoding/json"
+
+	"github.com/ag-ui-protocol/ag-ui/sdks/community/go/pkg/core/events"
+	"github.com/gin-gonic/gin"
+
+	"github.com/aapagui/aapagui/aap"
+)
+
+// The AG-UI extension of AAP (aap.ExtensionAGUI, docs/MAPPING.md): a
+// version 3 request that asks for it is granted it, and then may carry
+// the page's state, context and forwarded props (the "agui" member), and
+// its turn's stream carries the agent's events that AAP has no event for
+// (translate.CarriedEvent). A request that does not ask sees plain AAP.
+
+// carryKey marks, in a request's gin context, that the request was
+// granted the extension.
+const carryKey = "aap2agui.agui"
+
+// grantAGUI grants the extension to a request that asks for it.
+func grantAGUI(c *gin.Context) {
+	if aap.HasExtension(c.Request.Header, aap.ExtensionAGUI) {
+		c.Header(aap.ExtensionsHeader, aap.ExtensionAGUI)
+		c.Set(carryKey, true)
+	}
+	c.Next()
+}
+
+// carries reports whether the request was granted the extension.
+func carries(c *gin.Context) bool { return c.GetBool(carryKey) }
+
+// checkCarried refuses an "agui" member in a request that was not granted
+// the extension: a plain AAP client never has it taken.
+func checkCarried(c *gin.Context, in *aap.AGUIInput) error {
+	if in != nil && !carries(c) {
+		return invalid("invalid_request", "agui: the AG-UI extension is not in effect for this request: ask for it with the header "+aap.ExtensionsHeader+": "+aap.ExtensionAGUI)
+	}
+	return nil
+}
+
+// carriedEvent is the agui event carrying ev (data: its JSON as the agent
+// sent it; nil when it holds nothing beyond ev's fields, and ev's own
+// encoding is then the same).
+func carriedEvent(ev events.Event, data []byte) *aap.AGUIEvent {
+	if data == nil {
+		data, _ = json.Marshal(ev) // an event decoded from JSON encodes
+	} else {
+		data = bytes.Clone(data) // the reader's buffer is read into again
+	}
+	return &aap.AGUIEvent{Data: data}
+}

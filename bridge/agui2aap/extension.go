@@ -1,0 +1,55 @@
+package agui2aap
+
+import (
+	"bytes"
+	"encoding/json"
+
+	"github.com/ag-ui-protocol/ag-ui/sdks/community/go/pkg/core/types"
+
+	"github.com/aapagui/aapagui/aap"
+)
+
+// The AG-UI extension of AAP (aap.ExtensionAGUI, docs/MAPPING.md). Every
+// request to the AAP server asks for it (newClient); a version 3 server
+// whose GET /meta grants it (aap2agui) gets the page's state, context and
+// forwarded props with each run's first turn (the "agui" member) instead
+// of the context written into the user message, and streams the agent's
+// events that AAP has no event for, which reach the page as the agent
+// sent them (translate.AAPToAGUI). An AAP server that does not grant it
+// sees the requests it saw before the extension.
+
+// carriedInput is what a run's input holds that AAP has no field for,
+// for a server that grants the extension: the state, the context and the
+// forwarded props (when they are an object), each as its JSON; nil when
+// the input holds none of them.
+func carriedInput(in *types.RunAgentInput) *aap.AGUIInput {
+	var out aap.AGUIInput
+	if in.State != nil {
+		out.State = marshalled(in.State)
+	}
+	if len(in.Context) > 0 {
+		out.Context = marshalled(in.Context)
+	}
+	if in.ForwardedProps != nil {
+		if b := marshalled(in.ForwardedProps); len(b) > 0 && b[0] == '{' {
+			out.ForwardedProps = b
+		}
+	}
+	if out.Empty() {
+		return nil
+	}
+	return &out
+}
+
+// marshalled is v's JSON: a value decoded from JSON marshals (nil if it
+// cannot, or is null).
+func marshalled(v any) json.RawMessage {
+	if raw, ok := v.(json.RawMessage); ok {
+		v = raw
+	}
+	b, err := json.Marshal(v)
+	if err != nil || bytes.Equal(b, []byte("null")) {
+		return nil
+	}
+	return b
+}

@@ -1,0 +1,217 @@
+package bridge_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/ag-ui-protocol/ag-ui/sdks/community/go/pkg/core/events"
+	"github.com/ag-ui-protocol/ag-ui/sdks/community/go/pkg/core/types"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/aapagui/aapagui/aap"
+	"github.com/aapagui/aapagui/agui"
+	"github.com/aapagui/aapagui/bridge/aap2agui"
+	"github.com/aapagui/aapagui/bridge/agui2aap"
+	"github.com/aapagui/aapagui/bridge/internal/bridgetest"
+	"github.com/aapagui/aapagui/internal/sse"
+	"github.com/aapagui/aapagui/store"
+	"github.com/aapagui/aapagui/translate"
+)
+
+// starterChain is one feature of the all-features starter's state agent
+// (bridgetest.StarterStateAgent) reached by a page two ways: straight
+// (Direct, the control) and through agui2aap in front of aap2agui in
+// front of the agent (Chained). AAP is aap2agui's own URL.
+type starterChain struct {
+	Direct, Chained, AAP string
+	Agent                *bridgetest.StarterStateAgent
+}
+
+func newStarterChain(t *testing.T, feature string) *starterChain {
+	t.Helper()
+	agent := &bridgetest.StarterStateAgent{}
+	as := httptest.NewServer(agent)
+	t.Cleanup(as.Close)
+	p, err := aap2agui.New(aap2agui.Config{Upstream: as.URL + "/" + feature, Store: store.NewMemory(),
+		Agent: aap.AgentInfo{Name: "starter", Capabilities: aap2agui.DefaultAgent().Capabilities}})
+	require.NoError(t, err)
+	ps := httptest.NewServer(p)
+	t.Cleanup(ps.Close)
+	g, err := agui2aap.New(agui2aap.Config{Upstream: ps.URL, Store: store.NewMemory()})
+	require.NoError(t, err)
+	gs := httptest.NewServer(g)
+	t.Cleanup(gs.Close)
+	return &starterChain{Direct: as.URL + "/" + feature, Chained: gs.URL + "/agents/starter", AAP: ps.URL, Agent: agent}
+}
+
+// pageRun is what a page gets of one run: each event, and its JSON.
+type pageRun struct {
+	Events []events.Event
+	JSON   []string
+}
+
+// carried is the JSON of the events of the run that AAP has no event for,
+// in order.
+func (r pageRun) carried() []string {
+	var out []string
+	for i, ev := range r.Events {
+		if translate.CarriedEvent(ev) {
+			out = append(out, r.JSON[i])
+		}
+	}
+	return out
+}
+
+func postRun(t *testing.T, url string, in *types.RunAgentInput) pageRun {
+	t.Helper()
+	body, err := agui.MarshalRunAgentInput(in)
+	require.NoError(t, err)
+	ctx, cancel := context.WithTimeout(context.Background(), bridgetest.Timeout)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(body))
+	require.NoError(t, err)
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "text/event-stream")
+	resp, err := http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	require.Equal(t, http.StatusOK, resp.StatusCode)
+	var run pageRun
+	for f, err := range sse.Read(resp.Body, sse.ReadOptions{}) {
+		require.NoError(t, err)
+		ev, err := agui.DecodeEvent(f.Data)
+		require.NoError(t, err)
+		run.Events, run.JSON = append(run.Events, ev), append(run.JSON, string(f.Data))
+	}
+	require.NoError(t, agui.Verify(run.Events), "the page's client takes the run")
+	return run
+}
+
+func requireSameJSON(t *testing.T, want, got []string) {
+	t.Helper()
+	require.Len(t, got, len(want), "got %v", got)
+	for i := range want {
+		assert.JSONEq(t, want[i], got[i], "event %d", i)
+	}
+}
+
+// The dojo's shared state through the chain, with the page pointed at
+// the agent as the control: the page's state, context and forwarded
+// props reach the agent as the page sent them, and the agent's
+// STATE_SNAPSHOT (and an ACTIVITY_SNAPSHOT beside it) reach the page as
+// the agent sent them, in order. The next run's state is the page's
+// again.
+func TestChainCarriesSharedState(t *testing.T) {
+	sc := newStarterChain(t, "shared_state")
+	in := &types.RunAgentInput{ThreadID: "th-shared", RunID: "run-1",
+		Messages:       []types.Message{{ID: "u1", Role: types.RoleUser, Content: "Make it spicy"}},
+		Tools:          []types.Tool{},
+		State:          map[string]any{"recipe": map[string]any{"title": "Page's wraps", "cooking_time": "5 min"}},
+		Context:        []types.Context{{Description: "The page", Value: "/recipes/42"}},
+		ForwardedProps: map[string]any{"copilotkit": map[string]any{"threadMetadata": map[string]any{"pinned": true}}}}
+
+	direct := postRun(t, sc.Direct, in)
+	chained := postRun(t, sc.Chained, in)
+	require.Len(t, direct.carried(), 2)
+	requireSameJSON(t, direct.carried(), chained.carried())
+	assert.JSONEq(t, `{"type":"STATE_SNAPSHOT","snapshot":`+bridgetest.StarterRecipe+`}`, chained.carried()[1])
+
+	runs := sc.Agent.Inputs()
+	require.Len(t, runs, 2)
+	sent, got := runs[0], runs[1]
+	for name, pair := range map[string][2]any{"state": {sent.State, got.State}, "context": {sent.Context, got.Context}} {
+		want, err := json.Marshal(pair[0])
+		require.NoError(t, err)
+		have, err := json.Marshal(pair[1])
+		require.NoError(t, err)
+		assert.JSONEq(t, string(want), string(have), name)
+	}
+	props, ok := got.ForwardedProps.(map[string]any)
+	require.True(t, ok, "forwardedProps: %#v", got.ForwardedProps)
+	assert.Equal(t, sent.ForwardedProps.(map[string]any)["copilotkit"], props["copilotkit"], "the page's forwarded props")
+	assert.Contains(t, props, translate.ForwardedPropsKey, "beside the bridge's own")
+	for _, m := range got.Messages {
+		if s, ok := m.Content.(string); ok {
+			assert.NotContains(t, s, "/recipes/42", "the context reaches the agent as context, not as text")
+		}
+	}
+
+	in.RunID = "run-2"
+	in.Messages = append(in.Messages, types.Message{ID: "u2", Role: types.RoleUser, Content: "Less salt"})
+	in.State = map[string]any{"recipe": map[string]any{"title": "Page's wraps, less salt"}}
+	postRun(t, sc.Chained, in)
+	runs = sc.Agent.Inputs()
+	require.Len(t, runs, 3)
+	state, _ := json.Marshal(runs[2].State)
+	assert.JSONEq(t, `{"recipe":{"title":"Page's wraps, less salt"}}`, string(state), "each run's state is the page's")
+}
+
+// The dojo's agentic generative UI through the chain: the snapshot of the
+// steps, a step, a STATE_DELTA per completed step and the last snapshot
+// reach the page as they reach it from the agent itself.
+func TestChainCarriesAgenticGenerativeUI(t *testing.T) {
+	sc := newStarterChain(t, "agentic_generative_ui")
+	in := &types.RunAgentInput{ThreadID: "th-steps", RunID: "run-1",
+		Messages: []types.Message{{ID: "u1", Role: types.RoleUser, Content: "Plan a trip"}},
+		Tools:    []types.Tool{}, State: map[string]any{}, Context: []types.Context{}, ForwardedProps: map[string]any{}}
+	direct := postRun(t, sc.Direct, in)
+	chained := postRun(t, sc.Chained, in)
+	require.Len(t, direct.carried(), 14, "snapshot, step started, 10 deltas, step finished, snapshot")
+	requireSameJSON(t, direct.carried(), chained.carried())
+}
+
+// aap2agui's own AAP clients: one that does not ask for the extension
+// sees plain AAP (no agui event, no grant) and has its "agui" member
+// refused before anything is stored; the session still keeps the agent's
+// state. One that asks is granted it and gets the agent's events.
+func TestAAPClientsSeeTheExtensionOnlyWhenAsked(t *testing.T) {
+	sc := newStarterChain(t, "agentic_generative_ui")
+	ctx, cancel := context.WithTimeout(context.Background(), bridgetest.Timeout)
+	defer cancel()
+
+	plain := aap.NewClient(sc.AAP, aap.ClientOptions{})
+	meta, err := plain.Meta(ctx)
+	require.NoError(t, err)
+	assert.False(t, meta.Grants(aap.ExtensionAGUI))
+	created, err := plain.CreateSession(ctx, &aap.PostSessionsRequest{Agent: aap.AgentConfig{Name: "starter"}})
+	require.NoError(t, err)
+	var names []aap.EventName
+	for ev, err := range plain.StreamTurn(ctx, created.SessionID, &aap.PostSessionTurnRequest{Stream: aap.StreamDelta, Messages: []aap.Message{aap.UserText("go")}}) {
+		require.NoError(t, err)
+		names = append(names, ev.EventName())
+	}
+	assert.Equal(t, []aap.EventName{aap.EventTurnStart, aap.EventTurnStop}, names, "nothing foreign")
+
+	_, err = plain.Turn(ctx, created.SessionID, &aap.PostSessionTurnRequest{Messages: []aap.Message{aap.UserText("again")},
+		AGUI: &aap.AGUIInput{State: json.RawMessage(`{"x":1}`)}})
+	var he *aap.HTTPError
+	require.ErrorAs(t, err, &he)
+	assert.Equal(t, http.StatusBadRequest, he.StatusCode)
+	assert.Contains(t, he.Message, "agui")
+	assert.Contains(t, he.Message, aap.ExtensionsHeader)
+
+	asking := aap.NewClient(sc.AAP, aap.ClientOptions{Header: http.Header{aap.ExtensionsHeader: {aap.ExtensionAGUI}}})
+	meta, err = asking.Meta(ctx)
+	require.NoError(t, err)
+	assert.True(t, meta.Grants(aap.ExtensionAGUI))
+	var carried []string
+	for ev, err := range asking.StreamTurn(ctx, created.SessionID, &aap.PostSessionTurnRequest{Stream: aap.StreamMessage,
+		Messages: []aap.Message{aap.UserText("once more")}, AGUI: &aap.AGUIInput{State: json.RawMessage(`{"steps":[]}`)}}) {
+		require.NoError(t, err)
+		if e, ok := ev.(*aap.AGUIEvent); ok {
+			carried = append(carried, string(e.Data))
+		}
+	}
+	require.Len(t, carried, 14)
+	assert.True(t, strings.HasPrefix(carried[0], `{"type":"STATE_SNAPSHOT"`), carried[0])
+	runs := sc.Agent.Inputs()
+	require.Len(t, runs, 2, "the refused turn reached no agent")
+	state, _ := json.Marshal(runs[1].State)
+	assert.JSONEq(t, `{"steps":[]}`, string(state), "the asking client's state is the run's")
+}
