@@ -5,8 +5,11 @@ import (
 	"encoding/json"
 
 	"github.com/ag-ui-protocol/ag-ui/sdks/community/go/pkg/core/types"
+	"github.com/rs/zerolog"
 
 	"github.com/aapagui/aapagui/aap"
+	"github.com/aapagui/aapagui/bridge/internal/metrics"
+	"github.com/aapagui/aapagui/translate"
 )
 
 // The AG-UI extension of AAP (aap.ExtensionAGUI, docs/MAPPING.md). Every
@@ -52,4 +55,39 @@ func marshalled(v any) json.RawMessage {
 		return nil
 	}
 	return b
+}
+
+// The types agui2aap counts in events_not_carried_total: what of the
+// page's run an AAP server without the extension is not sent.
+const (
+	notCarriedState = "RunAgentInput.state"
+	notCarriedProps = "RunAgentInput.forwardedProps"
+)
+
+// noteNotCarried counts and logs, once for the run, what of its input an
+// AAP server that does not grant the extension is not sent: a state that
+// holds something, and forwarded props beyond the "aap" member agui2aap
+// reads itself. (The context is sent, written into the user message.)
+func noteNotCarried(log *zerolog.Logger, met *metrics.Metrics, in *types.RunAgentInput) {
+	counts := zerolog.Dict()
+	n := 0
+	if b := marshalled(in.State); len(b) > 0 && !bytes.Equal(b, []byte("{}")) {
+		counts.Int(notCarriedState, 1)
+		met.NotCarried(notCarriedState, 1)
+		n++
+	}
+	if props, ok := in.ForwardedProps.(map[string]any); ok {
+		for k := range props {
+			if k != translate.ForwardedPropsKey {
+				counts.Int(notCarriedProps, 1)
+				met.NotCarried(notCarriedProps, 1)
+				n++
+				break
+			}
+		}
+	}
+	if n > 0 {
+		log.Info().Str("thread", in.ThreadID).Dict("not_carried", counts).
+			Msg("the AAP server does not grant the AG-UI extension: what AAP has no field for of the page's run was not sent")
+	}
 }

@@ -50,6 +50,8 @@ func (r *runner) begin(ctx context.Context) (*aap.PostSessionTurnRequest, error)
 	if r.carry {
 		// The context goes to the agent as context (extension.go).
 		req.AGUI, contextDigest = carriedInput(in), ""
+	} else {
+		noteNotCarried(r.log, r.env.met, in)
 	}
 	if u, ok := p.Turn[0].(*aap.UserMessage); ok {
 		if contextDigest != "" && (p.Fresh || contextDigest != th.ContextDigest) {

@@ -110,7 +110,7 @@ func New(o Options) *Metrics {
 	m.toolsAgainst = f.counterVec(prometheus.CounterOpts{Namespace: ns, Name: "tools_run_against_settings_total",
 		Help: "Server tools declared with permissions: aap that the agent ran although the session had not enabled them with trust, by tool (declared in the agent config) and session setting (not_enabled, untrusted)."}, "tool", "setting")
 	m.notCarried = f.counterVec(prometheus.CounterOpts{Namespace: ns, Name: "events_not_carried_total",
-		Help: "What the upstream sent that no event of the client's protocol carries, so that the client was not sent it (aap2agui: AG-UI events an AAP client gets nothing of), by type; counted at each " + u + "'s end."}, "type")
+		Help: "What one side sent that the other side's protocol has no room for, so that it was not sent on (aap2agui: AG-UI events an AAP client gets nothing of; agui2aap: what of a page's run an AAP server without the AG-UI extension gets nothing of), by type; counted once per " + u + "."}, "type")
 	m.load = newLoadMetrics(f, ns, u)
 	b := buildinfo.Read()
 	f.gauge(prometheus.GaugeOpts{Namespace: ns, Name: "build_info",
