@@ -6,7 +6,6 @@ import (
 	"errors"
 
 	"github.com/ag-ui-protocol/ag-ui/sdks/community/go/pkg/core/events"
-	jsonpatch "github.com/evanphx/json-patch/v5"
 	"github.com/rs/zerolog"
 
 	"github.com/aapagui/aapagui/aap"
@@ -33,8 +32,9 @@ type observer struct {
 	met     *metrics.Metrics
 	history *historyWriter
 
-	state        json.RawMessage // the session's state, as the run leaves it
+	state        json.RawMessage // the session's state, as the run leaves it (stateJSON)
 	stateChanged bool
+	patched      *patchedState     // the state decoded while STATE_DELTAs change it (state.go)
 	callNames    map[string]string // toolCallId → tool name of the calls this run streamed
 	dropped      *notCarried       // what the AAP client is not sent (notcarried.go), nil while nothing
 	carry        bool              // the client gets the events the AG-UI extension carries (extension.go)
@@ -48,16 +48,11 @@ func (r *observer) observe(ctx context.Context, ev events.Event, data []byte) (p
 	switch e := ev.(type) {
 	case *events.StateSnapshotEvent:
 		r.notCarried(ncStateSnapshot, 1) // (kept as the session's state)
-		b, err := json.Marshal(e.Snapshot)
-		if err != nil {
-			r.log.Warn().Err(err).Msg("STATE_SNAPSHOT")
-			return false, nil
-		}
-		r.state, r.stateChanged = b, true
+		r.snapshotState(e, data)
 		return false, nil
 	case *events.StateDeltaEvent:
 		r.notCarried(ncStateDelta, 1)
-		r.applyDelta(e)
+		r.applyDelta(e, data)
 		return false, nil
 	case *events.MessagesSnapshotEvent:
 		return false, r.snapshot(ctx, e, data)
@@ -120,25 +115,6 @@ func (r *observer) checkRanAsAllowed(toolCallID string) {
 	r.met.ToolRanAgainstSettings(name, label)
 	r.log.Warn().Str("session", r.sess.ID).Str("tool", name).Str("tool_call_id", toolCallID).Str("session_setting", setting).
 		Msg("the agent ran a server tool against the session's settings: if it cannot honour enabling and trust, declare the tool with permissions: none in --agent-config")
-}
-
-func (r *observer) applyDelta(e *events.StateDeltaEvent) {
-	ops, err := json.Marshal(e.Delta)
-	if err == nil {
-		var patch jsonpatch.Patch
-		if patch, err = jsonpatch.DecodePatch(ops); err == nil {
-			doc := r.state
-			if len(doc) == 0 {
-				doc = json.RawMessage(`{}`)
-			}
-			var next []byte
-			if next, err = patch.Apply(doc); err == nil {
-				r.state, r.stateChanged = next, true
-				return
-			}
-		}
-	}
-	r.log.Warn().Err(err).Msg("STATE_DELTA could not be applied; state unchanged")
 }
 
 // snapshot makes a MESSAGES_SNAPSHOT the session's history (data: the

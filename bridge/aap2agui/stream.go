@@ -466,7 +466,7 @@ func (r *turnRun) prepareStore() {
 		r.sess.Interrupts = r.prevInterrupts
 	}
 	if r.obs.stateChanged {
-		r.sess.State = r.obs.state
+		r.sess.State = r.obs.stateJSON()
 	}
 	r.history.prepareEnd(msgs, ids)
 }
