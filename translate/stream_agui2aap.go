@@ -65,10 +65,10 @@ type AGUIToAAP struct {
 	incomplete   bool
 	stop         aap.StopReason
 
-	texts     []openText // open text messages (usually at most one)
-	thoughts  []openText // open reasoning messages
-	chunkText string     // id of the text message opened by TEXT_MESSAGE_CHUNK
-	chunkRsn  string     // id of the reasoning message opened by REASONING_MESSAGE_CHUNK
+	texts     openTexts // open text messages (usually at most one)
+	thoughts  openTexts // open reasoning messages
+	chunkText string    // id of the text message opened by TEXT_MESSAGE_CHUNK
+	chunkRsn  string    // id of the reasoning message opened by REASONING_MESSAGE_CHUNK
 	args      ArgsAccumulator
 
 	called     map[string]bool // tool calls completed in this run
@@ -92,11 +92,6 @@ type AGUIToAAP struct {
 	runError      *events.RunErrorEvent
 	spill         TextSpill // Spill, in StreamDelta mode
 	agui10
-}
-
-type openText struct {
-	id   string
-	text streamedText
 }
 
 // thinkingID keys the deprecated THINKING_TEXT_MESSAGE_* events, which have
@@ -384,20 +379,20 @@ func (t *AGUIToAAP) Messages() []aap.Message {
 func (t *AGUIToAAP) Draft() (msg aap.Message, id string, ok bool) {
 	blocks := slices.Clone(t.blocks)
 	id = t.blocksID
-	for i := range t.thoughts {
-		if o := &t.thoughts[i]; o.text.Len() > 0 {
+	t.thoughts.each(func(o *openText) {
+		if o.text.Len() > 0 {
 			blocks = append(blocks, &aap.ThinkingBlock{Thinking: o.text.String()})
 		}
-	}
-	for i := range t.texts {
-		if o := &t.texts[i]; o.text.Len() > 0 {
+	})
+	t.texts.each(func(o *openText) {
+		if o.text.Len() > 0 {
 			blocks = append(blocks, &aap.TextBlock{Text: o.text.String()})
 			if id == "" && o.id != "" && o.id[0] != 0 {
 				id = o.id
 			}
 		}
-	}
-	if len(t.texts)+len(t.thoughts) == 0 || len(blocks) == 0 {
+	})
+	if t.texts.live+t.thoughts.live == 0 || len(blocks) == 0 {
 		return nil, "", false
 	}
 	return assistantMessage(blocks), id, true
@@ -445,23 +440,7 @@ func (t *AGUIToAAP) emit(ev aap.Event) {
 	}
 }
 
-func (t *AGUIToAAP) openText(list *[]openText, id string) *openText {
-	if o := findText(*list, id); o != nil {
-		return o
-	}
-	*list = append(*list, openText{id: id, text: streamedText{spill: t.spill}})
-	return &(*list)[len(*list)-1]
-}
-
-// findText is the open message of list with the given id; nil if none.
-func findText(list []openText, id string) *openText {
-	for i := range list {
-		if list[i].id == id {
-			return &list[i]
-		}
-	}
-	return nil
-}
+func (t *AGUIToAAP) openText(list *openTexts, id string) *openText { return list.open(id, t.spill) }
 
 func (t *AGUIToAAP) textDelta(id, delta string) {
 	o := t.openText(&t.texts, id)
@@ -494,7 +473,7 @@ func (t *AGUIToAAP) AddTextDelta(id string, delta []byte) bool {
 		t.chunkText != "" || t.chunkRsn != "" || t.chunking || t.foreign[id] {
 		return false
 	}
-	o := findText(t.texts, id)
+	o := t.texts.find(id)
 	if o == nil || o.text.Len() == 0 {
 		return false // not open, or its first text, which may follow another (textDelta)
 	}
@@ -513,21 +492,8 @@ func (t *AGUIToAAP) thinkingDelta(id, delta string) {
 	}
 }
 
-// take removes the open message with the given id and returns its text
-// (the list lets go of it).
-func take(list *[]openText, id string) (string, bool) {
-	for i := range *list {
-		if (*list)[i].id == id {
-			s := (*list)[i].text.String()
-			*list = slices.Delete(*list, i, i+1)
-			return s, true
-		}
-	}
-	return "", false
-}
-
 func (t *AGUIToAAP) endText(id string) {
-	s, ok := take(&t.texts, id)
+	s, ok := t.texts.take(id)
 	if !ok || s == "" {
 		return
 	}
@@ -538,7 +504,7 @@ func (t *AGUIToAAP) endText(id string) {
 }
 
 func (t *AGUIToAAP) endThinking(id string) {
-	s, ok := take(&t.thoughts, id)
+	s, ok := t.thoughts.take(id)
 	if !ok || s == "" {
 		return
 	}
@@ -744,11 +710,11 @@ func (t *AGUIToAAP) addBlock(b aap.ContentBlock, id string) {
 // were opened.
 func (t *AGUIToAAP) closeOpen() {
 	t.endChunked()
-	for len(t.thoughts) > 0 {
-		t.endThinking(t.thoughts[0].id)
+	for _, id := range t.thoughts.ids() {
+		t.endThinking(id)
 	}
-	for len(t.texts) > 0 {
-		t.endText(t.texts[0].id)
+	for _, id := range t.texts.ids() {
+		t.endText(id)
 	}
 	for _, id := range t.args.Open() {
 		if c, err := t.args.End(id); err == nil {

@@ -148,7 +148,7 @@ func (t *AGUIToAAP) streaming(id string) bool {
 	if id == "" {
 		return false
 	}
-	return id == t.blocksID || findText(t.texts, id) != nil || findText(t.thoughts, id) != nil
+	return id == t.blocksID || t.texts.find(id) != nil || t.thoughts.find(id) != nil
 }
 
 // snapshotAssistant streams an assistant message of a snapshot and makes
