@@ -57,6 +57,9 @@ type SessionInfo struct {
 	SessionID string      `json:"sessionId"`
 	Agent     AgentConfig `json:"agent"`
 	Tools     []ToolSpec  `json:"tools,omitzero"`
+	// AGUI is what the AG-UI extension keeps of the session (ExtensionAGUI):
+	// its state, given only to a request that asked for the extension.
+	AGUI *AGUIInput `json:"agui,omitempty"`
 }
 
 // GetSessionsResponse is the body of GET /sessions. Next is empty on the
@@ -106,7 +109,7 @@ func (s *SessionInfo) UnmarshalJSON(data []byte) error {
 	if err != nil {
 		return err
 	}
-	*s = SessionInfo{SessionID: p.id, Agent: p.agent, Tools: p.tools}
+	*s = SessionInfo{SessionID: p.id, Agent: p.agent, Tools: p.tools, AGUI: p.agui}
 	return nil
 }
 
@@ -116,6 +119,7 @@ type sessionParts[T any] struct {
 	agent   AgentConfig
 	tools   []T
 	history json.RawMessage // version 1's inline history, if any
+	agui    *AGUIInput
 }
 
 // decodeSession decodes a session object with tool specs of type T.
@@ -128,9 +132,14 @@ func decodeSession[T any, P interface {
 		Agent     json.RawMessage   `json:"agent"`
 		Tools     []json.RawMessage `json:"tools"`
 		History   json.RawMessage   `json:"history"`
+		AGUI      json.RawMessage   `json:"agui"`
 	}
 	var out sessionParts[T]
 	if err := decodeObject(data, &w); err != nil {
+		return out, err
+	}
+	var err error
+	if out.agui, err = decodeAGUIInput(w.AGUI); err != nil {
 		return out, err
 	}
 	if w.SessionID != nil {

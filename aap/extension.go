@@ -91,6 +91,9 @@ func (in *AGUIInput) UnmarshalJSON(data []byte) error {
 			}
 		}
 	}
+	if props := nonNull(w.ForwardedProps); props != nil && firstByte(props) != '{' {
+		return fieldErr("forwardedProps", "must be a JSON object")
+	}
 	*in = AGUIInput{State: nonNull(w.State), Context: nonNull(w.Context), ForwardedProps: nonNull(w.ForwardedProps)}
 	return nil
 }

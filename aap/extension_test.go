@@ -58,6 +58,7 @@ func TestTurnRequestAGUIInput(t *testing.T) {
 		"context not an array": `{"context":{"a":1}}`,
 		"context entry":        `{"context":[{"description":"d"}]}`,
 		"context value type":   `{"context":[{"description":"d","value":3}]}`,
+		"forwarded props":      `{"forwardedProps":[1]}`,
 	} {
 		t.Run(name, func(t *testing.T) {
 			var r aap.PostSessionTurnRequest

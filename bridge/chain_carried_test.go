@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -150,6 +151,16 @@ func TestChainCarriesSharedState(t *testing.T) {
 	require.Len(t, runs, 3)
 	state, _ := json.Marshal(runs[2].State)
 	assert.JSONEq(t, `{"recipe":{"title":"Page's wraps, less salt"}}`, string(state), "each run's state is the page's")
+
+	// A reload: the page hydrates the thread and gets its messages and
+	// the state the agent left, as the agent sent it.
+	hydrated := postRun(t, sc.Chained, &types.RunAgentInput{ThreadID: "th-shared", RunID: "run-3", Messages: []types.Message{},
+		Tools: []types.Tool{}, State: map[string]any{}, Context: []types.Context{}, ForwardedProps: map[string]any{}})
+	require.Len(t, hydrated.Events, 4, "RUN_STARTED, MESSAGES_SNAPSHOT, STATE_SNAPSHOT, RUN_FINISHED")
+	require.IsType(t, &events.MessagesSnapshotEvent{}, hydrated.Events[1])
+	assert.Len(t, hydrated.Events[1].(*events.MessagesSnapshotEvent).Messages, 2, "the two user messages")
+	assert.JSONEq(t, `{"type":"STATE_SNAPSHOT","snapshot":`+bridgetest.StarterRecipe+`}`, hydrated.JSON[2])
+	assert.Len(t, sc.Agent.Inputs(), 3, "a hydration runs no agent")
 }
 
 // The dojo's agentic generative UI through the chain: the snapshot of the
@@ -214,4 +225,51 @@ func TestAAPClientsSeeTheExtensionOnlyWhenAsked(t *testing.T) {
 	require.Len(t, runs, 2, "the refused turn reached no agent")
 	state, _ := json.Marshal(runs[1].State)
 	assert.JSONEq(t, `{"steps":[]}`, string(state), "the asking client's state is the run's")
+}
+
+// A turn whose stream carried agui events is rejoined only by a client
+// granted the extension, which gets them again; a plain AAP client is
+// refused, naming the header, rather than sent a foreign event.
+func TestRejoinOfACarryingTurnAsksForTheExtension(t *testing.T) {
+	sc := newStarterChain(t, "agentic_generative_ui")
+	ctx, cancel := context.WithTimeout(context.Background(), bridgetest.Timeout)
+	defer cancel()
+	asking := http.Header{aap.ExtensionsHeader: {aap.ExtensionAGUI}}
+	created, err := aap.NewClient(sc.AAP, aap.ClientOptions{Header: asking}).CreateSession(ctx, &aap.PostSessionsRequest{Agent: aap.AgentConfig{Name: "starter"}})
+	require.NoError(t, err)
+	do := func(method, path, body string, h http.Header) (int, string) {
+		req, err := http.NewRequestWithContext(ctx, method, sc.AAP+path, strings.NewReader(body))
+		require.NoError(t, err)
+		req.Header = h.Clone()
+		req.Header.Set("Content-Type", "application/json")
+		resp, err := http.DefaultClient.Do(req)
+		require.NoError(t, err)
+		defer resp.Body.Close()
+		var b strings.Builder
+		_, err = io.Copy(&b, resp.Body)
+		require.NoError(t, err)
+		return resp.StatusCode, b.String()
+	}
+	status, stream := do(http.MethodPost, "/sessions/"+created.SessionID+"/turns", `{"stream":"delta","messages":[{"role":"user","content":"go"}]}`, asking)
+	require.Equal(t, http.StatusOK, status)
+	require.Equal(t, 14, strings.Count(stream, "event: agui\n"), stream)
+	first := ""
+	for line := range strings.SplitSeq(stream, "\n") {
+		if id, ok := strings.CutPrefix(line, "id: "); ok {
+			first = id
+			break
+		}
+	}
+	require.NotEmpty(t, first, "the stream's events have ids")
+
+	status, body := do(http.MethodGet, "/sessions/"+created.SessionID+"/turn", "", http.Header{"Last-Event-ID": {first}})
+	assert.Equal(t, http.StatusBadRequest, status)
+	assert.Contains(t, body, "extension_required")
+	assert.Contains(t, body, aap.ExtensionsHeader)
+
+	again := asking.Clone()
+	again.Set("Last-Event-ID", first)
+	status, body = do(http.MethodGet, "/sessions/"+created.SessionID+"/turn", "", again)
+	assert.Equal(t, http.StatusOK, status)
+	assert.Equal(t, 14, strings.Count(body, "event: agui\n"), "the carried events again")
 }

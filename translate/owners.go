@@ -1,6 +1,12 @@
 package translate
 
-import "github.com/aapagui/aapagui/aap"
+import (
+	"iter"
+
+	"github.com/ag-ui-protocol/ag-ui/sdks/community/go/pkg/core/types"
+
+	"github.com/aapagui/aapagui/aap"
+)
 
 // Whose a tool call is. A call that has no result waits on whoever owns
 // its tool, and both bridges read it the same way, from the tool's name:
@@ -97,3 +103,51 @@ func ToolNamed(specs []aap.ToolSpec) func(name string) bool {
 
 // manyTools is where ToolNamed makes a set rather than look through.
 const manyTools = 16
+
+// WithoutOwnPermissions returns msgs (an AAP turn's messages) without the
+// tool_permissions for calls of the agent's own (own: ToolOwners.Agents)
+// that hist leaves open and no open interrupt waits on, and the ids of
+// those calls. A client that follows AAP's tool call resolving asks
+// permission for every pending call that is not its own, and the agent
+// runs its own tools whatever a session says: such a permission changes
+// nothing. A turn of nothing else is left whole (CheckTurn says what is
+// wrong with it). History is read only when msgs hold a tool_permission
+// no open interrupt waits for.
+func WithoutOwnPermissions(hist iter.Seq[aap.Message], open []types.Interrupt, msgs []aap.Message, own func(name string) bool) (kept []aap.Message, dropped []string) {
+	unbound := func(m aap.Message) (string, bool) {
+		p, ok := m.(*aap.ToolPermissionMessage)
+		if !ok {
+			return "", false
+		}
+		_, waiting := InterruptFor(open, p.ToolCallID)
+		return p.ToolCallID, !waiting
+	}
+	stray := false
+	for _, m := range msgs {
+		if _, ok := unbound(m); ok {
+			stray = true
+			break
+		}
+	}
+	if !stray || own == nil {
+		return msgs, nil
+	}
+	agents := map[string]bool{}
+	for _, tu := range OpenCalls(hist) {
+		if own(tu.Name) {
+			agents[tu.ToolCallID] = true
+		}
+	}
+	kept = make([]aap.Message, 0, len(msgs))
+	for _, m := range msgs {
+		if id, ok := unbound(m); ok && agents[id] {
+			dropped = append(dropped, id)
+			continue
+		}
+		kept = append(kept, m)
+	}
+	if len(kept) == 0 {
+		return msgs, nil
+	}
+	return kept, dropped
+}

@@ -3,8 +3,10 @@ package translate_test
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"testing"
 
+	"github.com/ag-ui-protocol/ag-ui/sdks/community/go/pkg/core/types"
 	"github.com/stretchr/testify/assert"
 
 	"github.com/aapagui/aapagui/aap"
@@ -71,5 +73,45 @@ func TestToolNamed(t *testing.T) {
 		}
 		assert.False(t, named(fmt.Sprintf("tool_%d", n)), "%d tools", n)
 		assert.False(t, named(""), "%d tools", n)
+	}
+}
+
+// A tool_permission for a call of the agent's own, which a client that
+// follows AAP's resolving rules sends for every call not its own, is left
+// out of the turn; one that an interrupt waits for, or for a call of
+// another tool, stays, and a turn of nothing else is left whole.
+func TestWithoutOwnPermissions(t *testing.T) {
+	hist := []aap.Message{
+		aap.UserText("write"),
+		&aap.AssistantMessage{Content: aap.BlockContent(
+			&aap.ToolUseBlock{ToolCallID: "doc", Name: "write_document_local", Input: json.RawMessage(`{}`)},
+			&aap.ToolUseBlock{ToolCallID: "confirm", Name: "confirm_changes", Input: json.RawMessage(`{}`)},
+			&aap.ToolUseBlock{ToolCallID: "search", Name: "web_search", Input: json.RawMessage(`{}`)},
+		)},
+	}
+	grant := func(id string) aap.Message { return &aap.ToolPermissionMessage{ToolCallID: id, Granted: true} }
+	result := &aap.ToolMessage{ToolCallID: "confirm", Content: aap.TextContent("ok")}
+	bound := []types.Interrupt{{ID: "perm-search", Reason: translate.InterruptReasonToolCall, ToolCallID: "search"}}
+	boundOwn := []types.Interrupt{{ID: "perm-doc", Reason: translate.InterruptReasonToolCall, ToolCallID: "doc"}}
+	cases := []struct {
+		name    string
+		open    []types.Interrupt
+		msgs    []aap.Message
+		kept    []aap.Message
+		dropped []string
+	}{
+		{"the agent's call's permission is left out", nil, []aap.Message{grant("doc"), result}, []aap.Message{result}, []string{"doc"}},
+		{"a permission an interrupt waits for stays", bound, []aap.Message{grant("search"), grant("doc"), result}, []aap.Message{grant("search"), result}, []string{"doc"}},
+		{"the agent's call with an interrupt of its own is asked for", boundOwn, []aap.Message{grant("doc"), result}, []aap.Message{grant("doc"), result}, nil},
+		{"a server tool's call without an interrupt stays (CheckTurn refuses it)", nil, []aap.Message{grant("search"), result}, []aap.Message{grant("search"), result}, nil},
+		{"a turn of nothing else is left whole", nil, []aap.Message{grant("doc")}, []aap.Message{grant("doc")}, nil},
+		{"no permission", nil, []aap.Message{result}, []aap.Message{result}, nil},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			kept, dropped := translate.WithoutOwnPermissions(slices.Values(hist), tc.open, tc.msgs, predictive.Agents)
+			assert.Equal(t, tc.kept, kept)
+			assert.Equal(t, tc.dropped, dropped)
+		})
 	}
 }

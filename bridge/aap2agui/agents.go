@@ -10,6 +10,7 @@ import (
 	"slices"
 
 	"github.com/ag-ui-protocol/ag-ui/sdks/community/go/pkg/core/types"
+	"github.com/rs/zerolog"
 
 	"github.com/aapagui/aapagui/aap"
 	"github.com/aapagui/aapagui/agui"
@@ -138,6 +139,23 @@ func (a *agent) serverTool(name string) bool {
 // own: the turn does not stop for it, and no answer is waited for.
 func (a *agent) owners(tools []aap.ToolSpec) translate.ToolOwners {
 	return translate.ToolOwners{Client: translate.ToolNamed(tools), Server: a.serverTool}
+}
+
+// warnUndeclaredApprovals warns of each interrupt the run left that asks
+// permission for a call of the agent's own (names: the run's calls by
+// id): aap2agui waits for that permission, but an AAP client that reads
+// GET /meta (agui2aap among them) takes the call for the agent's business
+// and never answers it, and only a new message moves on.
+func (a *agent) warnUndeclaredApprovals(log *zerolog.Logger, sess *store.Session, names map[string]string) {
+	owners := a.owners(sess.Tools)
+	for _, in := range sess.Interrupts {
+		name := names[in.ToolCallID]
+		if in.Reason != translate.InterruptReasonToolCall || name == "" || !owners.Agents(name) {
+			continue
+		}
+		log.Warn().Str("session", sess.ID).Str("tool", name).Str("tool_call_id", in.ToolCallID).
+			Msg("the agent asks permission for a call of a tool its configuration does not declare as a server tool: AAP clients that read GET /meta take the call for the agent's own and never answer it; declare the tool in --agent-config (permissions: aap)")
+	}
 }
 
 // threadID is the threadId of the session's runs under the agent's

@@ -52,3 +52,17 @@ func carriedEvent(ev events.Event, data []byte) *aap.AGUIEvent {
 	}
 	return &aap.AGUIEvent{Data: data}
 }
+
+// carriedForm marks, after the stream mode, the run log of a turn whose
+// stream carries agui events: only a client granted the extension may
+// rejoin it, so that a plain AAP client never sees one.
+const carriedForm = "+agui"
+
+// logForm is the Form of a turn's run log: its stream mode, marked when
+// the stream carries agui events.
+func logForm(mode aap.StreamMode, carry bool) string {
+	if carry {
+		return string(mode) + carriedForm
+	}
+	return string(mode)
+}

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/ag-ui-protocol/ag-ui/sdks/community/go/pkg/core/types"
+	"github.com/rs/zerolog"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -78,10 +79,12 @@ func (e *env) play(t *testing.T, id string, mode aap.StreamMode, msgs ...aap.Mes
 // the agent calls its own write_document_local, which it declares nowhere
 // and never reports a result for, and the page's confirm_changes. Both
 // calls reach the application; the turn stops for the page's tool alone;
-// the next turn answers it alone and the agent answers; a new message
-// then goes on. A permission for the agent's call is refused, naming it
-// the agent's own. With the tool declared "permissions: none" it is all
-// the same: the call is the agent's either way.
+// the next turn answers it (a permission for the agent's call beside the
+// result, as AAP's resolving rules have a client send, changes nothing;
+// alone it answers nothing and is refused, naming the call the agent's
+// own) and the agent answers; a new message then goes on. With the tool
+// declared "permissions: none" it is all the same: the call is the
+// agent's either way.
 func TestAgentsOwnToolPredictiveState(t *testing.T) {
 	ownTool := func(c *aap2agui.Config) {
 		c.OwnTools = []aap.ToolSpec{{Name: bridgetest.PredictiveDocumentTool, Description: "Write the document.", Parameters: json.RawMessage(`{"type":"object"}`)}}
@@ -94,6 +97,7 @@ func TestAgentsOwnToolPredictiveState(t *testing.T) {
 		{"the agent's tool declared permissions: none", ownTool},
 	} {
 		for _, mode := range []aap.StreamMode{aap.StreamDelta, aap.StreamMessage, aap.StreamNone} {
+			withPermission := mode != aap.StreamMessage
 			t.Run(cfg.name+"/"+string(mode), func(t *testing.T) {
 				agent := &bridgetest.PredictiveAgent{}
 				e := newEnv(t, serve(t, agent), cfg.configure)
@@ -105,17 +109,27 @@ func TestAgentsOwnToolPredictiveState(t *testing.T) {
 				docCall, confirmCall := first.ids[bridgetest.PredictiveDocumentTool], first.ids[bridgetest.PredictiveConfirmTool]
 
 				r := doRaw(t, http.MethodPost, e.URL+"/sessions/"+id+"/turns", "",
-					`{"messages":[{"role":"tool_permission","toolCallId":"`+docCall+`","granted":true},{"role":"tool","toolCallId":"`+confirmCall+`","content":"{\"accepted\":true}"}]}`)
+					`{"messages":[{"role":"tool_permission","toolCallId":"`+docCall+`","granted":true}]}`)
 				requireJSONError(t, r, http.StatusBadRequest, "invalid_turn")
-				assert.Contains(t, r.Body, "the agent's own")
+				assert.Contains(t, r.Body, "the agent's own", "a permission alone answers nothing")
 
-				second := e.play(t, id, mode, &aap.ToolMessage{ToolCallID: confirmCall, Content: aap.TextContent(`{"accepted":true}`)})
+				// What a client that follows AAP's resolving rules sends: its
+				// tool's result, and a permission for every other call. The
+				// permission for the agent's call changes nothing.
+				answer := &aap.ToolMessage{ToolCallID: confirmCall, Content: aap.TextContent(`{"accepted":true}`)}
+				var second seen
+				if withPermission {
+					second = e.play(t, id, mode, &aap.ToolPermissionMessage{ToolCallID: docCall, Granted: true}, answer)
+				} else {
+					second = e.play(t, id, mode, answer)
+				}
 				assert.Equal(t, "Ok!", second.text)
 				assert.Equal(t, aap.StopEndTurn, second.stop)
 				ins := agent.Inputs()
-				require.Len(t, ins, 2, "the refused permission reached no agent")
+				require.Len(t, ins, 2, "the refused turn reached no agent")
 				assert.Equal(t, []string{"user", "assistant", "tool"}, roles(ins[1].Messages), "the agent's call goes back as it made it, without a result")
 				assert.Equal(t, confirmCall, ins[1].Messages[2].ToolCallID)
+				assert.Empty(t, ins[1].Resume)
 
 				third := e.play(t, id, mode, aap.UserText("Another one"))
 				assert.Equal(t, aap.StopToolUse, third.stop)
@@ -153,4 +167,36 @@ func roles(msgs []types.Message) []string {
 		out[i] = string(m.Role)
 	}
 	return out
+}
+
+// An agent that asks permission for a call of a tool its configuration
+// does not declare (a tool_call interrupt bound to the call) is waited on
+// here, but an AAP client that reads GET /meta, agui2aap among them, takes
+// the call for the agent's own and never answers it: the operator is told
+// which tool to declare.
+func TestUndeclaredApprovalWarned(t *testing.T) {
+	up := newFakeUpstream(t, func(w http.ResponseWriter, _ *http.Request, in *runInput, _ int) {
+		sseEvents(w, concat([]string{runStarted(in)}, toolCallEvents("call_d", "deploy_site", "m0", `{}`),
+			[]string{interruptFinish(in, `[{"id":"perm-call_d","reason":"tool_call","toolCallId":"call_d"}]`)})...)
+	})
+	var logs bridgetest.SyncBuffer
+	e := newEnv(t, up.URL, func(c *aap2agui.Config) { c.Logger = zerolog.New(&logs) })
+	id := e.createSession(t, aap.PostSessionsRequest{})
+	s := e.play(t, id, aap.StreamDelta, aap.UserText("deploy"))
+	assert.Equal(t, aap.StopToolUse, s.stop)
+	lines := bridgetest.LogLines(t, logs.String(), "the agent asks permission for a call of a tool its configuration does not declare as a server tool: AAP clients that read GET /meta take the call for the agent's own and never answer it; declare the tool in --agent-config (permissions: aap)")
+	require.Len(t, lines, 1, "logs:\n%s", logs.String())
+	assert.Equal(t, "warn", lines[0]["level"])
+	assert.Equal(t, "deploy_site", lines[0]["tool"])
+	assert.Equal(t, id, lines[0]["session"])
+
+	// Declared, it is a server tool's call like any other: no warning.
+	var declared bridgetest.SyncBuffer
+	e = newEnv(t, up.URL, func(c *aap2agui.Config) {
+		c.Logger = zerolog.New(&declared)
+		c.Agent.Tools = append(c.Agent.Tools, aap.ToolSpec{Name: "deploy_site", Description: "Deploy.", Parameters: json.RawMessage(`{"type":"object"}`)})
+	})
+	id = e.createSession(t, aap.PostSessionsRequest{})
+	e.play(t, id, aap.StreamDelta, aap.UserText("deploy"))
+	assert.NotContains(t, declared.String(), "does not declare")
 }

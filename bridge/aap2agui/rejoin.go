@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/gin-gonic/gin"
@@ -39,8 +40,12 @@ func (s *Server) rejoin(c *gin.Context) error {
 	if err != nil {
 		return err
 	}
-	if mode := c.Query("stream"); mode != "" && mode != l.Form {
-		return invalid("stream_mode_differs", "the turn streams in mode "+l.Form+": rejoin it with stream="+l.Form+" or without stream")
+	form, carried := strings.CutSuffix(l.Form, carriedForm)
+	if mode := c.Query("stream"); mode != "" && mode != form {
+		return invalid("stream_mode_differs", "the turn streams in mode "+form+": rejoin it with stream="+form+" or without stream")
+	}
+	if carried && !carries(c) {
+		return invalid("extension_required", "the turn streams with the AG-UI extension: rejoin it asking for it with the header "+aap.ExtensionsHeader+": "+aap.ExtensionAGUI)
 	}
 	s.cfg.Rejoin(c, st, l, after, nil, s.deadTurn(id))
 	return nil

@@ -216,6 +216,9 @@ func (s *Server) getSession(version int) func(c *gin.Context) error {
 		}
 		info := s.info(sess)
 		if version == aap.Version3 {
+			if carries(c) && len(sess.State) > 0 {
+				info.AGUI = &aap.AGUIInput{State: sess.State} // the state the AG-UI extension keeps
+			}
 			edge.JSON(c, http.StatusOK, info)
 			return nil
 		}

@@ -232,7 +232,11 @@ func (t *sessionTurn) save(ctx context.Context) (<-chan error, error) {
 func (t *sessionTurn) Stream(ctx context.Context, turn *turns.Turn) error {
 	defer t.body.Close()
 	t.newRun(ctx, turn) // (its frame is large: not kept below the stream's wait)
-	return t.run.stream(ctx, t.body)
+	if err := t.run.stream(ctx, t.body); err != nil {
+		return err
+	}
+	t.agent.warnUndeclaredApprovals(t.log, t.sess, t.run.obs.callNames)
+	return nil
 }
 
 // newRun makes the turn's run (turnRun) once the agent took it.
@@ -263,7 +267,7 @@ func (t *sessionTurn) keepRunLog(turn *turns.Turn) {
 	if t.req.Mode() == aap.StreamNone {
 		return
 	}
-	turn.KeepRunLog(t.env.cfg.Store, store.RunLog{Owner: t.sess.Owner, Key: runKey(t.sess.ID), RunID: t.adm.run.RunID, Form: string(t.req.Mode())})
+	turn.KeepRunLog(t.env.cfg.Store, store.RunLog{Owner: t.sess.Owner, Key: runKey(t.sess.ID), RunID: t.adm.run.RunID, Form: logForm(t.req.Mode(), t.carry)})
 }
 
 // Store stores the rest of the run (turnRun.store).

@@ -2,12 +2,16 @@ package agui2aap
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 
+	"github.com/ag-ui-protocol/ag-ui/sdks/community/go/pkg/core/events"
 	"github.com/ag-ui-protocol/ag-ui/sdks/community/go/pkg/core/types"
 	"github.com/rs/zerolog"
 
 	"github.com/aapagui/aapagui/aap"
+	"github.com/aapagui/aapagui/agui"
+	"github.com/aapagui/aapagui/store"
 	"github.com/aapagui/aapagui/bridge/internal/metrics"
 	"github.com/aapagui/aapagui/translate"
 )
@@ -90,4 +94,24 @@ func noteNotCarried(log *zerolog.Logger, met *metrics.Metrics, in *types.RunAgen
 		log.Info().Str("thread", in.ThreadID).Dict("not_carried", counts).
 			Msg("the AAP server does not grant the AG-UI extension: what AAP has no field for of the page's run was not sent")
 	}
+}
+
+// sessionState is the STATE_SNAPSHOT a hydration gives the page back: the
+// state the thread's AAP session keeps under the extension (GET
+// /sessions/:id), as it was stored; nil when there is none or it cannot
+// be read (logged: the page then starts from its own).
+func sessionState(ctx context.Context, ua upstreamAgent, th *store.Thread, log *zerolog.Logger) events.Event {
+	if th == nil || th.SessionID == "" || th.Agent != ua.info.Name {
+		return nil
+	}
+	sess, err := ua.cl.GetSession(ctx, th.SessionID)
+	if err != nil {
+		log.Warn().Err(err).Str("session", th.SessionID).Msg("reading the AAP session's state for a hydration: the page gets none")
+		return nil
+	}
+	if sess.AGUI == nil || sess.AGUI.State == nil {
+		return nil
+	}
+	raw := append(append([]byte(`{"type":"STATE_SNAPSHOT","snapshot":`), sess.AGUI.State...), '}')
+	return &agui.UnknownEvent{BaseEvent: &events.BaseEvent{EventType: events.EventTypeStateSnapshot}, Raw: raw}
 }

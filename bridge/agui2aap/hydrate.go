@@ -41,7 +41,8 @@ func isHydration(in *types.RunAgentInput) bool {
 // and a run of the thread go on side by side. Only when the snapshot's
 // ids are not the thread's (renumber) does it write, under the lock, and
 // only if the lock is free.
-func (s *Server) hydrate(c *gin.Context, cl *aap.Client, info *aap.AgentInfo, in *types.RunAgentInput) error {
+func (s *Server) hydrate(c *gin.Context, ua upstreamAgent, in *types.RunAgentInput) error {
+	cl, info := ua.cl, ua.info
 	log := edge.Logger(c)
 	ctx := c.Request.Context()
 	start, endStart := fault.StartContext(ctx, s.cfg.StartTimeout)
@@ -55,6 +56,11 @@ func (s *Server) hydrate(c *gin.Context, cl *aap.Client, info *aap.AgentInfo, in
 		return err
 	}
 	evs := []events.Event{events.NewRunStartedEvent(in.ThreadID, in.RunID), events.NewMessagesSnapshotEvent(msgs)}
+	if ua.carry {
+		if st := sessionState(ctx, ua, th, log); st != nil {
+			evs = append(evs, st)
+		}
+	}
 	finished := events.NewRunFinishedEvent(in.ThreadID, in.RunID)
 	finished.Outcome = &events.RunFinishedOutcome{Type: events.RunFinishedOutcomeTypeSuccess}
 	if len(interrupts) > 0 {

@@ -60,7 +60,7 @@ func (s *Server) serveInput(c *gin.Context, in *types.RunAgentInput) error {
 		return err
 	}
 	if isHydration(in) {
-		return s.hydrate(c, ua.cl, ua.info, in)
+		return s.hydrate(c, ua, in)
 	}
 	r := &runner{env: s.env(), rw: c.Writer, w: aguiWriter, start: edge.Start(c), cl: ua.cl, version: ua.version, in: in, info: ua.info, log: log,
 		owner: edge.Owner(c), agentName: name, carry: ua.carry}
