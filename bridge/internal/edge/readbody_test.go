@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/aapagui/aapagui/bridge/internal/edge"
+	"github.com/aapagui/aapagui/bridge/internal/fault"
 )
 
 // A body reads back whole whatever length it claims: none, its own, or
@@ -34,4 +35,24 @@ func TestReadBodyCutShort(t *testing.T) {
 	r.ContentLength = 100
 	_, err := edge.ReadBody(r)
 	require.Error(t, err)
+}
+
+// A body nested as deep as JSON decoding reads (10,000 levels) reads back;
+// one level deeper is refused as a 400 naming the limit, before any
+// decoding; brackets inside strings are text, not nesting.
+func TestReadBodyDepth(t *testing.T) {
+	read := func(body string) ([]byte, error) {
+		r := httptest.NewRequest(http.MethodPost, "/", strings.NewReader(body))
+		return edge.ReadBody(r)
+	}
+	nested := func(n int) string { return strings.Repeat(`{"a":[`, n/2) + `"[[{{"` + strings.Repeat(`]}`, n/2) }
+	got, err := read(nested(edge.MaxDepth))
+	require.NoError(t, err)
+	assert.Len(t, got, len(nested(edge.MaxDepth)))
+	_, err = read(`[` + nested(edge.MaxDepth) + `]`)
+	var f *fault.Failure
+	require.ErrorAs(t, err, &f)
+	assert.Equal(t, http.StatusBadRequest, f.Kind.Status())
+	assert.Equal(t, "invalid_body", f.Code)
+	assert.Contains(t, f.Message, "deeper than 10000 levels, the limit")
 }

@@ -199,7 +199,8 @@ func BodyLimit(limit int64) gin.HandlerFunc {
 // bodySizeHint: a 2 MB RunAgentInput read by doubling a buffer allocates
 // about twice its size, and what is decoded from the body may keep it for
 // as long as the run streams (agui.DecodeRunAgentInput). An error is
-// BodyFailure's. A body read whole is let go (r.Body is http.NoBody
+// BodyFailure's, or a 400 for a body nested deeper than MaxDepth. A body
+// read whole is let go (r.Body is http.NoBody
 // after it): its readers (BodyLimit's, the body timeout's) are not held
 // while a turn streams. (The server drains and closes the body it made
 // itself.)
@@ -211,14 +212,22 @@ func ReadBody(r *http.Request) ([]byte, error) {
 			return nil, fault.BodyFailure(err)
 		}
 		r.Body = http.NoBody
-		return buf, nil
+		return depthChecked(buf)
 	}
 	buf := bytes.NewBuffer(make([]byte, 0, bytes.MinRead))
 	if _, err := buf.ReadFrom(r.Body); err != nil {
 		return nil, fault.BodyFailure(err)
 	}
 	r.Body = http.NoBody
-	return buf.Bytes(), nil
+	return depthChecked(buf.Bytes())
+}
+
+// depthChecked is body, or checkDepth's refusal of it.
+func depthChecked(body []byte) ([]byte, error) {
+	if err := checkDepth(body); err != nil {
+		return nil, err
+	}
+	return body, nil
 }
 
 // bodySizeHint bounds the buffer a body's Content-Length alone makes
