@@ -58,11 +58,11 @@ type pageRun struct {
 }
 
 // carried is the JSON of the events of the run that AAP has no event for,
-// in order.
+// in order (the run's end aside, whose result carries).
 func (r pageRun) carried() []string {
 	var out []string
 	for i, ev := range r.Events {
-		if translate.CarriedEvent(ev) {
+		if _, end := ev.(*events.RunFinishedEvent); !end && translate.CarriedEvent(ev) {
 			out = append(out, r.JSON[i])
 		}
 	}
@@ -122,6 +122,9 @@ func TestChainCarriesSharedState(t *testing.T) {
 	require.Len(t, direct.carried(), 2)
 	requireSameJSON(t, direct.carried(), chained.carried())
 	assert.JSONEq(t, `{"type":"STATE_SNAPSHOT","snapshot":`+bridgetest.StarterRecipe+`}`, chained.carried()[1])
+	_, ok := chained.Events[len(chained.Events)-1].(*events.RunFinishedEvent)
+	require.True(t, ok)
+	assert.Contains(t, chained.JSON[len(chained.JSON)-1], `"result":{"saved":true,"servings":2.50}`, "the run's result as the agent wrote it")
 
 	runs := sc.Agent.Inputs()
 	require.Len(t, runs, 2)

@@ -28,13 +28,25 @@ func CarriedEvent(ev events.Event) bool {
 		return true
 	case *events.CustomEvent:
 		return e.Name != OnInterruptEvent
+	case *events.RunFinishedEvent:
+		return carriedResult(e)
 	}
 	return false
+}
+
+// carriedResult reports a RUN_FINISHED whose result the extension
+// carries: one that is there and does not name an AAP stop reason (which
+// turn_stop carries already). The page's run ends with the result, not
+// with the carried event: only the result crosses.
+func carriedResult(e *events.RunFinishedEvent) bool {
+	_, stop := StopReasonFromResult(e.Result)
+	return e.Result != nil && !stop
 }
 
 // carried passes on an AG-UI event the extension carried (aap.AGUIEvent)
 // as its JSON, byte for byte, once it is known to be one CarriedEvent
 // allows: an AAP server cannot start, end or reshape the run through it.
+// A RUN_FINISHED gives its result to the run's own RUN_FINISHED.
 func (t *AAPToAGUI) carried(e *aap.AGUIEvent) error {
 	ev, err := agui.DecodeEvent(e.Data)
 	if err != nil {
@@ -42,6 +54,15 @@ func (t *AAPToAGUI) carried(e *aap.AGUIEvent) error {
 	}
 	if !CarriedEvent(ev) {
 		return &StreamError{Event: string(aap.EventAGUI), Reason: fmt.Sprintf("%s is not an event the AG-UI extension carries", ev.Type())}
+	}
+	if _, ok := ev.(*events.RunFinishedEvent); ok {
+		var w struct {
+			Result json.RawMessage `json:"result"`
+		}
+		if json.Unmarshal(e.Data, &w) == nil {
+			t.result = w.Result
+		}
+		return nil
 	}
 	t.out = append(t.out, &agui.UnknownEvent{BaseEvent: &events.BaseEvent{EventType: ev.Type()}, Raw: e.Data})
 	return nil

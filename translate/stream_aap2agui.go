@@ -1,6 +1,7 @@
 package translate
 
 import (
+	"encoding/json"
 	"time"
 
 	"github.com/ag-ui-protocol/ag-ui/sdks/community/go/pkg/core/events"
@@ -73,6 +74,8 @@ type AAPToAGUI struct {
 	resulted map[string]bool
 
 	msgs []aguiItem // the AG-UI messages of the run, for Messages
+
+	result json.RawMessage // the agent's run result the AG-UI extension carried (carried.go)
 }
 
 // aguiItem is one AG-UI message being built.
@@ -368,6 +371,8 @@ func (t *AAPToAGUI) runFinished(outcome *events.RunFinishedOutcome, result any) 
 	ev.BaseEvent, ev.ThreadIDValue, ev.RunIDValue, ev.Outcome = base, t.opts.ThreadID, t.opts.RunID, outcome
 	if result != nil {
 		ev.Result = result
+	} else if t.result != nil {
+		ev.Result = t.result
 	}
 	t.out = append(t.out, ev)
 	t.done = true

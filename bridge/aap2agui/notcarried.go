@@ -15,8 +15,8 @@ import (
 // logged once and added to aap2agui_events_not_carried_total.
 
 // notCarriedKind is one kind of what the AAP client is not sent. The
-// kinds before ncUnknown are the events the AG-UI extension carries
-// (translate.CarriedEvent): a client granted it is sent them.
+// kinds before ncUnknown, and ncRunResult, are what the AG-UI extension
+// carries (translate.CarriedEvent): a client granted it is sent them.
 type notCarriedKind uint8
 
 const (
@@ -57,7 +57,7 @@ type notCarried struct{ n [ncKinds]int }
 
 // notCarried counts n of kind k of what the AAP client is not sent.
 func (r *observer) notCarried(k notCarriedKind, n int) {
-	if n <= 0 || r.carry && k < ncUnknown { // the AG-UI extension carries the events before ncUnknown
+	if n <= 0 || r.carry && (k < ncUnknown || k == ncRunResult) { // what the AG-UI extension carries
 		return
 	}
 	if r.dropped == nil {

@@ -11,8 +11,8 @@ import (
 
 	"github.com/aapagui/aapagui/aap"
 	"github.com/aapagui/aapagui/agui"
-	"github.com/aapagui/aapagui/store"
 	"github.com/aapagui/aapagui/bridge/internal/metrics"
+	"github.com/aapagui/aapagui/store"
 	"github.com/aapagui/aapagui/translate"
 )
 

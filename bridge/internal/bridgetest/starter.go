@@ -29,9 +29,9 @@ import (
 //
 // Its events are written as the starter's EventEncoder writes them
 // (pydantic's model_dump_json by alias, without nulls), with a STEP_STARTED
-// and STEP_FINISHED around the steps and an ACTIVITY_SNAPSHOT beside the
-// recipe, which the starter does not send, so that every event AAP has no
-// event for crosses. It keeps every RunAgentInput it gets.
+// and STEP_FINISHED around the steps, an ACTIVITY_SNAPSHOT beside the
+// recipe and a result on the recipe's RUN_FINISHED, which the starter does
+// not send, so that every event AAP has no event for crosses. It keeps every RunAgentInput it gets.
 type StarterStateAgent struct {
 	mu     sync.Mutex
 	inputs []*types.RunAgentInput
@@ -62,8 +62,10 @@ func (a *StarterStateAgent) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	var evs []string
+	finished := ""
 	switch {
 	case strings.HasSuffix(r.URL.Path, "/shared_state"):
+		finished = `,"result":{"saved":true,"servings":2.50}`
 		evs = []string{`{"type":"ACTIVITY_SNAPSHOT","messageId":"act-1","activityType":"recipe-card","content":{"title":"Spicy wraps"}}`,
 			`{"type":"STATE_SNAPSHOT","snapshot":` + StarterRecipe + `}`}
 	case strings.HasSuffix(r.URL.Path, "/agentic_generative_ui"):
@@ -76,7 +78,7 @@ func (a *StarterStateAgent) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	a.inputs = append(a.inputs, in)
 	a.mu.Unlock()
 	run := fmt.Sprintf(`"threadId":%s,"runId":%s`, quoteJSON(in.ThreadID), quoteJSON(in.RunID))
-	evs = append(append([]string{`{"type":"RUN_STARTED",` + run + `}`}, evs...), `{"type":"RUN_FINISHED",`+run+`}`)
+	evs = append(append([]string{`{"type":"RUN_STARTED",` + run + `}`}, evs...), `{"type":"RUN_FINISHED",`+run+finished+`}`)
 	w.Header().Set("Content-Type", "text/event-stream")
 	var out []byte
 	for _, ev := range evs {
