@@ -59,6 +59,8 @@ func FuzzDecodeTurnRequest(f *testing.F) {
 		`{"messages":[{"role":"tool","toolCallId":"a","content":[{"type":"text","text":"x"}]},{"role":"tool_permission","toolCallId":"b","granted":true}]}`,
 		`{"agent":{"tools":[],"options":{"b":"1","a":"2"}},"messages":[{"role":"user","content":"hi"}],"tools":[{"name":"t","title":"","description":"d","parameters":{"type":"object"}}]}`,
 		`{"agent":null,"stream":"none","messages":[{"role":"user","content":[{"type":"image","url":"https://x"}]}],"tools":[]}`,
+		`{"messages":[{"role":"user","content":"hi"}],"agui":{"state":{"b":1.50,"a":[null]},"context":[{"description":"d","value":"v"}],"forwardedProps":{"x":{}}}}`,
+		`{"messages":[{"role":"user","content":"hi"}],"agui":{"state":null,"context":[]}}`,
 	} {
 		f.Add([]byte(s))
 	}
@@ -99,6 +101,9 @@ func FuzzDecodeEvent(f *testing.F) {
 	f.Add("usage", []byte(`{"tokens": 1}`))
 	f.Add("session_start", []byte(`{"sessionId": "sess_abc123"}`))
 	f.Add("session_start", []byte(`{"sessionId":"\u00e9\"<>","x":[]}`))
+	f.Add("agui", []byte(`{"type":"STATE_DELTA","delta":[{"op":"add","path":"/a","value":1.50}]}`))
+	f.Add("agui", []byte(` {"type":"CUSTOM","name":"x",
+ "value":"\u00e9"} `))
 	f.Fuzz(func(t *testing.T, name string, data []byte) {
 		ev, err := aap.DecodeEvent(name, data)
 		if err != nil {

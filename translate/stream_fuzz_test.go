@@ -343,6 +343,7 @@ func FuzzAAPToAGUI(f *testing.F) {
 	f.Add([]byte{0, 1, 1, 7})
 	f.Add([]byte{0, 2, 1, 5, 6, 1, 7})
 	f.Add([]byte{3, 4, 5, 5, 7})
+	f.Add([]byte{0, 0x18, 1, 0x28, 0x38, 0x48, 0x58, 0x68, 0x78, 7})
 	f.Fuzz(func(t *testing.T, ops []byte) {
 		tr := translate.NewAAPToAGUI(translate.AAPToAGUIOptions{
 			ThreadID: "t", RunID: "r", NewID: translate.SequentialIDs("m"),
@@ -390,7 +391,23 @@ func opsToAAP(ops []byte) []aap.Event {
 		case 7:
 			ev = &aap.TurnStop{StopReason: []aap.StopReason{aap.StopEndTurn, aap.StopToolUse, aap.StopMaxTokens, aap.StopRefusal, aap.StopError}[int(op>>4)%5]}
 		default:
-			ev = &aap.UnknownEvent{Name: "future", Data: json.RawMessage(`{}`)}
+			// An unknown event, or what the AG-UI extension may carry: the
+			// events AAP has none for, a run's result, and what it must
+			// never pass on (a run's start or end, broken JSON).
+			switch op >> 4 {
+			case 0:
+				ev = &aap.UnknownEvent{Name: "future", Data: json.RawMessage(`{}`)}
+			default:
+				ev = &aap.AGUIEvent{Data: json.RawMessage([]string{
+					`{"type":"STATE_DELTA","delta":[{"op":"add","path":"/a","value":1.50}]}`,
+					`{"type":"RUN_FINISHED","threadId":"x","runId":"y","result":{"n":2.50}}`,
+					`{"type":"RUN_STARTED","threadId":"x","runId":"y"}`,
+					`{"type":"CUSTOM","name":"PredictState","value":[]}`,
+					`{"type":"TEXT_MESSAGE_END","messageId":"m1"}`,
+					`{"type":"STEP_STARTED","stepName":"s"}`,
+					`{"type":`,
+				}[int(op>>4)%7])}
+			}
 		}
 		out = append(out, ev)
 	}
