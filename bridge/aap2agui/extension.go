@@ -2,12 +2,14 @@ package aap2agui
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 
 	"github.com/ag-ui-protocol/ag-ui/sdks/community/go/pkg/core/events"
 	"github.com/gin-gonic/gin"
 
 	"github.com/aapagui/aapagui/aap"
+	"github.com/aapagui/aapagui/translate"
 )
 
 // The AG-UI extension of AAP (aap.ExtensionAGUI, docs/MAPPING.md): a
@@ -39,6 +41,15 @@ func checkCarried(c *gin.Context, in *aap.AGUIInput) error {
 		return invalid("invalid_request", "agui: the AG-UI extension is not in effect for this request: ask for it with the header "+aap.ExtensionsHeader+": "+aap.ExtensionAGUI)
 	}
 	return nil
+}
+
+// carryEvent sends a client granted the extension the agent's event ev
+// (data: its JSON, or nil) when the extension carries it, in its place
+// before what the translator makes of it.
+func (r *turnRun) carryEvent(ctx context.Context, ev events.Event, data []byte) {
+	if r.ans.carry && translate.CarriedEvent(ev) {
+		r.write(ctx, []aap.Event{carriedEvent(ev, data)})
+	}
 }
 
 // carriedEvent is the agui event carrying ev (data: its JSON as the agent

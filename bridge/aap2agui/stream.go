@@ -231,9 +231,7 @@ func (r *turnRun) source(ctx context.Context, body *upstream.IdleBody) io.Reader
 func (r *turnRun) takeEvent(ctx context.Context, ev events.Event, data []byte) (done bool, failure error) {
 	_, unknown := ev.(*agui.UnknownEvent)
 	r.turn.CountIn(string(ev.Type()), !unknown)
-	if r.ans.carry && translate.CarriedEvent(ev) {
-		r.write(ctx, []aap.Event{carriedEvent(ev, data)})
-	}
+	r.carryEvent(ctx, ev, data)
 	if pass, out := r.obs.observe(ctx, ev, data); !pass {
 		if len(out) > 0 {
 			r.write(ctx, out) // what a MESSAGES_SNAPSHOT holds that the run had not streamed
