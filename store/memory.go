@@ -3,7 +3,6 @@ package store
 import (
 	"context"
 	"errors"
-	"sort"
 	"sync"
 	"time"
 )
@@ -15,6 +14,7 @@ type Memory struct {
 	mu       sync.Mutex
 	seq      int64
 	sessions map[string]*memSession
+	owners   ownerSessions // the sessions by owner, in seq order (memory_order.go)
 	th       memThreads
 	runLogs  memRunLogs
 }
@@ -29,7 +29,9 @@ type memSession struct {
 }
 
 // NewMemory returns an empty in-memory store.
-func NewMemory() *Memory { return &Memory{sessions: make(map[string]*memSession)} }
+func NewMemory() *Memory {
+	return &Memory{sessions: make(map[string]*memSession), owners: ownerSessions{}}
+}
 
 func (m *Memory) get(owner, id string) (*memSession, error) {
 	ms, ok := m.sessions[id]
@@ -50,16 +52,8 @@ func (m *Memory) CreateSession(_ context.Context, s *Session, seed []Entry, max 
 	if _, ok := m.sessions[s.ID]; ok {
 		return ErrExists
 	}
-	if max > 0 {
-		n := 0
-		for _, ms := range m.sessions {
-			if ms.s.Owner == s.Owner {
-				n++
-			}
-		}
-		if n >= max {
-			return ErrLimit
-		}
+	if max > 0 && len(m.owners[s.Owner]) >= max {
+		return ErrLimit
 	}
 	m.seq++
 	s.Seq, s.HistoryVersion = m.seq, 1
@@ -69,7 +63,12 @@ func (m *Memory) CreateSession(_ context.Context, s *Session, seed []Entry, max 
 	}
 	// As SQLite stores it: UTC, to the millisecond.
 	c.CreatedAt = c.CreatedAt.UTC().Truncate(time.Millisecond)
-	m.sessions[s.ID] = &memSession{s: c, history: hist, version: 1}
+	ms := &memSession{s: c, history: hist, version: 1}
+	m.sessions[s.ID] = ms
+	if m.owners == nil {
+		m.owners = ownerSessions{}
+	}
+	m.owners.add(ms)
 	return nil
 }
 
@@ -101,16 +100,7 @@ func (m *Memory) ListSessions(_ context.Context, owner string, after int64, limi
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	var found []*memSession
-	for _, ms := range m.sessions {
-		if ms.s.Owner == owner && ms.s.Seq > after {
-			found = append(found, ms)
-		}
-	}
-	sort.Slice(found, func(i, j int) bool { return found[i].s.Seq < found[j].s.Seq })
-	if len(found) > limit {
-		found = found[:limit]
-	}
+	found := m.owners.page(owner, after, limit)
 	out := make([]*Session, len(found))
 	for i, ms := range found {
 		c, err := ms.session()
@@ -152,10 +142,12 @@ func (m *Memory) SaveSession(_ context.Context, s *Session, appended []Entry, ho
 func (m *Memory) DeleteSession(_ context.Context, owner, id string) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if _, err := m.get(owner, id); err != nil {
+	ms, err := m.get(owner, id)
+	if err != nil {
 		return err
 	}
 	delete(m.sessions, id)
+	m.owners.remove(ms)
 	return nil
 }
 

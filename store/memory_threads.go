@@ -5,19 +5,8 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"slices"
-	"strings"
 	"time"
 )
-
-// before tells whether a thread active at updated with id comes after the
-// page's start in a listing (newest first).
-func (p ThreadPage) before(updated time.Time, id string) bool {
-	if p.UpdatedAt.IsZero() && p.ID == "" {
-		return true
-	}
-	return updated.Before(p.UpdatedAt) || (updated.Equal(p.UpdatedAt) && id < p.ID)
-}
 
 // threadKey joins owner and id unambiguously.
 func threadKey(owner, id string) string { return owner + "\x00" + id }
@@ -33,6 +22,7 @@ type memThreads struct {
 	// parts are the parts of the records' long texts (AddRecordPart), by
 	// thread.
 	parts map[string]memParts
+	order threadOrder // the threads by owner and last activity (memory_order.go)
 }
 
 type memLock struct {
@@ -88,8 +78,13 @@ func (m *Memory) SaveThread(_ context.Context, t *Thread, holder string) error {
 		t.RecordLen = len(rec)
 	}
 	m.th.threads[k] = b
-	if _, ok := m.th.updated[k]; !ok || !t.KeepUpdatedAt {
-		m.th.updated[k] = time.Now().UTC()
+	if was, ok := m.th.updated[k]; !ok || !t.KeepUpdatedAt {
+		now := time.Now().UTC()
+		m.th.updated[k] = now
+		if m.th.order == nil {
+			m.th.order = threadOrder{}
+		}
+		m.th.order.move(t.Owner, t.ID, was, now)
 	}
 	if l, ok := m.th.locks[k]; ok && holder != "" && l.holder == holder {
 		delete(m.th.locks, k)
@@ -134,36 +129,26 @@ func (m *Memory) ListThreads(_ context.Context, owner string, after ThreadPage, 
 		return nil, nil
 	}
 	m.mu.Lock()
-	var out []*Thread
-	for k, b := range m.th.threads {
-		o, id, _ := strings.Cut(k, "\x00")
-		if o != owner || !after.before(m.th.updated[k], id) {
-			continue
-		}
-		t, err := DecodeThread(o, id, m.th.updated[k], b)
+	defer m.mu.Unlock()
+	refs := m.th.order.page(owner, after, limit)
+	out := make([]*Thread, 0, len(refs))
+	for _, r := range refs {
+		k := threadKey(owner, r.id)
+		t, err := DecodeThread(owner, r.id, r.updated, m.th.threads[k])
 		if err != nil {
-			m.mu.Unlock()
 			return nil, err
 		}
 		t.RecordLen = len(m.th.records[k])
 		out = append(out, t)
 	}
-	m.mu.Unlock()
-	sortThreads(out)
-	return out[:min(limit, len(out))], nil
+	return out, nil
 }
 
 // CountThreads implements ThreadStore.
 func (m *Memory) CountThreads(_ context.Context, owner string) (int, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	n := 0
-	for k := range m.th.threads {
-		if o, _, _ := strings.Cut(k, "\x00"); o == owner {
-			n++
-		}
-	}
-	return n, nil
+	return len(m.th.order[owner]), nil
 }
 
 // DeleteThread implements ThreadStore.
@@ -174,6 +159,7 @@ func (m *Memory) DeleteThread(_ context.Context, owner, id string) error {
 	if _, ok := m.th.threads[k]; !ok {
 		return ErrNotFound
 	}
+	m.th.order.remove(owner, threadRef{m.th.updated[k], id})
 	delete(m.th.threads, k)
 	delete(m.th.updated, k)
 	delete(m.th.records, k)
@@ -201,15 +187,4 @@ func (m *Memory) ThreadRecord(_ context.Context, owner, id string) ([]json.RawMe
 		out[i] = bytes.Clone(msg)
 	}
 	return out, nil
-}
-
-// sortThreads orders threads for a listing: most recently active first,
-// then by id, descending.
-func sortThreads(ts []*Thread) {
-	slices.SortFunc(ts, func(a, b *Thread) int {
-		if c := b.UpdatedAt.Compare(a.UpdatedAt); c != 0 {
-			return c
-		}
-		return strings.Compare(b.ID, a.ID)
-	})
 }

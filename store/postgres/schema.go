@@ -248,5 +248,19 @@ func (s *Store) migrate(ctx context.Context) error {
 			return fmt.Errorf("store: postgres: migrating schema to version %d: %w", v+1, err)
 		}
 	}
+	for _, q := range pgIndexes {
+		if _, err := conn.Exec(ctx, q); err != nil {
+			return fmt.Errorf("store: postgres: %w", err)
+		}
+	}
 	return nil
+}
+
+// pgIndexes are made whatever the schema's version (under the migration
+// lock): they change what no row means, so a replica of a build from
+// before one still opens the store and runs beside it during a rolling
+// update. threads_owner_updated serves a page of ListThreads, which
+// otherwise sorted all of the owner's threads for each page.
+var pgIndexes = []string{
+	`CREATE INDEX IF NOT EXISTS threads_owner_updated ON threads (owner, updated_at, id)`,
 }

@@ -226,8 +226,21 @@ func (s *Store) migrate(path string) error {
 			return fmt.Errorf("store: sqlite %s: %w", path, err)
 		}
 	}
+	for _, q := range indexes {
+		if _, err := tx.ExecContext(ctx, q); err != nil {
+			return fmt.Errorf("store: sqlite %s: %w", path, err)
+		}
+	}
 	if err := tx.Commit(); err != nil {
 		return fmt.Errorf("store: sqlite %s: %w", path, err)
 	}
 	return nil
+}
+
+// indexes are made whatever the schema's version: they change what no
+// row means, so a build from before one still opens the store (and
+// leaves it be). threads_owner_updated serves a page of ListThreads,
+// which otherwise sorted all of the owner's threads for each page.
+var indexes = []string{
+	`CREATE INDEX IF NOT EXISTS threads_owner_updated ON threads (owner, updated_at, id)`,
 }

@@ -224,8 +224,8 @@ func (s *Store) ListThreads(ctx context.Context, owner string, after store.Threa
 	q, args := `SELECT t.id, `+sqliteThreadColumns+` FROM threads t WHERE t.owner = ?`, []any{owner}
 	if !after.UpdatedAt.IsZero() || after.ID != "" {
 		ms := toMillis(after.UpdatedAt)
-		q += ` AND (t.updated_at < ? OR (t.updated_at = ? AND t.id < ?))`
-		args = append(args, ms, ms, after.ID)
+		q += ` AND (t.updated_at, t.id) < (?, ?)` // as threads_owner_updated orders them
+		args = append(args, ms, after.ID)
 	}
 	rows, err := s.readRows(ctx, q+` ORDER BY t.updated_at DESC, t.id DESC LIMIT ?`, append(args, limit)...)
 	if err != nil {

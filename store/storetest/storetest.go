@@ -32,6 +32,7 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"get", testGet},
 		{"update", testUpdate},
 		{"list", testList},
+		{"every page", testListPages},
 		{"delete", testDelete},
 		{"history round trip", testHistoryRoundTrip},
 		{"load session", testLoadSession},

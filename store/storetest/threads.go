@@ -18,6 +18,7 @@ func testThreads(t *testing.T, open func(t *testing.T) store.Store) {
 		{"missing thread", testThreadMissing},
 		{"round trip and replace", testThreadRoundTrip},
 		{"list and delete", testThreadListDelete},
+		{"every page", testThreadPages},
 		{"owners are isolated", testThreadOwners},
 		{"locks", testThreadLocks},
 		{"save and unlock", testThreadSaveUnlock},
