@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 )
@@ -83,6 +84,7 @@ func g2aServerDims() []scalingDim {
 		g2aStreamDim("server-results", "the server's own calls with their results", 400, "", func(n int) []byte { return g2aCalls(n, scaleTrustedTool, true) }),
 		g2aStreamDim("interrupts", "interrupts in one outcome (calls asking permission)", 400, "", func(n int) []byte { return g2aCalls(n, scaleServerTool, false) }),
 		{key: "threads-page", dimension: "threads of an owner (the first page)", via: "GET …/threads", bound: "--max-threads-per-key", n: 100, reuse: true, setup: g2aThreads("bench", 20)},
+		{key: "threads-all", dimension: "threads of an owner (every page)", via: "GET …/threads", bound: "--max-threads-per-key", n: 100, reuse: true, setup: g2aThreads("bench", -20)},
 		{key: "threads-other", dimension: "threads of an owner's other agent, skipped", via: "GET …/threads", bound: "--max-threads-per-key", n: 100, reuse: true, setup: g2aThreads("other", 20)},
 		{key: "page", dimension: "entries of a listing page", via: "GET …/threads?limit=n", bound: "limit 100", n: 10, reuse: true, setup: g2aThreads("bench", 0)},
 	}
@@ -326,7 +328,7 @@ func g2aResume(ctx context.Context, r *scaleRun, n int) (scaleCase, error) {
 
 // g2aThreads starts n threads of agent (and one of "bench" when agent is
 // another), then lists bench's threads: the first page of size limit, or
-// of n when limit is 0.
+// of n when limit is 0, or every page of size -limit when it is negative.
 func g2aThreads(agent string, limit int) func(context.Context, *scaleRun, int) (scaleCase, error) {
 	return func(ctx context.Context, r *scaleRun, n int) (scaleCase, error) {
 		r.aa.set(aapTurn(aapDelta(nil, "ok"), aapStopEnd))
@@ -345,19 +347,25 @@ func g2aThreads(agent string, limit int) func(context.Context, *scaleRun, int) (
 			}
 			bytes += len(body)
 		}
-		query := "?limit=" + strconv.Itoa(cmpOr(limit, min(n, 100)))
+		query := "?limit=" + strconv.Itoa(cmpOr(max(limit, -limit), min(n, 100)))
 		return scaleCase{bytes: bytes, request: func(ctx context.Context) error {
-			resp, err := r.send(ctx, http.MethodGet, "/agents/bench/threads"+query, nil)
-			if err != nil {
-				return err
+			for cursor := ""; ; {
+				resp, err := r.send(ctx, http.MethodGet, "/agents/bench/threads"+query+cursor, nil)
+				if err != nil {
+					return err
+				}
+				var page struct {
+					Threads    []json.RawMessage `json:"threads"`
+					NextCursor string            `json:"nextCursor"`
+				}
+				if err := json.Unmarshal(resp, &page); err != nil || (len(page.Threads) == 0 && cursor == "") {
+					return errors.New("no threads in " + head(resp))
+				}
+				if limit >= 0 || page.NextCursor == "" {
+					return nil
+				}
+				cursor = "&cursor=" + url.QueryEscape(page.NextCursor)
 			}
-			var page struct {
-				Threads []json.RawMessage `json:"threads"`
-			}
-			if err := json.Unmarshal(resp, &page); err != nil || len(page.Threads) == 0 {
-				return errors.New("no threads in " + head(resp))
-			}
-			return nil
 		}}, nil
 	}
 }
