@@ -20,23 +20,24 @@ import (
 	"github.com/aapagui/aapagui/bridge/aap2agui"
 	"github.com/aapagui/aapagui/bridge/agui2aap"
 	"github.com/aapagui/aapagui/bridge/internal/bridgetest"
+	"github.com/aapagui/aapagui/demo"
 	"github.com/aapagui/aapagui/internal/sse"
 	"github.com/aapagui/aapagui/store"
 	"github.com/aapagui/aapagui/translate"
 )
 
 // starterChain is one feature of the all-features starter's state agent
-// (bridgetest.StarterStateAgent) reached by a page two ways: straight
+// (demo.Starter, with its extras) reached by a page two ways: straight
 // (Direct, the control) and through agui2aap in front of aap2agui in
 // front of the agent (Chained). AAP is aap2agui's own URL.
 type starterChain struct {
 	Direct, Chained, AAP string
-	Agent                *bridgetest.StarterStateAgent
+	Agent                *bridgetest.Recorder
 }
 
 func newStarterChain(t *testing.T, feature string) *starterChain {
 	t.Helper()
-	agent := &bridgetest.StarterStateAgent{}
+	agent := &bridgetest.Recorder{Agent: &demo.Starter{Extras: true}}
 	as := httptest.NewServer(agent)
 	t.Cleanup(as.Close)
 	p, err := aap2agui.New(aap2agui.Config{Upstream: as.URL + "/" + feature, Store: store.NewMemory(),
@@ -121,7 +122,7 @@ func TestChainCarriesSharedState(t *testing.T) {
 	chained := postRun(t, sc.Chained, in)
 	require.Len(t, direct.carried(), 2)
 	requireSameJSON(t, direct.carried(), chained.carried())
-	assert.JSONEq(t, `{"type":"STATE_SNAPSHOT","snapshot":`+bridgetest.StarterRecipe+`}`, chained.carried()[1])
+	assert.JSONEq(t, `{"type":"STATE_SNAPSHOT","snapshot":`+demo.StarterRecipe+`}`, chained.carried()[1])
 	_, ok := chained.Events[len(chained.Events)-1].(*events.RunFinishedEvent)
 	require.True(t, ok)
 	assert.Contains(t, chained.JSON[len(chained.JSON)-1], `"result":{"saved":true,"servings":2.50}`, "the run's result as the agent wrote it")
@@ -162,7 +163,7 @@ func TestChainCarriesSharedState(t *testing.T) {
 	require.Len(t, hydrated.Events, 4, "RUN_STARTED, MESSAGES_SNAPSHOT, STATE_SNAPSHOT, RUN_FINISHED")
 	require.IsType(t, &events.MessagesSnapshotEvent{}, hydrated.Events[1])
 	assert.Len(t, hydrated.Events[1].(*events.MessagesSnapshotEvent).Messages, 2, "the two user messages")
-	assert.JSONEq(t, `{"type":"STATE_SNAPSHOT","snapshot":`+bridgetest.StarterRecipe+`}`, hydrated.JSON[2])
+	assert.JSONEq(t, `{"type":"STATE_SNAPSHOT","snapshot":`+demo.StarterRecipe+`}`, hydrated.JSON[2])
 	assert.Len(t, sc.Agent.Inputs(), 3, "a hydration runs no agent")
 }
 

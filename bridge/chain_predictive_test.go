@@ -18,26 +18,27 @@ import (
 	"github.com/aapagui/aapagui/bridge/aap2agui"
 	"github.com/aapagui/aapagui/bridge/agui2aap"
 	"github.com/aapagui/aapagui/bridge/internal/bridgetest"
+	"github.com/aapagui/aapagui/demo"
 	"github.com/aapagui/aapagui/internal/sse"
 	"github.com/aapagui/aapagui/store"
 )
 
 // pageChain is an AG-UI page's way to the predictive-state agent
-// (bridgetest.PredictiveAgent) through both bridges: agui2aap in front of
+// (demo.Starter's predictive_state_updates) through both bridges: agui2aap in front of
 // aap2agui in front of the agent, which aap2agui describes as an agent
 // named "predictive" with no server tools.
 type pageChain struct {
 	URL   string // agui2aap's endpoint for the agent
-	Agent *bridgetest.PredictiveAgent
+	Agent *bridgetest.Recorder
 }
 
 func newPageChain(t *testing.T, policy agui2aap.Policy, configure func(*aap2agui.Config)) *pageChain {
 	t.Helper()
-	agent := &bridgetest.PredictiveAgent{}
+	agent := &bridgetest.Recorder{Agent: &demo.Starter{}}
 	as := httptest.NewServer(agent)
 	t.Cleanup(as.Close)
 	cfg := aap2agui.Config{
-		Upstream: as.URL, Store: store.NewMemory(),
+		Upstream: as.URL + "/predictive_state_updates", Store: store.NewMemory(),
 		Agent: aap.AgentInfo{Name: "predictive", Capabilities: aap2agui.DefaultAgent().Capabilities},
 	}
 	configure(&cfg)
@@ -81,7 +82,7 @@ func (pc *pageChain) run(t *testing.T, in *types.RunAgentInput) []events.Event {
 
 // pageConfirm is the page's confirm_changes, as CopilotKit's
 // human-in-the-loop hook declares it.
-var pageConfirm = types.Tool{Name: bridgetest.PredictiveConfirmTool, Description: "Ask the user to confirm the changes.", Parameters: map[string]any{"type": "object", "properties": map[string]any{}}}
+var pageConfirm = types.Tool{Name: demo.StarterConfirmTool, Description: "Ask the user to confirm the changes.", Parameters: map[string]any{"type": "object", "properties": map[string]any{}}}
 
 // The dojo's predictive state updates through the chain (page →
 // agui2aap → aap2agui → the predictive-state agent): the agent's own
@@ -97,7 +98,7 @@ func TestChainAgentsOwnToolPredictiveState(t *testing.T) {
 	configs := map[string]func(*aap2agui.Config){
 		"no entry": func(*aap2agui.Config) {},
 		"permissions none": func(c *aap2agui.Config) {
-			c.OwnTools = []aap.ToolSpec{{Name: bridgetest.PredictiveDocumentTool, Description: "Write the document.", Parameters: json.RawMessage(`{"type":"object"}`)}}
+			c.OwnTools = []aap.ToolSpec{{Name: demo.StarterDocumentTool, Description: "Write the document.", Parameters: json.RawMessage(`{"type":"object"}`)}}
 		},
 	}
 	for cfgName, configure := range configs {
@@ -112,9 +113,9 @@ func TestChainAgentsOwnToolPredictiveState(t *testing.T) {
 				assistant := pageMessage(t, evs)
 				require.Len(t, assistant.ToolCalls, 2, "both calls reach the page")
 				doc, confirm := assistant.ToolCalls[0], assistant.ToolCalls[1]
-				assert.Equal(t, bridgetest.PredictiveDocumentTool, doc.Function.Name)
-				assert.JSONEq(t, `{"document":`+quote(bridgetest.PredictiveStory)+`}`, doc.Function.Arguments)
-				assert.Equal(t, bridgetest.PredictiveConfirmTool, confirm.Function.Name)
+				assert.Equal(t, demo.StarterDocumentTool, doc.Function.Name)
+				assert.JSONEq(t, `{"document":`+quote(demo.StarterStory(0))+`}`, doc.Function.Arguments)
+				assert.Equal(t, demo.StarterConfirmTool, confirm.Function.Name)
 				fin, ok := evs[len(evs)-1].(*events.RunFinishedEvent)
 				require.True(t, ok, "the run finishes: %T", evs[len(evs)-1])
 				assert.Nil(t, fin.Outcome, "no interrupt: the page runs its tool and starts a new run")

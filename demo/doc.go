@@ -4,6 +4,10 @@
 // upstream of agui2aap). Both say the same things, so a conversation looks
 // the same through either, or through both bridges back to back.
 //
+// Starter is another AG-UI agent: the AG-UI project's all-features server
+// starter, feature by feature (the agent the AG-UI dojo's pages are tried
+// against).
+//
 // The script looks at the newest user message, case-insensitively; the
 // first rule that matches wins:
 //

@@ -13,13 +13,14 @@ import (
 	"github.com/aapagui/aapagui/aap"
 	"github.com/aapagui/aapagui/bridge/aap2agui"
 	"github.com/aapagui/aapagui/bridge/internal/bridgetest"
+	"github.com/aapagui/aapagui/demo"
 	"github.com/aapagui/aapagui/translate"
 )
 
 // confirmSpec is the page's tool of the predictive-state feature, which
 // the application declares as its own.
 var confirmSpec = aap.ToolSpec{
-	Name: bridgetest.PredictiveConfirmTool, Description: "Ask the user to confirm the changes.",
+	Name: demo.StarterConfirmTool, Description: "Ask the user to confirm the changes.",
 	Parameters: json.RawMessage(`{"type":"object","properties":{}}`),
 }
 
@@ -74,7 +75,7 @@ func (e *env) play(t *testing.T, id string, mode aap.StreamMode, msgs ...aap.Mes
 	return s
 }
 
-// The predictive-state feature of the AG-UI dojo (bridgetest.PredictiveAgent,
+// The predictive-state feature of the AG-UI dojo (demo.Starter's predictive_state_updates,
 // after the all-features server starter's predictive_state_updates.py):
 // the agent calls its own write_document_local, which it declares nowhere
 // and never reports a result for, and the page's confirm_changes. Both
@@ -87,7 +88,7 @@ func (e *env) play(t *testing.T, id string, mode aap.StreamMode, msgs ...aap.Mes
 // agent's either way.
 func TestAgentsOwnToolPredictiveState(t *testing.T) {
 	ownTool := func(c *aap2agui.Config) {
-		c.OwnTools = []aap.ToolSpec{{Name: bridgetest.PredictiveDocumentTool, Description: "Write the document.", Parameters: json.RawMessage(`{"type":"object"}`)}}
+		c.OwnTools = []aap.ToolSpec{{Name: demo.StarterDocumentTool, Description: "Write the document.", Parameters: json.RawMessage(`{"type":"object"}`)}}
 	}
 	for _, cfg := range []struct {
 		name      string
@@ -99,14 +100,14 @@ func TestAgentsOwnToolPredictiveState(t *testing.T) {
 		for _, mode := range []aap.StreamMode{aap.StreamDelta, aap.StreamMessage, aap.StreamNone} {
 			withPermission := mode != aap.StreamMessage
 			t.Run(cfg.name+"/"+string(mode), func(t *testing.T) {
-				agent := &bridgetest.PredictiveAgent{}
-				e := newEnv(t, serve(t, agent), cfg.configure)
+				agent := &bridgetest.Recorder{Agent: &demo.Starter{}}
+				e := newEnv(t, serve(t, agent)+"/predictive_state_updates", cfg.configure)
 				id := e.createSession(t, aap.PostSessionsRequest{Tools: []aap.ToolSpec{confirmSpec}})
 
 				first := e.play(t, id, mode, aap.UserText("Write a story about a dog"))
-				assert.Equal(t, []string{bridgetest.PredictiveDocumentTool, bridgetest.PredictiveConfirmTool}, first.calls, "both calls reach the application")
+				assert.Equal(t, []string{demo.StarterDocumentTool, demo.StarterConfirmTool}, first.calls, "both calls reach the application")
 				assert.Equal(t, aap.StopToolUse, first.stop, "the turn waits for the page's tool")
-				docCall, confirmCall := first.ids[bridgetest.PredictiveDocumentTool], first.ids[bridgetest.PredictiveConfirmTool]
+				docCall, confirmCall := first.ids[demo.StarterDocumentTool], first.ids[demo.StarterConfirmTool]
 
 				r := doRaw(t, http.MethodPost, e.URL+"/sessions/"+id+"/turns", "",
 					`{"messages":[{"role":"tool_permission","toolCallId":"`+docCall+`","granted":true}]}`)
@@ -142,11 +143,11 @@ func TestAgentsOwnToolPredictiveState(t *testing.T) {
 // Without the page's tool, the agent's calls are all its own: the turn
 // ends as an answer does (end_turn) and the next message is taken.
 func TestAgentsOwnToolAlone(t *testing.T) {
-	agent := &bridgetest.PredictiveAgent{}
-	e := newEnv(t, serve(t, agent))
+	agent := &bridgetest.Recorder{Agent: &demo.Starter{}}
+	e := newEnv(t, serve(t, agent)+"/predictive_state_updates")
 	id := e.createSession(t, aap.PostSessionsRequest{})
 	first := e.play(t, id, aap.StreamDelta, aap.UserText("Write a story about a dog"))
-	assert.Equal(t, []string{bridgetest.PredictiveDocumentTool, bridgetest.PredictiveConfirmTool}, first.calls)
+	assert.Equal(t, []string{demo.StarterDocumentTool, demo.StarterConfirmTool}, first.calls)
 	assert.Equal(t, aap.StopEndTurn, first.stop, "nothing waits on the application")
 	second := e.play(t, id, aap.StreamDelta, aap.UserText("Another one"))
 	assert.Equal(t, aap.StopEndTurn, second.stop)

@@ -2,7 +2,6 @@ package aap2agui_test
 
 import (
 	"encoding/json"
-	"fmt"
 	"net/http"
 	"testing"
 
@@ -11,49 +10,26 @@ import (
 
 	"github.com/aapagui/aapagui/aap"
 	"github.com/aapagui/aapagui/bridge/internal/bridgetest"
+	"github.com/aapagui/aapagui/demo"
 )
 
-// serverStarter mirrors two features of the AG-UI server starter
-// (integrations/server-starter-all-features/python/examples/example_server
-// in ag-ui-protocol/ag-ui), which answer with one MESSAGES_SNAPSHOT and
-// nothing else between RUN_STARTED and RUN_FINISHED: the run's input
-// messages, as received, then the agent's own.
-//   - backend_tool_rendering.py: an assistant message calling get_weather
+// serverStarter is one of the two features of the AG-UI server starter
+// (demo.Starter) which answer with one MESSAGES_SNAPSHOT and nothing else
+// between RUN_STARTED and RUN_FINISHED: the run's input messages, as
+// received, then the agent's own.
+//   - backend_tool_rendering: an assistant message calling get_weather
 //     ({"city": "San Francisco"}) and the tool message of its result;
-//   - tool_based_generative_ui.py: to "thanks", an assistant message
+//   - tool_based_generative_ui: to "thanks", an assistant message
 //     "Haiku created"; else an assistant message calling generate_haiku and
 //     the tool message "Haiku created".
 //
-// Its ids are the starter's uuid4s, numbered here by run (n).
-func serverStarter(feature string) func(w http.ResponseWriter, _ *http.Request, in *runInput, n int) {
-	return func(w http.ResponseWriter, _ *http.Request, in *runInput, n int) {
-		msgs := toAny(in.Raw["messages"])
-		callID, msgID, resultID := fmt.Sprintf("call-%d", n), fmt.Sprintf("assistant-%d", n), fmt.Sprintf("result-%d", n)
-		call := func(name string, args any) map[string]any {
-			b, _ := json.Marshal(args)
-			return map[string]any{"id": msgID, "role": "assistant", "toolCalls": []any{map[string]any{
-				"id": callID, "type": "function", "function": map[string]any{"name": name, "arguments": string(b)}}}}
-		}
-		last := in.Messages[len(in.Messages)-1]
-		switch {
-		case feature == "backend_tool_rendering":
-			weather, _ := json.Marshal(map[string]string{"city": "San Francisco", "conditions": "sunny", "wind_speed": "10", "temperature": "20", "humidity": "60"})
-			msgs = append(msgs, call("get_weather", map[string]string{"city": "San Francisco"}),
-				map[string]any{"id": resultID, "role": "tool", "content": string(weather), "toolCallId": callID})
-		case last.Content == "thanks":
-			msgs = append(msgs, map[string]any{"id": msgID, "role": "assistant", "content": "Haiku created"})
-		default:
-			msgs = append(msgs, call("generate_haiku", haikuArgs),
-				map[string]any{"id": resultID, "role": "tool", "toolCallId": callID, "content": "Haiku created"})
-		}
-		snap, _ := json.Marshal(map[string]any{"type": "MESSAGES_SNAPSHOT", "messages": msgs})
-		sseEvents(w, runStarted(in), string(snap), runFinished(in))
+// Its ids are numbered by run (from 0).
+func serverStarter(feature string) func(w http.ResponseWriter, r *http.Request, _ *runInput, _ int) {
+	starter := &demo.Starter{}
+	return func(w http.ResponseWriter, r *http.Request, _ *runInput, _ int) {
+		r.URL.Path = "/" + feature
+		starter.ServeHTTP(w, r)
 	}
-}
-
-var haikuArgs = map[string][]string{
-	"japanese": {"エーアイの", "橋つなぐ道", "コパキット"},
-	"english":  {"From AI's realm", "A bridge-road linking us—", "CopilotKit."},
 }
 
 // An agent that answers with a MESSAGES_SNAPSHOT alone is answering: what
@@ -63,8 +39,8 @@ var haikuArgs = map[string][]string{
 // what was streamed, and the next run is sent the snapshot's messages.
 // Before, the client saw turn_start, turn_stop and nothing between.
 func TestSnapshotAnswers(t *testing.T) {
-	haiku, _ := json.Marshal(haikuArgs)
-	weatherText, _ := json.Marshal(map[string]string{"city": "San Francisco", "conditions": "sunny", "wind_speed": "10", "temperature": "20", "humidity": "60"})
+	haiku, _ := json.Marshal(demo.StarterHaiku)
+	weatherText, _ := json.Marshal(demo.StarterWeather)
 	type turn struct {
 		say      string
 		want     []part
