@@ -6,7 +6,7 @@
 //
 // Starter is another AG-UI agent: the AG-UI project's all-features server
 // starter, feature by feature (the agent the AG-UI dojo's pages are tried
-// against).
+// against), which cmd/dojoagent serves.
 //
 // The script looks at the newest user message, case-insensitively; the
 // first rule that matches wins:
