@@ -336,9 +336,13 @@ func checkResume(open []types.Interrupt, resume []types.ResumeEntry) error {
 	if len(resume) == 0 {
 		return refuse(CodeInterruptsPending, "the thread has %d open interrupt(s) (%s); answer them with resume, in a run of its own (status cancelled to move on)", len(open), interruptIDs(open))
 	}
-	answered := map[string]bool{}
+	ids := make(map[string]bool, len(open)) // (a walk of open for each entry cost the square of them)
+	for _, it := range open {
+		ids[it.ID] = true
+	}
+	answered := make(map[string]bool, len(resume))
 	for _, r := range resume {
-		if !hasInterrupt(open, r.InterruptID) {
+		if !ids[r.InterruptID] {
 			return refuse(CodeUnknownInterrupt, "resume names interrupt %q, which is not open on this thread", r.InterruptID)
 		}
 		answered[r.InterruptID] = true
@@ -645,15 +649,6 @@ func allTool(msgs []types.Message) bool {
 		}
 	}
 	return true
-}
-
-func hasInterrupt(open []types.Interrupt, id string) bool {
-	for _, it := range open {
-		if it.ID == id {
-			return true
-		}
-	}
-	return false
 }
 
 func interruptIDs(open []types.Interrupt) string {
