@@ -25,10 +25,10 @@ func agui2aapDims() []scalingDim {
 		g2aInputDim("history", "messages in a history", 400, func(n int) g2aInput {
 			return g2aInput{messages: jsonList(append(g2aHistory(n), g2aUser("u-last", "hi"))...)}
 		}),
-		g2aInputDim("calls", "tool calls in one message, with their results", 200, func(n int) g2aInput {
+		g2aInputDim("calls", "tool calls in one message, with their results", 1000, func(n int) g2aInput {
 			return g2aInput{messages: jsonList(append(g2aCallsMessages(n), g2aUser("u-last", "go on"))...), tools: g2aTools(1, 1)}
 		}),
-		g2aInputDim("parts", "content parts of one message", 400, func(n int) g2aInput {
+		g2aInputDim("parts", "content parts of one message", 2000, func(n int) g2aInput {
 			parts := make([]string, n)
 			for i := range parts {
 				parts[i] = `{"type":"text","text":"sixteen chars.. "}`
@@ -56,7 +56,7 @@ func agui2aapDims() []scalingDim {
 		}),
 		{key: "thread-history", dimension: "messages in a history, the thread holding them", via: "a RunAgentInput", bound: g2aBody, n: 400, setup: g2aThreadHistory},
 		{key: "hydration", dimension: "messages in a history, hydrated", via: "a RunAgentInput", bound: g2aBody, n: 400, setup: g2aHydration},
-		{key: "results", dimension: "results of the server's calls", via: "a RunAgentInput", bound: g2aBody, n: 200, setup: g2aResults},
+		{key: "results", dimension: "results of the server's calls", via: "a RunAgentInput", bound: g2aBody, n: 1000, setup: g2aResults},
 		{key: "resume", dimension: "resume entries", via: "a RunAgentInput", bound: g2aBody, n: 200, setup: g2aResume},
 	}
 	return append(dims, g2aServerDims()...)
