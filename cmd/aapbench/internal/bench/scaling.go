@@ -53,7 +53,11 @@ type ScalingOptions struct {
 	// process at 10n writes its CPU profile (-cpuprofile: Command must be
 	// aapbench), named after the dimension's key.
 	Profiles string
-	Out      io.Writer // the table [os.Stdout]
+	// Shared runs every dimension of a program through the same two
+	// bridge processes (one per size), for a test of the cases: the
+	// figures then carry what earlier dimensions left.
+	Shared bool
+	Out    io.Writer // the table [os.Stdout]
 }
 
 func (o *ScalingOptions) defaults() {
@@ -190,8 +194,8 @@ func Scaling(ctx context.Context, o ScalingOptions) ([]ScalingRow, error) {
 	if err != nil {
 		return nil, err
 	}
-	ag, aa := newScriptAGUI(), newScriptAAP()
-	agURL, aaURL := set.server(ag).URL, set.server(aa).URL
+	e := &scaleEnv{o: o, set: set, ag: newScriptAGUI(), aa: newScriptAAP(), shared: map[string][2]*scaleRun{}}
+	e.agURL, e.aaURL = set.server(e.ag).URL, set.server(e.aa).URL
 	fmt.Fprintf(o.Out, "aapbench scaling: %s, GOMAXPROCS %d, %s store, the least of %d, load average %s\n",
 		runtime.Version(), runtime.GOMAXPROCS(0), o.Store, o.Reps, loadavg())
 	var rows []ScalingRow
@@ -199,20 +203,14 @@ func Scaling(ctx context.Context, o ScalingOptions) ([]ScalingRow, error) {
 		if o.Only != nil && !o.Only.MatchString(d.program+"/"+d.key) {
 			continue
 		}
-		upstream := agURL
-		if d.program == bridgeAGUI2AAP {
-			upstream = aaURL
+		runs, err := e.runs(d, i)
+		if err != nil {
+			return rows, fmt.Errorf("%s/%s: %w", d.program, d.key, err)
 		}
-		argv := [2][]string{o.Command, o.Command}
-		if o.Store == "sqlite" {
-			for k := range argv {
-				argv[k] = bridge(o.Command, "sqlite:"+filepath.Join(set.dir, fmt.Sprintf("%d-%d.db", i, k)))
-			}
+		row, err := measureDim(ctx, d, o, runs)
+		if !o.Shared {
+			stopRuns(runs)
 		}
-		if o.Profiles != "" {
-			argv[1] = append(slices.Clone(argv[1]), "-cpuprofile", filepath.Join(o.Profiles, d.program+"-"+d.key+".pprof"))
-		}
-		row, err := measureDim(ctx, d, o, argv, upstream, ag, aa)
 		if err != nil {
 			return rows, fmt.Errorf("%s/%s: %w", d.program, d.key, err)
 		}
@@ -225,23 +223,66 @@ func Scaling(ctx context.Context, o ScalingOptions) ([]ScalingRow, error) {
 	return rows, nil
 }
 
-// measureDim measures d's request at both sizes, o.Reps times each, the
-// sizes alternating which goes first. Each size has a bridge process of
-// its own, so that neither pays for what the other holds (its threads,
-// its heap).
-func measureDim(ctx context.Context, d scalingDim, o ScalingOptions, argv [2][]string, upstream string, ag *scriptAGUI, aa *scriptAAP) (ScalingRow, error) {
-	n := max(1, int(math.Round(float64(d.n)*o.Scale)))
-	row := ScalingRow{Key: d.program + "/" + d.key, Dimension: d.dimension, Program: d.program, Via: d.via, Bound: d.bound, N: [2]int{n, 10 * n}}
+// scaleEnv is what the dimensions of one Scaling run share: the agents,
+// and with Shared the bridge processes.
+type scaleEnv struct {
+	o            ScalingOptions
+	set          *setUp
+	ag           *scriptAGUI
+	aa           *scriptAAP
+	agURL, aaURL string
+	shared       map[string][2]*scaleRun // by program, with Shared
+}
+
+// runs are the bridge processes of d (the i-th dimension) at both sizes:
+// each size a process of its own, started for d, or with Shared the
+// program's, started once and stopped with the set-up.
+func (e *scaleEnv) runs(d scalingDim, i int) ([2]*scaleRun, error) {
+	if r, ok := e.shared[d.program]; ok {
+		return r, nil
+	}
+	upstream := e.agURL
+	if d.program == bridgeAGUI2AAP {
+		upstream = e.aaURL
+	}
 	var runs [2]*scaleRun
 	for k := range runs {
-		p, err := startBridgeProcess(argv[k], d.program, upstream)
-		if err != nil {
-			return row, err
+		argv := e.o.Command
+		if e.o.Store == "sqlite" {
+			argv = bridge(argv, "sqlite:"+filepath.Join(e.set.dir, fmt.Sprintf("%d-%d.db", i, k)))
 		}
-		defer p.stop()
-		runs[k] = &scaleRun{proc: p, root: p.root, ag: ag, aa: aa, hc: transport()}
-		defer runs[k].hc.CloseIdleConnections()
+		if e.o.Profiles != "" && k == 1 {
+			argv = append(slices.Clone(argv), "-cpuprofile", filepath.Join(e.o.Profiles, d.program+"-"+d.key+".pprof"))
+		}
+		p, err := startBridgeProcess(argv, d.program, upstream)
+		if err != nil {
+			stopRuns(runs)
+			return runs, err
+		}
+		runs[k] = &scaleRun{proc: p, root: p.root, ag: e.ag, aa: e.aa, hc: transport()}
 	}
+	if e.o.Shared {
+		e.shared[d.program] = runs
+		e.set.undo = append(e.set.undo, func() { stopRuns(runs) })
+	}
+	return runs, nil
+}
+
+// stopRuns stops the bridge processes of runs.
+func stopRuns(runs [2]*scaleRun) {
+	for _, r := range runs {
+		if r != nil {
+			r.hc.CloseIdleConnections()
+			r.proc.stop()
+		}
+	}
+}
+
+// measureDim measures d's request at both sizes through runs, o.Reps
+// times each, the sizes alternating which goes first.
+func measureDim(ctx context.Context, d scalingDim, o ScalingOptions, runs [2]*scaleRun) (ScalingRow, error) {
+	n := max(1, int(math.Round(float64(d.n)*o.Scale)))
+	row := ScalingRow{Key: d.program + "/" + d.key, Dimension: d.dimension, Program: d.program, Via: d.via, Bound: d.bound, N: [2]int{n, 10 * n}}
 	var kept [2]*scaleCase
 	for rep := range o.Reps {
 		for k := range 2 {

@@ -70,11 +70,12 @@ func TestWriteScaling(t *testing.T) {
 // TestScalingSmall runs every dimension at a few items: each case's
 // requests must do what the case says (a turn stops as it should, a run
 // finishes without RUN_ERROR, the agent gets every resume entry, a
-// listing lists), and every dimension has its row. It checks no timing.
+// listing lists), and every dimension has its row. It checks no timing
+// (and the processes are shared, so the figures mix the dimensions).
 func TestScalingSmall(t *testing.T) {
 	t.Setenv(envServeBridge, "1")
 	var out bytes.Buffer
-	rows, err := bench.Scaling(t.Context(), bench.ScalingOptions{Command: []string{os.Args[0]}, Reps: 1, Scale: 0.01, Out: &out})
+	rows, err := bench.Scaling(t.Context(), bench.ScalingOptions{Command: []string{os.Args[0]}, Reps: 1, Scale: 0.01, Shared: true, Out: &out})
 	if err != nil {
 		t.Fatalf("%v\n%s", err, out.String())
 	}
