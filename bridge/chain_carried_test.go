@@ -277,3 +277,58 @@ func TestRejoinOfACarryingTurnAsksForTheExtension(t *testing.T) {
 	assert.Equal(t, http.StatusOK, status)
 	assert.Equal(t, 14, strings.Count(body, "event: agui\n"), "the carried events again")
 }
+
+// An agent that answers with a MESSAGES_SNAPSHOT holding an activity
+// message (an A2UI surface, as CopilotKit's A2UI agents keep them): through
+// the chain the page gets the answer's text and the activity, as an
+// ACTIVITY_SNAPSHOT that makes the same message on the page.
+func TestChainCarriesSnapshotActivities(t *testing.T) {
+	surface := `{"surfaceId":"s1","components":[{"id":"root","component":{"Text":{"text":{"literalString":"Booked"}}}}]}`
+	agent := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		in, err := agui.DecodeRunAgentInput(mustRead(t, r))
+		require.NoError(t, err)
+		run := `"threadId":"` + in.ThreadID + `","runId":"` + in.RunID + `"`
+		w.Header().Set("Content-Type", "text/event-stream")
+		var out []byte
+		for _, ev := range []string{`{"type":"RUN_STARTED",` + run + `}`,
+			`{"type":"MESSAGES_SNAPSHOT","messages":[{"id":"u1","role":"user","content":"Book it"},` +
+				`{"id":"act-9","role":"activity","activityType":"a2ui-surface","content":` + surface + `},` +
+				`{"id":"a1","role":"assistant","content":"Done."}]}`,
+			`{"type":"RUN_FINISHED",` + run + `}`} {
+			out = sse.AppendEvent(out, "", []byte(ev))
+		}
+		_, _ = w.Write(out)
+	}))
+	t.Cleanup(agent.Close)
+	p, err := aap2agui.New(aap2agui.Config{Upstream: agent.URL, Store: store.NewMemory(),
+		Agent: aap.AgentInfo{Name: "a2ui", Capabilities: aap2agui.DefaultAgent().Capabilities}})
+	require.NoError(t, err)
+	ps := httptest.NewServer(p)
+	t.Cleanup(ps.Close)
+	g, err := agui2aap.New(agui2aap.Config{Upstream: ps.URL, Store: store.NewMemory()})
+	require.NoError(t, err)
+	gs := httptest.NewServer(g)
+	t.Cleanup(gs.Close)
+
+	run := postRun(t, gs.URL+"/agents/a2ui", &types.RunAgentInput{ThreadID: "th-a2ui", RunID: "run-1",
+		Messages: []types.Message{{ID: "u1", Role: types.RoleUser, Content: "Book it"}},
+		Tools:    []types.Tool{}, State: map[string]any{}, Context: []types.Context{}, ForwardedProps: map[string]any{}})
+	assert.Equal(t, "Done.", pageText(run.Events))
+	var activity *events.ActivitySnapshotEvent
+	for _, ev := range run.Events {
+		if a, ok := ev.(*events.ActivitySnapshotEvent); ok {
+			activity = a
+		}
+	}
+	require.NotNil(t, activity, "the activity reaches the page")
+	assert.Equal(t, "act-9", activity.MessageID)
+	assert.Equal(t, "a2ui-surface", activity.ActivityType)
+	content, _ := json.Marshal(activity.Content)
+	assert.JSONEq(t, surface, string(content))
+}
+
+func mustRead(t *testing.T, r *http.Request) []byte {
+	b, err := io.ReadAll(r.Body)
+	require.NoError(t, err)
+	return b
+}

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 
 	"github.com/ag-ui-protocol/ag-ui/sdks/community/go/pkg/core/events"
+	"github.com/ag-ui-protocol/ag-ui/sdks/community/go/pkg/core/types"
 	"github.com/gin-gonic/gin"
 
 	"github.com/aapagui/aapagui/aap"
@@ -76,4 +77,28 @@ func logForm(mode aap.StreamMode, carry bool) string {
 		return string(mode) + carriedForm
 	}
 	return string(mode)
+}
+
+// carriedActivities are, for a client granted the extension, the activity
+// messages of a MESSAGES_SNAPSHOT (which AAP has no message for) as the
+// ACTIVITY_SNAPSHOT events that make or replace each on the page; nil for
+// another client.
+func (r *observer) carriedActivities(msgs []types.Message) []aap.Event {
+	if !r.carry {
+		return nil
+	}
+	var out []aap.Event
+	for _, m := range msgs {
+		if m.Role != types.RoleActivity {
+			continue
+		}
+		ev := events.NewActivitySnapshotEvent(m.ID, m.ActivityType, m.Content)
+		data, err := json.Marshal(ev)
+		if err != nil {
+			r.log.Warn().Err(err).Str("session", r.sess.ID).Msg("MESSAGES_SNAPSHOT: an activity message could not be carried")
+			continue
+		}
+		out = append(out, &aap.AGUIEvent{Data: data})
+	}
+	return out
 }

@@ -127,7 +127,10 @@ func (r *observer) snapshot(ctx context.Context, e *events.MessagesSnapshotEvent
 		r.log.Warn().Err(err).Msg("MESSAGES_SNAPSHOT could not be translated; history unchanged")
 		return nil
 	}
-	r.notCarried(ncActivityMessage, activityMessages(e.Messages))
+	carried := r.carriedActivities(e.Messages)
+	if !r.carry {
+		r.notCarried(ncActivityMessage, activityMessages(e.Messages))
+	}
 	extras := translate.SnapshotEncrypted(e.Messages, data)
 	orphans := map[int]bool{}
 	for _, i := range translate.OrphanResults(msgs) {
@@ -154,5 +157,5 @@ func (r *observer) snapshot(ctx context.Context, e *events.MessagesSnapshotEvent
 	if err != nil && !errors.Is(err, translate.ErrTerminated) {
 		r.log.Warn().Err(err).Str("session", r.sess.ID).Msg("MESSAGES_SNAPSHOT: a tool message without its call left out of the stream")
 	}
-	return out
+	return append(out, carried...)
 }
