@@ -23,15 +23,15 @@ const (
 
 func aap2aguiDims() []scalingDim {
 	dims := []scalingDim{
-		a2gSeed("seed-history", "messages in a history", 400, func(n int) string { return a2gHistory(n) }),
-		a2gSeed("seed-blocks", "blocks in one message", 400, func(n int) string { return jsonList(a2gBlocksMessage(n)) }),
+		a2gSeed("seed-history", "messages in a history", 1000, func(n int) string { return a2gHistory(n) }),
+		a2gSeed("seed-blocks", "blocks in one message", 1000, func(n int) string { return jsonList(a2gBlocksMessage(n)) }),
 		a2gSeed("seed-calls", "tool calls in one message, with their results", 1000, func(n int) string { return jsonList(a2gCallsMessages(n)...) }),
-		{key: "seed-tools", dimension: "tools, each with its schema", via: "POST /sessions", bound: a2gBody, n: 200, setup: a2gSeedTools(func(n int) string { return a2gTools(n, 3) })},
-		{key: "seed-schema", dimension: "properties of one tool's schema", via: "POST /sessions", bound: a2gBody, n: 400, setup: a2gSeedTools(func(n int) string { return a2gTools(1, n) })},
+		{key: "seed-tools", dimension: "tools, each with its schema", via: "POST /sessions", bound: a2gBody, n: 500, setup: a2gSeedTools(func(n int) string { return a2gTools(n, 3) })},
+		{key: "seed-schema", dimension: "properties of one tool's schema", via: "POST /sessions", bound: a2gBody, n: 1000, setup: a2gSeedTools(func(n int) string { return a2gTools(1, n) })},
 		a2gTurnOn("turn-history", "messages in a history", 400, func(n int) string { return a2gHistory(n) }),
 		a2gTurnOn("turn-calls", "tool calls in one message, with their results", 1000, func(n int) string { return jsonList(a2gCallsMessages(n)...) }),
-		{key: "turn-blocks", dimension: "blocks in one message", via: "a turn", bound: a2gBody, n: 400, setup: a2gTurnOf(func(n int) (string, string) { return jsonList(a2gBlocksMessage(n)), "" })},
-		{key: "turn-tools", dimension: "tools, each with its schema", via: "a turn", bound: a2gBody, n: 200, setup: a2gTurnOf(func(n int) (string, string) { return jsonList(aapUser("hi")), a2gTools(n, 3) })},
+		{key: "turn-blocks", dimension: "blocks in one message", via: "a turn", bound: a2gBody, n: 1000, setup: a2gTurnOf(func(n int) (string, string) { return jsonList(a2gBlocksMessage(n)), "" })},
+		{key: "turn-tools", dimension: "tools, each with its schema", via: "a turn", bound: a2gBody, n: 500, setup: a2gTurnOf(func(n int) (string, string) { return jsonList(aapUser("hi")), a2gTools(n, 3) })},
 		{key: "results", dimension: "results of the agent's calls", via: "a turn", bound: a2gBody, n: 1000, setup: a2gResults},
 		{key: "resume", dimension: "resume entries (answers to interrupts)", via: "a turn", bound: a2gBody, n: 200, setup: a2gResume},
 	}

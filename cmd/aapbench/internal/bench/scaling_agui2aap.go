@@ -35,13 +35,13 @@ func agui2aapDims() []scalingDim {
 			}
 			return g2aInput{messages: jsonList(`{"id":"u0","role":"user","content":` + jsonList(parts...) + `}`)}
 		}),
-		g2aInputDim("tools", "tools, each with its schema", 200, func(n int) g2aInput {
+		g2aInputDim("tools", "tools, each with its schema", 500, func(n int) g2aInput {
 			return g2aInput{messages: jsonList(g2aUser("u0", "hi")), tools: g2aTools(n, 3)}
 		}),
-		g2aInputDim("schema", "properties of one tool's schema", 400, func(n int) g2aInput {
+		g2aInputDim("schema", "properties of one tool's schema", 1000, func(n int) g2aInput {
 			return g2aInput{messages: jsonList(g2aUser("u0", "hi")), tools: g2aTools(1, n)}
 		}),
-		g2aInputDim("context", "context entries", 400, func(n int) g2aInput {
+		g2aInputDim("context", "context entries", 1000, func(n int) g2aInput {
 			entries := make([]string, n)
 			for i := range entries {
 				entries[i] = fmt.Sprintf(`{"description":"entry %07d","value":"%s"}`, i, scaleText)
