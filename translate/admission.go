@@ -20,6 +20,7 @@ type pending struct {
 	calls      map[string]string // toolCallId → tool name: calls without a result
 	order      []string          // their ids, in order
 	interrupts []types.Interrupt // open interrupts
+	waiting    openInterrupts    // the same, found by call or id
 	// own reports a tool whose calls are the agent's own (ToolOwners.Agents):
 	// the application is not asked for their results or permissions.
 	own func(name string) bool
@@ -28,7 +29,7 @@ type pending struct {
 // pendingIn finds what a session waits for: the calls its history leaves
 // open, and its open interrupts.
 func pendingIn(hist iter.Seq[aap.Message], open []types.Interrupt, own func(name string) bool) pending {
-	p := pending{calls: map[string]string{}, interrupts: open, own: own}
+	p := pending{calls: map[string]string{}, interrupts: open, waiting: indexInterrupts(open), own: own}
 	for _, tu := range OpenCalls(hist) {
 		p.calls[tu.ToolCallID] = tu.Name
 		p.order = append(p.order, tu.ToolCallID)
@@ -68,7 +69,7 @@ func CheckTurn(hist iter.Seq[aap.Message], open []types.Interrupt, msgs []aap.Me
 	if u, ok := msgs[0].(*aap.UserMessage); ok && u != nil {
 		// A new user message closes whatever is still open.
 		for _, id := range p.order {
-			if BoundCall(p.interrupts, id) {
+			if p.waiting.boundCall(id) {
 				continue
 			}
 			closing = append(closing, &aap.ToolMessage{ToolCallID: id, Content: aap.TextContent(UnansweredCall)})
@@ -82,7 +83,7 @@ func CheckTurn(hist iter.Seq[aap.Message], open []types.Interrupt, msgs []aap.Me
 	for i, m := range msgs {
 		switch m := m.(type) {
 		case *aap.ToolMessage:
-			in, waiting := InterruptFor(p.interrupts, m.ToolCallID)
+			in, waiting := p.waiting.forCall(m.ToolCallID)
 			switch {
 			case waiting && !p.presented(in, m.ToolCallID):
 				return nil, nil, fmt.Errorf("messages[%d]: tool call %q is waiting for a tool_permission, not a result", i, m.ToolCallID)
@@ -90,7 +91,7 @@ func CheckTurn(hist iter.Seq[aap.Message], open []types.Interrupt, msgs []aap.Me
 				return nil, nil, fmt.Errorf("messages[%d]: no tool call %q is waiting for a result", i, m.ToolCallID)
 			}
 		case *aap.ToolPermissionMessage:
-			if _, waiting := InterruptFor(p.interrupts, m.ToolCallID); !waiting {
+			if _, waiting := p.waiting.forCall(m.ToolCallID); !waiting {
 				if name := p.calls[m.ToolCallID]; name != "" && p.own != nil && p.own(name) {
 					return nil, nil, fmt.Errorf("messages[%d]: tool call %q is the agent's own (%s is neither a client tool nor a server tool it declares): it takes no tool_permission", i, m.ToolCallID, name)
 				}
@@ -101,7 +102,7 @@ func CheckTurn(hist iter.Seq[aap.Message], open []types.Interrupt, msgs []aap.Me
 	}
 	for _, id := range p.order {
 		if !answered[id] {
-			if _, waiting := InterruptFor(p.interrupts, id); waiting {
+			if _, waiting := p.waiting.forCall(id); waiting {
 				return nil, nil, fmt.Errorf("tool call %q is waiting for a tool_permission: answer every pending call in the same turn", id)
 			}
 			if p.own != nil && p.own(p.calls[id]) {
@@ -139,12 +140,7 @@ func AnsweredCall(m aap.Message) string {
 // history beside a resume entry would answer the call twice, which
 // pydantic-ai refuses ("already executed").
 func BoundCall(open []types.Interrupt, toolCallID string) bool {
-	for _, in := range open {
-		if in.Reason == InterruptReasonToolCall && in.ToolCallID == toolCallID && toolCallID != "" {
-			return true
-		}
-	}
-	return false
+	return openInterrupts{list: open}.boundCall(toolCallID)
 }
 
 // MovedOnCalls are the open calls of hist that a turn moving on (one that
@@ -152,8 +148,9 @@ func BoundCall(open []types.Interrupt, toolCallID string) bool {
 // entries (BoundCall), in order: CheckTurn gives them no closing result.
 func MovedOnCalls(hist iter.Seq[aap.Message], open []types.Interrupt) []string {
 	var ids []string
+	waiting := indexInterrupts(open)
 	for _, tu := range OpenCalls(hist) {
-		if BoundCall(open, tu.ToolCallID) {
+		if waiting.boundCall(tu.ToolCallID) {
 			ids = append(ids, tu.ToolCallID)
 		}
 	}

@@ -114,12 +114,13 @@ const manyTools = 16
 // wrong with it). History is read only when msgs hold a tool_permission
 // no open interrupt waits for.
 func WithoutOwnPermissions(hist iter.Seq[aap.Message], open []types.Interrupt, msgs []aap.Message, own func(name string) bool) (kept []aap.Message, dropped []string) {
+	interrupts := indexInterrupts(open)
 	unbound := func(m aap.Message) (string, bool) {
 		p, ok := m.(*aap.ToolPermissionMessage)
 		if !ok {
 			return "", false
 		}
-		_, waiting := InterruptFor(open, p.ToolCallID)
+		_, waiting := interrupts.forCall(p.ToolCallID)
 		return p.ToolCallID, !waiting
 	}
 	stray := false

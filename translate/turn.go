@@ -36,17 +36,7 @@ type UnsentReason struct {
 // bound to that tool call (reason InterruptReasonToolCall), else (for
 // InterruptToolName calls) the one whose id it is.
 func InterruptFor(open []types.Interrupt, toolCallID string) (types.Interrupt, bool) {
-	for _, in := range open {
-		if in.ToolCallID == toolCallID && in.Reason == InterruptReasonToolCall {
-			return in, true
-		}
-	}
-	for _, in := range open {
-		if in.ID == toolCallID {
-			return in, true
-		}
-	}
-	return types.Interrupt{}, false
+	return openInterrupts{list: open}.forCall(toolCallID)
 }
 
 // TurnToAGUI translates the messages of an AAP turn request for the next
@@ -72,12 +62,13 @@ func InterruptFor(open []types.Interrupt, toolCallID string) (types.Interrupt, b
 func TurnToAGUI(msgs []aap.Message, open []types.Interrupt, newID func() string) (TurnInput, error) {
 	newID = orRandom(newID, "msg-")
 	in := TurnInput{Messages: []types.Message{}, IDs: make([]string, len(msgs))}
+	waiting := indexInterrupts(open)
 	for i, m := range msgs {
 		switch m := m.(type) {
 		case *aap.ToolPermissionMessage:
 			id := ident.Interrupt(m.ToolCallID)
 			if open != nil {
-				it, ok := InterruptFor(open, m.ToolCallID)
+				it, ok := waiting.forCall(m.ToolCallID)
 				if !ok {
 					return TurnInput{}, &MessageError{Index: i, Reason: fmt.Sprintf("tool_permission for %q: no call is waiting for permission under that id", m.ToolCallID)}
 				}
@@ -105,7 +96,7 @@ func TurnToAGUI(msgs []aap.Message, open []types.Interrupt, newID func() string)
 			in.Resume = append(in.Resume, ResumeFromPermission(m, id))
 		default:
 			if tm, ok := m.(*aap.ToolMessage); ok {
-				if it, ok := InterruptFor(open, tm.ToolCallID); ok && it.ID == tm.ToolCallID {
+				if it, ok := waiting.forCall(tm.ToolCallID); ok && it.ID == tm.ToolCallID {
 					in.Resume = append(in.Resume, types.ResumeEntry{
 						InterruptID: it.ID, Status: types.ResumeStatusResolved, Payload: payloadFromContent(tm.Content),
 					})
@@ -163,18 +154,13 @@ func payloadFromContent(c aap.Content) any {
 func TurnFromAGUI(newMsgs []types.Message, resume []types.ResumeEntry, open []types.Interrupt) ([]aap.Message, error) {
 	answered := make(map[string]bool, len(resume))
 	perms := make([]aap.Message, 0, len(resume))
+	waiting := indexInterrupts(open)
 	for _, r := range resume {
 		var toolCallID string
 		if open != nil {
-			var found bool
-			for _, in := range open {
-				if in.ID == r.InterruptID {
-					toolCallID, found = in.ToolCallID, true
-					if toolCallID == "" {
-						toolCallID = in.ID
-					}
-					break
-				}
+			in, found := waiting.withID(r.InterruptID)
+			if toolCallID = in.ToolCallID; toolCallID == "" {
+				toolCallID = in.ID
 			}
 			if !found {
 				return nil, &ResumeError{InterruptID: r.InterruptID, Reason: "no such open interrupt"}
