@@ -40,8 +40,18 @@ func newStarterChain(t *testing.T, feature string) *starterChain {
 	agent := &bridgetest.Recorder{Agent: &demo.Starter{Extras: true}}
 	as := httptest.NewServer(agent)
 	t.Cleanup(as.Close)
-	p, err := aap2agui.New(aap2agui.Config{Upstream: as.URL + "/" + feature, Store: store.NewMemory(),
-		Agent: aap.AgentInfo{Name: "starter", Capabilities: aap2agui.DefaultAgent().Capabilities}})
+	aapURL, chained := newBridgesTo(t, as.URL+"/"+feature, "starter")
+	return &starterChain{Direct: as.URL + "/" + feature, Chained: chained, AAP: aapURL, Agent: agent}
+}
+
+// newBridgesTo starts aap2agui in front of the AG-UI agent at upstream,
+// describing it as an agent named name, and agui2aap in front of that
+// aap2agui (memory stores): it returns aap2agui's URL and agui2aap's
+// endpoint for the agent.
+func newBridgesTo(t *testing.T, upstream, name string) (aapURL, agentURL string) {
+	t.Helper()
+	p, err := aap2agui.New(aap2agui.Config{Upstream: upstream, Store: store.NewMemory(),
+		Agent: aap.AgentInfo{Name: name, Capabilities: aap2agui.DefaultAgent().Capabilities}})
 	require.NoError(t, err)
 	ps := httptest.NewServer(p)
 	t.Cleanup(ps.Close)
@@ -49,7 +59,7 @@ func newStarterChain(t *testing.T, feature string) *starterChain {
 	require.NoError(t, err)
 	gs := httptest.NewServer(g)
 	t.Cleanup(gs.Close)
-	return &starterChain{Direct: as.URL + "/" + feature, Chained: gs.URL + "/agents/starter", AAP: ps.URL, Agent: agent}
+	return ps.URL, gs.URL + "/agents/" + name
 }
 
 // pageRun is what a page gets of one run: each event, and its JSON.
@@ -300,17 +310,9 @@ func TestChainCarriesSnapshotActivities(t *testing.T) {
 		_, _ = w.Write(out)
 	}))
 	t.Cleanup(agent.Close)
-	p, err := aap2agui.New(aap2agui.Config{Upstream: agent.URL, Store: store.NewMemory(),
-		Agent: aap.AgentInfo{Name: "a2ui", Capabilities: aap2agui.DefaultAgent().Capabilities}})
-	require.NoError(t, err)
-	ps := httptest.NewServer(p)
-	t.Cleanup(ps.Close)
-	g, err := agui2aap.New(agui2aap.Config{Upstream: ps.URL, Store: store.NewMemory()})
-	require.NoError(t, err)
-	gs := httptest.NewServer(g)
-	t.Cleanup(gs.Close)
+	_, chained := newBridgesTo(t, agent.URL, "a2ui")
 
-	run := postRun(t, gs.URL+"/agents/a2ui", &types.RunAgentInput{ThreadID: "th-a2ui", RunID: "run-1",
+	run := postRun(t, chained, &types.RunAgentInput{ThreadID: "th-a2ui", RunID: "run-1",
 		Messages: []types.Message{{ID: "u1", Role: types.RoleUser, Content: "Book it"}},
 		Tools:    []types.Tool{}, State: map[string]any{}, Context: []types.Context{}, ForwardedProps: map[string]any{}})
 	assert.Equal(t, "Done.", pageText(run.Events))
