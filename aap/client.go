@@ -231,11 +231,8 @@ func (c *Client) Meta(ctx context.Context) (*GetMetaResponse, error) {
 	if v, err := versionOf(out.meta.Version); err == nil {
 		c.detected.Store(int64(v))
 	}
-	for _, v := range granted.Values(ExtensionsHeader) {
-		if out.meta.Extensions == nil {
-			out.meta.Extensions = http.Header{}
-		}
-		out.meta.Extensions.Add(ExtensionsHeader, v)
+	if vs := granted.Values(ExtensionsHeader); len(vs) > 0 {
+		out.meta.Extensions = http.Header{http.CanonicalHeaderKey(ExtensionsHeader): vs}
 	}
 	return &out.meta, nil
 }

@@ -61,7 +61,8 @@ type AGUIInput struct {
 	// Context is RunAgentInput.context: an array of objects with string
 	// "description" and "value".
 	Context json.RawMessage `json:"context,omitempty"`
-	// ForwardedProps is RunAgentInput.forwardedProps: any JSON value.
+	// ForwardedProps is RunAgentInput.forwardedProps, under the extension
+	// a JSON object (the server adds a member of its own).
 	ForwardedProps json.RawMessage `json:"forwardedProps,omitempty"`
 }
 

@@ -51,9 +51,6 @@ func carriedInput(in *types.RunAgentInput) *aap.AGUIInput {
 // marshalled is v's JSON: a value decoded from JSON marshals (nil if it
 // cannot, or is null).
 func marshalled(v any) json.RawMessage {
-	if raw, ok := v.(json.RawMessage); ok {
-		v = raw
-	}
 	b, err := json.Marshal(v)
 	if err != nil || bytes.Equal(b, []byte("null")) {
 		return nil
@@ -75,25 +72,42 @@ const (
 func noteNotCarried(log *zerolog.Logger, met *metrics.Metrics, in *types.RunAgentInput) {
 	counts := zerolog.Dict()
 	n := 0
-	if b := marshalled(in.State); len(b) > 0 && !bytes.Equal(b, []byte("{}")) {
-		counts.Int(notCarriedState, 1)
-		met.NotCarried(notCarriedState, 1)
+	count := func(typ string) {
+		counts.Int(typ, 1)
+		met.NotCarried(typ, 1)
 		n++
 	}
+	if holdsSomething(in.State) {
+		count(notCarriedState)
+	}
 	if props, ok := in.ForwardedProps.(map[string]any); ok {
-		for k := range props {
-			if k != translate.ForwardedPropsKey {
-				counts.Int(notCarriedProps, 1)
-				met.NotCarried(notCarriedProps, 1)
-				n++
-				break
-			}
+		if _, own := props[translate.ForwardedPropsKey]; len(props) > 1 || len(props) == 1 && !own {
+			count(notCarriedProps)
 		}
 	}
 	if n > 0 {
 		log.Info().Str("thread", in.ThreadID).Dict("not_carried", counts).
 			Msg("the AAP server does not grant the AG-UI extension: what AAP has no field for of the page's run was not sent")
 	}
+}
+
+// holdsSomething reports a state that is neither absent, null nor an
+// empty object, as the input's decoder leaves it (a map, or the JSON),
+// without encoding it.
+func holdsSomething(state any) bool {
+	switch v := state.(type) {
+	case nil:
+		return false
+	case map[string]any:
+		return len(v) > 0
+	case json.RawMessage:
+		var b bytes.Buffer
+		if json.Compact(&b, v) != nil {
+			return len(bytes.TrimSpace(v)) > 0
+		}
+		return b.String() != "null" && b.String() != "{}"
+	}
+	return true
 }
 
 // sessionState is the STATE_SNAPSHOT a hydration gives the page back: the
