@@ -17,10 +17,9 @@ const UnansweredCall = aap.ToolCallNotAnswered + ": the user sent a new message 
 
 // pending describes what the session is waiting for before the next turn.
 type pending struct {
-	calls      map[string]string // toolCallId → tool name: calls without a result
-	order      []string          // their ids, in order
-	interrupts []types.Interrupt // open interrupts
-	waiting    openInterrupts    // the same, found by call or id
+	calls   map[string]string // toolCallId → tool name: calls without a result
+	order   []string          // their ids, in order
+	waiting openInterrupts    // open interrupts, found by call or id
 	// own reports a tool whose calls are the agent's own (ToolOwners.Agents):
 	// the application is not asked for their results or permissions.
 	own func(name string) bool
@@ -29,7 +28,7 @@ type pending struct {
 // pendingIn finds what a session waits for: the calls its history leaves
 // open, and its open interrupts.
 func pendingIn(hist iter.Seq[aap.Message], open []types.Interrupt, own func(name string) bool) pending {
-	p := pending{calls: map[string]string{}, interrupts: open, waiting: indexInterrupts(open), own: own}
+	p := pending{calls: map[string]string{}, waiting: indexInterrupts(open), own: own}
 	for _, tu := range OpenCalls(hist) {
 		p.calls[tu.ToolCallID] = tu.Name
 		p.order = append(p.order, tu.ToolCallID)
@@ -74,7 +73,7 @@ func CheckTurn(hist iter.Seq[aap.Message], open []types.Interrupt, msgs []aap.Me
 			}
 			closing = append(closing, &aap.ToolMessage{ToolCallID: id, Content: aap.TextContent(UnansweredCall)})
 		}
-		for _, in := range p.interrupts {
+		for _, in := range p.waiting.list {
 			cancelled = append(cancelled, types.ResumeEntry{InterruptID: in.ID, Status: types.ResumeStatusCancelled})
 		}
 		return closing, cancelled, nil
@@ -111,7 +110,7 @@ func CheckTurn(hist iter.Seq[aap.Message], open []types.Interrupt, msgs []aap.Me
 			return nil, nil, fmt.Errorf("tool call %q is waiting for its result: answer every pending call in the same turn", id)
 		}
 	}
-	for _, in := range p.interrupts {
+	for _, in := range p.waiting.list {
 		if !answered[in.ToolCallID] && !answered[in.ID] {
 			return nil, nil, fmt.Errorf("interrupt %q is open: answer it (tool_permission for tool call %q) in the same turn", in.ID, in.ToolCallID)
 		}

@@ -336,13 +336,10 @@ func checkResume(open []types.Interrupt, resume []types.ResumeEntry) error {
 	if len(resume) == 0 {
 		return refuse(CodeInterruptsPending, "the thread has %d open interrupt(s) (%s); answer them with resume, in a run of its own (status cancelled to move on)", len(open), interruptIDs(open))
 	}
-	ids := make(map[string]bool, len(open)) // (a walk of open for each entry cost the square of them)
-	for _, it := range open {
-		ids[it.ID] = true
-	}
+	waiting := indexInterrupts(open)
 	answered := make(map[string]bool, len(resume))
 	for _, r := range resume {
-		if !ids[r.InterruptID] {
+		if _, ok := waiting.withID(r.InterruptID); !ok {
 			return refuse(CodeUnknownInterrupt, "resume names interrupt %q, which is not open on this thread", r.InterruptID)
 		}
 		answered[r.InterruptID] = true
