@@ -588,10 +588,7 @@ func (t *AGUIToAAP) toolCall(c CompletedCall) {
 	in, _ := RecoverInput(c.Arguments)
 	t.emit(&aap.ToolCall{ToolCallID: c.ToolCallID, Name: c.Name, Input: in})
 	t.addBlock(&aap.ToolUseBlock{ToolCallID: c.ToolCallID, Name: c.Name, Input: in}, c.ParentMessageID)
-	if t.called == nil {
-		t.called = make(map[string]bool)
-	}
-	t.called[c.ToolCallID] = true
+	t.called = setKey(t.called, c.ToolCallID, true)
 	if t.isOwn != nil && t.isOwn(c.Name) {
 		t.agents = setKey(t.agents, c.ToolCallID, true)
 		return

@@ -178,10 +178,7 @@ func (t *AGUIToAAP) snapshotAssistant(m *aap.AssistantMessage, id string) {
 			}
 			t.emit(&aap.ToolCall{ToolCallID: b.ToolCallID, Name: b.Name, Input: b.Input})
 			t.blocks = append(t.blocks, b)
-			if t.called == nil {
-				t.called = make(map[string]bool)
-			}
-			t.called[b.ToolCallID] = true
+			t.called = setKey(t.called, b.ToolCallID, true)
 			t.unanswered++
 		}
 	}
