@@ -178,6 +178,11 @@ func (r *scaleRun) turn(ctx context.Context, id string, body, script []byte, sto
 	return expect(resp, []string{`"stopReason":"` + stop + `"`})
 }
 
+// turnOK is a turn the agent answers with the text "ok".
+func (r *scaleRun) turnOK(ctx context.Context, id string, body []byte) error {
+	return r.turn(ctx, id, body, aguiRun(aguiText(nil, "ok"), ""), aapStopEnd)
+}
+
 // a2gSeed is a dimension of POST /sessions whose seeded history is
 // messages(n).
 func a2gSeed(key, dim string, n int, messages func(n int) string) scalingDim {
@@ -213,7 +218,7 @@ func a2gTurnOn(key, dim string, n int, messages func(n int) string) scalingDim {
 				return scaleCase{}, err
 			}
 			return scaleCase{bytes: len(seed), request: func(ctx context.Context) error {
-				return r.turn(ctx, id, turnBody(jsonList(aapUser("hi")), ""), aguiRun(aguiText(nil, "ok"), ""), aapStopEnd)
+				return r.turnOK(ctx, id, turnBody(jsonList(aapUser("hi")), ""))
 			}}, nil
 		}}
 }
@@ -228,7 +233,7 @@ func a2gTurnOf(input func(n int) (messages, tools string)) func(context.Context,
 		}
 		body := turnBody(input(n))
 		return scaleCase{bytes: len(body), request: func(ctx context.Context) error {
-			return r.turn(ctx, id, body, aguiRun(aguiText(nil, "ok"), ""), aapStopEnd)
+			return r.turnOK(ctx, id, body)
 		}}, nil
 	}
 }
@@ -236,21 +241,13 @@ func a2gTurnOf(input func(n int) (messages, tools string)) func(context.Context,
 // a2gResults: the agent's run made n calls of the client tool; the
 // measured turn brings their n results.
 func a2gResults(ctx context.Context, r *scaleRun, n int) (scaleCase, error) {
-	id, err := r.newSession(ctx, sessionBody("", a2gTools(1, 1)))
+	script, _ := a2gAgentCalls(n)
+	id, body, err := a2gAnswering(ctx, r, n, "call", script, `"a result"`)
 	if err != nil {
 		return scaleCase{}, err
 	}
-	script, _ := a2gAgentCalls(n)
-	if err := r.turn(ctx, id, turnBody(jsonList(aapUser("call")), ""), script, aapStopTool); err != nil {
-		return scaleCase{}, err
-	}
-	results := make([]string, n)
-	for i := range results {
-		results[i] = `{"role":"tool","toolCallId":"` + scaleCallID(i) + `","content":"a result"}`
-	}
-	body := turnBody(jsonList(results...), "")
 	return scaleCase{bytes: len(body), request: func(ctx context.Context) error {
-		return r.turn(ctx, id, body, aguiRun(aguiText(nil, "ok"), ""), aapStopEnd)
+		return r.turnOK(ctx, id, body)
 	}}, nil
 }
 
@@ -258,21 +255,13 @@ func a2gResults(ctx context.Context, r *scaleRun, n int) (scaleCase, error) {
 // agui_interrupt call); the measured turn answers them, which the agent
 // gets as n resume entries.
 func a2gResume(ctx context.Context, r *scaleRun, n int) (scaleCase, error) {
-	id, err := r.newSession(ctx, sessionBody("", a2gTools(1, 1)))
+	script, _ := a2gInterrupts(n)
+	id, body, err := a2gAnswering(ctx, r, n, "ask", script, `"{\"answer\":\"yes\"}"`)
 	if err != nil {
 		return scaleCase{}, err
 	}
-	script, _ := a2gInterrupts(n)
-	if err := r.turn(ctx, id, turnBody(jsonList(aapUser("ask")), ""), script, aapStopTool); err != nil {
-		return scaleCase{}, err
-	}
-	answers := make([]string, n)
-	for i := range answers {
-		answers[i] = `{"role":"tool","toolCallId":"` + scaleCallID(i) + `","content":"{\"answer\":\"yes\"}"}`
-	}
-	body := turnBody(jsonList(answers...), "")
 	return scaleCase{bytes: len(body), request: func(ctx context.Context) error {
-		if err := r.turn(ctx, id, body, aguiRun(aguiText(nil, "ok"), ""), aapStopEnd); err != nil {
+		if err := r.turnOK(ctx, id, body); err != nil {
 			return err
 		}
 		if got := strings.Count(string(r.ag.lastBody()), `"interruptId"`); got != n {
@@ -280,6 +269,24 @@ func a2gResume(ctx context.Context, r *scaleRun, n int) (scaleCase, error) {
 		}
 		return nil
 	}}, nil
+}
+
+// a2gAnswering starts a session whose first turn (the user's prompt) the
+// agent's script ends for tool use with calls 0 to n-1 open, and returns
+// it with the body of a turn answering each call with content (JSON).
+func a2gAnswering(ctx context.Context, r *scaleRun, n int, prompt string, script []byte, content string) (string, []byte, error) {
+	id, err := r.newSession(ctx, sessionBody("", a2gTools(1, 1)))
+	if err != nil {
+		return "", nil, err
+	}
+	if err := r.turn(ctx, id, turnBody(jsonList(aapUser(prompt)), ""), script, aapStopTool); err != nil {
+		return "", nil, err
+	}
+	answers := make([]string, n)
+	for i := range answers {
+		answers[i] = `{"role":"tool","toolCallId":"` + scaleCallID(i) + `","content":` + content + `}`
+	}
+	return id, turnBody(jsonList(answers...), ""), nil
 }
 
 // a2gStreamDim is a dimension of the agent's stream in one turn on a new

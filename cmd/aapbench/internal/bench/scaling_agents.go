@@ -20,27 +20,43 @@ const (
 	scaleTrustedTool = "srvt" // an AAP server tool enabled with trust: the server runs it
 )
 
-// scriptAGUI is an AG-UI agent that answers every run with its script.
-type scriptAGUI struct {
+// scripted is what an agent of the scaling runs shares: the stream it
+// answers with, and the last body it was sent.
+type scripted struct {
 	mu     sync.Mutex
-	script []byte
+	stream []byte
 	last   []byte
 }
 
-func newScriptAGUI() *scriptAGUI { return &scriptAGUI{script: aguiRun(aguiText(nil, "ok"), "")} }
-
-// set makes script the stream of the runs that follow.
-func (a *scriptAGUI) set(script []byte) {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	a.script = script
+// set makes stream the answer of the requests that follow.
+func (s *scripted) set(stream []byte) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.stream = stream
 }
 
-// lastBody is the body of the last run.
-func (a *scriptAGUI) lastBody() []byte {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	return a.last
+// lastBody is the last body kept.
+func (s *scripted) lastBody() []byte {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.last
+}
+
+// answer keeps body as the last one and returns the stream to answer it
+// with.
+func (s *scripted) answer(body []byte) []byte {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.last = body
+	return s.stream
+}
+
+// scriptAGUI is an AG-UI agent that answers every run with its script
+// (set), and keeps the body of the last run (lastBody).
+type scriptAGUI struct{ scripted }
+
+func newScriptAGUI() *scriptAGUI {
+	return &scriptAGUI{scripted{stream: aguiRun(aguiText(nil, "ok"), "")}}
 }
 
 func (a *scriptAGUI) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -49,11 +65,8 @@ func (a *scriptAGUI) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, err.Error(), http.StatusBadRequest)
 		return
 	}
-	a.mu.Lock()
-	a.last, body = body, a.script
-	a.mu.Unlock()
 	w.Header().Set("Content-Type", "text/event-stream")
-	_, _ = w.Write(body)
+	_, _ = w.Write(a.answer(body))
 }
 
 // aguiEvent appends the SSE frame of one AG-UI event, its JSON given.
@@ -95,14 +108,13 @@ func aguiCall(b []byte, id, tool string, args ...string) []byte {
 
 // scriptAAP is an AAP server of agents "bench" (with the two server
 // tools) and "other": sessions are numbers, every turn streams its
-// script, and every history is its history.
+// script (set), every history is its history, and lastBody is the body
+// of the last session or turn created.
 type scriptAAP struct {
-	mu      sync.Mutex
-	mux     *http.ServeMux
-	turn    []byte
-	history []byte
-	last    []byte
-	seq     int
+	scripted // mu also guards history and seq
+	mux      *http.ServeMux
+	history  []byte
+	seq      int
 }
 
 // scaleMeta is the scripted AAP server's GET /meta.
@@ -114,7 +126,7 @@ const scaleMeta = `{"version":3,"agents":[` +
 	`{"name":"other","version":"1","capabilities":{"stream":{"delta":{}},"history":{"full":{}}}}]}`
 
 func newScriptAAP() *scriptAAP {
-	a := &scriptAAP{mux: http.NewServeMux(), turn: aapTurn(aapDelta(nil, "ok"), aapStopEnd), history: []byte(`{"history":{"full":[]}}`)}
+	a := &scriptAAP{scripted: scripted{stream: aapTurn(aapDelta(nil, "ok"), aapStopEnd)}, mux: http.NewServeMux(), history: []byte(`{"history":{"full":[]}}`)}
 	a.mux.HandleFunc("GET /meta", func(w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
 		_, _ = w.Write([]byte(scaleMeta))
@@ -131,11 +143,8 @@ func newScriptAAP() *scriptAAP {
 	})
 	a.mux.HandleFunc("POST /sessions/{id}/turns", func(w http.ResponseWriter, r *http.Request) {
 		body, _ := readAll(r)
-		a.mu.Lock()
-		a.last, body = body, a.turn
-		a.mu.Unlock()
 		w.Header().Set("Content-Type", "text/event-stream")
-		_, _ = w.Write(body)
+		_, _ = w.Write(a.answer(body))
 	})
 	a.mux.HandleFunc("GET /sessions/{id}/history", func(w http.ResponseWriter, _ *http.Request) {
 		a.mu.Lock()
@@ -150,26 +159,12 @@ func newScriptAAP() *scriptAAP {
 
 func (a *scriptAAP) ServeHTTP(w http.ResponseWriter, r *http.Request) { a.mux.ServeHTTP(w, r) }
 
-// set makes turn the stream of the turns that follow.
-func (a *scriptAAP) set(turn []byte) {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	a.turn = turn
-}
-
 // setHistory makes body (a GET /sessions/:id/history response) every
 // session's history.
 func (a *scriptAAP) setHistory(body []byte) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	a.history = body
-}
-
-// lastBody is the body of the last session or turn created.
-func (a *scriptAAP) lastBody() []byte {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	return a.last
 }
 
 // The stop reasons of the scripted AAP turns.

@@ -26,7 +26,7 @@ func agui2aapDims() []scalingDim {
 			return g2aInput{messages: jsonList(append(g2aHistory(n), g2aUser("u-last", "hi"))...)}
 		}),
 		g2aInputDim("calls", "tool calls in one message, with their results", 1000, func(n int) g2aInput {
-			return g2aInput{messages: jsonList(append(g2aCallsMessages(n), g2aUser("u-last", "go on"))...), tools: g2aTools(1, 1)}
+			return g2aInput{messages: jsonList(append(g2aCallsMessages(n), g2aUser("u-last", "go on"))...), tools: a2gTools(1, 1)}
 		}),
 		g2aInputDim("parts", "content parts of one message", 2000, func(n int) g2aInput {
 			parts := make([]string, n)
@@ -36,10 +36,10 @@ func agui2aapDims() []scalingDim {
 			return g2aInput{messages: jsonList(`{"id":"u0","role":"user","content":` + jsonList(parts...) + `}`)}
 		}),
 		g2aInputDim("tools", "tools, each with its schema", 500, func(n int) g2aInput {
-			return g2aInput{messages: jsonList(g2aUser("u0", "hi")), tools: g2aTools(n, 3)}
+			return g2aInput{messages: jsonList(g2aUser("u0", "hi")), tools: a2gTools(n, 3)}
 		}),
 		g2aInputDim("schema", "properties of one tool's schema", 1000, func(n int) g2aInput {
-			return g2aInput{messages: jsonList(g2aUser("u0", "hi")), tools: g2aTools(1, n)}
+			return g2aInput{messages: jsonList(g2aUser("u0", "hi")), tools: a2gTools(1, n)}
 		}),
 		g2aInputDim("context", "context entries", 1000, func(n int) g2aInput {
 			entries := make([]string, n)
@@ -153,10 +153,6 @@ func g2aResultMessages(n int) []string {
 	return out
 }
 
-// g2aTools are n tools, the client tool first, each with a schema of
-// props properties.
-func g2aTools(n, props int) string { return a2gTools(n, props) }
-
 // run posts body to agent's endpoint and checks that the stream finished
 // without an error and holds every one of want; it returns the stream.
 func (r *scaleRun) run(ctx context.Context, agent string, body []byte, want ...string) ([]byte, error) {
@@ -165,6 +161,14 @@ func (r *scaleRun) run(ctx context.Context, agent string, body []byte, want ...s
 		return nil, err
 	}
 	return resp, expect(resp, append([]string{`"RUN_FINISHED"`}, want...), "RUN_ERROR")
+}
+
+// runOK is a run of body on agent "bench" that the AAP server answers
+// with the text "ok".
+func (r *scaleRun) runOK(ctx context.Context, body []byte) error {
+	r.aa.set(aapTurn(aapDelta(nil, "ok"), aapStopEnd))
+	_, err := r.run(ctx, "bench", body)
+	return err
 }
 
 // thread is a new thread id.
@@ -177,9 +181,7 @@ func g2aInputDim(key, dim string, n int, input func(n int) g2aInput) scalingDim 
 		setup: func(_ context.Context, r *scaleRun, n int) (scaleCase, error) {
 			body := input(n).body(r.thread(), "r1")
 			return scaleCase{bytes: len(body), request: func(ctx context.Context) error {
-				r.aa.set(aapTurn(aapDelta(nil, "ok"), aapStopEnd))
-				_, err := r.run(ctx, "bench", body)
-				return err
+				return r.runOK(ctx, body)
 			}}, nil
 		}}
 }
@@ -210,9 +212,7 @@ func g2aThreadHistory(ctx context.Context, r *scaleRun, n int) (scaleCase, error
 	msgs = append(msgs, `{"id":"`+answer+`","role":"assistant","content":"ok"}`, g2aUser("u-next", "more"))
 	body := g2aInput{messages: jsonList(msgs...)}.body(th, "r2")
 	return scaleCase{bytes: len(body), request: func(ctx context.Context) error {
-		r.aa.set(aapTurn(aapDelta(nil, "ok"), aapStopEnd))
-		_, err := r.run(ctx, "bench", body)
-		return err
+		return r.runOK(ctx, body)
 	}}, nil
 }
 
@@ -221,12 +221,10 @@ func g2aThreadHistory(ctx context.Context, r *scaleRun, n int) (scaleCase, error
 func g2aHydration(ctx context.Context, r *scaleRun, n int) (scaleCase, error) {
 	th := r.thread()
 	msgs := append(g2aHistory(n), g2aUser("u-first", "hi"))
-	r.aa.set(aapTurn(aapDelta(nil, "ok"), aapStopEnd))
-	if _, err := r.run(ctx, "bench", g2aInput{messages: jsonList(msgs...)}.body(th, "r1")); err != nil {
+	if err := r.runOK(ctx, g2aInput{messages: jsonList(msgs...)}.body(th, "r1")); err != nil {
 		return scaleCase{}, err
 	}
-	history := strings.Split(strings.Trim(a2gHistory(n), "[]"), "},{")
-	stored := `{"history":{"full":[` + strings.Join(history, "},{") + `,` + aapUser("hi") + `,{"role":"assistant","content":"ok"}]}}`
+	stored := `{"history":{"full":` + jsonList(strings.Trim(a2gHistory(n), "[]"), aapUser("hi"), `{"role":"assistant","content":"ok"}`) + `}}`
 	body := g2aInput{}.body(th, "r2")
 	return scaleCase{bytes: len(stored), request: func(ctx context.Context) error {
 		r.aa.setHistory([]byte(stored))
@@ -258,7 +256,7 @@ func g2aStreamDim(key, dim string, n int, bound string, script func(n int) []byt
 	return scalingDim{key: key, dimension: dim, via: "the AAP server's events", bound: bound, n: n,
 		setup: func(_ context.Context, r *scaleRun, n int) (scaleCase, error) {
 			s := script(n)
-			body := g2aInput{messages: jsonList(g2aUser("u0", "go")), tools: g2aTools(1, 1)}.body(r.thread(), "r1")
+			body := g2aInput{messages: jsonList(g2aUser("u0", "go")), tools: a2gTools(1, 1)}.body(r.thread(), "r1")
 			return scaleCase{bytes: len(s), request: func(ctx context.Context) error {
 				r.aa.set(s)
 				_, err := r.run(ctx, "bench", body)
@@ -274,7 +272,7 @@ func g2aCalled(ctx context.Context, r *scaleRun, n int, tool string) (string, []
 	th := r.thread()
 	first := g2aUser("u0", "call")
 	r.aa.set(g2aCalls(n, tool, false))
-	out, err := r.run(ctx, "bench", g2aInput{messages: jsonList(first), tools: g2aTools(1, 1)}.body(th, "r1"), "TOOL_CALL_START")
+	out, err := r.run(ctx, "bench", g2aInput{messages: jsonList(first), tools: a2gTools(1, 1)}.body(th, "r1"), "TOOL_CALL_START")
 	if err != nil {
 		return "", nil, err
 	}
@@ -292,11 +290,9 @@ func g2aResults(ctx context.Context, r *scaleRun, n int) (scaleCase, error) {
 	if err != nil {
 		return scaleCase{}, err
 	}
-	body := g2aInput{messages: jsonList(append(msgs, g2aResultMessages(n)...)...), tools: g2aTools(1, 1)}.body(th, "r2")
+	body := g2aInput{messages: jsonList(append(msgs, g2aResultMessages(n)...)...), tools: a2gTools(1, 1)}.body(th, "r2")
 	return scaleCase{bytes: len(body), request: func(ctx context.Context) error {
-		r.aa.set(aapTurn(aapDelta(nil, "ok"), aapStopEnd))
-		_, err := r.run(ctx, "bench", body)
-		return err
+		return r.runOK(ctx, body)
 	}}, nil
 }
 
@@ -315,14 +311,16 @@ func g2aResume(ctx context.Context, r *scaleRun, n int) (scaleCase, error) {
 		answer = aapEvent(answer, "tool_result", `{"toolCallId":"`+id+`","content":"a result"}`)
 	}
 	script := aapTurn(aapDelta(answer, "done"), aapStopEnd)
-	body := g2aInput{messages: jsonList(msgs...), tools: g2aTools(1, 1), resume: jsonList(entries...)}.body(th, "r2")
+	body := g2aInput{messages: jsonList(msgs...), tools: a2gTools(1, 1), resume: jsonList(entries...)}.body(th, "r2")
 	return scaleCase{bytes: len(body), request: func(ctx context.Context) error {
 		r.aa.set(script)
-		_, err := r.run(ctx, "bench", body)
-		if err == nil && strings.Count(string(r.aa.lastBody()), `"tool_permission"`) != n {
-			err = fmt.Errorf("the AAP server got %d tool_permission messages, want %d", strings.Count(string(r.aa.lastBody()), `"tool_permission"`), n)
+		if _, err := r.run(ctx, "bench", body); err != nil {
+			return err
 		}
-		return err
+		if got := strings.Count(string(r.aa.lastBody()), `"tool_permission"`); got != n {
+			return fmt.Errorf("the AAP server got %d tool_permission messages, want %d", got, n)
+		}
+		return nil
 	}}, nil
 }
 
