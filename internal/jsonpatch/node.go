@@ -93,16 +93,11 @@ func parseAt(b []byte, i int) (*node, int) {
 				return nil, j
 			}
 			n.arr = append(n.arr, v)
-			if j = jsonenc.SkipSpace(b, j); j >= len(b) {
+			var more bool
+			if i, more = after(b, j, ']'); i < 0 {
 				return nil, j
-			}
-			switch b[j] {
-			case ',':
-				i = jsonenc.SkipSpace(b, j+1)
-			case ']':
-				return n, j + 1
-			default:
-				return nil, j
+			} else if !more {
+				return n, i
 			}
 		}
 	}
@@ -142,18 +137,28 @@ func parseObject(b []byte, i int) (*node, int) {
 			n.obj.index[key] = len(n.obj.members)
 			n.obj.members = append(n.obj.members, member{key, v})
 		}
-		if j = jsonenc.SkipSpace(b, j); j >= len(b) {
+		var more bool
+		if i, more = after(b, j, '}'); i < 0 {
 			return nil, j
-		}
-		switch b[j] {
-		case ',':
-			i = jsonenc.SkipSpace(b, j+1)
-		case '}':
-			return n, j + 1
-		default:
-			return nil, j
+		} else if !more {
+			return n, i
 		}
 	}
+}
+
+// after reads what follows a member of a container at b[j]: a comma
+// (more: i is the next member's start) or end, the container's close
+// (i is past it); i is -1 for anything else.
+func after(b []byte, j int, end byte) (i int, more bool) {
+	switch j = jsonenc.SkipSpace(b, j); {
+	case j >= len(b):
+		return -1, false
+	case b[j] == ',':
+		return jsonenc.SkipSpace(b, j+1), true
+	case b[j] == end:
+		return j + 1, false
+	}
+	return -1, false
 }
 
 // unquote is the text of the JSON string s (with its quotes); invalid

@@ -48,10 +48,16 @@ func (d *Doc) AppendJSON(dst []byte) []byte {
 
 // operation is one operation of a patch, its fields as they came.
 type operation struct {
-	kind        string
-	path, from  string
-	value       *node  // nil: none given
-	description string // for errors: the operation's kind and path
+	kind       string
+	path, from string
+	value      *node // nil: none given
+	i          int   // its place in the patch
+}
+
+// description names op for errors: its place, kind and path. Made only
+// for an error, not for every operation of every patch.
+func (op *operation) description() string {
+	return fmt.Sprintf("operation %d (%s %q)", op.i, op.kind, op.path)
 }
 
 // Apply applies the JSON Patch patch (a JSON array of operations) to the
@@ -107,27 +113,26 @@ func decodePatch(patch []byte) ([]operation, error) {
 		if err := json.Unmarshal(m["path"], &path); err != nil || path == nil {
 			return nil, fmt.Errorf("jsonpatch: operation %d (%s) has no path", i, op.kind)
 		}
-		op.path = *path
-		op.description = fmt.Sprintf("operation %d (%s %q)", i, op.kind, op.path)
+		op.path, op.i = *path, i
 		switch op.kind {
 		case "add", "replace", "test":
 			if v, ok := m["value"]; ok {
 				var err error
 				if op.value, err = parse(v); err != nil {
-					return nil, fmt.Errorf("jsonpatch: %s: its value: %w", op.description, err)
+					return nil, fmt.Errorf("jsonpatch: %s: its value: %w", op.description(), err)
 				}
 			} else if op.kind != "test" {
-				return nil, fmt.Errorf("jsonpatch: %s has no value", op.description)
+				return nil, fmt.Errorf("jsonpatch: %s has no value", op.description())
 			}
 		case "move", "copy":
 			var from *string
 			if err := json.Unmarshal(m["from"], &from); err != nil || from == nil {
-				return nil, fmt.Errorf("jsonpatch: %s has no from", op.description)
+				return nil, fmt.Errorf("jsonpatch: %s has no from", op.description())
 			}
 			op.from = *from
 		case "remove":
 		default:
-			return nil, fmt.Errorf("jsonpatch: %s is not an operation", op.description)
+			return nil, fmt.Errorf("jsonpatch: %s is not an operation", op.description())
 		}
 	}
 	return ops, nil
@@ -155,7 +160,7 @@ func (d *Doc) apply(op operation) error {
 		err = d.test(op.path, op.value)
 	}
 	if err != nil {
-		return fmt.Errorf("%s: %w", op.description, err)
+		return fmt.Errorf("%s: %w", op.description(), err)
 	}
 	return nil
 }
