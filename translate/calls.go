@@ -245,18 +245,7 @@ func (c *Calls) Awaits(id string) bool {
 
 // Open returns the calls made since the last user message that have no
 // result, in the order they were made; nil when there are none.
-func (c *Calls) Open() []*aap.ToolUseBlock {
-	if c.open.len() == 0 {
-		return nil
-	}
-	out := make([]*aap.ToolUseBlock, 0, c.open.len())
-	for _, tu := range c.open.items() {
-		if tu != nil {
-			out = append(out, tu)
-		}
-	}
-	return out
-}
+func (c *Calls) Open() []*aap.ToolUseBlock { return c.open.left() }
 
 // OrphanResults returns the indexes of the tool messages of msgs that break
 // the rule that every tool result follows its tool_use: a result for a call

@@ -55,11 +55,10 @@ func (h *holed[T]) items() []*T { return h.s }
 // len returns the number of items left.
 func (h *holed[T]) len() int { return h.live }
 
-// take returns the items left, in order and without holes (nil when there
-// are none), and empties the list.
-func (h *holed[T]) take() []*T {
+// left returns the items left, in order and without holes, in a slice of
+// their own (nil when there are none).
+func (h *holed[T]) left() []*T {
 	if h.live == 0 {
-		h.s = h.s[:0]
 		return nil
 	}
 	out := make([]*T, 0, h.live)
@@ -68,6 +67,12 @@ func (h *holed[T]) take() []*T {
 			out = append(out, v)
 		}
 	}
+	return out
+}
+
+// take returns the items left (left) and empties the list.
+func (h *holed[T]) take() []*T {
+	out := h.left()
 	h.reset()
 	return out
 }
