@@ -1,7 +1,6 @@
 package aap2agui
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 
@@ -47,22 +46,22 @@ func checkCarried(c *gin.Context, in *aap.AGUIInput) error {
 // carryEvent sends a client granted the extension the agent's event ev
 // (data: its JSON, or nil) when the extension carries it, in its place
 // before what the translator makes of it.
+// The frame is written at once (answer.writeCarried), so data, which the
+// reader's buffer holds, need not be copied.
 func (r *turnRun) carryEvent(ctx context.Context, ev events.Event, data []byte) {
-	if r.ans.carry && translate.CarriedEvent(ev) {
-		r.write(ctx, []aap.Event{carriedEvent(ev, data)})
+	if !r.ans.carry || !translate.CarriedEvent(ev) {
+		return
 	}
+	if data == nil { // nothing beyond ev's fields: ev's own encoding is the same
+		data, _ = json.Marshal(ev)
+	}
+	r.ans.writeCarried(data, func() { r.history.saveSettled(ctx) })
 }
 
-// carriedEvent is the agui event carrying ev (data: its JSON as the agent
-// sent it; nil when it holds nothing beyond ev's fields, and ev's own
-// encoding is then the same).
-func carriedEvent(ev events.Event, data []byte) *aap.AGUIEvent {
-	if data == nil {
-		data, _ = json.Marshal(ev) // an event decoded from JSON encodes
-	} else {
-		data = bytes.Clone(data) // the reader's buffer is read into again
-	}
-	return &aap.AGUIEvent{Data: data}
+// writeCarried sends an agui event of data, an AG-UI event's JSON, as
+// write sends an event.
+func (a *answer) writeCarried(data []byte, beforeFull func()) {
+	a.w.WriteFrame(a.turn, string(aap.EventAGUI), func(b []byte) ([]byte, error) { return aap.AppendFrame(b, &aap.AGUIEvent{Data: data}) }, beforeFull)
 }
 
 // carriedForm marks, after the stream mode, the run log of a turn whose
