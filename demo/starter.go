@@ -95,12 +95,12 @@ func (s *Starter) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	feature := path.Base(r.URL.Path)
 	handle, ok := starterHandlers[feature]
 	if !ok {
-		replyError(w, http.StatusNotFound, "unknown_feature", "no feature of the server starter is served at "+r.URL.Path+"; the features are "+strings.Join(StarterFeatures, ", "))
+		aap.WriteError(w, http.StatusNotFound, "unknown_feature", "no feature of the server starter is served at "+r.URL.Path+"; the features are "+strings.Join(StarterFeatures, ", "))
 		return
 	}
 	if r.Method != http.MethodPost {
 		w.Header().Set("Allow", http.MethodPost)
-		replyError(w, http.StatusMethodNotAllowed, "method_not_allowed", "POST a RunAgentInput")
+		aap.WriteError(w, http.StatusMethodNotAllowed, "method_not_allowed", "POST a RunAgentInput")
 		return
 	}
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxInput))
@@ -116,7 +116,7 @@ func (s *Starter) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		run.raw = raw.Messages
 	}
 	if err != nil {
-		replyError(w, http.StatusBadRequest, "invalid_body", "the body is not a RunAgentInput: "+err.Error())
+		aap.WriteError(w, http.StatusBadRequest, "invalid_body", "the body is not a RunAgentInput: "+err.Error())
 		return
 	}
 	run.n = s.runs.Add(1) - 1
@@ -159,13 +159,6 @@ func (s *Starter) write(w http.ResponseWriter, r *http.Request, beats []beat) {
 		}
 	}
 	_, _ = w.Write(out)
-}
-
-// replyError answers status with AAP's JSON error body.
-func replyError(w http.ResponseWriter, status int, code, message string) {
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(status)
-	_ = json.NewEncoder(w).Encode(aap.ErrorResponse{Error: aap.ErrorBody{Code: code, Message: message}})
 }
 
 func quote(s string) string { return string(jsonenc.AppendString(nil, s)) }
