@@ -65,9 +65,6 @@ func (m *Memory) CreateSession(_ context.Context, s *Session, seed []Entry, max 
 	c.CreatedAt = c.CreatedAt.UTC().Truncate(time.Millisecond)
 	ms := &memSession{s: c, history: hist, version: 1}
 	m.sessions[s.ID] = ms
-	if m.owners == nil {
-		m.owners = ownerSessions{}
-	}
 	m.owners.add(ms)
 	return nil
 }

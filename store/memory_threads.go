@@ -63,6 +63,7 @@ func (m *Memory) SaveThread(_ context.Context, t *Thread, holder string) error {
 	defer m.mu.Unlock()
 	if m.th.threads == nil {
 		m.th.threads, m.th.updated, m.th.records = map[string][]byte{}, map[string]time.Time{}, map[string][][]byte{}
+		m.th.order = threadOrder{}
 	}
 	k := threadKey(t.Owner, t.ID)
 	if tail := t.RecordTail; tail != nil {
@@ -81,9 +82,6 @@ func (m *Memory) SaveThread(_ context.Context, t *Thread, holder string) error {
 	if was, ok := m.th.updated[k]; !ok || !t.KeepUpdatedAt {
 		now := time.Now().UTC()
 		m.th.updated[k] = now
-		if m.th.order == nil {
-			m.th.order = threadOrder{}
-		}
 		m.th.order.move(t.Owner, t.ID, was, now)
 	}
 	if l, ok := m.th.locks[k]; ok && holder != "" && l.holder == holder {
