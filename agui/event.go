@@ -35,6 +35,13 @@ type UnknownEvent struct {
 
 var _ events.Event = (*UnknownEvent)(nil)
 
+// PassOn is an event of type typ written as raw, its JSON, byte for byte:
+// an event the caller passes on as it came (a known type, checked by the
+// caller) rather than re-encoding its decoded fields.
+func PassOn(typ events.EventType, raw json.RawMessage) *UnknownEvent {
+	return &UnknownEvent{BaseEvent: &events.BaseEvent{EventType: typ}, Raw: raw}
+}
+
 // Validate returns nil: an unknown event cannot be checked, only passed on.
 func (e *UnknownEvent) Validate() error { return nil }
 

@@ -64,7 +64,7 @@ func (t *AAPToAGUI) carried(e *aap.AGUIEvent) error {
 		}
 		return nil
 	}
-	t.out = append(t.out, &agui.UnknownEvent{BaseEvent: &events.BaseEvent{EventType: ev.Type()}, Raw: e.Data})
+	t.out = append(t.out, agui.PassOn(ev.Type(), e.Data))
 	return nil
 }
 

@@ -127,5 +127,5 @@ func sessionState(ctx context.Context, ua upstreamAgent, th *store.Thread, log *
 		return nil
 	}
 	raw := append(append([]byte(`{"type":"STATE_SNAPSHOT","snapshot":`), sess.AGUI.State...), '}')
-	return &agui.UnknownEvent{BaseEvent: &events.BaseEvent{EventType: events.EventTypeStateSnapshot}, Raw: raw}
+	return agui.PassOn(events.EventTypeStateSnapshot, raw)
 }
