@@ -588,9 +588,16 @@ func (t *AGUIToAAP) toolCall(c CompletedCall) {
 	in, _ := RecoverInput(c.Arguments)
 	t.emit(&aap.ToolCall{ToolCallID: c.ToolCallID, Name: c.Name, Input: in})
 	t.addBlock(&aap.ToolUseBlock{ToolCallID: c.ToolCallID, Name: c.Name, Input: in}, c.ParentMessageID)
-	t.called = setKey(t.called, c.ToolCallID, true)
-	if t.isOwn != nil && t.isOwn(c.Name) {
-		t.agents = setKey(t.agents, c.ToolCallID, true)
+	t.madeCall(c.ToolCallID, c.Name)
+}
+
+// madeCall notes a call of tool name the run made, streamed or in a
+// snapshot: one the turn waits on, unless it is the agent's own
+// (IsAgentTool).
+func (t *AGUIToAAP) madeCall(id, name string) {
+	t.called = setKey(t.called, id, true)
+	if t.isOwn != nil && t.isOwn(name) {
+		t.agents = setKey(t.agents, id, true)
 		return
 	}
 	t.unanswered++

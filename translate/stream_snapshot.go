@@ -178,8 +178,7 @@ func (t *AGUIToAAP) snapshotAssistant(m *aap.AssistantMessage, id string) {
 			}
 			t.emit(&aap.ToolCall{ToolCallID: b.ToolCallID, Name: b.Name, Input: b.Input})
 			t.blocks = append(t.blocks, b)
-			t.called = setKey(t.called, b.ToolCallID, true)
-			t.unanswered++
+			t.madeCall(b.ToolCallID, b.Name)
 		}
 	}
 	if len(t.blocks) > 0 {

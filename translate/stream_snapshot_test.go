@@ -131,6 +131,33 @@ func TestFeedSnapshotMessageMode(t *testing.T) {
 	assert.Equal(t, []string{`turn_stop {"stopReason":"tool_use"}`}, eventJSON(t, out))
 }
 
+// A call of the agent's own tool that a snapshot holds without a result
+// (a predictive-state tool) waits on no one, as the same call streamed
+// does: the turn ends with end_turn; a call of the application's tool in
+// it still stops the turn for tool_use.
+func TestFeedSnapshotAgentsOwnCall(t *testing.T) {
+	sent := []types.Message{{ID: "u-1", Role: types.RoleUser, Content: "write"}}
+	call := func(id, name string) types.ToolCall {
+		return types.ToolCall{ID: id, Type: types.ToolCallTypeFunction, Function: types.FunctionCall{Name: name, Arguments: `{}`}}
+	}
+	own := func(name string) bool { return name == "write_document_local" }
+	for _, c := range []struct {
+		calls []types.ToolCall
+		want  aap.StopReason
+	}{
+		{[]types.ToolCall{call("c1", "write_document_local")}, aap.StopEndTurn},
+		{[]types.ToolCall{call("c1", "write_document_local"), call("c2", "confirm_changes")}, aap.StopToolUse},
+	} {
+		snap := sentOf(t, append(sent[:1:1], types.Message{ID: "a-1", Role: types.RoleAssistant, ToolCalls: c.calls}))
+		tr := translate.NewAGUIToAAP(translate.AGUIToAAPOptions{Mode: aap.StreamDelta, IsAgentTool: own})
+		_, err := tr.FeedSnapshot(snap, sentOf(t, sent), nil)
+		require.NoError(t, err)
+		_, err = tr.Feed(&events.RunFinishedEvent{BaseEvent: &events.BaseEvent{EventType: events.EventTypeRunFinished}})
+		require.NoError(t, err)
+		assert.Equal(t, c.want, tr.StopReason(), "%d calls", len(c.calls))
+	}
+}
+
 // What the run streamed is never streamed again: a snapshot of the whole
 // thread after the run streamed its answer (LangGraph, Agent Framework,
 // CopilotKit's BuiltInAgent) adds nothing; one that holds more than was
