@@ -5,7 +5,6 @@ import (
 	"github.com/ag-ui-protocol/ag-ui/sdks/community/go/pkg/core/types"
 	"github.com/rs/zerolog"
 
-	"github.com/aapagui/aapagui/agui"
 	"github.com/aapagui/aapagui/bridge/internal/metrics"
 	"github.com/aapagui/aapagui/translate"
 )
@@ -66,16 +65,14 @@ func (r *observer) notCarried(k notCarriedKind, n int) {
 	r.dropped.n[k] += n
 }
 
-// notCarriedKindOf is the kind of an event no AAP event carries; ok is
-// false for the others (which the translator carries, or which only frame
-// what it carries: RUN_STARTED, REASONING_START, …). A CUSTOM on_interrupt
-// is carried (as an interrupt); a RUN_FINISHED is counted for its result.
+// notCarriedKindOf is the kind of an event that observe passes on and no
+// AAP event carries; ok is false for the others (which the translator
+// carries, or which only frame what it carries: RUN_STARTED,
+// REASONING_START, …). A CUSTOM on_interrupt is carried (as an
+// interrupt); a RUN_FINISHED is counted for its result. (The state events
+// and unknown ones observe counts itself: they go no further.)
 func notCarriedKindOf(ev events.Event) (k notCarriedKind, ok bool) {
 	switch e := ev.(type) {
-	case *events.StateSnapshotEvent:
-		return ncStateSnapshot, true
-	case *events.StateDeltaEvent:
-		return ncStateDelta, true
 	case *events.CustomEvent:
 		_, carried := translate.InterruptFromOnInterrupt(e)
 		return ncCustom, !carried
@@ -89,8 +86,6 @@ func notCarriedKindOf(ev events.Event) (k notCarriedKind, ok bool) {
 		return ncStepStarted, true
 	case *events.StepFinishedEvent:
 		return ncStepFinished, true
-	case *agui.UnknownEvent:
-		return ncUnknown, true
 	case *events.RunFinishedEvent:
 		_, stop := translate.StopReasonFromResult(e.Result)
 		return ncRunResult, e.Result != nil && !stop
