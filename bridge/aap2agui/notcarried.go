@@ -13,9 +13,7 @@ import (
 // is not sent it (docs/MAPPING.md): counted per turn, and at the turn's end
 // logged once and added to aap2agui_events_not_carried_total.
 
-// notCarriedKind is one kind of what the AAP client is not sent. The
-// kinds before ncUnknown, and ncRunResult, are what the AG-UI extension
-// carries (translate.CarriedEvent): a client granted it is sent them.
+// notCarriedKind is one kind of what the AAP client is not sent.
 type notCarriedKind uint8
 
 const (
@@ -56,13 +54,21 @@ type notCarried struct{ n [ncKinds]int }
 
 // notCarried counts n of kind k of what the AAP client is not sent.
 func (r *observer) notCarried(k notCarriedKind, n int) {
-	if n <= 0 || r.carry && (k < ncUnknown || k == ncRunResult) { // what the AG-UI extension carries
+	if n <= 0 {
 		return
 	}
 	if r.dropped == nil {
 		r.dropped = new(notCarried)
 	}
 	r.dropped.n[k] += n
+}
+
+// notSent counts ev, of kind k, unless the client is sent it under the
+// AG-UI extension (translate.CarriedEvent decides, as for the write).
+func (r *observer) notSent(ev events.Event, k notCarriedKind) {
+	if !r.carry || !translate.CarriedEvent(ev) {
+		r.notCarried(k, 1)
+	}
 }
 
 // notCarriedKindOf is the kind of an event that observe passes on and no

@@ -47,11 +47,11 @@ type observer struct {
 func (r *observer) observe(ctx context.Context, ev events.Event, data []byte) (pass bool, out []aap.Event) {
 	switch e := ev.(type) {
 	case *events.StateSnapshotEvent:
-		r.notCarried(ncStateSnapshot, 1) // (kept as the session's state)
+		r.notSent(ev, ncStateSnapshot) // (kept as the session's state)
 		r.snapshotState(e, data)
 		return false, nil
 	case *events.StateDeltaEvent:
-		r.notCarried(ncStateDelta, 1)
+		r.notSent(ev, ncStateDelta)
 		r.applyDelta(e, data)
 		return false, nil
 	case *events.MessagesSnapshotEvent:
@@ -73,7 +73,7 @@ func (r *observer) observe(ctx context.Context, ev events.Event, data []byte) (p
 	case *events.StepStartedEvent, *events.StepFinishedEvent, *events.ActivitySnapshotEvent,
 		*events.ActivityDeltaEvent, *events.RawEvent, *events.CustomEvent, *events.RunFinishedEvent:
 		if k, ok := notCarriedKindOf(ev); ok {
-			r.notCarried(k, 1)
+			r.notSent(ev, k)
 			if k != ncRunResult {
 				r.log.Debug().Str("type", string(ev.Type())).Msg("AG-UI event with no AAP meaning")
 			}
