@@ -68,9 +68,6 @@ type Recorder struct {
 	rl     *store.RunLog // until the log is created (create)
 	idLine []byte        // the id line of the next frame: "id: <log>:<next>\n"
 	stage  *stage        // the events added since the last Flush; nil when none
-	staged int           // how many
-	last   []byte        // the frame added last, until Flush
-	hint   int           // how much it shared with the one before it
 
 	mu       sync.Mutex
 	pending  []byte // events not handed to the store yet
@@ -79,18 +76,42 @@ type Recorder struct {
 	count    int    // how many frames pending holds
 	first    int64  // the number of pending's first frame
 	room     *sync.Cond
-	finished bool
-	failed   bool // a write failed: the log stops where it was
-	writing  bool // a drain goroutine is running
-	stored   bool // the log is in the store (drain's own)
-	finalled bool // the finished batch is stored
-	over     bool // the hub let go of the log: finalled or failed (end)
-	armed    bool // a timer runs kick after linger
+	finished bool     // the run ended (Finish)
+	phase    logPhase // where the log stands in the store
+	writer   writer   // what stores the frames recorded next
 
 	shown   bool          // Shown has waited for created
 	done    chan struct{} // made by Finish, closed once the log is over (end)
 	created chan struct{} // closed once the log is in the store (or could not be); nil once Shown saw it
 }
+
+// A logPhase is where a run's log stands in the store. Only drain moves
+// it on, with mu held; drain reads it without.
+type logPhase uint8
+
+const (
+	creating logPhase = iota // not in the store yet: the first drain creates it
+	open                     // in the store, taking batches
+	finalled                 // its finished batch is stored
+	failed                   // a write failed: the log stops where it was
+)
+
+// ended reports whether the log takes no more batches: finalled or
+// failed.
+func (p logPhase) ended() bool { return p >= finalled }
+
+// A writer is what stores the frames a recorder records next (mu).
+type writer uint8
+
+const (
+	idle    writer = iota // nothing: a Flush that adds frames arms a timer
+	armed                 // a timer runs kick after linger
+	writing               // a drain goroutine runs (until end, once the log ended)
+)
+
+// over reports whether the log is over: it ended and its drain let go of
+// it, the hub too (end); r.mu is held.
+func (r *Recorder) over() bool { return r.phase.ended() && r.writer == idle }
 
 // Start begins recording a run (rl: its Owner, Key, RunID, Form and
 // Input; the log's ID is given here): it returns at once; the log is
@@ -103,7 +124,7 @@ func (h *Hub) Start(st store.RunLogStore, log *zerolog.Logger, rl store.RunLog) 
 	r := &Recorder{
 		st: st, hub: h, log: log, id: rl.ID, rl: &rl,
 		first:   1,
-		created: make(chan struct{}), writing: true,
+		created: make(chan struct{}), writer: writing,
 	}
 	r.idLine = append(append([]byte("id: "), r.id...), ":1\n"...)
 	h.running(r.id)
@@ -127,9 +148,10 @@ func (r *Recorder) Add(frame []byte) {
 	if r.stage == nil {
 		r.stage = stagePool.Get().(*stage)
 	}
-	r.stage.b, r.hint = appendEvent(r.stage.b, r.last, frame, r.hint)
-	r.last = frame
-	r.staged++
+	s := r.stage
+	s.b, s.hint = appendEvent(s.b, s.last, frame, s.hint)
+	s.last = frame
+	s.n++
 	r.advance()
 }
 
@@ -158,31 +180,34 @@ const maxStage = 1 << 20
 // at once past batchSize: a burst is a few large writes, not one per
 // flush. It waits while the run is maxPending ahead of its store.
 func (r *Recorder) Flush() {
-	stage, n, last := r.stage, r.staged, r.last
-	r.stage, r.staged, r.last, r.hint = nil, 0, nil, 0
+	stage, n := r.stage, 0
+	r.stage = nil
 	if stage != nil {
+		n = stage.n
 		defer stage.put()
 	}
 	r.mu.Lock()
-	for n > 0 && len(r.pending) >= maxPending && !r.failed {
+	for n > 0 && len(r.pending) >= maxPending && r.phase != failed {
 		if r.room == nil {
 			r.room = sync.NewCond(&r.mu) // made when first needed: most runs never wait
 		}
 		r.room.Wait()
 	}
-	if n > 0 && !r.failed {
+	if n > 0 && r.phase != failed {
 		if need := len(r.pending) + len(stage.b); need > cap(r.pending) {
 			// Twice the room, not append's quarter more: the buffer is
 			// used again (drain), and grows to what the run gets ahead of
 			// its store in a few steps.
 			r.pending = slices.Grow(r.pending, max(need, min(2*cap(r.pending), maxPending+batchSize))-len(r.pending))
 		}
-		r.appendStage(stage.b, last)
+		r.appendStage(stage.b, stage.last)
 		r.count += n
 	}
 	full := len(r.pending) >= batchSize
-	arm := !full && !r.armed && !r.writing && !r.failed && !r.finalled && r.count > 0
-	r.armed = r.armed || arm
+	arm := !full && r.writer == idle && !r.phase.ended() && r.count > 0
+	if arm {
+		r.writer = armed
+	}
 	r.mu.Unlock()
 	switch {
 	case full:
@@ -193,16 +218,21 @@ func (r *Recorder) Flush() {
 	}
 }
 
-// A stage is the buffer a Flush's events are added to, taken from
-// stagePool by the first and given back by Flush: a stream waiting for
-// its upstream holds none.
-type stage struct{ b []byte }
+// A stage is the events added since a Flush, taken from stagePool by the
+// first and given back by Flush: a stream waiting for its upstream holds
+// none.
+type stage struct {
+	b    []byte // the events, kept as appendEvent keeps them
+	n    int    // how many
+	last []byte // the frame added last
+	hint int    // how much it shared with the one before it
+}
 
 var stagePool = sync.Pool{New: func() any { return new(stage) }}
 
 func (s *stage) put() {
 	if cap(s.b) <= maxStage {
-		s.b = s.b[:0]
+		*s = stage{b: s.b[:0]}
 		stagePool.Put(s)
 	}
 }
@@ -236,9 +266,13 @@ func (r *Recorder) appendStage(events, last []byte) {
 // writing already (it takes what came meanwhile in its next batch).
 func (r *Recorder) kick() {
 	r.mu.Lock()
-	r.armed = false
-	start := !r.writing && !r.failed && !r.finalled && (r.count > 0 || r.finished)
-	r.writing = r.writing || start
+	if r.writer == armed {
+		r.writer = idle
+	}
+	start := r.writer == idle && !r.phase.ended() && (r.count > 0 || r.finished)
+	if start {
+		r.writer = writing
+	}
 	r.mu.Unlock()
 	if start {
 		go r.drain()
@@ -267,10 +301,11 @@ func (r *Recorder) Finish() {
 	r.Flush()
 	r.mu.Lock()
 	r.finished = true
-	if r.done == nil && !r.over {
+	over := r.over()
+	if r.done == nil && !over {
 		r.done = make(chan struct{})
 	}
-	done, over := r.done, r.over
+	done := r.done
 	r.mu.Unlock()
 	r.kick()
 	if over {
@@ -292,12 +327,14 @@ func (r *Recorder) Finish() {
 // store keeps none of a batch's bytes once it has stored it; a batch whose
 // write failed is let go).
 func (r *Recorder) drain() {
-	if !r.stored {
+	if r.phase == creating {
 		if err := r.create(); err != nil {
 			r.fail(err)
 			return
 		}
-		r.stored = true
+		r.mu.Lock()
+		r.phase = open
+		r.mu.Unlock()
 	}
 	var written []byte // the frames of the batch just stored
 	for {
@@ -308,7 +345,7 @@ func (r *Recorder) drain() {
 		b := store.RunLogBatch{First: r.first, Count: r.count, Frames: r.pending}
 		finished := r.finished
 		if b.Count == 0 && !finished {
-			r.writing = false
+			r.writer = idle
 			if len(written) < quietBatch {
 				// Nothing more for now, and the last batch was small
 				// (a run that trickles, or has gone quiet): the buffers
@@ -331,7 +368,7 @@ func (r *Recorder) drain() {
 		r.hub.notify(r.id)
 		if finished {
 			r.mu.Lock()
-			r.finalled, r.writing = true, false
+			r.phase = finalled
 			r.mu.Unlock()
 			r.end()
 			return
@@ -361,7 +398,7 @@ func (r *Recorder) write(b store.RunLogBatch, finished bool) error {
 func (r *Recorder) fail(err error) {
 	r.log.Error().Err(err).Str("run_log", r.id).Msg("run log: it could not be stored; the run goes on unrecorded from here")
 	r.mu.Lock()
-	r.failed, r.pending, r.spare, r.tail, r.writing = true, nil, nil, nil, false
+	r.phase, r.pending, r.spare, r.tail = failed, nil, nil, nil
 	r.wake()
 	r.mu.Unlock()
 	r.end()
@@ -375,12 +412,13 @@ func (r *Recorder) wake() {
 }
 
 // end marks the log over, its last batch stored or a write failed, once
-// the hub has let go of it, and wakes Finish. (The channel Finish waits
+// the hub has let go of it: its drain lets go of it last (the writer is
+// idle again, and stays so), and wakes Finish. (The channel Finish waits
 // on is made only by Finish: a run that is still open holds none.)
 func (r *Recorder) end() {
 	r.hub.stopped(r.id)
 	r.mu.Lock()
-	r.over = true
+	r.writer = idle
 	done := r.done
 	r.mu.Unlock()
 	if done != nil {
