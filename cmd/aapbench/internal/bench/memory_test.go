@@ -69,7 +69,7 @@ func TestMemorySmall(t *testing.T) {
 
 // streamMemoryCeiling is the most an open idle stream through either
 // bridge may hold, as a multiple of a net/http relay's in the same run.
-// The goal is 1.2×; the bridges hold 1.17× to 1.20× (docs/MAPPING.md,
+// The goal is 1.2×; the bridges hold 1.17× to 1.20× (docs/TESTING.md,
 // "What an open stream holds"), and the ceiling leaves room for what moves
 // from run to run (which streams' goroutines a collection finds busy, and
 // which free stacks are left among those in use). It keeps them from
