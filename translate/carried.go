@@ -46,11 +46,18 @@ func carriedResult(e *events.RunFinishedEvent) bool {
 // carried passes on an AG-UI event the extension carried (aap.AGUIEvent)
 // as its JSON, byte for byte, once it is known to be one CarriedEvent
 // allows: an AAP server cannot start, end or reshape the run through it.
-// A RUN_FINISHED gives its result to the run's own RUN_FINISHED.
+// A RUN_FINISHED gives its result to the run's own RUN_FINISHED; a
+// TOOL_CALL_START or TOOL_CALL_ARGS is a call's preview (previews.go).
 func (t *AAPToAGUI) carried(e *aap.AGUIEvent) error {
 	ev, err := agui.DecodeEvent(e.Data)
 	if err != nil {
 		return &StreamError{Event: string(aap.EventAGUI), Reason: err.Error()}
+	}
+	switch p := ev.(type) {
+	case *events.ToolCallStartEvent:
+		return t.previewStart(p)
+	case *events.ToolCallArgsEvent:
+		return t.previewArgs(p)
 	}
 	if !CarriedEvent(ev) {
 		return &StreamError{Event: string(aap.EventAGUI), Reason: fmt.Sprintf("%s is not an event the AG-UI extension carries", ev.Type())}

@@ -76,6 +76,9 @@ type AAPToAGUI struct {
 	msgs []aguiItem // the AG-UI messages of the run, for Messages
 
 	result json.RawMessage // the agent's run result the AG-UI extension carried (carried.go)
+
+	preview   *callPreview            // the call whose preview is open (previews.go)
+	previewed map[string]*callPreview // the previewed calls still without their tool_call
 }
 
 // aguiItem is one AG-UI message being built.
@@ -98,6 +101,11 @@ func (t *AAPToAGUI) Feed(ev aap.Event) ([]events.Event, error) {
 		return t.out, ErrTerminated
 	}
 	t.begin()
+	switch ev.(type) {
+	case *aap.ToolCall, *aap.AGUIEvent:
+	default:
+		t.closePreview() // (previews.go)
+	}
 	switch e := ev.(type) {
 	case *aap.TurnStart:
 	case *aap.TextDelta:
@@ -224,7 +232,7 @@ func (t *AAPToAGUI) text(delta string) {
 // itself (agui.AppendTextContentFrame), without one made of it. ok is
 // false when nothing was done: the caller feeds the event.
 func (t *AAPToAGUI) AddTextDelta(delta string) (messageID string, ok bool) {
-	if t.done || t.textID == "" || t.reasoningID != "" || t.opts.Now != nil || delta == "" {
+	if t.done || t.textID == "" || t.reasoningID != "" || t.preview != nil || t.opts.Now != nil || delta == "" {
 		return "", false
 	}
 	t.msgs[t.assistantIdx].text.Add(delta)
@@ -276,12 +284,15 @@ func (t *AAPToAGUI) closeReasoning() {
 }
 
 func (t *AAPToAGUI) toolCall(c *aap.ToolCall) error {
-	t.closeText()
-	t.closeReasoning()
 	args, err := ArgumentsFromInput(c.Input)
 	if err != nil {
+		t.closeAll()
 		return &StreamError{Event: string(aap.EventToolCall), Reason: "tool call " + c.ToolCallID + ": " + err.Error()}
 	}
+	if t.previewedCall(c, args) {
+		return nil
+	}
+	t.closeAll()
 	if t.assistantIdx < 0 {
 		t.assistantIdx = t.addMessage(types.Message{ID: t.newID(), Role: types.RoleAssistant})
 	}
@@ -326,6 +337,7 @@ var roleTool = string(types.RoleTool)
 func (t *AAPToAGUI) closeAll() {
 	t.closeText()
 	t.closeReasoning()
+	t.closePreview()
 }
 
 func (t *AAPToAGUI) stop(r aap.StopReason) {

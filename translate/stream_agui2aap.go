@@ -40,6 +40,11 @@ type AGUIToAAPOptions struct {
 	// tool): a call of it that the run leaves without a result does not
 	// stop the turn for tool_use. nil: every call waits on the client.
 	IsAgentTool func(name string) bool
+	// PreviewCalls, in StreamDelta mode, also sends the run's new tool
+	// calls as they stream, as the agui events of their TOOL_CALL_START
+	// and TOOL_CALL_ARGS (previews.go): for a client granted the AG-UI
+	// extension of AAP (aap.ExtensionAGUI), never for another.
+	PreviewCalls bool
 }
 
 // AGUIToAAP translates the AG-UI events of one run into the AAP events of
@@ -55,6 +60,10 @@ type AGUIToAAP struct {
 	prior *PriorCalls
 	isOwn func(name string) bool // IsAgentTool
 	out   []aap.Event
+	// previews: PreviewCalls; previewing are the calls being previewed
+	// (previews.go).
+	previews   bool
+	previewing map[string]bool
 	// Slabs of the per-token events (internal/slab); each event is still
 	// its own value, never reused.
 	textSlab     []aap.TextDelta
@@ -104,7 +113,7 @@ func NewAGUIToAAP(opts AGUIToAAPOptions) *AGUIToAAP {
 	if mode == "" {
 		mode = aap.StreamDelta
 	}
-	t := &AGUIToAAP{mode: mode, prior: opts.Prior, isOwn: opts.IsAgentTool}
+	t := &AGUIToAAP{mode: mode, prior: opts.Prior, isOwn: opts.IsAgentTool, previews: opts.PreviewCalls}
 	if mode == aap.StreamDelta {
 		t.spill = opts.Spill
 	}
@@ -139,6 +148,8 @@ func (t *AGUIToAAP) Feed(ev events.Event) ([]aap.Event, error) {
 	case *events.ToolCallArgsEvent:
 		if err = t.args.Append(e.ToolCallID, e.Delta); err != nil {
 			err = &StreamError{Event: string(typ), Reason: err.Error()}
+		} else {
+			t.previewArgs(e.ToolCallID, e.Delta)
 		}
 	case *events.RunStartedEvent:
 		// turn_start was emitted by begin.
@@ -219,6 +230,8 @@ func (t *AGUIToAAP) feedTool(ev events.Event, typ events.EventType) error {
 		}
 		if err = t.args.Start(e.ToolCallID, e.ToolCallName, parent); err != nil {
 			err = &StreamError{Event: string(typ), Reason: err.Error()}
+		} else {
+			t.previewStart(e)
 		}
 	case *events.ToolCallEndEvent:
 		var c CompletedCall
@@ -578,6 +591,7 @@ func (t *AGUIToAAP) endChunkedTool() {
 // kept under RawArgumentsKey rather than dropped. A call that history
 // holds already (Prior), streamed again, is left out.
 func (t *AGUIToAAP) toolCall(c CompletedCall) {
+	delete(t.previewing, c.ToolCallID)
 	if t.inHistory(c.ToolCallID) && !t.called[c.ToolCallID] {
 		if t.again == nil {
 			t.again = make(map[string]bool)

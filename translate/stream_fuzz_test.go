@@ -344,6 +344,9 @@ func FuzzAAPToAGUI(f *testing.F) {
 	f.Add([]byte{0, 2, 1, 5, 6, 1, 7})
 	f.Add([]byte{3, 4, 5, 5, 7})
 	f.Add([]byte{0, 0x18, 1, 0x28, 0x38, 0x48, 0x58, 0x68, 0x78, 7})
+	f.Add([]byte{0, 116, 134, 5, 7})       // a call's preview, then the call
+	f.Add([]byte{0, 116, 1, 134, 5, 6, 7}) // text closes the preview
+	f.Add([]byte{0, 116, 152, 7})          // a preview the turn leaves open
 	f.Fuzz(func(t *testing.T, ops []byte) {
 		tr := translate.NewAAPToAGUI(translate.AAPToAGUIOptions{
 			ThreadID: "t", RunID: "r", NewID: translate.SequentialIDs("m"),
@@ -406,7 +409,12 @@ func opsToAAP(ops []byte) []aap.Event {
 					`{"type":"TEXT_MESSAGE_END","messageId":"m1"}`,
 					`{"type":"STEP_STARTED","stepName":"s"}`,
 					`{"type":`,
-				}[int(op>>4)%7])}
+					// A call's preview, of a call the stream may or may
+					// not go on to make.
+					`{"type":"TOOL_CALL_START","toolCallId":"c0","toolCallName":"client"}`,
+					`{"type":"TOOL_CALL_ARGS","toolCallId":"c0","delta":"{\"a\""}`,
+					`{"type":"TOOL_CALL_ARGS","toolCallId":"c1","delta":":1}"}`,
+				}[int(op>>4)%10])}
 			}
 		}
 		out = append(out, ev)
