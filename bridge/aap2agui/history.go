@@ -41,18 +41,8 @@ type historyWriter struct {
 	baseHist []store.Entry   // those entries, once read (or a snapshot's)
 	snapIDs  map[string]bool // the AG-UI ids of the snapshot's messages (replaced, below)
 	draftID  string          // the id of the draft (draft, below)
-	// The checkpoint last stored: when, the draft's size and the settled
-	// messages then.
-	lastCheckpoint     time.Time
-	ckBytes, ckSettled int
-
-	// The run's last write (storeEnd): whole when it is the whole of the
-	// run's entries (a draft to take out, answered permissions to record,
-	// or a write of unknown outcome), else the entries it adds (last);
-	// tries counts its tries.
-	last  []store.Entry
-	tries int
-	whole bool
+	ck       checkpointMark  // the checkpoint last stored
+	end      endWrite        // the run's last write (storeEnd)
 
 	replaced bool // a MESSAGES_SNAPSHOT replaced the history
 	draft    bool // a draft is stored after entries
@@ -60,6 +50,23 @@ type historyWriter struct {
 	// stored (a connection that broke at the commit): the run's end
 	// writes the whole history, which is the same whether it was or not.
 	uncertain bool
+}
+
+// A checkpointMark is the checkpoint a run last stored: when, the draft's
+// size and the settled messages then.
+type checkpointMark struct {
+	at             time.Time
+	bytes, settled int
+}
+
+// An endWrite is a run's last write (storeEnd): whole when it is the whole
+// of the run's entries (a draft to take out, answered permissions to
+// record, or a write of unknown outcome), else the entries it adds;
+// tries counts its tries.
+type endWrite struct {
+	entries []store.Entry
+	tries   int
+	whole   bool
 }
 
 // prepareEnd works out the run's last write, once the run has ended
@@ -70,9 +77,9 @@ func (r *historyWriter) prepareEnd(msgs []aap.Message, ids []string) {
 		// entries are written again.
 		r.uncertain = true
 	}
-	r.whole = r.draft || r.uncertain || len(r.perms) > 0 || len(r.movedOn) > 0
-	if !r.whole {
-		r.last = r.unsaved(msgs, ids)
+	r.end.whole = r.draft || r.uncertain || len(r.perms) > 0 || len(r.movedOn) > 0
+	if !r.end.whole {
+		r.end.entries = r.unsaved(msgs, ids)
 	}
 }
 
@@ -80,19 +87,19 @@ func (r *historyWriter) prepareEnd(msgs []aap.Message, ids []string) {
 // session (its open interrupts and state, sess) in one write that frees
 // holder's lock. refused: the agent refused the run outright.
 func (r *historyWriter) storeEnd(ctx context.Context, sess *store.Session, holder string, refused bool) error {
-	if !r.whole {
+	if !r.end.whole {
 		// The usual end: the last messages and the session in one write.
 		// A try whose outcome is unknown may have stored them: a retry
 		// first looks.
-		if r.tries++; r.tries > 1 {
-			if done, err := r.stored(ctx, r.last); err != nil || done {
+		if r.end.tries++; r.end.tries > 1 {
+			if done, err := r.stored(ctx, r.end.entries); err != nil || done {
 				return err
 			}
 		}
-		if err := r.st.SaveSession(ctx, sess, r.last, holder); err != nil {
+		if err := r.st.SaveSession(ctx, sess, r.end.entries, holder); err != nil {
 			return err
 		}
-		r.entries = append(r.entries, r.last...)
+		r.entries = append(r.entries, r.end.entries...)
 		r.saved = len(r.tr.Messages())
 		return nil
 	}
@@ -416,17 +423,17 @@ func (r *historyWriter) replaceWith(ctx context.Context, entries []store.Entry) 
 // bytes so far) when every has passed since the last, and it changed
 // enough (see turnRun.checkpoint).
 func (r *historyWriter) checkpoint(ctx context.Context, now time.Time, every time.Duration, size int) {
-	if r.lastCheckpoint.IsZero() {
-		r.lastCheckpoint = now // the first draft waits one interval
+	if r.ck.at.IsZero() {
+		r.ck.at = now // the first draft waits one interval
 		return
 	}
-	if now.Sub(r.lastCheckpoint) < every {
+	if now.Sub(r.ck.at) < every {
 		return
 	}
-	r.lastCheckpoint = now
+	r.ck.at = now
 	settled := len(r.tr.Settled())
-	if r.draft && settled == r.ckSettled &&
-		(size == r.ckBytes || size > checkpointSmall && size-r.ckBytes < r.ckBytes/2) {
+	if r.draft && settled == r.ck.settled &&
+		(size == r.ck.bytes || size > checkpointSmall && size-r.ck.bytes < r.ck.bytes/2) {
 		return
 	}
 	msg, id, ok := r.tr.Draft()
@@ -443,7 +450,7 @@ func (r *historyWriter) checkpoint(ctx context.Context, now time.Time, every tim
 	r.draftID = id
 	// Stored or not, a failed write leaves the turn's end to take the
 	// draft out, as for a stored one.
-	r.draft, r.ckBytes, r.ckSettled = true, size, settled
+	r.draft, r.ck.bytes, r.ck.settled = true, size, settled
 	if err := r.st.ReplaceTail(store.Progress(ctx), r.sessID, r.baseLen, entries); err != nil && ctx.Err() == nil {
 		// (A turn that ended meanwhile stores its answer at its end.)
 		r.log.Error().Err(err).Str("session", r.sessID).Msg("storing a checkpoint of the streamed answer")
