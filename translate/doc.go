@@ -2,9 +2,20 @@
 // messages and content blocks, tool specs, tool-call arguments, stop reasons,
 // tool permissions and interrupts, and whole event streams.
 //
-// It is a pure library: no I/O, no logging, no goroutines. Anything that
-// would vary between runs (message ids, timestamps) is injected, so the same
-// input always gives the same bytes.
+// The package does no I/O of its own: it opens no connection and no file,
+// logs nothing and starts no goroutine. What it cannot decide alone, the
+// caller gives it as functions, which it calls synchronously, on the
+// caller's goroutine, from the call that needs them: the ids of the
+// messages it makes (NewID; nil means random ids), the events' timestamps
+// (Now; nil means none), whose tools are whose (IsClientTool,
+// IsServerTool, IsAgentTool: see ToolOwners), and, for a long text, where
+// to write its parts as it streams (Spill, a TextSpill). The bridges give
+// their store's write there: a translator given a Spill writes to the
+// store from within the call that fed it the text (Feed, AddTextDelta),
+// before that call returns, and learns only whether the write failed (it
+// then holds the rest of the text itself). Given sequential ids
+// (SequentialIDs), no clock and no Spill, the same input always gives the
+// same bytes: the golden files are made so.
 //
 // Stream translation is done by two explicit state machines. Feed them one
 // event at a time; each call returns the events to emit; Finish closes

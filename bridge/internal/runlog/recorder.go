@@ -1,17 +1,3 @@
-// Package runlog records each run's stream as its client is sent it, in
-// the store (store.RunLogStore), and streams a recorded run to a client
-// that rejoins it: from its start or after the last event it had, live
-// to the run's end, on any replica that shares the store.
-//
-// Every frame of a recorded stream carries an SSE id, "<log>:<n>": the
-// log's id and the event's number in it (from 1). A client that lost its
-// connection sends the last one it had as Last-Event-ID.
-//
-// The recorder never holds up the run for long and never for a
-// follower: frames are stored in batches by a goroutine of the run's while
-// the run goes on (a batch is what came while the one before it was being
-// written; the goroutine ends when there is nothing to write, so that an
-// idle run holds none), and followers read them back from the store.
 package runlog
 
 import (
