@@ -256,7 +256,7 @@ func (a *agent) post(ctx context.Context, in *types.RunAgentInput, calls map[str
 	}
 	// The wait for response headers only is bounded: the stream itself
 	// may run for as long as the agent takes.
-	body, err := upstream.Dial(ctx, a.cfg.ConnectTimeout, a.cfg.IdleTimeout, func(ctx context.Context) (io.ReadCloser, error) {
+	body, err := upstream.Dial(ctx, a.cfg.HeaderTimeout, a.cfg.IdleTimeout, func(ctx context.Context) (io.ReadCloser, error) {
 		req, rb, err := a.request(ctx, data)
 		if err != nil {
 			return nil, err
@@ -277,10 +277,10 @@ func (a *agent) post(ctx context.Context, in *types.RunAgentInput, calls map[str
 	switch {
 	case err == nil:
 		return body, nil
-	case !errors.Is(err, upstream.ErrConnectTimeout) && errors.As(err, &ue):
+	case !errors.Is(err, upstream.ErrHeaderTimeout) && errors.As(err, &ue):
 		return nil, ue
 	}
-	f := upstream.Failure(err, "the agent", a.cfg.ConnectTimeout)
+	f := upstream.Failure(err, "the agent", a.cfg.HeaderTimeout)
 	return nil, &upstreamError{f.Kind, f.Code, f.Message, err}
 }
 

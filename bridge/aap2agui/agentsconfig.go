@@ -20,9 +20,9 @@ type AgentConfig struct {
 	Upstream string
 	// UpstreamHeader is sent with every request to Upstream.
 	UpstreamHeader http.Header
-	// ConnectTimeout is Config.ConnectTimeout for this agent; zero:
+	// HeaderTimeout is Config.HeaderTimeout for this agent; zero:
 	// Config's.
-	ConnectTimeout time.Duration
+	HeaderTimeout time.Duration
 	// IdleTimeout is Config.IdleTimeout for this agent; zero: Config's.
 	IdleTimeout time.Duration
 	// ThreadIDs is Config.ThreadIDs for this agent; empty: Config's.

@@ -43,7 +43,7 @@ type Config struct {
 	// it names. Without Agents the Server serves the one agent that
 	// Upstream, UpstreamHeader, Agent and OwnTools describe (set either
 	// Agents or those). An agent's zero timeouts and modes are the
-	// Server's (ConnectTimeout, IdleTimeout, ThreadIDs, CancelRun,
+	// Server's (HeaderTimeout, IdleTimeout, ThreadIDs, CancelRun,
 	// ToolResultParts).
 	Agents []AgentConfig
 	// Upstream is the URL of the AG-UI agent (POST RunAgentInput):
@@ -343,8 +343,8 @@ func (c *Config) agentDefaults(a *AgentConfig) error {
 	if a.CancelRun, err = ParseCancelRun(string(a.CancelRun)); err != nil {
 		return fmt.Errorf("Config.CancelRun: %w", err)
 	}
-	if a.ConnectTimeout == 0 {
-		a.ConnectTimeout = c.ConnectTimeout
+	if a.HeaderTimeout == 0 {
+		a.HeaderTimeout = c.HeaderTimeout
 	}
 	if a.IdleTimeout == 0 {
 		a.IdleTimeout = c.IdleTimeout

@@ -63,7 +63,7 @@ func TestUpstreamFailsBeforeStream(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			e := newEnv(t, tt.upstream(t), func(c *aap2agui.Config) { c.ConnectTimeout = 200 * time.Millisecond })
+			e := newEnv(t, tt.upstream(t), func(c *aap2agui.Config) { c.HeaderTimeout = 200 * time.Millisecond })
 			id := e.createSession(t, aap.PostSessionsRequest{})
 			for _, mode := range []aap.StreamMode{aap.StreamDelta, aap.StreamMessage, aap.StreamNone} {
 				r := doRaw(t, http.MethodPost, e.URL+"/sessions/"+id+"/turns", "", `{"stream":"`+string(mode)+`","messages":[{"role":"user","content":"hi"}]}`)

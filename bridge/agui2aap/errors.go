@@ -125,7 +125,7 @@ func (cfg *Config) upstreamFailure(err error) *fault.Failure {
 	case errors.Is(err, aap.ErrNotEventStream):
 		return fault.Fail(fault.KindUpstream, "upstream_not_sse", "the AAP server did not answer with an event stream")
 	}
-	return upstream.Failure(err, "the AAP server", cfg.ConnectTimeout)
+	return upstream.Failure(err, "the AAP server", cfg.HeaderTimeout)
 }
 
 // inBand is the one map of a run's failures once its stream has begun,

@@ -157,9 +157,9 @@ func (r *runner) open(ctx context.Context, session string, req *aap.PostSessionT
 		evs = append(evs, translate.EventsFromResponse(resp)...)
 		return &turnEvents{list: evs}, nil
 	}
-	// The response headers are waited for ConnectTimeout at most; then the
+	// The response headers are waited for HeaderTimeout at most; then the
 	// stream may run as long as it keeps sending within IdleTimeout.
-	idle, err := upstream.Dial(ctx, r.env.cfg.ConnectTimeout, r.env.cfg.IdleTimeout, func(ctx context.Context) (io.ReadCloser, error) {
+	idle, err := upstream.Dial(ctx, r.env.cfg.HeaderTimeout, r.env.cfg.IdleTimeout, func(ctx context.Context) (io.ReadCloser, error) {
 		if put != nil {
 			return r.cl.OpenPutSession(ctx, put)
 		}

@@ -398,7 +398,7 @@ func TestUpstreamTimeouts(t *testing.T) {
 			case <-r.Context().Done():
 			}
 		})
-		e := newBridge(t, f.URL, func(c *agui2aap.Config) { c.ConnectTimeout = 200 * time.Millisecond })
+		e := newBridge(t, f.URL, func(c *agui2aap.Config) { c.HeaderTimeout = 200 * time.Millisecond })
 		c := e.conv("slow-headers")
 		c.say("hello")
 		r := e.post(t, "/agents/demo", c.input("", nil))

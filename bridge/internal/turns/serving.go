@@ -31,9 +31,9 @@ type Serving struct {
 	// CheckRedirect of its own keeps it, and with it the redirects it
 	// follows.
 	HTTPClient *http.Client
-	// ConnectTimeout bounds the wait for the upstream's response headers
+	// HeaderTimeout bounds the wait for the upstream's response headers
 	// to a turn; zero means 60 s. Exceeding it is a 504.
-	ConnectTimeout time.Duration
+	HeaderTimeout time.Duration
 	// IdleTimeout ends a turn whose upstream stream sends nothing for this
 	// long (an error stop, or RUN_ERROR UPSTREAM_IDLE_TIMEOUT; partial
 	// output kept); zero means 5 min, negative means none. Only events
@@ -148,7 +148,7 @@ func (s *Serving) SetDefaults(name string) error {
 		v   *time.Duration
 		def time.Duration
 	}{
-		{&s.ConnectTimeout, 60 * time.Second},
+		{&s.HeaderTimeout, 60 * time.Second},
 		{&s.IdleTimeout, 5 * time.Minute},
 		{&s.StallTimeout, 30 * time.Second},
 		{&s.KeepAlive, 15 * time.Second},

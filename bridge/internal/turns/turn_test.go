@@ -89,7 +89,7 @@ func TestTurnEnded(t *testing.T) {
 
 // The failures both bridges name the same way.
 func TestUpstreamFailure(t *testing.T) {
-	f := upstream.Failure(upstream.ErrConnectTimeout, "the agent", 3*time.Second)
+	f := upstream.Failure(upstream.ErrHeaderTimeout, "the agent", 3*time.Second)
 	assert.Equal(t, 504, f.Kind.Status())
 	assert.Equal(t, "upstream_timeout", f.Code)
 	assert.Equal(t, "the agent did not answer within 3s", f.Message)

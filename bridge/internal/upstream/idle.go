@@ -22,7 +22,7 @@ import (
 // a read in progress: net/http's Close waits for the read to return.)
 //
 // One timer bounds the call: first the wait for its response headers
-// (connect), then the stream's idle time.
+// (the header timeout), then the stream's idle time.
 type IdleBody struct {
 	io.ReadCloser
 	d      time.Duration
@@ -46,10 +46,10 @@ const (
 	over                    // nothing: it fired, or the body was closed or has no idle bound
 )
 
-// tick is the timer's: past the connect bound the call is cancelled with
-// ErrConnectTimeout; while watching, four quarters of d without an event
+// tick is the timer's: past the header bound the call is cancelled with
+// ErrHeaderTimeout; while watching, four quarters of d without an event
 // cancel it with ErrUpstreamIdle. The cancel is made with mu held, so
-// that connected sees a connect bound that fired with its cause. (A timer
+// that connected sees a header bound that fired with its cause. (A timer
 // reset per event, or a clock read, would cost more than the event: Touch
 // only marks that an event came.)
 func (b *IdleBody) tick() {
@@ -58,7 +58,7 @@ func (b *IdleBody) tick() {
 	switch b.phase {
 	case connecting:
 		b.phase = over
-		b.cancel(ErrConnectTimeout)
+		b.cancel(ErrHeaderTimeout)
 	case watching:
 		if b.seen.Swap(false) {
 			b.quarters = 0
@@ -73,9 +73,9 @@ func (b *IdleBody) tick() {
 }
 
 // connected ends the wait for the response headers, the call having
-// returned err: the timer goes on as the idle bound, unless the connect
+// returned err: the timer goes on as the idle bound, unless the header
 // bound fired. It returns the call's outcome: err, or err wrapped with
-// ErrConnectTimeout when the bound fired (also when it fired just as the
+// ErrHeaderTimeout when the bound fired (also when it fired just as the
 // headers arrived, err being nil: the caller then closes the response
 // it got).
 func (b *IdleBody) connected(ctx context.Context, err error) error {
@@ -89,13 +89,13 @@ func (b *IdleBody) connected(ctx context.Context, err error) error {
 		}
 	}
 	b.mu.Unlock()
-	if !errors.Is(context.Cause(ctx), ErrConnectTimeout) {
+	if !errors.Is(context.Cause(ctx), ErrHeaderTimeout) {
 		return err
 	}
-	if err == nil || errors.Is(err, ErrConnectTimeout) {
-		return ErrConnectTimeout
+	if err == nil || errors.Is(err, ErrHeaderTimeout) {
+		return ErrHeaderTimeout
 	}
-	return fmt.Errorf("%w: %w", ErrConnectTimeout, err)
+	return fmt.Errorf("%w: %w", ErrHeaderTimeout, err)
 }
 
 // Touch tells the timer that an event arrived.

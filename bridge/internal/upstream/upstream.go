@@ -43,23 +43,23 @@ func NewClient() *http.Client {
 	}}
 }
 
-// ErrConnectTimeout is the cause of an upstream call whose response
-// headers did not arrive within the connect timeout (see Dial).
-var ErrConnectTimeout = errors.New("upstream connect timeout")
+// ErrHeaderTimeout is the cause of an upstream call whose response
+// headers did not arrive within the header timeout (see Dial).
+var ErrHeaderTimeout = errors.New("upstream connect timeout")
 
 // Dial makes a turn's streaming call to its upstream: call is made with a
-// context derived from ctx, whose response headers are waited for connect
-// at most (the error is then wrapped with ErrConnectTimeout, and a body
+// context derived from ctx, whose response headers are waited for header
+// at most (the error is then wrapped with ErrHeaderTimeout, and a body
 // that came just too late is closed); the body it returns is read for as
 // long as it keeps sending events within idle (IdleBody). Closing the
 // body ends the call's context. On error nothing is left open. call
 // checks the response (status, content type) itself, closing what it
 // refuses.
-func Dial(ctx context.Context, connect, idle time.Duration, call func(context.Context) (io.ReadCloser, error)) (*IdleBody, error) {
+func Dial(ctx context.Context, header, idle time.Duration, call func(context.Context) (io.ReadCloser, error)) (*IdleBody, error) {
 	ctx, cancel := context.WithCancelCause(ctx)
 	b := &IdleBody{d: idle, cancel: cancel}
 	b.mu.Lock()
-	b.timer = time.AfterFunc(connect, b.tick)
+	b.timer = time.AfterFunc(header, b.tick)
 	b.mu.Unlock()
 	body, err := call(ctx)
 	if err = b.connected(ctx, err); err != nil {
@@ -74,21 +74,21 @@ func Dial(ctx context.Context, connect, idle time.Duration, call func(context.Co
 }
 
 // Failure names a failed upstream call, before its stream began,
-// for the failures both bridges share: no answer within the connect
+// for the failures both bridges share: no answer within the header
 // timeout or another deadline (504 upstream_timeout), or no answer at all
 // (502 upstream_unreachable), or a redirect, which is not followed (502
 // upstream_redirect, naming its status and where it pointed). who names
 // the upstream in the message ("the agent", "the AAP server"). Each bridge
 // names first what only its wire has (an HTTP status, a content type, a
 // protocol version).
-func Failure(err error, who string, connect time.Duration) *fault.Failure {
+func Failure(err error, who string, header time.Duration) *fault.Failure {
 	var netErr net.Error
 	var re *redirect.Error
 	switch {
 	case errors.As(err, &re):
 		return fault.Fail(fault.KindUpstream, "upstream_redirect", fmt.Sprintf("%s answered HTTP %d, a redirect to %s, which is not followed: configure the URL it points to if it is the upstream's", who, re.StatusCode, re.Location))
-	case errors.Is(err, ErrConnectTimeout):
-		return fault.Fail(fault.KindUpstreamTimeout, "upstream_timeout", who+" did not answer within "+connect.String())
+	case errors.Is(err, ErrHeaderTimeout):
+		return fault.Fail(fault.KindUpstreamTimeout, "upstream_timeout", who+" did not answer within "+header.String())
 	case errors.Is(err, context.DeadlineExceeded), errors.As(err, &netErr) && netErr.Timeout():
 		return fault.Fail(fault.KindUpstreamTimeout, "upstream_timeout", who+" did not answer in time")
 	}

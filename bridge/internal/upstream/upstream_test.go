@@ -15,16 +15,16 @@ import (
 	"github.com/aapagui/aapagui/bridge/internal/upstream"
 )
 
-// A call's response headers are waited for the connect bound at most:
-// past it the call's context ends with ErrConnectTimeout and Dial says
+// A call's response headers are waited for the header bound at most:
+// past it the call's context ends with ErrHeaderTimeout and Dial says
 // so. A call answered in time is left alone, its context ending once its
 // body is closed; one that failed in time gives its own error.
-func TestDialConnectBound(t *testing.T) {
+func TestDialHeaderBound(t *testing.T) {
 	_, err := upstream.Dial(t.Context(), time.Millisecond, time.Hour, func(ctx context.Context) (io.ReadCloser, error) {
 		<-ctx.Done()
 		return nil, ctx.Err()
 	})
-	require.ErrorIs(t, err, upstream.ErrConnectTimeout)
+	require.ErrorIs(t, err, upstream.ErrHeaderTimeout)
 
 	var call context.Context
 	b, err := upstream.Dial(t.Context(), time.Hour, time.Hour, func(ctx context.Context) (io.ReadCloser, error) {

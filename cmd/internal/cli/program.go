@@ -242,7 +242,7 @@ func (p *Program) ServingOptions(keys, origins []string, users userid.Options) a
 	s := &p.Serving
 	return aap2agui.Serving{
 		APIKeys: keys, CORSOrigins: origins, Users: users, Logger: p.Log,
-		ConnectTimeout: *s.HeaderTimeout, IdleTimeout: *s.IdleTimeout, MaxTurnDuration: *s.MaxTurn,
+		HeaderTimeout: *s.HeaderTimeout, IdleTimeout: *s.IdleTimeout, MaxTurnDuration: *s.MaxTurn,
 		StallTimeout: *s.StallTimeout, KeepAlive: *s.KeepAlive, BodyTimeout: *s.BodyTimeout,
 		OnClientGone: aap2agui.ClientGone(*s.OnClientGone), MaxMessageSize: int(*s.MaxMessage),
 		StartTimeout: *s.StartTimeout, LeaseTTL: *s.LeaseTTL,

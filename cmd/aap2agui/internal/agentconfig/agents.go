@@ -36,10 +36,12 @@ type agentsFile struct {
 }
 
 // upstreamFile is an upstream: block, in an agent or under upstreams:.
+// Its connectTimeout is the agent's HeaderTimeout (--upstream-header-timeout),
+// under the key agents files have always used.
 type upstreamFile struct {
 	URL             string            `json:"url"`
 	Headers         map[string]string `json:"headers"`
-	ConnectTimeout  string            `json:"connectTimeout"`
+	HeaderTimeout   string            `json:"connectTimeout"`
 	IdleTimeout     string            `json:"idleTimeout"`
 	ThreadIDs       string            `json:"threadIds"`
 	CancelRun       string            `json:"cancelRun"`
@@ -176,7 +178,7 @@ func applyUpstream(a *aap2agui.AgentConfig, u upstreamFile, getenv func(string) 
 		key string
 		s   string
 		to  *time.Duration
-	}{{"connectTimeout", u.ConnectTimeout, &a.ConnectTimeout}, {"idleTimeout", u.IdleTimeout, &a.IdleTimeout}} {
+	}{{"connectTimeout", u.HeaderTimeout, &a.HeaderTimeout}, {"idleTimeout", u.IdleTimeout, &a.IdleTimeout}} {
 		if d.s == "" {
 			continue
 		}

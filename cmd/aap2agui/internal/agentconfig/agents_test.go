@@ -65,7 +65,7 @@ func TestLoadAgentsConfig(t *testing.T) {
 	demo := agents[0]
 	assert.Equal(t, "demo", demo.Agent.Name)
 	assert.Equal(t, "http://127.0.0.1:8000/agent", demo.Upstream)
-	assert.Equal(t, 5*time.Second, demo.ConnectTimeout)
+	assert.Equal(t, 5*time.Second, demo.HeaderTimeout)
 	assert.Equal(t, 2*time.Minute, demo.IdleTimeout)
 	assert.Equal(t, aap2agui.ThreadIDsSession, demo.ThreadIDs)
 	require.Len(t, demo.Agent.Tools, 1, "a tool with permissions: none is not offered")
@@ -79,7 +79,7 @@ func TestLoadAgentsConfig(t *testing.T) {
 		assert.Equal(t, name, a.Agent.Name)
 		assert.Equal(t, "http://127.0.0.1:4000/api/copilotkit/agent/"+name+"/run", a.Upstream, "one upstream block, the agent's name in its URL")
 		assert.Equal(t, "Bearer s3cret", a.UpstreamHeader.Get("Authorization"), "the header's secret comes from the environment")
-		assert.Zero(t, a.ConnectTimeout, "the server's default")
+		assert.Zero(t, a.HeaderTimeout, "the server's default")
 	}
 	assert.False(t, agentconfig.IsAgentsConfig([]byte(`{"name":"demo","title":"Demo","version":"1"}`)), "one agent's description is today's form")
 }
