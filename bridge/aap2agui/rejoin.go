@@ -47,12 +47,12 @@ func (s *Server) rejoin(c *gin.Context) error {
 	if carried && !carries(c) {
 		return invalid("extension_required", "the turn streams with the AG-UI extension: rejoin it asking for it with the header "+aap.ExtensionsHeader+": "+aap.ExtensionAGUI)
 	}
-	s.cfg.Rejoin(c, st, l, after, nil, s.deadTurn(id))
+	s.base.Rejoin(c, st, l, after, nil, s.deadTurn(id))
 	return nil
 }
 
 // interruptedStop is the turn_stop that ends the log of a turn whose
-// process is gone (turns.Serving.Rejoin): an error stop, named.
+// process is gone (turns.Base.Rejoin): an error stop, named.
 var interruptedStop, _ = aap.AppendFrame(nil, &aap.TurnStop{StopReason: aap.StopError,
 	Error: &aap.TurnError{Code: "turn_interrupted", Message: "the turn was interrupted when its server stopped"}})
 
@@ -79,7 +79,7 @@ func (s *Server) deadTurn(id string) *runlog.Ending {
 // session of another key or user, or none, is answered the same). A turn
 // in mode none is not recorded and cannot be stopped this way.
 func (s *Server) stopTurn(c *gin.Context) error {
-	stopping, err := s.cfg.StopRun(c.Request.Context(), edge.Logger(c), s.cfg.Store, edge.Owner(c), runKey(c.Param("id")))
+	stopping, err := s.base.StopRun(c.Request.Context(), edge.Logger(c), s.cfg.Store, edge.Owner(c), runKey(c.Param("id")))
 	if err != nil {
 		return err
 	}

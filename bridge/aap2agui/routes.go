@@ -17,7 +17,7 @@ func New(cfg Config) (*Server, error) {
 	if err := cfg.setDefaults(); err != nil {
 		return nil, err
 	}
-	b, err := cfg.Serving.NewBase(turns.BaseOptions{Name: "aap2agui", Unit: "turn", Keyed: len(cfg.APIKeys) > 0, Limits: cfg.Limits.keyLimits(), MaxBody: cfg.MaxBody})
+	b, err := cfg.serving().NewBase(turns.BaseOptions{Name: "aap2agui", Unit: "turn", Keyed: len(cfg.APIKeys) > 0, Limits: cfg.Limits.keyLimits(), MaxBody: cfg.MaxBody})
 	if err != nil {
 		return nil, err
 	}

@@ -75,7 +75,7 @@ func (s *Server) connect(c *gin.Context) error {
 			if lastID == "" {
 				prologue = s.joining(c.Request.Context(), l, in.ThreadID, edge.Logger(c))
 			}
-			s.cfg.Rejoin(c, st, l, after, prologue, s.deadRun(edge.Owner(c), in.ThreadID))
+			s.base.Rejoin(c, st, l, after, prologue, s.deadRun(edge.Owner(c), in.ThreadID))
 			return nil
 		case err != nil && !errors.Is(err, turns.ErrNoRun):
 			return err
@@ -86,7 +86,7 @@ func (s *Server) connect(c *gin.Context) error {
 }
 
 // interruptedRun is the RUN_ERROR that ends the log of a run whose process
-// is gone (turns.Serving.Rejoin); without a timestamp, so that every
+// is gone (turns.Base.Rejoin); without a timestamp, so that every
 // replica writes it, and knows it, byte for byte.
 var interruptedRun, _ = agui.AppendFrame(nil, &events.RunErrorEvent{
 	BaseEvent: &events.BaseEvent{EventType: events.EventTypeRunError},

@@ -114,7 +114,7 @@ func (s *Server) removeThread(c *gin.Context) error {
 	if err := checkThreadID(id); err != nil {
 		return fault.Fail(fault.KindInvalid, "invalid_request", err.Error())
 	}
-	lease, err := takeThread(ctx, s.cfg.Store, owner, id, s.cfg.LeaseOptions(s.base, log, "thread", id), func(time.Duration) string {
+	lease, err := takeThread(ctx, s.cfg.Store, owner, id, s.base.LeaseOptions(log, "thread", id), func(time.Duration) string {
 		return "a run is in progress on this thread; delete it once the run has finished"
 	})
 	if err != nil {

@@ -76,11 +76,11 @@ func (s *Server) findRun(ctx context.Context, owner, agent, id, lastID string) (
 	return l, after, err
 }
 
-// stopAgentRun is turns.Serving.StopRun for agent's thread id, under its run
+// stopAgentRun is turns.Base.StopRun for agent's thread id, under its run
 // key, else under the legacy key when the thread is stored with agent.
 func (s *Server) stopAgentRun(ctx context.Context, log *zerolog.Logger, owner, agent, id string) (*turns.RunStopping, error) {
 	st := s.cfg.Store
-	stopping, err := s.cfg.StopRun(ctx, log, st, owner, runKey(agent, id))
+	stopping, err := s.base.StopRun(ctx, log, st, owner, runKey(agent, id))
 	if !noRun(err) {
 		return stopping, err
 	}
@@ -89,7 +89,7 @@ func (s *Server) stopAgentRun(ctx context.Context, log *zerolog.Logger, owner, a
 	} else if !ok {
 		return nil, err
 	}
-	return s.cfg.StopRun(ctx, log, st, owner, legacyRunKey(id))
+	return s.base.StopRun(ctx, log, st, owner, legacyRunKey(id))
 }
 
 // noRun reports whether err says a run key has no run to join or stop.

@@ -73,7 +73,10 @@ func (s *Server) withUser(r *http.Request, owner string) *http.Request {
 // maxMetaEntries bounds the /meta cache (one entry per upstream credential).
 const maxMetaEntries = 1024
 
-// upstreamMeta returns the upstream's /meta, cached for MetaTTL per
+// metaTTL is how long the upstream's /meta is cached.
+const metaTTL = 30 * time.Second
+
+// upstreamMeta returns the upstream's /meta, cached for metaTTL per
 // credential (keyed by a hash, never the key itself). When the cache is
 // full of fresh entries a new credential's is not kept (dropMetaStale);
 // a forwarded key the AAP server refuses is remembered (noteRefused).
@@ -82,7 +85,7 @@ func (s *Server) upstreamMeta(ctx context.Context, cl *aap.Client, key string) (
 	s.metaMu.Lock()
 	e, ok := s.meta[key]
 	s.metaMu.Unlock()
-	if ok && s.cfg.Clock().Sub(e.at) < s.cfg.MetaTTL {
+	if ok && s.cfg.Clock().Sub(e.at) < metaTTL {
 		return e.meta, nil
 	}
 	// The call is shared, so no one caller's cancellation ends it; each
@@ -259,7 +262,7 @@ func (s *Server) noteRefused(cred string, err error) error {
 }
 
 // dropMetaStale makes room in the /meta cache, whose lock is held: it
-// forgets the entries older than MetaTTL, never a fresh one, so that keys
+// forgets the entries older than metaTTL, never a fresh one, so that keys
 // made up in numbers cannot push out those in use. It reports whether
 // there is room.
 func (s *Server) dropMetaStale(now time.Time) bool {
@@ -267,7 +270,7 @@ func (s *Server) dropMetaStale(now time.Time) bool {
 		return true
 	}
 	for k, e := range s.meta {
-		if now.Sub(e.at) >= s.cfg.MetaTTL {
+		if now.Sub(e.at) >= metaTTL {
 			delete(s.meta, k)
 		}
 	}

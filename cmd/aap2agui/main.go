@@ -78,8 +78,8 @@ func run(args []string) error {
 	if *fl.historyCache < 0 {
 		return fmt.Errorf("--history-cache %d: want a number of bytes, 0 for none", *fl.historyCache)
 	}
-	if *p.Serving.CopyFrom != "" {
-		return cli.CopyStore(p.Log, *p.Serving.CopyFrom, *p.Store)
+	if *p.Shared.CopyFrom != "" {
+		return cli.CopyStore(p.Log, *p.Shared.CopyFrom, *p.Store)
 	}
 	cfg, err := fl.config(p)
 	if err != nil {
@@ -173,7 +173,7 @@ func headerNames(h http.Header) []string {
 // config turns the flags into the bridge's Config (all but what Run
 // gives it) and checks them.
 func (fl *flags) config(p *cli.Program) (aap2agui.Config, error) {
-	s := &p.Serving
+	s := &p.Shared
 	cfg := aap2agui.Config{
 		Upstream: *fl.upstream, Serving: p.ServingOptions(*fl.keys, *fl.origins, fl.users.Options()),
 		PublicMeta: *fl.publicMeta, BasePath: *fl.basePath,

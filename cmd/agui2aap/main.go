@@ -59,8 +59,8 @@ func run(args []string) error {
 	if done, err := p.Parse(args); done {
 		return err
 	}
-	if *p.Serving.CopyFrom != "" {
-		return cli.CopyStore(p.Log, *p.Serving.CopyFrom, *p.Store)
+	if *p.Shared.CopyFrom != "" {
+		return cli.CopyStore(p.Log, *p.Shared.CopyFrom, *p.Store)
 	}
 	cfg, err := fl.config(p)
 	if err != nil {
@@ -98,10 +98,10 @@ func (fl *flags) config(p *cli.Program) (agui2aap.Config, error) {
 	if err != nil {
 		return agui2aap.Config{}, err
 	}
-	s := &p.Serving
+	s := &p.Shared
 	cfg := agui2aap.Config{
 		Upstream: *fl.upstream, UpstreamAPIKey: *fl.upstreamKey, ForwardAuth: *fl.forwardAuth, ForwardUser: *fl.forwardUser,
-		Serving: p.ServingOptions(*fl.keys, *fl.origins, fl.users.Options()),
+		Serving: agui2aap.Serving(p.ServingOptions(*fl.keys, *fl.origins, fl.users.Options())),
 		Policy:  agui2aap.Policy(strings.ToLower(*fl.policy)), ServerTools: tools,
 		MaxBody: *s.MaxBody, SnapshotAfterRuns: *fl.snapshots,
 	}

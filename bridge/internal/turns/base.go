@@ -6,10 +6,12 @@ import (
 	"slices"
 
 	"github.com/gin-gonic/gin"
+	"github.com/rs/zerolog"
 
 	"github.com/aapagui/aapagui/bridge/internal/admit"
 	"github.com/aapagui/aapagui/bridge/internal/edge"
 	"github.com/aapagui/aapagui/bridge/internal/metrics"
+	"github.com/aapagui/aapagui/bridge/internal/runlog"
 	"github.com/aapagui/aapagui/internal/apikey"
 	"github.com/aapagui/aapagui/internal/limit"
 	"github.com/aapagui/aapagui/internal/userid"
@@ -34,7 +36,8 @@ type Base struct {
 	// told of their leases (LeaseOptions).
 	Load *admit.Load
 
-	serving *Serving // the options it was made from (Run)
+	serving *Serving    // the options it was made from (Run)
+	runs    *runlog.Hub // the runs this process records (Turn.KeepRunLog)
 }
 
 // BaseOptions are what differs between the bridges' bases.
@@ -69,7 +72,10 @@ func (s *Serving) NewBase(o BaseOptions) (*Base, error) {
 	m := metrics.New(metrics.Options{Namespace: o.Name, Unit: o.Unit})
 	observe, hc, outer := Telemetry(o.Name, m, s.TracerProvider, s.HTTPClient)
 	s.HTTPClient = hc
-	b := &Base{serving: s, Metrics: m, Observe: observe, Keys: apikey.New(s.APIKeys), Users: users, Limits: limits, Load: admit.New(m, s.MaxSchedulingDelay, s.MaxRenewalLag, s.LeaseTTL)}
+	runs := runlog.NewHub()
+	log := s.Logger
+	runs.Log = &log
+	b := &Base{serving: s, runs: runs, Metrics: m, Observe: observe, Keys: apikey.New(s.APIKeys), Users: users, Limits: limits, Load: admit.New(m, s.MaxSchedulingDelay, s.MaxRenewalLag, s.LeaseTTL)}
 	guards := []gin.HandlerFunc{edge.CORS(s.CORSOrigins, "GET, POST, DELETE, OPTIONS"), edge.BodyTimeout(s.BodyTimeout)}
 	if b.Keys.Open() && !users.JWT() {
 		guards = append(guards, edge.HostAllow(s.AllowedHosts))
@@ -93,4 +99,18 @@ func (b *Base) MayKnow(r *http.Request) bool {
 		}
 	}
 	return true
+}
+
+// LeaseOptions are the options of a turn's lease on the conversation
+// what (session, thread) id: the configured TTL, failures logged and
+// counted, renewals' lag told to the load.
+func (b *Base) LeaseOptions(log *zerolog.Logger, what, id string) store.LeaseOptions {
+	o := store.LeaseOptions{TTL: b.serving.LeaseTTL, OnError: edge.LeaseLog(log, what, id)}
+	logged := o.OnError
+	o.OnError = func(op string, err error) {
+		b.Metrics.LeaseEvent(op)
+		logged(op, err)
+	}
+	o.OnRenew = b.Load.Renewed
+	return o
 }

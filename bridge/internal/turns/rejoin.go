@@ -74,18 +74,19 @@ func FindRun(ctx context.Context, st store.RunLogStore, owner, key, lastEventID 
 // gone: the stream ends there. Before that, when end is given, a run
 // whose lock ran out (its process died) is ended by its follower, on any
 // replica, with end's terminal event (runlog.Ending): within about
-// LeaseTTL and DeadRunGrace of the process's last renewal.
-func (s *Serving) Rejoin(c *gin.Context, st store.RunLogStore, l *store.RunLog, after int64, prologue []byte, end *runlog.Ending) {
+// LeaseTTL and runlog.DefaultGrace of the process's last renewal.
+func (b *Base) Rejoin(c *gin.Context, st store.RunLogStore, l *store.RunLog, after int64, prologue []byte, end *runlog.Ending) {
+	s := b.serving
 	out := ssestream.New(c.Writer)
 	out.KeepAlive, out.StallTimeout = s.KeepAlive, s.StallTimeout
 	defer out.Done()
 	out.Start()
-	f := runlog.Follow{Store: st, Hub: s.runs, Log: l, After: after, Idle: s.IdleTimeout + s.StartTimeout, Prologue: prologue}
+	f := runlog.Follow{Store: st, Hub: b.runs, Log: l, After: after, Idle: s.IdleTimeout + s.StartTimeout, Prologue: prologue}
 	if s.IdleTimeout < 0 {
 		f.Idle = 0
 	}
 	if end != nil {
-		end.Quiet, end.Grace = s.LeaseTTL, s.DeadRunGrace
+		end.Quiet, end.Grace = s.LeaseTTL, runlog.DefaultGrace
 		f.End = end
 	}
 	err := f.Run(c.Request.Context(), follower{out})

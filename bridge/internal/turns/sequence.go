@@ -115,11 +115,11 @@ func (st *turnStart) finish() {
 // Prepare and Call. An error after the turn began is the turn context's
 // cause, when it has one.
 func (b *Base) start(ctx context.Context, log *zerolog.Logger, line TurnEnd, p Protocol, st *turnStart) error {
-	lease, err := b.take(ctx, p, b.serving.LeaseOptions(b, log, line.IDKey, line.ID))
+	lease, err := b.take(ctx, p, b.LeaseOptions(log, line.IDKey, line.ID))
 	if err != nil {
 		return err
 	}
-	st.ctx, st.t = b.serving.BeginTurn(ctx, lease, log, line)
+	st.ctx, st.t = b.BeginTurn(ctx, lease, log, line)
 	if err := p.Prepare(st.ctx, st.t); err != nil {
 		return fault.CauseOf(st.ctx, err)
 	}

@@ -41,7 +41,7 @@ type RunStopping struct {
 // owner's (the answers are the same: nothing can be probed), is a
 // KindNotFound failure, no_run_in_flight; a store failure is returned as
 // it is.
-func (s *Serving) StopRun(ctx context.Context, log *zerolog.Logger, st store.RunLogStore, owner, key string) (*RunStopping, error) {
+func (b *Base) StopRun(ctx context.Context, log *zerolog.Logger, st store.RunLogStore, owner, key string) (*RunStopping, error) {
 	l, err := st.LatestRunLog(ctx, owner, key)
 	if err == nil && l.Finished {
 		err = store.ErrNotFound
@@ -55,7 +55,7 @@ func (s *Serving) StopRun(ctx context.Context, log *zerolog.Logger, st store.Run
 	if err != nil {
 		return nil, err
 	}
-	here := s.runs.Stop(l.ID)
+	here := b.runs.Stop(l.ID)
 	log.Info().Str("run_log", l.ID).Str("run_id", l.RunID).Bool("here", here).Msg("run asked to stop")
 	return &RunStopping{RunLogID: l.ID, RunID: l.RunID}, nil
 }

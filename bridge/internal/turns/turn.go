@@ -18,7 +18,7 @@ import (
 // Turn is what a turn of aap2agui and a run of agui2aap share, from
 // the moment it holds its conversation's lock to its log line: the lease
 // and the context bound to it, the client's stream, the metrics, and why
-// it ended. Each bridge begins one with Serving.BeginTurn and supplies
+// it ended. Each bridge begins one with Base.BeginTurn and supplies
 // only what differs: its wire, its translator and what it stores.
 //
 // A Turn is used by the one goroutine that serves its request.
@@ -37,10 +37,10 @@ type Turn struct {
 	// RunLog records the turn's stream in its run log (KeepRunLog), or is nil.
 	RunLog *runlog.Recorder
 
-	serving *Serving
-	onEnd   []func()
-	end     context.CancelCauseFunc
-	stop    func()
+	base  *Base
+	onEnd []func()
+	end   context.CancelCauseFunc
+	stop  func()
 }
 
 // BeginTurn starts the turn of the conversation whose lock lease holds:
@@ -53,13 +53,14 @@ type Turn struct {
 // With OnClientGone finish the turn's context does not end with the
 // request's, nor with a failed write: the turn runs to its end whether or
 // not anybody reads it.
-func (s *Serving) BeginTurn(ctx context.Context, lease *store.Lease, log *zerolog.Logger, line TurnEnd) (context.Context, *Turn) {
+func (b *Base) BeginTurn(ctx context.Context, lease *store.Lease, log *zerolog.Logger, line TurnEnd) (context.Context, *Turn) {
+	s := b.serving
 	if s.OnClientGone == ClientGoneFinish {
 		ctx = context.WithoutCancel(ctx) // the request's values (its trace) stay
 	}
 	ctx, end, stop := TurnContext(ctx, s.MaxTurnDuration)
 	lease.CancelOnLoss(end)
-	return ctx, &Turn{Log: log, Line: line, Lease: lease, serving: s, end: end, stop: stop}
+	return ctx, &Turn{Log: log, Line: line, Lease: lease, base: b, end: end, stop: stop}
 }
 
 // Release closes the client's stream, ends the turn's context, frees its
@@ -77,12 +78,12 @@ func (t *Turn) Release() {
 
 // KeepRunLog makes the turn's stream recorded in st as run rl (its Owner,
 // Key, RunID, Form and Input: store.RunLog), each of its events with an
-// SSE id, so that a client can rejoin it (Serving.Rejoin), and stoppable
-// on request (Serving.StopRun: the turn's context then ends with
+// SSE id, so that a client can rejoin it (Base.Rejoin), and stoppable
+// on request (Base.StopRun: the turn's context then ends with
 // ErrRunStopped); call it before OpenStream.
 func (t *Turn) KeepRunLog(st store.RunLogStore, rl store.RunLog) {
-	t.RunLog = t.serving.runs.Start(st, t.Log, rl)
-	unstop := t.serving.runs.Stoppable(st, t.RunLog.ID(), func() { t.end(fault.ErrRunStopped) })
+	t.RunLog = t.base.runs.Start(st, t.Log, rl)
+	unstop := t.base.runs.Stoppable(st, t.RunLog.ID(), func() { t.end(fault.ErrRunStopped) })
 	stop := t.stop
 	t.stop = func() { unstop(); stop() }
 }
@@ -101,10 +102,10 @@ func (t *Turn) Free() { t.Lease.Release() }
 // with Out.Done.
 func (t *Turn) OpenStream(w http.ResponseWriter) *ssestream.Stream {
 	t.Out = ssestream.New(w)
-	t.Out.KeepAlive = t.serving.KeepAlive
-	t.Out.StallTimeout = t.serving.StallTimeout
+	t.Out.KeepAlive = t.base.serving.KeepAlive
+	t.Out.StallTimeout = t.base.serving.StallTimeout
 	t.Out.Recorder = t.RunLog
-	if t.serving.OnClientGone != ClientGoneFinish {
+	if t.base.serving.OnClientGone != ClientGoneFinish {
 		t.Out.Cancel = t.end
 	}
 	return t.Out

@@ -34,10 +34,12 @@ var textWriter = turns.Writer[string]{
 func beginTurn(t *testing.T, s *turns.Serving) (context.Context, *turns.Turn, *httptest.ResponseRecorder) {
 	t.Helper()
 	require.NoError(t, s.SetDefaults("test"))
+	b, err := s.NewBase(turns.BaseOptions{Name: "test", Unit: "turn"})
+	require.NoError(t, err)
 	lease, err := store.TakeThread(context.Background(), store.NewMemory(), "owner", "t1", store.LeaseOptions{})
 	require.NoError(t, err)
 	log := zerolog.Nop()
-	ctx, turn := s.BeginTurn(context.Background(), lease, &log, turns.TurnEnd{What: "turn", IDKey: "session", ID: "s1"})
+	ctx, turn := b.BeginTurn(context.Background(), lease, &log, turns.TurnEnd{What: "turn", IDKey: "session", ID: "s1"})
 	t.Cleanup(turn.Release)
 	rec := httptest.NewRecorder()
 	turn.OpenStream(rec)

@@ -51,9 +51,9 @@ type Program struct {
 	// Listen and Store are the --listen and --store flags, bound by the
 	// program (their defaults and usages are its own).
 	Listen, Store *string
-	// Serving holds the shared flags bound by BindServing, BindStream,
+	// Shared holds the shared flags bound by BindServing, BindStream,
 	// BindShutdown and BindRate.
-	Serving Serving
+	Shared SharedFlags
 	// Log is the program's logger, set up by Parse from --log-level.
 	Log zerolog.Logger
 	// Reload, when set (by Run's newBridge at the latest), is called on
@@ -65,8 +65,8 @@ type Program struct {
 	cleanup []func()
 }
 
-// Serving is the values of the flags every bridge has.
-type Serving struct {
+// SharedFlags are the values of the flags every bridge has.
+type SharedFlags struct {
 	CopyFrom, LogLevel, MetricsListen, OnClientGone   *string
 	MaxBody, RateBurst, MaxMessage                    *int64
 	AllowedHosts                                      *[]string
@@ -87,38 +87,39 @@ func NewProgram(name, envPrefix string) *Program {
 
 // BindServing defines --copy-from, --log-level, --max-body (with the
 // program's default and usage), --allowed-host, --insecure-open and the
-// upstream and turn timeouts.
+// upstream and turn timeouts, which default to the bridges' own
+// defaults (aap2agui.DefaultServing).
 func (p *Program) BindServing(maxBody int64, maxBodyUsage string) {
-	f, s := p.Flags, &p.Serving
+	f, s, d := p.Flags, &p.Shared, aap2agui.DefaultServing()
 	s.CopyFrom = f.String("copy-from", "", "copy everything from this SQLite store (sqlite:<file>) into the PostgreSQL --store, then exit")
 	s.LogLevel = f.String("log-level", "info", "debug, info, warn or error")
 	s.MaxBody = f.Int64("max-body", maxBody, maxBodyUsage)
 	s.AllowedHosts = f.List("allowed-host", ",", "Host name served besides loopback names and the listen address when there is no --api-key (* for any)")
 	s.InsecureOpen = f.Bool("insecure-open", false, "serve without --api-key on a non-loopback --listen address")
-	s.HeaderTimeout = f.Duration("upstream-header-timeout", 60*time.Second, "how long to wait for the upstream's response headers to a turn")
-	s.IdleTimeout = f.Duration("upstream-idle-timeout", 5*time.Minute, "end a turn whose upstream stream sends no event for this long; comments do not count (negative: never)")
+	s.HeaderTimeout = f.Duration("upstream-header-timeout", d.HeaderTimeout, "how long to wait for the upstream's response headers to a turn")
+	s.IdleTimeout = f.Duration("upstream-idle-timeout", d.IdleTimeout, "end a turn whose upstream stream sends no event for this long; comments do not count (negative: never)")
 	s.MaxTurn = f.Duration("max-turn-duration", 0, "end a turn that runs longer than this, with an error and what came kept (0: no limit)")
-	s.MaxMessage = f.Int64("max-message-size", 32<<20, "largest message an agent may stream, in bytes; past it the turn ends with an error, what fits kept (negative: no limit)")
-	s.OnClientGone = f.String("on-client-gone", "cancel", "what becomes of a turn whose client left or stopped reading: cancel (the upstream is cancelled, what came is stored) or finish (it runs to its end, bounded by --max-turn-duration, 30m when that is 0, and is stored whole)")
-	s.StartTimeout = f.Duration("start-timeout", 2*time.Second, "how long a turn's start may wait for the store (its lock, and what it continues); past it the turn is refused with 503 store_busy before the upstream is called (negative: no bound)")
-	s.LeaseTTL = f.Duration("lease-ttl", store.LeaseTTL, "how long a turn's lock lasts without a renewal (renewed every third of it): the longest a process that died keeps its conversations locked, and its rejoining clients waiting before they are told the turn was interrupted")
-	s.MaxSchedDelay = f.Duration("max-scheduling-delay", 500*time.Millisecond, "refuse a turn's start with 503 overloaded and Retry-After while the process's own timers fire later than this (its CPU taken), before anything of it runs (negative: no bound)")
+	s.MaxMessage = f.Int64("max-message-size", int64(d.MaxMessageSize), "largest message an agent may stream, in bytes; past it the turn ends with an error, what fits kept (negative: no limit)")
+	s.OnClientGone = f.String("on-client-gone", string(d.OnClientGone), "what becomes of a turn whose client left or stopped reading: cancel (the upstream is cancelled, what came is stored) or finish (it runs to its end, bounded by --max-turn-duration, 30m when that is 0, and is stored whole)")
+	s.StartTimeout = f.Duration("start-timeout", d.StartTimeout, "how long a turn's start may wait for the store (its lock, and what it continues); past it the turn is refused with 503 store_busy before the upstream is called (negative: no bound)")
+	s.LeaseTTL = f.Duration("lease-ttl", d.LeaseTTL, "how long a turn's lock lasts without a renewal (renewed every third of it): the longest a process that died keeps its conversations locked, and its rejoining clients waiting before they are told the turn was interrupted")
+	s.MaxSchedDelay = f.Duration("max-scheduling-delay", d.MaxSchedulingDelay, "refuse a turn's start with 503 overloaded and Retry-After while the process's own timers fire later than this (its CPU taken), before anything of it runs (negative: no bound)")
 	s.MaxLag = f.Duration("max-renewal-lag", 0, "refuse a turn's start with 503 overloaded and Retry-After while the process's lock renewals are confirmed later than this after they were due (0: --lease-ttl/6; negative: no bound)")
-	s.StallTimeout = f.Duration("stall-timeout", 30*time.Second, "end a turn whose client has not taken any of its stream for this long, as if it had left (negative: never)")
+	s.StallTimeout = f.Duration("stall-timeout", d.StallTimeout, "end a turn whose client has not taken any of its stream for this long, as if it had left (negative: never)")
 }
 
 // BindStream defines --keep-alive and --body-timeout.
 func (p *Program) BindStream() {
-	f, s := p.Flags, &p.Serving
-	s.KeepAlive = f.Duration("keep-alive", 15*time.Second, "send a comment line on an idle event stream this often (negative: never)")
-	s.BodyTimeout = f.Duration("body-timeout", 30*time.Second, "how long a client may take to send a request body")
+	f, s, d := p.Flags, &p.Shared, aap2agui.DefaultServing()
+	s.KeepAlive = f.Duration("keep-alive", d.KeepAlive, "send a comment line on an idle event stream this often (negative: never)")
+	s.BodyTimeout = f.Duration("body-timeout", d.BodyTimeout, "how long a client may take to send a request body")
 }
 
 // BindShutdown defines --metrics-listen, --shutdown-delay (see
 // ServeOptions.Delay) and --shutdown-timeout, the time the program's
 // running requests (what: "turns", "runs") get to finish.
 func (p *Program) BindShutdown(what string) {
-	f, s := p.Flags, &p.Serving
+	f, s := p.Flags, &p.Shared
 	s.MetricsListen = f.String("metrics-listen", "", "serve GET /metrics on this address of its own, without an API key (e.g. 127.0.0.1:9464); empty: on --listen, behind --api-key")
 	s.ShutdownDelay = f.Duration("shutdown-delay", 5*time.Second, "on SIGTERM, how long to go on serving while GET /readyz answers 503, so that load balancers stop sending requests before the listener closes (0: close it at once)")
 	s.Grace = f.Duration("shutdown-timeout", 30*time.Second, "how long running "+what+" may take to finish on SIGTERM, once the listener is closed")
@@ -127,7 +128,7 @@ func (p *Program) BindShutdown(what string) {
 // BindRate defines --rate-limit-per-key and --rate-burst-per-key, the
 // requests one key (who: "API key", "key") may make.
 func (p *Program) BindRate(who string) {
-	f, s := p.Flags, &p.Serving
+	f, s := p.Flags, &p.Shared
 	s.RateLimit = f.Float64("rate-limit-per-key", 0, "requests a second one "+who+" may make, per process (0: no limit); over it, 429")
 	s.RateBurst = f.Int64("rate-burst-per-key", 0, "requests one "+who+" may make at once above --rate-limit-per-key (0: the rate, rounded up)")
 }
@@ -147,14 +148,14 @@ func (p *Program) Parse(args []string) (done bool, err error) {
 		fmt.Println(p.Name + " " + buildinfo.Read().String())
 		return true, nil
 	}
-	p.Log, err = Logger(*p.Serving.LogLevel)
+	p.Log, err = Logger(*p.Shared.LogLevel)
 	return err != nil, err
 }
 
 // CheckExposure is CheckExposure for the program's --listen,
 // --insecure-open and --allowed-host: open says that no API key is set.
 func (p *Program) CheckExposure(open bool) ([]string, error) {
-	return CheckExposure(*p.Listen, open, *p.Serving.InsecureOpen, *p.Serving.AllowedHosts)
+	return CheckExposure(*p.Listen, open, *p.Shared.InsecureOpen, *p.Shared.AllowedHosts)
 }
 
 // Demo serves h, a built-in demo agent (name: for its error log), on a
@@ -203,7 +204,7 @@ func (p *Program) Run(newBridge func(Runtime) (Bridge, error), openWarning strin
 		return err
 	}
 	p.cleanup = append(p.cleanup, stopTracing)
-	metricsListen := *p.Serving.MetricsListen
+	metricsListen := *p.Shared.MetricsListen
 	srv, err := newBridge(Runtime{Store: st, TracerProvider: tp, SeparateMetrics: metricsListen != ""})
 	if err != nil {
 		return err
@@ -222,7 +223,7 @@ func (p *Program) Run(newBridge func(Runtime) (Bridge, error), openWarning strin
 		p.Log.Warn().Msg(openWarning)
 	}
 	return Serve(context.Background(), p.Log, ServeOptions{
-		Addr: *p.Listen, Handler: srv, Delay: *p.Serving.ShutdownDelay, Grace: *p.Serving.Grace, Ready: ready,
+		Addr: *p.Listen, Handler: srv, Delay: *p.Shared.ShutdownDelay, Grace: *p.Shared.Grace, Ready: ready,
 	})
 }
 
@@ -234,12 +235,12 @@ func (p *Program) stop() {
 	p.cleanup = nil
 }
 
-// ServingOptions are the options both bridges share (aap2agui.Serving is
-// agui2aap.Serving), from the flags every bridge has (BindServing,
-// BindStream) and the program's keys, CORS origins and users: the one
-// place a program copies them into its Config.
+// ServingOptions are the options both bridges share (aap2agui.Serving,
+// which converts to agui2aap.Serving), from the flags every bridge has
+// (BindServing, BindStream) and the program's keys, CORS origins and
+// users: the one place a program copies them into its Config.
 func (p *Program) ServingOptions(keys, origins []string, users userid.Options) aap2agui.Serving {
-	s := &p.Serving
+	s := &p.Shared
 	return aap2agui.Serving{
 		APIKeys: keys, CORSOrigins: origins, Users: users, Logger: p.Log,
 		HeaderTimeout: *s.HeaderTimeout, IdleTimeout: *s.IdleTimeout, MaxTurnDuration: *s.MaxTurn,
