@@ -28,8 +28,9 @@ import (
 // aap2agui in front of the agent, which aap2agui describes as an agent
 // named "predictive" with no server tools.
 type pageChain struct {
-	URL   string // agui2aap's endpoint for the agent
-	Agent *bridgetest.Recorder
+	URL      string // agui2aap's endpoint for the agent
+	AgentURL string // the agent's own endpoint (the control)
+	Agent    *bridgetest.Recorder
 }
 
 func newPageChain(t *testing.T, policy agui2aap.Policy, configure func(*aap2agui.Config)) *pageChain {
@@ -50,18 +51,25 @@ func newPageChain(t *testing.T, policy agui2aap.Policy, configure func(*aap2agui
 	require.NoError(t, err)
 	gs := httptest.NewServer(g)
 	t.Cleanup(gs.Close)
-	return &pageChain{URL: gs.URL + "/agents/predictive", Agent: agent}
+	return &pageChain{URL: gs.URL + "/agents/predictive", AgentURL: as.URL + "/predictive_state_updates", Agent: agent}
 }
 
 // run posts one run and returns its events, which pass the AG-UI client's
 // rules.
 func (pc *pageChain) run(t *testing.T, in *types.RunAgentInput) []events.Event {
 	t.Helper()
+	return runAt(t, pc.URL, in)
+}
+
+// runAt posts one run to url and returns its events, which pass the AG-UI
+// client's rules.
+func runAt(t *testing.T, url string, in *types.RunAgentInput) []events.Event {
+	t.Helper()
 	body, err := agui.MarshalRunAgentInput(in)
 	require.NoError(t, err)
 	ctx, cancel := context.WithTimeout(context.Background(), bridgetest.Timeout)
 	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, pc.URL, bytes.NewReader(body))
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(body))
 	require.NoError(t, err)
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "text/event-stream")
@@ -140,6 +148,70 @@ func TestChainAgentsOwnToolPredictiveState(t *testing.T) {
 			})
 		}
 	}
+}
+
+// The page sees a call's arguments stream through the chain as the agent
+// streams them (predictive state updates fill the document from them): the
+// same TOOL_CALL_ARGS parts, in the same order, as the page pointed at the
+// agent itself gets, each call started, given its arguments and ended
+// once, under the chain's own message id; the thread's record, which a
+// reload gives back, holds the calls with their arguments whole.
+func TestChainStreamsToolArgumentsAsTheAgentDoes(t *testing.T) {
+	control := newPageChain(t, agui2aap.PolicyInterrupt, func(*aap2agui.Config) {}) // (a fresh agent: the same story)
+	pc := newPageChain(t, agui2aap.PolicyInterrupt, func(*aap2agui.Config) {})
+	user := types.Message{ID: "u1", Role: types.RoleUser, Content: "Write a story about a dog"}
+	in := &types.RunAgentInput{ThreadID: "th-args", RunID: "run-1", Messages: []types.Message{user},
+		Tools: []types.Tool{pageConfirm}, State: map[string]any{}, Context: []types.Context{}, ForwardedProps: map[string]any{}}
+
+	direct := callParts(runAt(t, control.AgentURL, in))
+	chained := runAt(t, pc.URL, in)
+	got := callParts(chained)
+	require.Len(t, direct, 2, "the agent calls its own tool and the page's")
+	assert.Greater(t, len(direct[demo.StarterDocumentTool]), 4, "the agent streams the document in parts")
+	assert.Equal(t, direct, got, "each call's arguments in the parts the agent streamed")
+	starts, ends := 0, 0
+	for _, ev := range chained {
+		switch e := ev.(type) {
+		case *events.ToolCallStartEvent:
+			starts++
+			require.NotNil(t, e.ParentMessageID)
+			assert.NotContains(t, *e.ParentMessageID, "starter", "the chain's own message id")
+		case *events.ToolCallEndEvent:
+			ends++
+		}
+	}
+	assert.Equal(t, 2, starts)
+	assert.Equal(t, 2, ends)
+
+	in.RunID, in.Messages = "run-2", nil // a reload: the thread's record
+	snap := runAt(t, pc.URL, in)
+	var calls []types.ToolCall
+	for _, ev := range snap {
+		if e, ok := ev.(*events.MessagesSnapshotEvent); ok {
+			for _, m := range e.Messages {
+				calls = append(calls, m.ToolCalls...)
+			}
+		}
+	}
+	require.Len(t, calls, 2, "the reload gives the calls back")
+	assert.JSONEq(t, `{"document":`+quote(demo.StarterStory(0))+`}`, calls[0].Function.Arguments)
+}
+
+// callParts are the TOOL_CALL_ARGS deltas of each call a run streamed, by
+// the call's tool name.
+func callParts(evs []events.Event) map[string][]string {
+	names := map[string]string{}
+	parts := map[string][]string{}
+	for _, ev := range evs {
+		switch e := ev.(type) {
+		case *events.ToolCallStartEvent:
+			names[e.ToolCallID] = e.ToolCallName
+			parts[e.ToolCallName] = []string{}
+		case *events.ToolCallArgsEvent:
+			parts[names[e.ToolCallID]] = append(parts[names[e.ToolCallID]], e.Delta)
+		}
+	}
+	return parts
 }
 
 // pageMessage is the assistant message a run streamed, as the page keeps

@@ -181,7 +181,7 @@ const features = {
     ["the steps stream in as the agent writes them", async (v) => {
       const args = await v.argsAfter(v.mark);
       expect(args >= 5, `the call's arguments came in ${args} part(s)`);
-    }, "AAP's tool_call carries a call's arguments whole: the page gets them once the call ends"],
+    }],
     ["the user's choice goes back and the agent answers", async (v) => {
       const confirm = v.page.getByRole("button", { name: "Confirm" });
       await v.page.locator('[data-testid="select-steps"][data-status="executing"]').waitFor();
@@ -283,7 +283,7 @@ const features = {
     ["the story streams in as the agent writes it", async (v) => {
       const args = await v.argsAfter(v.mark);
       expect(args >= 5, `the call's arguments came in ${args} part(s)`);
-    }, "AAP's tool_call carries a call's arguments whole: the page gets them once the call ends"],
+    }],
     ["confirmed, it is the document, and the agent answers", async (v) => {
       await v.testId("confirm-changes-modal").last().getByTestId("confirm-button").click();
       await v.testId("status-display").getByText("✓ Accepted").waitFor();
