@@ -68,14 +68,8 @@ func ReadEvents(r io.Reader, maxEventSize int) iter.Seq2[Event, error] {
 // over ReadEvents holds the iterator's frames on the caller's stack while
 // it waits for the stream, about 1.5 KB more than a call of Next.
 type EventReader struct {
-	sse *sse.Reader
-	// The per-token events are allocated a slab at a time, and their
-	// texts a chunk of bytes at a time (internal/slab; each is still its
-	// own value, never reused), so that a long stream costs a fraction of
-	// an allocation per delta.
-	texts    []TextDelta
-	thoughts []ThinkingDelta
-	text     slab.Text
+	sse    *sse.Reader
+	deltas Deltas
 }
 
 // NewEventReader returns an EventReader of r's events; maxEventSize is
@@ -108,20 +102,42 @@ func (r *EventReader) NextRaw() (ev Event, name string, data []byte, err error) 
 	if err != nil {
 		return nil, "", nil, err
 	}
-	name = f.Name
+	if ev = r.deltas.Decode(f.Name, f.Data); ev != nil {
+		return ev, "", nil, nil
+	}
+	if f.Name == "" {
+		return nil, "message", f.Data, nil
+	}
+	return nil, f.Name, f.Data, nil
+}
+
+// Deltas decodes a stream's per-token events on their fast path. The
+// events are allocated a slab at a time, and their texts a chunk of bytes
+// at a time (internal/slab; each is still its own value, never reused), so
+// that a long stream costs a fraction of an allocation per delta. The zero
+// value is ready; one Deltas serves one stream.
+type Deltas struct {
+	texts    []TextDelta
+	thoughts []ThinkingDelta
+	text     slab.Text
+}
+
+// Decode returns the text_delta or thinking_delta of a frame (its SSE
+// event name and data) whose data is the plain case the fast path reads
+// (no escape but the common ones, no other member); nil for any other
+// frame, which DecodeEvent takes (and which Decode does not judge).
+func (d *Deltas) Decode(name string, data []byte) Event {
 	switch EventName(name) {
 	case EventTextDelta:
-		if d, ok := fastDelta(f.Data); ok {
-			return slabEvent(&r.texts, TextDelta{Delta: r.text.String(d)}), "", nil, nil
+		if t, ok := fastDelta(data); ok {
+			return slabEvent(&d.texts, TextDelta{Delta: d.text.String(t)})
 		}
 	case EventThinkingDelta:
-		if d, ok := fastDelta(f.Data); ok {
-			return slabEvent(&r.thoughts, ThinkingDelta{Delta: r.text.String(d)}), "", nil, nil
+		if t, ok := fastDelta(data); ok {
+			return slabEvent(&d.thoughts, ThinkingDelta{Delta: d.text.String(t)})
 		}
-	case "":
-		name = "message"
 	}
-	return nil, name, f.Data, nil
+	return nil
 }
 
 // slabEvent returns a pointer to a new element of slab s (internal/slab)

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"slices"
 	"sync/atomic"
 	"time"
@@ -17,10 +16,9 @@ import (
 	"github.com/aapagui/aapagui/agui"
 	"github.com/aapagui/aapagui/bridge/internal/fault"
 	"github.com/aapagui/aapagui/bridge/internal/metrics"
+	"github.com/aapagui/aapagui/bridge/internal/pump"
 	"github.com/aapagui/aapagui/bridge/internal/turns"
 	"github.com/aapagui/aapagui/bridge/internal/upstream"
-	"github.com/aapagui/aapagui/internal/aside"
-	"github.com/aapagui/aapagui/internal/sse"
 	"github.com/aapagui/aapagui/store"
 	"github.com/aapagui/aapagui/translate"
 )
@@ -111,71 +109,84 @@ func (r *turnRun) read(ctx context.Context, body *upstream.IdleBody) (failure, u
 	return r.readRun(ctx, next)
 }
 
-// readRun reads the events of one run of the turn (body).
+// readRun reads the events of one run of the turn (body) through the
+// pump (runTaker). Before each read of the agent's stream, what is
+// buffered for the client is flushed (modes other than none); before
+// that, history messages that became final (a tool's result settles the
+// call before it) are saved: a client that has an event finds every
+// message before it stored, and a burst that settles messages and ends
+// the run is one write, at the end. Checkpoints of the message still
+// streaming are due then too, after those saves (a draft is the last
+// entry): the clock is read once per read of the agent's stream, not per
+// event.
 func (r *turnRun) readRun(ctx context.Context, body *upstream.IdleBody) (failure, unsaved error) {
-	// A loop of its own over the reader, not a range over sse.Read: the
-	// goroutine waits here for as long as the stream is open, and a
-	// range keeps the loop's body and the iterator's frames on its stack.
-	events := sse.NewReader(r.source(ctx, body), sse.ReadOptions{MaxEventSize: r.env.cfg.MaxEventSize})
-	dec := new(agui.Decoder)
-	for {
-		frame, err := events.Next()
-		if err == io.EOF {
-			return nil, nil
-		}
-		done, failure, unsaved := r.readFrame(ctx, body, dec, frame.Data, err)
-		if done || failure != nil || unsaved != nil {
-			return failure, unsaved
+	src := pump.Source{Body: body, MaxEventSize: r.env.cfg.MaxEventSize, BeforeRead: func() {
+		r.history.saveSettled(ctx)
+		r.checkpoint(ctx)
+	}}
+	if r.ans.streams() {
+		src.Out = r.turn.Out
+	}
+	err := pump.Run(ctx, src, &runTaker{r: r})
+	if r.saving != nil { // the stream ended before its first event
+		if err := r.awaitSave(ctx); err != nil {
+			return nil, err
 		}
 	}
+	var us unsavedError
+	if errors.As(err, &us) {
+		return nil, us.err
+	}
+	return err, nil
 }
 
-// readFrame takes one frame of the agent's stream (data, or the error
-// that ended it: readErr): done reports the run's end. A delta is taken on
-// the stream's goroutine; an event that takes encoding/json (decodeFast)
-// is decoded and taken aside (internal/aside), as is every event of a run
-// that may be followed by another: the goroutine that waits on the stream
-// for as long as it is open keeps the stack a delta needs.
-func (r *turnRun) readFrame(ctx context.Context, body *upstream.IdleBody, dec *agui.Decoder, data []byte, readErr error) (done bool, failure, unsaved error) {
+// unsavedError is runTaker's for the turn's own messages that could not
+// be stored (awaitSave): not the stream's failure.
+type unsavedError struct{ err error }
+
+func (e unsavedError) Error() string { return e.err.Error() }
+
+// runTaker is the turn's side of the pump for one run of the agent
+// (pump.FastTaker). Its first event waits for the turn's own messages to
+// be stored (awaitSave). A delta is taken on the stream's goroutine; an
+// event that takes encoding/json (decodeFast) is decoded and taken aside,
+// as is every event of a run that may be followed by another.
+type runTaker struct {
+	r   *turnRun
+	dec agui.Decoder
+}
+
+// Take decodes and takes one event of the agent's (decodeAndTake), unless
+// it is the rest of a run that did not read the message.
+func (k *runTaker) Take(ctx context.Context, _ string, data []byte) (bool, error) {
+	r := k.r
 	if r.saving != nil { // the first event only
 		if err := r.awaitSave(ctx); err != nil {
-			return false, nil, err
+			return false, unsavedError{err}
 		}
 	}
-	if readErr != nil {
-		return false, readErr, nil
-	}
-	body.Touch()
 	if r.follow.holding() {
-		return false, nil, nil // the rest of a run that did not read the message
+		return false, nil // the rest of a run that did not read the message
 	}
-	if r.follow == nil {
-		ev, err := r.decodeFast(ctx, dec, data)
-		if err != nil {
-			return false, fmt.Errorf("%w: %w", fault.ErrBadEvent, err), nil
-		}
-		if ev != nil {
-			done, failure = r.takeEvent(ctx, ev, nil) // (Plain: nothing beyond ev in data)
-			return done, failure, nil
-		}
-		if !dec.Deep() {
-			return false, nil, nil // a plain text delta, written
-		}
-	}
-	done, failure = r.decodeAndTakeAside(ctx, dec, data)
-	return done, failure, nil
+	return r.decodeAndTake(ctx, &k.dec, data)
 }
 
-// decodeAndTakeAside is decodeAndTake on a goroutine of its own
-// (internal/aside). (A function of its own: a closure in readFrame would
-// move readFrame's results to the heap on every delta.)
-func (r *turnRun) decodeAndTakeAside(ctx context.Context, dec *agui.Decoder, data []byte) (done bool, failure error) {
-	_ = aside.Do(func() error {
-		done, failure = r.decodeAndTake(ctx, dec, data)
-		r.turn.Out.FlushFirst()
-		return nil
-	})
-	return done, failure
+// TakeFast takes what decodeFast decodes of an event of a run that no
+// other follows, once the turn's own messages are stored.
+func (k *runTaker) TakeFast(ctx context.Context, _ string, data []byte) (ok, done bool, err error) {
+	r := k.r
+	if r.saving != nil || r.follow != nil {
+		return false, false, nil
+	}
+	ev, err := r.decodeFast(ctx, &k.dec, data)
+	if err != nil {
+		return true, false, fmt.Errorf("%w: %w", fault.ErrBadEvent, err)
+	}
+	if ev != nil {
+		done, err = r.takeEvent(ctx, ev, nil) // (Plain: nothing beyond ev in data)
+		return true, done, err
+	}
+	return !k.dec.Deep(), false, nil // a plain text delta, written; or one for Take
 }
 
 // decodeFast reads one event of the agent's, data, as far as the decoder's
@@ -206,22 +217,6 @@ func (r *turnRun) decodeAndTake(ctx context.Context, dec *agui.Decoder, data []b
 		data = nil // nothing beyond ev in it: nobody need look
 	}
 	return r.takeEvent(ctx, ev, data)
-}
-
-// source is what readRun reads body through. Before each read of the
-// agent's stream, what is buffered for the client is flushed (modes other
-// than none). Before that, history messages that became final (a tool's
-// result settles the call before it) are saved: a client that has an event
-// finds every message before it stored, and a burst that settles messages
-// and ends the run is one write, at the end. Checkpoints of the message
-// still streaming are due then too, after those saves (a draft is the last
-// entry): the clock is read once per read of the agent's stream, not per
-// event.
-func (r *turnRun) source(ctx context.Context, body *upstream.IdleBody) io.Reader {
-	return saveBeforeRead{r: r.ans.source(body), save: func() {
-		r.history.saveSettled(ctx)
-		r.checkpoint(ctx)
-	}}
 }
 
 // takeEvent takes one event of the agent's (data: its JSON, or nil when it
@@ -409,17 +404,6 @@ func (r *turnRun) feedError(err error) {
 	case !errors.Is(err, translate.ErrTerminated):
 		r.log.Warn().Err(err).Str("session", r.sess.ID).Msg("event out of order from the agent")
 	}
-}
-
-// saveBeforeRead calls save before each read of r.
-type saveBeforeRead struct {
-	r    io.Reader
-	save func()
-}
-
-func (s saveBeforeRead) Read(p []byte) (int, error) {
-	s.save()
-	return s.r.Read(p)
 }
 
 // checkpoint stores the message the agent is still streaming, at most once

@@ -2,7 +2,6 @@ package agui2aap
 
 import (
 	"context"
-	"io"
 
 	"github.com/ag-ui-protocol/ag-ui/sdks/community/go/pkg/core/events"
 
@@ -10,6 +9,7 @@ import (
 	"github.com/aapagui/aapagui/agui"
 	"github.com/aapagui/aapagui/bridge/internal/fault"
 	"github.com/aapagui/aapagui/bridge/internal/metrics"
+	"github.com/aapagui/aapagui/bridge/internal/pump"
 	"github.com/aapagui/aapagui/bridge/internal/tracing"
 	"github.com/aapagui/aapagui/bridge/internal/turns"
 	"github.com/aapagui/aapagui/internal/aside"
@@ -138,33 +138,32 @@ func (r *runner) stream(ctx context.Context, evs *turnEvents) []aap.Message {
 	r.turn.Line.Stop = ""
 	defer func() { r.turnDone(t.result) }()
 	defer evs.close()
-	for {
-		ev, raw, err := evs.next()
-		if err == io.EOF {
-			break
-		}
-		// A delta is taken here, on the stream's goroutine: no goroutine
-		// is started for it, and no allocation made.
-		var over bool
-		switch d := ev.(type) {
-		case *aap.TextDelta:
-			if !t.h.holding && len(t.h.missing) == 0 && r.textDelta(d.Delta) {
-				continue
-			}
-			over = r.event(ctx, &t, ev, nil)
-		case *aap.ThinkingDelta:
-			over = r.event(ctx, &t, ev, nil)
-		default:
-			over = r.eventAside(ctx, &t, ev, raw, err)
-		}
-		if over {
-			return t.next
-		}
+	if r.read(ctx, &t, evs) {
+		return t.next
 	}
 	if t.h.holding {
 		r.release(ctx, &t.h)
 	}
 	return nil
+}
+
+// read takes the turn's events (event) until the turn's reading is over
+// (true) or its events end: a list, or the turn's stream, which the pump
+// reads (turnTaker).
+func (r *runner) read(ctx context.Context, t *turnRead, evs *turnEvents) (over bool) {
+	if evs.body == nil {
+		for _, ev := range evs.list {
+			if r.eventAside(ctx, t, ev, nil) {
+				return true
+			}
+		}
+		return false
+	}
+	src := pump.Source{Body: evs.body, Out: r.turn.Out, MaxEventSize: r.env.cfg.MaxEventSize, SmallBuffer: true}
+	if err := pump.Run(ctx, src, &turnTaker{r: r, t: t}); err != nil {
+		return r.eventAside(ctx, t, nil, err) // the stream's failure
+	}
+	return t.over
 }
 
 // turnRead is where the reading of one turn's events (runner.stream)
@@ -174,19 +173,54 @@ type turnRead struct {
 	h      heldAnswer    // the answer held back for results still missing
 	result string        // set by a failure; else worked out from the stop reason
 	next   []aap.Message // the permissions of a follow-up turn the policy answers
+	over   bool          // the turn's reading is over (event)
 }
 
-// eventAside is event for an event other than a delta, decoded first when
-// it came undecoded (raw), on a goroutine of its own: decoding, a run's
-// start or end, a tool call go deeper than a delta, and the goroutine that
-// waits on the stream for as long as it is open keeps the stack a delta
-// needs (internal/aside). (A function of its own: a closure in stream
-// would move its variables to the heap for every delta.)
-func (r *runner) eventAside(ctx context.Context, t *turnRead, ev aap.Event, raw *rawEvent, err error) (over bool) {
-	_ = aside.Do(func() error {
-		if raw != nil {
-			ev, err = raw.decode()
+// turnTaker is the run's side of the pump for one turn's stream
+// (pump.FastTaker): a text delta is taken on the stream's goroutine,
+// written as one frame when the translator adds it to its message
+// (textDelta), and a thinking delta there too; every other event is
+// decoded and taken aside.
+type turnTaker struct {
+	r      *runner
+	t      *turnRead
+	deltas aap.Deltas
+}
+
+// Take decodes one event of the turn's stream and takes it (event).
+func (k *turnTaker) Take(ctx context.Context, name string, data []byte) (bool, error) {
+	if name == "" {
+		name = "message" // SSE's default event name
+	}
+	ev, err := aap.DecodeEvent(name, data)
+	k.t.over = k.r.event(ctx, k.t, ev, err)
+	return k.t.over, nil
+}
+
+// TakeFast takes a delta of the turn's stream (aap.Deltas), without
+// decoding it aside: no goroutine is started for it, and no allocation
+// made.
+func (k *turnTaker) TakeFast(ctx context.Context, name string, data []byte) (ok, done bool, err error) {
+	ev := k.deltas.Decode(name, data)
+	switch d := ev.(type) {
+	case *aap.TextDelta:
+		if !k.t.h.holding && len(k.t.h.missing) == 0 && k.r.textDelta(d.Delta) {
+			return true, false, nil
 		}
+	case *aap.ThinkingDelta:
+	default:
+		return false, false, nil
+	}
+	k.t.over = k.r.event(ctx, k.t, ev, nil)
+	return true, k.t.over, nil
+}
+
+// eventAside is event on a goroutine of its own (internal/aside), for an
+// event of a turn answered in one body, or the failure of a turn's
+// stream. (A function of its own: a closure in read would move its
+// variables to the heap.)
+func (r *runner) eventAside(ctx context.Context, t *turnRead, ev aap.Event, err error) (over bool) {
+	_ = aside.Do(func() error {
 		over = r.event(ctx, t, ev, err)
 		r.turn.Out.FlushFirst()
 		return nil

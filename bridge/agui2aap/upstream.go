@@ -9,7 +9,6 @@ import (
 
 	"github.com/aapagui/aapagui/aap"
 	"github.com/aapagui/aapagui/bridge/internal/metrics"
-	"github.com/aapagui/aapagui/bridge/internal/ssestream"
 	"github.com/aapagui/aapagui/bridge/internal/upstream"
 	"github.com/aapagui/aapagui/translate"
 )
@@ -172,61 +171,21 @@ func (r *runner) open(ctx context.Context, session string, req *aap.PostSessionT
 		r.turn.Line.Upstream = r.env.upstreamCall(ctx, "turn", r.info.Name, err)
 		return nil, err
 	}
-	er := aap.NewEventReader(ssestream.FlushBeforeRead(idle, r.turn.Out), r.env.cfg.MaxEventSize)
-	return &turnEvents{er: er, body: idle}, nil
+	return &turnEvents{body: idle}, nil
 }
 
-// turnEvents are a turn's events, pulled one at a time (next) by the
-// goroutine that waits on the stream between tokens for as long as it is
-// open: a range over an iterator would keep the iterator's frames on its
-// stack and move the loop's variables to the heap, for every stream. The
-// stream's events other than its deltas come undecoded (rawEvent), to be
-// decoded where they are taken, aside (runner.stream).
+// turnEvents are a turn's events: a list (a turn answered in one JSON
+// body), or its stream, read by the pump (runner.read).
 type turnEvents struct {
 	list []aap.Event        // a turn answered in one JSON body, or
-	er   *aap.EventReader   // its stream, read from
-	body *upstream.IdleBody // this, closed once read
-	raw  rawEvent           // the last event next left undecoded
-}
-
-// rawEvent is an event of the stream not decoded yet: its name and data,
-// valid until the next read.
-type rawEvent struct {
-	name string
-	data []byte
-}
-
-func (e *rawEvent) decode() (aap.Event, error) { return aap.DecodeEvent(e.name, e.data) }
-
-// next returns the turn's next event, decoded, or undecoded as raw, or
-// io.EOF after the last; the stream is closed at its end or its first
-// error.
-func (e *turnEvents) next() (ev aap.Event, raw *rawEvent, err error) {
-	if e.er == nil {
-		if len(e.list) == 0 {
-			return nil, nil, io.EOF
-		}
-		ev = e.list[0]
-		e.list = e.list[1:]
-		return ev, nil, nil
-	}
-	ev, e.raw.name, e.raw.data, err = e.er.NextRaw()
-	if err != nil {
-		e.close()
-		return nil, nil, err
-	}
-	e.body.Touch()
-	if ev == nil {
-		return nil, &e.raw, nil
-	}
-	return ev, nil, nil
+	body *upstream.IdleBody // its stream, closed once read
 }
 
 // close ends the turn's stream, read or not.
 func (e *turnEvents) close() {
 	if e.body != nil {
 		e.body.Close()
-		e.body, e.er, e.raw = nil, nil, rawEvent{}
+		e.body = nil
 	}
 }
 
