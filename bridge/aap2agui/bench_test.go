@@ -202,12 +202,12 @@ func BenchmarkTurnCancelling10kDeltas(b *testing.B) {
 // store (a session whose last turn ran elsewhere).
 func BenchmarkTurnHistory1000x2KB(b *testing.B) { benchTurnHistory(b, false) }
 
-// BenchmarkTurnHistory1000x2KBKept is BenchmarkTurnHistory1000x2KB for
-// the usual turn: the session's last turn ran on this process, which kept
-// its history.
-func BenchmarkTurnHistory1000x2KBKept(b *testing.B) { benchTurnHistory(b, true) }
+// BenchmarkTurnHistory1000x2KBCached is BenchmarkTurnHistory1000x2KB for
+// the usual turn: the session's last turn ran on this process, which
+// cached its history.
+func BenchmarkTurnHistory1000x2KBCached(b *testing.B) { benchTurnHistory(b, true) }
 
-func benchTurnHistory(b *testing.B, kept bool) {
+func benchTurnHistory(b *testing.B, cached bool) {
 	agent := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		_, _ = io.Copy(io.Discard, r.Body)
 		w.Header().Set("Content-Type", "text/event-stream")
@@ -246,8 +246,8 @@ func benchTurnHistory(b *testing.B, kept bool) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	for _, id := range ids {
-		if kept {
-			// The turn before, which reads the history and keeps it.
+		if cached {
+			// The turn before, which reads the history and caches it.
 			b.StopTimer()
 			drain(b, post(b, hs.URL+"/sessions/"+id+"/turns", body))
 			b.StartTimer()

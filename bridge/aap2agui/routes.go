@@ -24,7 +24,7 @@ func New(cfg Config) (*Server, error) {
 	cfg.Store = store.ObserveSessions(cfg.Store, b.Observe)
 	s := &Server{cfg: cfg, base: b}
 	if cfg.HistoryCache > 0 {
-		s.kept = newHistories(cfg.HistoryCache)
+		s.cache = newHistoryCache(cfg.HistoryCache)
 	}
 	s.roster.Store(s.newRoster(cfg.Agents))
 	s.readiness = edge.NewReady(cfg.Clock, s.checkReady)

@@ -34,8 +34,8 @@ type Server struct {
 
 	readiness *edge.Ready[readyCheck] // GET /readyz's check, reused for edge.ReadyTTL
 
-	streaming atomic.Int64 // turns whose answer is streaming: they share MaxCheckpoints
-	kept      *histories   // the histories kept between turns (nil: none)
+	streaming atomic.Int64  // turns whose answer is streaming: they share MaxCheckpoints
+	cache     *historyCache // the histories cached between turns (nil: none)
 }
 
 // ServeHTTP implements http.Handler.
@@ -175,7 +175,7 @@ func (s *Server) newSession(c *gin.Context, req *aap.PostSessionsRequest, first 
 	if err := s.cfg.Store.CreateSession(c.Request.Context(), sess, seed, s.cfg.Limits.SessionsPerKey); err != nil {
 		return nil, err // store.ErrLimit: too_many_sessions (failure)
 	}
-	s.kept.put(sess.ID, sess.HistoryVersion, seed)
+	s.cache.put(sess.ID, sess.HistoryVersion, seed)
 	s.base.Metrics.InterruptsChanged(len(sess.Interrupts))
 	return sess, nil
 }
@@ -243,7 +243,7 @@ func (s *Server) deleteSession(c *gin.Context) error {
 	if err := s.cfg.Store.DeleteSession(c.Request.Context(), edge.Owner(c), c.Param("id")); err != nil {
 		return err
 	}
-	s.kept.drop(c.Param("id"))
+	s.cache.drop(c.Param("id"))
 	if err := s.cfg.Store.DeleteRunLogs(c.Request.Context(), edge.Owner(c), runKey(c.Param("id"))); err != nil {
 		edge.Logger(c).Warn().Err(err).Str("session", c.Param("id")).Msg("the deleted session's run logs could not be dropped")
 	}
@@ -328,7 +328,7 @@ func (s *Server) history(c *gin.Context) error {
 
 // historyOf reads the session's history as the given type.
 func (s *Server) historyOf(c *gin.Context, sess *store.Session, ht aap.HistoryType) (*aap.SessionHistory, error) {
-	entries, ok := s.kept.get(sess.ID, sess.HistoryVersion)
+	entries, ok := s.cache.get(sess.ID, sess.HistoryVersion)
 	if !ok {
 		var err error
 		if entries, err = s.cfg.Store.History(c.Request.Context(), sess.ID); err != nil {

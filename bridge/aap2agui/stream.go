@@ -457,26 +457,26 @@ func (r *turnRun) prepareStore() {
 // (historyWriter.storeEnd); the error of the last try means the run is not
 // stored, and the turn must not be acknowledged (turns.Protocol.Store).
 func (r *turnRun) store(ctx context.Context, holder string) error {
-	return r.kept(r.history.storeEnd(ctx, r.sess, holder, r.refused))
+	return r.cacheHistory(r.history.storeEnd(ctx, r.sess, holder, r.refused))
 }
 
-// kept keeps the history the run leaves for the next turn once it is
-// stored (err nil), before the session is free: a client that sends its
-// next turn at once finds it.
-func (r *turnRun) kept(err error) error {
+// cacheHistory caches the history the run leaves for the next turn once
+// it is stored (err nil), before the session is free: a client that sends
+// its next turn at once finds it.
+func (r *turnRun) cacheHistory(err error) error {
 	if err == nil {
-		r.env.kept.keep(r.sess.ID, r.history.st)
+		r.env.cache.update(r.sess.ID, r.history.st)
 	}
 	return err
 }
 
 // turnEnv is what a turn uses of the server it runs on, handed down to it:
-// the configuration, the agents served, the metrics, the histories kept
-// between turns and the count of turns streaming.
+// the configuration, the agents served, the metrics, the history cache
+// and the count of turns streaming.
 type turnEnv struct {
 	cfg       *Config
 	roster    *roster
 	met       *metrics.Metrics
-	kept      *histories
+	cache     *historyCache
 	streaming *atomic.Int64
 }

@@ -98,7 +98,7 @@ type sessionTurn struct {
 
 	sess  *store.Session
 	agent *agent        // the session's agent
-	hist  []store.Entry // the history read under the lock (or kept from the session's last turn here)
+	hist  []store.Entry // the history read under the lock (or cached from the session's last turn here)
 	st    *historyCopy  // the store, as the turn writes to it
 	adm   *admission
 	// prevInterrupts were open before this turn.
@@ -115,13 +115,13 @@ type sessionTurn struct {
 // reports whether the agent took the turn: from then on the turn is part
 // of the session, whatever happens to the stream.
 func (s *Server) runTurn(c *gin.Context, id string, req *aap.PostSessionTurnRequest, form answerForm) (started bool, err error) {
-	env := &turnEnv{cfg: &s.cfg, roster: s.roster.Load(), met: s.base.Metrics, kept: s.kept, streaming: &s.streaming}
+	env := &turnEnv{cfg: &s.cfg, roster: s.roster.Load(), met: s.base.Metrics, cache: s.cache, streaming: &s.streaming}
 	t := &sessionTurn{env: env, log: edge.Logger(c), start: edge.Start(c), owner: edge.Owner(c), id: id, req: req, form: form, rw: c.Writer, carry: carries(c)}
 	err = s.base.Run(c, turns.TurnEnd{What: "turn", IDKey: "session", ID: id}, t)
 	if t.st != nil {
-		// The history the turn leaves is kept for the next (a turn that
-		// was stored keeps it before the client sees its end: Store).
-		env.kept.keep(id, t.st)
+		// The history the turn leaves is cached for the next (a turn that
+		// was stored caches it before the client sees its end: Store).
+		env.cache.update(id, t.st)
 	}
 	return t.started, err
 }
@@ -132,13 +132,13 @@ func (s *Server) runTurn(c *gin.Context, id string, req *aap.PostSessionTurnRequ
 // *store.HeldError: 409 turn_in_progress (failure).
 func (t *sessionTurn) Take(start context.Context, lo store.LeaseOptions) (*store.Lease, error) {
 	st := t.env.cfg.Store
-	kept, known := t.env.kept.lookup(t.id)
+	cached, known := t.env.cache.lookup(t.id)
 	lease, sess, hist, err := store.TakeAndLoadSession(start, st, t.owner, t.id, known, lo)
 	if err != nil {
 		return nil, err
 	}
 	if sess.KnownHistory(known) {
-		hist = kept
+		hist = cached
 	}
 	t.sess, t.hist, t.st = sess, hist, newHistoryCopy(st, t.id, sess.HistoryVersion, hist)
 	return lease, nil

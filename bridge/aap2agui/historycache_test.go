@@ -20,9 +20,9 @@ import (
 
 // Two replicas on one store, turns of one session going to one and then
 // the other: each turn's agent gets the whole conversation, whichever
-// replica ran the turns before it. A replica that kept the session's
+// replica ran the turns before it. A replica that cached the session's
 // history from its own last turn reads what the other added since.
-func TestKeptHistoryAcrossReplicas(t *testing.T) {
+func TestCachedHistoryAcrossReplicas(t *testing.T) {
 	st, err := sqlite.Open(filepath.Join(t.TempDir(), "s.db"))
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = st.Close() })
@@ -50,9 +50,9 @@ func TestKeptHistoryAcrossReplicas(t *testing.T) {
 
 // A turn on a session created, or whose last turn ran, on this process
 // reads none of its history from the store; one after another process
-// wrote to it reads it once; and a server told to keep none reads it
+// wrote to it reads it once; and a server told to cache none reads it
 // every time.
-func TestKeptHistoryIsNotReadAgain(t *testing.T) {
+func TestCachedHistoryIsNotReadAgain(t *testing.T) {
 	up := newFakeUpstream(t, func(w http.ResponseWriter, _ *http.Request, in *runInput, n int) {
 		sseEvents(w, textRun(in, fmt.Sprintf("answer-%d", n), "ok")...)
 	})
@@ -61,8 +61,8 @@ func TestKeptHistoryIsNotReadAgain(t *testing.T) {
 		cache int64
 		reads []int64 // history reads after each turn
 	}{
-		{"kept", 0, []int64{0, 0, 1, 1}},
-		{"none kept", -1, []int64{1, 2, 3, 4}},
+		{"cached", 0, []int64{0, 0, 1, 1}},
+		{"none cached", -1, []int64{1, 2, 3, 4}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			st := &countingStore{Store: store.NewMemory()}
@@ -85,7 +85,7 @@ func TestKeptHistoryIsNotReadAgain(t *testing.T) {
 }
 
 // countingStore counts the reads of a session's history: a turn start
-// reads it with the session (LockLoadSession) unless it is kept at the
+// reads it with the session (LockLoadSession) unless it is cached at the
 // session's version.
 type countingStore struct {
 	store.Store

@@ -21,21 +21,21 @@ func textEntries(ids ...string) []store.Entry {
 	return out
 }
 
-// The histories kept stay within their bound, the least recently used
+// The histories cached stay within their bound, the least recently used
 // dropped first; a history is given only at its own version, and a
 // later version is never replaced by an earlier one.
-func TestHistoriesKept(t *testing.T) {
+func TestHistoryCache(t *testing.T) {
 	one := historyBytes(textEntries("a"))
-	h := newHistories(3 * one)
+	h := newHistoryCache(3 * one)
 	h.put("s1", 1, textEntries("a"))
 	h.put("s2", 1, textEntries("b"))
 	h.put("s3", 1, textEntries("c"))
 	_, ok := h.get("s1", 1) // s1 used: s2 is now the least recent
 	require.True(t, ok)
 	h.put("s4", 1, textEntries("d"))
-	for id, kept := range map[string]bool{"s1": true, "s2": false, "s3": true, "s4": true} {
+	for id, cached := range map[string]bool{"s1": true, "s2": false, "s3": true, "s4": true} {
 		_, ok := h.get(id, 1)
-		assert.Equal(t, kept, ok, id)
+		assert.Equal(t, cached, ok, id)
 	}
 	assert.LessOrEqual(t, h.size, h.max)
 
@@ -62,7 +62,7 @@ func TestTally(t *testing.T) {
 	require.NoError(t, tl.AppendHistory(ctx, "s1", textEntries("2")))
 	require.NoError(t, tl.ReplaceTail(ctx, "s1", 1, textEntries("d")))
 	require.NoError(t, tl.SaveSession(ctx, &store.Session{ID: "s1"}, textEntries("3"), ""))
-	hist, v, ok := tl.kept()
+	hist, v, ok := tl.left()
 	require.True(t, ok)
 	assert.Equal(t, int64(4), v)
 	stored, err := st.Store.History(ctx, "s1")
@@ -74,7 +74,7 @@ func TestTally(t *testing.T) {
 
 	st.fail = true
 	assert.Error(t, tl.AppendHistory(ctx, "s1", textEntries("4")))
-	_, _, ok = tl.kept()
+	_, _, ok = tl.left()
 	assert.False(t, ok, "a failed write leaves the history unknown")
 	st.fail = false
 	fromStore, err := tl.History(ctx, "s1")

@@ -10,38 +10,39 @@ import (
 	"github.com/aapagui/aapagui/store"
 )
 
-// The histories a process keeps between turns: a turn on a session this
-// process served last reads none of its history again, and writes only
-// what it adds. The store's history version (store.Session.HistoryVersion)
-// says when another replica, or anything else, wrote since.
+// The history cache: the histories a process keeps in memory between
+// turns (Config.HistoryCache). A turn on a session this process served
+// last reads none of its history again, and writes only what it adds.
+// The store's history version (store.Session.HistoryVersion) says when
+// another replica, or anything else, wrote since.
 
-// histories keeps, by session, the history this process last read or
+// historyCache holds, by session, the history this process last read or
 // wrote, with its version, the least recently used dropped first past max
 // bytes (approximately: what the entries hold). Entries are shared between
 // the turns that use them and never changed: a turn that changes its
 // history makes new slices.
-type histories struct {
+type historyCache struct {
 	mu   sync.Mutex
 	max  int64
 	size int64
-	lru  list.List                // of *keptHistory, the most recent first
+	lru  list.List                // of *cachedHistory, the most recent first
 	byID map[string]*list.Element // session id → its element of lru
 }
 
-type keptHistory struct {
+type cachedHistory struct {
 	id      string
 	version int64
 	entries []store.Entry
 	size    int64
 }
 
-func newHistories(max int64) *histories {
-	return &histories{max: max, byID: map[string]*list.Element{}}
+func newHistoryCache(max int64) *historyCache {
+	return &historyCache{max: max, byID: map[string]*list.Element{}}
 }
 
-// lookup returns the history kept for session id and its version (0 when
+// lookup returns the history cached for session id and its version (0 when
 // none is), as used.
-func (h *histories) lookup(id string) ([]store.Entry, int64) {
+func (h *historyCache) lookup(id string) ([]store.Entry, int64) {
 	if h == nil {
 		return nil, 0
 	}
@@ -52,54 +53,55 @@ func (h *histories) lookup(id string) ([]store.Entry, int64) {
 		return nil, 0
 	}
 	h.lru.MoveToFront(el)
-	k := el.Value.(*keptHistory)
+	k := el.Value.(*cachedHistory)
 	return slices.Clip(k.entries), k.version
 }
 
-// version returns the version of the history kept for session id, 0 when
+// version returns the version of the history cached for session id, 0 when
 // none is.
-func (h *histories) version(id string) int64 {
+func (h *historyCache) version(id string) int64 {
 	_, v := h.lookup(id)
 	return v
 }
 
-// get returns the history kept for session id at version v, if it is kept
-// at that version.
-func (h *histories) get(id string, v int64) ([]store.Entry, bool) {
-	entries, kept := h.lookup(id)
-	return entries, v != 0 && kept == v
+// get returns the history cached for session id at version v, if it is
+// cached at that version.
+func (h *historyCache) get(id string, v int64) ([]store.Entry, bool) {
+	entries, cached := h.lookup(id)
+	return entries, v != 0 && cached == v
 }
 
-// put keeps entries as session id's history at version v, unless that
-// version or a later one is kept already (the same history, or a turn
-// that ended after this one), it is larger than everything kept may be,
+// put caches entries as session id's history at version v, unless that
+// version or a later one is cached already (the same history, or a turn
+// that ended after this one), it is larger than the whole cache may be,
 // or v is 0 (a history no version tells apart).
-func (h *histories) put(id string, v int64, entries []store.Entry) {
+func (h *historyCache) put(id string, v int64, entries []store.Entry) {
 	if h == nil || v != 0 && h.version(id) >= v {
 		return
 	}
 	size := historyBytes(entries)
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	if el, ok := h.byID[id]; ok && el.Value.(*keptHistory).version >= v {
+	if el, ok := h.byID[id]; ok && el.Value.(*cachedHistory).version >= v {
 		return
 	}
 	h.remove(id)
 	if v == 0 || size > h.max {
 		return
 	}
-	h.byID[id] = h.lru.PushFront(&keptHistory{id: id, version: v, entries: slices.Clip(entries), size: size})
+	h.byID[id] = h.lru.PushFront(&cachedHistory{id: id, version: v, entries: slices.Clip(entries), size: size})
 	h.size += size
 	for h.size > h.max {
-		h.remove(h.lru.Back().Value.(*keptHistory).id)
+		h.remove(h.lru.Back().Value.(*cachedHistory).id)
 	}
 }
 
-// keep keeps the history a turn of session id leaves (t), at its version,
-// for the session's next turn here; when a write of the turn failed,
-// neither is known, and the next turn reads the history from the store.
-func (h *histories) keep(id string, t *historyCopy) {
-	if hist, v, ok := t.kept(); ok {
+// update caches the history a turn of session id leaves (t), at its
+// version, for the session's next turn here; when a write of the turn
+// failed, neither is known, and the next turn reads the history from the
+// store.
+func (h *historyCache) update(id string, t *historyCopy) {
+	if hist, v, ok := t.left(); ok {
 		h.put(id, v, hist)
 	} else {
 		h.drop(id)
@@ -107,7 +109,7 @@ func (h *histories) keep(id string, t *historyCopy) {
 }
 
 // drop forgets session id's history.
-func (h *histories) drop(id string) {
+func (h *historyCache) drop(id string) {
 	if h == nil {
 		return
 	}
@@ -117,12 +119,12 @@ func (h *histories) drop(id string) {
 }
 
 // remove forgets session id's history; the caller holds h.mu.
-func (h *histories) remove(id string) {
+func (h *historyCache) remove(id string) {
 	el, ok := h.byID[id]
 	if !ok {
 		return
 	}
-	k := h.lru.Remove(el).(*keptHistory)
+	k := h.lru.Remove(el).(*cachedHistory)
 	delete(h.byID, id)
 	h.size -= k.size
 }
@@ -155,7 +157,7 @@ type historyCopy struct {
 	version int64
 	unknown bool
 	// parts: a text of the turn's is held apart in parts, and the copy
-	// holds its marker (AddHistoryPart): the history is not kept for the
+	// holds its marker (AddHistoryPart): the history is not cached for the
 	// next turn, which must send the text itself.
 	parts bool
 }
@@ -187,15 +189,15 @@ func (t *historyCopy) wrote(id string, err error, change func(hist []store.Entry
 	return nil
 }
 
-// kept returns the history the turn leaves and its version; ok is false
+// left returns the history the turn leaves and its version; ok is false
 // when a write failed, so that neither is known.
-func (t *historyCopy) kept() (hist []store.Entry, version int64, ok bool) {
+func (t *historyCopy) left() (hist []store.Entry, version int64, ok bool) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	return t.hist, t.version, !t.unknown && !t.parts
 }
 
-// AddHistoryPart is the store's; the history it leaves is not kept.
+// AddHistoryPart is the store's; the history it leaves is not cached.
 func (t *historyCopy) AddHistoryPart(ctx context.Context, id string, part store.TextPart) error {
 	t.mu.Lock()
 	t.parts = true
