@@ -22,7 +22,7 @@ import (
 // and produced; a thread moved to a new session rewrites the record from
 // where the two part.
 
-// recordable is one of the client's messages kept for the record: its id
+// recordable is one of the client's messages copied for the record: its id
 // and its JSON (recordJSON; nil when it could not be written), not the
 // message, whose content may be a piece of the request's body and would
 // keep the body, with every message and tool schema in it, for as long
@@ -32,12 +32,12 @@ type recordable struct {
 	json []byte
 }
 
-// keepForRecord keeps, of the client's messages, those the save will add
+// copyForRecord copies, of the client's messages, those the save will add
 // to the record: the ones this run delivers, and those delivered before
-// that the record lacks (a thread saved before records were kept), each
-// written as the record keeps it. Called before the run lets go of the
+// that the record lacks (a thread saved before threads had records),
+// each written as the record stores it (recordJSON). Called before the run lets go of the
 // client's messages (dropConversation).
-func (r *runner) keepForRecord() {
+func (r *runner) copyForRecord() {
 	need := make(map[string]bool, len(r.p.Delivered))
 	for _, id := range r.p.Delivered {
 		need[id] = true
@@ -91,9 +91,9 @@ func runInputJSON(from int, msgs []recordable) ([]byte, bool) {
 // later run starts again from there.
 func (r *runner) recordTail(before int, produced []types.Message) *store.RecordTail {
 	from := min(before, r.th.RecordLen)
-	kept := make(map[string][]byte, len(r.recordable))
+	copied := make(map[string][]byte, len(r.recordable))
 	for _, m := range r.recordable {
-		kept[m.id] = m.json
+		copied[m.id] = m.json
 	}
 	own := make(map[string]*types.Message, len(produced))
 	for i := range produced {
@@ -101,7 +101,7 @@ func (r *runner) recordTail(before int, produced []types.Message) *store.RecordT
 	}
 	tail := &store.RecordTail{From: from}
 	for _, id := range r.th.Delivered[from:] {
-		data := kept[id]
+		data := copied[id]
 		if m, ok := own[id]; ok {
 			data = r.messageJSON(m)
 		}

@@ -88,12 +88,12 @@ func TestRecordJSONOfALongAnswer(t *testing.T) {
 	}
 }
 
-// The messages a run keeps for its thread's record hold nothing of the
+// The messages a run copies for its thread's record hold nothing of the
 // request's body (a message's content is a piece of the body until it is
 // decoded): once the run streams, the body goes, with every message and
 // tool schema in it, and the record and the run's log still get what the
 // client sent, in the order the thread delivered it.
-func TestKeptForRecordHoldsNothingOfTheBody(t *testing.T) {
+func TestCopyForRecordHoldsNothingOfTheBody(t *testing.T) {
 	body := []byte(`{"threadId":"t","runId":"r","state":{},"messages":[` +
 		`{"id":"a","role":"user","content":"what the record lacks"},` +
 		`{"id":"b","role":"assistant","content":"an answer the record has"},` +
@@ -106,7 +106,7 @@ func TestKeptForRecordHoldsNothingOfTheBody(t *testing.T) {
 	r := &runner{in: in, log: &log,
 		th: &store.Thread{ID: "t", Delivered: []string{"b", "a"}, RecordLen: 1},
 		p:  &translate.RunPlan{Delivered: []string{"c"}}}
-	r.keepForRecord()
+	r.copyForRecord()
 	clear(body) // the body's buffer, let go of and used again
 	r.in.Messages = nil
 	r.th.Delivered = append(r.th.Delivered, "c", "d")
@@ -125,9 +125,9 @@ func TestKeptForRecordHoldsNothingOfTheBody(t *testing.T) {
 		t.Errorf("record from %d: %q, want from 1: %q", tail.From, got, want)
 	}
 	data, ok := runInputJSON(1, r.recordable)
-	var kept runInput
-	if !ok || json.Unmarshal(data, &kept) != nil || kept.From != 1 || len(kept.Messages) != 2 ||
-		kept.Messages[0].Content != "what the record lacks" || kept.Messages[1].ID != "c" {
+	var input runInput
+	if !ok || json.Unmarshal(data, &input) != nil || input.From != 1 || len(input.Messages) != 2 ||
+		input.Messages[0].Content != "what the record lacks" || input.Messages[1].ID != "c" {
 		t.Errorf("the run's input for its log: %s (%v)", data, ok)
 	}
 }

@@ -64,7 +64,7 @@ func (r *runner) prepareStream(ctx context.Context) {
 		IsServerTool: r.owners().Server,
 		Spill:        r.spill(ctx),
 	})
-	r.keepForRecord()
+	r.copyForRecord()
 	r.keepRunLog(ctx)
 	r.turn.OpenStream(r.rw)
 }

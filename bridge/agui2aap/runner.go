@@ -62,7 +62,7 @@ type runner struct {
 	followUp   int32 // the follow-up turns run so far
 	openBefore int32 // interrupts open when the run started
 	// recordable are the client's messages the thread's record will get
-	// at the save (keepForRecord).
+	// at the save (copyForRecord).
 	recordable []recordable
 	// carry: the AAP server grants the AG-UI extension (extension.go).
 	carry bool

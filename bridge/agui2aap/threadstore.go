@@ -117,7 +117,7 @@ func (cfg *Config) dropRunLogs(ctx context.Context, log *zerolog.Logger, owner, 
 
 // runInput is what a run's log keeps of what the run was asked
 // (store.RunLog.Input), for a client joining it from nothing: the client's
-// messages the thread's record lacks (keepForRecord), to go after the
+// messages the thread's record lacks (copyForRecord), to go after the
 // record's first From messages. A new session starts the record again.
 type runInput struct {
 	From     int             `json:"from"`
