@@ -35,8 +35,8 @@ type recordable struct {
 // copyForRecord copies, of the client's messages, those the save will add
 // to the record: the ones this run delivers, and those delivered before
 // that the record lacks (a thread saved before threads had records),
-// each written as the record stores it (recordJSON). Called before the run lets go of the
-// client's messages (dropConversation).
+// each written as the record stores it (recordJSON). Called before the
+// run lets go of the client's messages (dropConversation).
 func (r *runner) copyForRecord() {
 	need := make(map[string]bool, len(r.p.Delivered))
 	for _, id := range r.p.Delivered {
