@@ -86,7 +86,7 @@ func (f *followUp) pass(ev events.Event, data []byte) bool {
 
 // holding reports whether the first run's RUN_FINISHED is held back: its
 // stream is to be read to its end and the message's run sent
-// (turnRun.followUp).
+// (turnRun.sendFollowUp).
 func (f *followUp) holding() bool { return f != nil && f.finished != nil }
 
 // firstRun is what the run that cancelled the interrupts did of the new
@@ -160,13 +160,13 @@ func (r *firstRun) unread(e *events.RunFinishedEvent, msgID string) bool {
 	return !r.answered
 }
 
-// followUp sends the run of the new message, once the first run was read
-// to its end (a framework may hold the thread until its stream ends, as
-// the LangGraph API server does). It returns that run's body, or nil and
-// the first run's RUN_FINISHED or RUN_ERROR (the event and its JSON) when
-// it could not be sent, which then ends the turn.
-func (r *turnRun) followUp(ctx context.Context) (*upstream.IdleBody, events.Event, []byte) {
-	f := r.follow
+// sendFollowUp sends the run of the new message, once the first run was
+// read to its end (a framework may hold the thread until its stream ends,
+// as the LangGraph API server does). It returns that run's body, or nil
+// and the first run's RUN_FINISHED or RUN_ERROR (the event and its JSON)
+// when it could not be sent, which then ends the turn.
+func (r *turnRun) sendFollowUp(ctx context.Context) (*upstream.IdleBody, events.Event, []byte) {
+	f := r.followUp
 	run := messageRun(f.run, f.first.unresulted(f.movedOn))
 	run.RunID = ident.Random("run-")
 	log := r.log.With().Str("thread_id", run.ThreadID).Str("run_id", run.RunID).Logger()

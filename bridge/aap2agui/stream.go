@@ -37,7 +37,7 @@ type turnRun struct {
 	tr             *translate.AGUIToAAP
 	obs            observer      // what the agent's events change of the session (observe.go)
 	history        historyWriter // what the run has stored of itself (history.go)
-	follow         *followUp     // the run that may be followed by one of the new message (CancelRunAuto), else nil
+	followUp       *followUp     // the run that may be followed by one of the new message (CancelRunAuto), else nil
 
 	ans    answer       // what the client gets (answer.go)
 	saving <-chan error // the save of the turn's own messages, until awaited
@@ -93,13 +93,13 @@ func (r *turnRun) stream(ctx context.Context, body *upstream.IdleBody) error {
 // followed by the run that carries it (followUp), read in turn.
 func (r *turnRun) read(ctx context.Context, body *upstream.IdleBody) (failure, unsaved error) {
 	failure, unsaved = r.readRun(ctx, body)
-	if unsaved != nil || !r.follow.holding() {
+	if unsaved != nil || !r.followUp.holding() {
 		return failure, unsaved
 	}
 	// The first run was read to its end (what cut it short after its
 	// RUN_FINISHED changes nothing).
 	body.Close()
-	next, ev, finished := r.followUp(ctx)
+	next, ev, finished := r.sendFollowUp(ctx)
 	if next == nil {
 		_, failure = r.takeEvent(ctx, ev, finished)
 		return failure, nil
@@ -165,7 +165,7 @@ func (k *runTaker) Take(ctx context.Context, _ string, data []byte) (bool, error
 			return false, unsavedError{err}
 		}
 	}
-	if r.follow.holding() {
+	if r.followUp.holding() {
 		return false, nil // the rest of a run that did not read the message
 	}
 	return r.decodeAndTake(ctx, &k.dec, data)
@@ -175,7 +175,7 @@ func (k *runTaker) Take(ctx context.Context, _ string, data []byte) (bool, error
 // other follows, once the turn's own messages are stored.
 func (k *runTaker) TakeFast(ctx context.Context, _ string, data []byte) (ok, done bool, err error) {
 	r := k.r
-	if r.saving != nil || r.follow != nil {
+	if r.saving != nil || r.followUp != nil {
 		return false, false, nil
 	}
 	ev, err := r.decodeFast(ctx, &k.dec, data)
@@ -210,7 +210,7 @@ func (r *turnRun) decodeAndTake(ctx context.Context, dec *agui.Decoder, data []b
 	if err != nil {
 		return false, fmt.Errorf("%w: %w", fault.ErrBadEvent, err)
 	}
-	if r.follow != nil && !r.follow.pass(ev, data) {
+	if r.followUp != nil && !r.followUp.pass(ev, data) {
 		return false, nil
 	}
 	if dec.Plain() {
@@ -335,10 +335,10 @@ func (r *turnRun) ended(ctx context.Context, failure error) {
 // usage is the turn's token usage: with a run of the message, the first
 // run's too.
 func (r *turnRun) usage() []agui.TokenUsage {
-	if r.follow == nil {
+	if r.followUp == nil {
 		return r.tr.Usage()
 	}
-	return slices.Concat(r.follow.usage, r.tr.Usage())
+	return slices.Concat(r.followUp.usage, r.tr.Usage())
 }
 
 // acknowledge sends the turn's stop (or the none answer) once the run is

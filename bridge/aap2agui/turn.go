@@ -249,7 +249,7 @@ func (t *sessionTurn) newRun(ctx context.Context, turn *turns.Turn) {
 			return t.st.AddHistoryPart(ctx, t.sess.ID, p)
 		})})
 	t.run = &turnRun{env: t.env, log: t.log, sess: t.sess, agent: t.agent, turn: turn, prevInterrupts: t.prevInterrupts,
-		tr: tr, follow: newFollowUp(t.agent.cfg.CancelRun, t.adm.run, t.adm.calls, t.adm.movedOn), saving: t.saving,
+		tr: tr, followUp: newFollowUp(t.agent.cfg.CancelRun, t.adm.run, t.adm.calls, t.adm.movedOn), saving: t.saving,
 		movingOn: cancelsWithMessage(t.adm.run), size: turns.MessageSize{Max: t.env.cfg.MaxMessageSize},
 		ans: answer{turn: turn, rw: t.rw, mode: t.req.Mode(), form: t.form, w: aapWriter, carry: t.carry && t.req.Mode() != aap.StreamNone}}
 	t.run.history = historyWriter{st: t.st, sessID: t.sess.ID, log: t.log, tr: tr,
