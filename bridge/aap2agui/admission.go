@@ -224,21 +224,21 @@ func withoutInterruptCalls(m aap.Message, seen map[string]bool) aap.Message {
 		if !m.Content.IsBlocks() {
 			return m
 		}
-		var kept []aap.ContentBlock
+		var rest []aap.ContentBlock
 		for _, b := range m.Content.Blocks {
 			if tu, ok := b.(*aap.ToolUseBlock); ok && (tu.Name == translate.InterruptToolName || tu.Name == translate.SubagentToolName) {
 				seen[tu.ToolCallID] = true
 				continue
 			}
-			kept = append(kept, b)
+			rest = append(rest, b)
 		}
 		switch {
-		case len(kept) == len(m.Content.Blocks):
+		case len(rest) == len(m.Content.Blocks):
 			return m
-		case len(kept) == 0:
+		case len(rest) == 0:
 			return nil
 		}
-		return &aap.AssistantMessage{Content: aap.BlockContent(kept...)}
+		return &aap.AssistantMessage{Content: aap.BlockContent(rest...)}
 	case *aap.ToolMessage:
 		if seen[m.ToolCallID] {
 			return nil
