@@ -1,14 +1,12 @@
 package aap2agui
 
 import (
-	"io"
 	"net/http"
 
 	"github.com/gin-gonic/gin"
 
 	"github.com/aapagui/aapagui/aap"
 	"github.com/aapagui/aapagui/bridge/internal/edge"
-	"github.com/aapagui/aapagui/bridge/internal/ssestream"
 	"github.com/aapagui/aapagui/bridge/internal/turns"
 )
 
@@ -37,10 +35,11 @@ var aapWriter = turns.Writer[aap.Event]{
 	Final: func(ev aap.Event) bool { _, ok := ev.(*aap.TurnStop); return ok },
 }
 
-// open makes the client's stream and, when the turn streams, begins it
-// with the form's opening events (the turn closes it: turns.Turn.Release).
+// open begins the client's stream (turns.Base.Run opened it), when the
+// turn streams, with the form's opening events (the turn closes it:
+// turns.Turn.Release).
 func (a *answer) open() {
-	out := a.turn.OpenStream(a.rw)
+	out := a.turn.Out
 	if a.mode != aap.StreamNone {
 		out.Start()
 		if len(a.form.opening) > 0 {
@@ -51,15 +50,6 @@ func (a *answer) open() {
 
 // streams reports whether the answer is an event stream (not mode none).
 func (a *answer) streams() bool { return a.mode != aap.StreamNone }
-
-// source is body read so that the stream is flushed just before each read
-// of it, when the answer streams (ssestream.FlushBeforeRead).
-func (a *answer) source(body io.Reader) io.Reader {
-	if !a.streams() {
-		return body
-	}
-	return ssestream.FlushBeforeRead(body, a.turn.Out)
-}
 
 // write sends events to the client (coalesced by the stream), counting
 // them, the turn's stop held back (stop); beforeFull, when not nil, runs

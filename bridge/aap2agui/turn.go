@@ -13,7 +13,6 @@ import (
 	"github.com/aapagui/aapagui/bridge/internal/edge"
 	"github.com/aapagui/aapagui/bridge/internal/fault"
 	"github.com/aapagui/aapagui/bridge/internal/metrics"
-	"github.com/aapagui/aapagui/bridge/internal/tracing"
 	"github.com/aapagui/aapagui/bridge/internal/turns"
 	"github.com/aapagui/aapagui/bridge/internal/upstream"
 	"github.com/aapagui/aapagui/store"
@@ -88,7 +87,6 @@ func (s *Server) takeBack(c *gin.Context, sess *store.Session) {
 type sessionTurn struct {
 	env   *turnEnv
 	log   *zerolog.Logger
-	start time.Time // the request's (edge.Start)
 	owner string
 	id    string // the session's
 	req   *aap.PostSessionTurnRequest
@@ -116,8 +114,8 @@ type sessionTurn struct {
 // of the session, whatever happens to the stream.
 func (s *Server) runTurn(c *gin.Context, id string, req *aap.PostSessionTurnRequest, form answerForm) (started bool, err error) {
 	env := &turnEnv{cfg: &s.cfg, roster: s.roster.Load(), met: s.base.Metrics, cache: s.cache, streaming: &s.streaming}
-	t := &sessionTurn{env: env, log: edge.Logger(c), start: edge.Start(c), owner: edge.Owner(c), id: id, req: req, form: form, rw: c.Writer, carry: carries(c)}
-	err = s.base.Run(c, turns.TurnEnd{What: "turn", IDKey: "session", ID: id}, t)
+	t := &sessionTurn{env: env, log: edge.Logger(c), owner: edge.Owner(c), id: id, req: req, form: form, rw: c.Writer, carry: carries(c)}
+	err = s.base.Run(c.Request.Context(), c.Writer, turns.TurnEnd{What: "turn", IDKey: "session", ID: id}, t)
 	if t.st != nil {
 		// The history the turn leaves is cached for the next (a turn that
 		// was stored caches it before the client sees its end: Store).
@@ -145,23 +143,28 @@ func (t *sessionTurn) Take(start context.Context, lo store.LeaseOptions) (*store
 }
 
 // Prepare checks the turn against the session's agent and admits it
-// against the history (admission.go); the turn is then in flight, counted
-// until its end.
-func (t *sessionTurn) Prepare(ctx context.Context, turn *turns.Turn) error {
+// against the history (admission.go); the plan names the agent, the
+// stream mode and, for a turn that streams, the session's run log
+// (rejoin.go).
+func (t *sessionTurn) Prepare(ctx context.Context, turn *turns.Turn) (turns.Plan, error) {
+	plan := turns.Plan{Mode: string(t.req.Mode())}
 	var err error
 	if t.agent, err = t.env.roster.agentOf(t.sess); err != nil {
-		return err
+		return plan, err
 	}
-	tracing.Agent(ctx, t.agent.name())
+	plan.Agent = t.agent.name()
 	if err := t.agent.check(t.req.Agent, t.req.Tools); err != nil {
-		return invalid("invalid_request", err.Error())
+		return plan, invalid("invalid_request", err.Error())
 	}
 	if t.adm, err = t.agent.admit(t.log, t.sess, t.hist, t.req); err != nil {
-		return err
+		return plan, err
 	}
-	turn.Count(t.env.met, t.start, t.agent.name(), string(t.req.Mode()))
 	turn.OnEnd(func() { t.env.met.Upstream("turn", t.agent.name(), turn.Line.Upstream) })
-	return nil
+	if t.req.Mode() != aap.StreamNone {
+		plan.RunLog = &turns.RunLog{Store: t.env.cfg.Store,
+			Log: store.RunLog{Owner: t.sess.Owner, Key: runKey(t.sess.ID), RunID: t.adm.run.RunID, Form: logForm(t.req.Mode(), t.carry)}}
+	}
+	return plan, nil
 }
 
 // Call sends the turn's run to the agent, then stores what admission
@@ -242,7 +245,6 @@ func (t *sessionTurn) Stream(ctx context.Context, turn *turns.Turn) error {
 // newRun makes the turn's run (turnRun) once the agent took it.
 func (t *sessionTurn) newRun(ctx context.Context, turn *turns.Turn) {
 	hist, added := t.adm.hist, t.adm.added
-	t.keepRunLog(turn)
 	tr := translate.NewAGUIToAAP(translate.AGUIToAAPOptions{Mode: t.req.Mode(), Prior: translate.PriorCallsOf(historyMessages(hist, added)),
 		IsAgentTool: t.agent.owners(t.sess.Tools).Agents, PreviewCalls: t.carry,
 		Spill: turns.SpillTo(ctx, t.log, "session", t.sess.ID, func(ctx context.Context, p store.TextPart) error {
@@ -259,15 +261,6 @@ func (t *sessionTurn) newRun(ctx context.Context, turn *turns.Turn) {
 	// the run the agent took (its messages, its forwarded props) and the
 	// save of the turn's messages, which the run awaits.
 	t.adm, t.saving = nil, nil
-}
-
-// recordRun makes the turn's stream recorded in the session's run log
-// (rejoin.go), when the turn streams.
-func (t *sessionTurn) keepRunLog(turn *turns.Turn) {
-	if t.req.Mode() == aap.StreamNone {
-		return
-	}
-	turn.KeepRunLog(t.env.cfg.Store, store.RunLog{Owner: t.sess.Owner, Key: runKey(t.sess.ID), RunID: t.adm.run.RunID, Form: logForm(t.req.Mode(), t.carry)})
 }
 
 // Store stores the rest of the run (turnRun.store).

@@ -62,13 +62,13 @@ func (s *Server) serveInput(c *gin.Context, in *types.RunAgentInput) error {
 	if isHydration(in) {
 		return s.hydrate(c, ua, in)
 	}
-	r := &runner{env: s.env(), rw: c.Writer, w: aguiWriter, start: edge.Start(c), cl: ua.cl, version: ua.version, in: in, info: ua.info, log: log,
+	r := &runner{env: s.env(), w: aguiWriter, cl: ua.cl, version: ua.version, in: in, info: ua.info, log: log,
 		owner: edge.Owner(c), agentName: name, carry: ua.carry}
 	r.openSession = r.openerFor(ua.version)
 	if r.clientTools, r.fwd, err = runOptions(in); err != nil {
 		return err
 	}
-	err = s.base.Run(c, turns.TurnEnd{What: "run", IDKey: "thread", ID: in.ThreadID}, r)
+	err = s.base.Run(c.Request.Context(), c.Writer, turns.TurnEnd{What: "run", IDKey: "thread", ID: in.ThreadID}, r)
 	var ref *translate.Refusal
 	if errors.As(err, &ref) {
 		log.Info().Str("code", ref.Code).Str("thread", in.ThreadID).Msg("run refused")
@@ -176,23 +176,26 @@ func (r *runner) Take(start context.Context, lo store.LeaseOptions) (*store.Leas
 
 // Prepare plans the run against what the thread's session has seen
 // (plan.go): a new thread needs room under the key's limit, and a run the
-// interrupt rules refuse is a *translate.Refusal. The run is then in
-// flight, counted until its end.
-func (r *runner) Prepare(ctx context.Context, turn *turns.Turn) error {
+// interrupt rules refuse is a *translate.Refusal. The plan names the
+// agent, the stream mode and the thread's run log, with the client's
+// messages the thread's record will get (copyForRecord).
+func (r *runner) Prepare(ctx context.Context, turn *turns.Turn) (turns.Plan, error) {
+	plan := turns.Plan{Agent: r.info.Name, Mode: string(r.mode())}
 	r.turn = turn
 	if r.th == nil {
 		if err := r.env.cfg.roomForThread(ctx, r.log, r.owner); err != nil {
-			return err
+			return plan, err
 		}
 	}
 	var err error
 	if r.p, err = r.env.cfg.makePlan(r.th, r.in, r.agentName); err != nil {
-		return err
+		return plan, err
 	}
 	if r.th == nil {
 		r.th = &store.Thread{Owner: r.owner, ID: r.in.ThreadID}
 	}
 	r.size.Max = r.env.cfg.MaxMessageSize
-	turn.Count(r.env.met, r.start, r.info.Name, string(r.mode()))
-	return nil
+	r.copyForRecord()
+	plan.RunLog = r.runLog()
+	return plan, nil
 }

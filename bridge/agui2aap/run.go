@@ -10,7 +10,6 @@ import (
 	"github.com/aapagui/aapagui/bridge/internal/fault"
 	"github.com/aapagui/aapagui/bridge/internal/metrics"
 	"github.com/aapagui/aapagui/bridge/internal/pump"
-	"github.com/aapagui/aapagui/bridge/internal/tracing"
 	"github.com/aapagui/aapagui/bridge/internal/turns"
 	"github.com/aapagui/aapagui/internal/aside"
 	"github.com/aapagui/aapagui/store"
@@ -21,8 +20,12 @@ import (
 // lost the thread's), with the translator and the client's stream ready
 // for its events.
 func (r *runner) Call(ctx context.Context, _ *turns.Turn) error {
-	tracing.Agent(ctx, r.info.Name)
 	r.openBefore = int32(len(r.th.Interrupts))
+	if r.storedAgent != "" && r.storedAgent != r.agentName {
+		// The thread is now this agent's: another's runs are no longer
+		// its own to join (and the legacy key's would become this one's).
+		r.env.cfg.dropRunLogs(ctx, r.log, r.th.Owner, r.storedAgent, r.in.ThreadID)
+	}
 	req, err := r.begin(ctx)
 	if err != nil {
 		return err
@@ -64,9 +67,6 @@ func (r *runner) prepareStream(ctx context.Context) {
 		IsServerTool: r.owners().Server,
 		Spill:        r.spill(ctx),
 	})
-	r.copyForRecord()
-	r.keepRunLog(ctx)
-	r.turn.OpenStream(r.rw)
 }
 
 // dropConversation lets go of what grows with the conversation once the turn
@@ -384,9 +384,9 @@ func (r *runner) turnDone(result string) {
 	r.turn.Line.Upstream = result
 }
 
-// keepRunLog makes the run's stream kept in its run log, with what it was asked.
-func (r *runner) keepRunLog(ctx context.Context) {
-	st := r.env.cfg.Store
+// runLog is the run log the run's stream is kept in, with what it was
+// asked.
+func (r *runner) runLog() *turns.RunLog {
 	from := min(len(r.th.Delivered), r.th.RecordLen)
 	if r.p.Fresh {
 		from = 0
@@ -395,10 +395,6 @@ func (r *runner) keepRunLog(ctx context.Context) {
 	if !ok {
 		r.log.Warn().Str("thread", r.in.ThreadID).Msg("the run's input could not be kept with its log: one of its messages could not be written")
 	}
-	if r.storedAgent != "" && r.storedAgent != r.agentName {
-		// The thread is now this agent's: another's runs are no longer
-		// its own to join (and the legacy key's would become this one's).
-		r.env.cfg.dropRunLogs(ctx, r.log, r.th.Owner, r.storedAgent, r.in.ThreadID)
-	}
-	r.turn.KeepRunLog(st, store.RunLog{Owner: r.th.Owner, Key: runKey(r.agentName, r.in.ThreadID), RunID: r.in.RunID, Form: "agui", Input: data})
+	return &turns.RunLog{Store: r.env.cfg.Store,
+		Log: store.RunLog{Owner: r.th.Owner, Key: runKey(r.agentName, r.in.ThreadID), RunID: r.in.RunID, Form: "agui", Input: data}}
 }

@@ -3,8 +3,6 @@ package agui2aap
 import (
 	"context"
 	"errors"
-	"net/http"
-	"time"
 
 	"github.com/ag-ui-protocol/ag-ui/sdks/community/go/pkg/core/events"
 	"github.com/ag-ui-protocol/ag-ui/sdks/community/go/pkg/core/types"
@@ -27,8 +25,6 @@ import (
 // passed to its steps.
 type runner struct {
 	env       runEnv
-	rw        http.ResponseWriter
-	start     time.Time // the request's (edge.Start)
 	cl        *aap.Client
 	version   int // the AAP server's protocol version
 	owner     string

@@ -89,9 +89,13 @@ func WriteJSON(w http.ResponseWriter, status int, v any) {
 }
 
 // Logger returns the request's logger.
-func Logger(c *gin.Context) *zerolog.Logger {
-	if w := served(c); w != nil {
-		return &w.log
+func Logger(c *gin.Context) *zerolog.Logger { return LoggerOf(c.Writer) }
+
+// LoggerOf returns the logger of the request w answers (RequestLog's), or
+// one that logs nothing.
+func LoggerOf(w http.ResponseWriter) *zerolog.Logger {
+	if sw, ok := w.(*servedWriter); ok {
+		return &sw.log
 	}
 	l := zerolog.Nop()
 	return &l
@@ -99,9 +103,13 @@ func Logger(c *gin.Context) *zerolog.Logger {
 
 // Start is when the request arrived (RequestLog saw it; now if it did
 // not).
-func Start(c *gin.Context) time.Time {
-	if w := served(c); w != nil {
-		return w.start
+func Start(c *gin.Context) time.Time { return StartOf(c.Writer) }
+
+// StartOf is when the request w answers arrived (RequestLog saw it; now
+// if it did not).
+func StartOf(w http.ResponseWriter) time.Time {
+	if sw, ok := w.(*servedWriter); ok {
+		return sw.start
 	}
 	return time.Now()
 }

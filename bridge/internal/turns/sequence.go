@@ -3,12 +3,11 @@ package turns
 import (
 	"context"
 	"errors"
-
-	"github.com/gin-gonic/gin"
-	"github.com/rs/zerolog"
+	"net/http"
 
 	"github.com/aapagui/aapagui/bridge/internal/edge"
 	"github.com/aapagui/aapagui/bridge/internal/fault"
+	"github.com/aapagui/aapagui/bridge/internal/tracing"
 	"github.com/aapagui/aapagui/internal/aside"
 	"github.com/aapagui/aapagui/store"
 )
@@ -20,26 +19,30 @@ import (
 // supplies its protocol (Protocol); the order is Run's.
 
 // Protocol is what a bridge supplies to a turn (Base.Run): how it takes
-// and reads its conversation, calls its upstream, reads and translates the
-// upstream's events, stores the turn's end and tells its client. An error
-// a step returns before the answer began is the handler's to answer (an
+// and reads its conversation, plans the turn, calls its upstream, reads
+// and translates the upstream's events, stores the turn's end and tells
+// its client. What both bridges do around those steps is Run's: the
+// agent traced and the turn counted once it is planned, its run log kept
+// and the client's stream opened once the upstream took it. An error a
+// step returns before the answer began is the handler's to answer (an
 // HTTP error); after it began, a step tells the client in-band.
 type Protocol interface {
 	// Take takes the conversation's lock with lo and reads what the turn
 	// continues (the session and its history, the thread), all within
 	// start, which StartTimeout bounds.
 	Take(start context.Context, lo store.LeaseOptions) (*store.Lease, error)
-	// Prepare checks and plans the turn once it holds its lock, and
-	// counts it in flight (Turn.Count) when it is to be called: an error
-	// refuses it, before anything of it ran.
-	Prepare(ctx context.Context, t *Turn) error
+	// Prepare checks and plans the turn once it holds its lock: an error
+	// refuses it, before anything of it ran. The plan names the turn's
+	// agent as soon as it is known, with an error too (the turn's span
+	// names it).
+	Prepare(ctx context.Context, t *Turn) (Plan, error)
 	// Call sends the turn to the upstream: an error means the upstream
 	// never took it.
 	Call(ctx context.Context, t *Turn) error
 	// Stream reads the upstream's events, translates them and writes
-	// them to the client (Turn.Out), holding back the event that ends the
-	// answer (Writer). An error is returned only while nothing of the
-	// answer has gone out, or ErrEndedInBand.
+	// them to the client (Turn.Out, open), holding back the event that
+	// ends the answer (Writer). An error is returned only while nothing
+	// of the answer has gone out, or ErrEndedInBand.
 	Stream(ctx context.Context, t *Turn) error
 	// Store writes the turn's end in one write that frees holder's lock
 	// (store.Lease.ReleaseWith: tried again while the lease holds). ctx
@@ -52,48 +55,78 @@ type Protocol interface {
 	Acknowledge(t *Turn, stored error) error
 }
 
+// Plan is what a turn's Prepare tells Base.Run of the turn.
+type Plan struct {
+	// Agent is the agent the turn calls: the turn's span names it
+	// (tracing.Agent), its metrics count it (Turn.Count).
+	Agent string
+	// Mode is the upstream stream mode the turn's metrics count it under.
+	Mode string
+	// RunLog, when not nil, is where the turn's stream is kept once the
+	// upstream took the turn (Turn.KeepRunLog), so that a client can
+	// rejoin or stop it; nil: it is not kept.
+	RunLog *RunLog
+}
+
+// RunLog is a run log a turn's stream is kept in: its store, and the log.
+type RunLog struct {
+	Store store.RunLogStore
+	Log   store.RunLog
+}
+
 // ErrEndedInBand is Protocol.Stream's when it has ended the answer
 // itself with an error told in-band (the turn's own messages could not
 // be stored once its stream had begun): the turn is over, with nothing
 // more to store or send.
 var ErrEndedInBand = errors.New("the turn ended in-band; nothing of it is to be stored")
 
-// Run runs one turn of p's conversation on the request of c, from its
-// admission to its acknowledged end; line names it in its log line. It
-// returns an error only before the turn's answer began (the caller
-// answers it as a failure), and names one cut short by the turn's own
-// context (a lost lease, a stop on request) by that cause.
+// Run runs one turn of p's conversation, from its admission to its
+// acknowledged end, for the request whose context is ctx, answered on w
+// (its logger and arrival are RequestLog's: edge.LoggerOf, edge.StartOf);
+// line names the turn in its log line. It returns an error only before
+// the turn's answer began (the caller answers it as a failure), and names
+// one cut short by the turn's own context (a lost lease, a stop on
+// request) by that cause.
+//
+// The order is Run's, the same for both bridges: admission and the lock
+// (Take), the turn's context (BeginTurn), Prepare, then the agent traced
+// and the turn counted; Call, then the run log kept and the client's
+// stream opened; Stream; the last write that frees the lock (Store); and
+// only then the acknowledged end (Acknowledge).
 //
 // The start's store work (the lock and the reads) is bounded by
 // StartTimeout: past it the turn is refused, 503 store_busy, before
 // anything of it ran; a process too busy to take it is refused first,
 // 503 overloaded (admit.Load). The turn's steps get the turn's context;
-// the request keeps its own, on which an error returned is answered
+// ctx stays the request's, on which an error returned is answered
 // (edge.ClientLeft asks it whether the client went away).
-func (b *Base) Run(c *gin.Context, line TurnEnd, p Protocol) error {
+func (b *Base) Run(ctx context.Context, w http.ResponseWriter, line TurnEnd, p Protocol) error {
 	var st turnStart
 	defer st.finish()
 	// The steps before the stream go deep (the store, the upstream call):
 	// they run aside, on one goroutine, so that the goroutine that waits
 	// on the stream stays small (internal/aside).
-	if err := aside.Do(func() error { return b.start(c.Request.Context(), edge.Logger(c), line, p, &st) }); err != nil {
+	var tctx context.Context
+	if err := aside.Do(func() (err error) {
+		tctx, err = b.start(ctx, w, line, p, &st)
+		return err
+	}); err != nil {
 		return err
 	}
-	ctx, t := st.ctx, st.t
-	if err := p.Stream(ctx, t); errors.Is(err, ErrEndedInBand) {
+	t := st.t
+	if err := p.Stream(tctx, t); errors.Is(err, ErrEndedInBand) {
 		return nil
 	} else if err != nil {
-		return fault.CauseOf(ctx, err)
+		return fault.CauseOf(tctx, err)
 	}
-	stored := aside.Do(func() error { return t.store(ctx, p.Store) })
+	stored := aside.Do(func() error { return t.store(tctx, p.Store) })
 	t.Free()
 	return p.Acknowledge(t, stored)
 }
 
 // turnStart is what a turn's start (Base.start) has made so far: its
-// context and Turn once begun, and whether it was prepared.
+// Turn once begun, and whether it was prepared.
 type turnStart struct {
-	ctx      context.Context
 	t        *Turn
 	prepared bool
 }
@@ -111,23 +144,35 @@ func (st *turnStart) finish() {
 }
 
 // start runs the turn's steps before its stream, recording in st what it
-// made: admission and the lock (take), the turn's context (BeginTurn),
-// Prepare and Call. An error after the turn began is the turn context's
-// cause, when it has one.
-func (b *Base) start(ctx context.Context, log *zerolog.Logger, line TurnEnd, p Protocol, st *turnStart) error {
+// made, and returns the turn's context: admission and the lock (take),
+// the turn's context (BeginTurn), Prepare, the agent traced and the turn
+// counted, Call, the run log kept and the client's stream opened on w. An
+// error after the turn began is the turn context's cause, when it has one.
+func (b *Base) start(ctx context.Context, w http.ResponseWriter, line TurnEnd, p Protocol, st *turnStart) (context.Context, error) {
+	log := edge.LoggerOf(w)
 	lease, err := b.take(ctx, p, b.LeaseOptions(log, line.IDKey, line.ID))
 	if err != nil {
-		return err
+		return nil, err
 	}
-	st.ctx, st.t = b.BeginTurn(ctx, lease, log, line)
-	if err := p.Prepare(st.ctx, st.t); err != nil {
-		return fault.CauseOf(st.ctx, err)
+	tctx, t := b.BeginTurn(ctx, lease, log, line)
+	st.t = t
+	plan, err := p.Prepare(tctx, t)
+	if plan.Agent != "" {
+		tracing.Agent(tctx, plan.Agent)
 	}
+	if err != nil {
+		return nil, fault.CauseOf(tctx, err)
+	}
+	t.Count(b.Metrics, edge.StartOf(w), plan.Agent, plan.Mode)
 	st.prepared = true
-	if err := p.Call(st.ctx, st.t); err != nil {
-		return fault.CauseOf(st.ctx, err)
+	if err := p.Call(tctx, t); err != nil {
+		return nil, fault.CauseOf(tctx, err)
 	}
-	return nil
+	if plan.RunLog != nil {
+		t.KeepRunLog(plan.RunLog.Store, plan.RunLog.Log)
+	}
+	t.OpenStream(w)
+	return tctx, nil
 }
 
 // take admits the turn's start and takes its lock (Protocol.Take), within
