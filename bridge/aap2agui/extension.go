@@ -55,7 +55,7 @@ func (r *turnRun) carryEvent(ctx context.Context, ev events.Event, data []byte) 
 	if data == nil { // nothing beyond ev's fields: ev's own encoding is the same
 		data, _ = json.Marshal(ev)
 	}
-	r.ans.writeCarried(data, func() { r.history.saveSettled(ctx) })
+	r.ans.writeCarried(data, func() { r.history.storeSettled(ctx) })
 }
 
 // writeCarried sends an agui event of data, an AG-UI event's JSON, as

@@ -35,7 +35,7 @@ type historyWriter struct {
 	// interrupts' cancelled resume entries (admission.movedOn).
 	movedOn []string
 
-	saved    int             // history messages of the run already stored
+	nStored  int             // history messages of the run already stored
 	entries  []store.Entry   // the run's entries stored so far
 	baseLen  int             // how many entries the history had before them
 	baseHist []store.Entry   // those entries, once read (or a snapshot's)
@@ -79,7 +79,7 @@ func (r *historyWriter) prepareEnd(msgs []aap.Message, ids []string) {
 	}
 	r.end.whole = r.draft || r.uncertain || len(r.perms) > 0 || len(r.movedOn) > 0
 	if !r.end.whole {
-		r.end.entries = r.unsaved(msgs, ids)
+		r.end.entries = r.unstored(msgs, ids)
 	}
 }
 
@@ -100,34 +100,34 @@ func (r *historyWriter) storeEnd(ctx context.Context, sess *store.Session, holde
 			return err
 		}
 		r.entries = append(r.entries, r.end.entries...)
-		r.saved = len(r.tr.Messages())
+		r.nStored = len(r.tr.Messages())
 		return nil
 	}
 	// A draft to take out, answered permissions to record, or a write of
 	// unknown outcome: the run's entries written as they must be (the
 	// whole history when answered permissions go before later messages),
 	// then the session, both safe to repeat.
-	run := append(r.entries[:len(r.entries):len(r.entries)], r.unsaved(r.tr.Messages(), r.tr.MessageIDs())...)
+	run := append(r.entries[:len(r.entries):len(r.entries)], r.unstored(r.tr.Messages(), r.tr.MessageIDs())...)
 	if err := r.storeRun(ctx, run, refused); err != nil {
 		return err
 	}
 	return r.st.SaveSession(ctx, sess, nil, holder)
 }
 
-// saveSettled stores the run's messages that have become final.
-func (r *historyWriter) saveSettled(ctx context.Context) {
+// storeSettled stores the run's messages that have become final.
+func (r *historyWriter) storeSettled(ctx context.Context) {
 	settled := r.tr.Settled()
-	if len(settled) <= r.saved {
+	if len(settled) <= r.nStored {
 		return
 	}
 	r.append(ctx, settled, r.tr.MessageIDs())
 }
 
-// unsaved are the history entries of msgs not saved yet, with their
+// unstored are the history entries of msgs not stored yet, with their
 // AG-UI ids (ids[i] is msgs[i]'s; a message without one gets a new id).
-func (r *historyWriter) unsaved(msgs []aap.Message, ids []string) []store.Entry {
-	entries := make([]store.Entry, 0, len(msgs)-r.saved)
-	for i := r.saved; i < len(msgs); i++ {
+func (r *historyWriter) unstored(msgs []aap.Message, ids []string) []store.Entry {
+	entries := make([]store.Entry, 0, len(msgs)-r.nStored)
+	for i := r.nStored; i < len(msgs); i++ {
 		id := ""
 		if i < len(ids) {
 			id = ids[i]
@@ -153,7 +153,7 @@ func (r *historyWriter) unsaved(msgs []aap.Message, ids []string) []store.Entry 
 // progress (store.Progress), which its end writes again if need be.
 func (r *historyWriter) append(ctx context.Context, msgs []aap.Message, ids []string) {
 	ctx = store.Progress(ctx)
-	entries := r.unsaved(msgs, ids)
+	entries := r.unstored(msgs, ids)
 	if r.draft {
 		r.entries = append(r.entries, entries...)
 		if err := r.replaceDraft(ctx); err != nil {
@@ -162,7 +162,7 @@ func (r *historyWriter) append(ctx context.Context, msgs []aap.Message, ids []st
 			r.log.Error().Err(err).Str("session", r.sessID).Msg("storing history")
 			return
 		}
-		r.saved = len(msgs)
+		r.nStored = len(msgs)
 		return
 	}
 	if err := r.st.AppendHistory(ctx, r.sessID, entries); err != nil {
@@ -173,7 +173,7 @@ func (r *historyWriter) append(ctx context.Context, msgs []aap.Message, ids []st
 		return
 	}
 	r.entries = append(r.entries, entries...)
-	r.saved = len(msgs)
+	r.nStored = len(msgs)
 }
 
 // storeRun makes run the history after the turn's base, with the results
@@ -388,8 +388,8 @@ func historyEntries(lists ...[]store.Entry) []translate.HistoryEntry {
 // the history it replaces holds and the snapshot left out
 // (translate.MergeSnapshot): base, then the run's entries, stored or not.
 func (r *historyWriter) mergeSnapshot(base, snap []store.Entry) []store.Entry {
-	unsaved := r.unsaved(r.tr.Messages(), r.tr.MessageIDs())
-	hist := historyEntries(base, r.entries, unsaved)
+	unstored := r.unstored(r.tr.Messages(), r.tr.MessageIDs())
+	hist := historyEntries(base, r.entries, unstored)
 	merged := translate.MergeSnapshot(historyEntries(snap), translate.SnapshotBase{History: hist, Own: idSet(r.own), Run: idSet(r.tr.MessageIDs())})
 	out := make([]store.Entry, len(merged))
 	for i, e := range merged {
@@ -410,7 +410,7 @@ func (r *historyWriter) replaceWith(ctx context.Context, entries []store.Entry) 
 	r.baseHist, r.baseLen, r.entries = entries, len(entries), nil
 	// What the run said so far is in the snapshot, and so may be the
 	// message it is still building: skip it (by id) when it settles.
-	r.saved = len(r.tr.Settled())
+	r.nStored = len(r.tr.Settled())
 	r.replaced = true
 	r.draft = false // the snapshot replaced any draft
 	r.snapIDs = make(map[string]bool, len(entries))

@@ -113,15 +113,15 @@ func (r *turnRun) read(ctx context.Context, body *upstream.IdleBody) (failure, u
 // pump (runTaker). Before each read of the agent's stream, what is
 // buffered for the client is flushed (modes other than none); before
 // that, history messages that became final (a tool's result settles the
-// call before it) are saved: a client that has an event finds every
+// call before it) are stored: a client that has an event finds every
 // message before it stored, and a burst that settles messages and ends
 // the run is one write, at the end. Checkpoints of the message still
-// streaming are due then too, after those saves (a draft is the last
+// streaming are due then too, after those writes (a draft is the last
 // entry): the clock is read once per read of the agent's stream, not per
 // event.
 func (r *turnRun) readRun(ctx context.Context, body *upstream.IdleBody) (failure, unsaved error) {
 	src := pump.Source{Body: body, MaxEventSize: r.env.cfg.MaxEventSize, BeforeRead: func() {
-		r.history.saveSettled(ctx)
+		r.history.storeSettled(ctx)
 		r.checkpoint(ctx)
 	}}
 	if r.ans.streams() {
@@ -258,7 +258,7 @@ func (r *turnRun) textDelta(ctx context.Context, id string, delta []byte) bool {
 	}
 	r.size.Add(len(delta))
 	r.turn.CountIn(string(events.EventTypeTextMessageContent), true)
-	r.ans.writeTextDelta(delta, func() { r.history.saveSettled(ctx) })
+	r.ans.writeTextDelta(delta, func() { r.history.storeSettled(ctx) })
 	return true
 }
 
@@ -267,7 +267,7 @@ func (r *turnRun) textDelta(ctx context.Context, id string, delta []byte) bool {
 // Before a burst that fills the stream's buffer goes out, the messages it
 // settled are stored.
 func (r *turnRun) write(ctx context.Context, evs []aap.Event) {
-	r.ans.write(evs, func() { r.history.saveSettled(ctx) })
+	r.ans.write(evs, func() { r.history.storeSettled(ctx) })
 }
 
 // awaitSave waits for the turn's own messages to be stored. When they
