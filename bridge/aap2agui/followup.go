@@ -95,7 +95,7 @@ type firstRun struct {
 	answered    bool            // text, a tool call or result, or reasoning
 	interrupted bool            // a new interrupt (CUSTOM on_interrupt)
 	snapshot    bool            // a MESSAGES_SNAPSHOT came
-	holds       bool            // the last one holds the message (by id)
+	hasMessage  bool            // the last one holds the message (by id)
 	results     map[string]bool // the calls it wrote a result for (TOOL_CALL_RESULT)
 }
 
@@ -118,10 +118,10 @@ func (r *firstRun) unresulted(calls []string) []string {
 func (r *firstRun) note(ev events.Event, msgID string) {
 	switch e := ev.(type) {
 	case *events.MessagesSnapshotEvent:
-		r.snapshot, r.holds = true, false
+		r.snapshot, r.hasMessage = true, false
 		for _, m := range e.Messages {
 			if m.ID != "" && m.ID == msgID {
-				r.holds = true
+				r.hasMessage = true
 			}
 		}
 	case *events.CustomEvent:
@@ -155,7 +155,7 @@ func (r *firstRun) unread(e *events.RunFinishedEvent, msgID string) bool {
 		return false
 	}
 	if r.snapshot && msgID != "" {
-		return !r.holds
+		return !r.hasMessage
 	}
 	return !r.answered
 }

@@ -77,7 +77,7 @@ func noteNotCarried(log *zerolog.Logger, met *metrics.Metrics, in *types.RunAgen
 		met.NotCarried(typ, 1)
 		n++
 	}
-	if holdsSomething(in.State) {
+	if nonEmpty(in.State) {
 		count(notCarriedState)
 	}
 	if props, ok := in.ForwardedProps.(map[string]any); ok {
@@ -91,10 +91,10 @@ func noteNotCarried(log *zerolog.Logger, met *metrics.Metrics, in *types.RunAgen
 	}
 }
 
-// holdsSomething reports a state that is neither absent, null nor an
+// nonEmpty reports a state that is neither absent, null nor an
 // empty object, as the input's decoder leaves it (a map, or the JSON),
 // without encoding it.
-func holdsSomething(state any) bool {
+func nonEmpty(state any) bool {
 	switch v := state.(type) {
 	case nil:
 		return false
