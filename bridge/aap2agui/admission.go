@@ -49,7 +49,7 @@ func (a *agent) admit(log *zerolog.Logger, sess *store.Session, hist []store.Ent
 	}
 	// Whose the open calls are is read as the turn that made them saw it:
 	// the session's tools before this turn's.
-	own := a.owners(sess.Tools).Agents
+	own := a.toolOwners(sess.Tools).Agents
 	if msgs, dropped := translate.WithoutOwnPermissions(store.Messages(hist), sess.Interrupts, req.Messages, own); len(dropped) > 0 {
 		log.Info().Str("session", sess.ID).Strs("tool_call_ids", dropped).
 			Msg("tool_permission for calls of the agent's own left out: the agent runs its own tools, a permission changes nothing")

@@ -132,12 +132,12 @@ func (a *agent) serverTool(name string) bool {
 	return ok
 }
 
-// owners is whose each tool is in a session of the agent whose client
+// toolOwners is whose each tool is in a session of the agent whose client
 // tools are tools (translate.ToolOwners): those, and the server tools the
 // agent declares in GET /meta. A call of any other tool (one declared
 // permissions: none, or one the agent never declared) is the agent's
 // own: the turn does not stop for it, and no answer is waited for.
-func (a *agent) owners(tools []aap.ToolSpec) translate.ToolOwners {
+func (a *agent) toolOwners(tools []aap.ToolSpec) translate.ToolOwners {
 	return translate.ToolOwners{Client: translate.ToolNamed(tools), Server: a.serverTool}
 }
 
@@ -147,7 +147,7 @@ func (a *agent) owners(tools []aap.ToolSpec) translate.ToolOwners {
 // GET /meta (agui2aap among them) takes the call for the agent's business
 // and never answers it, and only a new message moves on.
 func (a *agent) warnUndeclaredApprovals(log *zerolog.Logger, sess *store.Session, names map[string]string) {
-	owners := a.owners(sess.Tools)
+	owners := a.toolOwners(sess.Tools)
 	for _, in := range sess.Interrupts {
 		name := names[in.ToolCallID]
 		if in.Reason != translate.InterruptReasonToolCall || name == "" || !owners.Agents(name) {

@@ -246,7 +246,7 @@ func (t *sessionTurn) Stream(ctx context.Context, turn *turns.Turn) error {
 func (t *sessionTurn) newRun(ctx context.Context, turn *turns.Turn) {
 	hist, added := t.adm.hist, t.adm.added
 	tr := translate.NewAGUIToAAP(translate.AGUIToAAPOptions{Mode: t.req.Mode(), Prior: translate.PriorCallsOf(historyMessages(hist, added)),
-		IsAgentTool: t.agent.owners(t.sess.Tools).Agents, PreviewCalls: t.carry,
+		IsAgentTool: t.agent.toolOwners(t.sess.Tools).Agents, PreviewCalls: t.carry,
 		Spill: turns.SpillTo(ctx, t.log, "session", t.sess.ID, func(ctx context.Context, p store.TextPart) error {
 			return t.st.AddHistoryPart(ctx, t.sess.ID, p)
 		})})

@@ -64,7 +64,7 @@ func (r *runner) prepareStream(ctx context.Context) {
 		ThreadID: r.in.ThreadID, RunID: r.in.RunID,
 		// Under a grant or deny policy nothing is ever interrupted.
 		IsClientTool: func(name string) bool { return r.clients[name] || !interrupting },
-		IsServerTool: r.owners().Server,
+		IsServerTool: r.toolOwners().Server,
 		Spill:        r.spill(ctx),
 	})
 }
@@ -345,7 +345,7 @@ func (r *runner) failed(ctx context.Context, err error) string {
 // with the client's results; or nothing waits: the agent's own calls
 // alone, translate.ToolOwners).
 func (r *runner) policyAnswers() []aap.Message {
-	client, server := r.owners().Waiting(r.a2g.PendingCalls())
+	client, server := r.toolOwners().Waiting(r.a2g.PendingCalls())
 	if len(client) > 0 {
 		return nil
 	}
@@ -356,11 +356,11 @@ func (r *runner) policyAnswers() []aap.Message {
 	return out
 }
 
-// owners is whose each tool of the run is (translate.ToolOwners): the
+// toolOwners is whose each tool of the run is (translate.ToolOwners): the
 // client's tools, the server tools the agent declares in GET /meta. A
 // call of any other tool is the agent's own: no interrupt, no policy's
 // answer, nothing the thread waits on.
-func (r *runner) owners() translate.ToolOwners {
+func (r *runner) toolOwners() translate.ToolOwners {
 	return translate.ToolOwners{
 		Client: func(name string) bool { return r.clients[name] },
 		Server: translate.ToolNamed(r.info.Tools),

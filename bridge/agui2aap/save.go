@@ -63,7 +63,7 @@ func (r *runner) prepareSave() {
 	}
 	th.RecordTail = r.recordTail(before, produced)
 	th.ClientCalls, th.Interrupts = nil, nil
-	client, server := r.owners().Waiting(r.a2g.PendingCalls())
+	client, server := r.toolOwners().Waiting(r.a2g.PendingCalls())
 	for _, call := range client {
 		th.ClientCalls = append(th.ClientCalls, call.ToolCallID)
 	}
