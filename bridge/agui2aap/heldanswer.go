@@ -128,29 +128,38 @@ func (r *runner) resulted(id string) {
 	r.results[id] = true
 }
 
+// heldRun is what a held answer uses of its run: it writes the run's
+// events (feed), reads the results the AAP server stored
+// (storedResults) and records the results the client has (resulted).
+type heldRun interface {
+	feed(ev aap.Event)
+	storedResults(ctx context.Context, missing map[string]permission, final bool)
+	resulted(id string)
+}
+
 // lateResult records a tool result. One that was missing while the answer
 // is held back goes to the client at once, before the answer (true: ev is
 // done with), releasing the answer once none is missing.
-func (r *runner) lateResult(ctx context.Context, h *heldAnswer, e *aap.ToolResult) bool {
-	r.resulted(e.ToolCallID)
+func (h *heldAnswer) lateResult(ctx context.Context, run heldRun, e *aap.ToolResult) bool {
+	run.resulted(e.ToolCallID)
 	_, wanted := h.missing[e.ToolCallID]
 	delete(h.missing, e.ToolCallID)
 	if !wanted || !h.holding {
 		return false
 	}
-	r.feed(e)
+	run.feed(e)
 	if len(h.missing) == 0 {
-		r.release(ctx, h)
+		h.release(ctx, run)
 	}
 	return true
 }
 
-// holdAnswer starts holding the answer back when it begins while results
-// are missing and the AAP server has not stored them either; it returns
-// true for an event held back. The turn's end releases what was held.
-func (r *runner) holdAnswer(ctx context.Context, h *heldAnswer, ev aap.Event) bool {
+// hold starts holding the answer back when it begins while results are
+// missing and the AAP server has not stored them either; it returns true
+// for an event held back. The turn's end releases what was held.
+func (h *heldAnswer) hold(ctx context.Context, run heldRun, ev aap.Event) bool {
 	if len(h.missing) > 0 && !h.holding && answerBegins(ev) {
-		r.storedResults(ctx, h.missing, false)
+		run.storedResults(ctx, h.missing, false)
 		h.holding = len(h.missing) > 0
 	}
 	if !h.holding {
@@ -160,17 +169,17 @@ func (r *runner) holdAnswer(ctx context.Context, h *heldAnswer, ev aap.Event) bo
 		h.held = append(h.held, ev)
 		return true
 	}
-	r.release(ctx, h)
+	h.release(ctx, run)
 	return false
 }
 
 // release sends the results still missing (read from the session's
 // history) and then the answer held back.
-func (r *runner) release(ctx context.Context, h *heldAnswer) {
-	r.storedResults(ctx, h.missing, true)
+func (h *heldAnswer) release(ctx context.Context, run heldRun) {
+	run.storedResults(ctx, h.missing, true)
 	h.holding = false
 	for _, ev := range h.held {
-		r.feed(ev)
+		run.feed(ev)
 	}
 	h.held = nil
 }

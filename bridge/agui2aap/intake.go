@@ -62,8 +62,8 @@ func (s *Server) serveInput(c *gin.Context, in *types.RunAgentInput) error {
 	if isHydration(in) {
 		return s.hydrate(c, ua, in)
 	}
-	r := &runner{env: s.env(), w: aguiWriter, cl: ua.cl, version: ua.version, in: in, info: ua.info, log: log,
-		owner: edge.Owner(c), agentName: name, carry: ua.carry}
+	r := &runner{env: s.env(), log: log, runStream: runStream{w: aguiWriter},
+		runIntake: runIntake{cl: ua.cl, version: ua.version, carry: ua.carry, in: in, info: ua.info, owner: edge.Owner(c), agentName: name}}
 	r.openSession = r.openerFor(ua.version)
 	if r.clientTools, r.fwd, err = runOptions(in); err != nil {
 		return err

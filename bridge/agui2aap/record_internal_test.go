@@ -103,9 +103,9 @@ func TestCopyForRecordHoldsNothingOfTheBody(t *testing.T) {
 		t.Fatal(err)
 	}
 	log := zerolog.Nop()
-	r := &runner{in: in, log: &log,
+	r := &runner{log: &log, runIntake: runIntake{in: in,
 		th: &store.Thread{ID: "t", Delivered: []string{"b", "a"}, RecordLen: 1},
-		p:  &translate.RunPlan{Delivered: []string{"c"}}}
+		p:  &translate.RunPlan{Delivered: []string{"c"}}}}
 	r.copyForRecord()
 	clear(body) // the body's buffer, let go of and used again
 	r.in.Messages = nil

@@ -142,7 +142,7 @@ func (r *runner) stream(ctx context.Context, evs *turnEvents) []aap.Message {
 		return t.next
 	}
 	if t.h.holding {
-		r.release(ctx, &t.h)
+		t.h.release(ctx, r)
 	}
 	return nil
 }
@@ -239,7 +239,7 @@ func (r *runner) event(ctx context.Context, t *turnRead, ev aap.Event, err error
 	}
 	if err != nil {
 		if t.h.holding {
-			r.release(ctx, &t.h)
+			t.h.release(ctx, r)
 		}
 		t.result = r.failed(ctx, err)
 		return true
@@ -250,7 +250,7 @@ func (r *runner) event(ctx context.Context, t *turnRead, ev aap.Event, err error
 			return false // one run, several turns
 		}
 	case *aap.ToolResult:
-		if r.lateResult(ctx, &t.h, e) {
+		if t.h.lateResult(ctx, r, e) {
 			return false
 		}
 	case *aap.SessionStart:
@@ -267,7 +267,7 @@ func (r *runner) event(ctx context.Context, t *turnRead, ev aap.Event, err error
 	case *aap.TurnStop:
 		r.turn.Line.Stop = string(e.StopReason)
 	}
-	if r.holdAnswer(ctx, &t.h, ev) {
+	if t.h.hold(ctx, r, ev) {
 		return false
 	}
 	if t.next = r.policyTurn(ev); t.next != nil {

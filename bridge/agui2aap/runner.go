@@ -19,14 +19,27 @@ import (
 
 // runner carries one run through its AAP turns. It is the protocol
 // agui2aap gives the run's sequence (turns.Base.Run): Take, Prepare,
-// Call, Stream, Store and Acknowledge, in that order. It holds what the
-// run needs of its request (the response writer, the request's start,
-// the request's logger) and of its server (runEnv); the run's context is
-// passed to its steps.
+// Call, Stream, Store and Acknowledge, in that order. It is the run's
+// intake (what the run was asked, and what the thread and the AAP server
+// answer to it: runIntake) and the run's stream (runStream), beside what
+// it uses of its server (runEnv) and of its request (its logger); the
+// run's context is passed to its steps.
 type runner struct {
-	env       runEnv
+	env  runEnv
+	log  *zerolog.Logger
+	turn *turns.Turn // the lease, the run's stream, metrics and log line
+	runIntake
+	runStream
+}
+
+// runIntake is what a run was asked (its input, the client's tools, what
+// it forwards), the agent and the AAP server it goes to, the thread it
+// continues and the plan made of them: what the run's start reads and
+// decides.
+type runIntake struct {
 	cl        *aap.Client
-	version   int // the AAP server's protocol version
+	version   int  // the AAP server's protocol version
+	carry     bool // the AAP server grants the AG-UI extension (extension.go)
 	owner     string
 	agentName string // the agent as the route names it
 	// openSession starts the thread's new AAP session as the server's
@@ -37,14 +50,21 @@ type runner struct {
 	th          *store.Thread
 	storedAgent string // the agent the thread was stored with ("" for a new thread)
 	p           *translate.RunPlan
-	log         *zerolog.Logger
-	turn        *turns.Turn // the lease, the run's stream, metrics and log line
 	clientTools []aap.ToolSpec
 	fwd         *translate.Forwarded
-	w           turns.Writer[events.Event] // writes the run, its RUN_FINISHED held back until the thread is saved
-	put         *aap.PutSessionRequest     // the first turn of a new session, on a version 1 or 2 server
-	movedFrom   string                     // the session a PUT /session replaces ("" for a thread's first)
+	put         *aap.PutSessionRequest // the first turn of a new session, on a version 1 or 2 server
+	movedFrom   string                 // the session a PUT /session replaces ("" for a thread's first)
+	// recordable are the client's messages the thread's record will get
+	// at the save (copyForRecord).
+	recordable []recordable
+}
 
+// runStream is the run's stream: its AAP turns (the first, its events)
+// and what their reading keeps between events: the translator, whose
+// tools are the client's, the results and permissions seen, the size of
+// the message being built, the turns run; and the client's writer.
+type runStream struct {
+	w        turns.Writer[events.Event]  // writes the run, its RUN_FINISHED held back until the thread is saved
 	req      *aap.PostSessionTurnRequest // the run's first turn
 	evs      *turnEvents                 // its events, once the AAP server took it
 	a2g      *translate.AAPToAGUI
@@ -57,11 +77,6 @@ type runner struct {
 
 	followUp   int32 // the follow-up turns run so far
 	openBefore int32 // interrupts open when the run started
-	// recordable are the client's messages the thread's record will get
-	// at the save (copyForRecord).
-	recordable []recordable
-	// carry: the AAP server grants the AG-UI extension (extension.go).
-	carry bool
 }
 
 // runEnv is what a run uses of the server it runs on, handed down to it:
