@@ -37,7 +37,7 @@ var aapWriter = turns.Writer[aap.Event]{
 
 // open begins the client's stream (turns.Base.Run opened it), when the
 // turn streams, with the form's opening events (the turn closes it:
-// turns.Turn.Release).
+// turns.Turn.Close).
 func (a *answer) open() {
 	out := a.turn.Out
 	if a.mode != aap.StreamNone {

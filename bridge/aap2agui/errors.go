@@ -12,7 +12,7 @@ import (
 // places: before a request's answer began, Server.fail answers it (a JSON
 // error with its status, through Server.failure, server.go); once a
 // turn's answer has begun, what cut its stream short is named by
-// turns.Turn.Ended (fault.StreamFailure) and the turn ends in-band, with
+// turns.Turn.Cut (fault.StreamFailure) and the turn ends in-band, with
 // an error stop (turnRun.ended, turnRun.acknowledge). Here are the errors
 // of this package's own.
 //

@@ -71,7 +71,7 @@ type turnRun struct {
 // else an error stop: turns.ErrEndedInBand), with nothing of it stored.
 func (r *turnRun) stream(ctx context.Context, body *upstream.IdleBody) error {
 	r.env.streaming.Add(1)
-	r.turn.OnEnd(func() { r.env.streaming.Add(-1) })
+	r.turn.OnReport(func() { r.env.streaming.Add(-1) })
 	r.ans.open()
 	failure, err := r.read(ctx, body)
 	if err == nil {
@@ -301,7 +301,7 @@ func (r *turnRun) ended(ctx context.Context, failure error) {
 	r.cut = failure != nil && !r.tr.Done()
 	if r.cut {
 		var inBand error
-		r.result, inBand = r.turn.Ended(ctx, failure)
+		r.result, inBand = r.turn.Cut(ctx, failure)
 		r.named = namedStop(inBand)
 	}
 	r.write(ctx, r.tr.Finish())

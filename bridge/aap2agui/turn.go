@@ -115,7 +115,7 @@ type sessionTurn struct {
 func (s *Server) runTurn(c *gin.Context, id string, req *aap.PostSessionTurnRequest, form answerForm) (started bool, err error) {
 	env := &turnEnv{cfg: &s.cfg, roster: s.roster.Load(), met: s.base.Metrics, cache: s.cache, streaming: &s.streaming}
 	t := &sessionTurn{env: env, log: edge.Logger(c), owner: edge.Owner(c), id: id, req: req, form: form, rw: c.Writer, carry: carries(c)}
-	err = s.base.Run(c.Request.Context(), c.Writer, turns.TurnEnd{What: "turn", IDKey: "session", ID: id}, t)
+	err = s.base.Run(c.Request.Context(), c.Writer, turns.LogLine{What: "turn", IDKey: "session", ID: id}, t)
 	if t.st != nil {
 		// The history the turn leaves is cached for the next (a turn that
 		// was stored caches it before the client sees its end: Store).
@@ -159,7 +159,7 @@ func (t *sessionTurn) Prepare(ctx context.Context, turn *turns.Turn) (turns.Plan
 	if t.adm, err = t.agent.admit(t.log, t.sess, t.hist, t.req); err != nil {
 		return plan, err
 	}
-	turn.OnEnd(func() { t.env.met.Upstream("turn", t.agent.name(), turn.Line.Upstream) })
+	turn.OnReport(func() { t.env.met.Upstream("turn", t.agent.name(), turn.Line.Upstream) })
 	if t.req.Mode() != aap.StreamNone {
 		plan.RunLog = &turns.RunLog{Store: t.env.cfg.Store,
 			Log: store.RunLog{Owner: t.sess.Owner, Key: runKey(t.sess.ID), RunID: t.adm.run.RunID, Form: logForm(t.req.Mode(), t.carry)}}

@@ -68,7 +68,7 @@ func (s *Server) serveInput(c *gin.Context, in *types.RunAgentInput) error {
 	if r.clientTools, r.fwd, err = runOptions(in); err != nil {
 		return err
 	}
-	err = s.base.Run(c.Request.Context(), c.Writer, turns.TurnEnd{What: "run", IDKey: "thread", ID: in.ThreadID}, r)
+	err = s.base.Run(c.Request.Context(), c.Writer, turns.LogLine{What: "run", IDKey: "thread", ID: in.ThreadID}, r)
 	var ref *translate.Refusal
 	if errors.As(err, &ref) {
 		log.Info().Str("code", ref.Code).Str("thread", in.ThreadID).Msg("run refused")

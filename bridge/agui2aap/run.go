@@ -332,7 +332,7 @@ func (r *runner) policyTurn(ev aap.Event) []aap.Message {
 // the failure's code, unless the client is gone) and logs it; it returns
 // the upstream's result for the metrics and the run's log line.
 func (r *runner) failed(ctx context.Context, err error) string {
-	result, told := r.turn.Ended(ctx, err)
+	result, told := r.turn.Cut(ctx, err)
 	if told != nil {
 		r.write(r.a2g.Fail(inBand(told)))
 	}

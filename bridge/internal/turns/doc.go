@@ -10,7 +10,7 @@
 //     the turn continues, its plan, the upstream call, the stream, the last
 //     write that frees the lock, and the acknowledgement after it;
 //   - a turn's lease, context, client stream, metrics and log line (Turn,
-//     TurnEnd, EndTurn), and the count of one message against its cap
+//     LogLine, WriteLogLine), and the count of one message against its cap
 //     (MessageSize);
 //   - the writer that records each frame in the run log and holds the
 //     turn's final event back until the turn is stored (Writer);

@@ -100,7 +100,7 @@ var ErrEndedInBand = errors.New("the turn ended in-band; nothing of it is to be 
 // 503 overloaded (admit.Load). The turn's steps get the turn's context;
 // ctx stays the request's, on which an error returned is answered
 // (edge.ClientLeft asks it whether the client went away).
-func (b *Base) Run(ctx context.Context, w http.ResponseWriter, line TurnEnd, p Protocol) error {
+func (b *Base) Run(ctx context.Context, w http.ResponseWriter, line LogLine, p Protocol) error {
 	var st turnStart
 	defer st.finish()
 	// The steps before the stream go deep (the store, the upstream call):
@@ -120,7 +120,7 @@ func (b *Base) Run(ctx context.Context, w http.ResponseWriter, line TurnEnd, p P
 		return fault.CauseOf(tctx, err)
 	}
 	stored := aside.Do(func() error { return t.store(tctx, p.Store) })
-	t.Free()
+	t.Unlock()
 	return p.Acknowledge(t, stored)
 }
 
@@ -131,16 +131,16 @@ type turnStart struct {
 	prepared bool
 }
 
-// finish ends the turn (Turn.End) once it was prepared and releases it
+// finish reports the turn (Turn.Report) once it was prepared and closes it
 // once begun, whatever stopped it, a panic too.
 func (st *turnStart) finish() {
 	if st.t == nil {
 		return
 	}
 	if st.prepared {
-		st.t.End()
+		st.t.Report()
 	}
-	st.t.Release()
+	st.t.Close()
 }
 
 // start runs the turn's steps before its stream, recording in st what it
@@ -148,7 +148,7 @@ func (st *turnStart) finish() {
 // the turn's context (BeginTurn), Prepare, the agent traced and the turn
 // counted, Call, the run log kept and the client's stream opened on w. An
 // error after the turn began is the turn context's cause, when it has one.
-func (b *Base) start(ctx context.Context, w http.ResponseWriter, line TurnEnd, p Protocol, st *turnStart) (context.Context, error) {
+func (b *Base) start(ctx context.Context, w http.ResponseWriter, line LogLine, p Protocol, st *turnStart) (context.Context, error) {
 	log := edge.LoggerOf(w)
 	lease, err := b.take(ctx, p, b.LeaseOptions(log, line.IDKey, line.ID))
 	if err != nil {

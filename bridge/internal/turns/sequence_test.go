@@ -22,7 +22,7 @@ import (
 type panicking struct {
 	st      *store.Memory
 	at      string
-	ended   bool // Turn.End ran (onEnd)
+	ended   bool // Turn.Report ran (OnReport)
 	streams bool
 }
 
@@ -34,7 +34,7 @@ func (p *panicking) Prepare(_ context.Context, t *turns.Turn) (turns.Plan, error
 	if p.at == "prepare" {
 		panic("prepare: boom")
 	}
-	t.OnEnd(func() { p.ended = true })
+	t.OnReport(func() { p.ended = true })
 	return turns.Plan{}, nil
 }
 
@@ -65,7 +65,7 @@ func TestStartPanicFreesTheLock(t *testing.T) {
 			require.NoError(t, err)
 			p := &panicking{st: store.NewMemory(), at: at}
 			assert.PanicsWithValue(t, at+": boom", func() {
-				_ = b.Run(context.Background(), httptest.NewRecorder(), turns.TurnEnd{What: "turn", IDKey: "thread", ID: "t1"}, p)
+				_ = b.Run(context.Background(), httptest.NewRecorder(), turns.LogLine{What: "turn", IDKey: "thread", ID: "t1"}, p)
 			})
 			assert.False(t, p.streams)
 			assert.Equal(t, at == "call", p.ended, "ended once prepared")
@@ -146,7 +146,7 @@ func TestRunTakesTheStepsInOneOrder(t *testing.T) {
 	run := func(p *steps) error {
 		ctx, span := tp.Tracer("test").Start(context.Background(), "turn")
 		defer span.End()
-		return b.Run(ctx, httptest.NewRecorder(), turns.TurnEnd{What: "turn", IDKey: "thread", ID: "t1"}, p)
+		return b.Run(ctx, httptest.NewRecorder(), turns.LogLine{What: "turn", IDKey: "thread", ID: "t1"}, p)
 	}
 
 	p := &steps{st: store.NewMemory()}

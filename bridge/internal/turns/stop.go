@@ -37,7 +37,7 @@ type RunStopping struct {
 // mark is stored before StopRun returns), and the run is ended at once
 // when this process runs it; the process of another replica sees the
 // mark within a poll (about a second). The run then ends as a cancelled one does, its context's cause
-// ErrRunStopped (Turn.Ended). A key with no run in flight, also another
+// ErrRunStopped (Turn.Cut). A key with no run in flight, also another
 // owner's (the answers are the same: nothing can be probed), is a
 // KindNotFound failure, no_run_in_flight; a store failure is returned as
 // it is.

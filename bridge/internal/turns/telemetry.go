@@ -30,9 +30,9 @@ func Telemetry(service string, m *metrics.Metrics, tp trace.TracerProvider, hc *
 	return observe, tracing.Client(hc, tp), []gin.HandlerFunc{tracing.Middleware(service, tp), m.Middleware()}
 }
 
-// TurnEnd is what the one info line of a turn (aap2agui) or run
-// (agui2aap) says of it besides its metrics (see EndTurn).
-type TurnEnd struct {
+// LogLine is what the one info line of a turn (aap2agui) or run
+// (agui2aap) says of it besides its metrics (see WriteLogLine).
+type LogLine struct {
 	What     string // "turn" or "run"
 	IDKey    string // the conversation's log key: "session" or "thread"
 	ID       string // the conversation's id
@@ -40,14 +40,14 @@ type TurnEnd struct {
 	Upstream string // the upstream's result: ok, cancelled or an error code
 }
 
-// EndTurn ends a turn's (aap2agui) or run's (agui2aap) metrics and writes
+// WriteLogLine ends a turn's (aap2agui) or run's (agui2aap) metrics and writes
 // its one info line: what (turn or run), the conversation (idKey: session
 // or thread), the upstream stream mode, the stop reason, the events read
 // from the upstream and written to the client, the duration and the
 // upstream's result (ok, cancelled when the client left, or the error
 // code), and the input and output tokens the agent reported, if any. The
 // line holds ids only: no content, no key, no option value.
-func EndTurn(log *zerolog.Logger, t *metrics.Turn, end TurnEnd) {
+func WriteLogLine(log *zerolog.Logger, t *metrics.Turn, end LogLine) {
 	d := t.End()
 	in, out := t.Events()
 	ev := log.Info().Str(end.IDKey, end.ID).Str("mode", t.Mode()).Str("stop", end.Stop).Int("events_in", in).Int("events_out", out).

@@ -29,16 +29,16 @@ type Turn struct {
 	Out *ssestream.Stream
 	// Met counts the turn once Count has started it.
 	Met *metrics.Turn
-	// Line is the turn's log line (End): the bridge fills in the stop
+	// Line is the turn's log line (Report): the bridge fills in the stop
 	// reason and the upstream's result as the turn goes.
-	Line TurnEnd
+	Line LogLine
 	// Lease is the lock of the turn's conversation.
 	Lease *store.Lease
 	// RunLog records the turn's stream in its run log (KeepRunLog), or is nil.
 	RunLog *runlog.Recorder
 
 	base  *Base
-	onEnd []func()
+	onReport []func()
 	end   context.CancelCauseFunc
 	stop  func()
 }
@@ -48,12 +48,12 @@ type Turn struct {
 // turn whose lock was lost, this process having stalled past the lease,
 // stops rather than run beside the turn that took it over), when the
 // client stops reading or leaves (the stream's writes end it), and after
-// MaxTurnDuration. Release frees it all.
+// MaxTurnDuration. Close frees it all.
 //
 // With OnClientGone finish the turn's context does not end with the
 // request's, nor with a failed write: the turn runs to its end whether or
 // not anybody reads it.
-func (b *Base) BeginTurn(ctx context.Context, lease *store.Lease, log *zerolog.Logger, line TurnEnd) (context.Context, *Turn) {
+func (b *Base) BeginTurn(ctx context.Context, lease *store.Lease, log *zerolog.Logger, line LogLine) (context.Context, *Turn) {
 	s := b.serving
 	if s.OnClientGone == ClientGoneFinish {
 		ctx = context.WithoutCancel(ctx) // the request's values (its trace) stay
@@ -63,9 +63,9 @@ func (b *Base) BeginTurn(ctx context.Context, lease *store.Lease, log *zerolog.L
 	return ctx, &Turn{Log: log, Line: line, Lease: lease, base: b, end: end, stop: stop}
 }
 
-// Release closes the client's stream, ends the turn's context, frees its
-// lock, if Free has not, and ends its run log, if it is recorded.
-func (t *Turn) Release() {
+// Close closes the client's stream, ends the turn's context, frees its
+// lock, if Unlock has not, and ends its run log, if it is recorded.
+func (t *Turn) Close() {
 	if t.Out != nil {
 		t.Out.Done()
 	}
@@ -88,11 +88,11 @@ func (t *Turn) KeepRunLog(st store.RunLogStore, rl store.RunLog) {
 	t.stop = func() { unstop(); stop() }
 }
 
-// Free frees the turn's lock at once (the turn stored its end with
+// Unlock frees the turn's lock at once (the turn stored its end with
 // it, or could not), before the final event goes out: a client that
 // starts its next turn as soon as it has this one's end finds the
 // conversation free.
-func (t *Turn) Free() { t.Lease.Release() }
+func (t *Turn) Unlock() { t.Lease.Release() }
 
 // OpenStream makes the client's stream on w: keep-alive comments while
 // the upstream is quiet, and writes bounded by StallTimeout, a failed
@@ -129,22 +129,22 @@ func (t *Turn) CountIn(name string, known bool) {
 	t.Met.In(name)
 }
 
-// OnEnd makes f run when the turn ends, before its metrics and log line
-// (End).
-func (t *Turn) OnEnd(f func()) { t.onEnd = append(t.onEnd, f) }
+// OnReport makes f run when the turn ends, before its metrics and log line
+// (Report).
+func (t *Turn) OnReport(f func()) { t.onReport = append(t.onReport, f) }
 
-// End ends the turn's metrics and writes its one log line (EndTurn). A
+// Report ends the turn's metrics and writes its one log line (WriteLogLine). A
 // turn that was never counted ends silently.
-func (t *Turn) End() {
-	for _, f := range t.onEnd {
+func (t *Turn) Report() {
+	for _, f := range t.onReport {
 		f()
 	}
 	if t.Met != nil {
-		EndTurn(t.Log, t.Met, t.Line)
+		WriteLogLine(t.Log, t.Met, t.Line)
 	}
 }
 
-// Ended names what ended the turn's upstream stream early, once its
+// Cut names what ended the turn's upstream stream early, once its
 // answer began (failure: the read's error, not nil), and logs it. It
 // returns the upstream's result for the metrics and the log line, and
 // the error to tell the client in-band: nil when the client stopped
@@ -154,7 +154,7 @@ func (t *Turn) End() {
 // lock that could not be kept, a stop on request (OutcomeStopped), a
 // client that stopped reading or left, a turn past MaxTurnDuration;
 // otherwise the failure is the upstream's, named by StreamFailure.
-func (t *Turn) Ended(ctx context.Context, failure error) (result string, inBand error) {
+func (t *Turn) Cut(ctx context.Context, failure error) (result string, inBand error) {
 	log, cause := t.Log, context.Cause(ctx)
 	switch {
 	case ctx.Err() == nil || errors.Is(cause, fault.ErrTurnTooLong):

@@ -39,8 +39,8 @@ func beginTurn(t *testing.T, s *turns.Serving) (context.Context, *turns.Turn, *h
 	lease, err := store.TakeThread(context.Background(), store.NewMemory(), "owner", "t1", store.LeaseOptions{})
 	require.NoError(t, err)
 	log := zerolog.Nop()
-	ctx, turn := b.BeginTurn(context.Background(), lease, &log, turns.TurnEnd{What: "turn", IDKey: "session", ID: "s1"})
-	t.Cleanup(turn.Release)
+	ctx, turn := b.BeginTurn(context.Background(), lease, &log, turns.LogLine{What: "turn", IDKey: "session", ID: "s1"})
+	t.Cleanup(turn.Close)
 	rec := httptest.NewRecorder()
 	turn.OpenStream(rec)
 	return ctx, turn, rec
@@ -72,19 +72,19 @@ func TestWriterHoldsTheEndBack(t *testing.T) {
 func TestTurnEnded(t *testing.T) {
 	ctx, turn, _ := beginTurn(t, &turns.Serving{MaxTurnDuration: time.Millisecond})
 	<-ctx.Done()
-	result, told := turn.Ended(ctx, errors.New("read: context deadline exceeded"))
+	result, told := turn.Cut(ctx, errors.New("read: context deadline exceeded"))
 	assert.Equal(t, "turn_too_long", result)
 	assert.ErrorIs(t, told, fault.ErrTurnTooLong)
 
 	ctx, turn, _ = beginTurn(t, &turns.Serving{})
 	cut := errors.New("unexpected EOF")
-	result, told = turn.Ended(ctx, cut)
+	result, told = turn.Cut(ctx, cut)
 	assert.Equal(t, "upstream_read_error", result)
 	assert.Equal(t, cut, told, "the upstream's failure is told to the client")
 
 	ctx, turn, _ = beginTurn(t, &turns.Serving{})
 	turn.Out.Cancel(fault.ErrClientGone) // what a failed write does
-	result, told = turn.Ended(ctx, errors.New("read: context canceled"))
+	result, told = turn.Cut(ctx, errors.New("read: context canceled"))
 	assert.Equal(t, "cancelled", result)
 	assert.NoError(t, told, "nobody reads the stream any more")
 }
