@@ -37,10 +37,10 @@ type Turn struct {
 	// RunLog records the turn's stream in its run log (KeepRunLog), or is nil.
 	RunLog *runlog.Recorder
 
-	base  *Base
+	base     *Base
 	onReport []func()
-	end   context.CancelCauseFunc
-	stop  func()
+	end      context.CancelCauseFunc
+	stop     func()
 }
 
 // BeginTurn starts the turn of the conversation whose lock lease holds:
