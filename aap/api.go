@@ -58,8 +58,9 @@ type SessionInfo struct {
 	Agent     AgentConfig `json:"agent"`
 	Tools     []ToolSpec  `json:"tools,omitzero"`
 	// AGUI is what the AG-UI extension keeps of the session (ExtensionAGUI):
-	// its state, given only to a request that asked for the extension.
-	AGUI *AGUIInput `json:"agui,omitempty"`
+	// its state and activity messages, given only to a request that asked
+	// for the extension.
+	AGUI *AGUISession `json:"agui,omitempty"`
 }
 
 // GetSessionsResponse is the body of GET /sessions. Next is empty on the
@@ -119,7 +120,7 @@ type sessionParts[T any] struct {
 	agent   AgentConfig
 	tools   []T
 	history json.RawMessage // version 1's inline history, if any
-	agui    *AGUIInput
+	agui    *AGUISession
 }
 
 // decodeSession decodes a session object with tool specs of type T.
@@ -139,7 +140,7 @@ func decodeSession[T any, P interface {
 		return out, err
 	}
 	var err error
-	if out.agui, err = decodeAGUIInput(w.AGUI); err != nil {
+	if out.agui, err = decodeAGUISession(w.AGUI); err != nil {
 		return out, err
 	}
 	if w.SessionID != nil {

@@ -149,6 +149,7 @@ func FuzzDecodeVersions(f *testing.F) {
 		func() any { return new(aap.MetaResponseV1) },
 		func() any { return new(aap.ToolSpecV1) },
 		func() any { return new(metaOfAnyVersion) },
+		func() any { return new(aap.SessionInfo) },
 	}
 	for _, version := range []int{1, 2, 3} {
 		arc, err := txtar.ParseFile(fmt.Sprintf("../testdata/wire/v%d.txtar", version))
@@ -164,6 +165,7 @@ func FuzzDecodeVersions(f *testing.F) {
 		}
 	}
 	f.Add([]byte("\x07{\"name\":\"t\",\"description\":\"\",\"inputSchema\":{ \"a\" : 1e400 }}"))
+	f.Add([]byte("\x09{\"sessionId\":\"s\",\"agent\":{\"name\":\"a\"},\"agui\":{\"state\":{\"b\":1.50},\"activities\":[{\"at\":1,\"id\":\"a1\",\"activityType\":\"t\",\"content\":{\"x\":[1]}}]}}"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		if len(data) == 0 {
 			return

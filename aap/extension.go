@@ -112,6 +112,62 @@ func decodeAGUIInput(raw json.RawMessage) (*AGUIInput, error) {
 	return in, nil
 }
 
+// AGUISession is what a session's GET gives under ExtensionAGUI of what
+// the extension keeps with the session. Each field is JSON as stored;
+// nil when there is none.
+type AGUISession struct {
+	// State is the session's AG-UI state: any JSON value.
+	State json.RawMessage `json:"state,omitempty"`
+	// Activities are the session's activity messages, each at its place
+	// among the history's messages: an array of {"at": the number of
+	// history messages before it, "id", "activityType", "content": an
+	// object}.
+	Activities json.RawMessage `json:"activities,omitempty"`
+}
+
+// UnmarshalJSON decodes the "agui" member of a session, checking that it
+// is an object and that activities, when present, are an array of such
+// objects; an error names the field.
+func (s *AGUISession) UnmarshalJSON(data []byte) error {
+	var w struct {
+		State      json.RawMessage `json:"state"`
+		Activities json.RawMessage `json:"activities"`
+	}
+	if err := decodeObject(data, &w); err != nil {
+		return err
+	}
+	if acts := nonNull(w.Activities); acts != nil {
+		var list []struct {
+			At      *int            `json:"at"`
+			ID      *string         `json:"id"`
+			Content json.RawMessage `json:"content"`
+		}
+		if firstByte(acts) != '[' || json.Unmarshal(acts, &list) != nil {
+			return fieldErr("activities", "must be an array of {at, id, activityType, content}")
+		}
+		for i, a := range list {
+			if a.At == nil || *a.At < 0 || a.ID == nil || *a.ID == "" || firstByte(a.Content) != '{' {
+				return fieldErr(fmt.Sprintf("activities[%d]", i), "needs a place at (0 or more), an id and an object content")
+			}
+		}
+	}
+	*s = AGUISession{State: nonNull(w.State), Activities: nonNull(w.Activities)}
+	return nil
+}
+
+// decodeAGUISession decodes the "agui" member of a session: nil when
+// absent or null.
+func decodeAGUISession(raw json.RawMessage) (*AGUISession, error) {
+	if nonNull(raw) == nil {
+		return nil, nil
+	}
+	s := new(AGUISession)
+	if err := s.UnmarshalJSON(raw); err != nil {
+		return nil, within("agui", err)
+	}
+	return s, nil
+}
+
 // Empty reports whether in carries nothing.
 func (in *AGUIInput) Empty() bool {
 	return in == nil || (in.State == nil && in.Context == nil && in.ForwardedProps == nil)

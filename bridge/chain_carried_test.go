@@ -157,22 +157,43 @@ func TestChainCarriesSharedState(t *testing.T) {
 		}
 	}
 
+	// The page's next run holds the activity message as the page keeps it
+	// (its client made it of the ACTIVITY_SNAPSHOT); the agent gets the
+	// conversation it last had: the activity message once, at its place.
+	activity := types.Message{ID: "act-1", Role: types.RoleActivity, ActivityType: "recipe-card", Content: map[string]any{"title": "Spicy wraps"}}
 	in.RunID = "run-2"
-	in.Messages = append(in.Messages, types.Message{ID: "u2", Role: types.RoleUser, Content: "Less salt"})
+	in.Messages = append(in.Messages, activity, types.Message{ID: "u2", Role: types.RoleUser, Content: "Less salt"})
 	in.State = map[string]any{"recipe": map[string]any{"title": "Page's wraps, less salt"}}
 	postRun(t, sc.Chained, in)
 	runs = sc.Agent.Inputs()
 	require.Len(t, runs, 3)
 	state, _ := json.Marshal(runs[2].State)
 	assert.JSONEq(t, `{"recipe":{"title":"Page's wraps, less salt"}}`, string(state), "each run's state is the page's")
+	roles := func(msgs []types.Message) (out []string) {
+		for _, m := range msgs {
+			out = append(out, string(m.Role)+":"+m.ID)
+		}
+		return out
+	}
+	sentBack := runs[2].Messages
+	require.Len(t, sentBack, 3, "%v", roles(sentBack))
+	assert.Equal(t, types.RoleUser, sentBack[0].Role)
+	assert.Equal(t, "act-1", sentBack[1].ID, "the activity message, at its place")
+	assert.Equal(t, "recipe-card", sentBack[1].ActivityType)
+	content, _ := json.Marshal(sentBack[1].Content)
+	assert.JSONEq(t, `{"title":"Spicy wraps"}`, string(content))
+	assert.Equal(t, types.RoleUser, sentBack[2].Role)
 
-	// A reload: the page hydrates the thread and gets its messages and
-	// the state the agent left, as the agent sent it.
+	// A reload: the page hydrates the thread and gets its messages, the
+	// activity message among them where the agent made it, and the state
+	// the agent left, as the agent sent it.
 	hydrated := postRun(t, sc.Chained, &types.RunAgentInput{ThreadID: "th-shared", RunID: "run-3", Messages: []types.Message{},
 		Tools: []types.Tool{}, State: map[string]any{}, Context: []types.Context{}, ForwardedProps: map[string]any{}})
 	require.Len(t, hydrated.Events, 4, "RUN_STARTED, MESSAGES_SNAPSHOT, STATE_SNAPSHOT, RUN_FINISHED")
 	require.IsType(t, &events.MessagesSnapshotEvent{}, hydrated.Events[1])
-	assert.Len(t, hydrated.Events[1].(*events.MessagesSnapshotEvent).Messages, 2, "the two user messages")
+	snap := hydrated.Events[1].(*events.MessagesSnapshotEvent).Messages
+	assert.Equal(t, []string{"user:u1", "activity:act-1", "user:u2"}, roles(snap), "the two user messages and the activity between them")
+	assert.Contains(t, hydrated.JSON[1], `{"id":"act-1","role":"activity","content":{"title":"Spicy wraps"},"activityType":"recipe-card"}`, "as the page first saw it")
 	assert.JSONEq(t, `{"type":"STATE_SNAPSHOT","snapshot":`+demo.StarterRecipe+`}`, hydrated.JSON[2])
 	assert.Len(t, sc.Agent.Inputs(), 3, "a hydration runs no agent")
 }

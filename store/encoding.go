@@ -33,13 +33,14 @@ type sessionJSON struct {
 	Agent      aap.AgentConfig   `json:"agent"`
 	Tools      []aap.ToolSpec    `json:"tools,omitzero"`
 	State      json.RawMessage   `json:"state,omitempty"`
+	Activities json.RawMessage   `json:"activities,omitempty"`
 	Interrupts []types.Interrupt `json:"interrupts,omitempty"`
 }
 
 // EncodeSession is the stored form of s's mutable parts (Agent, Tools,
-// State and Interrupts); the other fields are columns of their own.
+// State, Activities and Interrupts); the other fields are columns of their own.
 func EncodeSession(s *Session) ([]byte, error) {
-	return jsonenc.Marshal(sessionJSON{Agent: s.Agent, Tools: s.Tools, State: s.State, Interrupts: s.Interrupts})
+	return jsonenc.Marshal(sessionJSON{Agent: s.Agent, Tools: s.Tools, State: s.State, Activities: s.Activities, Interrupts: s.Interrupts})
 }
 
 // DecodeSession sets into's mutable parts from their stored form b.
@@ -48,7 +49,7 @@ func DecodeSession(into *Session, b []byte) error {
 	if err := json.Unmarshal(b, &j); err != nil {
 		return fmt.Errorf("store: session %s: %w", into.ID, err)
 	}
-	into.Agent, into.Tools, into.State, into.Interrupts = j.Agent, j.Tools, j.State, j.Interrupts
+	into.Agent, into.Tools, into.State, into.Activities, into.Interrupts = j.Agent, j.Tools, j.State, j.Activities, j.Interrupts
 	return nil
 }
 

@@ -39,6 +39,10 @@ type Session struct {
 	Tools []aap.ToolSpec
 	// State is the AG-UI state of the thread (JSON), nil when there is none.
 	State json.RawMessage
+	// Activities are the AG-UI activity messages of the conversation,
+	// each with its place among the history's messages (JSON:
+	// translate.Activities), nil when there are none.
+	Activities json.RawMessage
 	// Interrupts are the interrupts the last run finished with.
 	Interrupts []types.Interrupt
 	CreatedAt  time.Time
@@ -116,7 +120,7 @@ type SessionStore interface {
 	// ListSessions returns up to limit sessions of owner with Seq > after,
 	// oldest first; none when limit <= 0.
 	ListSessions(ctx context.Context, owner string, after int64, limit int) ([]*Session, error)
-	// SaveSession saves the session's Agent, Tools, State and Interrupts
+	// SaveSession saves the session's Agent, Tools, State, Activities and Interrupts
 	// and appends appended to its history, in one transaction: a turn's
 	// start (its messages and the session they changed) is saved whole or
 	// not at all. With a holder, the same write frees holder's turn lock:

@@ -385,6 +385,15 @@ func (t *AGUIToAAP) Messages() []aap.Message {
 	return append(out, assistantMessage(t.blocks))
 }
 
+// MessageCount is how many history messages the run has made so far, the
+// one being built (settled or streaming) counted.
+func (t *AGUIToAAP) MessageCount() int {
+	if len(t.blocks) > 0 || t.texts.live+t.thoughts.live > 0 {
+		return len(t.history) + 1
+	}
+	return len(t.history)
+}
+
 // Draft returns, without closing anything, the assistant message being
 // built with the text and thinking still streaming in it, as Finish would
 // close them, and its AG-UI id; ok is false when nothing is open. A caller

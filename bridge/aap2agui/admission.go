@@ -177,7 +177,13 @@ func nonNil(in []types.Interrupt) []types.Interrupt {
 func (a *agent) runInput(sess *store.Session, hist []store.Entry, resume []types.ResumeEntry) (*types.RunAgentInput, error) {
 	msgs := make([]types.Message, 0, len(hist))
 	synthetic := map[string]bool{}
-	for _, e := range hist {
+	// The session's activity messages, at their places (activities.go);
+	// a list that cannot be read places none (the run that changes it
+	// says so, and starts it anew).
+	acts, _ := translate.ParseActivities(sess.Activities)
+	place := acts.Placer()
+	for i, e := range hist {
+		msgs = place.Before(msgs, i)
 		m := withoutInterruptCalls(e.Message, synthetic)
 		if m == nil {
 			continue
@@ -190,6 +196,7 @@ func (a *agent) runInput(sess *store.Session, hist []store.Entry, resume []types
 		msgs = translate.ApplyEncrypted(msgs, from, e.AGUIID, e.AGUI, nil)
 		a.toolResultParts(msgs[from:], m)
 	}
+	msgs = place.Rest(msgs)
 	tools := translate.ToolsToAGUI(sess.Tools)
 	if tools == nil {
 		tools = []types.Tool{}

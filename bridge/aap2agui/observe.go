@@ -34,10 +34,16 @@ type observer struct {
 
 	state        json.RawMessage // the session's state, as the run leaves it (stateJSON)
 	stateChanged bool
-	patched      *patchedState     // the state decoded while STATE_DELTAs change it (state.go)
-	callNames    map[string]string // toolCallId → tool name of the calls this run streamed
-	dropped      *notCarried       // what the AAP client is not sent (notcarried.go), nil while nothing
-	carry        bool              // the client gets the events the AG-UI extension carries (extension.go)
+	patched      *patchedState         // the state decoded while STATE_DELTAs change it (state.go)
+	callNames    map[string]string     // toolCallId → tool name of the calls this run streamed
+	dropped      *notCarried           // what the AAP client is not sent (notcarried.go), nil while nothing
+	carry        bool                  // the client gets the events the AG-UI extension carries (extension.go)
+	acts         *translate.Activities // the session's activity messages, once the run changes them (activities.go)
+	actsChanged  bool
+	// refused: the event observe took last is left out, not passed on
+	// even to a client granted the extension (an ACTIVITY_DELTA that does
+	// not apply).
+	refused bool
 }
 
 // observe handles the events that change the session rather than the
@@ -45,7 +51,14 @@ type observer struct {
 // translator. A MESSAGES_SNAPSHOT does not: what it holds that is new in
 // the run is streamed, given back as out.
 func (r *observer) observe(ctx context.Context, ev events.Event, data []byte) (pass bool, out []aap.Event) {
+	r.refused = false
 	switch e := ev.(type) {
+	case *events.ActivitySnapshotEvent:
+		r.notSent(ev, ncActivitySnapshot) // (kept with the session)
+		r.refused = !r.snapshotActivity(e, data)
+	case *events.ActivityDeltaEvent:
+		r.notSent(ev, ncActivityDelta)
+		r.refused = !r.applyActivityDelta(e, data)
 	case *events.StateSnapshotEvent:
 		r.notSent(ev, ncStateSnapshot) // (kept as the session's state)
 		r.snapshotState(e, data)
@@ -70,8 +83,7 @@ func (r *observer) observe(ctx context.Context, ev events.Event, data []byte) (p
 		r.notCarried(ncUnknown, 1)
 		r.log.Debug().Str("type", string(e.Type())).Msg("unknown AG-UI event skipped")
 		return false, nil
-	case *events.StepStartedEvent, *events.StepFinishedEvent, *events.ActivitySnapshotEvent,
-		*events.ActivityDeltaEvent, *events.RawEvent, *events.CustomEvent, *events.RunFinishedEvent:
+	case *events.StepStartedEvent, *events.StepFinishedEvent, *events.RawEvent, *events.CustomEvent, *events.RunFinishedEvent:
 		if k, ok := notCarriedKindOf(ev); ok {
 			r.notSent(ev, k)
 			if k != ncRunResult {
@@ -139,11 +151,13 @@ func (r *observer) snapshot(ctx context.Context, e *events.MessagesSnapshotEvent
 			Msg("MESSAGES_SNAPSHOT: a tool message without its tool_use before it, or a second result for its call, left out of history")
 	}
 	entries := make([]store.Entry, 0, len(msgs))
+	sources := make([]string, 0, len(msgs)) // the snapshot's message each entry was made of
 	for i, m := range msgs {
 		if orphans[i] {
 			continue
 		}
 		id := ids[i]
+		sources = append(sources, id)
 		if id == "" {
 			id = ident.Random("msg-")
 		}
@@ -153,6 +167,7 @@ func (r *observer) snapshot(ctx context.Context, e *events.MessagesSnapshotEvent
 		}
 		entries = append(entries, store.Entry{Message: m, AGUIID: id, AGUI: agui})
 	}
+	r.acts, r.actsChanged = translate.OfSnapshot(e.Messages, sources), true
 	out, err := r.history.snapshot(ctx, entries)
 	if err != nil && !errors.Is(err, translate.ErrTerminated) {
 		r.log.Warn().Err(err).Str("session", r.sess.ID).Msg("MESSAGES_SNAPSHOT: a tool message without its call left out of the stream")

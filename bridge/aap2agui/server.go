@@ -216,8 +216,8 @@ func (s *Server) getSession(version int) func(c *gin.Context) error {
 		}
 		info := s.info(sess)
 		if version == aap.Version3 {
-			if carries(c) && len(sess.State) > 0 {
-				info.AGUI = &aap.AGUIInput{State: sess.State} // the state the AG-UI extension keeps
+			if carries(c) && (len(sess.State) > 0 || len(sess.Activities) > 0) {
+				info.AGUI = &aap.AGUISession{State: sess.State, Activities: sess.Activities} // what the AG-UI extension keeps
 			}
 			edge.JSON(c, http.StatusOK, info)
 			return nil

@@ -226,8 +226,11 @@ func (r *turnRun) decodeAndTake(ctx context.Context, dec *agui.Decoder, data []b
 func (r *turnRun) takeEvent(ctx context.Context, ev events.Event, data []byte) (done bool, failure error) {
 	_, unknown := ev.(*agui.UnknownEvent)
 	r.turn.CountIn(string(ev.Type()), !unknown)
-	r.carryEvent(ctx, ev, data)
-	if pass, out := r.obs.observe(ctx, ev, data); !pass {
+	pass, out := r.obs.observe(ctx, ev, data)
+	if !r.obs.refused {
+		r.carryEvent(ctx, ev, data)
+	}
+	if !pass {
 		if len(out) > 0 {
 			r.write(ctx, out) // what a MESSAGES_SNAPSHOT holds that the run had not streamed
 		}
@@ -449,6 +452,9 @@ func (r *turnRun) prepareStore() {
 	}
 	if r.obs.stateChanged {
 		r.sess.State = r.obs.stateJSON()
+	}
+	if r.obs.actsChanged {
+		r.sess.Activities = r.obs.acts.JSON()
 	}
 	r.history.prepareEnd(msgs, ids)
 }

@@ -110,12 +110,13 @@ func nonEmpty(state any) bool {
 	return true
 }
 
-// sessionState is the STATE_SNAPSHOT a hydration gives the page back: the
-// state the thread's AAP session keeps under the extension (GET
-// /sessions/:id), as it was stored; nil when there is none or it cannot
-// be read (logged: the page then starts from its own).
-func sessionState(ctx context.Context, ua upstreamAgent, th *store.Thread, log *zerolog.Logger) events.Event {
-	if th == nil || th.SessionID == "" || th.Agent != ua.info.Name {
+// sessionKept is what the thread's AAP session keeps under the extension
+// (GET /sessions/:id): its state and its activity messages, as stored,
+// which a hydration gives the page back; nil without the extension, or
+// when there is none or it cannot be read (logged: the page then starts
+// from its own state, and without the activity messages).
+func sessionKept(ctx context.Context, ua upstreamAgent, th *store.Thread, log *zerolog.Logger) *keptByServer {
+	if !ua.carry || th == nil || th.SessionID == "" || th.Agent != ua.info.Name {
 		return nil
 	}
 	sess, err := ua.cl.GetSession(ctx, th.SessionID)
@@ -123,9 +124,37 @@ func sessionState(ctx context.Context, ua upstreamAgent, th *store.Thread, log *
 		log.Warn().Err(err).Str("session", th.SessionID).Msg("reading the AAP session's state for a hydration: the page gets none")
 		return nil
 	}
-	if sess.AGUI == nil || sess.AGUI.State == nil {
+	if sess.AGUI == nil {
 		return nil
 	}
-	raw := append(append([]byte(`{"type":"STATE_SNAPSHOT","snapshot":`), sess.AGUI.State...), '}')
+	return &keptByServer{AGUISession: sess.AGUI, session: th.SessionID}
+}
+
+// keptByServer is what an AAP session keeps under the extension.
+type keptByServer struct {
+	*aap.AGUISession
+	session string
+}
+
+// stateSnapshot is the STATE_SNAPSHOT of the state kept; nil for none.
+func (k *keptByServer) stateSnapshot() events.Event {
+	if k == nil || k.State == nil {
+		return nil
+	}
+	raw := append(append([]byte(`{"type":"STATE_SNAPSHOT","snapshot":`), k.State...), '}')
 	return agui.PassOn(events.EventTypeStateSnapshot, raw)
+}
+
+// activities are the activity messages kept; nil for none, or for a list
+// that cannot be read (logged).
+func (k *keptByServer) activities(log *zerolog.Logger) *translate.Activities {
+	if k == nil || k.Activities == nil {
+		return nil
+	}
+	acts, err := translate.ParseActivities(k.Activities)
+	if err != nil {
+		log.Warn().Err(err).Str("session", k.session).Msg("the AAP session's activity messages could not be read: the page gets none")
+		return nil
+	}
+	return acts
 }

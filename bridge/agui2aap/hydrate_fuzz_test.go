@@ -60,7 +60,7 @@ func FuzzSnapshotMessages(f *testing.F) {
 			delivered[i] = fmt.Sprint("d", i)
 		}
 
-		out, err := snapshotMessages(hist, delivered)
+		out, err := snapshotMessages(hist, delivered, nil)
 		if err != nil {
 			var me *translate.MessageError
 			if !errors.As(err, &me) {

@@ -113,14 +113,15 @@ func (r *runner) recordTail(before int, produced []types.Message) *store.RecordT
 	return tail
 }
 
-// recordOf is a whole record of msgs (reasoning aside, as the delivered
-// ids are): a hydration that renumbered the thread's ids rewrites it, so
-// that the record stays one message per delivered id.
+// recordOf is a whole record of msgs (reasoning and activity messages
+// aside, as the delivered ids are): a hydration that renumbered the
+// thread's ids rewrites it, so that the record stays one message per
+// delivered id.
 func recordOf(msgs []types.Message, log *zerolog.Logger) *store.RecordTail {
 	tail := &store.RecordTail{Messages: make([]json.RawMessage, 0, len(msgs))}
 	for i := range msgs {
-		if msgs[i].Role == types.RoleReasoning {
-			continue
+		if msgs[i].Role == types.RoleReasoning || msgs[i].Role == types.RoleActivity {
+			continue // (as deliveredIDs: the session keeps its activity messages)
 		}
 		data, err := recordJSON(&msgs[i])
 		if err != nil {

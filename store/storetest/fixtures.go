@@ -32,7 +32,8 @@ func RichSession(id, owner string, created time.Time) *store.Session {
 			{Name: "confirm", Title: "Confirm", Description: "Ask <the> user & wait", Parameters: json.RawMessage(`{"b":1,"a":"<&>"}`)},
 			{Name: "noop", Description: "", Parameters: json.RawMessage(`{}`)},
 		},
-		State: json.RawMessage(`{"z":[1,2],"a":"<b>&"}`),
+		State:      json.RawMessage(`{"z":[1,2],"a":"<b>&"}`),
+		Activities: json.RawMessage(`[{"at":1,"id":"a1","activityType":"a2ui","content":{"z":1,"a":"<&>"}}]`),
 		Interrupts: []types.Interrupt{{
 			ID:             "int-1",
 			Reason:         "tool_call",
