@@ -230,3 +230,68 @@ func PatchToolCallValues(body []byte, values map[string]string) ([]byte, error) 
 	}
 	return jsonenc.Marshal(top)
 }
+
+// Metadata is the AG-UI metadata (@ag-ui/core 1.0) of messages, by
+// message id, and of tool calls, by toolCallId, each a JSON object: what
+// the AG-UI SDK's Message and ToolCall have no field for.
+type Metadata struct {
+	Messages  map[string]json.RawMessage
+	ToolCalls map[string]json.RawMessage
+}
+
+// PatchMetadata sets, in the JSON body of an object with a "messages"
+// array (a RunAgentInput, a MESSAGES_SNAPSHOT), the metadata of each
+// message and tool call meta names; body is left as it is when meta
+// names none of them.
+func PatchMetadata(body []byte, meta Metadata) ([]byte, error) {
+	if len(meta.Messages)+len(meta.ToolCalls) == 0 {
+		return body, nil
+	}
+	var top map[string]json.RawMessage
+	if err := json.Unmarshal(body, &top); err != nil {
+		return nil, err
+	}
+	var msgs []map[string]json.RawMessage
+	if err := json.Unmarshal(top["messages"], &msgs); err != nil {
+		return nil, err
+	}
+	changed := false
+	for _, m := range msgs {
+		var id string
+		if json.Unmarshal(m["id"], &id) == nil {
+			if v, ok := meta.Messages[id]; ok {
+				m["metadata"], changed = v, true
+			}
+		}
+		if m["toolCalls"] == nil || len(meta.ToolCalls) == 0 {
+			continue
+		}
+		var calls []map[string]json.RawMessage
+		if json.Unmarshal(m["toolCalls"], &calls) != nil {
+			continue
+		}
+		hit := false
+		for _, c := range calls {
+			if json.Unmarshal(c["id"], &id) == nil {
+				if v, ok := meta.ToolCalls[id]; ok {
+					c["metadata"], hit = v, true
+				}
+			}
+		}
+		if hit {
+			var err error
+			if m["toolCalls"], err = jsonenc.Marshal(calls); err != nil {
+				return nil, err
+			}
+			changed = true
+		}
+	}
+	if !changed {
+		return body, nil
+	}
+	var err error
+	if top["messages"], err = jsonenc.Marshal(msgs); err != nil {
+		return nil, err
+	}
+	return jsonenc.Marshal(top)
+}

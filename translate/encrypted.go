@@ -10,12 +10,14 @@ import (
 	"github.com/aapagui/aapagui/aap"
 )
 
-// EncryptedValues are the opaque reasoning values an agent gave with one
-// AAP history message (AG-UI 1.0 encryptedValue on a message or a tool
-// call, REASONING_ENCRYPTED_VALUE): AAP has no field for them, so a bridge
-// keeps them beside the message (store.Entry.AGUI) and sends them back
-// with it in every later RunAgentInput (ApplyEncrypted), never to the AAP
-// client (docs/MAPPING.md).
+// EncryptedValues are what AG-UI says of one AAP history message that AAP
+// has no field for: the opaque reasoning values an agent gave with it
+// (AG-UI 1.0 encryptedValue on a message or a tool call,
+// REASONING_ENCRYPTED_VALUE) and its metadata and its tool calls'. A
+// bridge keeps them beside the message (store.Entry.AGUI) and sends them
+// back with it in every later RunAgentInput (ApplyEncrypted, and
+// agui.PatchRunInput for what the SDK's types have no field for), never
+// to a plain AAP client (docs/MAPPING.md).
 type EncryptedValues struct {
 	// Value is the encryptedValue of the message itself (assistant, user,
 	// tool or system).
@@ -26,6 +28,13 @@ type EncryptedValues struct {
 	// ToolCalls maps the toolCallId of a tool_use of the message to its
 	// value.
 	ToolCalls map[string]string `json:"toolCalls,omitempty"`
+	// Metadata is the message's AG-UI metadata (@ag-ui/core 1.0: an
+	// object, what the events that built it said, merged key by key, the
+	// last write winning), as JSON.
+	Metadata json.RawMessage `json:"metadata,omitempty"`
+	// ToolCallMetadata maps the toolCallId of a tool_use of the message to
+	// the call's own metadata.
+	ToolCallMetadata map[string]json.RawMessage `json:"toolCallMetadata,omitempty"`
 }
 
 // EncryptedReasoning is the value of one reasoning message.
@@ -44,7 +53,7 @@ type EncryptedReasoning struct {
 }
 
 func (v *EncryptedValues) empty() bool {
-	return v == nil || v.Value == "" && len(v.Reasoning) == 0 && len(v.ToolCalls) == 0
+	return v == nil || v.Value == "" && len(v.Reasoning) == 0 && len(v.ToolCalls) == 0 && len(v.Metadata) == 0 && len(v.ToolCallMetadata) == 0
 }
 
 // JSON is v as stored (store.Entry.AGUI): nil when v holds nothing.
@@ -80,6 +89,7 @@ func ParseEncryptedValues(raw json.RawMessage) *EncryptedValues {
 // (foldMessages).
 func SnapshotEncrypted(msgs []types.Message, data []byte) []json.RawMessage {
 	callValues := snapshotCallValues(data, len(msgs))
+	msgMeta, callMeta := snapshotMetadata(data, len(msgs))
 	var out []json.RawMessage
 	_ = foldMessages(msgs, func(reasoning []int, at int) error {
 		v := &EncryptedValues{}
@@ -92,6 +102,9 @@ func SnapshotEncrypted(msgs []types.Message, data []byte) []json.RawMessage {
 			v.Value = msgs[at].EncryptedValue
 			if msgs[at].Role == types.RoleAssistant && at < len(callValues) {
 				v.ToolCalls = callValues[at]
+			}
+			if at < len(msgMeta) {
+				v.Metadata, v.ToolCallMetadata = msgMeta[at], callMeta[at]
 			}
 		}
 		out = append(out, v.JSON())

@@ -189,16 +189,43 @@ func (e *encryptedRun) extras(msgs []aap.Message, i int, id string) json.RawMess
 	return v.JSON()
 }
 
-// Encrypted is what the agent's encrypted reasoning values say of the
-// run's message msgs[i] (Messages(), whose AG-UI id is id, "" when none),
-// as EncryptedValues JSON for the message's history entry; nil when the
-// run had none for it.
+// Encrypted is what the agent's encrypted reasoning values and metadata
+// say of the run's message msgs[i] (Messages(), whose AG-UI id is id, ""
+// when none), as EncryptedValues JSON for the message's history entry;
+// nil when the run had none for it.
 func (t *AGUIToAAP) Encrypted(msgs []aap.Message, i int, id string) json.RawMessage {
-	return t.enc.extras(msgs, i, id)
+	raw := t.enc.extras(msgs, i, id)
+	if t.meta == nil {
+		return raw
+	}
+	v := ParseEncryptedValues(raw)
+	if v == nil {
+		v = &EncryptedValues{}
+	}
+	t.meta.add(v, id, toolUseIDs(msgs[i]))
+	return v.JSON()
 }
 
-// HasEncrypted reports whether the run carried any encrypted value.
-func (t *AGUIToAAP) HasEncrypted() bool { return t.enc != nil && len(t.enc.calls)+len(t.enc.msgs) > 0 }
+// HasEncrypted reports whether the run carried any encrypted value or
+// metadata.
+func (t *AGUIToAAP) HasEncrypted() bool {
+	return t.enc != nil && len(t.enc.calls)+len(t.enc.msgs) > 0 || t.meta != nil
+}
+
+// toolUseIDs are the ids of the tool_use blocks of m.
+func toolUseIDs(m aap.Message) []string {
+	am, ok := m.(*aap.AssistantMessage)
+	if !ok || !am.Content.IsBlocks() {
+		return nil
+	}
+	var out []string
+	for _, b := range am.Content.Blocks {
+		if tu, ok := b.(*aap.ToolUseBlock); ok {
+			out = append(out, tu.ToolCallID)
+		}
+	}
+	return out
+}
 
 // encAfter is encryptedRun.after, the state made with the run's first
 // event of reasoning: a run without any (most) holds none.

@@ -217,10 +217,18 @@ func mergedValues(m, old aap.Message, snapRaw, oldRaw json.RawMessage) json.RawM
 	if v == nil {
 		v = &EncryptedValues{}
 	}
+	am, _ := m.(*aap.AssistantMessage)
 	if v.Value == "" {
 		v.Value = o.Value
 	}
-	am, _ := m.(*aap.AssistantMessage)
+	if len(v.Metadata) == 0 {
+		v.Metadata = o.Metadata
+	}
+	for id, meta := range o.ToolCallMetadata {
+		if _, ok := v.ToolCallMetadata[id]; !ok && am != nil && hasToolUse(am, id) {
+			v.ToolCallMetadata = setKey(v.ToolCallMetadata, id, meta)
+		}
+	}
 	if om, ok := old.(*aap.AssistantMessage); ok && am != nil && len(v.Reasoning) == 0 && sameThinking(am, om) {
 		v.Reasoning = o.Reasoning
 	}
@@ -355,4 +363,14 @@ func withoutStrayResults(out []HistoryEntry, inSnap map[string]bool) []HistoryEn
 		valid = append(valid, e)
 	}
 	return valid
+}
+
+// hasToolUse reports whether m holds a tool_use of call id.
+func hasToolUse(m *aap.AssistantMessage, id string) bool {
+	for _, b := range m.Content.Blocks {
+		if tu, ok := b.(*aap.ToolUseBlock); ok && tu.ToolCallID == id {
+			return true
+		}
+	}
+	return false
 }

@@ -64,6 +64,7 @@ type AGUIToAAP struct {
 	// (previews.go).
 	previews   bool
 	previewing map[string]bool
+	meta       *runMetadata // what the run's events said in metadata (metadata.go), from the first that did
 	// Slabs of the per-token events (internal/slab); each event is still
 	// its own value, never reused.
 	textSlab     []aap.TextDelta
@@ -279,6 +280,7 @@ func (t *AGUIToAAP) resultEvent(typ events.EventType, toolCallID, messageID stri
 // retained. data may be nil for an event whose JSON holds nothing beyond
 // ev's own fields (agui.Decoder.Plain): nothing is looked for in it then.
 func (t *AGUIToAAP) FeedJSON(ev events.Event, data []byte) ([]aap.Event, error) {
+	t.noteMetadata(ev, data)
 	switch ev.(type) {
 	case *events.RunFinishedEvent, *events.RunErrorEvent:
 		t.usage = agui.Usage(data)

@@ -33,7 +33,7 @@ type admission struct {
 	added []store.Entry // the turn's new entries: closing results (unless moved), then its messages
 	moved bool          // closing results went before later messages: hist is rewritten
 	run   *types.RunAgentInput
-	calls map[string]string // the encrypted values of the run's tool calls (post)
+	calls *runExtras // what the run's messages hold that the SDK's types cannot carry (post)
 	// movedOn are the calls a new user message left to their tool-bound
 	// interrupts' cancelled resume entries (translate.MovedOnCalls): the
 	// agent writes their results; the run's end stores
@@ -111,7 +111,7 @@ func (a *agent) admit(log *zerolog.Logger, sess *store.Session, hist []store.Ent
 	if err != nil {
 		return nil, invalid("invalid_turn", err.Error())
 	}
-	calls := storedToolCallValues(hist, added)
+	calls := storedExtras(hist, added)
 	return &admission{hist: hist, added: added, moved: moved, run: run, calls: calls, movedOn: movedOn}, nil
 }
 

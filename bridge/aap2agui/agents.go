@@ -223,7 +223,7 @@ func (a *agent) probe(ctx context.Context) error {
 // closed in it as not answered), which answers the turn. What the agent
 // said of the cancellation reaches history only through a
 // MESSAGES_SNAPSHOT of its own.
-func (a *agent) postSeparate(ctx context.Context, in *types.RunAgentInput, calls map[string]string, movedOn []string) (*upstream.IdleBody, error) {
+func (a *agent) postSeparate(ctx context.Context, in *types.RunAgentInput, calls *runExtras, movedOn []string) (*upstream.IdleBody, error) {
 	cancelRun := *in
 	cancelRun.RunID = ident.Random("run-")
 	cancelRun.Messages = in.Messages[:len(in.Messages)-1]
@@ -242,14 +242,14 @@ func (a *agent) postSeparate(ctx context.Context, in *types.RunAgentInput, calls
 }
 
 // post sends the run to the upstream agent and returns its SSE body. The
-// request derives from ctx, so a client that leaves cancels it. calls are
-// the encrypted values of the run's tool calls (toolCallId → value),
-// which the SDK's ToolCall cannot carry: they are added to its JSON
+// request derives from ctx, so a client that leaves cancels it. extras
+// are what the run's messages hold that the SDK's types cannot carry (the
+// tool calls' encrypted values, the metadata): they are added to its JSON
 // (encrypted.go).
-func (a *agent) post(ctx context.Context, in *types.RunAgentInput, calls map[string]string) (*upstream.IdleBody, error) {
+func (a *agent) post(ctx context.Context, in *types.RunAgentInput, extras *runExtras) (*upstream.IdleBody, error) {
 	data, err := agui.MarshalRunAgentInput(in)
-	if err == nil && len(calls) > 0 {
-		data, err = agui.PatchToolCallValues(data, calls)
+	if err == nil {
+		data, err = extras.patch(data)
 	}
 	if err != nil {
 		return nil, &upstreamError{fault.KindUpstream, "upstream_request", "could not encode the run for the agent", err}

@@ -29,7 +29,7 @@ import (
 // decides.
 type followUp struct {
 	run       *types.RunAgentInput // the turn's first run
-	calls     map[string]string    // the encrypted values of its tool calls (agent.post)
+	calls     *runExtras           // what its messages hold that the SDK's types cannot carry (agent.post)
 	movedOn   []string             // the calls left to their cancelled interrupts (admission.movedOn)
 	msgID     string               // the AG-UI id of the new user message
 	first     firstRun             // what the first run did
@@ -44,7 +44,7 @@ type followUp struct {
 // newFollowUp returns the followUp of a turn whose run is in, or nil when
 // the turn reads one run as it comes: the agent's CancelRun is not auto,
 // or the run does not carry a new message with cancelled resume entries.
-func newFollowUp(mode CancelRun, in *types.RunAgentInput, calls map[string]string, movedOn []string) *followUp {
+func newFollowUp(mode CancelRun, in *types.RunAgentInput, calls *runExtras, movedOn []string) *followUp {
 	if mode != CancelRunAuto || !cancelsWithMessage(in) {
 		return nil
 	}
