@@ -33,6 +33,14 @@ func (v *Verifier) Check(ev events.Event) error {
 	if CheckEvent(ev) != nil {
 		return fmt.Errorf("event %d: nil event", v.n)
 	}
+	if u, ok := ev.(*UnknownEvent); ok && u.Raw != nil {
+		// An event passed on as its JSON (PassOn) is checked as what it is.
+		if d, err := DecodeEvent(u.Raw); err == nil {
+			if _, still := d.(*UnknownEvent); !still {
+				ev = d
+			}
+		}
+	}
 	typ := ev.Type()
 	if v.terminated {
 		return v.fail(ev, "after the terminal event")

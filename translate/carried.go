@@ -18,7 +18,8 @@ import (
 // (STATE_SNAPSHOT, STATE_DELTA), steps (STEP_STARTED, STEP_FINISHED),
 // activities (ACTIVITY_SNAPSHOT, ACTIVITY_DELTA), RAW and CUSTOM, but a
 // LangGraph on_interrupt CUSTOM, which the translators turn into the
-// run's interrupt (the page gets it as RUN_FINISHED's outcome, not twice).
+// run's interrupt (the page gets it as RUN_FINISHED's outcome, not twice),
+// and a CUSTOM named MetadataNote, which is the extension's own.
 // Everything else has an AAP form, and an event of a type this project
 // does not know is never carried: the page's client would refuse it.
 func CarriedEvent(ev events.Event) bool {
@@ -27,7 +28,7 @@ func CarriedEvent(ev events.Event) bool {
 		*events.ActivitySnapshotEvent, *events.ActivityDeltaEvent, *events.RawEvent:
 		return true
 	case *events.CustomEvent:
-		return e.Name != OnInterruptEvent
+		return e.Name != OnInterruptEvent && e.Name != MetadataNote
 	case *events.RunFinishedEvent:
 		return carriedResult(e)
 	}
@@ -58,6 +59,14 @@ func (t *AAPToAGUI) carried(e *aap.AGUIEvent) error {
 		return t.previewStart(p)
 	case *events.ToolCallArgsEvent:
 		return t.previewArgs(p)
+	case *events.CustomEvent:
+		if p.Name == MetadataNote {
+			var w struct {
+				Value json.RawMessage `json:"value"`
+			}
+			_ = json.Unmarshal(e.Data, &w)
+			return t.takeNote(w.Value)
+		}
 	}
 	if !CarriedEvent(ev) {
 		return &StreamError{Event: string(aap.EventAGUI), Reason: fmt.Sprintf("%s is not an event the AG-UI extension carries", ev.Type())}

@@ -3,9 +3,11 @@ package translate
 import (
 	"bytes"
 	"encoding/json"
+	"slices"
 
 	"github.com/ag-ui-protocol/ag-ui/sdks/community/go/pkg/core/events"
 
+	"github.com/aapagui/aapagui/aap"
 	"github.com/aapagui/aapagui/agui"
 	"github.com/aapagui/aapagui/internal/jsonenc"
 )
@@ -111,13 +113,14 @@ type runMetadata struct {
 	calls map[string]json.RawMessage
 }
 
-// note merges the metadata of ev (data: its JSON) into what it builds.
-func (m *runMetadata) note(ev events.Event, data []byte) {
-	meta := eventMetadata(data)
+// metadataOf is the metadata of ev (data: its JSON) and what it builds:
+// the text message or the tool message of id msg, or the tool call of id
+// call (a tool result names both); meta is nil when it holds none.
+func metadataOf(ev events.Event, data []byte) (msg, call string, meta json.RawMessage) {
+	meta = eventMetadata(data)
 	if meta == nil {
-		return
+		return "", "", nil
 	}
-	var msg, call string
 	switch e := ev.(type) {
 	case *events.TextMessageStartEvent:
 		msg = e.MessageID
@@ -140,11 +143,21 @@ func (m *runMetadata) note(ev events.Event, data []byte) {
 			call = *e.ToolCallID
 		}
 	case *events.ToolCallResultEvent:
-		msg = e.MessageID
+		msg, call = e.MessageID, e.ToolCallID
 	case *agui.ToolCallResultPartsEvent:
-		msg = e.MessageID
+		msg, call = e.MessageID, e.ToolCallID
+	default:
+		return "", "", nil
 	}
+	return msg, call, meta
+}
+
+// note merges the metadata of ev (data: its JSON) into what it builds: a
+// tool result's into its tool message.
+func (m *runMetadata) note(ev events.Event, data []byte) {
+	msg, call, meta := metadataOf(ev, data)
 	switch {
+	case meta == nil:
 	case msg != "":
 		m.msgs = setKey(m.msgs, msg, MergeMetadata(m.msgs[msg], meta))
 	case call != "":
@@ -213,4 +226,126 @@ func snapshotMetadata(data []byte, n int) (msgs []json.RawMessage, calls []map[s
 		}
 	}
 	return msgs, calls
+}
+
+// MetadataNote is the name of the CUSTOM event by which the AG-UI
+// extension of AAP carries metadata to a page (aap2agui's AGUIToAAP with
+// PreviewCalls, to agui2aap's AAPToAGUI): what an agent's event said in
+// metadata of the text message, tool call or tool result it builds,
+// which agui2aap sets on that message's, call's or result's event of its
+// own. It is the extension's, never an agent's: an agent's CUSTOM of this
+// name is not carried (CarriedEvent).
+const MetadataNote = "agui/1.metadata"
+
+// The kinds of what a MetadataNote's metadata belongs to.
+const (
+	noteMessage    = "message"    // the text message being streamed (or the next)
+	noteToolCall   = "toolCall"   // the tool call id
+	noteToolResult = "toolResult" // the result of the tool call id
+)
+
+// metadataNote is a MetadataNote's value.
+type metadataNote struct {
+	Of       string          `json:"of"`
+	ID       string          `json:"id"`
+	Metadata json.RawMessage `json:"metadata"`
+}
+
+// noteFor is the agui event of the MetadataNote of ev (data: its JSON),
+// nil when ev holds no metadata the note carries.
+func noteFor(ev events.Event, data []byte) *aap.AGUIEvent {
+	msg, call, meta := metadataOf(ev, data)
+	if meta == nil {
+		return nil
+	}
+	n := metadataNote{Of: noteMessage, ID: msg, Metadata: meta}
+	switch {
+	case msg != "" && call != "":
+		n.Of, n.ID = noteToolResult, call
+	case call != "":
+		n.Of, n.ID = noteToolCall, call
+	}
+	b, err := json.Marshal(struct {
+		Type  events.EventType `json:"type"`
+		Name  string           `json:"name"`
+		Value metadataNote     `json:"value"`
+	}{events.EventTypeCustom, MetadataNote, n})
+	if err != nil {
+		return nil
+	}
+	return &aap.AGUIEvent{Data: b}
+}
+
+// withNote puts the MetadataNote of ev first in out (after a turn's
+// start), so that agui2aap has it before what it makes of ev; out is
+// returned as it is when the run sends no previews (not a client granted
+// the extension, or not delta mode) or ev holds no metadata.
+func (t *AGUIToAAP) withNote(out []aap.Event, ev events.Event, data []byte) []aap.Event {
+	if !t.previews || t.mode != aap.StreamDelta || data == nil || !bytes.Contains(data, metadataKey) {
+		return out
+	}
+	note := noteFor(ev, data)
+	if note == nil {
+		return out
+	}
+	at := 0
+	if len(out) > 0 {
+		if _, ok := out[0].(*aap.TurnStart); ok {
+			at = 1
+		}
+	}
+	out = slices.Insert(out, at, aap.Event(note))
+	t.out = out
+	return out
+}
+
+// pageMetadata is what MetadataNotes gave agui2aap's run, waiting for the
+// event it goes on.
+type pageMetadata struct {
+	text    json.RawMessage            // the open text message's (or the next one's)
+	calls   map[string]json.RawMessage // by toolCallId, for the call's TOOL_CALL_END
+	results map[string]json.RawMessage // by toolCallId, for its TOOL_CALL_RESULT
+}
+
+// takeNote takes a MetadataNote's value (raw).
+func (t *AAPToAGUI) takeNote(raw json.RawMessage) error {
+	var n metadataNote
+	if err := json.Unmarshal(raw, &n); err != nil || firstNonSpace(n.Metadata) != '{' {
+		return &StreamError{Event: string(aap.EventAGUI), Reason: MetadataNote + ": needs an object value with of, id and an object metadata"}
+	}
+	p := &t.meta
+	switch n.Of {
+	case noteMessage:
+		p.text = MergeMetadata(p.text, n.Metadata)
+	case noteToolCall:
+		p.calls = setKey(p.calls, n.ID, MergeMetadata(p.calls[n.ID], n.Metadata))
+	case noteToolResult:
+		p.results = setKey(p.results, n.ID, MergeMetadata(p.results[n.ID], n.Metadata))
+	default:
+		return &StreamError{Event: string(aap.EventAGUI), Reason: MetadataNote + ": of must be message, toolCall or toolResult"}
+	}
+	return nil
+}
+
+// withMetadata is ev with metadata (nil: ev itself), written as its JSON
+// (agui.PassOn: the SDK's events have no field for it).
+func withMetadata(ev events.Event, meta json.RawMessage) events.Event {
+	if meta == nil {
+		return ev
+	}
+	data, err := json.Marshal(ev)
+	if err != nil || len(data) < 2 {
+		return ev
+	}
+	data = append(append(append(data[:len(data)-1:len(data)-1], `,"metadata":`...), meta...), '}')
+	return agui.PassOn(ev.Type(), data)
+}
+
+// takeMetadata is the metadata waiting in m under key, taken.
+func takeMetadata(m map[string]json.RawMessage, key string) json.RawMessage {
+	v, ok := m[key]
+	if ok {
+		delete(m, key)
+	}
+	return v
 }

@@ -129,7 +129,7 @@ func (t *AAPToAGUI) closePreview() {
 	t.msgs[p.msg].msg.ToolCalls[p.call].Function.Arguments = p.args.String()
 	e, eb := boxEvent[events.ToolCallEndEvent](events.EventTypeToolCallEnd, t.opts.Now)
 	e.BaseEvent, e.ToolCallID = eb, p.id
-	t.out = append(t.out, e)
+	t.out = append(t.out, withMetadata(e, takeMetadata(t.meta.calls, p.id)))
 }
 
 // previewedCall is toolCall for a call the page was sent the preview of

@@ -77,6 +77,7 @@ type AAPToAGUI struct {
 
 	result json.RawMessage // the agent's run result the AG-UI extension carried (carried.go)
 
+	meta      pageMetadata            // what MetadataNotes gave, waiting for its event (metadata.go)
 	preview   *callPreview            // the call whose preview is open (previews.go)
 	previewed map[string]*callPreview // the previewed calls still without their tool_call
 }
@@ -247,8 +248,8 @@ func (t *AAPToAGUI) closeText() {
 	}
 	ev, base := boxEvent[events.TextMessageEndEvent](events.EventTypeTextMessageEnd, t.opts.Now)
 	ev.BaseEvent, ev.MessageID = base, t.textID
-	t.out = append(t.out, ev)
-	t.textID = ""
+	t.out = append(t.out, withMetadata(ev, t.meta.text))
+	t.textID, t.meta.text = "", nil
 }
 
 func (t *AAPToAGUI) thinking(delta string) {
@@ -303,7 +304,7 @@ func (t *AAPToAGUI) toolCall(c *aap.ToolCall) error {
 	a.BaseEvent, a.ToolCallID, a.Delta = ab, c.ToolCallID, args
 	e, eb := boxEvent[events.ToolCallEndEvent](events.EventTypeToolCallEnd, t.opts.Now)
 	e.BaseEvent, e.ToolCallID = eb, c.ToolCallID
-	t.out = append(t.out, s, a, e)
+	t.out = append(t.out, s, a, withMetadata(e, takeMetadata(t.meta.calls, c.ToolCallID)))
 	item := &t.msgs[t.assistantIdx]
 	item.msg.ToolCalls = append(item.msg.ToolCalls, types.ToolCall{
 		ID: c.ToolCallID, Type: types.ToolCallTypeFunction,
@@ -323,7 +324,7 @@ func (t *AAPToAGUI) toolResult(r *aap.ToolResult) {
 	}
 	ev, base := boxEvent[events.ToolCallResultEvent](events.EventTypeToolCallResult, t.opts.Now)
 	ev.BaseEvent, ev.MessageID, ev.ToolCallID, ev.Content, ev.Role = base, ident.ToolResultMessage(r.ToolCallID), r.ToolCallID, content, &roleTool
-	t.out = append(t.out, ev)
+	t.out = append(t.out, withMetadata(ev, takeMetadata(t.meta.results, r.ToolCallID)))
 	t.addMessage(types.Message{ID: ev.MessageID, Role: types.RoleTool, ToolCallID: r.ToolCallID, Content: content})
 	if t.resulted == nil {
 		t.resulted = make(map[string]bool)

@@ -303,7 +303,7 @@ func (t *AGUIToAAP) FeedJSON(ev events.Event, data []byte) ([]aap.Event, error) 
 	if sa == "" {
 		t.encAfter(ev)
 	}
-	return out, err
+	return t.withNote(out, ev, data), err
 }
 
 // rawInterrupts returns the compacted JSON of each of the n interrupts of
