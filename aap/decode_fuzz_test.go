@@ -165,7 +165,7 @@ func FuzzDecodeVersions(f *testing.F) {
 		}
 	}
 	f.Add([]byte("\x07{\"name\":\"t\",\"description\":\"\",\"inputSchema\":{ \"a\" : 1e400 }}"))
-	f.Add([]byte("\x09{\"sessionId\":\"s\",\"agent\":{\"name\":\"a\"},\"agui\":{\"state\":{\"b\":1.50},\"activities\":[{\"at\":1,\"id\":\"a1\",\"activityType\":\"t\",\"content\":{\"x\":[1]}}]}}"))
+	f.Add([]byte("\x09{\"sessionId\":\"s\",\"agent\":{\"name\":\"a\"},\"agui\":{\"state\":{\"b\":1.50},\"activities\":[{\"at\":1,\"id\":\"a1\",\"activityType\":\"t\",\"content\":{\"x\":[1]}}],\"metadata\":[{\"at\":0,\"metadata\":{\"k\":1.50},\"toolCalls\":{\"c\":{}}}]}}"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		if len(data) == 0 {
 			return

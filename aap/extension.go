@@ -123,6 +123,11 @@ type AGUISession struct {
 	// history messages before it, "id", "activityType", "content": an
 	// object}.
 	Activities json.RawMessage `json:"activities,omitempty"`
+	// Metadata is the AG-UI metadata of the history's messages and their
+	// tool calls: an array of {"at": the message's place in the history,
+	// "metadata": an object, "toolCalls": {toolCallId: an object}}, one
+	// for each message that has any.
+	Metadata json.RawMessage `json:"metadata,omitempty"`
 }
 
 // UnmarshalJSON decodes the "agui" member of a session, checking that it
@@ -132,9 +137,29 @@ func (s *AGUISession) UnmarshalJSON(data []byte) error {
 	var w struct {
 		State      json.RawMessage `json:"state"`
 		Activities json.RawMessage `json:"activities"`
+		Metadata   json.RawMessage `json:"metadata"`
 	}
 	if err := decodeObject(data, &w); err != nil {
 		return err
+	}
+	if meta := nonNull(w.Metadata); meta != nil {
+		var list []struct {
+			At        *int                       `json:"at"`
+			Metadata  json.RawMessage            `json:"metadata"`
+			ToolCalls map[string]json.RawMessage `json:"toolCalls"`
+		}
+		if firstByte(meta) != '[' || json.Unmarshal(meta, &list) != nil {
+			return fieldErr("metadata", "must be an array of {at, metadata, toolCalls}")
+		}
+		for i, m := range list {
+			ok := m.At != nil && *m.At >= 0 && (m.Metadata == nil || firstByte(m.Metadata) == '{')
+			for _, c := range m.ToolCalls {
+				ok = ok && firstByte(c) == '{'
+			}
+			if !ok {
+				return fieldErr(fmt.Sprintf("metadata[%d]", i), "needs a place at (0 or more) and objects for metadata and each tool call's")
+			}
+		}
 	}
 	if acts := nonNull(w.Activities); acts != nil {
 		var list []struct {
@@ -151,7 +176,7 @@ func (s *AGUISession) UnmarshalJSON(data []byte) error {
 			}
 		}
 	}
-	*s = AGUISession{State: nonNull(w.State), Activities: nonNull(w.Activities)}
+	*s = AGUISession{State: nonNull(w.State), Activities: nonNull(w.Activities), Metadata: nonNull(w.Metadata)}
 	return nil
 }
 

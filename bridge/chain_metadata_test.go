@@ -110,4 +110,29 @@ func TestChainCarriesMetadataToThePage(t *testing.T) {
 		"text:Found them.":    "",
 	}, direct, "the control")
 	assert.Equal(t, direct, got)
+
+	// A reload gives the page the messages with the metadata it kept.
+	hydrated := postRun(t, chained, &types.RunAgentInput{ThreadID: "th-meta", RunID: "run-2", Messages: []types.Message{},
+		Tools: []types.Tool{}, State: map[string]any{}, Context: []types.Context{}, ForwardedProps: map[string]any{}})
+	var snap struct {
+		Messages []struct {
+			Role      string          `json:"role"`
+			Content   any             `json:"content"`
+			Metadata  json.RawMessage `json:"metadata"`
+			ToolCalls []struct {
+				ID       string          `json:"id"`
+				Metadata json.RawMessage `json:"metadata"`
+			} `json:"toolCalls"`
+		} `json:"messages"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(hydrated.JSON[1]), &snap))
+	require.Len(t, snap.Messages, 4, "the user's, the answer with its call, the result, the last answer")
+	answer, result, last := snap.Messages[1], snap.Messages[2], snap.Messages[3]
+	assert.JSONEq(t, direct["text:Looking it up."], string(answer.Metadata))
+	require.Len(t, answer.ToolCalls, 1)
+	assert.JSONEq(t, direct["call:c1"], string(answer.ToolCalls[0].Metadata))
+	assert.Equal(t, "tool", result.Role)
+	assert.JSONEq(t, direct["result:c1"], string(result.Metadata))
+	assert.Nil(t, last.Metadata)
+	assert.Nil(t, snap.Messages[0].Metadata)
 }

@@ -349,3 +349,33 @@ func takeMetadata(m map[string]json.RawMessage, key string) json.RawMessage {
 	}
 	return v
 }
+
+// HistoryMetadata is the metadata of one history message and its tool
+// calls, at its place in the history.
+type HistoryMetadata struct {
+	At        int                        `json:"at"`
+	Metadata  json.RawMessage            `json:"metadata,omitempty"`
+	ToolCalls map[string]json.RawMessage `json:"toolCalls,omitempty"`
+}
+
+// HistoryMetadataOf gives, of the extras of a history's entries
+// (store.Entry.AGUI, in order), the metadata each holds, as JSON; nil
+// when none does.
+func HistoryMetadataOf(extras []json.RawMessage) json.RawMessage {
+	var list []HistoryMetadata
+	for i, raw := range extras {
+		v := ParseEncryptedValues(raw)
+		if v == nil || len(v.Metadata)+len(v.ToolCallMetadata) == 0 {
+			continue
+		}
+		list = append(list, HistoryMetadata{At: i, Metadata: v.Metadata, ToolCalls: v.ToolCallMetadata})
+	}
+	if list == nil {
+		return nil
+	}
+	b, err := json.Marshal(list)
+	if err != nil {
+		return nil
+	}
+	return b
+}

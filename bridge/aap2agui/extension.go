@@ -9,6 +9,7 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"github.com/aapagui/aapagui/aap"
+	"github.com/aapagui/aapagui/store"
 	"github.com/aapagui/aapagui/translate"
 )
 
@@ -100,4 +101,24 @@ func (r *observer) carriedActivities(msgs []types.Message) []aap.Event {
 		out = append(out, &aap.AGUIEvent{Data: data})
 	}
 	return out
+}
+
+// keptAGUI is what the AG-UI extension keeps of a session, for a client
+// granted it (GET /sessions/:id): its state, its activity messages, and
+// the metadata of its history's messages (read from the history); nil
+// when there is none.
+func (s *Server) keptAGUI(c *gin.Context, sess *store.Session) (*aap.AGUISession, error) {
+	hist, err := s.cfg.Store.History(c.Request.Context(), sess.ID)
+	if err != nil {
+		return nil, err
+	}
+	extras := make([]json.RawMessage, len(hist))
+	for i := range hist {
+		extras[i] = hist[i].AGUI
+	}
+	kept := &aap.AGUISession{State: sess.State, Activities: sess.Activities, Metadata: translate.HistoryMetadataOf(extras)}
+	if kept.State == nil && kept.Activities == nil && kept.Metadata == nil {
+		return nil, nil
+	}
+	return kept, nil
 }

@@ -216,8 +216,10 @@ func (s *Server) getSession(version int) func(c *gin.Context) error {
 		}
 		info := s.info(sess)
 		if version == aap.Version3 {
-			if carries(c) && (len(sess.State) > 0 || len(sess.Activities) > 0) {
-				info.AGUI = &aap.AGUISession{State: sess.State, Activities: sess.Activities} // what the AG-UI extension keeps
+			if carries(c) {
+				if info.AGUI, err = s.keptAGUI(c, sess); err != nil {
+					return err
+				}
 			}
 			edge.JSON(c, http.StatusOK, info)
 			return nil

@@ -127,13 +127,17 @@ func sessionKept(ctx context.Context, ua upstreamAgent, th *store.Thread, log *z
 	if sess.AGUI == nil {
 		return nil
 	}
-	return &keptByServer{AGUISession: sess.AGUI, session: th.SessionID}
+	return &keptByServer{AGUISession: sess.AGUI, session: th.SessionID, log: log}
 }
 
-// keptByServer is what an AAP session keeps under the extension.
+// keptByServer is what an AAP session keeps under the extension, and
+// what a hydration made of it: the metadata of the snapshot's messages
+// (place).
 type keptByServer struct {
 	*aap.AGUISession
 	session string
+	log     *zerolog.Logger
+	page    agui.Metadata // by the snapshot's own ids (place)
 }
 
 // stateSnapshot is the STATE_SNAPSHOT of the state kept; nil for none.
@@ -145,16 +149,81 @@ func (k *keptByServer) stateSnapshot() events.Event {
 	return agui.PassOn(events.EventTypeStateSnapshot, raw)
 }
 
-// activities are the activity messages kept; nil for none, or for a list
-// that cannot be read (logged).
-func (k *keptByServer) activities(log *zerolog.Logger) *translate.Activities {
-	if k == nil || k.Activities == nil {
-		return nil
-	}
+// place puts what the session keeps beside its history into msgs, the
+// AG-UI form of hist: the activity messages each before the messages made
+// of the history message at its place, and the metadata of each message
+// (and its tool calls) noted under the message's id here, for the
+// snapshot. The messages that are not reasoning are hist's, tool
+// permissions aside, one for one and in order. What cannot be read is
+// logged and left out.
+func (k *keptByServer) place(msgs []types.Message, hist []aap.Message) []types.Message {
 	acts, err := translate.ParseActivities(k.Activities)
 	if err != nil {
-		log.Warn().Err(err).Str("session", k.session).Msg("the AAP session's activity messages could not be read: the page gets none")
-		return nil
+		k.log.Warn().Err(err).Str("session", k.session).Msg("the AAP session's activity messages could not be read: the page gets none")
 	}
-	return acts
+	var metas []translate.HistoryMetadata
+	if k.Metadata != nil && json.Unmarshal(k.Metadata, &metas) != nil {
+		k.log.Warn().Str("session", k.session).Msg("the AAP session's metadata could not be read: the page gets none")
+		metas = nil
+	}
+	metaAt := make(map[int]*translate.HistoryMetadata, len(metas))
+	for i := range metas {
+		metaAt[metas[i].At] = &metas[i]
+	}
+	orig := make([]int, 0, len(hist)) // the place in hist of each message msgs was made of
+	for i, m := range hist {
+		if _, ok := m.(*aap.ToolPermissionMessage); !ok {
+			orig = append(orig, i)
+		}
+	}
+	place := acts.Placer()
+	out := make([]types.Message, 0, len(msgs))
+	start, j := 0, 0 // the first message of the next history message's (its reasoning first); its index in orig
+	for i := range msgs {
+		if msgs[i].Role == types.RoleReasoning || j >= len(orig) {
+			continue
+		}
+		out = place.Before(out, orig[j])
+		out = append(out, msgs[start:i+1]...)
+		if m := metaAt[orig[j]]; m != nil {
+			k.note(msgs[i].ID, m)
+		}
+		start, j = i+1, j+1
+	}
+	return place.Rest(append(out, msgs[start:]...))
+}
+
+// note keeps m's metadata for the snapshot's message of id.
+func (k *keptByServer) note(id string, m *translate.HistoryMetadata) {
+	if m.Metadata != nil {
+		if k.page.Messages == nil {
+			k.page.Messages = map[string]json.RawMessage{}
+		}
+		k.page.Messages[id] = m.Metadata
+	}
+	for call, meta := range m.ToolCalls {
+		if k.page.ToolCalls == nil {
+			k.page.ToolCalls = map[string]json.RawMessage{}
+		}
+		k.page.ToolCalls[call] = meta
+	}
+}
+
+// snapshot is the hydration's MESSAGES_SNAPSHOT of msgs, with the
+// metadata place noted (written as its JSON: the SDK's messages have no
+// field for it).
+func (k *keptByServer) snapshot(msgs []types.Message) events.Event {
+	ev := events.NewMessagesSnapshotEvent(msgs)
+	if k == nil || len(k.page.Messages)+len(k.page.ToolCalls) == 0 {
+		return ev
+	}
+	data, err := json.Marshal(ev)
+	if err == nil {
+		data, err = agui.PatchMetadata(data, k.page)
+	}
+	if err != nil {
+		k.log.Warn().Err(err).Str("session", k.session).Msg("the hydration's metadata could not be written: the page gets none")
+		return ev
+	}
+	return agui.PassOn(events.EventTypeMessagesSnapshot, data)
 }

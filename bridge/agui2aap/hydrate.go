@@ -51,12 +51,12 @@ func (s *Server) hydrate(c *gin.Context, ua upstreamAgent, in *types.RunAgentInp
 	if err != nil {
 		return fault.CauseOf(start, err)
 	}
-	kept := sessionKept(ctx, ua, th, log) // under the AG-UI extension: its state, its activity messages
-	msgs, interrupts, err := s.conversation(ctx, cl, info, th, kept.activities(log), log)
+	kept := sessionKept(ctx, ua, th, log) // under the AG-UI extension: its state, activity messages, metadata
+	msgs, interrupts, err := s.conversation(ctx, cl, info, th, kept, log)
 	if err != nil {
 		return err
 	}
-	evs := []events.Event{events.NewRunStartedEvent(in.ThreadID, in.RunID), events.NewMessagesSnapshotEvent(msgs)}
+	evs := []events.Event{events.NewRunStartedEvent(in.ThreadID, in.RunID), kept.snapshot(msgs)}
 	if st := kept.stateSnapshot(); st != nil {
 		evs = append(evs, st)
 	}
@@ -78,7 +78,7 @@ func (s *Server) hydrate(c *gin.Context, ua upstreamAgent, in *types.RunAgentInp
 // interrupts still open on it: empty for an unknown thread, a thread of
 // another agent, or one whose AAP session is gone or keeps no history.
 // The messages' ids become the thread's delivered ids (renumber).
-func (s *Server) conversation(ctx context.Context, cl *aap.Client, info *aap.AgentInfo, th *store.Thread, acts *translate.Activities, log *zerolog.Logger) ([]types.Message, []types.Interrupt, error) {
+func (s *Server) conversation(ctx context.Context, cl *aap.Client, info *aap.AgentInfo, th *store.Thread, kept *keptByServer, log *zerolog.Logger) ([]types.Message, []types.Interrupt, error) {
 	if th == nil || th.SessionID == "" || th.Agent != info.Name {
 		return []types.Message{}, nil, nil
 	}
@@ -94,7 +94,7 @@ func (s *Server) conversation(ctx context.Context, cl *aap.Client, info *aap.Age
 		log.Info().Str("thread", th.ID).Str("session", th.SessionID).Msg("hydration: the AAP session is gone or keeps no history; empty snapshot")
 		return []types.Message{}, nil, nil
 	}
-	msgs, err := historySnapshot(hist, th, acts)
+	msgs, err := historySnapshot(hist, th, kept)
 	if err != nil {
 		log.Error().Err(err).Str("thread", th.ID).Str("session", th.SessionID).Msg("the AAP session's history has no AG-UI form")
 		return nil, nil, err
@@ -102,13 +102,13 @@ func (s *Server) conversation(ctx context.Context, cl *aap.Client, info *aap.Age
 	if slices.Equal(deliveredIDs(msgs), th.Delivered) {
 		return msgs, th.Interrupts, nil // nothing to save
 	}
-	return s.renumber(ctx, th, hist, acts, log)
+	return s.renumber(ctx, th, hist, kept, log)
 }
 
 // historySnapshot is snapshotMessages of the thread's session history,
 // never nil, its failure named.
-func historySnapshot(hist []aap.Message, th *store.Thread, acts *translate.Activities) ([]types.Message, error) {
-	msgs, err := snapshotMessages(hist, th.Delivered, acts)
+func historySnapshot(hist []aap.Message, th *store.Thread, kept *keptByServer) ([]types.Message, error) {
+	msgs, err := snapshotMessages(hist, th.Delivered, kept)
 	if err != nil {
 		return nil, fault.Fail(fault.KindUpstream, "upstream_bad_history", "the AAP session's history could not be given in AG-UI form: "+err.Error())
 	}
@@ -126,13 +126,13 @@ func historySnapshot(hist []aap.Message, th *store.Thread, acts *translate.Activ
 // held (a run, or another hydration saving the same ids), or the thread
 // changed meanwhile, nothing is saved: the lock's holder writes the
 // thread.
-func (s *Server) renumber(ctx context.Context, th *store.Thread, hist []aap.Message, acts *translate.Activities, log *zerolog.Logger) ([]types.Message, []types.Interrupt, error) {
+func (s *Server) renumber(ctx context.Context, th *store.Thread, hist []aap.Message, kept *keptByServer, log *zerolog.Logger) ([]types.Message, []types.Interrupt, error) {
 	if fresh, err := s.cfg.loadThread(ctx, th.Owner, th.ID); err != nil {
 		return nil, nil, err
 	} else if fresh != nil && fresh.SessionID == th.SessionID && !slices.Equal(fresh.Delivered, th.Delivered) {
 		th = fresh
 	}
-	msgs, err := historySnapshot(hist, th, acts)
+	msgs, err := historySnapshot(hist, th, kept)
 	if err != nil {
 		log.Error().Err(err).Str("thread", th.ID).Str("session", th.SessionID).Msg("the AAP session's history has no AG-UI form")
 		return nil, nil, err
@@ -193,9 +193,9 @@ func (s *Server) sessionHistory(ctx context.Context, cl *aap.Client, info *aap.A
 // sent. Otherwise (a history the server compacted, or rewrote) they get
 // ids derived from their position. Context the bridge rendered into a
 // user message is taken out again.
-func snapshotMessages(hist []aap.Message, delivered []string, acts *translate.Activities) ([]types.Message, error) {
-	kept := historyForSnapshot(hist)
-	n := len(kept)
+func snapshotMessages(hist []aap.Message, delivered []string, kept *keptByServer) ([]types.Message, error) {
+	shown := historyForSnapshot(hist)
+	n := len(shown)
 	i := 0
 	next := func() string {
 		i++
@@ -207,37 +207,11 @@ func snapshotMessages(hist []aap.Message, delivered []string, acts *translate.Ac
 			return delivered[i-1]
 		}
 	}
-	msgs, err := translate.MessagesToAGUI(kept, next)
-	if err != nil || acts == nil || len(acts.List) == 0 {
+	msgs, err := translate.MessagesToAGUI(shown, next)
+	if err != nil || kept == nil {
 		return msgs, err
 	}
-	return placeActivities(msgs, hist, acts), nil
-}
-
-// placeActivities puts the session's activity messages (under the AG-UI
-// extension, GET /sessions/:id) among msgs, the AG-UI form of hist, each
-// before the messages made of the history message at its place: the
-// messages that are not reasoning are hist's, tool_permission messages
-// aside, one for one and in order.
-func placeActivities(msgs []types.Message, hist []aap.Message, acts *translate.Activities) []types.Message {
-	orig := make([]int, 0, len(hist)) // the place in hist of each message msgs was made of
-	for i, m := range hist {
-		if _, ok := m.(*aap.ToolPermissionMessage); !ok {
-			orig = append(orig, i)
-		}
-	}
-	place := acts.Placer()
-	out := make([]types.Message, 0, len(msgs)+len(acts.List))
-	start, k := 0, 0 // the first message of the next history message's (its reasoning first); its index in orig
-	for i := range msgs {
-		if msgs[i].Role == types.RoleReasoning || k >= len(orig) {
-			continue
-		}
-		out = place.Before(out, orig[k])
-		out = append(out, msgs[start:i+1]...)
-		start, k = i+1, k+1
-	}
-	return place.Rest(append(out, msgs[start:]...))
+	return kept.place(msgs, hist), nil
 }
 
 // historyForSnapshot is hist without tool_permission messages (answers,
