@@ -16,5 +16,5 @@
 // package supplies its protocol: the intake (intake.go: the input read,
 // the thread taken and planned), the AAP session and its turns
 // (session.go, upstream.go), the events translated to the client
-// (run.go, heldanswer.go) and the thread saved (save.go, record.go).
+// (run.go, withheldanswer.go) and the thread saved (save.go, record.go).
 package agui2aap

@@ -122,10 +122,10 @@ func TestResultsOfAnsweredPermissions(t *testing.T) {
 
 // A server that stores a granted call's result before it streams the
 // answer: the bridge reads it when the answer begins and streams the
-// answer as it comes, without holding it back. The fake server sends the
+// answer as it comes, without withholding it. The fake server sends the
 // first words of its answer and waits for the test to see them (and the
 // result before them) on the client's side before it goes on.
-func TestStoredResultDoesNotHoldTheAnswer(t *testing.T) {
+func TestStoredResultDoesNotWithholdTheAnswer(t *testing.T) {
 	const call = "call_stored"
 	goOn := make(chan struct{})
 	mux := http.NewServeMux()

@@ -131,18 +131,18 @@ func (r *runner) pump(ctx context.Context, evs *turnEvents, req *aap.PostSession
 // the client before anything of the answer that follows it: as the AAP
 // server streams it, or, from a server that only stores it, read from the
 // session's history when the answer begins. A server that has not stored it
-// yet by then (it saves the turn at its end) makes the bridge hold the
-// answer back until the turn ends and read the history again.
+// yet by then (it saves the turn at its end) makes the bridge withhold the
+// answer until the turn ends and read the history again.
 func (r *runner) stream(ctx context.Context, evs *turnEvents) []aap.Message {
-	t := turnRead{first: r.followUp == 0, h: heldAnswer{missing: r.missingResults()}}
+	t := turnRead{first: r.followUp == 0, answer: withheldAnswer{missing: r.missingResults()}}
 	r.turn.Line.Stop = ""
 	defer func() { r.turnDone(t.result) }()
 	defer evs.close()
 	if r.read(ctx, &t, evs) {
 		return t.next
 	}
-	if t.h.holding {
-		t.h.release(ctx, r)
+	if t.answer.withholding {
+		t.answer.send(ctx, r)
 	}
 	return nil
 }
@@ -169,11 +169,11 @@ func (r *runner) read(ctx context.Context, t *turnRead, evs *turnEvents) (over b
 // turnRead is where the reading of one turn's events (runner.stream)
 // stands.
 type turnRead struct {
-	first  bool          // the run's first turn
-	h      heldAnswer    // the answer held back for results still missing
-	result string        // set by a failure; else worked out from the stop reason
-	next   []aap.Message // the permissions of a follow-up turn the policy answers
-	over   bool          // the turn's reading is over (event)
+	first  bool           // the run's first turn
+	answer withheldAnswer // the answer withheld while results are missing
+	result string         // set by a failure; else worked out from the stop reason
+	next   []aap.Message  // the permissions of a follow-up turn the policy answers
+	over   bool           // the turn's reading is over (event)
 }
 
 // turnTaker is the run's side of the pump for one turn's stream
@@ -204,7 +204,7 @@ func (k *turnTaker) TakeFast(ctx context.Context, name string, data []byte) (ok,
 	ev := k.deltas.Decode(name, data)
 	switch d := ev.(type) {
 	case *aap.TextDelta:
-		if !k.t.h.holding && len(k.t.h.missing) == 0 && k.r.textDelta(d.Delta) {
+		if !k.t.answer.withholding && len(k.t.answer.missing) == 0 && k.r.textDelta(d.Delta) {
 			return true, false, nil
 		}
 	case *aap.ThinkingDelta:
@@ -238,8 +238,8 @@ func (r *runner) event(ctx context.Context, t *turnRead, ev aap.Event, err error
 		err = r.grow(ev)
 	}
 	if err != nil {
-		if t.h.holding {
-			t.h.release(ctx, r)
+		if t.answer.withholding {
+			t.answer.send(ctx, r)
 		}
 		t.result = r.failed(ctx, err)
 		return true
@@ -250,7 +250,7 @@ func (r *runner) event(ctx context.Context, t *turnRead, ev aap.Event, err error
 			return false // one run, several turns
 		}
 	case *aap.ToolResult:
-		if t.h.lateResult(ctx, r, e) {
+		if t.answer.lateResult(ctx, r, e) {
 			return false
 		}
 	case *aap.SessionStart:
@@ -267,7 +267,7 @@ func (r *runner) event(ctx context.Context, t *turnRead, ev aap.Event, err error
 	case *aap.TurnStop:
 		r.turn.Line.Stop = string(e.StopReason)
 	}
-	if t.h.hold(ctx, r, ev) {
+	if t.answer.withhold(ctx, r, ev) {
 		return false
 	}
 	if t.next = r.policyTurn(ev); t.next != nil {

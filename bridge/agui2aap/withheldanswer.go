@@ -7,7 +7,7 @@ import (
 	"github.com/aapagui/aapagui/aap"
 )
 
-// Holding an answer back: the results of the calls a turn answered with a
+// Withholding an answer: the results of the calls a turn answered with a
 // tool_permission reach the client before anything of the answer after
 // them, streamed or read from the session's history.
 
@@ -96,12 +96,12 @@ func historyType(info *aap.AgentInfo) (aap.HistoryType, bool) {
 	return "", false
 }
 
-// heldAnswer is the answer of a turn held back while results of the calls
-// it answered are missing (see stream).
-type heldAnswer struct {
-	missing map[string]permission // answered calls without a result yet
-	held    []aap.Event           // the answer, held back while results are missing
-	holding bool
+// withheldAnswer is the answer of a turn, withheld while results of the
+// calls it answered are missing (see stream).
+type withheldAnswer struct {
+	missing     map[string]permission // answered calls without a result yet
+	withheld    []aap.Event           // the answer, withheld while results are missing
+	withholding bool
 }
 
 // missingResults are the calls the turn answers whose results the client
@@ -128,58 +128,58 @@ func (r *runner) resulted(id string) {
 	r.results[id] = true
 }
 
-// heldRun is what a held answer uses of its run: it writes the run's
-// events (feed), reads the results the AAP server stored
+// withholdingRun is what a withheld answer uses of its run: it writes the
+// run's events (feed), reads the results the AAP server stored
 // (storedResults) and records the results the client has (resulted).
-type heldRun interface {
+type withholdingRun interface {
 	feed(ev aap.Event)
 	storedResults(ctx context.Context, missing map[string]permission, final bool)
 	resulted(id string)
 }
 
 // lateResult records a tool result. One that was missing while the answer
-// is held back goes to the client at once, before the answer (true: ev is
-// done with), releasing the answer once none is missing.
-func (h *heldAnswer) lateResult(ctx context.Context, run heldRun, e *aap.ToolResult) bool {
+// is withheld goes to the client at once, before the answer (true: ev is
+// done with), sending the answer once none is missing.
+func (a *withheldAnswer) lateResult(ctx context.Context, run withholdingRun, e *aap.ToolResult) bool {
 	run.resulted(e.ToolCallID)
-	_, wanted := h.missing[e.ToolCallID]
-	delete(h.missing, e.ToolCallID)
-	if !wanted || !h.holding {
+	_, wanted := a.missing[e.ToolCallID]
+	delete(a.missing, e.ToolCallID)
+	if !wanted || !a.withholding {
 		return false
 	}
 	run.feed(e)
-	if len(h.missing) == 0 {
-		h.release(ctx, run)
+	if len(a.missing) == 0 {
+		a.send(ctx, run)
 	}
 	return true
 }
 
-// hold starts holding the answer back when it begins while results are
+// withhold starts withholding the answer when it begins while results are
 // missing and the AAP server has not stored them either; it returns true
-// for an event held back. The turn's end releases what was held.
-func (h *heldAnswer) hold(ctx context.Context, run heldRun, ev aap.Event) bool {
-	if len(h.missing) > 0 && !h.holding && answerBegins(ev) {
-		run.storedResults(ctx, h.missing, false)
-		h.holding = len(h.missing) > 0
+// for an event withheld. The turn's end sends what was withheld.
+func (a *withheldAnswer) withhold(ctx context.Context, run withholdingRun, ev aap.Event) bool {
+	if len(a.missing) > 0 && !a.withholding && answerBegins(ev) {
+		run.storedResults(ctx, a.missing, false)
+		a.withholding = len(a.missing) > 0
 	}
-	if !h.holding {
+	if !a.withholding {
 		return false
 	}
 	if _, stop := ev.(*aap.TurnStop); !stop {
-		h.held = append(h.held, ev)
+		a.withheld = append(a.withheld, ev)
 		return true
 	}
-	h.release(ctx, run)
+	a.send(ctx, run)
 	return false
 }
 
-// release sends the results still missing (read from the session's
-// history) and then the answer held back.
-func (h *heldAnswer) release(ctx context.Context, run heldRun) {
-	run.storedResults(ctx, h.missing, true)
-	h.holding = false
-	for _, ev := range h.held {
+// send sends the results still missing (read from the session's
+// history) and then the answer withheld.
+func (a *withheldAnswer) send(ctx context.Context, run withholdingRun) {
+	run.storedResults(ctx, a.missing, true)
+	a.withholding = false
+	for _, ev := range a.withheld {
 		run.feed(ev)
 	}
-	h.held = nil
+	a.withheld = nil
 }
