@@ -12,7 +12,7 @@ import (
 
 // What the client of a turn gets: the event stream, or in mode none one
 // JSON body, shaped as the route asks (a session's turn, PUT /session),
-// the turn's stop held back until the turn is stored.
+// the turn's stop withheld until the turn is stored.
 
 // answer is a turn's answer to its client. It holds the response and the
 // turn's stream and writer; it never looks at the run that feeds it.
@@ -28,7 +28,7 @@ type answer struct {
 	carry bool
 }
 
-// aapWriter writes a turn's AAP events, holding its turn_stop back.
+// aapWriter writes a turn's AAP events, withholding its turn_stop.
 var aapWriter = turns.Writer[aap.Event]{
 	Frame: aap.AppendFrame,
 	Name:  func(ev aap.Event) string { return string(ev.EventName()) },
@@ -52,7 +52,7 @@ func (a *answer) open() {
 func (a *answer) streams() bool { return a.mode != aap.StreamNone }
 
 // write sends events to the client (coalesced by the stream), counting
-// them, the turn's stop held back (stop); beforeFull, when not nil, runs
+// them, the turn's stop withheld (stop); beforeFull, when not nil, runs
 // before a burst that fills the stream's buffer goes out.
 func (a *answer) write(evs []aap.Event, beforeFull func()) {
 	a.w.Write(a.turn, evs, beforeFull)
@@ -68,8 +68,8 @@ func (a *answer) writeTextDelta(text []byte, beforeFull func()) {
 // or error when the turn could not be stored), named by named when the
 // bridge knows what ended it (nil: not named), and flushes the stream.
 func (a *answer) stop(reason aap.StopReason, named *aap.TurnError) {
-	held, _ := a.w.Held()
-	stop, ok := held.(*aap.TurnStop)
+	withheld, _ := a.w.Withheld()
+	stop, ok := withheld.(*aap.TurnStop)
 	if !ok {
 		stop = &aap.TurnStop{}
 	}

@@ -64,7 +64,7 @@ type runIntake struct {
 // tools are the client's, the results and permissions seen, the size of
 // the message being built, the turns run; and the client's writer.
 type runStream struct {
-	w        turns.Writer[events.Event]  // writes the run, its RUN_FINISHED held back until the thread is saved
+	w        turns.Writer[events.Event]  // writes the run, its RUN_FINISHED withheld until the thread is saved
 	req      *aap.PostSessionTurnRequest // the run's first turn
 	evs      *turnEvents                 // its events, once the AAP server took it
 	a2g      *translate.AAPToAGUI
@@ -117,10 +117,10 @@ func (r *runner) write(evs []events.Event) {
 			}
 		}
 	}
-	r.w.Write(r.turn, evs, nil) // RUN_FINISHED held back until the thread is saved (finish)
+	r.w.Write(r.turn, evs, nil) // RUN_FINISHED withheld until the thread is saved (finish)
 }
 
-// aguiWriter writes a run's AG-UI events, holding its RUN_FINISHED back.
+// aguiWriter writes a run's AG-UI events, withholding its RUN_FINISHED.
 var aguiWriter = turns.Writer[events.Event]{
 	Frame: agui.AppendFrame,
 	Name:  func(ev events.Event) string { return string(ev.Type()) },

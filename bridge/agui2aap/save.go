@@ -16,7 +16,7 @@ import (
 // RUN_FINISHED (or RUN_ERROR when the thread could not be saved).
 
 // Acknowledge sends the run's end once the thread is saved and free: the
-// RUN_FINISHED held back, or RUN_ERROR when the thread could not be saved
+// RUN_FINISHED withheld, or RUN_ERROR when the thread could not be saved
 // (stored). A client that starts its next run at once (CopilotKit does,
 // after a frontend tool) finds the thread saved and free.
 func (r *runner) Acknowledge(turn *turns.Turn, stored error) error {
@@ -25,7 +25,7 @@ func (r *runner) Acknowledge(turn *turns.Turn, stored error) error {
 	} else {
 		r.env.met.InterruptsChanged(len(r.th.Interrupts) - int(r.openBefore))
 	}
-	fin, ok := r.w.Held()
+	fin, ok := r.w.Withheld()
 	if !ok {
 		turn.Out.Flush()
 		return nil

@@ -12,8 +12,8 @@
 //   - a turn's lease, context, client stream, metrics and log line (Turn,
 //     LogLine, WriteLogLine), and the count of one message against its cap
 //     (MessageSize);
-//   - the writer that records each frame in the run log and holds the
-//     turn's final event back until the turn is stored (Writer);
+//   - the writer that records each frame in the run log and withholds
+//     the turn's final event until the turn is stored (Writer);
 //   - the store writes of a long text held apart as it streams (SpillTo);
 //   - rejoining a recorded run (FindRun, Base.Rejoin, LockFree) and
 //     stopping one on request (Base.StopRun, Stopped);

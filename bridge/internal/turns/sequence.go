@@ -40,7 +40,7 @@ type Protocol interface {
 	// never took it.
 	Call(ctx context.Context, t *Turn) error
 	// Stream reads the upstream's events, translates them and writes
-	// them to the client (Turn.Out, open), holding back the event that
+	// them to the client (Turn.Out, open), withholding the event that
 	// ends the answer (Writer). An error is returned only while nothing
 	// of the answer has gone out, or ErrEndedInBand.
 	Stream(ctx context.Context, t *Turn) error
@@ -49,7 +49,7 @@ type Protocol interface {
 	// is bounded by WriteTimeout and not cancelled with the request's.
 	Store(ctx context.Context, holder string) error
 	// Acknowledge tells the client the turn's end, after the lock is free:
-	// the event held back when stored is nil, else the error that takes
+	// the event withheld when stored is nil, else the error that takes
 	// its place. An error is returned only when nothing was sent (an
 	// answer of one JSON body).
 	Acknowledge(t *Turn, stored error) error

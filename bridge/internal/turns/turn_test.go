@@ -46,21 +46,21 @@ func beginTurn(t *testing.T, s *turns.Serving) (context.Context, *turns.Turn, *h
 	return ctx, turn, rec
 }
 
-// The event that ends the answer is held back until the bridge sends it
+// The event that ends the answer is withheld until the bridge sends it
 // (the turn stored), or sends an error in its place; an event that cannot
 // be encoded is left out, never half-written.
-func TestWriterHoldsTheEndBack(t *testing.T) {
+func TestWriterWithholdsTheEnd(t *testing.T) {
 	_, turn, rec := beginTurn(t, &turns.Serving{})
 	w := textWriter
 	w.Write(turn, []string{"a", "bad", "b", "end"}, nil)
 	turn.Out.Flush()
-	assert.Equal(t, "data: a\n\ndata: b\n\n", rec.Body.String(), "the end is held back")
+	assert.Equal(t, "data: a\n\ndata: b\n\n", rec.Body.String(), "the end is withheld")
 
-	end, ok := w.Held()
+	end, ok := w.Withheld()
 	require.True(t, ok)
 	assert.Equal(t, "end", end)
-	_, again := w.Held()
-	assert.False(t, again, "the held event is taken once")
+	_, again := w.Withheld()
+	assert.False(t, again, "the withheld event is taken once")
 
 	w.Send(turn, "error")
 	assert.Equal(t, "data: a\n\ndata: b\n\ndata: error\n\n", rec.Body.String())

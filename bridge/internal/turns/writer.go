@@ -8,7 +8,7 @@ import (
 )
 
 // Writer writes a turn's events of one wire (E: aap.Event, events.Event)
-// to its client as SSE frames, and holds back the event that ends the
+// to its client as SSE frames, and withholds the event that ends the
 // answer (turn_stop, RUN_FINISHED) until the turn is stored: a client
 // never sees a turn end that history does not hold. The bridge then sends
 // it, or the error that replaces it, with Send.
@@ -21,17 +21,17 @@ type Writer[E any] struct {
 	// Final reports the event that ends the answer.
 	Final func(E) bool
 
-	held   E
-	isHeld bool
+	withheld    E
+	hasWithheld bool
 }
 
 // Write appends evs to the turn's stream, counting each under its name,
-// holding back a final event that ends them (Held). beforeFull, when not
-// nil, is called before a buffer grown full goes out (aap2agui stores
+// withholding a final event that ends them (Withheld). beforeFull, when
+// not nil, is called before a buffer grown full goes out (aap2agui stores
 // the messages a burst settled before the client has them).
 func (w *Writer[E]) Write(t *Turn, evs []E, beforeFull func()) {
 	if n := len(evs); n > 0 && w.Final(evs[n-1]) {
-		w.held, w.isHeld, evs = evs[n-1], true, evs[:n-1]
+		w.withheld, w.hasWithheld, evs = evs[n-1], true, evs[:n-1]
 	}
 	commit(t, w.appendTo(t, t.Out.Buffer(), evs), beforeFull)
 }
@@ -80,12 +80,12 @@ func appendRecorded(buf []byte, rec *runlog.Recorder, appendFrame func([]byte) (
 	return buf, nil
 }
 
-// Held takes the final event held back, if any: the bridge sends it
+// Withheld takes the final event withheld, if any: the bridge sends it
 // (Send) once the turn is stored, or an error instead.
-func (w *Writer[E]) Held() (ev E, ok bool) {
-	ev, ok = w.held, w.isHeld
+func (w *Writer[E]) Withheld() (ev E, ok bool) {
+	ev, ok = w.withheld, w.hasWithheld
 	var zero E
-	w.held, w.isHeld = zero, false
+	w.withheld, w.hasWithheld = zero, false
 	return ev, ok
 }
 
