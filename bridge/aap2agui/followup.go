@@ -18,7 +18,7 @@ import (
 // message with cancelled resume entries (CancelRunAuto): when the run
 // finishes without the agent having read the message (firstRun.unread),
 // or the agent refuses it with RUN_ERROR before any output
-// (firstRun.silent), its RUN_FINISHED or RUN_ERROR is held back, the run
+// (firstRun.silent), its RUN_FINISHED or RUN_ERROR is withheld, the run
 // is read to its end, and a second run carries the message alone (the
 // whole history, the calls the cancelled entries answered closed in it,
 // no resume entries, a run id of its own); its events follow, its
@@ -33,7 +33,7 @@ type followUp struct {
 	movedOn   []string             // the calls left to their cancelled interrupts (admission.movedOn)
 	msgID     string               // the AG-UI id of the new user message
 	first     firstRun             // what the first run did
-	finished  []byte               // the first run's RUN_FINISHED or RUN_ERROR, held back while the run is read to its end
+	finished  []byte               // the first run's RUN_FINISHED or RUN_ERROR, withheld while the run is read to its end
 	finishedE events.Event         // that event, decoded
 	refused   bool                 // it is a RUN_ERROR before any output
 	usage     []agui.TokenUsage    // what that RUN_FINISHED reported, counted with the second run's
@@ -54,7 +54,7 @@ func newFollowUp(mode CancelRun, in *types.RunAgentInput, calls *runExtras, move
 // pass reports whether an event of the run being read (data: its JSON,
 // as the agent sent it) goes on to the translator: not the RUN_STARTED of
 // the message's run, nor the first run's RUN_FINISHED when the agent did
-// not read the message (held back, see holding).
+// not read the message (withheld, see withholding).
 func (f *followUp) pass(ev events.Event, data []byte) bool {
 	if f.second {
 		if f.skipStart {
@@ -84,10 +84,10 @@ func (f *followUp) pass(ev events.Event, data []byte) bool {
 	return true
 }
 
-// holding reports whether the first run's RUN_FINISHED is held back: its
+// withholding reports whether the first run's RUN_FINISHED is withheld: its
 // stream is to be read to its end and the message's run sent
 // (turnRun.sendFollowUp).
-func (f *followUp) holding() bool { return f != nil && f.finished != nil }
+func (f *followUp) withholding() bool { return f != nil && f.finished != nil }
 
 // firstRun is what the run that cancelled the interrupts did of the new
 // user message.

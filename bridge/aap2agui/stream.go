@@ -93,7 +93,7 @@ func (r *turnRun) stream(ctx context.Context, body *upstream.IdleBody) error {
 // followed by the run that carries it (followUp), read in turn.
 func (r *turnRun) read(ctx context.Context, body *upstream.IdleBody) (failure, unsaved error) {
 	failure, unsaved = r.readRun(ctx, body)
-	if unsaved != nil || !r.followUp.holding() {
+	if unsaved != nil || !r.followUp.withholding() {
 		return failure, unsaved
 	}
 	// The first run was read to its end (what cut it short after its
@@ -165,7 +165,7 @@ func (k *runTaker) Take(ctx context.Context, _ string, data []byte) (bool, error
 			return false, unsavedError{err}
 		}
 	}
-	if r.followUp.holding() {
+	if r.followUp.withholding() {
 		return false, nil // the rest of a run that did not read the message
 	}
 	return r.decodeAndTake(ctx, &k.dec, data)
@@ -266,7 +266,7 @@ func (r *turnRun) textDelta(ctx context.Context, id string, delta []byte) bool {
 }
 
 // write sends AAP events to the client (coalesced by the stream), counting
-// them; the turn's stop is held back until the turn is stored (sendStop).
+// them; the turn's stop is withheld until the turn is stored (sendStop).
 // Before a burst that fills the stream's buffer goes out, the messages it
 // settled are stored.
 func (r *turnRun) write(ctx context.Context, evs []aap.Event) {
