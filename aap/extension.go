@@ -64,6 +64,11 @@ type AGUIInput struct {
 	// ForwardedProps is RunAgentInput.forwardedProps, under the extension
 	// a JSON object (the server adds a member of its own).
 	ForwardedProps json.RawMessage `json:"forwardedProps,omitempty"`
+	// Metadata is the AG-UI metadata of the request's messages and their
+	// tool calls: an array of {"at": the message's index in the request's
+	// messages, "metadata": an object, "toolCalls": {toolCallId: an
+	// object}}, one for each message that has any.
+	Metadata json.RawMessage `json:"metadata,omitempty"`
 }
 
 // UnmarshalJSON decodes the "agui" field, checking that it is an object
@@ -74,8 +79,12 @@ func (in *AGUIInput) UnmarshalJSON(data []byte) error {
 		State          json.RawMessage `json:"state"`
 		Context        json.RawMessage `json:"context"`
 		ForwardedProps json.RawMessage `json:"forwardedProps"`
+		Metadata       json.RawMessage `json:"metadata"`
 	}
 	if err := decodeObject(data, &w); err != nil {
+		return err
+	}
+	if err := checkMetadataList(w.Metadata); err != nil {
 		return err
 	}
 	if w.Context != nil && !isNull(w.Context) {
@@ -95,7 +104,7 @@ func (in *AGUIInput) UnmarshalJSON(data []byte) error {
 	if props := nonNull(w.ForwardedProps); props != nil && firstByte(props) != '{' {
 		return fieldErr("forwardedProps", "must be a JSON object")
 	}
-	*in = AGUIInput{State: nonNull(w.State), Context: nonNull(w.Context), ForwardedProps: nonNull(w.ForwardedProps)}
+	*in = AGUIInput{State: nonNull(w.State), Context: nonNull(w.Context), ForwardedProps: nonNull(w.ForwardedProps), Metadata: nonNull(w.Metadata)}
 	return nil
 }
 
@@ -142,39 +151,8 @@ func (s *AGUISession) UnmarshalJSON(data []byte) error {
 	if err := decodeObject(data, &w); err != nil {
 		return err
 	}
-	if meta := nonNull(w.Metadata); meta != nil {
-		var list []struct {
-			At        *int                       `json:"at"`
-			Metadata  json.RawMessage            `json:"metadata"`
-			ToolCalls map[string]json.RawMessage `json:"toolCalls"`
-		}
-		if firstByte(meta) != '[' || json.Unmarshal(meta, &list) != nil {
-			return fieldErr("metadata", "must be an array of {at, metadata, toolCalls}")
-		}
-		for i, m := range list {
-			ok := m.At != nil && *m.At >= 0 && (m.Metadata == nil || firstByte(m.Metadata) == '{')
-			for _, c := range m.ToolCalls {
-				ok = ok && firstByte(c) == '{'
-			}
-			if !ok {
-				return fieldErr(fmt.Sprintf("metadata[%d]", i), "needs a place at (0 or more) and objects for metadata and each tool call's")
-			}
-		}
-	}
-	if acts := nonNull(w.Activities); acts != nil {
-		var list []struct {
-			At      *int            `json:"at"`
-			ID      *string         `json:"id"`
-			Content json.RawMessage `json:"content"`
-		}
-		if firstByte(acts) != '[' || json.Unmarshal(acts, &list) != nil {
-			return fieldErr("activities", "must be an array of {at, id, activityType, content}")
-		}
-		for i, a := range list {
-			if a.At == nil || *a.At < 0 || a.ID == nil || *a.ID == "" || firstByte(a.Content) != '{' {
-				return fieldErr(fmt.Sprintf("activities[%d]", i), "needs a place at (0 or more), an id and an object content")
-			}
-		}
+	if err := checkMetadataList(w.Metadata); err != nil {
+		return err
 	}
 	*s = AGUISession{State: nonNull(w.State), Activities: nonNull(w.Activities), Metadata: nonNull(w.Metadata)}
 	return nil
@@ -195,7 +173,7 @@ func decodeAGUISession(raw json.RawMessage) (*AGUISession, error) {
 
 // Empty reports whether in carries nothing.
 func (in *AGUIInput) Empty() bool {
-	return in == nil || (in.State == nil && in.Context == nil && in.ForwardedProps == nil)
+	return in == nil || (in.State == nil && in.Context == nil && in.ForwardedProps == nil && in.Metadata == nil)
 }
 
 // AGUIEvent is one AG-UI event carried whole under ExtensionAGUI.
@@ -240,4 +218,32 @@ func nonNull(raw json.RawMessage) json.RawMessage {
 		return nil
 	}
 	return raw
+}
+
+// checkMetadataList checks an "agui" member's metadata, when present: an
+// array of {at, metadata, toolCalls}, at 0 or more, the metadata and each
+// tool call's an object; an error names the field.
+func checkMetadataList(raw json.RawMessage) error {
+	meta := nonNull(raw)
+	if meta == nil {
+		return nil
+	}
+	var list []struct {
+		At        *int                       `json:"at"`
+		Metadata  json.RawMessage            `json:"metadata"`
+		ToolCalls map[string]json.RawMessage `json:"toolCalls"`
+	}
+	if firstByte(meta) != '[' || json.Unmarshal(meta, &list) != nil {
+		return fieldErr("metadata", "must be an array of {at, metadata, toolCalls}")
+	}
+	for i, m := range list {
+		ok := m.At != nil && *m.At >= 0 && (m.Metadata == nil || firstByte(m.Metadata) == '{')
+		for _, c := range m.ToolCalls {
+			ok = ok && firstByte(c) == '{'
+		}
+		if !ok {
+			return fieldErr(fmt.Sprintf("metadata[%d]", i), "needs a place at (0 or more) and objects for metadata and each tool call's")
+		}
+	}
+	return nil
 }

@@ -33,14 +33,7 @@ func (v *Verifier) Check(ev events.Event) error {
 	if CheckEvent(ev) != nil {
 		return fmt.Errorf("event %d: nil event", v.n)
 	}
-	if u, ok := ev.(*UnknownEvent); ok && u.Raw != nil {
-		// An event passed on as its JSON (PassOn) is checked as what it is.
-		if d, err := DecodeEvent(u.Raw); err == nil {
-			if _, still := d.(*UnknownEvent); !still {
-				ev = d
-			}
-		}
-	}
+	ev = passedOn(ev)
 	typ := ev.Type()
 	if v.terminated {
 		return v.fail(ev, "after the terminal event")
@@ -152,6 +145,19 @@ func Verify(evs []events.Event) error {
 		}
 	}
 	return v.Finish()
+}
+
+// passedOn is an event passed on as its JSON (PassOn) decoded, to be
+// checked as what it is; ev itself otherwise.
+func passedOn(ev events.Event) events.Event {
+	if u, ok := ev.(*UnknownEvent); ok && u.Raw != nil {
+		if d, err := DecodeEvent(u.Raw); err == nil {
+			if _, still := d.(*UnknownEvent); !still {
+				return d
+			}
+		}
+	}
+	return ev
 }
 
 // CheckEvent rejects a nil event, a typed nil pointer and an event without

@@ -3,8 +3,11 @@ package bridge_test
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
+	"strings"
+	"sync"
 	"testing"
 
 	"github.com/ag-ui-protocol/ag-ui/sdks/community/go/pkg/core/types"
@@ -135,4 +138,112 @@ func TestChainCarriesMetadataToThePage(t *testing.T) {
 	assert.JSONEq(t, direct["result:c1"], string(result.Metadata))
 	assert.Nil(t, last.Metadata)
 	assert.Nil(t, snap.Messages[0].Metadata)
+}
+
+// inputsAgent records the raw RunAgentInput of each run and answers
+// "ok".
+type inputsAgent struct {
+	mu   sync.Mutex
+	runs [][]byte
+}
+
+func (a *inputsAgent) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	body, _ := io.ReadAll(r.Body)
+	var in struct{ ThreadID, RunID string }
+	_ = json.Unmarshal(body, &in)
+	a.mu.Lock()
+	n := len(a.runs)
+	a.runs = append(a.runs, body)
+	a.mu.Unlock()
+	w.Header().Set("Content-Type", "text/event-stream")
+	for _, ev := range []string{
+		fmt.Sprintf(`{"type":"RUN_STARTED","threadId":%q,"runId":%q}`, in.ThreadID, in.RunID),
+		fmt.Sprintf(`{"type":"TEXT_MESSAGE_START","messageId":"a%d","role":"assistant"}`, n),
+		fmt.Sprintf(`{"type":"TEXT_MESSAGE_CONTENT","messageId":"a%d","delta":"ok"}`, n),
+		fmt.Sprintf(`{"type":"TEXT_MESSAGE_END","messageId":"a%d"}`, n),
+		fmt.Sprintf(`{"type":"RUN_FINISHED","threadId":%q,"runId":%q}`, in.ThreadID, in.RunID),
+	} {
+		fmt.Fprintf(w, "data: %s\n\n", ev)
+	}
+}
+
+// metadataByText is the metadata of each message of a RunAgentInput's
+// JSON, by the message's text.
+func metadataByText(t *testing.T, body []byte) map[string]string {
+	t.Helper()
+	var in struct {
+		Messages []struct {
+			Content  any             `json:"content"`
+			Metadata json.RawMessage `json:"metadata"`
+		} `json:"messages"`
+	}
+	require.NoError(t, json.Unmarshal(body, &in))
+	out := map[string]string{}
+	for _, m := range in.Messages {
+		text, _ := m.Content.(string)
+		out[text] = string(m.Metadata)
+	}
+	return out
+}
+
+// The metadata a page gives its messages reaches the agent through the
+// chain as it does pointed at the agent, and stays with them: the next
+// run, which sends only what is new, still gives the agent the earlier
+// message's. A thread whose history the AAP session does not hold (a
+// page's history built elsewhere) starts a session seeded with it, its
+// messages' metadata with them.
+func TestChainCarriesMetadataToTheAgent(t *testing.T) {
+	direct, chainedAgent := &inputsAgent{}, &inputsAgent{}
+	ds := httptest.NewServer(direct)
+	t.Cleanup(ds.Close)
+	cs := httptest.NewServer(chainedAgent)
+	t.Cleanup(cs.Close)
+	_, chained := newBridgesTo(t, cs.URL, "inputs")
+	// run posts a run and returns the id of the answer's message.
+	run := func(url, thread, runID string, msgs string) string {
+		body := `{"threadId":"` + thread + `","runId":"` + runID + `","state":{},"tools":[],"context":[],"forwardedProps":{},"messages":[` + msgs + `]}`
+		resp, err := http.Post(url, "application/json", strings.NewReader(body))
+		require.NoError(t, err)
+		defer resp.Body.Close()
+		require.Equal(t, http.StatusOK, resp.StatusCode)
+		data, err := io.ReadAll(resp.Body)
+		require.NoError(t, err)
+		var start struct{ MessageID string }
+		for _, line := range strings.Split(string(data), "\n") {
+			if strings.Contains(line, `"TEXT_MESSAGE_START"`) {
+				require.NoError(t, json.Unmarshal([]byte(strings.TrimPrefix(line, "data: ")), &start))
+			}
+		}
+		return start.MessageID
+	}
+	first := `{"id":"u1","role":"user","content":"Hello","metadata":{"source":"voice","confidence":0.90}}`
+	next := func(answer string) string {
+		return first + `,{"id":"` + answer + `","role":"assistant","content":"ok"},{"id":"u2","role":"user","content":"Again","metadata":{"lang":"fr"}}`
+	}
+	for _, url := range []string{ds.URL, chained} {
+		answer := run(url, "th-pm", "run-1", first)
+		run(url, "th-pm", "run-2", next(answer))
+		run(url, "th-elsewhere", "run-3", next("from-elsewhere"))
+	}
+	require.Len(t, chainedAgent.runs, 3)
+	assert.Equal(t, `{"source":"voice","confidence":0.90}`, metadataByText(t, chainedAgent.runs[0])["Hello"], "as the page wrote it")
+	for i := range 3 {
+		want, got := metadataByText(t, direct.runs[i]), metadataByText(t, chainedAgent.runs[i])
+		for text, meta := range want {
+			if meta == "" {
+				assert.Empty(t, got[text], "run %d, %q", i, text)
+				continue
+			}
+			assert.JSONEq(t, meta, got[text], "run %d, %q", i, text)
+		}
+	}
+	assert.NotEqual(t, threadOf(t, chainedAgent.runs[1]), threadOf(t, chainedAgent.runs[2]), "the history built elsewhere is a session of its own")
+	assert.Equal(t, threadOf(t, chainedAgent.runs[0]), threadOf(t, chainedAgent.runs[1]), "the thread goes on in its session")
+}
+
+func threadOf(t *testing.T, body []byte) string {
+	t.Helper()
+	var in struct{ ThreadID string }
+	require.NoError(t, json.Unmarshal(body, &in))
+	return in.ThreadID
 }

@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/ag-ui-protocol/ag-ui/sdks/community/go/pkg/core/events"
+	"github.com/ag-ui-protocol/ag-ui/sdks/community/go/pkg/core/types"
 
 	"github.com/aapagui/aapagui/aap"
 	"github.com/aapagui/aapagui/agui"
@@ -378,4 +379,149 @@ func HistoryMetadataOf(extras []json.RawMessage) json.RawMessage {
 		return nil
 	}
 	return b
+}
+
+// WithMetadata is the extras raw (EncryptedValues JSON, nil for none)
+// with m's metadata set over them: a client's message's, as it sent it.
+func WithMetadata(raw json.RawMessage, m HistoryMetadata) json.RawMessage {
+	v := ParseEncryptedValues(raw)
+	if v == nil {
+		v = &EncryptedValues{}
+	}
+	if m.Metadata != nil {
+		v.Metadata = compactJSON(m.Metadata)
+	}
+	for id, meta := range m.ToolCalls {
+		v.ToolCallMetadata = setKey(v.ToolCallMetadata, id, compactJSON(meta))
+	}
+	return v.JSON()
+}
+
+// ParseHistoryMetadata reads a list of HistoryMetadata (the "agui"
+// member's metadata); nil for none.
+func ParseHistoryMetadata(raw json.RawMessage) ([]HistoryMetadata, error) {
+	if len(raw) == 0 {
+		return nil, nil
+	}
+	var list []HistoryMetadata
+	if err := json.Unmarshal(raw, &list); err != nil {
+		return nil, err
+	}
+	return list, nil
+}
+
+// PageMetadata reads, from a RunAgentInput's JSON (body), the metadata of
+// its messages (by id) and their tool calls (by toolCallId): what the
+// AG-UI SDK's types have no field for. Empty when none has any.
+func PageMetadata(body []byte) agui.Metadata {
+	var out agui.Metadata
+	if !bytes.Contains(body, metadataKey) {
+		return out
+	}
+	var w struct {
+		Messages []struct {
+			ID        string          `json:"id"`
+			Metadata  json.RawMessage `json:"metadata"`
+			ToolCalls []struct {
+				ID       string          `json:"id"`
+				Metadata json.RawMessage `json:"metadata"`
+			} `json:"toolCalls"`
+		} `json:"messages"`
+	}
+	if json.Unmarshal(body, &w) != nil {
+		return out
+	}
+	for _, m := range w.Messages {
+		if firstNonSpace(m.Metadata) == '{' && m.ID != "" {
+			out.Messages = setKey(out.Messages, m.ID, compactJSON(m.Metadata))
+		}
+		for _, c := range m.ToolCalls {
+			if firstNonSpace(c.Metadata) == '{' && c.ID != "" {
+				out.ToolCalls = setKey(out.ToolCalls, c.ID, compactJSON(c.Metadata))
+			}
+		}
+	}
+	return out
+}
+
+// RequestMetadata is the metadata of an AAP request's messages (msgs,
+// made of the last of the page's messages page, in order: what is new of
+// them) that page's metadata (meta: PageMetadata) gives, as the "agui"
+// member's list, split at seed: the metadata of msgs[:seed] (a new
+// session's seed), then of the rest, each placed in its own part; nils
+// when none. The messages are matched from the end:
+// each AAP message to the last page message before the previous match it
+// can have been made of (a user message to a user message, a tool result
+// to the tool message of its call, and so on); a permission is made of
+// none.
+func RequestMetadata(msgs []aap.Message, seed int, page []types.Message, meta agui.Metadata) (ofSeed, ofRest json.RawMessage) {
+	if len(meta.Messages)+len(meta.ToolCalls) == 0 {
+		return nil, nil
+	}
+	list := make([]HistoryMetadata, 0, len(msgs))
+	before := len(page)
+	for i := len(msgs) - 1; i >= 0; i-- {
+		m := msgs[i]
+		hm := HistoryMetadata{At: i}
+		if j := sourceOf(m, page, before); j >= 0 {
+			before = j
+			hm.Metadata = meta.Messages[page[j].ID]
+		}
+		for _, id := range toolUseIDs(m) {
+			if c, ok := meta.ToolCalls[id]; ok {
+				hm.ToolCalls = setKey(hm.ToolCalls, id, c)
+			}
+		}
+		if hm.Metadata != nil || hm.ToolCalls != nil {
+			list = append(list, hm)
+		}
+	}
+	slices.Reverse(list)
+	cut := 0
+	for cut < len(list) && list[cut].At < seed {
+		cut++
+	}
+	rest := list[cut:]
+	for i := range rest {
+		rest[i].At -= seed
+	}
+	return metadataJSON(list[:cut]), metadataJSON(rest)
+}
+
+// metadataJSON is list as JSON; nil for an empty one.
+func metadataJSON(list []HistoryMetadata) json.RawMessage {
+	if len(list) == 0 {
+		return nil
+	}
+	b, err := json.Marshal(list)
+	if err != nil {
+		return nil
+	}
+	return b
+}
+
+// sourceOf is the index of the last page message before before that m
+// can have been made of; -1 for none.
+func sourceOf(m aap.Message, page []types.Message, before int) int {
+	var role types.Role
+	call := ""
+	switch m := m.(type) {
+	case *aap.UserMessage:
+		role = types.RoleUser
+	case *aap.AssistantMessage:
+		role = types.RoleAssistant
+	case *aap.SystemMessage:
+		role = types.RoleSystem
+	case *aap.ToolMessage:
+		role, call = types.RoleTool, m.ToolCallID
+	default:
+		return -1
+	}
+	for j := before - 1; j >= 0; j-- {
+		p := &page[j]
+		if p.Role == role && (call == "" || p.ToolCallID == call) || role == types.RoleSystem && p.Role == types.RoleDeveloper {
+			return j
+		}
+	}
+	return -1
 }

@@ -98,9 +98,10 @@ func (a *agent) admit(log *zerolog.Logger, sess *store.Session, hist []store.Ent
 	// Each message under the AG-UI id translate gave it (tool permissions,
 	// answers, have none); the answer to an interrupt presented as a tool
 	// call goes in resume, and in history as the call's result.
+	meta := metadataAt(req.AGUI) // the page's metadata of the messages, under the AG-UI extension
 	for i, m := range req.Messages {
 		if id := input.IDs[i]; id != "" {
-			added = append(added, store.Entry{Message: m, AGUIID: id})
+			added = append(added, store.Entry{Message: m, AGUIID: id, AGUI: meta.extras(i)})
 		}
 	}
 

@@ -122,3 +122,31 @@ func (s *Server) keptAGUI(c *gin.Context, sess *store.Session) (*aap.AGUISession
 	}
 	return kept, nil
 }
+
+// requestMetadata is the metadata a request's "agui" member gives its
+// messages, by the message's index (metadataAt).
+type requestMetadata map[int]translate.HistoryMetadata
+
+// metadataAt reads the metadata of a request's "agui" member (nil in:
+// none); aap's decoder checked its shape.
+func metadataAt(in *aap.AGUIInput) requestMetadata {
+	if in == nil || in.Metadata == nil {
+		return nil
+	}
+	list, _ := translate.ParseHistoryMetadata(in.Metadata)
+	out := make(requestMetadata, len(list))
+	for _, m := range list {
+		out[m.At] = m
+	}
+	return out
+}
+
+// extras are the history extras (store.Entry.AGUI) of the request's
+// message i: its metadata; nil for none.
+func (r requestMetadata) extras(i int) json.RawMessage {
+	m, ok := r[i]
+	if !ok {
+		return nil
+	}
+	return translate.WithMetadata(nil, m)
+}

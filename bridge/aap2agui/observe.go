@@ -55,10 +55,10 @@ func (r *observer) observe(ctx context.Context, ev events.Event, data []byte) (p
 	switch e := ev.(type) {
 	case *events.ActivitySnapshotEvent:
 		r.notSent(ev, ncActivitySnapshot) // (kept with the session)
-		r.refused = !r.snapshotActivity(e, data)
+		r.refuse(!r.snapshotActivity(e, data), ncActivitySnapshot)
 	case *events.ActivityDeltaEvent:
 		r.notSent(ev, ncActivityDelta)
-		r.refused = !r.applyActivityDelta(e, data)
+		r.refuse(!r.applyActivityDelta(e, data), ncActivityDelta)
 	case *events.StateSnapshotEvent:
 		r.notSent(ev, ncStateSnapshot) // (kept as the session's state)
 		r.snapshotState(e, data)
@@ -92,6 +92,15 @@ func (r *observer) observe(ctx context.Context, ev events.Event, data []byte) (p
 		}
 	}
 	return true, nil
+}
+
+// refuse notes an event left out (not passed on even to a client granted
+// the extension, which then counts it as not carried).
+func (r *observer) refuse(refused bool, k notCarriedKind) {
+	r.refused = refused
+	if refused && r.carry {
+		r.notCarried(k, 1)
+	}
 }
 
 func (r *observer) nameCall(id, name string) {

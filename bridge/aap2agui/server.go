@@ -148,10 +148,11 @@ func (s *Server) newSession(c *gin.Context, req *aap.PostSessionsRequest, first 
 		return nil, invalid("invalid_request", err.Error())
 	}
 	seed := make([]store.Entry, len(req.Messages))
+	meta := metadataAt(req.AGUI) // the page's metadata of the messages, under the AG-UI extension
 	for i, m := range append(req.Messages[:len(req.Messages):len(req.Messages)], first...) {
 		id := ident.Random("msg-")
 		if i < len(seed) {
-			seed[i] = store.Entry{Message: m, AGUIID: id}
+			seed[i] = store.Entry{Message: m, AGUIID: id, AGUI: meta.extras(i)}
 		}
 		if _, err := translate.AppendMessageToAGUI(nil, m, id); err != nil {
 			return nil, invalid("invalid_request", fmt.Sprintf("messages[%d]: %v", i, err))

@@ -61,7 +61,7 @@ func (s *Server) joining(ctx context.Context, l *store.RunLog, threadID string, 
 // to, in flight or finished while kept. With no run in flight and no id,
 // it answers as a hydration does: the thread's conversation.
 func (s *Server) connect(c *gin.Context) error {
-	in, err := readRunInput(c.Request)
+	in, _, err := readRunInput(c.Request)
 	if err != nil {
 		return err
 	}
@@ -82,7 +82,7 @@ func (s *Server) connect(c *gin.Context) error {
 		}
 	}
 	in.Messages, in.Resume = nil, nil // a hydration
-	return s.serveInput(c, in)
+	return s.serveInput(c, in, agui.Metadata{})
 }
 
 // interruptedRun is the RUN_ERROR that ends the log of a run whose process

@@ -35,20 +35,21 @@ import (
 // RUN_STARTED then RUN_ERROR (serveInput).
 func (s *Server) run(c *gin.Context) error {
 	var in *types.RunAgentInput
+	var meta agui.Metadata
 	err := aside.Do(func() (err error) { // decoding goes deep: see internal/aside
-		in, err = readRunInput(c.Request)
+		in, meta, err = readRunInput(c.Request)
 		return err
 	})
 	if err != nil {
 		return err
 	}
-	return s.serveInput(c, in)
+	return s.serveInput(c, in, meta)
 }
 
 // serveInput finds the run's agent, then runs it on its thread (or reads
 // the thread, for a hydration: no run lock); an error is returned before
 // the stream began.
-func (s *Server) serveInput(c *gin.Context, in *types.RunAgentInput) error {
+func (s *Server) serveInput(c *gin.Context, in *types.RunAgentInput, meta agui.Metadata) error {
 	log := edge.Logger(c)
 	name := c.Param("name")
 	var ua upstreamAgent
@@ -63,7 +64,7 @@ func (s *Server) serveInput(c *gin.Context, in *types.RunAgentInput) error {
 		return s.hydrate(c, ua, in)
 	}
 	r := &runner{env: s.env(), log: log, runStream: runStream{w: aguiWriter},
-		runIntake: runIntake{cl: ua.cl, version: ua.version, carry: ua.carry, in: in, info: ua.info, owner: edge.Owner(c), agentName: name}}
+		runIntake: runIntake{cl: ua.cl, version: ua.version, carry: ua.carry, in: in, pageMeta: meta, info: ua.info, owner: edge.Owner(c), agentName: name}}
 	r.openSession = r.openerFor(ua.version)
 	if r.clientTools, r.fwd, err = runOptions(in); err != nil {
 		return err
@@ -85,25 +86,27 @@ func runBusy(left time.Duration) string {
 
 // readRunInput reads and checks the request's RunAgentInput; a run
 // without an id gets one.
-func readRunInput(r *http.Request) (*types.RunAgentInput, error) {
+func readRunInput(r *http.Request) (*types.RunAgentInput, agui.Metadata, error) {
 	data, err := edge.ReadBody(r)
 	if err != nil {
-		return nil, err
+		return nil, agui.Metadata{}, err
 	}
 	in, err := agui.DecodeRunAgentInputLazy(data)
 	if err != nil {
-		return nil, fault.Fail(fault.KindInvalid, "invalid_body", "the body is not a RunAgentInput: "+err.Error())
+		return nil, agui.Metadata{}, fault.Fail(fault.KindInvalid, "invalid_body", "the body is not a RunAgentInput: "+err.Error())
 	}
 	if strings.TrimSpace(in.ThreadID) == "" {
-		return nil, badInput("threadId is required")
+		return nil, agui.Metadata{}, badInput("threadId is required")
 	}
 	if err := checkInput(in); err != nil {
-		return nil, badInput("%s", err.Error())
+		return nil, agui.Metadata{}, badInput("%s", err.Error())
 	}
 	if in.RunID == "" {
 		in.RunID = ident.Random("run-")
 	}
-	return in, nil
+	// The messages' metadata, which the SDK's types have no field for:
+	// the AG-UI extension carries it (extension.go).
+	return in, translate.PageMetadata(data), nil
 }
 
 // upstreamAgent is the agent a request names on the AAP server, and how

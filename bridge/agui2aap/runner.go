@@ -2,6 +2,7 @@ package agui2aap
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 
 	"github.com/ag-ui-protocol/ag-ui/sdks/community/go/pkg/core/events"
@@ -46,6 +47,7 @@ type runIntake struct {
 	// version does (openerFor), chosen once.
 	openSession func(context.Context, newSession) (*aap.PostSessionTurnRequest, error)
 	in          *types.RunAgentInput
+	pageMeta    agui.Metadata // the metadata of in's messages and tool calls (translate.PageMetadata)
 	info        *aap.AgentInfo
 	th          *store.Thread
 	storedAgent string // the agent the thread was stored with ("" for a new thread)
@@ -190,4 +192,5 @@ type newSession struct {
 	req                        *aap.PostSessionTurnRequest // the session's first turn
 	agent                      aap.AgentConfig
 	contextDigest, toolsDigest string
+	seedMeta                   json.RawMessage // the metadata of the seed's messages (translate.RequestMetadata)
 }

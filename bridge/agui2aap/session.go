@@ -2,8 +2,10 @@ package agui2aap
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"net/http"
+	"slices"
 
 	"github.com/aapagui/aapagui/aap"
 	"github.com/aapagui/aapagui/translate"
@@ -47,9 +49,18 @@ func (r *runner) begin(ctx context.Context) (*aap.PostSessionTurnRequest, error)
 		contextDigest = digest(in.Context)
 	}
 	req := &aap.PostSessionTurnRequest{Stream: r.mode(), Messages: p.Turn}
+	var seedMeta json.RawMessage // the metadata of the seed's messages, under the AG-UI extension
 	if r.carry {
 		// The context goes to the agent as context (extension.go).
 		req.AGUI, contextDigest = carriedInput(in), ""
+		var turnMeta json.RawMessage
+		seedMeta, turnMeta = translate.RequestMetadata(slices.Concat(p.Seed, p.Turn), len(p.Seed), in.Messages, r.pageMeta)
+		if turnMeta != nil {
+			if req.AGUI == nil {
+				req.AGUI = &aap.AGUIInput{}
+			}
+			req.AGUI.Metadata = turnMeta
+		}
 	} else {
 		noteNotCarried(r.log, r.env.met, in)
 	}
@@ -69,7 +80,7 @@ func (r *runner) begin(ctx context.Context) (*aap.PostSessionTurnRequest, error)
 			}
 			agent.Options = r.fwd.Agent.Options
 		}
-		return r.openSession(ctx, newSession{req: req, agent: agent, contextDigest: contextDigest, toolsDigest: toolsDigest})
+		return r.openSession(ctx, newSession{req: req, agent: agent, contextDigest: contextDigest, toolsDigest: toolsDigest, seedMeta: seedMeta})
 	}
 	if toolsDigest != th.ToolsDigest {
 		req.Tools = r.clientTools
@@ -96,7 +107,11 @@ func (r *runner) openerFor(version int) func(context.Context, newSession) (*aap.
 // the seed), to which the first turn then goes.
 func (r *runner) createSession(ctx context.Context, n newSession) (*aap.PostSessionTurnRequest, error) {
 	th := r.th
-	created, err := r.cl.CreateSession(ctx, &aap.PostSessionsRequest{Agent: n.agent, Messages: r.p.Seed, Tools: r.clientTools})
+	sr := &aap.PostSessionsRequest{Agent: n.agent, Messages: r.p.Seed, Tools: r.clientTools}
+	if n.seedMeta != nil {
+		sr.AGUI = &aap.AGUIInput{Metadata: n.seedMeta}
+	}
+	created, err := r.cl.CreateSession(ctx, sr)
 	r.turn.Line.Upstream = r.env.upstreamCall(ctx, "create_session", r.info.Name, err)
 	if err != nil {
 		return nil, &upstreamError{err}
