@@ -9,13 +9,15 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/aapagui/aapagui/aap"
+	"github.com/aapagui/aapagui/internal/testkit/metricstest"
 )
 
 // TestMetadataGoesBackToTheAgent: the metadata an agent's events give a
 // message (merged key by key, the last write winning), a tool call and a
 // tool result, and the metadata of a MESSAGES_SNAPSHOT's messages, are
 // kept with the session's history and sent back with those messages in
-// the agent's next run, as the agent wrote them.
+// the agent's next run, as the agent wrote them. A plain AAP client is
+// sent none of it: each event that holds some is counted as not carried.
 func TestMetadataGoesBackToTheAgent(t *testing.T) {
 	streamed := []string{
 		`{"type":"TEXT_MESSAGE_START","messageId":"m0","role":"assistant","metadata":{"provider":"acme","model":"a"}}`,
@@ -43,6 +45,8 @@ func TestMetadataGoesBackToTheAgent(t *testing.T) {
 	id := e.createSession(t, aap.PostSessionsRequest{})
 	_, err := e.stream(t, id, userTurn(aap.StreamDelta, "find it"))
 	require.NoError(t, err)
+	m := metricstest.Scrape(t, e.Root+"/metrics", "")
+	assert.Equal(t, 4.0, m.Value("aap2agui_events_not_carried_total", "type", "metadata"), "a plain AAP client is sent none: each event with metadata counted")
 	for _, text := range []string{"again", "snap", "last"} {
 		_, err = e.stream(t, id, userTurn(aap.StreamDelta, text))
 		require.NoError(t, err)

@@ -1,6 +1,7 @@
 package aap2agui
 
 import (
+	"bytes"
 	"github.com/ag-ui-protocol/ag-ui/sdks/community/go/pkg/core/events"
 	"github.com/ag-ui-protocol/ag-ui/sdks/community/go/pkg/core/types"
 	"github.com/rs/zerolog"
@@ -28,6 +29,7 @@ const (
 	ncUnknown
 	ncActivityMessage // an activity message of a MESSAGES_SNAPSHOT
 	ncRunResult       // RUN_FINISHED's result, unless it names a stop reason
+	ncMetadata        // an event's metadata (kept with the history, not sent)
 	ncKinds
 )
 
@@ -46,6 +48,7 @@ var notCarriedNames = [ncKinds]string{
 	ncUnknown:          "unknown",
 	ncActivityMessage:  "MESSAGES_SNAPSHOT:activity",
 	ncRunResult:        "RUN_FINISHED:result",
+	ncMetadata:         "metadata",
 }
 
 // notCarried counts a turn's events by kind; nil until the first. A run
@@ -65,6 +68,17 @@ func (r *observer) notCarried(k notCarriedKind, n int) {
 
 // notSent counts ev, of kind k, unless the client is sent it under the
 // AG-UI extension (translate.CarriedEvent decides, as for the write).
+// notSentMetadata counts, for a client not granted the extension, an
+// event's metadata (data: its JSON, nil for a plain event): aap2agui
+// keeps it with the history, and AAP has no field to send it in.
+func (r *observer) notSentMetadata(data []byte) {
+	if !r.carry && data != nil && bytes.Contains(data, metadataKey) {
+		r.notCarried(ncMetadata, 1)
+	}
+}
+
+var metadataKey = []byte(`"metadata"`)
+
 func (r *observer) notSent(ev events.Event, k notCarriedKind) {
 	if !r.carry || !translate.CarriedEvent(ev) {
 		r.notCarried(k, 1)

@@ -52,6 +52,7 @@ type observer struct {
 // the run is streamed, given back as out.
 func (r *observer) observe(ctx context.Context, ev events.Event, data []byte) (pass bool, out []aap.Event) {
 	r.refused = false
+	r.notSentMetadata(data)
 	switch e := ev.(type) {
 	case *events.ActivitySnapshotEvent:
 		r.notSent(ev, ncActivitySnapshot) // (kept with the session)
