@@ -175,12 +175,27 @@ func DecodeContent(c any) (any, error) {
 
 // PatchToolCallValues adds to the RunAgentInput JSON body the
 // encryptedValue of each tool call named in values (toolCallId → value),
-// which the AG-UI SDK's ToolCall has no field for. Only the messages
-// holding such calls are rewritten.
+// which the AG-UI SDK's ToolCall has no field for. A body with none of
+// them is left as it was.
 func PatchToolCallValues(body []byte, values map[string]string) ([]byte, error) {
 	if len(values) == 0 {
 		return body, nil
 	}
+	return patchMessages(body, func(m map[string]json.RawMessage) (bool, error) {
+		return patchCalls(m, func(id string, c map[string]json.RawMessage) bool {
+			val, ok := values[id]
+			if ok {
+				c["encryptedValue"], _ = json.Marshal(val)
+			}
+			return ok
+		})
+	})
+}
+
+// patchMessages calls edit with each message of the "messages" array of
+// the JSON object body, and writes the body again when an edit changed
+// one; body as it was otherwise.
+func patchMessages(body []byte, edit func(m map[string]json.RawMessage) (bool, error)) ([]byte, error) {
 	var top map[string]json.RawMessage
 	if err := json.Unmarshal(body, &top); err != nil {
 		return nil, err
@@ -192,29 +207,15 @@ func PatchToolCallValues(body []byte, values map[string]string) ([]byte, error) 
 	changed := false
 	for i, raw := range msgs {
 		var m map[string]json.RawMessage
-		if json.Unmarshal(raw, &m) != nil || m["toolCalls"] == nil {
+		if json.Unmarshal(raw, &m) != nil {
 			continue
 		}
-		var calls []map[string]json.RawMessage
-		if json.Unmarshal(m["toolCalls"], &calls) != nil {
-			continue
-		}
-		hit := false
-		for _, c := range calls {
-			var id string
-			if json.Unmarshal(c["id"], &id) == nil {
-				if val, ok := values[id]; ok {
-					c["encryptedValue"], _ = json.Marshal(val)
-					hit = true
-				}
-			}
+		hit, err := edit(m)
+		if err != nil {
+			return nil, err
 		}
 		if !hit {
 			continue
-		}
-		var err error
-		if m["toolCalls"], err = jsonenc.Marshal(calls); err != nil {
-			return nil, err
 		}
 		if msgs[i], err = jsonenc.Marshal(m); err != nil {
 			return nil, err
@@ -229,6 +230,31 @@ func PatchToolCallValues(body []byte, values map[string]string) ([]byte, error) 
 		return nil, err
 	}
 	return jsonenc.Marshal(top)
+}
+
+// patchCalls calls edit with each tool call of the message m (by its id),
+// and writes m's toolCalls again when an edit changed one.
+func patchCalls(m map[string]json.RawMessage, edit func(id string, c map[string]json.RawMessage) bool) (bool, error) {
+	if m["toolCalls"] == nil {
+		return false, nil
+	}
+	var calls []map[string]json.RawMessage
+	if json.Unmarshal(m["toolCalls"], &calls) != nil {
+		return false, nil
+	}
+	hit := false
+	for _, c := range calls {
+		var id string
+		if json.Unmarshal(c["id"], &id) == nil && edit(id, c) {
+			hit = true
+		}
+	}
+	if !hit {
+		return false, nil
+	}
+	var err error
+	m["toolCalls"], err = jsonenc.Marshal(calls)
+	return err == nil, err
 }
 
 // Metadata is the AG-UI metadata (@ag-ui/core 1.0) of messages, by
@@ -247,51 +273,24 @@ func PatchMetadata(body []byte, meta Metadata) ([]byte, error) {
 	if len(meta.Messages)+len(meta.ToolCalls) == 0 {
 		return body, nil
 	}
-	var top map[string]json.RawMessage
-	if err := json.Unmarshal(body, &top); err != nil {
-		return nil, err
-	}
-	var msgs []map[string]json.RawMessage
-	if err := json.Unmarshal(top["messages"], &msgs); err != nil {
-		return nil, err
-	}
-	changed := false
-	for _, m := range msgs {
+	return patchMessages(body, func(m map[string]json.RawMessage) (bool, error) {
+		hit := false
 		var id string
 		if json.Unmarshal(m["id"], &id) == nil {
 			if v, ok := meta.Messages[id]; ok {
-				m["metadata"], changed = v, true
+				m["metadata"], hit = v, true
 			}
 		}
-		if m["toolCalls"] == nil || len(meta.ToolCalls) == 0 {
-			continue
+		if len(meta.ToolCalls) == 0 {
+			return hit, nil
 		}
-		var calls []map[string]json.RawMessage
-		if json.Unmarshal(m["toolCalls"], &calls) != nil {
-			continue
-		}
-		hit := false
-		for _, c := range calls {
-			if json.Unmarshal(c["id"], &id) == nil {
-				if v, ok := meta.ToolCalls[id]; ok {
-					c["metadata"], hit = v, true
-				}
+		calls, err := patchCalls(m, func(id string, c map[string]json.RawMessage) bool {
+			v, ok := meta.ToolCalls[id]
+			if ok {
+				c["metadata"] = v
 			}
-		}
-		if hit {
-			var err error
-			if m["toolCalls"], err = jsonenc.Marshal(calls); err != nil {
-				return nil, err
-			}
-			changed = true
-		}
-	}
-	if !changed {
-		return body, nil
-	}
-	var err error
-	if top["messages"], err = jsonenc.Marshal(msgs); err != nil {
-		return nil, err
-	}
-	return jsonenc.Marshal(top)
+			return ok
+		})
+		return hit || calls, err
+	})
 }

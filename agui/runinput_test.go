@@ -123,3 +123,37 @@ func BenchmarkDecodeRunAgentInputLazy1000x2KB(b *testing.B) {
 		}
 	}
 }
+
+// PatchMetadata sets the metadata of the named messages and tool calls,
+// in a RunAgentInput or a MESSAGES_SNAPSHOT alike, and leaves a body with
+// none of them as it was.
+func TestPatchMetadata(t *testing.T) {
+	body := []byte(`{"type":"MESSAGES_SNAPSHOT","messages":[{"id":"u1","role":"user","content":"<hi>"},` +
+		`{"id":"a1","role":"assistant","toolCalls":[{"id":"c1","type":"function","function":{"name":"f","arguments":"{}"}}]}]}`)
+	out, err := agui.PatchMetadata(body, agui.Metadata{
+		Messages:  map[string]json.RawMessage{"u1": json.RawMessage(`{"n":1.50}`), "absent": json.RawMessage(`{}`)},
+		ToolCalls: map[string]json.RawMessage{"c1": json.RawMessage(`{"c":true}`)},
+	})
+	require.NoError(t, err)
+	var snap struct {
+		Type     string
+		Messages []struct {
+			Content   string          `json:"content"`
+			Metadata  json.RawMessage `json:"metadata"`
+			ToolCalls []struct {
+				Metadata json.RawMessage `json:"metadata"`
+			} `json:"toolCalls"`
+		} `json:"messages"`
+	}
+	require.NoError(t, json.Unmarshal(out, &snap))
+	assert.Equal(t, "MESSAGES_SNAPSHOT", snap.Type)
+	assert.Equal(t, "<hi>", snap.Messages[0].Content)
+	assert.Equal(t, `{"n":1.50}`, string(snap.Messages[0].Metadata), "as it was written")
+	assert.Nil(t, snap.Messages[1].Metadata)
+	assert.JSONEq(t, `{"c":true}`, string(snap.Messages[1].ToolCalls[0].Metadata))
+	assert.NotContains(t, string(out), `\u003c`, "no HTML escaping")
+
+	same, err := agui.PatchMetadata(body, agui.Metadata{Messages: map[string]json.RawMessage{"absent": json.RawMessage(`{}`)}})
+	require.NoError(t, err)
+	assert.Equal(t, string(body), string(same))
+}
