@@ -32,6 +32,8 @@ func floorOf(pkg string) string {
 		return "store"
 	case strings.HasPrefix(pkg, "bridge/internal/"):
 		return "plumbing"
+	case pkg == "bridge/serving":
+		return "options"
 	case pkg == "bridge" || strings.HasPrefix(pkg, "bridge/"):
 		return "bridge"
 	case pkg == "demo":
@@ -49,10 +51,11 @@ var mayImport = map[string][]string{
 	"wire":      {"ground"},
 	"translate": {"ground", "wire"},
 	"store":     {"ground", "wire", "store"},
-	"plumbing":  {"ground", "wire", "store", "plumbing"},
-	"bridge":    {"ground", "wire", "translate", "store", "plumbing"},
+	"options":   {"ground"},
+	"plumbing":  {"ground", "wire", "store", "options", "plumbing"},
+	"bridge":    {"ground", "wire", "translate", "store", "options", "plumbing"},
 	"demo":      {"ground", "wire", "translate"},
-	"cmd":       {"ground", "wire", "translate", "store", "plumbing", "bridge", "demo", "cmd"},
+	"cmd":       {"ground", "wire", "translate", "store", "options", "plumbing", "bridge", "demo", "cmd"},
 }
 
 // testSupport reports whether a package of this module is there for tests

@@ -101,7 +101,7 @@ func (fl *flags) config(p *cli.Program) (agui2aap.Config, error) {
 	s := &p.Shared
 	cfg := agui2aap.Config{
 		Upstream: *fl.upstream, UpstreamAPIKey: *fl.upstreamKey, ForwardAuth: *fl.forwardAuth, ForwardUser: *fl.forwardUser,
-		Serving: agui2aap.Serving(p.ServingOptions(*fl.keys, *fl.origins, fl.users.Options())),
+		Serving: p.ServingOptions(*fl.keys, *fl.origins, fl.users.Options()),
 		Policy:  agui2aap.Policy(strings.ToLower(*fl.policy)), ServerTools: tools,
 		MaxBody: *s.MaxBody, SnapshotAfterRuns: *fl.snapshots,
 	}

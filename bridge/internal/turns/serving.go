@@ -2,56 +2,23 @@ package turns
 
 import (
 	"fmt"
-	"net/http"
 	"time"
-
-	"github.com/rs/zerolog"
-	"go.opentelemetry.io/otel/trace"
 
 	"github.com/aapagui/aapagui/bridge/internal/admit"
 	"github.com/aapagui/aapagui/bridge/internal/edge"
 	"github.com/aapagui/aapagui/bridge/internal/upstream"
+	"github.com/aapagui/aapagui/bridge/serving"
 	"github.com/aapagui/aapagui/internal/redirect"
 	"github.com/aapagui/aapagui/internal/sse"
-	"github.com/aapagui/aapagui/internal/userid"
 	"github.com/aapagui/aapagui/store"
 )
 
-// Serving are the options both bridges serve with: how they call their
-// upstream and bound a turn (aap2agui) or a run (agui2aap), who may call
-// them, and what they report. It is, field for field, the public
-// aap2agui.Serving and agui2aap.Serving, which say what each field and
-// its zero value mean (go doc ./bridge/aap2agui Serving): a bridge's
-// Config embeds its own, and the bridge sees it as this type through a
-// pointer conversion ((*turns.Serving)(&cfg.Serving)), which compiles only
-// while the three keep the same fields in the same order. What a zero
-// field stands for is Defaults's, written here alone.
-type Serving struct {
-	HTTPClient         *http.Client
-	HeaderTimeout      time.Duration
-	IdleTimeout        time.Duration
-	MaxTurnDuration    time.Duration
-	StartTimeout       time.Duration
-	StallTimeout       time.Duration
-	OnClientGone       ClientGone
-	KeepAlive          time.Duration
-	LeaseTTL           time.Duration
-	MaxSchedulingDelay time.Duration
-	MaxRenewalLag      time.Duration
-	MaxEventSize       int
-	MaxMessageSize     int
-
-	APIKeys      []string
-	Users        userid.Options
-	CORSOrigins  []string
-	AllowedHosts []string
-	BodyTimeout  time.Duration
-
-	Logger          zerolog.Logger
-	Clock           func() time.Time
-	SeparateMetrics bool
-	TracerProvider  trace.TracerProvider
-}
+// Serving are the options both bridges serve with (serving.Serving,
+// which says what each field and its zero value mean), as the turns see
+// them: a bridge's Config holds a serving.Serving, seen as this type
+// through a pointer conversion ((*turns.Serving)(&cfg.Serving)). What a
+// zero field stands for is Defaults's, written here alone.
+type Serving serving.Serving
 
 // Defaults are the values Serving's zero fields stand for where a zero
 // stands for a value (SetDefaults gives them): the one place they are
@@ -128,18 +95,15 @@ func (s *Serving) SetDefaults(name string) error {
 	return nil
 }
 
-// ClientGone says what becomes of a turn whose client left (see
-// Serving.OnClientGone).
-type ClientGone string
+// ClientGone says what becomes of a turn whose client left
+// (serving.ClientGone).
+type ClientGone = serving.ClientGone
 
-// What becomes of a turn whose client left.
+// What becomes of a turn whose client left (serving.ClientGoneCancel,
+// serving.ClientGoneFinish).
 const (
-	// ClientGoneCancel cancels the turn's upstream; what was received is
-	// stored. Closing the stream is how AAP clients and AG-UI's abortRun
-	// stop a turn.
-	ClientGoneCancel ClientGone = "cancel"
-	// ClientGoneFinish lets the turn run to its end and stores it whole.
-	ClientGoneFinish ClientGone = "finish"
+	ClientGoneCancel = serving.ClientGoneCancel
+	ClientGoneFinish = serving.ClientGoneFinish
 )
 
 // DefaultFinishBound is MaxTurnDuration when a turn whose client left

@@ -1,10 +1,6 @@
 package turns_test
 
 import (
-	"go/ast"
-	"go/parser"
-	"go/token"
-	"os"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -12,42 +8,6 @@ import (
 
 	"github.com/aapagui/aapagui/bridge/internal/turns"
 )
-
-// The bridges' public Serving types are turns.Serving field for field
-// (their conversion to it compiles only then), and say the same of each
-// field: the struct bodies, their docs with them, are written alike in
-// both bridges.
-func TestServingDocumentedAlike(t *testing.T) {
-	a2g := servingBody(t, "../../aap2agui/config.go")
-	g2a := servingBody(t, "../../agui2aap/config.go")
-	assert.Equal(t, a2g, g2a, "aap2agui.Serving and agui2aap.Serving differ: keep their fields and docs the same")
-}
-
-// servingBody is the source of the struct type Serving in the file at
-// path, from its opening brace to its closing one.
-func servingBody(t *testing.T, path string) string {
-	t.Helper()
-	src, err := os.ReadFile(path)
-	require.NoError(t, err)
-	fset := token.NewFileSet()
-	f, err := parser.ParseFile(fset, path, src, parser.ParseComments)
-	require.NoError(t, err)
-	for _, d := range f.Decls {
-		g, ok := d.(*ast.GenDecl)
-		if !ok || g.Tok != token.TYPE {
-			continue
-		}
-		for _, s := range g.Specs {
-			if ts := s.(*ast.TypeSpec); ts.Name.Name == "Serving" {
-				st, ok := ts.Type.(*ast.StructType)
-				require.True(t, ok, "%s: Serving is not a struct type", path)
-				return string(src[fset.Position(st.Fields.Opening).Offset : fset.Position(st.Fields.Closing).Offset+1])
-			}
-		}
-	}
-	t.Fatalf("%s: no type Serving", path)
-	return ""
-}
 
 // Defaults are what SetDefaults gives the zero fields.
 func TestDefaults(t *testing.T) {

@@ -235,8 +235,8 @@ func (p *Program) stop() {
 	p.cleanup = nil
 }
 
-// ServingOptions are the options both bridges share (aap2agui.Serving,
-// which converts to agui2aap.Serving), from the flags every bridge has
+// ServingOptions are the options both bridges share (serving.Serving,
+// which both bridges' Config hold), from the flags every bridge has
 // (BindServing, BindStream) and the program's keys, CORS origins and
 // users: the one place a program copies them into its Config.
 func (p *Program) ServingOptions(keys, origins []string, users userid.Options) aap2agui.Serving {
