@@ -34,7 +34,8 @@ func (a *Activity) Message() types.Message {
 // Activities are a conversation's activity messages, in the order of
 // their places.
 type Activities struct {
-	List []Activity
+	List  []Activity
+	index map[string]int // the place in List of each id, made as it is needed (find)
 }
 
 // ErrUnknownActivity is Delta's for an ACTIVITY_DELTA of a message the
@@ -70,11 +71,18 @@ func (a *Activities) JSON() json.RawMessage {
 	return b
 }
 
+// find is the index in List of the activity id, -1 for none: an index
+// made once (and again if List was changed from outside), so that a run
+// of many activities and deltas costs each what it touches.
 func (a *Activities) find(id string) int {
-	for i := range a.List {
-		if a.List[i].ID == id {
-			return i
+	if len(a.index) != len(a.List) {
+		a.index = make(map[string]int, len(a.List))
+		for i := range a.List {
+			a.index[a.List[i].ID] = i
 		}
+	}
+	if i, ok := a.index[id]; ok {
+		return i
 	}
 	return -1
 }
@@ -97,6 +105,9 @@ func (a *Activities) Snapshot(id, typ string, content json.RawMessage, replace b
 		return nil
 	}
 	a.List = append(a.List, Activity{At: at, ID: id, Type: typ, Content: content})
+	if a.index != nil {
+		a.index[id] = len(a.List) - 1
+	}
 	return nil
 }
 

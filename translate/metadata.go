@@ -27,39 +27,80 @@ var metadataKey = []byte(`"metadata"`)
 // MergeMetadata is old with the members of add set over it, in old's
 // order, new keys last (both JSON objects; one that is not is left out).
 func MergeMetadata(old, add json.RawMessage) json.RawMessage {
-	if len(add) == 0 || firstNonSpace(add) != '{' {
+	var d metaDoc
+	d.merge(old)
+	d.merge(add)
+	if d.keys == nil {
 		return old
 	}
-	if len(old) == 0 || firstNonSpace(old) != '{' {
-		return compactJSON(add)
+	return d.JSON()
+}
+
+// metaDoc is metadata being merged, kept by key, so that a merge costs
+// what it adds: merging into the whole object written out each time
+// would cost a message's metadata again for each of its events.
+type metaDoc struct {
+	keys []string
+	vals []json.RawMessage
+	at   map[string]int
+}
+
+// merge sets add's members (a JSON object; anything else is left out)
+// over d's.
+func (d *metaDoc) merge(add json.RawMessage) {
+	if len(add) == 0 || firstNonSpace(add) != '{' {
+		return
 	}
-	keys, vals, ok := members(old)
-	addKeys, addVals, ok2 := members(add)
-	if !ok || !ok2 {
-		return compactJSON(add)
+	keys, vals, ok := members(add)
+	if !ok {
+		return
 	}
-	at := make(map[string]int, len(keys))
+	if d.at == nil {
+		d.at = make(map[string]int, len(keys))
+	}
 	for i, k := range keys {
-		at[k] = i
-	}
-	for i, k := range addKeys {
-		if j, seen := at[k]; seen {
-			vals[j] = addVals[i]
+		if j, seen := d.at[k]; seen {
+			d.vals[j] = vals[i]
 			continue
 		}
-		at[k] = len(keys)
-		keys, vals = append(keys, k), append(vals, addVals[i])
+		d.at[k] = len(d.keys)
+		d.keys, d.vals = append(d.keys, k), append(d.vals, vals[i])
+	}
+	if d.keys == nil {
+		d.keys = []string{} // an empty object is one
+	}
+}
+
+// JSON is d as a compact object; nil for a d that holds none (nil d
+// too).
+func (d *metaDoc) JSON() json.RawMessage {
+	if d == nil || d.keys == nil {
+		return nil
 	}
 	b := []byte{'{'}
-	for i, k := range keys {
+	for i, k := range d.keys {
 		if i > 0 {
 			b = append(b, ',')
 		}
 		b = jsonenc.AppendString(b, k)
 		b = append(b, ':')
-		b = append(b, compactJSON(vals[i])...)
+		b = append(b, compactJSON(d.vals[i])...)
 	}
 	return append(b, '}')
+}
+
+// mergeAt merges add into m's doc of key, made when it is the first.
+func mergeAt(m map[string]*metaDoc, key string, add json.RawMessage) map[string]*metaDoc {
+	if m == nil {
+		m = map[string]*metaDoc{}
+	}
+	d := m[key]
+	if d == nil {
+		d = &metaDoc{}
+		m[key] = d
+	}
+	d.merge(add)
+	return m
 }
 
 // members are an object's keys and values in their order.
@@ -110,8 +151,8 @@ func eventMetadata(data []byte) json.RawMessage {
 // messages (by AG-UI message id) and the tool calls (by toolCallId) they
 // build.
 type runMetadata struct {
-	msgs  map[string]json.RawMessage
-	calls map[string]json.RawMessage
+	msgs  map[string]*metaDoc
+	calls map[string]*metaDoc
 }
 
 // metadataOf is the metadata of ev (data: its JSON) and what it builds:
@@ -160,9 +201,9 @@ func (m *runMetadata) note(ev events.Event, data []byte) {
 	switch {
 	case meta == nil:
 	case msg != "":
-		m.msgs = setKey(m.msgs, msg, MergeMetadata(m.msgs[msg], meta))
+		m.msgs = mergeAt(m.msgs, msg, meta)
 	case call != "":
-		m.calls = setKey(m.calls, call, MergeMetadata(m.calls[call], meta))
+		m.calls = mergeAt(m.calls, call, meta)
 	}
 }
 
@@ -185,13 +226,13 @@ func (m *runMetadata) add(v *EncryptedValues, id string, calls []string) {
 		return
 	}
 	if id != "" {
-		if meta, ok := m.msgs[id]; ok {
-			v.Metadata = MergeMetadata(v.Metadata, meta)
+		if d, ok := m.msgs[id]; ok {
+			v.Metadata = MergeMetadata(v.Metadata, d.JSON())
 		}
 	}
 	for _, c := range calls {
-		if meta, ok := m.calls[c]; ok {
-			v.ToolCallMetadata = setKey(v.ToolCallMetadata, c, MergeMetadata(v.ToolCallMetadata[c], meta))
+		if d, ok := m.calls[c]; ok {
+			v.ToolCallMetadata = setKey(v.ToolCallMetadata, c, MergeMetadata(v.ToolCallMetadata[c], d.JSON()))
 		}
 	}
 }
@@ -303,9 +344,9 @@ func (t *AGUIToAAP) withNote(out []aap.Event, ev events.Event, data []byte) []aa
 // pageMetadata is what MetadataNotes gave agui2aap's run, waiting for the
 // event it goes on.
 type pageMetadata struct {
-	text    json.RawMessage            // the open text message's (or the next one's)
-	calls   map[string]json.RawMessage // by toolCallId, for the call's TOOL_CALL_END
-	results map[string]json.RawMessage // by toolCallId, for its TOOL_CALL_RESULT
+	text    *metaDoc            // the open text message's (or the next one's)
+	calls   map[string]*metaDoc // by toolCallId, for the call's TOOL_CALL_END
+	results map[string]*metaDoc // by toolCallId, for its TOOL_CALL_RESULT
 }
 
 // takeNote takes a MetadataNote's value (raw).
@@ -317,11 +358,14 @@ func (t *AAPToAGUI) takeNote(raw json.RawMessage) error {
 	p := &t.meta
 	switch n.Of {
 	case noteMessage:
-		p.text = MergeMetadata(p.text, n.Metadata)
+		if p.text == nil {
+			p.text = &metaDoc{}
+		}
+		p.text.merge(n.Metadata)
 	case noteToolCall:
-		p.calls = setKey(p.calls, n.ID, MergeMetadata(p.calls[n.ID], n.Metadata))
+		p.calls = mergeAt(p.calls, n.ID, n.Metadata)
 	case noteToolResult:
-		p.results = setKey(p.results, n.ID, MergeMetadata(p.results[n.ID], n.Metadata))
+		p.results = mergeAt(p.results, n.ID, n.Metadata)
 	default:
 		return &StreamError{Event: string(aap.EventAGUI), Reason: MetadataNote + ": of must be message, toolCall or toolResult"}
 	}
@@ -343,12 +387,13 @@ func withMetadata(ev events.Event, meta json.RawMessage) events.Event {
 }
 
 // takeMetadata is the metadata waiting in m under key, taken.
-func takeMetadata(m map[string]json.RawMessage, key string) json.RawMessage {
-	v, ok := m[key]
-	if ok {
-		delete(m, key)
+func takeMetadata(m map[string]*metaDoc, key string) json.RawMessage {
+	d, ok := m[key]
+	if !ok {
+		return nil
 	}
-	return v
+	delete(m, key)
+	return d.JSON()
 }
 
 // HistoryMetadata is the metadata of one history message and its tool
@@ -463,9 +508,12 @@ func RequestMetadata(msgs []aap.Message, seed int, page []types.Message, meta ag
 	for i := len(msgs) - 1; i >= 0; i-- {
 		m := msgs[i]
 		hm := HistoryMetadata{At: i}
-		if j := sourceOf(m, page, before); j >= 0 {
+		switch j := sourceOf(m, page, before); {
+		case j >= 0:
 			before = j
 			hm.Metadata = meta.Messages[page[j].ID]
+		case j == noSource:
+			before = 0 // no page message left it can be made of: the scan is not made again
 		}
 		for _, id := range toolUseIDs(m) {
 			if c, ok := meta.ToolCalls[id]; ok {
@@ -500,8 +548,13 @@ func metadataJSON(list []HistoryMetadata) json.RawMessage {
 	return b
 }
 
+// noSource is sourceOf's for a message no page message before before
+// can have made; -1 is its for a message made of none (a permission).
+const noSource = -2
+
 // sourceOf is the index of the last page message before before that m
-// can have been made of; -1 for none.
+// can have been made of; noSource for none, -1 for a message of a kind no
+// page message makes.
 func sourceOf(m aap.Message, page []types.Message, before int) int {
 	var role types.Role
 	call := ""
@@ -523,5 +576,5 @@ func sourceOf(m aap.Message, page []types.Message, before int) int {
 			return j
 		}
 	}
-	return -1
+	return noSource
 }

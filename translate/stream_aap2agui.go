@@ -248,7 +248,7 @@ func (t *AAPToAGUI) closeText() {
 	}
 	ev, base := boxEvent[events.TextMessageEndEvent](events.EventTypeTextMessageEnd, t.opts.Now)
 	ev.BaseEvent, ev.MessageID = base, t.textID
-	t.out = append(t.out, withMetadata(ev, t.meta.text))
+	t.out = append(t.out, withMetadata(ev, t.meta.text.JSON()))
 	t.textID, t.meta.text = "", nil
 }
 
