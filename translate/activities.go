@@ -1,6 +1,7 @@
 package translate
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -199,18 +200,16 @@ func (p *Placer) Rest(dst []types.Message) []types.Message {
 	return dst
 }
 
+// isObject reports whether raw is one JSON object (checkObject).
 func isObject(raw json.RawMessage) bool {
-	var m map[string]json.RawMessage
-	return firstNonSpace(raw) == '{' && json.Unmarshal(raw, &m) == nil
+	b := bytes.Trim(raw, jsonSpace)
+	return len(b) > 0 && checkObject(b) == ""
 }
 
-func firstNonSpace(b []byte) byte {
-	for _, c := range b {
-		switch c {
-		case ' ', '\t', '\n', '\r':
-		default:
-			return c
-		}
+// firstNonSpace is raw's first byte past JSON whitespace; 0 for none.
+func firstNonSpace(raw []byte) byte {
+	if b := bytes.TrimLeft(raw, jsonSpace); len(b) > 0 {
+		return b[0]
 	}
 	return 0
 }

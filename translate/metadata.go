@@ -124,12 +124,10 @@ func members(obj json.RawMessage) (keys []string, vals []json.RawMessage, ok boo
 	return keys, vals, true
 }
 
+// compactJSON is raw, valid JSON (decoded already), without its
+// whitespace (appendCompact).
 func compactJSON(raw json.RawMessage) json.RawMessage {
-	var b bytes.Buffer
-	if json.Compact(&b, raw) != nil {
-		return raw
-	}
-	return b.Bytes()
+	return appendCompact(make([]byte, 0, len(raw)), raw)
 }
 
 // eventMetadata is the metadata member of an event's JSON, nil when it
@@ -155,14 +153,22 @@ type runMetadata struct {
 	calls map[string]*metaDoc
 }
 
-// metadataOf is the metadata of ev (data: its JSON) and what it builds:
-// the text message or the tool message of id msg, or the tool call of id
-// call (a tool result names both); meta is nil when it holds none.
-func metadataOf(ev events.Event, data []byte) (msg, call string, meta json.RawMessage) {
-	meta = eventMetadata(data)
+// eventMeta is what an event says in metadata and what it builds: the
+// text message or the tool message of id msg, or the tool call of id call
+// (a tool result names both); meta is nil when it says nothing.
+type eventMeta struct {
+	msg, call string
+	meta      json.RawMessage
+}
+
+// metadataOf is the metadata of ev (data: its JSON, nil for a plain
+// event) and what it builds, read once for all that uses it.
+func metadataOf(ev events.Event, data []byte) eventMeta {
+	meta := eventMetadata(data)
 	if meta == nil {
-		return "", "", nil
+		return eventMeta{}
 	}
+	var msg, call string
 	switch e := ev.(type) {
 	case *events.TextMessageStartEvent:
 		msg = e.MessageID
@@ -189,34 +195,32 @@ func metadataOf(ev events.Event, data []byte) (msg, call string, meta json.RawMe
 	case *agui.ToolCallResultPartsEvent:
 		msg, call = e.MessageID, e.ToolCallID
 	default:
-		return "", "", nil
+		return eventMeta{}
 	}
-	return msg, call, meta
+	return eventMeta{msg: msg, call: call, meta: meta}
 }
 
-// note merges the metadata of ev (data: its JSON) into what it builds: a
+// note merges what an event says in metadata into what it builds: a
 // tool result's into its tool message.
-func (m *runMetadata) note(ev events.Event, data []byte) {
-	msg, call, meta := metadataOf(ev, data)
+func (m *runMetadata) note(em eventMeta) {
 	switch {
-	case meta == nil:
-	case msg != "":
-		m.msgs = mergeAt(m.msgs, msg, meta)
-	case call != "":
-		m.calls = mergeAt(m.calls, call, meta)
+	case em.msg != "":
+		m.msgs = mergeAt(m.msgs, em.msg, em.meta)
+	case em.call != "":
+		m.calls = mergeAt(m.calls, em.call, em.meta)
 	}
 }
 
 // noteMetadata is runMetadata.note, made with the run's first event that
 // holds metadata: a run without any (most) holds none.
-func (t *AGUIToAAP) noteMetadata(ev events.Event, data []byte) {
-	if data == nil || !bytes.Contains(data, metadataKey) {
+func (t *AGUIToAAP) noteMetadata(em eventMeta) {
+	if em.meta == nil {
 		return
 	}
 	if t.meta == nil {
 		t.meta = &runMetadata{}
 	}
-	t.meta.note(ev, data)
+	t.meta.note(em)
 }
 
 // add adds to v the metadata the run's events gave the message of id and
@@ -293,13 +297,10 @@ type metadataNote struct {
 	Metadata json.RawMessage `json:"metadata"`
 }
 
-// noteFor is the agui event of the MetadataNote of ev (data: its JSON),
-// nil when ev holds no metadata the note carries.
-func noteFor(ev events.Event, data []byte) *aap.AGUIEvent {
-	msg, call, meta := metadataOf(ev, data)
-	if meta == nil {
-		return nil
-	}
+// noteFor is the agui event of the MetadataNote of what an event says in
+// metadata (em.meta not nil).
+func noteFor(em eventMeta) *aap.AGUIEvent {
+	msg, call, meta := em.msg, em.call, em.meta
 	n := metadataNote{Of: noteMessage, ID: msg, Metadata: meta}
 	switch {
 	case msg != "" && call != "":
@@ -318,15 +319,16 @@ func noteFor(ev events.Event, data []byte) *aap.AGUIEvent {
 	return &aap.AGUIEvent{Data: b}
 }
 
-// withNote puts the MetadataNote of ev first in out (after a turn's
-// start), so that agui2aap has it before what it makes of ev; out is
-// returned as it is when the run sends no previews (not a client granted
-// the extension, or not delta mode) or ev holds no metadata.
-func (t *AGUIToAAP) withNote(out []aap.Event, ev events.Event, data []byte) []aap.Event {
-	if !t.previews || t.mode != aap.StreamDelta || data == nil || !bytes.Contains(data, metadataKey) {
+// withNote puts the MetadataNote of what an event said in metadata (em)
+// first in out (after a turn's start), so that agui2aap has it before
+// what it makes of the event; out is returned as it is when the run sends
+// no previews (not a client granted the extension, or not delta mode) or
+// the event said nothing.
+func (t *AGUIToAAP) withNote(out []aap.Event, em eventMeta) []aap.Event {
+	if !t.previews || t.mode != aap.StreamDelta || em.meta == nil {
 		return out
 	}
-	note := noteFor(ev, data)
+	note := noteFor(em)
 	if note == nil {
 		return out
 	}

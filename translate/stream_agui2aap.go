@@ -280,7 +280,8 @@ func (t *AGUIToAAP) resultEvent(typ events.EventType, toolCallID, messageID stri
 // retained. data may be nil for an event whose JSON holds nothing beyond
 // ev's own fields (agui.Decoder.Plain): nothing is looked for in it then.
 func (t *AGUIToAAP) FeedJSON(ev events.Event, data []byte) ([]aap.Event, error) {
-	t.noteMetadata(ev, data)
+	em := metadataOf(ev, data) // (metadata.go)
+	t.noteMetadata(em)
 	switch ev.(type) {
 	case *events.RunFinishedEvent, *events.RunErrorEvent:
 		t.usage = agui.Usage(data)
@@ -303,7 +304,7 @@ func (t *AGUIToAAP) FeedJSON(ev events.Event, data []byte) ([]aap.Event, error) 
 	if sa == "" {
 		t.encAfter(ev)
 	}
-	return t.withNote(out, ev, data), err
+	return t.withNote(out, em), err
 }
 
 // rawInterrupts returns the compacted JSON of each of the n interrupts of
