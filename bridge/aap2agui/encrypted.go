@@ -22,7 +22,8 @@ type runExtras struct {
 // storedExtras gives what the entries of each list keep of their
 // messages that the AG-UI SDK's types cannot carry (store.Entry.AGUI).
 func storedExtras(lists ...[]store.Entry) *runExtras {
-	x := &runExtras{values: map[string]string{}}
+	x := &runExtras{values: map[string]string{},
+		meta: agui.Metadata{Messages: map[string]json.RawMessage{}, ToolCalls: map[string]json.RawMessage{}}}
 	for _, entries := range lists {
 		for _, e := range entries {
 			v := translate.ParseEncryptedValues(e.AGUI)
@@ -31,22 +32,12 @@ func storedExtras(lists ...[]store.Entry) *runExtras {
 			}
 			maps.Copy(x.values, v.ToolCalls)
 			if len(v.Metadata) > 0 {
-				x.meta.Messages = setMeta(x.meta.Messages, e.AGUIID, v.Metadata)
+				x.meta.Messages[e.AGUIID] = v.Metadata
 			}
-			for id, m := range v.ToolCallMetadata {
-				x.meta.ToolCalls = setMeta(x.meta.ToolCalls, id, m)
-			}
+			maps.Copy(x.meta.ToolCalls, v.ToolCallMetadata)
 		}
 	}
 	return x
-}
-
-func setMeta(m map[string]json.RawMessage, k string, v json.RawMessage) map[string]json.RawMessage {
-	if m == nil {
-		m = map[string]json.RawMessage{}
-	}
-	m[k] = v
-	return m
 }
 
 // patch adds the extras to a RunAgentInput's JSON (nil x: none).
