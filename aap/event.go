@@ -257,12 +257,8 @@ func isCompact(b []byte) bool {
 
 // DecodeEvent decodes the data of an SSE event with the given name. An
 // unknown name yields *UnknownEvent, not an error; data that does not fit
-// the named event yields a *DecodeError. An event without a name is SSE's
-// "message".
+// the named event yields a *DecodeError.
 func DecodeEvent(name string, data []byte) (Event, error) {
-	if name == "" {
-		name = "message" // SSE's default event name
-	}
 	n := EventName(name)
 	var ev Event
 	var err error

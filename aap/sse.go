@@ -105,6 +105,9 @@ func (r *EventReader) NextRaw() (ev Event, name string, data []byte, err error) 
 	if ev = r.deltas.Decode(f.Name, f.Data); ev != nil {
 		return ev, "", nil, nil
 	}
+	if f.Name == "" {
+		return nil, "message", f.Data, nil
+	}
 	return nil, f.Name, f.Data, nil
 }
 

@@ -189,6 +189,9 @@ type turnTaker struct {
 
 // Take decodes one event of the turn's stream and takes it (event).
 func (k *turnTaker) Take(ctx context.Context, name string, data []byte) (bool, error) {
+	if name == "" {
+		name = "message" // SSE's default event name
+	}
 	ev, err := aap.DecodeEvent(name, data)
 	k.t.over = k.r.event(ctx, k.t, ev, err)
 	return k.t.over, nil
